@@ -1,0 +1,177 @@
+//! The `#[kernel]` attribute of `gpu-kernels`, the project's counterpart of `cuda_std::kernel`.
+//!
+//! ```ignore
+//! #[kernel]
+//! pub fn increment(args: IncrementArgs) { /* body */ }
+//!
+//! #[kernel(f32, f64)]
+//! pub fn triad<T: Real>(args: TriadArgs<T>) { /* body */ }
+//! ```
+//!
+//! expands to
+//! - the body as an ordinary function of the same name (on `nvptx64`);
+//! - on `nvptx64` only, one `extern "gpu-kernel"` entry point per instantiation, named `increment`
+//!   (monomorphic) or `triad_f32`, `triad_f64` (generic), taking the `*Args` struct by value;
+//! - on every target, a unit struct `Increment` / `Triad` implementing
+//!   `gpu_kernels::launch::Kernel<Args>` once per instantiation, whose `NAME` is the PTX symbol.
+//!
+//! The host launcher takes the unit struct and an `Args` value with the bound `K: Kernel<A>`, so a
+//! launch whose arguments do not match its kernel fails to compile.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::{format_ident, quote};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{FnArg, Ident, ItemFn, Pat, Token, Type, parse_macro_input, parse_quote};
+
+/// Turns a function of one `*Args` parameter into a GPU kernel; see the crate docs.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let instantiations = match Punctuated::<Type, Token![,]>::parse_terminated.parse(attr) {
+        Ok(types) => types.into_iter().collect::<Vec<_>>(),
+        Err(err) => return err.to_compile_error().into(),
+    };
+    let function = parse_macro_input!(item as ItemFn);
+    expand(function, instantiations)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStream2> {
+    let sig = &function.sig;
+    let name = &sig.ident;
+    let vis = &function.vis;
+    let args_type = single_argument_type(&function)?;
+    let marker = Ident::new(&camel_case(&name.to_string()), name.span());
+    let generics: Vec<&Ident> = sig.generics.type_params().map(|p| &p.ident).collect();
+    let doc = function.attrs.iter().filter(|a| a.path().is_ident("doc"));
+
+    // (PTX symbol, concrete args type, turbofish for the body call) per instantiation.
+    let entries: Vec<(Ident, Type, TokenStream2)> = match (
+        generics.as_slice(),
+        instantiations.is_empty(),
+    ) {
+        ([], true) => vec![(name.clone(), args_type.clone(), quote!())],
+        ([param], false) => instantiations
+            .iter()
+            .map(|ty| {
+                let suffix = quote!(#ty).to_string().replace(' ', "");
+                let symbol = format_ident!("{}_{}", name, suffix);
+                let concrete = substitute(args_type, param, ty);
+                (symbol, concrete, quote!(::<#ty>))
+            })
+            .collect(),
+        ([], false) => {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "#[kernel(..)] lists instantiations only for a function with one type parameter",
+            ));
+        }
+        _ => {
+            return Err(syn::Error::new_spanned(
+                &sig.generics,
+                "a generic kernel takes exactly one type parameter and lists its instantiations: #[kernel(f32, f64)]",
+            ));
+        }
+    };
+
+    let entry_points = entries.iter().map(|(symbol, concrete, turbofish)| {
+        quote! {
+            #[unsafe(no_mangle)]
+            // The by-value struct parameter is lowered to one `.param .align A .b8 [size]` block
+            // with the `repr(C)` layout; `tests/ptx.rs` checks each entry's size against the host.
+            #[allow(improper_gpu_kernel_arg)]
+            pub unsafe extern "gpu-kernel" fn #symbol(args: #concrete) {
+                super::#name #turbofish(args)
+            }
+        }
+    });
+    // The entry points live in their own module: the body keeps the kernel's name in Rust.
+    let entry_module = format_ident!("__entry_{}", name);
+    let impls = entries.iter().map(|(symbol, concrete, _)| {
+        let symbol = symbol.to_string();
+        quote! {
+            impl crate::launch::Kernel<#concrete> for #marker {
+                const NAME: &'static str = #symbol;
+            }
+        }
+    });
+    let marker_doc = format!(
+        "Launch handle of the kernel [`{name}`]: pass it with its arguments to the host launcher."
+    );
+    Ok(quote! {
+        // The body calls the device library, which exists on nvptx64 only until the CPU
+        // simulator backend lands; the launch handle below is on every target.
+        #[cfg(target_arch = "nvptx64")]
+        #[inline(always)]
+        #function
+
+        #[cfg(target_arch = "nvptx64")]
+        #[doc(hidden)]
+        pub mod #entry_module {
+            use super::*;
+            #(#entry_points)*
+        }
+
+        #(#doc)*
+        #[doc = ""]
+        #[doc = #marker_doc]
+        #[derive(Clone, Copy, Debug)]
+        #vis struct #marker;
+
+        #(#impls)*
+    })
+}
+
+fn single_argument_type(function: &ItemFn) -> syn::Result<&Type> {
+    let inputs = &function.sig.inputs;
+    match (inputs.len(), inputs.first()) {
+        (1, Some(FnArg::Typed(arg))) if matches!(*arg.pat, Pat::Ident(_)) => Ok(&arg.ty),
+        _ => Err(syn::Error::new_spanned(
+            inputs,
+            "a kernel takes exactly one parameter, its `#[repr(C)]` arguments struct: `fn k(args: KArgs)`",
+        )),
+    }
+}
+
+/// Replaces every occurrence of the type parameter `param` in `ty` by `with`.
+fn substitute(ty: &Type, param: &Ident, with: &Type) -> Type {
+    let tokens = quote!(#ty);
+    let replaced: TokenStream2 = tokens
+        .into_iter()
+        .map(|tree| replace_ident(tree, param, with))
+        .collect();
+    parse_quote!(#replaced)
+}
+
+fn replace_ident(tree: proc_macro2::TokenTree, param: &Ident, with: &Type) -> TokenStream2 {
+    use proc_macro2::TokenTree;
+    match tree {
+        TokenTree::Ident(ident) if ident == *param => quote!(#with),
+        TokenTree::Group(group) => {
+            let inner: TokenStream2 = group
+                .stream()
+                .into_iter()
+                .map(|t| replace_ident(t, param, with))
+                .collect();
+            let mut new = proc_macro2::Group::new(group.delimiter(), inner);
+            new.set_span(group.span());
+            TokenTree::Group(new).into()
+        }
+        other => other.into(),
+    }
+}
+
+fn camel_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}

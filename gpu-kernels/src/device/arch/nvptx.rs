@@ -1,0 +1,261 @@
+//! PTX instructions (PTX ISA 7.8, sm_70+), each wrapped once.
+use core::arch::asm;
+use core::arch::nvptx as intr;
+
+/// `%tid.{x,y,z}`.
+#[inline(always)]
+pub fn thread_idx() -> [u32; 3] {
+    // SAFETY: reading special registers has no precondition.
+    unsafe {
+        [
+            intr::_thread_idx_x() as u32,
+            intr::_thread_idx_y() as u32,
+            intr::_thread_idx_z() as u32,
+        ]
+    }
+}
+/// `%ctaid.{x,y,z}`.
+#[inline(always)]
+pub fn block_idx() -> [u32; 3] {
+    // SAFETY: reading special registers has no precondition.
+    unsafe {
+        [
+            intr::_block_idx_x() as u32,
+            intr::_block_idx_y() as u32,
+            intr::_block_idx_z() as u32,
+        ]
+    }
+}
+/// `%ntid.{x,y,z}`.
+#[inline(always)]
+pub fn block_dim() -> [u32; 3] {
+    // SAFETY: reading special registers has no precondition.
+    unsafe {
+        [
+            intr::_block_dim_x() as u32,
+            intr::_block_dim_y() as u32,
+            intr::_block_dim_z() as u32,
+        ]
+    }
+}
+/// `%nctaid.{x,y,z}`.
+#[inline(always)]
+pub fn grid_dim() -> [u32; 3] {
+    // SAFETY: reading special registers has no precondition.
+    unsafe {
+        [
+            intr::_grid_dim_x() as u32,
+            intr::_grid_dim_y() as u32,
+            intr::_grid_dim_z() as u32,
+        ]
+    }
+}
+/// `%laneid`.
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    let lane: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {}, %laneid;", out(reg32) lane, options(pure, nomem, nostack)) };
+    lane
+}
+
+/// `bar.sync 0` (PTX ISA §9.7.13.1).
+///
+/// # Safety
+/// Every non-exited thread of the block reaches this barrier.
+#[inline(always)]
+pub unsafe fn barrier_sync() {
+    // SAFETY: forwarded to the caller.
+    unsafe { intr::_syncthreads() }
+}
+/// `membar.cta` / `membar.gl` / `membar.sys` (PTX ISA §9.7.13.4).
+#[inline(always)]
+pub fn fence_block() {
+    // SAFETY: a fence has no precondition.
+    unsafe { asm!("membar.cta;", options(nostack)) }
+}
+/// See [`fence_block`].
+#[inline(always)]
+pub fn fence_device() {
+    // SAFETY: a fence has no precondition.
+    unsafe { asm!("membar.gl;", options(nostack)) }
+}
+/// See [`fence_block`].
+#[inline(always)]
+pub fn fence_system() {
+    // SAFETY: a fence has no precondition.
+    unsafe { asm!("membar.sys;", options(nostack)) }
+}
+/// `%clock64`: the SM's cycle counter.
+#[inline(always)]
+pub fn clock64() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u64 {}, %clock64;", out(reg64) t, options(nomem, nostack)) };
+    t
+}
+/// `%globaltimer`: nanoseconds, shared by all SMs.
+#[inline(always)]
+pub fn global_timer() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u64 {}, %globaltimer;", out(reg64) t, options(nomem, nostack)) };
+    t
+}
+/// `trap`: aborts the kernel; the host sees an error at its next synchronisation.
+#[inline(always)]
+pub fn trap() -> ! {
+    // SAFETY: trap has no precondition; it never returns.
+    unsafe { intr::trap() }
+}
+
+/// The base of the launch's dynamic shared memory (`extern __shared__`), aligned for `T`.
+#[inline(always)]
+pub fn dynamic_shared_base<T>() -> *mut T {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
+}
+
+/// `shfl.sync.{up,down,bfly,idx}.b32` (PTX ISA §9.7.9.6).
+macro_rules! shfl {
+    ($name:ident, $mode:literal) => {
+        #[doc = concat!("`shfl.sync.", $mode, ".b32`.")]
+        ///
+        /// # Safety
+        /// Every lane named in `mask` executes this same instruction, with the same `mask`.
+        #[inline(always)]
+        pub unsafe fn $name(mask: u32, value: u32, lane_or_delta: u32, clamp: u32) -> u32 {
+            let out: u32;
+            // SAFETY: forwarded to the caller.
+            unsafe {
+                asm!(
+                    concat!("shfl.sync.", $mode, ".b32 {}, {}, {}, {}, {};"),
+                    out(reg32) out, in(reg32) value, in(reg32) lane_or_delta, in(reg32) clamp,
+                    in(reg32) mask, options(nostack, nomem)
+                )
+            };
+            out
+        }
+    };
+}
+shfl!(shfl_up_b32, "up");
+shfl!(shfl_down_b32, "down");
+shfl!(shfl_bfly_b32, "bfly");
+shfl!(shfl_idx_b32, "idx");
+
+/// `vote.sync.ballot.b32` (PTX ISA §9.7.13.6).
+///
+/// # Safety
+/// Every lane named in `mask` executes this same instruction, with the same `mask`.
+#[inline(always)]
+pub unsafe fn vote_ballot(mask: u32, predicate: bool) -> u32 {
+    let out: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {pred}, 0; vote.sync.ballot.b32 {out}, p, {mask}; }}",
+            out = out(reg32) out, pred = in(reg32) predicate as u32, mask = in(reg32) mask,
+            options(nostack, nomem)
+        )
+    };
+    out
+}
+/// `activemask.b32` (PTX ISA §9.7.13.8).
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    let out: u32;
+    // SAFETY: no precondition.
+    unsafe { asm!("activemask.b32 {};", out(reg32) out, options(nostack, nomem)) };
+    out
+}
+
+/// `atom.{op}.{ty}` on a generic address, which may point into global or shared memory
+/// (PTX ISA §9.7.13.5). Relaxed ordering at GPU scope, as CUDA C's `atomicAdd`.
+macro_rules! atom {
+    ($name:ident, $op:literal, $ptx:literal, $t:ty, $reg:ident) => {
+        #[doc = concat!("`atom.", $op, ".", $ptx, "`: returns the old value.")]
+        ///
+        /// # Safety
+        /// `address` is valid for reads and writes, and aligned.
+        #[inline(always)]
+        pub unsafe fn $name(address: *mut $t, value: $t) -> $t {
+            let old: $t;
+            // SAFETY: forwarded to the caller.
+            unsafe {
+                asm!(
+                    concat!("atom.", $op, ".", $ptx, " {}, [{}], {};"),
+                    out($reg) old, in(reg64) address, in($reg) value, options(nostack)
+                )
+            };
+            old
+        }
+    };
+}
+atom!(atom_add_u32, "add", "u32", u32, reg32);
+atom!(atom_add_s32, "add", "s32", i32, reg32);
+atom!(atom_add_u64, "add", "u64", u64, reg64);
+atom!(atom_add_f32, "add", "f32", f32, reg32);
+atom!(atom_add_f64, "add", "f64", f64, reg64);
+atom!(atom_min_u32, "min", "u32", u32, reg32);
+atom!(atom_min_s32, "min", "s32", i32, reg32);
+atom!(atom_min_u64, "min", "u64", u64, reg64);
+atom!(atom_max_u32, "max", "u32", u32, reg32);
+atom!(atom_max_s32, "max", "s32", i32, reg32);
+atom!(atom_max_u64, "max", "u64", u64, reg64);
+atom!(atom_exch_b32, "exch", "b32", u32, reg32);
+atom!(atom_exch_b64, "exch", "b64", u64, reg64);
+
+/// `atom.cas.b32` / `atom.cas.b64`.
+macro_rules! atom_cas {
+    ($name:ident, $ptx:literal, $t:ty, $reg:ident) => {
+        #[doc = concat!("`atom.cas.", $ptx, "`: stores `new` if the value equals `compare`; returns the old value.")]
+        ///
+        /// # Safety
+        /// `address` is valid for reads and writes, and aligned.
+        #[inline(always)]
+        pub unsafe fn $name(address: *mut $t, compare: $t, new: $t) -> $t {
+            let old: $t;
+            // SAFETY: forwarded to the caller.
+            unsafe {
+                asm!(
+                    concat!("atom.cas.", $ptx, " {}, [{}], {}, {};"),
+                    out($reg) old, in(reg64) address, in($reg) compare, in($reg) new,
+                    options(nostack)
+                )
+            };
+            old
+        }
+    };
+}
+atom_cas!(atom_cas_b32, "b32", u32, reg32);
+atom_cas!(atom_cas_b64, "b64", u64, reg64);
+
+/// Arithmetic with an explicit rounding mode, which ptxas never contracts (PTX ISA §9.7.3):
+/// `mul.rn` then `add.rn` stay two roundings, `fma.rn` is one.
+macro_rules! float_op {
+    ($name:ident, $ptx:literal, $t:ty, $reg:ident, ($($arg:ident),+)) => {
+        #[doc = concat!("`", $ptx, "`.")]
+        #[inline(always)]
+        pub fn $name($($arg: $t),+) -> $t {
+            let out: $t;
+            // SAFETY: pure arithmetic.
+            unsafe {
+                asm!(
+                    concat!($ptx, " {}", $(float_op!(@comma $arg)),+, ";"),
+                    out($reg) out, $(in($reg) $arg),+, options(pure, nomem, nostack)
+                )
+            };
+            out
+        }
+    };
+    (@comma $arg:ident) => { ", {}" };
+}
+float_op!(mul_rn_f32, "mul.rn.f32", f32, reg32, (a, b));
+float_op!(add_rn_f32, "add.rn.f32", f32, reg32, (a, b));
+float_op!(fma_rn_f32, "fma.rn.f32", f32, reg32, (a, b, c));
+float_op!(mul_rn_f64, "mul.rn.f64", f64, reg64, (a, b));
+float_op!(add_rn_f64, "add.rn.f64", f64, reg64, (a, b));
+float_op!(fma_rn_f64, "fma.rn.f64", f64, reg64, (a, b, c));
+float_op!(sin_approx_f32, "sin.approx.ftz.f32", f32, reg32, (a));
+float_op!(cos_approx_f32, "cos.approx.ftz.f32", f32, reg32, (a));
+float_op!(ex2_approx_f32, "ex2.approx.ftz.f32", f32, reg32, (a));
+float_op!(lg2_approx_f32, "lg2.approx.ftz.f32", f32, reg32, (a));

@@ -1,0 +1,143 @@
+//! Atomic read-modify-write on global or shared memory (CUDA C's `atomicAdd` family).
+//!
+//! Each takes a generic address, which may point into global or shared memory, and returns the
+//! old value. Ordering is relaxed at device scope, as in CUDA C.
+use super::arch;
+
+/// Types with `atomicAdd`: `i32`, `u32`, `u64`, `f32`, `f64`.
+pub trait AtomicAdd: Copy {
+    /// See [`atomic_add`].
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
+    unsafe fn atomic_add(address: *mut Self, value: Self) -> Self;
+}
+/// Types with `atomicMin`/`atomicMax`: `i32`, `u32`, `u64`.
+pub trait AtomicMinMax: Copy {
+    /// See [`atomic_min`].
+    ///
+    /// # Safety
+    /// As [`atomic_min`].
+    unsafe fn atomic_min(address: *mut Self, value: Self) -> Self;
+    /// See [`atomic_max`].
+    ///
+    /// # Safety
+    /// As [`atomic_max`].
+    unsafe fn atomic_max(address: *mut Self, value: Self) -> Self;
+}
+/// Types with `atomicExch`/`atomicCAS`: `u32`, `u64`.
+pub trait AtomicExchange: Copy {
+    /// See [`atomic_exch`].
+    ///
+    /// # Safety
+    /// As [`atomic_exch`].
+    unsafe fn atomic_exch(address: *mut Self, value: Self) -> Self;
+    /// See [`atomic_cas`].
+    ///
+    /// # Safety
+    /// As [`atomic_cas`].
+    unsafe fn atomic_cas(address: *mut Self, compare: Self, new: Self) -> Self;
+}
+
+macro_rules! impl_add {
+    ($t:ty, $f:path) => {
+        impl AtomicAdd for $t {
+            #[inline(always)]
+            unsafe fn atomic_add(address: *mut Self, value: Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { $f(address, value) }
+            }
+        }
+    };
+}
+impl_add!(i32, arch::atom_add_s32);
+impl_add!(u32, arch::atom_add_u32);
+impl_add!(u64, arch::atom_add_u64);
+impl_add!(f32, arch::atom_add_f32);
+impl_add!(f64, arch::atom_add_f64);
+
+macro_rules! impl_min_max {
+    ($t:ty, $min:path, $max:path) => {
+        impl AtomicMinMax for $t {
+            #[inline(always)]
+            unsafe fn atomic_min(address: *mut Self, value: Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { $min(address, value) }
+            }
+            #[inline(always)]
+            unsafe fn atomic_max(address: *mut Self, value: Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { $max(address, value) }
+            }
+        }
+    };
+}
+impl_min_max!(i32, arch::atom_min_s32, arch::atom_max_s32);
+impl_min_max!(u32, arch::atom_min_u32, arch::atom_max_u32);
+impl_min_max!(u64, arch::atom_min_u64, arch::atom_max_u64);
+
+macro_rules! impl_exchange {
+    ($t:ty, $exch:path, $cas:path) => {
+        impl AtomicExchange for $t {
+            #[inline(always)]
+            unsafe fn atomic_exch(address: *mut Self, value: Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { $exch(address, value) }
+            }
+            #[inline(always)]
+            unsafe fn atomic_cas(address: *mut Self, compare: Self, new: Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { $cas(address, compare, new) }
+            }
+        }
+    };
+}
+impl_exchange!(u32, arch::atom_exch_b32, arch::atom_cas_b32);
+impl_exchange!(u64, arch::atom_exch_b64, arch::atom_cas_b64);
+
+/// `atomicAdd(address, value)`: adds atomically, returns the old value.
+///
+/// # Safety
+/// `address` is aligned and valid for reads and writes in global or shared memory.
+#[inline(always)]
+pub unsafe fn atomic_add<T: AtomicAdd>(address: *mut T, value: T) -> T {
+    // SAFETY: forwarded to the caller.
+    unsafe { T::atomic_add(address, value) }
+}
+/// `atomicMin(address, value)`: stores the minimum atomically, returns the old value.
+///
+/// # Safety
+/// As [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_min<T: AtomicMinMax>(address: *mut T, value: T) -> T {
+    // SAFETY: forwarded to the caller.
+    unsafe { T::atomic_min(address, value) }
+}
+/// `atomicMax(address, value)`: stores the maximum atomically, returns the old value.
+///
+/// # Safety
+/// As [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_max<T: AtomicMinMax>(address: *mut T, value: T) -> T {
+    // SAFETY: forwarded to the caller.
+    unsafe { T::atomic_max(address, value) }
+}
+/// `atomicExch(address, value)`: stores `value`, returns the old value.
+///
+/// # Safety
+/// As [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_exch<T: AtomicExchange>(address: *mut T, value: T) -> T {
+    // SAFETY: forwarded to the caller.
+    unsafe { T::atomic_exch(address, value) }
+}
+/// `atomicCAS(address, compare, new)`: stores `new` if the value equals `compare`; returns the
+/// old value either way.
+///
+/// # Safety
+/// As [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_cas<T: AtomicExchange>(address: *mut T, compare: T, new: T) -> T {
+    // SAFETY: forwarded to the caller.
+    unsafe { T::atomic_cas(address, compare, new) }
+}

@@ -1,0 +1,68 @@
+//! Floating-point arithmetic with the rounding the caller chooses.
+//!
+//! The NVPTX backend fuses `a * b + c` into one `fma.rn` wherever it can (as nvcc does by
+//! default), so plain Rust arithmetic in a kernel may round once where the CPU rounds twice. The
+//! book's §5.2.1 shows the consequence; these functions make the choice explicit:
+//! [`fma`] always fuses, [`mul_add_unfused`] never does (PTX `mul.rn`/`add.rn` are never
+//! contracted, PTX ISA §9.7.3.1). Approximate `*_fast` functions are CUDA C's `__sinf` family.
+use super::arch;
+
+/// A floating-point type with explicitly rounded operations.
+pub trait Rounded: Copy {
+    /// `a * b + c` rounded once (`__fmaf_rn`).
+    fn fma(a: Self, b: Self, c: Self) -> Self;
+    /// `a * b` rounded, then `+ c` rounded (`__fadd_rn(__fmul_rn(a, b), c)`).
+    fn mul_add_unfused(a: Self, b: Self, c: Self) -> Self;
+}
+impl Rounded for f32 {
+    #[inline(always)]
+    fn fma(a: Self, b: Self, c: Self) -> Self {
+        arch::fma_rn_f32(a, b, c)
+    }
+    #[inline(always)]
+    fn mul_add_unfused(a: Self, b: Self, c: Self) -> Self {
+        arch::add_rn_f32(arch::mul_rn_f32(a, b), c)
+    }
+}
+impl Rounded for f64 {
+    #[inline(always)]
+    fn fma(a: Self, b: Self, c: Self) -> Self {
+        arch::fma_rn_f64(a, b, c)
+    }
+    #[inline(always)]
+    fn mul_add_unfused(a: Self, b: Self, c: Self) -> Self {
+        arch::add_rn_f64(arch::mul_rn_f64(a, b), c)
+    }
+}
+
+/// `a * b + c` with one rounding.
+#[inline(always)]
+pub fn fma<T: Rounded>(a: T, b: T, c: T) -> T {
+    T::fma(a, b, c)
+}
+/// `a * b + c` with two roundings, as a CPU without FMA computes it.
+#[inline(always)]
+pub fn mul_add_unfused<T: Rounded>(a: T, b: T, c: T) -> T {
+    T::mul_add_unfused(a, b, c)
+}
+/// `__sinf`: hardware sine (`sin.approx.ftz.f32`), absolute error about 2^-21.4 on [-pi, pi],
+/// growing outside it.
+#[inline(always)]
+pub fn sin_fast(x: f32) -> f32 {
+    arch::sin_approx_f32(x)
+}
+/// `__cosf`: hardware cosine (`cos.approx.ftz.f32`).
+#[inline(always)]
+pub fn cos_fast(x: f32) -> f32 {
+    arch::cos_approx_f32(x)
+}
+/// `__expf`: `2^(x log2 e)` through `ex2.approx.ftz.f32`.
+#[inline(always)]
+pub fn exp_fast(x: f32) -> f32 {
+    arch::ex2_approx_f32(x * core::f32::consts::LOG2_E)
+}
+/// `__logf`: `log2(x) ln 2` through `lg2.approx.ftz.f32`.
+#[inline(always)]
+pub fn ln_fast(x: f32) -> f32 {
+    arch::lg2_approx_f32(x) * core::f32::consts::LN_2
+}

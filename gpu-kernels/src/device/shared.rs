@@ -1,0 +1,116 @@
+//! Shared memory as typed tiles carved from the launch's dynamic shared memory.
+//!
+//! Rust has no `__shared__` statics on nvptx, so every tile lives in the `extern __shared__`
+//! region sized at launch. A tile type states its size in [`Tile1d::bytes`] or
+//! [`Tile2d::BYTES`]; the host launcher passes that size as the launch's shared-memory bytes.
+#[cfg(target_arch = "nvptx64")]
+use super::arch;
+use core::marker::PhantomData;
+
+/// A 1-D tile of `len` elements at the start of dynamic shared memory; `len` is chosen at launch
+/// (typically the block size), and the launch provides [`Tile1d::bytes`]`(len)` bytes.
+pub struct Tile1d<T> {
+    base: *mut T,
+    len: usize,
+}
+
+impl<T: Copy> Tile1d<T> {
+    /// Shared-memory bytes a tile of `len` elements needs.
+    pub const fn bytes(len: usize) -> usize {
+        len * size_of::<T>()
+    }
+
+    /// The tile at the start of dynamic shared memory.
+    ///
+    /// # Safety
+    /// The launch provides at least `Tile1d::<T>::bytes(len)` bytes of dynamic shared memory,
+    /// and no other tile of this launch overlaps it.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub unsafe fn dynamic(len: usize) -> Self {
+        Self {
+            base: arch::dynamic_shared_base::<T>(),
+            len,
+        }
+    }
+
+    /// Element count.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for an empty tile.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Element `i`; traps when out of bounds.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        if i >= self.len {
+            panic!()
+        }
+        // SAFETY: in bounds of the shared region the launch provides (constructor contract).
+        unsafe { *self.base.add(i) }
+    }
+
+    /// Stores `value` in element `i`; traps when out of bounds.
+    #[inline(always)]
+    pub fn set(&self, i: usize, value: T) {
+        if i >= self.len {
+            panic!()
+        }
+        // SAFETY: in bounds of the shared region the launch provides (constructor contract).
+        unsafe { *self.base.add(i) = value }
+    }
+}
+
+/// A `ROWS x COLS` tile, row-major, each row padded by `PAD` elements.
+///
+/// With 4-byte elements and `COLS = 32`, `PAD = 1` puts the elements of a column in 32 different
+/// banks, so a warp reading a column is conflict-free (book §3.4.3: `tile(TILE_DIM+1, TILE_DIM)`).
+pub struct Tile2d<T, const ROWS: usize, const COLS: usize, const PAD: usize> {
+    base: *mut T,
+    _marker: PhantomData<T>,
+}
+
+impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, ROWS, COLS, PAD> {
+    /// Elements between the starts of two rows.
+    pub const PITCH: usize = COLS + PAD;
+    /// Shared-memory bytes the tile needs.
+    pub const BYTES: usize = ROWS * Self::PITCH * size_of::<T>();
+
+    /// The tile at the start of dynamic shared memory.
+    ///
+    /// # Safety
+    /// The launch provides at least `Self::BYTES` bytes of dynamic shared memory, and no other
+    /// tile of this launch overlaps it.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub unsafe fn dynamic() -> Self {
+        Self {
+            base: arch::dynamic_shared_base::<T>(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// Element (`row`, `col`); traps when out of bounds.
+    #[inline(always)]
+    pub fn get(&self, row: usize, col: usize) -> T {
+        if row >= ROWS || col >= COLS {
+            panic!()
+        }
+        // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
+        unsafe { *self.base.add(row * Self::PITCH + col) }
+    }
+
+    /// Stores `value` at (`row`, `col`); traps when out of bounds.
+    #[inline(always)]
+    pub fn set(&self, row: usize, col: usize, value: T) {
+        if row >= ROWS || col >= COLS {
+            panic!()
+        }
+        // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
+        unsafe { *self.base.add(row * Self::PITCH + col) = value }
+    }
+}

@@ -1,0 +1,115 @@
+//! Warp shuffle and vote (CUDA C `__shfl_*_sync`, `__any_sync`, `__all_sync`, `__ballot_sync`).
+//!
+//! The `mask` names the participating lanes; every lane in it must execute the same call with
+//! the same mask (PTX ISA §9.7.9.6, `shfl.sync`). Misuse is undefined on the GPU, hence `unsafe`.
+use super::arch;
+
+/// All 32 lanes.
+pub const FULL_MASK: u32 = 0xffff_ffff;
+/// Threads per warp.
+pub const WARP_SIZE: usize = 32;
+
+/// A value a shuffle can move: 32-bit values in one `shfl`, 64-bit ones in two.
+pub trait Shuffle: Copy {
+    /// Applies a 32-bit shuffle to each 32-bit word of the value.
+    fn shuffle_words(self, shfl: impl Fn(u32) -> u32) -> Self;
+}
+macro_rules! shuffle_32 {
+    ($($t:ty),*) => {$(
+        impl Shuffle for $t {
+            #[inline(always)]
+            fn shuffle_words(self, shfl: impl Fn(u32) -> u32) -> Self {
+                <$t>::from_ne_bytes(shfl(u32::from_ne_bytes(self.to_ne_bytes())).to_ne_bytes())
+            }
+        }
+    )*};
+}
+macro_rules! shuffle_64 {
+    ($($t:ty),*) => {$(
+        impl Shuffle for $t {
+            #[inline(always)]
+            fn shuffle_words(self, shfl: impl Fn(u32) -> u32) -> Self {
+                let bits = u64::from_ne_bytes(self.to_ne_bytes());
+                let lo = shfl(bits as u32) as u64;
+                let hi = shfl((bits >> 32) as u32) as u64;
+                <$t>::from_ne_bytes((lo | hi << 32).to_ne_bytes())
+            }
+        }
+    )*};
+}
+shuffle_32!(u32, i32, f32);
+shuffle_64!(u64, i64, f64);
+
+/// `__shfl_down_sync`: the value of lane `lane + delta` (own value when that is past the warp).
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask`.
+#[inline(always)]
+pub unsafe fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
+    // SAFETY: forwarded to the caller. Clamp 0x1f: lanes stay within the 32-lane segment.
+    value.shuffle_words(|w| unsafe { arch::shfl_down_b32(mask, w, delta, 0x1f) })
+}
+/// `__shfl_up_sync`: the value of lane `lane - delta` (own value below lane `delta`).
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask`.
+#[inline(always)]
+pub unsafe fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
+    // SAFETY: forwarded to the caller. Clamp 0: the segment starts at lane 0.
+    value.shuffle_words(|w| unsafe { arch::shfl_up_b32(mask, w, delta, 0) })
+}
+/// `__shfl_xor_sync`: the value of lane `lane ^ lane_mask` (a butterfly exchange).
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask`.
+#[inline(always)]
+pub unsafe fn shfl_xor_sync<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
+    // SAFETY: forwarded to the caller.
+    value.shuffle_words(|w| unsafe { arch::shfl_bfly_b32(mask, w, lane_mask, 0x1f) })
+}
+/// `__shfl_sync`: the value of lane `src_lane` (a broadcast when all lanes pass the same one).
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask`.
+#[inline(always)]
+pub unsafe fn shfl_sync<T: Shuffle>(mask: u32, value: T, src_lane: u32) -> T {
+    // SAFETY: forwarded to the caller.
+    value.shuffle_words(|w| unsafe { arch::shfl_idx_b32(mask, w, src_lane, 0x1f) })
+}
+/// `__ballot_sync`: bit `i` set when lane `i` of `mask` passes a true `predicate`.
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask`.
+#[inline(always)]
+pub unsafe fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { arch::vote_ballot(mask, predicate) }
+}
+/// `__any_sync`: true when some lane of `mask` passes a true `predicate`.
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask`.
+#[inline(always)]
+pub unsafe fn vote_any_sync(mask: u32, predicate: bool) -> bool {
+    // SAFETY: forwarded to the caller.
+    unsafe { vote_ballot_sync(mask, predicate) != 0 }
+}
+/// `__all_sync`: true when every lane of `mask` passes a true `predicate`.
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask`.
+#[inline(always)]
+pub unsafe fn vote_all_sync(mask: u32, predicate: bool) -> bool {
+    // SAFETY: forwarded to the caller.
+    unsafe { vote_ballot_sync(mask, predicate) == mask }
+}
+/// `__activemask()`: the lanes executing this call together.
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    arch::active_mask()
+}
+/// The calling thread's lane, 0..32.
+#[inline(always)]
+pub fn lane_id() -> usize {
+    arch::lane_id() as usize
+}

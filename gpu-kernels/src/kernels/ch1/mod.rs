@@ -1,0 +1,5 @@
+//! Book chapter 1: first kernels, execution configuration, precision, errors.
+pub mod increment;
+pub mod increment_2d;
+pub mod increment_multiblock;
+pub mod precision;

@@ -1,0 +1,81 @@
+//! The STREAM kernels (PGI article "CUDA Fortran Device Kernels"; McCalpin's STREAM): copy,
+//! scale, add, triad, one element per thread, in single and double precision.
+//!
+//! The article writes triad as `c(i) = a(i) + b(i)*scalar`; the multiply-add is fused
+//! explicitly, so the CPU reference (`f64::mul_add`) matches bit for bit.
+use crate::prelude::*;
+
+/// Arguments of [`stream_copy`] and [`stream_scale`]: `out = in` or `out = scalar * in`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct UnaryArgs<T> {
+    /// Input.
+    pub input: Slice<T>,
+    /// Output, as long as `input`.
+    pub output: SliceMut<T>,
+    /// The scalar of `scale` (unused by `copy`).
+    pub scalar: T,
+}
+
+/// Arguments of [`stream_add`] and [`stream_triad`]: `c = a + b` or `c = a + b * scalar`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct BinaryArgs<T> {
+    /// First input.
+    pub a: Slice<T>,
+    /// Second input, as long as `a`.
+    pub b: Slice<T>,
+    /// Output, as long as `a`.
+    pub c: SliceMut<T>,
+    /// The scalar of `triad` (unused by `add`).
+    pub scalar: T,
+}
+
+/// `output[i] = input[i]`.
+#[kernel(f32, f64)]
+pub fn stream_copy<T: Real>(args: UnaryArgs<T>) {
+    let i = global_idx_x();
+    if i < args.output.len() {
+        args.output.set(i, args.input.get(i));
+    }
+}
+
+/// `output[i] = scalar * input[i]`.
+#[kernel(f32, f64)]
+pub fn stream_scale<T: Real>(args: UnaryArgs<T>) {
+    let i = global_idx_x();
+    if i < args.output.len() {
+        args.output.set(i, args.scalar * args.input.get(i));
+    }
+}
+
+/// `c[i] = a[i] + b[i]`.
+#[kernel(f32, f64)]
+pub fn stream_add<T: Real>(args: BinaryArgs<T>) {
+    let i = global_idx_x();
+    if i < args.c.len() {
+        args.c.set(i, args.a.get(i) + args.b.get(i));
+    }
+}
+
+/// `c[i] = a[i] + b[i] * scalar`, fused.
+#[kernel(f32, f64)]
+pub fn stream_triad<T: Real + math::Rounded>(args: BinaryArgs<T>) {
+    let i = global_idx_x();
+    if i < args.c.len() {
+        args.c
+            .set(i, math::fma(args.b.get(i), args.scalar, args.a.get(i)));
+    }
+}
+
+/// The article's anti-pattern: each thread updates 4 consecutive elements, so a warp's accesses
+/// are 16 bytes apart and each load uses a quarter of every memory transaction ("only 25% of the
+/// memory throughput"). Launch `ceil(n / 4)` threads.
+#[kernel(f32, f64)]
+pub fn stream_triad_four_per_thread<T: Real + math::Rounded>(args: BinaryArgs<T>) {
+    let first = 4 * global_idx_x();
+    for i in first..(first + 4).min(args.c.len()) {
+        args.c
+            .set(i, math::fma(args.b.get(i), args.scalar, args.a.get(i)));
+    }
+}

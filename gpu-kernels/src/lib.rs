@@ -1,0 +1,55 @@
+//! GPU kernels in Rust, and the device library they are written against.
+//!
+//! Compiled twice:
+//! - for `nvptx64-nvidia-cuda` by `gpu-kernels-builder` (from the host crate's build script) into
+//!   one PTX module per architecture, holding every `#[kernel]`;
+//! - for the host, as an ordinary dependency of the host library, which then sees each kernel's
+//!   `*Args` struct and launch handle, so a launcher whose arguments do not match its kernel fails
+//!   to compile.
+//!
+//! Layout (CUDA programming guide topics, CUB layers):
+//! - [`memory`]: the global-memory views kernels take as arguments (`Slice`, `SliceMut`);
+//! - [`launch`]: the `Kernel` trait tying a kernel to its arguments;
+//! - [`real`]: `f32`/`f64` as one generic `Real`, so one kernel source serves both precisions;
+//! - [`device`]: indexing, barriers, shared memory, warp, atomics, math (on the host: tile sizes);
+//! - `collective` (nvptx64): warp-wide reductions built on `device`;
+//! - [`kernels`]: the examples' kernels, one file per example id.
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_gpu_kernel,
+        stdarch_nvptx,
+        asm_experimental_arch,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
+)]
+
+pub mod kernels;
+pub mod launch;
+pub mod memory;
+pub mod real;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod collective;
+pub mod device;
+
+/// What a kernel file imports.
+pub mod prelude {
+    pub use crate::memory::{Slice, SliceMut};
+    pub use crate::real::Real;
+    pub use gpu_kernels_macros::kernel;
+
+    #[cfg(target_arch = "nvptx64")]
+    pub use crate::device::{index::*, math, sync::*};
+}
+
+/// A panic on the GPU (a failed bounds check, an overflow in a debug build) stops the kernel with
+/// `trap`, which the host sees as `CUDA_ERROR_ILLEGAL_INSTRUCTION`; no formatting code is linked.
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    device::arch::trap()
+}

@@ -1,0 +1,126 @@
+//! The examples of the classic CUDA teaching material, one module per example id
+//! (`ch1-increment-2d` lives in `ch1/increment_2d.rs`), each a plain function that runs the GPU
+//! version and its CPU reference, prints the source's output shape, and returns its checks.
+pub mod ch1;
+pub mod ch2;
+pub mod course;
+pub mod stream;
+pub mod tutorial;
+
+use crate::gpu::{Error, Gpu, Result};
+use crate::verify::Check;
+use std::fmt;
+use std::str::FromStr;
+
+/// Floating-point precision of an example (`--precision`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    #[default]
+    F32,
+    F64,
+}
+
+impl FromStr for Precision {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "f32" | "single" => Ok(Precision::F32),
+            "f64" | "double" => Ok(Precision::F64),
+            other => Err(Error::InvalidArgument(format!(
+                "precision must be f32 or f64, not `{other}`"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        })
+    }
+}
+
+/// The runner's options, shared by every example.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Problem size (elements; each example says what it means), or the source's own size.
+    pub size: Option<usize>,
+    /// Precision, for the examples that have both.
+    pub precision: Precision,
+    /// Timed repetitions.
+    pub reps: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            size: None,
+            precision: Precision::F32,
+            reps: 10,
+        }
+    }
+}
+
+impl Options {
+    /// `--size`, or `default`; at least one element.
+    pub fn size_or(&self, default: usize) -> Result<usize> {
+        match self.size.unwrap_or(default) {
+            0 => Err(Error::InvalidArgument("--size must be at least 1".into())),
+            n => Ok(n),
+        }
+    }
+}
+
+/// What an example verified.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub checks: Vec<Check>,
+}
+
+impl Outcome {
+    /// True when every check passed.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(Check::passed)
+    }
+
+    /// Prints each check and the verdict.
+    pub fn print(&self) {
+        for check in &self.checks {
+            println!("  {check}");
+        }
+        println!("{}", if self.passed() { "PASSED" } else { "FAILED" });
+    }
+}
+
+/// One runnable example.
+pub struct Example {
+    /// `ch1-increment`, as in the spec.
+    pub id: &'static str,
+    /// One line.
+    pub description: &'static str,
+    /// Runs it on `gpu`.
+    pub run: fn(&Gpu, &Options) -> Result<Outcome>,
+}
+
+/// Every example, in the order of the sources.
+pub static EXAMPLES: &[Example] = &[
+    ch1::increment::EXAMPLE,
+    ch1::increment_multiblock::EXAMPLE,
+    ch1::increment_2d::EXAMPLE,
+    ch1::devicequery::EXAMPLE,
+    ch1::precision::EXAMPLE,
+    ch1::error_handling::EXAMPLE,
+    ch2::timing::EXAMPLE,
+    ch2::limiting_factor::EXAMPLE,
+    ch2::effective_bandwidth::EXAMPLE,
+    stream::EXAMPLE,
+    course::vector_add::EXAMPLE,
+    tutorial::vector_copy::EXAMPLE,
+];
+
+/// The example with this id.
+pub fn find(id: &str) -> Option<&'static Example> {
+    EXAMPLES.iter().find(|e| e.id == id)
+}

@@ -1,0 +1,8 @@
+//! `incrementTestCPU` (book §1.3.1): `a(i) = a(i) + b`; also the reference of the multi-block
+//! and 2-D versions, which compute the same thing.
+use rayon::prelude::*;
+
+/// `a[i] += b` for every element.
+pub fn increment(a: &mut [i32], b: i32) {
+    a.par_iter_mut().for_each(|x| *x += b);
+}

@@ -1,0 +1,3 @@
+//! Book chapter 1 references.
+pub mod increment;
+pub mod precision;

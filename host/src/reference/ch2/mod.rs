@@ -1,0 +1,2 @@
+//! Book chapter 2 references.
+pub mod limiting_factor;

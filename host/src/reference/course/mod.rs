@@ -1,0 +1,2 @@
+//! IT4I course references.
+pub mod vector_add;

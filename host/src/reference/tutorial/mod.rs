@@ -1,0 +1,2 @@
+//! Tutorial references.
+pub mod vector_copy;

@@ -1,0 +1,109 @@
+//! GPU-versus-CPU comparison: the maximum absolute and relative errors, and a verdict against a
+//! tolerance chosen per algorithm (see each example's constants for why it is that large).
+use std::fmt;
+
+/// How close the GPU result must be to the CPU reference.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Largest allowed `|gpu - cpu|` where the relative test fails (values near zero).
+    pub abs: f64,
+    /// Largest allowed `|gpu - cpu| / |cpu|`.
+    pub rel: f64,
+}
+
+impl Tolerance {
+    /// Bit-for-bit (integers, copies, and float kernels whose rounding the CPU reproduces).
+    pub const EXACT: Tolerance = Tolerance { abs: 0.0, rel: 0.0 };
+}
+
+/// The comparison of one GPU result with its CPU reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// What was compared.
+    pub what: String,
+    /// Elements compared.
+    pub len: usize,
+    pub max_abs_err: f64,
+    pub max_rel_err: f64,
+    /// Elements outside the tolerance.
+    pub mismatches: usize,
+    /// First element outside the tolerance, `(index, gpu, cpu)`.
+    pub first_mismatch: Option<(usize, f64, f64)>,
+}
+
+impl Check {
+    /// Compares `gpu` with `cpu` element by element (NaN never passes, lengths must agree).
+    pub fn compare<T: Copy + Into<f64>>(
+        what: &str,
+        gpu: &[T],
+        cpu: &[T],
+        tolerance: Tolerance,
+    ) -> Self {
+        let mut check = Check {
+            what: what.to_string(),
+            len: gpu.len(),
+            max_abs_err: 0.0,
+            max_rel_err: 0.0,
+            mismatches: gpu.len().abs_diff(cpu.len()),
+            first_mismatch: None,
+        };
+        for (i, (&g, &c)) in gpu.iter().zip(cpu).enumerate() {
+            let (g, c): (f64, f64) = (g.into(), c.into());
+            let abs = (g - c).abs();
+            let rel = if c != 0.0 { abs / c.abs() } else { abs };
+            check.max_abs_err = check.max_abs_err.max(abs);
+            check.max_rel_err = check.max_rel_err.max(rel);
+            let ok = g == c
+                || approx::relative_eq!(
+                    g,
+                    c,
+                    epsilon = tolerance.abs,
+                    max_relative = tolerance.rel
+                );
+            if !ok || g.is_nan() != c.is_nan() {
+                check.mismatches += 1;
+                check.first_mismatch.get_or_insert((i, g, c));
+            }
+        }
+        check
+    }
+
+    /// A check of one condition that is not an array comparison.
+    pub fn condition(what: &str, holds: bool) -> Self {
+        Check {
+            what: what.to_string(),
+            len: 1,
+            max_abs_err: 0.0,
+            max_rel_err: 0.0,
+            mismatches: usize::from(!holds),
+            first_mismatch: None,
+        }
+    }
+
+    /// True when every element is within the tolerance.
+    pub fn passed(&self) -> bool {
+        self.mismatches == 0
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: max abs error {:.3e}, max rel error {:.3e} over {} values: {}",
+            self.what,
+            self.max_abs_err,
+            self.max_rel_err,
+            self.len,
+            if self.passed() { "PASSED" } else { "FAILED" }
+        )?;
+        if let Some((i, g, c)) = self.first_mismatch {
+            write!(
+                f,
+                " ({} mismatches; first at {i}: gpu {g:e}, cpu {c:e})",
+                self.mismatches
+            )?;
+        }
+        Ok(())
+    }
+}

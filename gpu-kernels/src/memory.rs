@@ -132,8 +132,13 @@ impl<T: Copy> SliceMut<T> {
     }
 }
 
+/// Stops the kernel on an out-of-bounds index: `trap` on the GPU (no panic message, so no
+/// formatting code in the PTX), a panic on the host.
 #[cold]
 #[inline(never)]
-fn bounds_failure() -> ! {
-    panic!()
+pub(crate) fn bounds_failure() -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    crate::device::arch::trap();
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!("index out of bounds of a kernel view");
 }

@@ -42,3 +42,78 @@ pub fn entry_ptx<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
     let end = body.find("\n}\n").map_or(body.len(), |i| i + 3);
     Some(&body[..end])
 }
+
+/// Registers, stack, spills and shared memory per kernel, from `ptxas -v` output.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ResourceReport {
+    /// One row per entry point, sorted by name.
+    pub kernels: Vec<KernelResources>,
+}
+
+/// One kernel's resources.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct KernelResources {
+    pub name: String,
+    pub registers: u32,
+    pub stack_frame_bytes: u32,
+    pub spill_store_bytes: u32,
+    pub spill_load_bytes: u32,
+    pub shared_bytes: u32,
+}
+
+impl ResourceReport {
+    /// Parses `ptxas -v`: a "Compiling entry function 'k'" line, then its "bytes stack frame"
+    /// and "Used N registers" lines.
+    pub fn parse(ptxas_output: &str) -> Self {
+        let mut kernels: Vec<KernelResources> = Vec::new();
+        let number_before = |line: &str, unit: &str| -> u32 {
+            line.find(unit)
+                .and_then(|at| line[..at].split_whitespace().last())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0)
+        };
+        for line in ptxas_output.lines() {
+            if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+                let name = rest.split('\'').next().unwrap_or_default().to_string();
+                kernels.push(KernelResources {
+                    name,
+                    ..Default::default()
+                });
+            } else if let Some(k) = kernels.last_mut() {
+                if line.contains("bytes stack frame") && k.registers == 0 {
+                    k.stack_frame_bytes = number_before(line, "bytes stack frame");
+                    k.spill_store_bytes = number_before(line, "bytes spill stores");
+                    k.spill_load_bytes = number_before(line, "bytes spill loads");
+                } else if line.contains("Used") && line.contains("registers") {
+                    k.registers = number_before(line, "registers");
+                    k.shared_bytes = number_before(line, "bytes smem");
+                }
+            }
+        }
+        kernels.sort_by(|a, b| a.name.cmp(&b.name));
+        Self { kernels }
+    }
+}
+
+impl std::fmt::Display for ResourceReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "{:<36} {:>9} {:>11} {:>12} {:>11} {:>10}",
+            "kernel", "registers", "stack (B)", "spill st (B)", "spill ld (B)", "smem (B)"
+        )?;
+        for k in &self.kernels {
+            writeln!(
+                f,
+                "{:<36} {:>9} {:>11} {:>12} {:>11} {:>10}",
+                k.name,
+                k.registers,
+                k.stack_frame_bytes,
+                k.spill_store_bytes,
+                k.spill_load_bytes,
+                k.shared_bytes
+            )?;
+        }
+        Ok(())
+    }
+}

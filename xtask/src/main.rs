@@ -1,1 +1,227 @@
-fn main() {}
+//! The runner: `cargo xtask list | run <id> [options] | bench [options] | ptx [--report | --validate | <kernel>]`.
+//!
+//! Every failure is one sentence on stderr and a non-zero exit code.
+use ferrocuda::examples::{self, Options};
+use ferrocuda::{Error, Gpu, bench, ptx};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "usage:
+  cargo xtask list
+  cargo xtask run <example-id> [--size N] [--precision f32|f64] [--device N] [--reps N]
+  cargo xtask bench [--device N] [--size-mib N] [--reps N]
+  cargo xtask ptx --report | --validate | <kernel>";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match dispatch(&args) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<ExitCode, String> {
+    match args.first().map(String::as_str) {
+        Some("list") => {
+            for e in examples::EXAMPLES {
+                println!("{:<26} {}", e.id, e.description);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("run") => run(&args[1..]),
+        Some("bench") => {
+            let flags = Flags::parse(&args[1..], &["--device", "--size-mib", "--reps"])?;
+            let gpu = open(flags.number("--device")?.unwrap_or(0))?;
+            let settings = bench::Settings {
+                working_set_mib: flags
+                    .number("--size-mib")?
+                    .unwrap_or(bench::Settings::default().working_set_mib),
+                reps: flags
+                    .number("--reps")?
+                    .unwrap_or(bench::Settings::default().reps),
+            };
+            bench::run(&gpu, &settings).map_err(|e| e.to_string())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("ptx") => ptx_command(&args[1..]),
+        Some("help" | "--help" | "-h") | None => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode, String> {
+    let Some(id) = args.first().filter(|a| !a.starts_with("--")) else {
+        return Err("`run` needs an example id; `cargo xtask list` shows them".into());
+    };
+    let example = examples::find(id)
+        .ok_or_else(|| format!("no example `{id}`; `cargo xtask list` shows them"))?;
+    let flags = Flags::parse(&args[1..], &["--size", "--precision", "--device", "--reps"])?;
+    let options = Options {
+        size: flags.number("--size")?,
+        precision: flags
+            .value("--precision")
+            .map(str::parse)
+            .transpose()
+            .map_err(|e: Error| e.to_string())?
+            .unwrap_or_default(),
+        reps: flags.number("--reps")?.unwrap_or(Options::default().reps),
+    };
+    if options.reps == 0 {
+        return Err("--reps must be at least 1".into());
+    }
+    let gpu = open(flags.number("--device")?.unwrap_or(0))?;
+    let p = gpu.properties();
+    println!(
+        "== {} on device {}: {} (sm_{}) ==",
+        example.id,
+        p.ordinal,
+        p.name,
+        p.compute_capability_number()
+    );
+    let outcome = (example.run)(&gpu, &options).map_err(|e| format!("{}: {e}", example.id))?;
+    outcome.print();
+    Ok(if outcome.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn open(device: usize) -> Result<Gpu, String> {
+    Gpu::new(device).map_err(|e| e.to_string())
+}
+
+/// `--flag value` pairs, each allowed flag at most once.
+struct Flags(Vec<(String, String)>);
+
+impl Flags {
+    fn parse(args: &[String], allowed: &[&str]) -> Result<Self, String> {
+        let mut pairs = Vec::new();
+        let mut it = args.iter();
+        while let Some(flag) = it.next() {
+            if !allowed.contains(&flag.as_str()) {
+                return Err(format!(
+                    "unknown option `{flag}` (allowed: {})",
+                    allowed.join(", ")
+                ));
+            }
+            let value = it.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
+            pairs.push((flag.clone(), value.clone()));
+        }
+        Ok(Self(pairs))
+    }
+
+    fn value(&self, flag: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(f, _)| f == flag)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn number(&self, flag: &str) -> Result<Option<usize>, String> {
+        self.value(flag)
+            .map(|v| {
+                v.parse()
+                    .map_err(|_| format!("`{flag}` takes a non-negative integer, not `{v}`"))
+            })
+            .transpose()
+    }
+}
+
+fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
+    match args.first().map(String::as_str) {
+        Some("--report") => {
+            for module in ptx::MODULES {
+                println!("== {} ==", module.arch);
+                let report = ptxas(module)?;
+                print!("{}", ptx::ResourceReport::parse(&report));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("--validate") => {
+            for module in ptx::MODULES {
+                ptxas(module)?;
+                println!(
+                    "{}: {} kernels, valid PTX",
+                    module.arch,
+                    ptx::entry_points(module.ptx).len()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(kernel) if !kernel.starts_with("--") => {
+            let module = ptx::MODULES.first().ok_or("this build embeds no PTX")?;
+            let text = ptx::entry_ptx(module.ptx, kernel).ok_or_else(|| {
+                format!(
+                    "no kernel `{kernel}` in the {} PTX; kernels: {}",
+                    module.arch,
+                    ptx::entry_points(module.ptx).join(", ")
+                )
+            })?;
+            println!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => Err(format!(
+            "`ptx` needs --report, --validate or a kernel name\n{USAGE}"
+        )),
+    }
+}
+
+/// Runs `ptxas -v` on one module; its report (stderr) on success, one sentence on failure.
+fn ptxas(module: &ptx::PtxModule) -> Result<String, String> {
+    let ptxas = find_ptxas()?;
+    let file = std::env::temp_dir().join(format!(
+        "ferrocuda-{}-{}.ptx",
+        module.arch,
+        std::process::id()
+    ));
+    std::fs::write(&file, module.ptx)
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let output = Command::new(&ptxas)
+        .arg(format!("-arch={}", module.arch))
+        .arg("-v")
+        .arg(&file)
+        .args(["-o", "/dev/null"])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    let _ = std::fs::remove_file(&file);
+    let report = String::from_utf8_lossy(&output.stderr).into_owned();
+    if output.status.success() {
+        Ok(report)
+    } else {
+        Err(format!("ptxas rejected the {} PTX:\n{report}", module.arch))
+    }
+}
+
+/// `$PTXAS`, `ptxas` on the PATH, or the one in the `nvidia-cuda-nvcc` PyPI wheel.
+fn find_ptxas() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("PTXAS") {
+        return Ok(PathBuf::from(path));
+    }
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .chain([PathBuf::from("/usr/local/cuda/bin")])
+        .map(|dir| dir.join("ptxas"))
+        .find(|p| p.is_file());
+    if let Some(path) = on_path {
+        return Ok(path);
+    }
+    let wheel = Command::new("python3")
+        .args([
+            "-c",
+            "import nvidia, os; print(os.path.join(nvidia.__path__[0], 'cu13', 'bin', 'ptxas'))",
+        ])
+        .output()
+        .ok()
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .filter(|p| p.is_file());
+    wheel.ok_or_else(|| "ptxas not found: install it with `python3 -m pip install nvidia-cuda-nvcc==13.0.88`, or set PTXAS".into())
+}

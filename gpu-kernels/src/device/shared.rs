@@ -48,7 +48,7 @@ impl<T: Copy> Tile1d<T> {
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
         if i >= self.len {
-            panic!()
+            crate::memory::bounds_failure()
         }
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
         unsafe { *self.base.add(i) }
@@ -58,7 +58,7 @@ impl<T: Copy> Tile1d<T> {
     #[inline(always)]
     pub fn set(&self, i: usize, value: T) {
         if i >= self.len {
-            panic!()
+            crate::memory::bounds_failure()
         }
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
         unsafe { *self.base.add(i) = value }
@@ -98,7 +98,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     #[inline(always)]
     pub fn get(&self, row: usize, col: usize) -> T {
         if row >= ROWS || col >= COLS {
-            panic!()
+            crate::memory::bounds_failure()
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
         unsafe { *self.base.add(row * Self::PITCH + col) }
@@ -108,7 +108,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     #[inline(always)]
     pub fn set(&self, row: usize, col: usize, value: T) {
         if row >= ROWS || col >= COLS {
-            panic!()
+            crate::memory::bounds_failure()
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
         unsafe { *self.base.add(row * Self::PITCH + col) = value }

@@ -1,1 +1,190 @@
-//! Benchmarks (filled below).
+//! `cargo xtask bench`: the memory-bound kernels at a working set far beyond L2, each reported
+//! with its GB/s, its fraction of a device-to-device `cudaMemcpy`, and its ratio to the same
+//! algorithm in CUDA C (`gpu-kernels/nvcc/`, compiled by nvcc at bench time when nvcc is there,
+//! loaded and launched through the same typed path, so only the kernel differs), all measured in
+//! one run with the samples of each row interleaved.
+pub mod ch1;
+pub mod course;
+pub mod nvcc;
+pub mod stream;
+
+use crate::gpu::{Error, Gpu, LaunchShape, Module, Result};
+use crate::measure::{Stats, gb_per_s};
+
+/// Benchmark settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Bytes of each array, MiB: 512 MiB arrays make every kernel move at least 1 GiB, 20 times
+    /// the H100's 50 MB L2.
+    pub working_set_mib: usize,
+    /// Timed repetitions per row (the median is reported).
+    pub reps: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            working_set_mib: 512,
+            reps: 20,
+        }
+    }
+}
+
+impl Settings {
+    /// Elements of `T` per array.
+    pub fn elements<T>(&self) -> Result<usize> {
+        match self.working_set_mib * (1 << 20) / size_of::<T>() {
+            0 => Err(Error::InvalidArgument(
+                "--size-mib must be at least 1".into(),
+            )),
+            n => Ok(n),
+        }
+    }
+}
+
+/// One row: a Rust kernel, optionally its CUDA C twin, and the bytes each launch moves.
+pub struct Row<'a> {
+    pub name: String,
+    pub shape: LaunchShape,
+    pub bytes: usize,
+    /// Launches the kernel from `module` (the embedded one, or the twin's).
+    pub launch: Box<dyn FnMut(&Module) -> Result<()> + 'a>,
+}
+
+/// What one row measured.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub name: String,
+    pub shape: LaunchShape,
+    pub bytes: usize,
+    pub rust: Stats,
+    pub nvcc: Option<Stats>,
+}
+
+/// Times `row` (and its twin in `twin`, interleaved) `reps` times after a warm-up of each.
+pub fn measure(
+    gpu: &Gpu,
+    mut row: Row<'_>,
+    twin: Option<&Module>,
+    reps: usize,
+) -> Result<Measured> {
+    (row.launch)(gpu.kernels())?;
+    if let Some(twin) = twin {
+        (row.launch)(twin)?;
+    }
+    let (mut rust, mut nvcc) = (Vec::new(), Vec::new());
+    for _ in 0..reps.max(1) {
+        rust.push(gpu.time_ms(|| (row.launch)(gpu.kernels()))?);
+        if let Some(twin) = twin {
+            nvcc.push(gpu.time_ms(|| (row.launch)(twin))?);
+        }
+    }
+    Ok(Measured {
+        name: row.name,
+        shape: row.shape,
+        bytes: row.bytes,
+        rust: Stats::of(&mut rust),
+        nvcc: twin.map(|_| Stats::of(&mut nvcc)),
+    })
+}
+
+/// Device-to-device `cudaMemcpy` of one `bytes`-sized array: the bandwidth ceiling, GB/s,
+/// counting bytes read plus bytes written.
+pub fn memcpy_gb_per_s(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
+    let from = gpu.zeros::<u8>(bytes)?;
+    let mut to = gpu.zeros::<u8>(bytes)?;
+    gpu.copy_device_to_device(&from, &mut to)?;
+    let mut samples = Vec::new();
+    for _ in 0..reps.max(1) {
+        samples.push(gpu.time_ms(|| gpu.copy_device_to_device(&from, &mut to))?);
+    }
+    Ok(gb_per_s(2 * bytes, Stats::of(&mut samples).median_ms))
+}
+
+/// Runs every benchmark and prints one table.
+pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
+    let p = gpu.properties();
+    let array_bytes = settings.working_set_mib << 20;
+    println!(
+        "bench on device {}: {} (sm_{}), {} SMs, ECC {}",
+        p.ordinal,
+        p.name,
+        p.compute_capability_number(),
+        p.multiprocessor_count,
+        if p.ecc_enabled { "on" } else { "off" }
+    );
+    let memcpy = memcpy_gb_per_s(gpu, array_bytes, settings.reps)?;
+    println!(
+        "memcpy device-to-device, {} MiB: {memcpy:.0} GB/s (read + write), {:.0}% of the {:.0} GB/s theoretical peak",
+        settings.working_set_mib,
+        100.0 * memcpy / p.peak_bandwidth_gb_per_s(),
+        p.peak_bandwidth_gb_per_s()
+    );
+    let twins = nvcc::Twins::compile(gpu);
+    match &twins {
+        Ok(twins) => println!("CUDA C twins: {}", twins.compiler),
+        Err(e) => println!("CUDA C twins: not measured ({e})"),
+    }
+    let twins = twins.ok();
+    let mut rows = Vec::new();
+    rows.extend(stream::run(
+        gpu,
+        settings,
+        twins.as_ref().map(|t| &t.stream),
+    )?);
+    rows.extend(course::run(
+        gpu,
+        settings,
+        twins.as_ref().map(|t| &t.vector_add),
+    )?);
+    rows.extend(ch1::run(
+        gpu,
+        settings,
+        twins.as_ref().map(|t| &t.increment_multiblock),
+    )?);
+
+    println!();
+    println!(
+        "{:<24} {:<26} {:>9} {:>10} {:>9} {:>10} {:>10}",
+        "kernel", "launch shape", "GB moved", "Rust GB/s", "/memcpy", "nvcc GB/s", "Rust/nvcc"
+    );
+    for m in &rows {
+        let rust = gb_per_s(m.bytes, m.rust.median_ms);
+        let (nvcc, ratio) = match m.nvcc {
+            Some(s) => {
+                let nvcc = gb_per_s(m.bytes, s.median_ms);
+                (format!("{nvcc:.0}"), format!("{:.3}", rust / nvcc))
+            }
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "{:<24} {:<26} {:>9.2} {:>10.0} {:>9.3} {:>10} {:>10}",
+            m.name,
+            m.shape.to_string(),
+            m.bytes as f64 * 1e-9,
+            rust,
+            rust / memcpy,
+            nvcc,
+            ratio
+        );
+    }
+    println!(
+        "(median of {} interleaved runs each; GB = 1e9 bytes read + written)",
+        settings.reps
+    );
+    Ok(())
+}
+
+/// Runs `row` from the embedded module and from `twin`, downloading `output` after each: true
+/// when the two kernels wrote the same bytes (a twin whose argument layout drifted would not).
+pub fn twin_agrees<T: cudarc::driver::DeviceRepr + PartialEq>(
+    gpu: &Gpu,
+    row: &mut Row<'_>,
+    twin: &Module,
+    output: &crate::gpu::DeviceBuffer<T>,
+) -> Result<bool> {
+    (row.launch)(gpu.kernels())?;
+    let rust = gpu.download(output)?;
+    (row.launch)(twin)?;
+    Ok(gpu.download(output)? == rust)
+}

@@ -1,0 +1,25 @@
+//! The multi-block increment (in place: a read and a write per element), 256 threads per block.
+//! Being in place, its twin's output cannot be compared with a second run's; the tests check it.
+use super::{Measured, Row, Settings, measure};
+use crate::examples::ch1::increment_multiblock::THREADS_PER_BLOCK;
+use crate::gpu::{Gpu, KernelView, LaunchShape, Module, Result};
+use gpu_kernels::kernels::ch1::increment_multiblock::{IncrementArgs, IncrementMultiblock};
+
+/// Measures `increment_multiblock`.
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Module>) -> Result<Vec<Measured>> {
+    let n = settings.elements::<i32>()?;
+    let mut a_d = gpu.zeros::<i32>(n)?;
+    let shape = LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?;
+    let args = IncrementArgs {
+        a: a_d.view_mut(),
+        b: 1,
+    };
+    let stream = gpu.stream().clone();
+    let row = Row {
+        name: "increment_multiblock".into(),
+        shape,
+        bytes: 2 * n * size_of::<i32>(),
+        launch: Box::new(move |m: &Module| m.launch(&stream, IncrementMultiblock, shape, args)),
+    };
+    measure(gpu, row, twin, settings.reps).map(|m| vec![m])
+}

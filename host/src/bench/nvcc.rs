@@ -1,0 +1,91 @@
+//! The CUDA C twins: `gpu-kernels/nvcc/*.cu`, embedded here and compiled by nvcc to PTX at bench
+//! time (`-O3 -arch=sm_XY`, nvcc's defaults otherwise, so FMA contraction is on as in rustc's
+//! NVPTX backend), then loaded as modules of their own.
+use crate::gpu::{Error, Gpu, Module, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const COMMON: &str = include_str!("../../../gpu-kernels/nvcc/common.cuh");
+const STREAM: &str = include_str!("../../../gpu-kernels/nvcc/stream.cu");
+const VECTOR_ADD: &str = include_str!("../../../gpu-kernels/nvcc/course/vector_add.cu");
+const INCREMENT_MULTIBLOCK: &str =
+    include_str!("../../../gpu-kernels/nvcc/ch1/increment_multiblock.cu");
+
+/// The twins, loaded on one device.
+pub struct Twins {
+    /// `nvcc --version`'s last line.
+    pub compiler: String,
+    pub stream: Module,
+    pub vector_add: Module,
+    pub increment_multiblock: Module,
+}
+
+impl Twins {
+    /// Compiles and loads every twin; an error when nvcc is missing or fails.
+    pub fn compile(gpu: &Gpu) -> Result<Self> {
+        let nvcc = find_nvcc().ok_or_else(|| {
+            Error::Io("nvcc is not on this machine (looked in PATH and /usr/local/cuda/bin)".into())
+        })?;
+        let version = Command::new(&nvcc)
+            .arg("--version")
+            .output()
+            .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
+        let compiler = String::from_utf8_lossy(&version.stdout)
+            .lines()
+            .last()
+            .unwrap_or("nvcc")
+            .to_string();
+        let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-{}", std::process::id()));
+        let write = |rel: &str, text: &str| -> Result<PathBuf> {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap_or(&dir))
+                .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+            std::fs::write(&path, text)
+                .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+            Ok(path)
+        };
+        write("common.cuh", COMMON)?;
+        let arch = format!("sm_{}", gpu.properties().compute_capability_number());
+        let load = |rel: &str, text: &str| -> Result<Module> {
+            let source = write(rel, text)?;
+            let ptx = compile(&nvcc, &source, &arch)?;
+            gpu.load_module(&ptx, &format!("the nvcc twin {rel}"))
+        };
+        let twins = Twins {
+            compiler,
+            stream: load("stream.cu", STREAM)?,
+            vector_add: load("course/vector_add.cu", VECTOR_ADD)?,
+            increment_multiblock: load("ch1/increment_multiblock.cu", INCREMENT_MULTIBLOCK)?,
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(twins)
+    }
+}
+
+fn compile(nvcc: &Path, source: &Path, arch: &str) -> Result<String> {
+    let ptx = source.with_extension("ptx");
+    let output = Command::new(nvcc)
+        .args(["-ptx", "-O3", &format!("-arch={arch}"), "-o"])
+        .arg(&ptx)
+        .arg(source)
+        .output()
+        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
+    if !output.status.success() {
+        return Err(Error::Io(format!(
+            "nvcc failed on {}: {}",
+            source.display(),
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    std::fs::read_to_string(&ptx)
+        .map_err(|e| Error::Io(format!("cannot read {}: {e}", ptx.display())))
+}
+
+fn find_nvcc() -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .chain([PathBuf::from("/usr/local/cuda/bin")])
+        .map(|dir| dir.join("nvcc"))
+        .find(|p| p.is_file())
+}

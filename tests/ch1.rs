@@ -1,0 +1,253 @@
+//! GPU-vs-CPU tests of the book's chapter 1 examples.
+mod common;
+
+use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use ferrocuda::examples::ch1::{
+    error_handling, increment, increment_2d, increment_multiblock, precision,
+};
+use ferrocuda::examples::{Options, Precision};
+use ferrocuda::reference::ch1 as reference;
+use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda::{Error, Gpu};
+
+/// Block shapes that break assumptions, as CUB's block tests vary them.
+const THREADS_PER_BLOCK: [u32; 6] = [1, 7, 32, 65, 128, 1024];
+
+/// Inputs that differ per element, so a wrong index shows.
+fn ramp(n: usize) -> Vec<i32> {
+    (0..n as i32).map(|i| i.wrapping_mul(7919) % 1000).collect()
+}
+
+fn compare_increment(
+    gpu: &Gpu,
+    n: usize,
+    run: impl FnOnce(&mut ferrocuda::DeviceBuffer<i32>) -> ferrocuda::Result<()>,
+) -> TestResult {
+    let mut a = ramp(n);
+    let mut a_d = gpu.upload(&a).map_err(fail)?;
+    run(&mut a_d).map_err(fail)?;
+    let got = gpu.download(&a_d).map_err(fail)?;
+    reference::increment::increment(&mut a, 3);
+    let check = Check::compare("a", &got, &a, Tolerance::EXACT);
+    ensure(check.passed(), || format!("n = {n}: {check}"))
+}
+
+fn ch1_increment_book_program(gpu: &Gpu) -> TestResult {
+    example_passes(gpu, "ch1-increment", Options::default())
+}
+
+fn ch1_increment_one_block_sizes(gpu: &Gpu) -> TestResult {
+    for n in [1, 31, 32, 33, 255, 256, 257, 1023, 1024] {
+        compare_increment(gpu, n, |a_d| increment::increment(gpu, a_d, 3))?;
+    }
+    Ok(())
+}
+
+fn ch1_increment_rejects_more_than_one_block(gpu: &Gpu) -> TestResult {
+    let mut a_d = gpu.upload(&vec![0; 1025]).map_err(fail)?;
+    match increment::increment(gpu, &mut a_d, 3) {
+        Err(Error::InvalidArgument(_)) => Ok(()),
+        other => Err(format!("expected an invalid-argument error, got {other:?}")),
+    }
+}
+
+fn ch1_increment_multiblock_book_program(gpu: &Gpu) -> TestResult {
+    example_passes(gpu, "ch1-increment-multiblock", Options::default())
+}
+
+fn ch1_increment_multiblock_sizes_and_blocks(gpu: &Gpu) -> TestResult {
+    for threads in THREADS_PER_BLOCK {
+        for n in awkward_sizes(256) {
+            compare_increment(gpu, n, |a_d| {
+                increment_multiblock::increment(gpu, a_d, 3, threads)
+            })
+            .map_err(|e| format!("{threads} threads per block: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn ch1_increment_2d_book_program(gpu: &Gpu) -> TestResult {
+    example_passes(gpu, "ch1-increment-2d", Options::default())
+}
+
+fn ch1_increment_2d_non_multiple_extents(gpu: &Gpu) -> TestResult {
+    for block in [(32, 8), (16, 16), (7, 5), (1, 1)] {
+        for (nx, ny) in [(1, 1), (31, 33), (33, 9), (1000, 7), (1, 257)] {
+            compare_increment(gpu, nx * ny, |a_d| {
+                increment_2d::increment(gpu, a_d, nx, ny, 3, block)
+            })
+            .map_err(|e| format!("{nx} x {ny}, block {block:?}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn ch1_precision_f32_and_f64_bit_exact(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        for n in awkward_sizes(256) {
+            example_passes(
+                gpu,
+                "ch1-precision",
+                Options {
+                    size: Some(n),
+                    precision,
+                    reps: 1,
+                },
+            )
+            .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn ch1_precision_one_source_two_precisions(gpu: &Gpu) -> TestResult {
+    // The same inputs in both precisions: f32 lands within its epsilon of the f64 result.
+    let n = 4097;
+    let x: Vec<f64> = (0..n).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+    let y: Vec<f64> = (0..n).map(|i| i as f64 / 3.0).collect();
+    let (x32, y32): (Vec<f32>, Vec<f32>) = (
+        x.iter().map(|&v| v as f32).collect(),
+        y.iter().map(|&v| v as f32).collect(),
+    );
+    let (x_d, mut y_d) = (gpu.upload(&x).map_err(fail)?, gpu.upload(&y).map_err(fail)?);
+    let (x32_d, mut y32_d) = (
+        gpu.upload(&x32).map_err(fail)?,
+        gpu.upload(&y32).map_err(fail)?,
+    );
+    precision::axpy(gpu, 2.0 / 3.0, &x_d, &mut y_d).map_err(fail)?;
+    precision::axpy(gpu, 2.0f32 / 3.0, &x32_d, &mut y32_d).map_err(fail)?;
+    let wide = gpu.download(&y_d).map_err(fail)?;
+    let narrow: Vec<f64> = gpu
+        .download(&y32_d)
+        .map_err(fail)?
+        .into_iter()
+        .map(f64::from)
+        .collect();
+    // Three roundings of the inputs and one of the result, each at most half an f32 ulp.
+    let check = Check::compare(
+        "f32 vs f64",
+        &narrow,
+        &wide,
+        Tolerance {
+            abs: 1e-6,
+            rel: 2.0 * f32::EPSILON as f64,
+        },
+    );
+    ensure(check.passed(), || check.to_string())
+}
+
+fn ch1_error_handling_invalid_configuration(gpu: &Gpu) -> TestResult {
+    let too_many = gpu.properties().max_threads_per_block + 1;
+    let (sync, asynchronous) =
+        error_handling::launch_and_sync(gpu, too_many as usize, too_many).map_err(fail)?;
+    let err = sync
+        .err()
+        .ok_or("a launch of too many threads per block succeeded")?;
+    ensure(
+        err.cuda_error_name().as_deref() == Some("CUDA_ERROR_INVALID_VALUE"),
+        || format!("unexpected error: {err}"),
+    )?;
+    ensure(
+        err.to_string().contains("`increment`") && err.to_string().contains("block 1025x1x1"),
+        || format!("the error does not name the kernel and shape: {err}"),
+    )?;
+    ensure(asynchronous.is_ok(), || {
+        "a refused launch left an error behind".into()
+    })
+}
+
+/// The trap poisons the CUDA context for the rest of the process, so the whole example runs in
+/// a child process: this test binary, started again to run only `ch1_error_handling_child`.
+fn ch1_error_handling_fault_in_child_process(_gpu: &Gpu) -> TestResult {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(exe)
+        .args(["--exact", CHILD, "--test-threads", "1", "--nocapture"])
+        .env(CHILD_ENV, "1")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    ensure(out.status.success() && stdout.contains("1 passed"), || {
+        format!(
+            "child failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    ensure(
+        stdout.contains("Async kernel error: synchronizing after kernel `increment` failed"),
+        || format!("no async error reported:\n{stdout}"),
+    )
+}
+
+const CHILD: &str = "ch1_error_handling_child";
+const CHILD_ENV: &str = "FERROCUDA_TEST_CHILD";
+
+fn ch1_error_handling_child(gpu: &Gpu) -> TestResult {
+    example_passes(gpu, "ch1-error-handling", Options::default())
+}
+
+fn ch1_devicequery_runs(gpu: &Gpu) -> TestResult {
+    example_passes(gpu, "ch1-devicequery", Options::default())
+}
+
+fn ch1_increment_reference() -> TestResult {
+    let mut a = vec![1; 300];
+    reference::increment::increment(&mut a, 3);
+    ensure(a.iter().all(|&x| x == 4), || {
+        "the CPU increment is wrong".into()
+    })
+}
+
+fn main() {
+    let mut gpu_tests: Vec<GpuTest> = vec![
+        ("ch1_increment_book_program", ch1_increment_book_program),
+        (
+            "ch1_increment_one_block_sizes",
+            ch1_increment_one_block_sizes,
+        ),
+        (
+            "ch1_increment_rejects_more_than_one_block",
+            ch1_increment_rejects_more_than_one_block,
+        ),
+        (
+            "ch1_increment_multiblock_book_program",
+            ch1_increment_multiblock_book_program,
+        ),
+        (
+            "ch1_increment_multiblock_sizes_and_blocks",
+            ch1_increment_multiblock_sizes_and_blocks,
+        ),
+        (
+            "ch1_increment_2d_book_program",
+            ch1_increment_2d_book_program,
+        ),
+        (
+            "ch1_increment_2d_non_multiple_extents",
+            ch1_increment_2d_non_multiple_extents,
+        ),
+        (
+            "ch1_precision_f32_and_f64_bit_exact",
+            ch1_precision_f32_and_f64_bit_exact,
+        ),
+        (
+            "ch1_precision_one_source_two_precisions",
+            ch1_precision_one_source_two_precisions,
+        ),
+        (
+            "ch1_error_handling_invalid_configuration",
+            ch1_error_handling_invalid_configuration,
+        ),
+        (
+            "ch1_error_handling_fault_in_child_process",
+            ch1_error_handling_fault_in_child_process,
+        ),
+        ("ch1_devicequery_runs", ch1_devicequery_runs),
+    ];
+    if std::env::var_os(CHILD_ENV).is_some() {
+        gpu_tests = vec![(CHILD, ch1_error_handling_child)];
+    }
+    common::main(
+        vec![("ch1_increment_reference", ch1_increment_reference)],
+        gpu_tests,
+    )
+}

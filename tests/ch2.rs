@@ -1,0 +1,135 @@
+//! GPU-vs-CPU tests of the book's chapter 2 examples.
+mod common;
+
+use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use ferrocuda::Gpu;
+use ferrocuda::examples::Options;
+use ferrocuda::examples::ch2::limiting_factor::{self, Variant};
+use ferrocuda::measure::{Stats, gb_per_s};
+use ferrocuda::reference::ch2 as reference;
+use ferrocuda::verify::{Check, Tolerance};
+
+/// The accurate kernel runs the CPU's own libm sine; the GPU contracts its multiply-adds into
+/// FMAs, which moves results by a few ulps of values at most 1.
+const ACCURATE_SIN: Tolerance = Tolerance {
+    abs: 4.0 * f32::EPSILON as f64,
+    rel: 4.0 * f32::EPSILON as f64,
+};
+/// `sin.approx.f32`: absolute error below 2^-20.9 on [-pi, pi] (PTX ISA).
+const FAST_SIN: Tolerance = Tolerance {
+    abs: 1.0 / (1u64 << 20) as f64,
+    rel: 0.0,
+};
+
+fn ch2_limiting_factor_kernels_match_cpu(gpu: &Gpu) -> TestResult {
+    for n in awkward_sizes(256) {
+        let b: Vec<f32> = (0..n)
+            .map(|i| ((i * 37 % 1001) as f32 / 1000.0 * 2.0 - 1.0) * std::f32::consts::PI)
+            .collect();
+        let b_d = gpu.upload(&b).map_err(fail)?;
+        let mut sin = vec![0.0; n];
+        reference::limiting_factor::base(&mut sin, &b);
+        for (variant, fast, expected, tolerance) in [
+            (Variant::Base, false, &sin, ACCURATE_SIN),
+            (Variant::Base, true, &sin, FAST_SIN),
+            (Variant::Memory, false, &b, Tolerance::EXACT),
+        ] {
+            let mut a_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
+            limiting_factor::launch(gpu, variant, fast, &mut a_d, &b_d, 1.0).map_err(fail)?;
+            let check =
+                Check::compare("a", &gpu.download(&a_d).map_err(fail)?, expected, tolerance);
+            ensure(check.passed(), || {
+                format!("{variant:?}, fast {fast}, n = {n}: {check}")
+            })?;
+        }
+        for fast in [false, true] {
+            let mut a_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
+            limiting_factor::launch(gpu, Variant::Math, fast, &mut a_d, &b_d, 1.0).map_err(fail)?;
+            let untouched = gpu.download(&a_d).map_err(fail)?.iter().all(|v| v.is_nan());
+            ensure(untouched, || {
+                format!("math kernel (fast {fast}) stored, n = {n}")
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn ch2_limiting_factor_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "ch2-limiting-factor",
+        Options {
+            size: Some(1 << 20),
+            reps: 2,
+            ..Options::default()
+        },
+    )
+}
+
+fn ch2_timing_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "ch2-timing",
+        Options {
+            size: Some(1001),
+            reps: 3,
+            ..Options::default()
+        },
+    )
+}
+
+fn ch2_effective_bandwidth_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "ch2-effective-bandwidth",
+        Options {
+            size: Some(1 << 20),
+            reps: 2,
+            ..Options::default()
+        },
+    )
+}
+
+fn ch2_peak_bandwidth_formula(gpu: &Gpu) -> TestResult {
+    let p = gpu.properties();
+    let expected =
+        2.0 * p.memory_clock_rate_khz as f64 * p.memory_bus_width_bits as f64 / 8.0 / 1e6;
+    ensure(
+        (p.peak_bandwidth_gb_per_s() - expected).abs() < 1e-9,
+        || "peak bandwidth formula".into(),
+    )
+}
+
+fn ch2_stats_and_bandwidth() -> TestResult {
+    let stats = Stats::of(&mut [4.0, 1.0, 3.0, 2.0]);
+    ensure(
+        stats.min_ms == 1.0
+            && stats.max_ms == 4.0
+            && stats.median_ms == 2.5
+            && stats.mean_ms == 2.5,
+        || format!("{stats:?}"),
+    )?;
+    // The book's worked example: 8*1024^2 floats read and written in 0.635 ms is 106 GB/s.
+    let bw = gb_per_s(8 * 1024 * 1024 * 4 * 2, 0.635);
+    ensure((bw - 105.7).abs() < 0.1, || format!("{bw}"))
+}
+
+fn main() {
+    let gpu_tests: Vec<GpuTest> = vec![
+        (
+            "ch2_limiting_factor_kernels_match_cpu",
+            ch2_limiting_factor_kernels_match_cpu,
+        ),
+        ("ch2_limiting_factor_program", ch2_limiting_factor_program),
+        ("ch2_timing_program", ch2_timing_program),
+        (
+            "ch2_effective_bandwidth_program",
+            ch2_effective_bandwidth_program,
+        ),
+        ("ch2_peak_bandwidth_formula", ch2_peak_bandwidth_formula),
+    ];
+    common::main(
+        vec![("ch2_stats_and_bandwidth", ch2_stats_and_bandwidth)],
+        gpu_tests,
+    )
+}

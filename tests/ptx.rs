@@ -1,0 +1,194 @@
+//! Checks of the embedded PTX that need no GPU: every kernel's parameter block has the size of
+//! its host-side `*Args` struct, and the instructions each kernel was written to use are there
+//! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
+use ferrocuda::kernels::kernels::{ch1, ch2, course, stream, tutorial};
+use ferrocuda::kernels::launch::Kernel;
+use ferrocuda::ptx::{self, MODULES, ResourceReport};
+
+/// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
+fn entry<K: Kernel<A>, A: Copy>(_kernel: K) -> (&'static str, usize) {
+    (K::NAME, size_of::<A>())
+}
+
+/// Every kernel the host can launch.
+fn host_entries() -> Vec<(&'static str, usize)> {
+    use ch1::increment::IncrementArgs;
+    use ch2::limiting_factor::{LimitingFactorArgs, MathArgs};
+    use stream::{BinaryArgs, UnaryArgs};
+    vec![
+        entry::<_, IncrementArgs>(ch1::increment::Increment),
+        entry::<_, IncrementArgs>(ch1::increment_multiblock::IncrementMultiblock),
+        entry::<_, ch1::increment_2d::Increment2dArgs>(ch1::increment_2d::Increment2d),
+        entry::<_, ch1::precision::PrecisionAxpyArgs<f32>>(ch1::precision::PrecisionAxpy),
+        entry::<_, ch1::precision::PrecisionAxpyArgs<f64>>(ch1::precision::PrecisionAxpy),
+        entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Base),
+        entry::<_, LimitingFactorArgs>(ch2::limiting_factor::BaseFast),
+        entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Memory),
+        entry::<_, MathArgs>(ch2::limiting_factor::Math),
+        entry::<_, MathArgs>(ch2::limiting_factor::MathFast),
+        entry::<_, UnaryArgs<f32>>(stream::StreamCopy),
+        entry::<_, UnaryArgs<f64>>(stream::StreamCopy),
+        entry::<_, UnaryArgs<f32>>(stream::StreamScale),
+        entry::<_, UnaryArgs<f64>>(stream::StreamScale),
+        entry::<_, BinaryArgs<f32>>(stream::StreamAdd),
+        entry::<_, BinaryArgs<f64>>(stream::StreamAdd),
+        entry::<_, BinaryArgs<f32>>(stream::StreamTriad),
+        entry::<_, BinaryArgs<f64>>(stream::StreamTriad),
+        entry::<_, BinaryArgs<f32>>(stream::StreamTriadFourPerThread),
+        entry::<_, BinaryArgs<f64>>(stream::StreamTriadFourPerThread),
+        entry::<_, course::vector_add::VecAddArgs>(course::vector_add::VecAddKernel),
+        entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy1),
+        entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy2a),
+        entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy2b),
+        entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy3),
+        entry::<_, tutorial::vector_copy::EmptyArgs>(tutorial::vector_copy::EmptyKernel),
+    ]
+}
+
+/// The byte size of the single `.param .align A .b8 name_param_0[size]` of an entry.
+fn param_block_bytes(entry_ptx: &str) -> Option<usize> {
+    let start = entry_ptx.find(".b8 ")? + 4;
+    let rest = &entry_ptx[start..];
+    let open = rest.find('[')? + 1;
+    let close = rest.find(']')?;
+    rest[open..close].parse().ok()
+}
+
+fn kernel_ptx(name: &str) -> Vec<&'static str> {
+    MODULES
+        .iter()
+        .map(|m| {
+            ptx::entry_ptx(m.ptx, name)
+                .unwrap_or_else(|| panic!("no entry `{name}` in the {} PTX", m.arch))
+        })
+        .collect()
+}
+
+#[test]
+fn every_module_holds_exactly_the_host_kernels() {
+    let mut expected: Vec<&str> = host_entries().iter().map(|(name, _)| *name).collect();
+    expected.sort_unstable();
+    assert!(!MODULES.is_empty(), "no PTX embedded");
+    for module in MODULES {
+        let mut found = ptx::entry_points(module.ptx);
+        found.sort_unstable();
+        assert_eq!(found, expected, "{}", module.arch);
+        assert!(
+            module.ptx.contains(&format!(".target {}", module.arch)),
+            "{} PTX targets another architecture",
+            module.arch
+        );
+    }
+}
+
+#[test]
+fn parameter_blocks_match_the_host_args_structs() {
+    for (name, bytes) in host_entries() {
+        for body in kernel_ptx(name) {
+            assert_eq!(
+                param_block_bytes(body),
+                Some(bytes),
+                "`{name}`: PTX parameter block vs size_of::<Args>()"
+            );
+            let header = body.split('{').next().unwrap_or_default();
+            assert_eq!(
+                header.matches(".param").count(),
+                1,
+                "`{name}` takes more than one parameter"
+            );
+        }
+    }
+}
+
+/// Kernels with the accurate sine: its argument reduction for huge arguments (Payne-Hanek, in
+/// `libm`'s `rem_pio2_large`) keeps a small array in local memory, as CUDA's own `sinf` does.
+const ACCURATE_SINE_KERNELS: [&str; 2] = ["base", "math"];
+
+#[test]
+fn no_kernel_uses_local_memory() {
+    for module in MODULES {
+        for name in ptx::entry_points(module.ptx)
+            .into_iter()
+            .filter(|n| !ACCURATE_SINE_KERNELS.contains(n))
+        {
+            let body = ptx::entry_ptx(module.ptx, name).unwrap_or_default();
+            assert!(
+                !body.contains(".local"),
+                "`{name}` ({}) uses local memory",
+                module.arch
+            );
+        }
+    }
+}
+
+#[test]
+fn explicit_fma_is_fused_and_fast_math_is_approximate() {
+    for body in kernel_ptx("precision_axpy_f32") {
+        assert!(
+            body.contains("fma.rn.f32"),
+            "precision_axpy_f32 lost its fma"
+        );
+    }
+    for body in kernel_ptx("stream_triad_f64") {
+        assert!(body.contains("fma.rn.f64"), "stream_triad_f64 lost its fma");
+    }
+    for body in kernel_ptx("base_fast") {
+        assert!(
+            body.contains("sin.approx"),
+            "base_fast does not use the hardware sine"
+        );
+    }
+    for body in kernel_ptx("base") {
+        assert!(
+            !body.contains("sin.approx"),
+            "base must use the accurate sine"
+        );
+    }
+}
+
+#[test]
+fn kernels_do_not_link_formatting_code() {
+    for module in MODULES {
+        assert!(
+            !module.ptx.contains("fmt"),
+            "{}: formatting machinery in the PTX",
+            module.arch
+        );
+    }
+}
+
+#[test]
+fn resource_report_parses_ptxas_output() {
+    let text = "ptxas info    : Compiling entry function 'increment' for 'sm_90'\n\
+                ptxas info    : Function properties for increment\n\
+                \x20   8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n\
+                ptxas info    : Used 12 registers, used 0 barriers, 1024 bytes smem, 384 bytes cmem[0]\n";
+    let report = ResourceReport::parse(text);
+    assert_eq!(report.kernels.len(), 1);
+    let k = &report.kernels[0];
+    assert_eq!(
+        (
+            k.name.as_str(),
+            k.registers,
+            k.stack_frame_bytes,
+            k.spill_store_bytes,
+            k.spill_load_bytes,
+            k.shared_bytes
+        ),
+        ("increment", 12, 8, 4, 4, 1024)
+    );
+}
+
+#[test]
+fn module_choice_follows_compute_capability() {
+    let oldest = MODULES
+        .iter()
+        .map(|m| m.compute_capability)
+        .min()
+        .unwrap_or(0);
+    assert!(ptx::for_compute_capability(oldest.saturating_sub(1)).is_none());
+    assert_eq!(
+        ptx::for_compute_capability(200).map(|m| m.compute_capability),
+        MODULES.iter().map(|m| m.compute_capability).max()
+    );
+}

@@ -1,0 +1,104 @@
+//! GPU-vs-CPU tests of STREAM (PGI article).
+mod common;
+
+use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use ferrocuda::Gpu;
+use ferrocuda::examples::stream::{self, Op, THREADS_PER_BLOCK};
+use ferrocuda::examples::{Options, Precision};
+use ferrocuda::reference::stream as reference;
+use ferrocuda::verify::{Check, Tolerance};
+
+fn stream_program_f32_and_f64(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        for n in awkward_sizes(THREADS_PER_BLOCK as usize) {
+            example_passes(
+                gpu,
+                "stream",
+                Options {
+                    size: Some(n),
+                    precision,
+                    reps: 2,
+                },
+            )
+            .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn stream_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
+    let n = 10_007;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32 * 0.125).collect();
+    let (a_d, b_d) = (gpu.upload(&a).map_err(fail)?, gpu.upload(&b).map_err(fail)?);
+    let s = 0.4f32;
+    for threads in [1, 7, 32, 65, 128, 1024] {
+        for op in Op::ALL {
+            let mut c_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
+            let expected: Vec<f32> = match op {
+                Op::Copy => a.clone(),
+                Op::Scale => a.iter().map(|&x| s * x).collect(),
+                Op::Add => a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+                Op::Triad => reference::triad(&a, &b, s),
+            };
+            match op {
+                Op::Copy | Op::Scale => stream::unary(gpu, op, &a_d, &mut c_d, s, threads),
+                Op::Add | Op::Triad => stream::binary(gpu, op, &a_d, &b_d, &mut c_d, s, threads),
+            }
+            .map_err(fail)?;
+            let check = Check::compare(
+                op.label(),
+                &gpu.download(&c_d).map_err(fail)?,
+                &expected,
+                Tolerance::EXACT,
+            );
+            ensure(check.passed(), || format!("{threads} threads: {check}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn stream_triad_four_per_thread_tails(gpu: &Gpu) -> TestResult {
+    for n in [1, 2, 3, 4, 5, 2047, 2049] {
+        let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let b: Vec<f64> = (0..n).map(|i| 0.5 + i as f64).collect();
+        let (a_d, b_d) = (gpu.upload(&a).map_err(fail)?, gpu.upload(&b).map_err(fail)?);
+        let mut c_d = gpu.upload(&vec![f64::NAN; n]).map_err(fail)?;
+        stream::triad_four_per_thread(gpu, &a_d, &b_d, &mut c_d, 3.0, 128).map_err(fail)?;
+        let check = Check::compare(
+            "c",
+            &gpu.download(&c_d).map_err(fail)?,
+            &reference::triad(&a, &b, 3.0),
+            Tolerance::EXACT,
+        );
+        ensure(check.passed(), || format!("n = {n}: {check}"))?;
+    }
+    Ok(())
+}
+
+fn stream_reference_sequence() -> TestResult {
+    // One round from (a, b, c) = (2, 0.5, 0) with s = 0.4: c = 2, b = 0.8, c = 2.8, a = 0.8 + 1.12.
+    let [a, b, c] = reference::sequence(&[2.0f64], &[0.5], &[0.0], 0.4, 1);
+    ensure(
+        (a[0] - 1.92).abs() < 1e-12 && (b[0] - 0.8).abs() < 1e-12 && (c[0] - 2.8).abs() < 1e-12,
+        || format!("{a:?} {b:?} {c:?}"),
+    )
+}
+
+fn main() {
+    let gpu_tests: Vec<GpuTest> = vec![
+        ("stream_program_f32_and_f64", stream_program_f32_and_f64),
+        (
+            "stream_each_kernel_block_shapes",
+            stream_each_kernel_block_shapes,
+        ),
+        (
+            "stream_triad_four_per_thread_tails",
+            stream_triad_four_per_thread_tails,
+        ),
+    ];
+    common::main(
+        vec![("stream_reference_sequence", stream_reference_sequence)],
+        gpu_tests,
+    )
+}

@@ -9,9 +9,7 @@ fn main() {
     println!("cargo::rerun-if-changed=../gpu-kernels/Cargo.toml");
     println!("cargo::rerun-if-env-changed=FERROCUDA_ARCHS");
     let archs: Vec<String> = match env::var("FERROCUDA_ARCHS") {
-        Ok(list) if !list.trim().is_empty() => {
-            list.split(',').map(|a| a.trim().to_string()).collect()
-        }
+        Ok(list) if !list.trim().is_empty() => list.split(',').map(|a| a.trim().to_string()).collect(),
         _ => gpu_kernels_builder::DEFAULT_ARCHS
             .iter()
             .map(|a| a.to_string())
@@ -25,8 +23,7 @@ fn main() {
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let mut table = String::from("&[\n");
     for module in &modules {
-        let cc = gpu_kernels_builder::parse_arch(&module.arch)
-            .unwrap_or_else(|e| gpu_kernels_builder::fail(&e));
+        let cc = gpu_kernels_builder::parse_arch(&module.arch).unwrap_or_else(|e| gpu_kernels_builder::fail(&e));
         let copy = out_dir.join(format!("gpu_kernels.{}.ptx", module.arch));
         fs::copy(&module.path, &copy).unwrap_or_else(|e| {
             gpu_kernels_builder::fail(&gpu_kernels_builder::BuildError::from(format!(

@@ -2,9 +2,7 @@
 mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
-use ferrocuda::examples::ch1::{
-    error_handling, increment, increment_2d, increment_multiblock, precision,
-};
+use ferrocuda::examples::ch1::{error_handling, increment, increment_2d, increment_multiblock, precision};
 use ferrocuda::examples::{Options, Precision};
 use ferrocuda::reference::ch1 as reference;
 use ferrocuda::verify::{Check, Tolerance};
@@ -58,10 +56,8 @@ fn ch1_increment_multiblock_book_program(gpu: &Gpu) -> TestResult {
 fn ch1_increment_multiblock_sizes_and_blocks(gpu: &Gpu) -> TestResult {
     for threads in THREADS_PER_BLOCK {
         for n in awkward_sizes(256) {
-            compare_increment(gpu, n, |a_d| {
-                increment_multiblock::increment(gpu, a_d, 3, threads)
-            })
-            .map_err(|e| format!("{threads} threads per block: {e}"))?;
+            compare_increment(gpu, n, |a_d| increment_multiblock::increment(gpu, a_d, 3, threads))
+                .map_err(|e| format!("{threads} threads per block: {e}"))?;
         }
     }
     Ok(())
@@ -74,10 +70,8 @@ fn ch1_increment_2d_book_program(gpu: &Gpu) -> TestResult {
 fn ch1_increment_2d_non_multiple_extents(gpu: &Gpu) -> TestResult {
     for block in [(32, 8), (16, 16), (7, 5), (1, 1)] {
         for (nx, ny) in [(1, 1), (31, 33), (33, 9), (1000, 7), (1, 257)] {
-            compare_increment(gpu, nx * ny, |a_d| {
-                increment_2d::increment(gpu, a_d, nx, ny, 3, block)
-            })
-            .map_err(|e| format!("{nx} x {ny}, block {block:?}: {e}"))?;
+            compare_increment(gpu, nx * ny, |a_d| increment_2d::increment(gpu, a_d, nx, ny, 3, block))
+                .map_err(|e| format!("{nx} x {ny}, block {block:?}: {e}"))?;
         }
     }
     Ok(())
@@ -111,19 +105,11 @@ fn ch1_precision_one_source_two_precisions(gpu: &Gpu) -> TestResult {
         y.iter().map(|&v| v as f32).collect(),
     );
     let (x_d, mut y_d) = (gpu.upload(&x).map_err(fail)?, gpu.upload(&y).map_err(fail)?);
-    let (x32_d, mut y32_d) = (
-        gpu.upload(&x32).map_err(fail)?,
-        gpu.upload(&y32).map_err(fail)?,
-    );
+    let (x32_d, mut y32_d) = (gpu.upload(&x32).map_err(fail)?, gpu.upload(&y32).map_err(fail)?);
     precision::axpy(gpu, 2.0 / 3.0, &x_d, &mut y_d).map_err(fail)?;
     precision::axpy(gpu, 2.0f32 / 3.0, &x32_d, &mut y32_d).map_err(fail)?;
     let wide = gpu.download(&y_d).map_err(fail)?;
-    let narrow: Vec<f64> = gpu
-        .download(&y32_d)
-        .map_err(fail)?
-        .into_iter()
-        .map(f64::from)
-        .collect();
+    let narrow: Vec<f64> = gpu.download(&y32_d).map_err(fail)?.into_iter().map(f64::from).collect();
     // Three roundings of the inputs and one of the result, each at most half an f32 ulp.
     let check = Check::compare(
         "f32 vs f64",
@@ -139,11 +125,8 @@ fn ch1_precision_one_source_two_precisions(gpu: &Gpu) -> TestResult {
 
 fn ch1_error_handling_invalid_configuration(gpu: &Gpu) -> TestResult {
     let too_many = gpu.properties().max_threads_per_block + 1;
-    let (sync, asynchronous) =
-        error_handling::launch_and_sync(gpu, too_many as usize, too_many).map_err(fail)?;
-    let err = sync
-        .err()
-        .ok_or("a launch of too many threads per block succeeded")?;
+    let (sync, asynchronous) = error_handling::launch_and_sync(gpu, too_many as usize, too_many).map_err(fail)?;
+    let err = sync.err().ok_or("a launch of too many threads per block succeeded")?;
     ensure(
         err.cuda_error_name().as_deref() == Some("CUDA_ERROR_INVALID_VALUE"),
         || format!("unexpected error: {err}"),
@@ -152,9 +135,7 @@ fn ch1_error_handling_invalid_configuration(gpu: &Gpu) -> TestResult {
         err.to_string().contains("`increment`") && err.to_string().contains("block 1025x1x1"),
         || format!("the error does not name the kernel and shape: {err}"),
     )?;
-    ensure(asynchronous.is_ok(), || {
-        "a refused launch left an error behind".into()
-    })
+    ensure(asynchronous.is_ok(), || "a refused launch left an error behind".into())
 }
 
 /// The trap poisons the CUDA context for the rest of the process, so the whole example runs in
@@ -168,10 +149,7 @@ fn ch1_error_handling_fault_in_child_process(_gpu: &Gpu) -> TestResult {
         .map_err(|e| e.to_string())?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     ensure(out.status.success() && stdout.contains("1 passed"), || {
-        format!(
-            "child failed:\n{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
+        format!("child failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr))
     })?;
     ensure(
         stdout.contains("Async kernel error: synchronizing after kernel `increment` failed"),
@@ -193,18 +171,13 @@ fn ch1_devicequery_runs(gpu: &Gpu) -> TestResult {
 fn ch1_increment_reference() -> TestResult {
     let mut a = vec![1; 300];
     reference::increment::increment(&mut a, 3);
-    ensure(a.iter().all(|&x| x == 4), || {
-        "the CPU increment is wrong".into()
-    })
+    ensure(a.iter().all(|&x| x == 4), || "the CPU increment is wrong".into())
 }
 
 fn main() {
     let mut gpu_tests: Vec<GpuTest> = vec![
         ("ch1_increment_book_program", ch1_increment_book_program),
-        (
-            "ch1_increment_one_block_sizes",
-            ch1_increment_one_block_sizes,
-        ),
+        ("ch1_increment_one_block_sizes", ch1_increment_one_block_sizes),
         (
             "ch1_increment_rejects_more_than_one_block",
             ch1_increment_rejects_more_than_one_block,
@@ -217,10 +190,7 @@ fn main() {
             "ch1_increment_multiblock_sizes_and_blocks",
             ch1_increment_multiblock_sizes_and_blocks,
         ),
-        (
-            "ch1_increment_2d_book_program",
-            ch1_increment_2d_book_program,
-        ),
+        ("ch1_increment_2d_book_program", ch1_increment_2d_book_program),
         (
             "ch1_increment_2d_non_multiple_extents",
             ch1_increment_2d_non_multiple_extents,
@@ -246,8 +216,5 @@ fn main() {
     if std::env::var_os(CHILD_ENV).is_some() {
         gpu_tests = vec![(CHILD, ch1_error_handling_child)];
     }
-    common::main(
-        vec![("ch1_increment_reference", ch1_increment_reference)],
-        gpu_tests,
-    )
+    common::main(vec![("ch1_increment_reference", ch1_increment_reference)], gpu_tests)
 }

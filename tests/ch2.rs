@@ -36,19 +36,14 @@ fn ch2_limiting_factor_kernels_match_cpu(gpu: &Gpu) -> TestResult {
         ] {
             let mut a_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
             limiting_factor::launch(gpu, variant, fast, &mut a_d, &b_d, 1.0).map_err(fail)?;
-            let check =
-                Check::compare("a", &gpu.download(&a_d).map_err(fail)?, expected, tolerance);
-            ensure(check.passed(), || {
-                format!("{variant:?}, fast {fast}, n = {n}: {check}")
-            })?;
+            let check = Check::compare("a", &gpu.download(&a_d).map_err(fail)?, expected, tolerance);
+            ensure(check.passed(), || format!("{variant:?}, fast {fast}, n = {n}: {check}"))?;
         }
         for fast in [false, true] {
             let mut a_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
             limiting_factor::launch(gpu, Variant::Math, fast, &mut a_d, &b_d, 1.0).map_err(fail)?;
             let untouched = gpu.download(&a_d).map_err(fail)?.iter().all(|v| v.is_nan());
-            ensure(untouched, || {
-                format!("math kernel (fast {fast}) stored, n = {n}")
-            })?;
+            ensure(untouched, || format!("math kernel (fast {fast}) stored, n = {n}"))?;
         }
     }
     Ok(())
@@ -92,21 +87,16 @@ fn ch2_effective_bandwidth_program(gpu: &Gpu) -> TestResult {
 
 fn ch2_peak_bandwidth_formula(gpu: &Gpu) -> TestResult {
     let p = gpu.properties();
-    let expected =
-        2.0 * p.memory_clock_rate_khz as f64 * p.memory_bus_width_bits as f64 / 8.0 / 1e6;
-    ensure(
-        (p.peak_bandwidth_gb_per_s() - expected).abs() < 1e-9,
-        || "peak bandwidth formula".into(),
-    )
+    let expected = 2.0 * p.memory_clock_rate_khz as f64 * p.memory_bus_width_bits as f64 / 8.0 / 1e6;
+    ensure((p.peak_bandwidth_gb_per_s() - expected).abs() < 1e-9, || {
+        "peak bandwidth formula".into()
+    })
 }
 
 fn ch2_stats_and_bandwidth() -> TestResult {
     let stats = Stats::of(&mut [4.0, 1.0, 3.0, 2.0]);
     ensure(
-        stats.min_ms == 1.0
-            && stats.max_ms == 4.0
-            && stats.median_ms == 2.5
-            && stats.mean_ms == 2.5,
+        stats.min_ms == 1.0 && stats.max_ms == 4.0 && stats.median_ms == 2.5 && stats.mean_ms == 2.5,
         || format!("{stats:?}"),
     )?;
     // The book's worked example: 8*1024^2 floats read and written in 0.635 ms is 106 GB/s.
@@ -122,14 +112,8 @@ fn main() {
         ),
         ("ch2_limiting_factor_program", ch2_limiting_factor_program),
         ("ch2_timing_program", ch2_timing_program),
-        (
-            "ch2_effective_bandwidth_program",
-            ch2_effective_bandwidth_program,
-        ),
+        ("ch2_effective_bandwidth_program", ch2_effective_bandwidth_program),
         ("ch2_peak_bandwidth_formula", ch2_peak_bandwidth_formula),
     ];
-    common::main(
-        vec![("ch2_stats_and_bandwidth", ch2_stats_and_bandwidth)],
-        gpu_tests,
-    )
+    common::main(vec![("ch2_stats_and_bandwidth", ch2_stats_and_bandwidth)], gpu_tests)
 }

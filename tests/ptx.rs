@@ -34,6 +34,14 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, BinaryArgs<f64>>(stream::StreamAdd),
         entry::<_, BinaryArgs<f32>>(stream::StreamTriad),
         entry::<_, BinaryArgs<f64>>(stream::StreamTriad),
+        entry::<_, UnaryArgs<f32>>(stream::StreamCopyVec4),
+        entry::<_, UnaryArgs<f64>>(stream::StreamCopyVec4),
+        entry::<_, UnaryArgs<f32>>(stream::StreamScaleVec4),
+        entry::<_, UnaryArgs<f64>>(stream::StreamScaleVec4),
+        entry::<_, BinaryArgs<f32>>(stream::StreamAddVec4),
+        entry::<_, BinaryArgs<f64>>(stream::StreamAddVec4),
+        entry::<_, BinaryArgs<f32>>(stream::StreamTriadVec4),
+        entry::<_, BinaryArgs<f64>>(stream::StreamTriadVec4),
         entry::<_, BinaryArgs<f32>>(stream::StreamTriadFourPerThread),
         entry::<_, BinaryArgs<f64>>(stream::StreamTriadFourPerThread),
         entry::<_, course::vector_add::VecAddArgs>(course::vector_add::VecAddKernel),
@@ -57,10 +65,7 @@ fn param_block_bytes(entry_ptx: &str) -> Option<usize> {
 fn kernel_ptx(name: &str) -> Vec<&'static str> {
     MODULES
         .iter()
-        .map(|m| {
-            ptx::entry_ptx(m.ptx, name)
-                .unwrap_or_else(|| panic!("no entry `{name}` in the {} PTX", m.arch))
-        })
+        .map(|m| ptx::entry_ptx(m.ptx, name).unwrap_or_else(|| panic!("no entry `{name}` in the {} PTX", m.arch)))
         .collect()
 }
 
@@ -112,11 +117,7 @@ fn no_kernel_uses_local_memory() {
             .filter(|n| !ACCURATE_SINE_KERNELS.contains(n))
         {
             let body = ptx::entry_ptx(module.ptx, name).unwrap_or_default();
-            assert!(
-                !body.contains(".local"),
-                "`{name}` ({}) uses local memory",
-                module.arch
-            );
+            assert!(!body.contains(".local"), "`{name}` ({}) uses local memory", module.arch);
         }
     }
 }
@@ -124,24 +125,37 @@ fn no_kernel_uses_local_memory() {
 #[test]
 fn explicit_fma_is_fused_and_fast_math_is_approximate() {
     for body in kernel_ptx("precision_axpy_f32") {
-        assert!(
-            body.contains("fma.rn.f32"),
-            "precision_axpy_f32 lost its fma"
-        );
+        assert!(body.contains("fma.rn.f32"), "precision_axpy_f32 lost its fma");
     }
     for body in kernel_ptx("stream_triad_f64") {
         assert!(body.contains("fma.rn.f64"), "stream_triad_f64 lost its fma");
     }
     for body in kernel_ptx("base_fast") {
-        assert!(
-            body.contains("sin.approx"),
-            "base_fast does not use the hardware sine"
-        );
+        assert!(body.contains("sin.approx"), "base_fast does not use the hardware sine");
     }
     for body in kernel_ptx("base") {
+        assert!(!body.contains("sin.approx"), "base must use the accurate sine");
+    }
+}
+
+#[test]
+fn kernels_name_the_global_space_and_vectorise() {
+    for body in kernel_ptx("stream_copy_f32") {
         assert!(
-            !body.contains("sin.approx"),
-            "base must use the accurate sine"
+            body.contains("ld.global.f32") && body.contains("st.global.f32"),
+            "stream_copy_f32 uses generic accesses"
+        );
+    }
+    for body in kernel_ptx("stream_triad_vec4_f32") {
+        assert!(
+            body.contains("ld.global.v4.b32") && body.contains("st.global.v4.b32"),
+            "stream_triad_vec4_f32 is not vectorised"
+        );
+    }
+    for body in kernel_ptx("stream_triad_vec4_f64") {
+        assert!(
+            body.contains("ld.global.v2.b64") && body.contains("st.global.v2.b64"),
+            "stream_triad_vec4_f64 is not vectorised"
         );
     }
 }
@@ -181,11 +195,7 @@ fn resource_report_parses_ptxas_output() {
 
 #[test]
 fn module_choice_follows_compute_capability() {
-    let oldest = MODULES
-        .iter()
-        .map(|m| m.compute_capability)
-        .min()
-        .unwrap_or(0);
+    let oldest = MODULES.iter().map(|m| m.compute_capability).min().unwrap_or(0);
     assert!(ptx::for_compute_capability(oldest.saturating_sub(1)).is_none());
     assert_eq!(
         ptx::for_compute_capability(200).map(|m| m.compute_capability),

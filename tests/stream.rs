@@ -3,7 +3,7 @@ mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda::examples::stream::{self, Op, THREADS_PER_BLOCK};
+use ferrocuda::examples::stream::{self, Layout, Op, THREADS_PER_BLOCK};
 use ferrocuda::examples::{Options, Precision};
 use ferrocuda::reference::stream as reference;
 use ferrocuda::verify::{Check, Tolerance};
@@ -32,7 +32,10 @@ fn stream_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
     let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32 * 0.125).collect();
     let (a_d, b_d) = (gpu.upload(&a).map_err(fail)?, gpu.upload(&b).map_err(fail)?);
     let s = 0.4f32;
-    for threads in [1, 7, 32, 65, 128, 1024] {
+    for (threads, layout) in [1, 7, 32, 65, 128, 1024]
+        .into_iter()
+        .flat_map(|t| Layout::ALL.map(|l| (t, l)))
+    {
         for op in Op::ALL {
             let mut c_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
             let expected: Vec<f32> = match op {
@@ -42,8 +45,8 @@ fn stream_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
                 Op::Triad => reference::triad(&a, &b, s),
             };
             match op {
-                Op::Copy | Op::Scale => stream::unary(gpu, op, &a_d, &mut c_d, s, threads),
-                Op::Add | Op::Triad => stream::binary(gpu, op, &a_d, &b_d, &mut c_d, s, threads),
+                Op::Copy | Op::Scale => stream::unary(gpu, op, layout, &a_d, &mut c_d, s, threads),
+                Op::Add | Op::Triad => stream::binary(gpu, op, layout, &a_d, &b_d, &mut c_d, s, threads),
             }
             .map_err(fail)?;
             let check = Check::compare(
@@ -52,7 +55,7 @@ fn stream_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
                 &expected,
                 Tolerance::EXACT,
             );
-            ensure(check.passed(), || format!("{threads} threads: {check}"))?;
+            ensure(check.passed(), || format!("{threads} threads, {layout:?}: {check}"))?;
         }
     }
     Ok(())
@@ -76,6 +79,43 @@ fn stream_triad_four_per_thread_tails(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// Views that start off a 16-byte boundary take the scalar path of the `_vec4` kernels.
+fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
+    use ferrocuda::KernelView;
+    use ferrocuda::kernels::kernels::stream::{BinaryArgs, StreamTriadVec4};
+    let n = 1027;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let a_d = gpu.upload(&a).map_err(fail)?;
+    let mut c_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
+    for offset in 1..4 {
+        let len = n - offset;
+        // SAFETY: both views lie inside their live allocations (offset + len == n).
+        let (view_a, view_c) = unsafe {
+            (
+                ferrocuda::kernels::memory::Slice::from_raw_parts(a_d.view().as_ptr().add(offset), len),
+                ferrocuda::kernels::memory::SliceMut::from_raw_parts(c_d.view_mut().as_mut_ptr().add(offset), len),
+            )
+        };
+        let shape = ferrocuda::LaunchShape::cover_1d(len.div_ceil(4), 64).map_err(fail)?;
+        gpu.launch(
+            StreamTriadVec4,
+            shape,
+            BinaryArgs {
+                a: view_a,
+                b: view_a,
+                c: view_c,
+                scalar: 2.0f32,
+            },
+        )
+        .map_err(fail)?;
+        let got = gpu.download(&c_d).map_err(fail)?;
+        let expected = reference::triad(&a[offset..], &a[offset..], 2.0);
+        let check = Check::compare("c", &got[offset..], &expected, Tolerance::EXACT);
+        ensure(check.passed(), || format!("offset {offset}: {check}"))?;
+    }
+    Ok(())
+}
+
 fn stream_reference_sequence() -> TestResult {
     // One round from (a, b, c) = (2, 0.5, 0) with s = 0.4: c = 2, b = 0.8, c = 2.8, a = 0.8 + 1.12.
     let [a, b, c] = reference::sequence(&[2.0f64], &[0.5], &[0.0], 0.4, 1);
@@ -88,14 +128,9 @@ fn stream_reference_sequence() -> TestResult {
 fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         ("stream_program_f32_and_f64", stream_program_f32_and_f64),
-        (
-            "stream_each_kernel_block_shapes",
-            stream_each_kernel_block_shapes,
-        ),
-        (
-            "stream_triad_four_per_thread_tails",
-            stream_triad_four_per_thread_tails,
-        ),
+        ("stream_each_kernel_block_shapes", stream_each_kernel_block_shapes),
+        ("stream_triad_four_per_thread_tails", stream_triad_four_per_thread_tails),
+        ("stream_vec4_unaligned_views", stream_vec4_unaligned_views),
     ];
     common::main(
         vec![("stream_reference_sequence", stream_reference_sequence)],

@@ -31,15 +31,8 @@ fn tutorial_vector_copy_variants_non_multiple_extents(gpu: &Gpu) -> TestResult {
             let b_d = gpu.upload(&b).map_err(fail)?;
             let mut a_d = gpu.upload(&vec![f32::NAN; nx * ny]).map_err(fail)?;
             vector_copy::copy(gpu, variant, &mut a_d, &b_d, nx, ny).map_err(fail)?;
-            let check = Check::compare(
-                "a",
-                &gpu.download(&a_d).map_err(fail)?,
-                &b,
-                Tolerance::EXACT,
-            );
-            ensure(check.passed(), || {
-                format!("{variant:?} {nx} x {ny}: {check}")
-            })?;
+            let check = Check::compare("a", &gpu.download(&a_d).map_err(fail)?, &b, Tolerance::EXACT);
+            ensure(check.passed(), || format!("{variant:?} {nx} x {ny}: {check}"))?;
         }
     }
     Ok(())

@@ -38,7 +38,7 @@ pub mod device;
 
 /// What a kernel file imports.
 pub mod prelude {
-    pub use crate::memory::{Slice, SliceMut};
+    pub use crate::memory::{Element, Element4, Slice, SliceMut};
     pub use crate::real::Real;
     pub use gpu_kernels_macros::kernel;
 

@@ -7,6 +7,191 @@
 
 use core::marker::PhantomData;
 
+/// An element type of global memory: loads and stores that name the global state space on the
+/// GPU (`ld.global`, `st.global`), plain ones on the host.
+pub trait Element: Copy {
+    /// Reads `*address`.
+    ///
+    /// # Safety
+    /// `address` is valid for reads and aligned (on the GPU: a global-memory address).
+    unsafe fn load(address: *const Self) -> Self;
+    /// Writes `*address`.
+    ///
+    /// # Safety
+    /// `address` is valid for writes and aligned (on the GPU: a global-memory address).
+    unsafe fn store(address: *mut Self, value: Self);
+}
+
+/// An element type whose four consecutive elements move in 16-byte accesses (one for 4-byte
+/// elements, two for 8-byte ones): the widest a thread can load, which keeps the most bytes in
+/// flight per instruction.
+pub trait Element4: Element {
+    /// Reads `address[0..4]`.
+    ///
+    /// # Safety
+    /// `address` is valid for four reads and 16-byte aligned.
+    unsafe fn load4(address: *const Self) -> [Self; 4];
+    /// Writes `address[0..4]`.
+    ///
+    /// # Safety
+    /// `address` is valid for four writes and 16-byte aligned.
+    unsafe fn store4(address: *mut Self, values: [Self; 4]);
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! element {
+    ($($t:ty => $bits:ty, $load:ident, $store:ident;)*) => {$(
+        impl Element for $t {
+            #[inline(always)]
+            unsafe fn load(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.read() }
+            }
+            #[inline(always)]
+            unsafe fn store(address: *mut Self, value: Self) {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.write(value) }
+            }
+        }
+    )*};
+}
+
+#[cfg(target_arch = "nvptx64")]
+macro_rules! element {
+    ($($t:ty => $bits:ty, $load:ident, $store:ident;)*) => {$(
+        impl Element for $t {
+            #[inline(always)]
+            unsafe fn load(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                <$t>::from_ne_bytes(unsafe { crate::device::arch::$load(address.cast()) }.to_ne_bytes())
+            }
+            #[inline(always)]
+            unsafe fn store(address: *mut Self, value: Self) {
+                let bits = <$bits>::from_ne_bytes(value.to_ne_bytes());
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                unsafe { crate::device::arch::$store(address.cast(), bits) }
+            }
+        }
+    )*};
+}
+
+element! {
+    u8 => u8, ld_global_u8, st_global_u8;
+    i8 => u8, ld_global_u8, st_global_u8;
+    u16 => u16, ld_global_u16, st_global_u16;
+    i16 => u16, ld_global_u16, st_global_u16;
+    u32 => u32, ld_global_b32, st_global_b32;
+    i32 => u32, ld_global_b32, st_global_b32;
+    f32 => f32, ld_global_f32, st_global_f32;
+    u64 => u64, ld_global_b64, st_global_b64;
+    i64 => u64, ld_global_b64, st_global_b64;
+    f64 => f64, ld_global_f64, st_global_f64;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! element4 {
+    ($($t:ty => $bits:ty;)*) => {$(
+        impl Element4 for $t {
+            #[inline(always)]
+            unsafe fn load4(address: *const Self) -> [Self; 4] {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.cast::<[Self; 4]>().read() }
+            }
+            #[inline(always)]
+            unsafe fn store4(address: *mut Self, values: [Self; 4]) {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.cast::<[Self; 4]>().write(values) }
+            }
+        }
+    )*};
+}
+
+#[cfg(target_arch = "nvptx64")]
+macro_rules! element4 {
+    ($($t:ty => $bits:ty;)*) => {$(
+        impl Element4 for $t {
+            #[inline(always)]
+            unsafe fn load4(address: *const Self) -> [Self; 4] {
+                // SAFETY: forwarded to the caller; `[$t; 4]` is 16 bytes, as the loads.
+                unsafe { core::mem::transmute::<[$bits; 4], [Self; 4]>(load16(address.cast())) }
+            }
+            #[inline(always)]
+            unsafe fn store4(address: *mut Self, values: [Self; 4]) {
+                // SAFETY: forwarded to the caller; as in load4.
+                unsafe { store16(address.cast(), core::mem::transmute::<[Self; 4], [$bits; 4]>(values)) }
+            }
+        }
+    )*};
+}
+
+/// Four 4-byte words in one `v4` access.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn load16_b32(address: *const u32) -> [u32; 4] {
+    // SAFETY: forwarded to the caller.
+    unsafe { crate::device::arch::ld_global_v4_b32(address) }
+}
+
+/// Loads 4 elements of 4 bytes (one `v4.b32`) or of 8 bytes (two `v2.b64`).
+#[cfg(target_arch = "nvptx64")]
+trait Wide: Copy {
+    unsafe fn load16(address: *const Self) -> [Self; 4];
+    unsafe fn store16(address: *mut Self, values: [Self; 4]);
+}
+#[cfg(target_arch = "nvptx64")]
+impl Wide for u32 {
+    #[inline(always)]
+    unsafe fn load16(address: *const Self) -> [Self; 4] {
+        // SAFETY: forwarded to the caller.
+        unsafe { load16_b32(address) }
+    }
+    #[inline(always)]
+    unsafe fn store16(address: *mut Self, values: [Self; 4]) {
+        // SAFETY: forwarded to the caller.
+        unsafe { crate::device::arch::st_global_v4_b32(address, values) }
+    }
+}
+#[cfg(target_arch = "nvptx64")]
+impl Wide for u64 {
+    #[inline(always)]
+    unsafe fn load16(address: *const Self) -> [Self; 4] {
+        // SAFETY: forwarded to the caller: 32 bytes, 16-byte aligned, read in two halves.
+        let [a, b] = unsafe { crate::device::arch::ld_global_v2_b64(address) };
+        // SAFETY: as above.
+        let [c, d] = unsafe { crate::device::arch::ld_global_v2_b64(address.add(2)) };
+        [a, b, c, d]
+    }
+    #[inline(always)]
+    unsafe fn store16(address: *mut Self, values: [Self; 4]) {
+        // SAFETY: forwarded to the caller, as in load16.
+        unsafe {
+            crate::device::arch::st_global_v2_b64(address, [values[0], values[1]]);
+            crate::device::arch::st_global_v2_b64(address.add(2), [values[2], values[3]]);
+        }
+    }
+}
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn load16<W: Wide>(address: *const W) -> [W; 4] {
+    // SAFETY: forwarded to the caller.
+    unsafe { W::load16(address) }
+}
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn store16<W: Wide>(address: *mut W, values: [W; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { W::store16(address, values) }
+}
+
+element4! {
+    u32 => u32;
+    i32 => u32;
+    f32 => u32;
+    u64 => u64;
+    i64 => u64;
+    f64 => u64;
+}
+
 /// A read-only view of `len` elements of global memory.
 #[repr(C)]
 #[derive(Debug)]
@@ -40,7 +225,7 @@ impl<T> Clone for SliceMut<T> {
 }
 impl<T> Copy for SliceMut<T> {}
 
-impl<T: Copy> Slice<T> {
+impl<T> Slice<T> {
     /// A view of `len` elements starting at the device address `ptr`.
     ///
     /// # Safety
@@ -64,7 +249,9 @@ impl<T: Copy> Slice<T> {
     pub const fn as_ptr(&self) -> *const T {
         self.ptr
     }
+}
 
+impl<T: Element> Slice<T> {
     /// Element `i`; traps when `i >= len()`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
@@ -72,11 +259,11 @@ impl<T: Copy> Slice<T> {
             bounds_failure()
         }
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
-        unsafe { *self.ptr.add(i) }
+        unsafe { T::load(self.ptr.add(i)) }
     }
 }
 
-impl<T: Copy> SliceMut<T> {
+impl<T> SliceMut<T> {
     /// A writable view of `len` elements starting at the device address `ptr`.
     ///
     /// # Safety
@@ -104,7 +291,9 @@ impl<T: Copy> SliceMut<T> {
     pub const fn as_mut_ptr(&self) -> *mut T {
         self.ptr
     }
+}
 
+impl<T: Element> SliceMut<T> {
     /// Element `i`; traps when `i >= len()`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
@@ -112,7 +301,7 @@ impl<T: Copy> SliceMut<T> {
             bounds_failure()
         }
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
-        unsafe { *self.ptr.add(i) }
+        unsafe { T::load(self.ptr.add(i)) }
     }
 
     /// Stores `value` in element `i`; traps when `i >= len()`.
@@ -122,13 +311,61 @@ impl<T: Copy> SliceMut<T> {
             bounds_failure()
         }
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` writable.
-        unsafe { *self.ptr.add(i) = value }
+        unsafe { T::store(self.ptr.add(i), value) }
     }
 
     /// Replaces element `i` by `f(element)`; traps when `i >= len()`.
     #[inline(always)]
     pub fn update(&self, i: usize, f: impl FnOnce(T) -> T) {
         self.set(i, f(self.get(i)));
+    }
+}
+
+impl<T: Element4> Slice<T> {
+    /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
+    #[inline(always)]
+    pub fn is_aligned16(&self) -> bool {
+        self.ptr as usize % 16 == 0
+    }
+
+    /// Elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps when they are not all in
+    /// bounds or the view is not 16-byte aligned.
+    #[inline(always)]
+    pub fn get4(&self, chunk: usize) -> [T; 4] {
+        if 4 * chunk + 4 > self.len || !self.is_aligned16() {
+            bounds_failure()
+        }
+        // SAFETY: in bounds and aligned, checked above; readable by the constructor's contract.
+        unsafe { T::load4(self.ptr.add(4 * chunk)) }
+    }
+}
+
+impl<T: Element4> SliceMut<T> {
+    /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
+    #[inline(always)]
+    pub fn is_aligned16(&self) -> bool {
+        self.ptr as usize % 16 == 0
+    }
+
+    /// Elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps as [`Slice::get4`].
+    #[inline(always)]
+    pub fn get4(&self, chunk: usize) -> [T; 4] {
+        if 4 * chunk + 4 > self.len || !self.is_aligned16() {
+            bounds_failure()
+        }
+        // SAFETY: in bounds and aligned, checked above; readable by the constructor's contract.
+        unsafe { T::load4(self.ptr.add(4 * chunk)) }
+    }
+
+    /// Stores `values` in elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps as
+    /// [`Slice::get4`].
+    #[inline(always)]
+    pub fn set4(&self, chunk: usize, values: [T; 4]) {
+        if 4 * chunk + 4 > self.len || !self.is_aligned16() {
+            bounds_failure()
+        }
+        // SAFETY: in bounds and aligned, checked above; writable by the constructor's contract.
+        unsafe { T::store4(self.ptr.add(4 * chunk), values) }
     }
 }
 

@@ -1,10 +1,11 @@
 //! One kernel source for single and double precision (the book's `precision_m` module, §1.4.1.1).
 
+use crate::memory::Element4;
 use core::ops::{Add, Div, Mul, Sub};
 
 /// `f32` or `f64`: the arithmetic the generic kernels need.
 pub trait Real:
-    Copy
+    Element4
     + PartialOrd
     + Add<Output = Self>
     + Sub<Output = Self>

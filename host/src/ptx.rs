@@ -106,12 +106,7 @@ impl std::fmt::Display for ResourceReport {
             writeln!(
                 f,
                 "{:<36} {:>9} {:>11} {:>12} {:>11} {:>10}",
-                k.name,
-                k.registers,
-                k.stack_frame_bytes,
-                k.spill_store_bytes,
-                k.spill_load_bytes,
-                k.shared_bytes
+                k.name, k.registers, k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes, k.shared_bytes
             )?;
         }
         Ok(())

@@ -33,12 +33,7 @@ pub struct Check {
 
 impl Check {
     /// Compares `gpu` with `cpu` element by element (NaN never passes, lengths must agree).
-    pub fn compare<T: Copy + Into<f64>>(
-        what: &str,
-        gpu: &[T],
-        cpu: &[T],
-        tolerance: Tolerance,
-    ) -> Self {
+    pub fn compare<T: Copy + Into<f64>>(what: &str, gpu: &[T], cpu: &[T], tolerance: Tolerance) -> Self {
         let mut check = Check {
             what: what.to_string(),
             len: gpu.len(),
@@ -53,13 +48,7 @@ impl Check {
             let rel = if c != 0.0 { abs / c.abs() } else { abs };
             check.max_abs_err = check.max_abs_err.max(abs);
             check.max_rel_err = check.max_rel_err.max(rel);
-            let ok = g == c
-                || approx::relative_eq!(
-                    g,
-                    c,
-                    epsilon = tolerance.abs,
-                    max_relative = tolerance.rel
-                );
+            let ok = g == c || approx::relative_eq!(g, c, epsilon = tolerance.abs, max_relative = tolerance.rel);
             if !ok || g.is_nan() != c.is_nan() {
                 check.mismatches += 1;
                 check.first_mismatch.get_or_insert((i, g, c));

@@ -39,9 +39,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
                 working_set_mib: flags
                     .number("--size-mib")?
                     .unwrap_or(bench::Settings::default().working_set_mib),
-                reps: flags
-                    .number("--reps")?
-                    .unwrap_or(bench::Settings::default().reps),
+                reps: flags.number("--reps")?.unwrap_or(bench::Settings::default().reps),
             };
             bench::run(&gpu, &settings).map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)
@@ -59,8 +57,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some(id) = args.first().filter(|a| !a.starts_with("--")) else {
         return Err("`run` needs an example id; `cargo xtask list` shows them".into());
     };
-    let example = examples::find(id)
-        .ok_or_else(|| format!("no example `{id}`; `cargo xtask list` shows them"))?;
+    let example = examples::find(id).ok_or_else(|| format!("no example `{id}`; `cargo xtask list` shows them"))?;
     let flags = Flags::parse(&args[1..], &["--size", "--precision", "--device", "--reps"])?;
     let options = Options {
         size: flags.number("--size")?,
@@ -106,10 +103,7 @@ impl Flags {
         let mut it = args.iter();
         while let Some(flag) = it.next() {
             if !allowed.contains(&flag.as_str()) {
-                return Err(format!(
-                    "unknown option `{flag}` (allowed: {})",
-                    allowed.join(", ")
-                ));
+                return Err(format!("unknown option `{flag}` (allowed: {})", allowed.join(", ")));
             }
             let value = it.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
             pairs.push((flag.clone(), value.clone()));
@@ -118,11 +112,7 @@ impl Flags {
     }
 
     fn value(&self, flag: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .rev()
-            .find(|(f, _)| f == flag)
-            .map(|(_, v)| v.as_str())
+        self.0.iter().rev().find(|(f, _)| f == flag).map(|(_, v)| v.as_str())
     }
 
     fn number(&self, flag: &str) -> Result<Option<usize>, String> {
@@ -168,22 +158,15 @@ fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
             println!("{text}");
             Ok(ExitCode::SUCCESS)
         }
-        _ => Err(format!(
-            "`ptx` needs --report, --validate or a kernel name\n{USAGE}"
-        )),
+        _ => Err(format!("`ptx` needs --report, --validate or a kernel name\n{USAGE}")),
     }
 }
 
 /// Runs `ptxas -v` on one module; its report (stderr) on success, one sentence on failure.
 fn ptxas(module: &ptx::PtxModule) -> Result<String, String> {
     let ptxas = find_ptxas()?;
-    let file = std::env::temp_dir().join(format!(
-        "ferrocuda-{}-{}.ptx",
-        module.arch,
-        std::process::id()
-    ));
-    std::fs::write(&file, module.ptx)
-        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let file = std::env::temp_dir().join(format!("ferrocuda-{}-{}.ptx", module.arch, std::process::id()));
+    std::fs::write(&file, module.ptx).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     let output = Command::new(&ptxas)
         .arg(format!("-arch={}", module.arch))
         .arg("-v")
@@ -223,5 +206,7 @@ fn find_ptxas() -> Result<PathBuf, String> {
         .ok()
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
         .filter(|p| p.is_file());
-    wheel.ok_or_else(|| "ptxas not found: install it with `python3 -m pip install nvidia-cuda-nvcc==13.0.88`, or set PTXAS".into())
+    wheel.ok_or_else(|| {
+        "ptxas not found: install it with `python3 -m pip install nvidia-cuda-nvcc==13.0.88`, or set PTXAS".into()
+    })
 }

@@ -163,11 +163,9 @@ impl PtxBuilder {
                 cmd.env_remove(key.as_ref());
             }
         }
-        let output = cmd.output().map_err(|e| {
-            BuildError(format!(
-                "could not start cargo to build the PTX for {arch}: {e}"
-            ))
-        })?;
+        let output = cmd
+            .output()
+            .map_err(|e| BuildError(format!("could not start cargo to build the PTX for {arch}: {e}")))?;
         if output.status.success() {
             return Ok(());
         }
@@ -225,21 +223,13 @@ fn check_rust_src() -> Result<(), BuildError> {
 /// `<target>/<profile>/build/<pkg>-<hash>/out`, or with `--target`, one level deeper.
 fn default_target_dir() -> Result<PathBuf, BuildError> {
     let out_dir = env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
-        BuildError(
-            "OUT_DIR is not set: call the PTX builder from a build script, or give it a target_dir"
-                .into(),
-        )
+        BuildError("OUT_DIR is not set: call the PTX builder from a build script, or give it a target_dir".into())
     })?;
     out_dir
         .ancestors()
         .find(|dir| dir.join("CACHEDIR.TAG").is_file())
         .map(|target| target.join("ptx"))
-        .ok_or_else(|| {
-            BuildError(format!(
-                "no cargo target directory above {}",
-                out_dir.display()
-            ))
-        })
+        .ok_or_else(|| BuildError(format!("no cargo target directory above {}", out_dir.display())))
 }
 
 /// The library name cargo gives the kernel crate (its package name with `-` as `_`).

@@ -48,10 +48,7 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
     let doc = function.attrs.iter().filter(|a| a.path().is_ident("doc"));
 
     // (PTX symbol, concrete args type, turbofish for the body call) per instantiation.
-    let entries: Vec<(Ident, Type, TokenStream2)> = match (
-        generics.as_slice(),
-        instantiations.is_empty(),
-    ) {
+    let entries: Vec<(Ident, Type, TokenStream2)> = match (generics.as_slice(), instantiations.is_empty()) {
         ([], true) => vec![(name.clone(), args_type.clone(), quote!())],
         ([param], false) => instantiations
             .iter()
@@ -97,9 +94,8 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
             }
         }
     });
-    let marker_doc = format!(
-        "Launch handle of the kernel [`{name}`]: pass it with its arguments to the host launcher."
-    );
+    let marker_doc =
+        format!("Launch handle of the kernel [`{name}`]: pass it with its arguments to the host launcher.");
     Ok(quote! {
         // The body calls the device library, which exists on nvptx64 only until the CPU
         // simulator backend lands; the launch handle below is on every target.

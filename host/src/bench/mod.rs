@@ -34,9 +34,7 @@ impl Settings {
     /// Elements of `T` per array.
     pub fn elements<T>(&self) -> Result<usize> {
         match self.working_set_mib * (1 << 20) / size_of::<T>() {
-            0 => Err(Error::InvalidArgument(
-                "--size-mib must be at least 1".into(),
-            )),
+            0 => Err(Error::InvalidArgument("--size-mib must be at least 1".into())),
             n => Ok(n),
         }
     }
@@ -62,12 +60,7 @@ pub struct Measured {
 }
 
 /// Times `row` (and its twin in `twin`, interleaved) `reps` times after a warm-up of each.
-pub fn measure(
-    gpu: &Gpu,
-    mut row: Row<'_>,
-    twin: Option<&Module>,
-    reps: usize,
-) -> Result<Measured> {
+pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&Module>, reps: usize) -> Result<Measured> {
     (row.launch)(gpu.kernels())?;
     if let Some(twin) = twin {
         (row.launch)(twin)?;
@@ -127,16 +120,8 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     let twins = twins.ok();
     let mut rows = Vec::new();
-    rows.extend(stream::run(
-        gpu,
-        settings,
-        twins.as_ref().map(|t| &t.stream),
-    )?);
-    rows.extend(course::run(
-        gpu,
-        settings,
-        twins.as_ref().map(|t| &t.vector_add),
-    )?);
+    rows.extend(stream::run(gpu, settings, twins.as_ref().map(|t| &t.stream))?);
+    rows.extend(course::run(gpu, settings, twins.as_ref().map(|t| &t.vector_add))?);
     rows.extend(ch1::run(
         gpu,
         settings,

@@ -8,8 +8,7 @@ use std::process::Command;
 const COMMON: &str = include_str!("../../../gpu-kernels/nvcc/common.cuh");
 const STREAM: &str = include_str!("../../../gpu-kernels/nvcc/stream.cu");
 const VECTOR_ADD: &str = include_str!("../../../gpu-kernels/nvcc/course/vector_add.cu");
-const INCREMENT_MULTIBLOCK: &str =
-    include_str!("../../../gpu-kernels/nvcc/ch1/increment_multiblock.cu");
+const INCREMENT_MULTIBLOCK: &str = include_str!("../../../gpu-kernels/nvcc/ch1/increment_multiblock.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins {
@@ -23,9 +22,8 @@ pub struct Twins {
 impl Twins {
     /// Compiles and loads every twin; an error when nvcc is missing or fails.
     pub fn compile(gpu: &Gpu) -> Result<Self> {
-        let nvcc = find_nvcc().ok_or_else(|| {
-            Error::Io("nvcc is not on this machine (looked in PATH and /usr/local/cuda/bin)".into())
-        })?;
+        let nvcc = find_nvcc()
+            .ok_or_else(|| Error::Io("nvcc is not on this machine (looked in PATH and /usr/local/cuda/bin)".into()))?;
         let version = Command::new(&nvcc)
             .arg("--version")
             .output()
@@ -40,8 +38,7 @@ impl Twins {
             let path = dir.join(rel);
             std::fs::create_dir_all(path.parent().unwrap_or(&dir))
                 .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
-            std::fs::write(&path, text)
-                .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+            std::fs::write(&path, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
             Ok(path)
         };
         write("common.cuh", COMMON)?;
@@ -77,8 +74,7 @@ fn compile(nvcc: &Path, source: &Path, arch: &str) -> Result<String> {
             String::from_utf8_lossy(&output.stderr)
         )));
     }
-    std::fs::read_to_string(&ptx)
-        .map_err(|e| Error::Io(format!("cannot read {}: {e}", ptx.display())))
+    std::fs::read_to_string(&ptx).map_err(|e| Error::Io(format!("cannot read {}: {e}", ptx.display())))
 }
 
 fn find_nvcc() -> Option<PathBuf> {

@@ -1,37 +1,32 @@
-//! STREAM copy, scale, add and triad, f32 and f64, 512 threads per block (the article's shape).
+//! STREAM copy, scale, add and triad, f32 and f64, 512 threads per block: the article's
+//! one-element-per-thread kernels and the 16-byte, four-per-thread ones.
 use super::{Measured, Row, Settings, measure, twin_agrees};
-use crate::examples::stream::{Op, StreamReal, THREADS_PER_BLOCK, initial};
-use crate::gpu::{Error, Gpu, KernelView, LaunchShape, Module, Result};
-use gpu_kernels::kernels::stream::{
-    BinaryArgs, StreamAdd, StreamCopy, StreamScale, StreamTriad, UnaryArgs,
-};
-use gpu_kernels::launch::Kernel;
+use crate::examples::stream::{Layout, Op, SCALAR, StreamReal, THREADS_PER_BLOCK, initial};
+use crate::gpu::{Error, Gpu, KernelView, Module, Result};
+use gpu_kernels::kernels::stream::{BinaryArgs, UnaryArgs};
 
-/// Measures the four kernels in both precisions.
+/// Measures the four kernels in both precisions and both layouts.
 pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Module>) -> Result<Vec<Measured>> {
-    let mut rows = typed::<f32>(gpu, settings, twin)?;
-    rows.extend(typed::<f64>(gpu, settings, twin)?);
+    let mut rows = Vec::new();
+    for layout in Layout::ALL {
+        rows.extend(typed::<f32>(gpu, settings, layout, twin)?);
+        rows.extend(typed::<f64>(gpu, settings, layout, twin)?);
+    }
     Ok(rows)
 }
 
 fn typed<T: StreamReal>(
     gpu: &Gpu,
     settings: &Settings,
+    layout: Layout,
     twin: Option<&Module>,
-) -> Result<Vec<Measured>>
-where
-    StreamCopy: Kernel<UnaryArgs<T>>,
-    StreamScale: Kernel<UnaryArgs<T>>,
-    StreamAdd: Kernel<BinaryArgs<T>>,
-    StreamTriad: Kernel<BinaryArgs<T>>,
-{
+) -> Result<Vec<Measured>> {
     let n = settings.elements::<T>()?;
     let [a, b, _] = initial::<T>(n);
     let (a_d, b_d) = (gpu.upload(&a)?, gpu.upload(&b)?);
     let mut c_d = gpu.zeros::<T>(n)?;
-    let shape = LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?;
-    let scalar = T::from_f64(crate::examples::stream::SCALAR);
-    let stream = gpu.stream().clone();
+    let shape = layout.shape(n, THREADS_PER_BLOCK)?;
+    let scalar = T::from_f64(SCALAR);
     let mut measured = Vec::new();
     for op in Op::ALL {
         let unary = UnaryArgs {
@@ -45,18 +40,15 @@ where
             c: c_d.view_mut(),
             scalar,
         };
-        let stream = stream.clone();
-        let launch: Box<dyn FnMut(&Module) -> Result<()>> = match op {
-            Op::Copy => Box::new(move |m: &Module| m.launch(&stream, StreamCopy, shape, unary)),
-            Op::Scale => Box::new(move |m: &Module| m.launch(&stream, StreamScale, shape, unary)),
-            Op::Add => Box::new(move |m: &Module| m.launch(&stream, StreamAdd, shape, binary)),
-            Op::Triad => Box::new(move |m: &Module| m.launch(&stream, StreamTriad, shape, binary)),
-        };
+        let stream = gpu.stream().clone();
         let mut row = Row {
-            name: format!("stream_{}_{}", op.label().to_lowercase(), T::NAME),
+            name: format!("stream_{}{}_{}", op.label().to_lowercase(), layout.label(), T::NAME),
             shape,
             bytes: op.arrays_moved() * n * size_of::<T>(),
-            launch,
+            launch: Box::new(move |m: &Module| match op {
+                Op::Copy | Op::Scale => T::launch_unary(m, &stream, op, layout, shape, unary),
+                Op::Add | Op::Triad => T::launch_binary(m, &stream, op, layout, shape, binary),
+            }),
         };
         if let Some(twin) = twin {
             if !twin_agrees(gpu, &mut row, twin, &c_d)? {

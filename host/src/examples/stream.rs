@@ -2,15 +2,15 @@
 //! McCalpin's STREAM loop and output), in f32 or f64, plus the article's four-elements-per-thread
 //! triad that uncoalesces the accesses.
 use crate::examples::{Example, Options, Outcome, Precision};
-use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, Timer};
+use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Module, Result, Timer};
 use crate::measure::{Stats, gb_per_s};
 use crate::reference;
 use crate::verify::{Check, Tolerance};
+use cudarc::driver::{CudaStream, DeviceRepr, ValidAsZeroBits};
 use gpu_kernels::kernels::stream::{
-    BinaryArgs, StreamAdd, StreamCopy, StreamScale, StreamTriad, StreamTriadFourPerThread,
-    UnaryArgs,
+    BinaryArgs, StreamAdd, StreamAddVec4, StreamCopy, StreamCopyVec4, StreamScale, StreamScaleVec4, StreamTriad,
+    StreamTriadFourPerThread, StreamTriadVec4, UnaryArgs,
 };
-use gpu_kernels::launch::Kernel;
 use gpu_kernels::real::Real;
 
 pub const EXAMPLE: Example = Example {
@@ -59,68 +59,132 @@ impl Op {
     }
 }
 
-/// An element type the drivers are generic over (`f32`, `f64`); each driver also names the
-/// kernels it needs for it, which exist for exactly those two.
-pub trait StreamReal:
-    Real + Into<f64> + Send + Sync + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
-{
+/// How threads map to elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The article's kernels: one element per thread, `ceil(n / threads)` blocks.
+    OnePerThread,
+    /// Four consecutive elements per thread in 16-byte accesses, `ceil(n / 4)` threads.
+    Vec4,
 }
-impl<
-    T: Real + Into<f64> + Send + Sync + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits,
-> StreamReal for T
-{
+
+impl Layout {
+    /// Both, the article's first.
+    pub const ALL: [Layout; 2] = [Layout::OnePerThread, Layout::Vec4];
+
+    /// The launch covering `n` elements with blocks of `threads`.
+    pub fn shape(self, n: usize, threads: u32) -> Result<LaunchShape> {
+        match self {
+            Layout::OnePerThread => LaunchShape::cover_1d(n, threads),
+            Layout::Vec4 => LaunchShape::cover_1d(n.div_ceil(4), threads),
+        }
+    }
+
+    /// The kernel-name suffix.
+    pub fn label(self) -> &'static str {
+        match self {
+            Layout::OnePerThread => "",
+            Layout::Vec4 => "_vec4",
+        }
+    }
 }
+
+/// An element type of the STREAM kernels (`f32`, `f64`): it knows its kernels, so the drivers
+/// need no other bound.
+pub trait StreamReal: Real + Into<f64> + Send + Sync + DeviceRepr + ValidAsZeroBits {
+    /// Launches the unary kernel of `op` (copy: `output = input`; scale: `output = scalar *
+    /// input`) from `module` (this library's, or a CUDA C twin's).
+    fn launch_unary(
+        module: &Module,
+        stream: &CudaStream,
+        op: Op,
+        layout: Layout,
+        shape: LaunchShape,
+        args: UnaryArgs<Self>,
+    ) -> Result<()>;
+    /// Launches the binary kernel of `op` (add: `c = a + b`; triad: `c = a + b * scalar`).
+    fn launch_binary(
+        module: &Module,
+        stream: &CudaStream,
+        op: Op,
+        layout: Layout,
+        shape: LaunchShape,
+        args: BinaryArgs<Self>,
+    ) -> Result<()>;
+    /// Launches the article's four-elements-per-thread triad.
+    fn launch_triad_four_per_thread(
+        module: &Module,
+        stream: &CudaStream,
+        shape: LaunchShape,
+        args: BinaryArgs<Self>,
+    ) -> Result<()>;
+}
+
+macro_rules! stream_real {
+    ($($t:ty),*) => {$(
+        impl StreamReal for $t {
+            fn launch_unary(module: &Module, stream: &CudaStream, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<Self>) -> Result<()> {
+                match (op, layout) {
+                    (Op::Copy, Layout::OnePerThread) => module.launch(stream, StreamCopy, shape, args),
+                    (Op::Copy, Layout::Vec4) => module.launch(stream, StreamCopyVec4, shape, args),
+                    (_, Layout::OnePerThread) => module.launch(stream, StreamScale, shape, args),
+                    (_, Layout::Vec4) => module.launch(stream, StreamScaleVec4, shape, args),
+                }
+            }
+            fn launch_binary(module: &Module, stream: &CudaStream, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
+                match (op, layout) {
+                    (Op::Add, Layout::OnePerThread) => module.launch(stream, StreamAdd, shape, args),
+                    (Op::Add, Layout::Vec4) => module.launch(stream, StreamAddVec4, shape, args),
+                    (_, Layout::OnePerThread) => module.launch(stream, StreamTriad, shape, args),
+                    (_, Layout::Vec4) => module.launch(stream, StreamTriadVec4, shape, args),
+                }
+            }
+            fn launch_triad_four_per_thread(module: &Module, stream: &CudaStream, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
+                module.launch(stream, StreamTriadFourPerThread, shape, args)
+            }
+        }
+    )*};
+}
+stream_real!(f32, f64);
 
 /// `output = input` (copy) or `output = scalar * input` (scale).
 pub fn unary<T: StreamReal>(
     gpu: &Gpu,
     op: Op,
+    layout: Layout,
     input: &DeviceBuffer<T>,
     output: &mut DeviceBuffer<T>,
     scalar: T,
     threads: u32,
-) -> Result<()>
-where
-    StreamCopy: Kernel<UnaryArgs<T>>,
-    StreamScale: Kernel<UnaryArgs<T>>,
-{
-    let shape = LaunchShape::cover_1d(output.len(), threads)?;
+) -> Result<()> {
+    let shape = layout.shape(output.len(), threads)?;
     let args = UnaryArgs {
         input: input.view(),
         output: output.view_mut(),
         scalar,
     };
-    match op {
-        Op::Copy => gpu.launch(StreamCopy, shape, args),
-        _ => gpu.launch(StreamScale, shape, args),
-    }
+    T::launch_unary(gpu.kernels(), gpu.stream(), op, layout, shape, args)
 }
 
 /// `c = a + b` (add) or `c = a + b * scalar` (triad).
 pub fn binary<T: StreamReal>(
     gpu: &Gpu,
     op: Op,
+    layout: Layout,
     a: &DeviceBuffer<T>,
     b: &DeviceBuffer<T>,
     c: &mut DeviceBuffer<T>,
     scalar: T,
     threads: u32,
-) -> Result<()>
-where
-    StreamAdd: Kernel<BinaryArgs<T>>,
-    StreamTriad: Kernel<BinaryArgs<T>>,
-{
-    let shape = LaunchShape::cover_1d(c.len(), threads)?;
+) -> Result<()> {
+    let shape = layout.shape(c.len(), threads)?;
     let args = BinaryArgs {
         a: a.view(),
         b: b.view(),
         c: c.view_mut(),
         scalar,
     };
-    match op {
-        Op::Add => gpu.launch(StreamAdd, shape, args),
-        _ => gpu.launch(StreamTriad, shape, args),
-    }
+    T::launch_binary(gpu.kernels(), gpu.stream(), op, layout, shape, args)
 }
 
 /// The article's anti-pattern: `c = a + b * scalar` with four consecutive elements per thread.
@@ -131,13 +195,11 @@ pub fn triad_four_per_thread<T: StreamReal>(
     c: &mut DeviceBuffer<T>,
     scalar: T,
     threads: u32,
-) -> Result<()>
-where
-    StreamTriadFourPerThread: Kernel<BinaryArgs<T>>,
-{
+) -> Result<()> {
     let shape = LaunchShape::cover_1d(c.len().div_ceil(4), threads)?;
-    gpu.launch(
-        StreamTriadFourPerThread,
+    T::launch_triad_four_per_thread(
+        gpu.kernels(),
+        gpu.stream(),
         shape,
         BinaryArgs {
             a: a.view(),
@@ -155,21 +217,15 @@ pub struct Arrays<T> {
     pub c: DeviceBuffer<T>,
 }
 
-impl<T: StreamReal> Arrays<T>
-where
-    StreamCopy: Kernel<UnaryArgs<T>>,
-    StreamScale: Kernel<UnaryArgs<T>>,
-    StreamAdd: Kernel<BinaryArgs<T>>,
-    StreamTriad: Kernel<BinaryArgs<T>>,
-{
+impl<T: StreamReal> Arrays<T> {
     /// One step of STREAM's loop: `c = a; b = s*c; c = a + b; a = b + s*c`.
-    pub fn step(&mut self, gpu: &Gpu, op: Op, scalar: T, threads: u32) -> Result<()> {
+    pub fn step(&mut self, gpu: &Gpu, op: Op, layout: Layout, scalar: T) -> Result<()> {
         let Arrays { a, b, c } = self;
         match op {
-            Op::Copy => unary(gpu, op, a, c, scalar, threads),
-            Op::Scale => unary(gpu, op, c, b, scalar, threads),
-            Op::Add => binary(gpu, op, a, b, c, scalar, threads),
-            Op::Triad => binary(gpu, op, b, c, a, scalar, threads),
+            Op::Copy => unary(gpu, op, layout, a, c, scalar, THREADS_PER_BLOCK),
+            Op::Scale => unary(gpu, op, layout, c, b, scalar, THREADS_PER_BLOCK),
+            Op::Add => binary(gpu, op, layout, a, b, c, scalar, THREADS_PER_BLOCK),
+            Op::Triad => binary(gpu, op, layout, b, c, a, scalar, THREADS_PER_BLOCK),
         }
     }
 }
@@ -178,24 +234,15 @@ where
 /// that a wrong index cannot go unseen.
 pub fn initial<T: Real>(n: usize) -> [Vec<T>; 3] {
     [
-        (0..n)
-            .map(|i| T::from_f64(2.0 + (i % 1000) as f64 * 1e-3))
-            .collect(),
+        (0..n).map(|i| T::from_f64(2.0 + (i % 1000) as f64 * 1e-3)).collect(),
         vec![T::from_f64(0.5); n],
         vec![T::from_f64(0.0); n],
     ]
 }
 
-/// Runs STREAM's loop `reps` times after one untimed round, times each kernel with events,
-/// prints STREAM's table, and checks all three arrays against the CPU.
-pub fn run_typed<T: StreamReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<Outcome>
-where
-    StreamCopy: Kernel<UnaryArgs<T>>,
-    StreamScale: Kernel<UnaryArgs<T>>,
-    StreamAdd: Kernel<BinaryArgs<T>>,
-    StreamTriad: Kernel<BinaryArgs<T>>,
-    StreamTriadFourPerThread: Kernel<BinaryArgs<T>>,
-{
+/// Runs STREAM's loop `reps` times after one untimed round with the kernels of `layout`, times
+/// each kernel with events, prints STREAM's table, and checks the three arrays against the CPU.
+pub fn run_layout<T: StreamReal>(gpu: &Gpu, layout: Layout, n: usize, reps: usize) -> Result<(Arrays<T>, Vec<Check>)> {
     let scalar = T::from_f64(SCALAR);
     let [a0, b0, c0] = initial::<T>(n);
     let mut arrays = Arrays {
@@ -207,7 +254,7 @@ where
     for rep in 0..=reps {
         for (k, op) in Op::ALL.into_iter().enumerate() {
             let timer = Timer::start(gpu.stream())?;
-            arrays.step(gpu, op, scalar, THREADS_PER_BLOCK)?;
+            arrays.step(gpu, op, layout, scalar)?;
             let ms = timer.stop_ms()?;
             if rep > 0 {
                 samples[k].push(ms);
@@ -215,12 +262,14 @@ where
         }
     }
     let word = size_of::<T>();
-    println!("-------------------------------------------------------------");
+    let shape = layout.shape(n, THREADS_PER_BLOCK)?;
     println!(
-        " STREAM, {}, N = {n} ({:.0} MiB per array), <<<{}, {THREADS_PER_BLOCK}>>>, {reps} timed rounds",
-        T::NAME,
-        (n * word) as f64 / (1 << 20) as f64,
-        n.div_ceil(THREADS_PER_BLOCK as usize)
+        " {} kernels, <<<{}, {THREADS_PER_BLOCK}>>>:",
+        match layout {
+            Layout::OnePerThread => "The article's one-element-per-thread",
+            Layout::Vec4 => "Four-elements-per-thread, 16-byte access",
+        },
+        shape.grid.0
     );
     println!(
         " {:<10} {:>15} {:>12} {:>12} {:>12}",
@@ -239,21 +288,44 @@ where
         );
     }
     let [ea, eb, ec] = reference::stream::sequence(&a0, &b0, &c0, scalar, reps + 1);
-    let mut checks = vec![
-        Check::compare("a", &gpu.download(&arrays.a)?, &ea, Tolerance::EXACT),
-        Check::compare("b", &gpu.download(&arrays.b)?, &eb, Tolerance::EXACT),
-        Check::compare("c", &gpu.download(&arrays.c)?, &ec, Tolerance::EXACT),
+    let what = |name: &str| format!("{name}{}", layout.label());
+    let checks = vec![
+        Check::compare(&what("a"), &gpu.download(&arrays.a)?, &ea, Tolerance::EXACT),
+        Check::compare(&what("b"), &gpu.download(&arrays.b)?, &eb, Tolerance::EXACT),
+        Check::compare(&what("c"), &gpu.download(&arrays.c)?, &ec, Tolerance::EXACT),
     ];
+    Ok((arrays, checks))
+}
+
+/// STREAM in precision `T` with both layouts, then the article's strided anti-pattern.
+pub fn run_typed<T: StreamReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<Outcome> {
+    println!("-------------------------------------------------------------");
+    println!(
+        " STREAM, {}, N = {n} ({:.0} MiB per array), {reps} timed rounds",
+        T::NAME,
+        (n * size_of::<T>()) as f64 / (1 << 20) as f64
+    );
+    let mut checks = Vec::new();
+    let mut last = None;
+    for layout in Layout::ALL {
+        let (arrays, layout_checks) = run_layout::<T>(gpu, layout, n, reps)?;
+        checks.extend(layout_checks);
+        last = Some(arrays);
+    }
+    let Some(arrays) = last else {
+        return Ok(Outcome { checks });
+    };
 
     // The article's anti-pattern, into a scratch array, against the same triad on the CPU.
+    let scalar = T::from_f64(SCALAR);
     let mut d = gpu.zeros::<T>(n)?;
-    let mut four = Vec::new();
-    let mut one = Vec::new();
+    let (mut one, mut four) = (Vec::new(), Vec::new());
     for _ in 0..=reps {
         one.push(gpu.time_ms(|| {
             binary(
                 gpu,
                 Op::Triad,
+                Layout::OnePerThread,
                 &arrays.b,
                 &arrays.c,
                 &mut d,
@@ -261,24 +333,19 @@ where
                 THREADS_PER_BLOCK,
             )
         })?);
-        four.push(gpu.time_ms(|| {
-            triad_four_per_thread(gpu, &arrays.b, &arrays.c, &mut d, scalar, THREADS_PER_BLOCK)
-        })?);
+        four.push(gpu.time_ms(|| triad_four_per_thread(gpu, &arrays.b, &arrays.c, &mut d, scalar, THREADS_PER_BLOCK))?);
     }
-    let (one, four) = (
-        Stats::of(&mut one[1..].to_vec()),
-        Stats::of(&mut four[1..].to_vec()),
-    );
-    let expected = reference::stream::triad(&eb, &ec, scalar);
+    let (one, four) = (Stats::of(&mut one[1..]), Stats::of(&mut four[1..]));
+    let expected = reference::stream::triad(&gpu.download(&arrays.b)?, &gpu.download(&arrays.c)?, scalar);
     checks.push(Check::compare(
-        "triad, 4 per thread",
+        "triad, 4 per thread strided",
         &gpu.download(&d)?,
         &expected,
         Tolerance::EXACT,
     ));
     println!(
-        " Triad with 4 elements per thread: {:.1} GB/s, {:.0}% of the one-per-thread triad (article: 25% on a GTX 280)",
-        gb_per_s(3 * word * n, four.min_ms),
+        " Triad, 4 elements per thread with scalar accesses (the article's anti-pattern): {:.1} GB/s, {:.0}% of the one-per-thread triad (article: 25% on a GTX 280)",
+        gb_per_s(3 * size_of::<T>() * n, four.min_ms),
         100.0 * one.min_ms / four.min_ms
     );
     println!("-------------------------------------------------------------");

@@ -98,12 +98,8 @@ impl DeviceProperties {
                 attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
             ),
             multiprocessor_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-            max_threads_per_multiprocessor: attr(
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
-            )?,
-            max_blocks_per_multiprocessor: attr(
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
-            )?,
+            max_threads_per_multiprocessor: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+            max_blocks_per_multiprocessor: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
             total_global_mem_bytes,
             max_grid_dim: [
                 attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
@@ -117,19 +113,11 @@ impl DeviceProperties {
             ],
             max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             warp_size: attr(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
-            shared_mem_per_block_bytes: attr(
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-            )?,
-            shared_mem_per_block_optin_bytes: attr(
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            )?,
-            shared_mem_per_multiprocessor_bytes: attr(
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-            )?,
+            shared_mem_per_block_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            shared_mem_per_block_optin_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            shared_mem_per_multiprocessor_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
             registers_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
-            registers_per_multiprocessor: attr(
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
-            )?,
+            registers_per_multiprocessor: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
             total_constant_mem_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY)?,
             l2_cache_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
             clock_rate_khz: attr(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,

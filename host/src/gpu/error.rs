@@ -15,10 +15,7 @@ pub enum Error {
     /// The requested device ordinal is not present.
     NoSuchDevice { ordinal: usize, count: usize },
     /// This build carries no PTX the device can run.
-    NoPtxForDevice {
-        compute_capability: u32,
-        built: String,
-    },
+    NoPtxForDevice { compute_capability: u32, built: String },
     /// A CUDA call failed: `call` says which, and for what.
     Cuda { call: String, error: DriverError },
     /// An argument the caller chose is out of range (a size, an option).

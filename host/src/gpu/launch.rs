@@ -1,8 +1,6 @@
 //! Typed kernel launches with explicit grid, block and shared-memory sizes.
 use super::error::{Error, Result};
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg,
-};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::launch::Kernel;
 use std::collections::HashMap;
@@ -30,9 +28,7 @@ impl LaunchShape {
     /// ```
     pub fn cover_1d(n: usize, threads: u32) -> Result<Self> {
         if threads == 0 {
-            return Err(Error::InvalidArgument(
-                "a block needs at least one thread".into(),
-            ));
+            return Err(Error::InvalidArgument("a block needs at least one thread".into()));
         }
         let blocks = n.div_ceil(threads as usize).max(1);
         let blocks = u32::try_from(blocks).map_err(|_| {
@@ -46,9 +42,7 @@ impl LaunchShape {
     /// Blocks of `block` threads covering an `nx x ny` array, one thread per element.
     pub fn cover_2d(nx: usize, ny: usize, block: (u32, u32)) -> Result<Self> {
         if block.0 == 0 || block.1 == 0 {
-            return Err(Error::InvalidArgument(
-                "a block needs at least one thread".into(),
-            ));
+            return Err(Error::InvalidArgument("a block needs at least one thread".into()));
         }
         let gx = u32::try_from(nx.div_ceil(block.0 as usize).max(1));
         let gy = u32::try_from(ny.div_ceil(block.1 as usize).max(1));
@@ -84,11 +78,7 @@ impl LaunchShape {
 impl fmt::Display for LaunchShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (g, b) = (self.grid, self.block);
-        write!(
-            f,
-            "grid {}x{}x{}, block {}x{}x{}",
-            g.0, g.1, g.2, b.0, b.1, b.2
-        )?;
+        write!(f, "grid {}x{}x{}, block {}x{}x{}", g.0, g.1, g.2, b.0, b.1, b.2)?;
         if self.shared_bytes > 0 {
             write!(f, ", {} B shared", self.shared_bytes)?;
         }
@@ -135,10 +125,7 @@ impl Module {
         let f = self
             .module
             .load_function(name)
-            .map_err(Error::cuda(format!(
-                "looking up kernel `{name}` in {}",
-                self.what
-            )))?;
+            .map_err(Error::cuda(format!("looking up kernel `{name}` in {}", self.what)))?;
         functions.insert(name, f.clone());
         Ok(f)
     }
@@ -175,9 +162,6 @@ impl Module {
         // the stream after this launch.
         unsafe { builder.launch(config) }
             .map(|_| ())
-            .map_err(Error::cuda(format!(
-                "launch of kernel `{}` ({shape})",
-                K::NAME
-            )))
+            .map_err(Error::cuda(format!("launch of kernel `{}` ({shape})", K::NAME)))
     }
 }

@@ -1,8 +1,6 @@
 //! Device buffers, the kernel views made from them, and pinned host buffers.
 use super::{Error, Gpu, Result};
-use cudarc::driver::{
-    CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
-};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
 use gpu_kernels::memory::{Slice, SliceMut};
 
 /// A device allocation of `len` elements of `T` (cudarc's `CudaSlice`): freed, in stream order,
@@ -52,58 +50,38 @@ impl Gpu {
     }
 
     /// Copies `host` into the existing device buffer `device` (same length).
-    pub fn upload_into<T: DeviceRepr>(
-        &self,
-        host: &[T],
-        device: &mut DeviceBuffer<T>,
-    ) -> Result<()> {
+    pub fn upload_into<T: DeviceRepr>(&self, host: &[T], device: &mut DeviceBuffer<T>) -> Result<()> {
         check_same_len(host.len(), device.len())?;
-        self.stream()
-            .memcpy_htod(host, device)
-            .map_err(Error::cuda(format!(
-                "copying {} bytes host to device",
-                std::mem::size_of_val(host)
-            )))
+        self.stream().memcpy_htod(host, device).map_err(Error::cuda(format!(
+            "copying {} bytes host to device",
+            std::mem::size_of_val(host)
+        )))
     }
 
     /// Copies a device buffer back to a new `Vec` (waits for the work before it, as `a = a_d`).
     pub fn download<T: DeviceRepr>(&self, device: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        self.stream()
-            .clone_dtoh(device)
-            .map_err(Error::cuda(format!(
-                "copying {} bytes device to host",
-                device.num_bytes()
-            )))
+        self.stream().clone_dtoh(device).map_err(Error::cuda(format!(
+            "copying {} bytes device to host",
+            device.num_bytes()
+        )))
     }
 
     /// Copies a device buffer into `host` (same length).
-    pub fn download_into<T: DeviceRepr>(
-        &self,
-        device: &DeviceBuffer<T>,
-        host: &mut [T],
-    ) -> Result<()> {
+    pub fn download_into<T: DeviceRepr>(&self, device: &DeviceBuffer<T>, host: &mut [T]) -> Result<()> {
         check_same_len(host.len(), device.len())?;
-        self.stream()
-            .memcpy_dtoh(device, host)
-            .map_err(Error::cuda(format!(
-                "copying {} bytes device to host",
-                device.num_bytes()
-            )))
+        self.stream().memcpy_dtoh(device, host).map_err(Error::cuda(format!(
+            "copying {} bytes device to host",
+            device.num_bytes()
+        )))
     }
 
     /// `cudaMemcpy` device to device, queued on this `Gpu`'s stream.
-    pub fn copy_device_to_device<T: DeviceRepr>(
-        &self,
-        from: &DeviceBuffer<T>,
-        to: &mut DeviceBuffer<T>,
-    ) -> Result<()> {
+    pub fn copy_device_to_device<T: DeviceRepr>(&self, from: &DeviceBuffer<T>, to: &mut DeviceBuffer<T>) -> Result<()> {
         check_same_len(from.len(), to.len())?;
-        self.stream()
-            .memcpy_dtod(from, to)
-            .map_err(Error::cuda(format!(
-                "copying {} bytes device to device",
-                from.num_bytes()
-            )))
+        self.stream().memcpy_dtod(from, to).map_err(Error::cuda(format!(
+            "copying {} bytes device to device",
+            from.num_bytes()
+        )))
     }
 
     /// Allocates `len` elements of page-locked host memory, the source and target of fast and
@@ -111,14 +89,11 @@ impl Gpu {
     pub fn pinned<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         // SAFETY: cuMemHostAlloc leaves the memory uninitialised; it is zeroed below before anyone
         // reads it, and all-zero bits are a valid `T`.
-        let mut buffer =
-            unsafe { self.context().alloc_pinned::<T>(len) }.map_err(Error::cuda(format!(
-                "allocating {} bytes of pinned host memory",
-                len * size_of::<T>()
-            )))?;
-        let bytes = buffer
-            .as_mut_ptr()
-            .map_err(Error::cuda("mapping pinned host memory"))?;
+        let mut buffer = unsafe { self.context().alloc_pinned::<T>(len) }.map_err(Error::cuda(format!(
+            "allocating {} bytes of pinned host memory",
+            len * size_of::<T>()
+        )))?;
+        let bytes = buffer.as_mut_ptr().map_err(Error::cuda("mapping pinned host memory"))?;
         // SAFETY: `bytes` points to `len` elements of this allocation; all-zero is a valid `T`.
         unsafe { std::ptr::write_bytes(bytes, 0, len) };
         Ok(PinnedBuffer(buffer))
@@ -131,16 +106,12 @@ pub struct PinnedBuffer<T>(PinnedHostSlice<T>);
 impl<T: ValidAsZeroBits> PinnedBuffer<T> {
     /// The elements.
     pub fn as_slice(&self) -> Result<&[T]> {
-        self.0
-            .as_slice()
-            .map_err(Error::cuda("reading pinned host memory"))
+        self.0.as_slice().map_err(Error::cuda("reading pinned host memory"))
     }
 
     /// The elements, writable.
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.0
-            .as_mut_slice()
-            .map_err(Error::cuda("writing pinned host memory"))
+        self.0.as_mut_slice().map_err(Error::cuda("writing pinned host memory"))
     }
 
     /// The cudarc buffer, for copies.

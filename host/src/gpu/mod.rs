@@ -44,25 +44,16 @@ impl Gpu {
         let cc = properties.compute_capability_number();
         let module = ptx::for_compute_capability(cc).ok_or_else(|| Error::NoPtxForDevice {
             compute_capability: cc,
-            built: ptx::MODULES
-                .iter()
-                .map(|m| m.arch)
-                .collect::<Vec<_>>()
-                .join(", "),
+            built: ptx::MODULES.iter().map(|m| m.arch).collect::<Vec<_>>().join(", "),
         })?;
-        let context = CudaContext::new(ordinal).map_err(Error::cuda(format!(
-            "creating a context on device {ordinal}"
-        )))?;
+        let context =
+            CudaContext::new(ordinal).map_err(Error::cuda(format!("creating a context on device {ordinal}")))?;
         // SAFETY: this library orders all work explicitly: each driver launches, copies and
         // synchronises on the stream it names, so cudarc's implicit cross-stream events are not
         // needed, and they would add event records to every timed launch.
         unsafe { context.disable_event_tracking() };
         let stream = context.default_stream();
-        let kernels = Module::load(
-            &context,
-            module.ptx,
-            &format!("the embedded {} PTX", module.arch),
-        )?;
+        let kernels = Module::load(&context, module.ptx, &format!("the embedded {} PTX", module.arch))?;
         Ok(Self {
             context,
             stream,
@@ -88,9 +79,7 @@ impl Gpu {
 
     /// A new stream on this device.
     pub fn new_stream(&self) -> Result<Arc<CudaStream>> {
-        self.context
-            .new_stream()
-            .map_err(Error::cuda("cuStreamCreate"))
+        self.context.new_stream().map_err(Error::cuda("cuStreamCreate"))
     }
 
     /// This library's kernels, loaded for this device.

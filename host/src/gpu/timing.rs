@@ -23,8 +23,7 @@ impl<'a> Timer<'a> {
             .stream
             .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(Error::cuda("cudaEventRecord(stop)"))?;
-        stop.synchronize()
-            .map_err(Error::cuda("cudaEventSynchronize(stop)"))?;
+        stop.synchronize().map_err(Error::cuda("cudaEventSynchronize(stop)"))?;
         self.start
             .elapsed_ms(&stop)
             .map(f64::from)

@@ -9,13 +9,7 @@ pub fn triad_element<T: Real>(a: T, b: T, scalar: T) -> T {
 
 /// One element after `iterations` rounds of STREAM's loop, `c = a; b = s*c; c = a + b;
 /// a = b + s*c`; returns `(a, b, c)`.
-pub fn sequence_element<T: Real>(
-    mut a: T,
-    mut b: T,
-    mut c: T,
-    scalar: T,
-    iterations: usize,
-) -> (T, T, T) {
+pub fn sequence_element<T: Real>(mut a: T, mut b: T, mut c: T, scalar: T, iterations: usize) -> (T, T, T) {
     for _ in 0..iterations {
         c = a;
         b = scalar * c;
@@ -26,13 +20,7 @@ pub fn sequence_element<T: Real>(
 }
 
 /// The three arrays after `iterations` rounds of the loop (each element evolves alone).
-pub fn sequence<T: Real + Send + Sync>(
-    a: &[T],
-    b: &[T],
-    c: &[T],
-    scalar: T,
-    iterations: usize,
-) -> [Vec<T>; 3] {
+pub fn sequence<T: Real + Send + Sync>(a: &[T], b: &[T], c: &[T], scalar: T, iterations: usize) -> [Vec<T>; 3] {
     let (mut ra, mut rb, mut rc) = (Vec::new(), Vec::new(), Vec::new());
     let results: Vec<(T, T, T)> = (0..a.len())
         .into_par_iter()

@@ -259,3 +259,122 @@ float_op!(sin_approx_f32, "sin.approx.ftz.f32", f32, reg32, (a));
 float_op!(cos_approx_f32, "cos.approx.ftz.f32", f32, reg32, (a));
 float_op!(ex2_approx_f32, "ex2.approx.ftz.f32", f32, reg32, (a));
 float_op!(lg2_approx_f32, "lg2.approx.ftz.f32", f32, reg32, (a));
+
+/// `ld.global` / `st.global` of one scalar (PTX ISA §9.7.9.8, §9.7.9.10).
+///
+/// rustc hands pointers read from a by-value argument struct to LLVM as generic pointers, so
+/// plain dereferences become generic `ld`/`st`, which pay an address-space check each. These
+/// name the global space, as nvcc does for the same kernel.
+macro_rules! global_access {
+    ($load:ident, $store:ident, $t:ty, $ptx:literal, $reg:ident) => {
+        #[doc = concat!("`ld.global.", $ptx, "`.")]
+        ///
+        /// # Safety
+        /// `address` is a global-memory address valid for reads, aligned for the type.
+        #[inline(always)]
+        pub unsafe fn $load(address: *const $t) -> $t {
+            let value: $t;
+            // SAFETY: forwarded to the caller.
+            unsafe {
+                asm!(concat!("ld.global.", $ptx, " {}, [{}];"), out($reg) value, in(reg64) address,
+                    options(pure, readonly, nostack, preserves_flags))
+            };
+            value
+        }
+        #[doc = concat!("`st.global.", $ptx, "`.")]
+        ///
+        /// # Safety
+        /// `address` is a global-memory address valid for writes, aligned for the type.
+        #[inline(always)]
+        pub unsafe fn $store(address: *mut $t, value: $t) {
+            // SAFETY: forwarded to the caller.
+            unsafe {
+                asm!(concat!("st.global.", $ptx, " [{}], {};"), in(reg64) address, in($reg) value,
+                    options(nostack, preserves_flags))
+            };
+        }
+    };
+}
+global_access!(ld_global_u16, st_global_u16, u16, "u16", reg16);
+global_access!(ld_global_b32, st_global_b32, u32, "b32", reg32);
+global_access!(ld_global_f32, st_global_f32, f32, "f32", reg32);
+global_access!(ld_global_b64, st_global_b64, u64, "b64", reg64);
+global_access!(ld_global_f64, st_global_f64, f64, "f64", reg64);
+
+/// `ld.global.v4.b32`: 16 bytes in one access.
+///
+/// # Safety
+/// `address` is a global-memory address valid for 16 bytes of reads, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_v4_b32(address: *const u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.global.v4.b32 {{{}, {}, {}, {}}}, [{}];", out(reg32) a, out(reg32) b, out(reg32) c,
+            out(reg32) d, in(reg64) address, options(pure, readonly, nostack, preserves_flags))
+    };
+    [a, b, c, d]
+}
+/// `st.global.v4.b32`: 16 bytes in one access.
+///
+/// # Safety
+/// `address` is a global-memory address valid for 16 bytes of writes, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn st_global_v4_b32(address: *mut u32, v: [u32; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("st.global.v4.b32 [{}], {{{}, {}, {}, {}}};", in(reg64) address, in(reg32) v[0], in(reg32) v[1],
+            in(reg32) v[2], in(reg32) v[3], options(nostack, preserves_flags))
+    };
+}
+/// `ld.global.v2.b64`: 16 bytes in one access.
+///
+/// # Safety
+/// `address` is a global-memory address valid for 16 bytes of reads, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_v2_b64(address: *const u64) -> [u64; 2] {
+    let (a, b): (u64, u64);
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.global.v2.b64 {{{}, {}}}, [{}];", out(reg64) a, out(reg64) b, in(reg64) address,
+            options(pure, readonly, nostack, preserves_flags))
+    };
+    [a, b]
+}
+/// `st.global.v2.b64`: 16 bytes in one access.
+///
+/// # Safety
+/// `address` is a global-memory address valid for 16 bytes of writes, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn st_global_v2_b64(address: *mut u64, v: [u64; 2]) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("st.global.v2.b64 [{}], {{{}, {}}};", in(reg64) address, in(reg64) v[0], in(reg64) v[1],
+            options(nostack, preserves_flags))
+    };
+}
+
+/// `ld.global.u8` (into a 16-bit register, as PTX requires).
+///
+/// # Safety
+/// `address` is a global-memory address valid for reads.
+#[inline(always)]
+pub unsafe fn ld_global_u8(address: *const u8) -> u8 {
+    let value: u16;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.global.u8 {}, [{}];", out(reg16) value, in(reg64) address, options(pure, readonly, nostack, preserves_flags))
+    };
+    value as u8
+}
+/// `st.global.u8` (from a 16-bit register).
+///
+/// # Safety
+/// `address` is a global-memory address valid for writes.
+#[inline(always)]
+pub unsafe fn st_global_u8(address: *mut u8, value: u8) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("st.global.u8 [{}], {};", in(reg64) address, in(reg16) value as u16, options(nostack, preserves_flags))
+    };
+}

@@ -56,10 +56,7 @@ fn print_device(p: &DeviceProperties) {
         "    Global Memory (GB): {:9.3}",
         p.total_global_mem_bytes as f64 / 1024f64.powi(3)
     );
-    println!(
-        "    ECC Enabled: {}",
-        if p.ecc_enabled { "Yes" } else { "No" }
-    );
+    println!("    ECC Enabled: {}", if p.ecc_enabled { "Yes" } else { "No" });
     println!();
     println!("    Execution Configuration Limits");
     println!("      Max Grid Dims: {gx} x {gy} x {gz}");
@@ -78,10 +75,7 @@ fn print_device(p: &DeviceProperties) {
         p.shared_mem_per_block_optin_bytes / 1024,
         p.shared_mem_per_multiprocessor_bytes / 1024
     );
-    println!(
-        "      Total Constant Memory (bytes): {}",
-        p.total_constant_mem_bytes
-    );
+    println!("      Total Constant Memory (bytes): {}", p.total_constant_mem_bytes);
     println!(
         "      L2 Cache Size (MiB): {:.1}",
         p.l2_cache_bytes as f64 / 1024f64.powi(2)
@@ -100,16 +94,10 @@ fn print_device(p: &DeviceProperties) {
         "      Can Map Host Memory: {}",
         if p.can_map_host_memory { "Yes" } else { "No" }
     );
-    println!(
-        "      Integrated: {}",
-        if p.integrated { "Yes" } else { "No" }
-    );
+    println!("      Integrated: {}", if p.integrated { "Yes" } else { "No" });
     println!("      PCI Bus Id: {}", p.pci_bus_id);
     println!();
     println!("    Memory Clock Rate (KHz): {}", p.memory_clock_rate_khz);
     println!("    Memory Bus Width (bits): {}", p.memory_bus_width_bits);
-    println!(
-        "    Peak Memory Bandwidth (GB/s): {:6.2}",
-        p.peak_bandwidth_gb_per_s()
-    );
+    println!("    Peak Memory Bandwidth (GB/s): {:6.2}", p.peak_bandwidth_gb_per_s());
 }

@@ -28,11 +28,7 @@ pub fn launch_and_sync(gpu: &Gpu, n: usize, threads: u32) -> Result<(Result<()>,
         a: a_d.view_mut(),
         b: 3,
     };
-    let sync = gpu.launch(
-        Increment,
-        LaunchShape::new((1, 1, 1), (threads, 1, 1)),
-        args,
-    );
+    let sync = gpu.launch(Increment, LaunchShape::new((1, 1, 1), (threads, 1, 1)), args);
     let asynchronous = gpu.synchronize();
     Ok((sync, asynchronous))
 }
@@ -53,11 +49,7 @@ pub fn run(gpu: &Gpu, _options: &Options) -> Result<Outcome> {
     let (sync, asynchronous) = launch_and_sync(gpu, too_many as usize, too_many)?;
     println!("   Sync kernel error: {}", describe(&sync));
     println!("   Async kernel error: {}", describe(&asynchronous));
-    let invalid_config = sync
-        .as_ref()
-        .err()
-        .and_then(|e| e.cuda_error_name())
-        .as_deref()
+    let invalid_config = sync.as_ref().err().and_then(|e| e.cuda_error_name()).as_deref()
         == Some("CUDA_ERROR_INVALID_VALUE")
         && asynchronous.is_ok();
 

@@ -23,15 +23,8 @@ pub fn increment(gpu: &Gpu, a_d: &mut DeviceBuffer<i32>, b: i32) -> Result<()> {
             "ch1-increment runs one block, so the array must have 1 to {max} elements, not {n}: use ch1-increment-multiblock for more"
         )));
     }
-    let args = IncrementArgs {
-        a: a_d.view_mut(),
-        b,
-    };
-    gpu.launch(
-        Increment,
-        LaunchShape::new((1, 1, 1), (n as u32, 1, 1)),
-        args,
-    )
+    let args = IncrementArgs { a: a_d.view_mut(), b };
+    gpu.launch(Increment, LaunchShape::new((1, 1, 1), (n as u32, 1, 1)), args)
 }
 
 /// The book's program: `a = 1`, `b = 3`, increment on the GPU, check `a == 4`.
@@ -52,7 +45,5 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             "**** Program Failed ****"
         }
     );
-    Ok(Outcome {
-        checks: vec![check],
-    })
+    Ok(Outcome { checks: vec![check] })
 }

@@ -33,9 +33,7 @@ pub fn increment(
             a_d.len()
         )));
     }
-    let extent = |v: usize| {
-        u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("extent {v} exceeds u32")))
-    };
+    let extent = |v: usize| u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("extent {v} exceeds u32")));
     let args = Increment2dArgs {
         a: a_d.view_mut(),
         nx: extent(nx)?,
@@ -64,7 +62,5 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             "**** Program Failed ****"
         }
     );
-    Ok(Outcome {
-        checks: vec![check],
-    })
+    Ok(Outcome { checks: vec![check] })
 }

@@ -17,21 +17,9 @@ pub const N: usize = 1024 * 1024;
 pub const THREADS_PER_BLOCK: u32 = 256;
 
 /// `a_d[i] += b` with `ceil(n / threads_per_block)` blocks.
-pub fn increment(
-    gpu: &Gpu,
-    a_d: &mut DeviceBuffer<i32>,
-    b: i32,
-    threads_per_block: u32,
-) -> Result<()> {
+pub fn increment(gpu: &Gpu, a_d: &mut DeviceBuffer<i32>, b: i32, threads_per_block: u32) -> Result<()> {
     let shape = LaunchShape::cover_1d(a_d.len(), threads_per_block)?;
-    gpu.launch(
-        IncrementMultiblock,
-        shape,
-        IncrementArgs {
-            a: a_d.view_mut(),
-            b,
-        },
-    )
+    gpu.launch(IncrementMultiblock, shape, IncrementArgs { a: a_d.view_mut(), b })
 }
 
 /// The book's program: n = 1024*1024, `a = 1`, `b = 3`, check `a == 4`.
@@ -52,7 +40,5 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             "**** Program Failed ****"
         }
     );
-    Ok(Outcome {
-        checks: vec![check],
-    })
+    Ok(Outcome { checks: vec![check] })
 }

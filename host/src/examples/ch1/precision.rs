@@ -19,12 +19,7 @@ pub const N: usize = 1 << 20;
 pub const THREADS_PER_BLOCK: u32 = 256;
 
 /// `y_d = a * x_d + y_d` in precision `T`.
-pub fn axpy<T: Real>(
-    gpu: &Gpu,
-    a: T,
-    x_d: &DeviceBuffer<T>,
-    y_d: &mut DeviceBuffer<T>,
-) -> Result<()>
+pub fn axpy<T: Real>(gpu: &Gpu, a: T, x_d: &DeviceBuffer<T>, y_d: &mut DeviceBuffer<T>) -> Result<()>
 where
     PrecisionAxpy: Kernel<PrecisionAxpyArgs<T>>,
 {
@@ -40,9 +35,7 @@ where
 /// The inputs: `x[i] = 1/(i+1)`, `y[i] = i/3`, `a = 2/3`, each rounded to the precision, so
 /// that nearly every operation rounds.
 fn inputs<T: Real>(n: usize) -> (T, Vec<T>, Vec<T>) {
-    let x = (0..n)
-        .map(|i| T::from_f64(1.0 / (i as f64 + 1.0)))
-        .collect();
+    let x = (0..n).map(|i| T::from_f64(1.0 / (i as f64 + 1.0))).collect();
     let y = (0..n).map(|i| T::from_f64(i as f64 / 3.0)).collect();
     (T::from_f64(2.0 / 3.0), x, y)
 }
@@ -95,7 +88,5 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     if rounding > 0.0 {
         println!(" max relative distance from the f64 result: {rounding:e}");
     }
-    Ok(Outcome {
-        checks: vec![check],
-    })
+    Ok(Outcome { checks: vec![check] })
 }

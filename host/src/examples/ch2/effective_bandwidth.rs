@@ -29,12 +29,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 
     let mut checks = Vec::new();
     for (label, n, variant, fast) in [
-        (
-            "base, fast math (book's worked example)",
-            N_WORKED,
-            Variant::Base,
-            true,
-        ),
+        ("base, fast math (book's worked example)", N_WORKED, Variant::Base, true),
         (
             "copy kernel (Table 2.1)",
             options.size_or(N_COPY)?,
@@ -56,12 +51,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             100.0 * bw / peak
         );
         if variant == Variant::Memory {
-            checks.push(Check::compare(
-                "copy",
-                &gpu.download(&a_d)?,
-                &b,
-                Tolerance::EXACT,
-            ));
+            checks.push(Check::compare("copy", &gpu.download(&a_d)?, &b, Tolerance::EXACT));
         }
     }
     Ok(Outcome { checks })

@@ -96,21 +96,14 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             })?;
             times.push(stats.median_ms * 1e3);
             let got = gpu.download(&a_d)?;
-            let label = format!("{variant:?}{}", if fast_math { " (fast math)" } else { "" })
-                .to_lowercase();
+            let label = format!("{variant:?}{}", if fast_math { " (fast math)" } else { "" }).to_lowercase();
             checks.push(match variant {
-                Variant::Base => Check::compare(
-                    &label,
-                    &got,
-                    &expected,
-                    if fast_math { FAST_SIN } else { ACCURATE_SIN },
-                ),
+                Variant::Base => {
+                    Check::compare(&label, &got, &expected, if fast_math { FAST_SIN } else { ACCURATE_SIN })
+                }
                 Variant::Memory => Check::compare(&label, &got, &b, Tolerance::EXACT),
                 // The store never happens, so the poison must still be there.
-                Variant::Math => Check::condition(
-                    &format!("{label}: no store"),
-                    got.iter().all(|v| v.is_nan()),
-                ),
+                Variant::Math => Check::condition(&format!("{label}: no store"), got.iter().all(|v| v.is_nan())),
             });
         }
         rows.push((fast_math, times));
@@ -119,20 +112,14 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         " {} floats, {THREADS_PER_BLOCK} threads per block; median gputime of {} runs (us)",
         n, options.reps
     );
-    println!(
-        "   {:<24} {:>10} {:>10} {:>10}",
-        "build", "base", "memory", "math"
-    );
+    println!("   {:<24} {:>10} {:>10} {:>10}", "build", "base", "memory", "math");
     for (fast_math, t) in &rows {
         let build = if *fast_math {
             "fast math (__sinf)"
         } else {
             "default (libm sinf)"
         };
-        println!(
-            "   {build:<24} {:>10.3} {:>10.3} {:>10.3}",
-            t[0], t[1], t[2]
-        );
+        println!("   {build:<24} {:>10.3} {:>10.3} {:>10.3}", t[0], t[1], t[2]);
     }
     for (fast_math, t) in &rows {
         let verdict = if t[2] > 0.8 * t[0] {

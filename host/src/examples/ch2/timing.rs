@@ -29,10 +29,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         " increment<<<{}, {THREADS_PER_BLOCK}>>>, {n} elements",
         n.div_ceil(THREADS_PER_BLOCK as usize)
     );
-    println!(
-        "   {:>4}  {:>18}  {:>18}",
-        "rep", "host timer (ms)", "CUDA events (ms)"
-    );
+    println!("   {:>4}  {:>18}  {:>18}", "rep", "host timer (ms)", "CUDA events (ms)");
     for rep in 0..options.reps {
         // Host timer: synchronise before starting and before reading, or it times the launch only.
         gpu.synchronize()?;
@@ -48,7 +45,5 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         println!("   {rep:>4}  {host_ms:>18.4}  {event_ms:>18.4}");
     }
     let check = Check::compare("a", &gpu.download(&a_d)?, &a, Tolerance::EXACT);
-    Ok(Outcome {
-        checks: vec![check],
-    })
+    Ok(Outcome { checks: vec![check] })
 }

@@ -61,7 +61,5 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         stats.median_ms,
         gb_per_s(3 * n * size_of::<f32>(), stats.median_ms)
     );
-    Ok(Outcome {
-        checks: vec![check],
-    })
+    Ok(Outcome { checks: vec![check] })
 }

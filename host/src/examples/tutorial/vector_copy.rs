@@ -8,9 +8,7 @@ use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use crate::measure::time_reps;
 use crate::reference;
 use crate::verify::{Check, Tolerance};
-use gpu_kernels::kernels::tutorial::vector_copy::{
-    CopyArgs, EmptyArgs, EmptyKernel, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3,
-};
+use gpu_kernels::kernels::tutorial::vector_copy::{CopyArgs, EmptyArgs, EmptyKernel, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3};
 use std::time::Instant;
 
 pub const EXAMPLE: Example = Example {
@@ -56,9 +54,7 @@ pub fn copy(
             nx * ny
         )));
     }
-    let extent = |v: usize| {
-        u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("extent {v} exceeds u32")))
-    };
+    let extent = |v: usize| u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("extent {v} exceeds u32")));
     let args = CopyArgs {
         a: a_d.view_mut(),
         b: b_d.view(),
@@ -76,17 +72,10 @@ pub fn copy(
             },
         ),
         Variant::RowOfBlocks => {
-            let shape = LaunchShape::new(
-                (nx.div_ceil(MX as usize) as u32, extent(ny)?, 1),
-                (MX, 1, 1),
-            );
+            let shape = LaunchShape::new((nx.div_ceil(MX as usize) as u32, extent(ny)?, 1), (MX, 1, 1));
             gpu.launch(Gcopy2a, shape, args)
         }
-        Variant::BlockPerRow => gpu.launch(
-            Gcopy2b,
-            LaunchShape::new((extent(ny)?, 1, 1), (MX, 1, 1)),
-            args,
-        ),
+        Variant::BlockPerRow => gpu.launch(Gcopy2b, LaunchShape::new((extent(ny)?, 1, 1), (MX, 1, 1)), args),
         Variant::Tiled => gpu.launch(Gcopy3, LaunchShape::cover_2d(nx, ny, BLOCK_2D)?, args),
     }
 }
@@ -116,9 +105,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         let cpu_s = t.elapsed().as_secs_f64();
         let b_d = gpu.upload(&b)?;
         let mut a_d = gpu.upload(&vec![f32::NAN; nx * ny])?;
-        let stats = time_reps(gpu, options.reps, || {
-            copy(gpu, variant, &mut a_d, &b_d, nx, ny)
-        })?;
+        let stats = time_reps(gpu, options.reps, || copy(gpu, variant, &mut a_d, &b_d, nx, ny))?;
         let check = Check::compare(label, &gpu.download(&a_d)?, &a, Tolerance::EXACT);
         println!("CPU {label} time= {cpu_s:.7E}");
         println!("GPU {label} time= {:.7E}", stats.median_ms * 1e-3);

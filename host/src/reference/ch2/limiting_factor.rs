@@ -3,7 +3,5 @@ use rayon::prelude::*;
 
 /// `a[i] = sinf(b[i])`.
 pub fn base(a: &mut [f32], b: &[f32]) {
-    a.par_iter_mut()
-        .zip(b)
-        .for_each(|(a, &b)| *a = libm::sinf(b));
+    a.par_iter_mut().zip(b).for_each(|(a, &b)| *a = libm::sinf(b));
 }

@@ -46,7 +46,7 @@ fn stream_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
             };
             match op {
                 Op::Copy | Op::Scale => stream::unary(gpu, op, layout, &a_d, &mut c_d, s, threads),
-                Op::Add | Op::Triad => stream::binary(gpu, op, layout, &a_d, &b_d, &mut c_d, s, threads),
+                Op::Add | Op::Triad => stream::binary(gpu, op, layout, [&a_d, &b_d], &mut c_d, s, threads),
             }
             .map_err(fail)?;
             let check = Check::compare(

@@ -15,6 +15,9 @@
 //! - `collective` (nvptx64): warp-wide reductions built on `device`;
 //! - [`kernels`]: the examples' kernels, one file per example id.
 #![no_std]
+// `core_intrinsics` is internal, but `gpu_launch_sized_workgroup_mem` (the base of dynamic
+// shared memory) lives under `core::intrinsics::gpu`.
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(

@@ -112,30 +112,28 @@ macro_rules! element4 {
         impl Element4 for $t {
             #[inline(always)]
             unsafe fn load4(address: *const Self) -> [Self; 4] {
-                // SAFETY: forwarded to the caller; `[$t; 4]` is 16 bytes, as the loads.
-                unsafe { core::mem::transmute::<[$bits; 4], [Self; 4]>(load16(address.cast())) }
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                let words = unsafe { <$bits as Wide>::load16(address.cast()) };
+                words.map(|w| <$t>::from_ne_bytes(w.to_ne_bytes()))
             }
             #[inline(always)]
             unsafe fn store4(address: *mut Self, values: [Self; 4]) {
-                // SAFETY: forwarded to the caller; as in load4.
-                unsafe { store16(address.cast(), core::mem::transmute::<[Self; 4], [$bits; 4]>(values)) }
+                let words = values.map(|v| <$bits>::from_ne_bytes(v.to_ne_bytes()));
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                unsafe { <$bits as Wide>::store16(address.cast(), words) }
             }
         }
     )*};
 }
 
-/// Four 4-byte words in one `v4` access.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn load16_b32(address: *const u32) -> [u32; 4] {
-    // SAFETY: forwarded to the caller.
-    unsafe { crate::device::arch::ld_global_v4_b32(address) }
-}
-
-/// Loads 4 elements of 4 bytes (one `v4.b32`) or of 8 bytes (two `v2.b64`).
+/// Four words of 4 bytes (one `v4.b32` access) or of 8 bytes (two `v2.b64` accesses).
 #[cfg(target_arch = "nvptx64")]
 trait Wide: Copy {
+    /// # Safety
+    /// As [`Element4::load4`].
     unsafe fn load16(address: *const Self) -> [Self; 4];
+    /// # Safety
+    /// As [`Element4::store4`].
     unsafe fn store16(address: *mut Self, values: [Self; 4]);
 }
 #[cfg(target_arch = "nvptx64")]
@@ -143,7 +141,7 @@ impl Wide for u32 {
     #[inline(always)]
     unsafe fn load16(address: *const Self) -> [Self; 4] {
         // SAFETY: forwarded to the caller.
-        unsafe { load16_b32(address) }
+        unsafe { crate::device::arch::ld_global_v4_b32(address) }
     }
     #[inline(always)]
     unsafe fn store16(address: *mut Self, values: [Self; 4]) {
@@ -169,18 +167,6 @@ impl Wide for u64 {
             crate::device::arch::st_global_v2_b64(address.add(2), [values[2], values[3]]);
         }
     }
-}
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn load16<W: Wide>(address: *const W) -> [W; 4] {
-    // SAFETY: forwarded to the caller.
-    unsafe { W::load16(address) }
-}
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn store16<W: Wide>(address: *mut W, values: [W; 4]) {
-    // SAFETY: forwarded to the caller.
-    unsafe { W::store16(address, values) }
 }
 
 element4! {
@@ -325,7 +311,7 @@ impl<T: Element4> Slice<T> {
     /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
     #[inline(always)]
     pub fn is_aligned16(&self) -> bool {
-        self.ptr as usize % 16 == 0
+        (self.ptr as usize).is_multiple_of(16)
     }
 
     /// Elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps when they are not all in
@@ -344,7 +330,7 @@ impl<T: Element4> SliceMut<T> {
     /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
     #[inline(always)]
     pub fn is_aligned16(&self) -> bool {
-        self.ptr as usize % 16 == 0
+        (self.ptr as usize).is_multiple_of(16)
     }
 
     /// Elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps as [`Slice::get4`].

@@ -13,6 +13,9 @@ pub type TestResult = Result<(), String>;
 /// A GPU test.
 pub type GpuTest = (&'static str, fn(&Gpu) -> TestResult);
 
+/// A test that needs no GPU.
+pub type CpuTest = (&'static str, fn() -> TestResult);
+
 /// Device 0, opened once per test binary; `Err` says why there is none.
 pub fn gpu() -> &'static Result<Gpu, Error> {
     static GPU: OnceLock<Result<Gpu, Error>> = OnceLock::new();
@@ -21,17 +24,17 @@ pub fn gpu() -> &'static Result<Gpu, Error> {
 
 /// Runs `cpu_tests` everywhere and `gpu_tests` where there is a GPU, then exits with libtest's
 /// status.
-pub fn main(cpu_tests: Vec<(&'static str, fn() -> TestResult)>, gpu_tests: Vec<GpuTest>) -> ! {
+pub fn main(cpu_tests: Vec<CpuTest>, gpu_tests: Vec<GpuTest>) -> ! {
     let args = Arguments::from_args();
     let mut trials: Vec<Trial> = cpu_tests
         .into_iter()
         .map(|(name, test)| Trial::test(name, move || test().map_err(Into::into)))
         .collect();
     let no_gpu = gpu().is_err();
-    if let Err(reason) = gpu() {
-        if !args.list {
-            eprintln!("GPU tests: {} skipped, no GPU: {reason}", gpu_tests.len());
-        }
+    if let Err(reason) = gpu()
+        && !args.list
+    {
+        eprintln!("GPU tests: {} skipped, no GPU: {reason}", gpu_tests.len());
     }
     trials.extend(gpu_tests.into_iter().map(|(name, test)| {
         Trial::test(name, move || match gpu() {

@@ -23,12 +23,12 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Module>) -> Result<Vec<
         bytes: 3 * n * size_of::<f32>(),
         launch: Box::new(move |m: &Module| m.launch(&stream, VecAddKernel, shape, args)),
     };
-    if let Some(twin) = twin {
-        if !twin_agrees(gpu, &mut row, twin, &c_d)? {
-            return Err(Error::Io(
-                "the CUDA C twin of vec_add_kernel wrote different results".into(),
-            ));
-        }
+    if let Some(twin) = twin
+        && !twin_agrees(gpu, &mut row, twin, &c_d)?
+    {
+        return Err(Error::Io(
+            "the CUDA C twin of vec_add_kernel wrote different results".into(),
+        ));
     }
     Ok(vec![measure(gpu, row, twin, settings.reps)?])
 }

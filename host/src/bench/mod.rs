@@ -40,13 +40,16 @@ impl Settings {
     }
 }
 
+/// Launches a row's kernel from a module (the embedded one, or the twin's).
+pub type Launcher<'a> = Box<dyn FnMut(&Module) -> Result<()> + 'a>;
+
 /// One row: a Rust kernel, optionally its CUDA C twin, and the bytes each launch moves.
 pub struct Row<'a> {
     pub name: String,
     pub shape: LaunchShape,
     pub bytes: usize,
     /// Launches the kernel from `module` (the embedded one, or the twin's).
-    pub launch: Box<dyn FnMut(&Module) -> Result<()> + 'a>,
+    pub launch: Launcher<'a>,
 }
 
 /// What one row measured.

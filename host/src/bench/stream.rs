@@ -50,13 +50,13 @@ fn typed<T: StreamReal>(
                 Op::Add | Op::Triad => T::launch_binary(m, &stream, op, layout, shape, binary),
             }),
         };
-        if let Some(twin) = twin {
-            if !twin_agrees(gpu, &mut row, twin, &c_d)? {
-                return Err(Error::Io(format!(
-                    "the CUDA C twin of {} wrote different results",
-                    row.name
-                )));
-            }
+        if let Some(twin) = twin
+            && !twin_agrees(gpu, &mut row, twin, &c_d)?
+        {
+            return Err(Error::Io(format!(
+                "the CUDA C twin of {} wrote different results",
+                row.name
+            )));
         }
         measured.push(measure(gpu, row, twin, settings.reps)?);
     }

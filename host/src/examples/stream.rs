@@ -2,7 +2,7 @@
 //! McCalpin's STREAM loop and output), in f32 or f64, plus the article's four-elements-per-thread
 //! triad that uncoalesces the accesses.
 use crate::examples::{Example, Options, Outcome, Precision};
-use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Module, Result, Timer};
+use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Module, Result, Timer, same_len};
 use crate::measure::{Stats, gb_per_s};
 use crate::reference;
 use crate::verify::{Check, Tolerance};
@@ -157,7 +157,7 @@ pub fn unary<T: StreamReal>(
     scalar: T,
     threads: u32,
 ) -> Result<()> {
-    let shape = layout.shape(output.len(), threads)?;
+    let shape = layout.shape(same_len(op.label(), &[input.len(), output.len()])?, threads)?;
     let args = UnaryArgs {
         input: input.view(),
         output: output.view_mut(),
@@ -171,13 +171,12 @@ pub fn binary<T: StreamReal>(
     gpu: &Gpu,
     op: Op,
     layout: Layout,
-    a: &DeviceBuffer<T>,
-    b: &DeviceBuffer<T>,
+    [a, b]: [&DeviceBuffer<T>; 2],
     c: &mut DeviceBuffer<T>,
     scalar: T,
     threads: u32,
 ) -> Result<()> {
-    let shape = layout.shape(c.len(), threads)?;
+    let shape = layout.shape(same_len(op.label(), &[a.len(), b.len(), c.len()])?, threads)?;
     let args = BinaryArgs {
         a: a.view(),
         b: b.view(),
@@ -196,7 +195,8 @@ pub fn triad_four_per_thread<T: StreamReal>(
     scalar: T,
     threads: u32,
 ) -> Result<()> {
-    let shape = LaunchShape::cover_1d(c.len().div_ceil(4), threads)?;
+    let n = same_len("triad", &[a.len(), b.len(), c.len()])?;
+    let shape = LaunchShape::cover_1d(n.div_ceil(4), threads)?;
     T::launch_triad_four_per_thread(
         gpu.kernels(),
         gpu.stream(),
@@ -224,8 +224,8 @@ impl<T: StreamReal> Arrays<T> {
         match op {
             Op::Copy => unary(gpu, op, layout, a, c, scalar, THREADS_PER_BLOCK),
             Op::Scale => unary(gpu, op, layout, c, b, scalar, THREADS_PER_BLOCK),
-            Op::Add => binary(gpu, op, layout, a, b, c, scalar, THREADS_PER_BLOCK),
-            Op::Triad => binary(gpu, op, layout, b, c, a, scalar, THREADS_PER_BLOCK),
+            Op::Add => binary(gpu, op, layout, [a, b], c, scalar, THREADS_PER_BLOCK),
+            Op::Triad => binary(gpu, op, layout, [b, c], a, scalar, THREADS_PER_BLOCK),
         }
     }
 }
@@ -326,8 +326,7 @@ pub fn run_typed<T: StreamReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<Outc
                 gpu,
                 Op::Triad,
                 Layout::OnePerThread,
-                &arrays.b,
-                &arrays.c,
+                [&arrays.b, &arrays.c],
                 &mut d,
                 scalar,
                 THREADS_PER_BLOCK,

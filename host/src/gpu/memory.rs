@@ -121,11 +121,16 @@ impl<T: ValidAsZeroBits> PinnedBuffer<T> {
 }
 
 fn check_same_len(a: usize, b: usize) -> Result<()> {
-    if a == b {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument(format!(
-            "copy between buffers of {a} and {b} elements"
-        )))
+    same_len("a copy", &[a, b]).map(|_| ())
+}
+
+/// The common length of the buffers of one launch, or an error naming `what` when they differ
+/// (the elementwise kernels process the shortest view, so a mismatch would silently skip data).
+pub fn same_len(what: &str, lens: &[usize]) -> Result<usize> {
+    match lens.split_first() {
+        Some((&first, rest)) if rest.iter().all(|&l| l == first) => Ok(first),
+        _ => Err(Error::InvalidArgument(format!(
+            "{what} needs buffers of one length, not {lens:?}"
+        ))),
     }
 }

@@ -13,7 +13,7 @@ mod timing;
 pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
 pub use launch::{LaunchShape, Module};
-pub use memory::{DeviceBuffer, KernelView, PinnedBuffer};
+pub use memory::{DeviceBuffer, KernelView, PinnedBuffer, same_len};
 pub use timing::Timer;
 
 use crate::ptx;

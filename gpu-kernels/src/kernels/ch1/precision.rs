@@ -20,7 +20,7 @@ pub struct PrecisionAxpyArgs<T> {
 #[kernel(f32, f64)]
 pub fn precision_axpy<T: Real + math::Rounded>(args: PrecisionAxpyArgs<T>) {
     let i = global_idx_x();
-    if i < args.y.len() {
+    if i < args.y.len().min(args.x.len()) {
         args.y.update(i, |y| math::fma(args.a, args.x.get(i), y));
     }
 }

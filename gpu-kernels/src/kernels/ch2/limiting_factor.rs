@@ -12,6 +12,20 @@ pub struct LimitingFactorArgs {
     pub b: Slice<f32>,
 }
 
+impl LimitingFactorArgs {
+    /// The elements written: the shorter view's length (one bounds test for both views).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.a.len().min(self.b.len())
+    }
+
+    /// True when there is nothing to do.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Arguments of [`math`] and [`math_fast`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -28,7 +42,7 @@ pub struct MathArgs {
 #[kernel]
 pub fn base(args: LimitingFactorArgs) {
     let i = global_idx_x();
-    if i < args.a.len() {
+    if i < args.len() {
         args.a.set(i, args.b.get(i).sin());
     }
 }
@@ -37,7 +51,7 @@ pub fn base(args: LimitingFactorArgs) {
 #[kernel]
 pub fn base_fast(args: LimitingFactorArgs) {
     let i = global_idx_x();
-    if i < args.a.len() {
+    if i < args.len() {
         args.a.set(i, math::sin_fast(args.b.get(i)));
     }
 }
@@ -46,7 +60,7 @@ pub fn base_fast(args: LimitingFactorArgs) {
 #[kernel]
 pub fn memory(args: LimitingFactorArgs) {
     let i = global_idx_x();
-    if i < args.a.len() {
+    if i < args.len() {
         args.a.set(i, args.b.get(i));
     }
 }

@@ -11,11 +11,25 @@ pub struct VecAddArgs {
     pub c: SliceMut<f32>,
 }
 
+impl VecAddArgs {
+    /// The elements written: the shortest view's length (one bounds test for all three views).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.c.len().min(self.a.len()).min(self.b.len())
+    }
+
+    /// True when there is nothing to do.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// `c[i] = a[i] + b[i]` for `i < n`.
 #[kernel]
 pub fn vec_add_kernel(args: VecAddArgs) {
     let i = global_idx_x();
-    if i < args.c.len() {
+    if i < args.len() {
         args.c.set(i, args.a.get(i) + args.b.get(i));
     }
 }

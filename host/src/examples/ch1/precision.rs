@@ -1,6 +1,6 @@
 //! ch1-precision: one kernel source in single and double precision (book §1.4.1.1).
 use crate::examples::{Example, Options, Outcome, Precision};
-use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
+use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use crate::reference;
 use crate::verify::{Check, Tolerance};
 use gpu_kernels::kernels::ch1::precision::{PrecisionAxpy, PrecisionAxpyArgs};
@@ -23,7 +23,7 @@ pub fn axpy<T: Real>(gpu: &Gpu, a: T, x_d: &DeviceBuffer<T>, y_d: &mut DeviceBuf
 where
     PrecisionAxpy: Kernel<PrecisionAxpyArgs<T>>,
 {
-    let shape = LaunchShape::cover_1d(y_d.len(), THREADS_PER_BLOCK)?;
+    let shape = LaunchShape::cover_1d(same_len("axpy", &[x_d.len(), y_d.len()])?, THREADS_PER_BLOCK)?;
     let args = PrecisionAxpyArgs {
         x: x_d.view(),
         y: y_d.view_mut(),

@@ -4,7 +4,7 @@
 //! the accurate sine and with the hardware one (the book's `-Mcuda=fastmath`), at the book's
 //! size, 8*1024*1024 floats, 256 threads per block.
 use crate::examples::{Example, Options, Outcome};
-use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
+use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use crate::measure::{Stats, time_reps};
 use crate::reference;
 use crate::verify::{Check, Tolerance};
@@ -53,7 +53,7 @@ pub fn launch(
     b_d: &DeviceBuffer<f32>,
     b: f32,
 ) -> Result<()> {
-    let shape = LaunchShape::cover_1d(a_d.len(), THREADS_PER_BLOCK)?;
+    let shape = LaunchShape::cover_1d(same_len("limitingFactor", &[a_d.len(), b_d.len()])?, THREADS_PER_BLOCK)?;
     let array_args = |a_d: &mut DeviceBuffer<f32>| LimitingFactorArgs {
         a: a_d.view_mut(),
         b: b_d.view(),

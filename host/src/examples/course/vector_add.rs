@@ -1,7 +1,7 @@
 //! course-vector-add: vector addition with explicit copies and event timing (IT4I course,
 //! hands-on 2a, `vecAddKernel`).
 use crate::examples::{Example, Options, Outcome};
-use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
+use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use crate::measure::{gb_per_s, time_reps};
 use crate::reference;
 use crate::verify::{Check, Tolerance};
@@ -25,7 +25,8 @@ pub fn vector_add(
     b_d: &DeviceBuffer<f32>,
     c_d: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
-    let shape = LaunchShape::cover_1d(c_d.len(), THREADS_PER_BLOCK)?;
+    let n = same_len("vector add", &[a_d.len(), b_d.len(), c_d.len()])?;
+    let shape = LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?;
     gpu.launch(
         VecAddKernel,
         shape,

@@ -1,8 +1,8 @@
 //! Checks of the embedded PTX that need no GPU: every kernel's parameter block has the size of
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
-use ferrocuda::kernels::kernels::{ch1, ch2, course, stream, tutorial};
-use ferrocuda::kernels::launch::Kernel;
+use ferrocuda::Kernel;
+use ferrocuda::kernels::{ch1, ch2, course, probe, stream, tutorial};
 use ferrocuda::ptx::{self, MODULES, ResourceReport};
 
 /// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
@@ -50,6 +50,16 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy2b),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy3),
         entry::<_, tutorial::vector_copy::EmptyArgs>(tutorial::vector_copy::EmptyKernel),
+        entry::<_, probe::OutArgs<u32>>(probe::ProbeIndex),
+        entry::<_, probe::OutArgs<u32>>(probe::ProbeGridStride),
+        entry::<_, probe::OutArgs<i32>>(probe::ProbeSharedReverse),
+        entry::<_, probe::TransposeArgs>(probe::ProbeTileTranspose),
+        entry::<_, probe::WarpArgs>(probe::ProbeWarp),
+        entry::<_, probe::WarpSumF64Args>(probe::ProbeWarpSumF64),
+        entry::<_, probe::AtomicArgs>(probe::ProbeAtomics),
+        entry::<_, probe::RoundingArgs<f32>>(probe::ProbeRounding),
+        entry::<_, probe::RoundingArgs<f64>>(probe::ProbeRounding),
+        entry::<_, probe::OutArgs<u64>>(probe::ProbeClock),
     ]
 }
 
@@ -158,6 +168,51 @@ fn kernels_name_the_global_space_and_vectorise() {
             "stream_triad_vec4_f64 is not vectorised"
         );
     }
+}
+
+#[test]
+fn device_primitives_lower_to_their_instructions() {
+    let expect = |kernel: &str, patterns: &[&str]| {
+        for body in kernel_ptx(kernel) {
+            for p in patterns {
+                assert!(body.contains(p), "`{kernel}` lacks `{p}`");
+            }
+        }
+    };
+    expect("probe_rounding_f32", &["fma.rn.f32", "mul.rn.f32", "add.rn.f32"]);
+    expect("probe_rounding_f64", &["fma.rn.f64", "mul.rn.f64", "add.rn.f64"]);
+    expect(
+        "probe_warp",
+        &[
+            "shfl.sync.down.b32",
+            "shfl.sync.up.b32",
+            "shfl.sync.bfly.b32",
+            "shfl.sync.idx.b32",
+            "vote.sync.ballot.b32",
+            "activemask.b32",
+        ],
+    );
+    expect(
+        "probe_atomics",
+        &[
+            "atom.add.s32",
+            "atom.add.u32",
+            "atom.add.u64",
+            "atom.add.f32",
+            "atom.add.f64",
+            "atom.min.s32",
+            "atom.max.u64",
+            "atom.exch.b32",
+            "atom.cas.b64",
+            "bar.sync",
+        ],
+    );
+    expect("probe_shared_reverse", &["bar.sync", "st.shared", "ld.shared"]);
+    expect("probe_tile_transpose", &["bar.sync", "st.shared", "ld.shared"]);
+    expect(
+        "probe_clock",
+        &["%clock64", "%globaltimer", "membar.cta", "membar.gl", "membar.sys"],
+    );
 }
 
 #[test]

@@ -82,7 +82,7 @@ fn stream_triad_four_per_thread_tails(gpu: &Gpu) -> TestResult {
 /// Views that start off a 16-byte boundary take the scalar path of the `_vec4` kernels.
 fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
     use ferrocuda::KernelView;
-    use ferrocuda::kernels::kernels::stream::{BinaryArgs, StreamTriadVec4};
+    use ferrocuda::kernels::stream::{BinaryArgs, StreamTriadVec4};
     let n = 1027;
     let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let a_d = gpu.upload(&a).map_err(fail)?;
@@ -92,8 +92,8 @@ fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
         // SAFETY: both views lie inside their live allocations (offset + len == n).
         let (view_a, view_c) = unsafe {
             (
-                ferrocuda::kernels::memory::Slice::from_raw_parts(a_d.view().as_ptr().add(offset), len),
-                ferrocuda::kernels::memory::SliceMut::from_raw_parts(c_d.view_mut().as_mut_ptr().add(offset), len),
+                ferrocuda::Slice::from_raw_parts(a_d.view().as_ptr().add(offset), len),
+                ferrocuda::SliceMut::from_raw_parts(c_d.view_mut().as_mut_ptr().add(offset), len),
             )
         };
         let shape = ferrocuda::LaunchShape::cover_1d(len.div_ceil(4), 64).map_err(fail)?;

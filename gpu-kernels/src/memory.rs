@@ -290,6 +290,16 @@ impl<T: Element> SliceMut<T> {
         unsafe { T::load(self.ptr.add(i)) }
     }
 
+    /// The address of element `i`, for atomics; traps when `i >= len()`.
+    #[inline(always)]
+    pub fn element_ptr(&self, i: usize) -> *mut T {
+        if i >= self.len {
+            bounds_failure()
+        }
+        // SAFETY: `i < len`: the result stays inside the view.
+        unsafe { self.ptr.add(i) }
+    }
+
     /// Stores `value` in element `i`; traps when `i >= len()`.
     #[inline(always)]
     pub fn set(&self, i: usize, value: T) {

@@ -6,7 +6,7 @@
 //!
 //! - [`gpu`]: the runtime: [`Gpu`] (a device, its stream and kernels), typed launches with
 //!   explicit [`LaunchShape`]s, device and pinned buffers, event timing, one [`Error`] type;
-//! - [`kernels`]: the kernels' argument structs and launch handles (re-exported `gpu-kernels`);
+//! - [`kernels`]: the kernels' argument structs and launch handles (from `gpu-kernels`);
 //! - [`examples`]: every example of the teaching material as a plain function; [`reference`]
 //!   holds their CPU references (rayon) and [`verify`] the comparison;
 //! - [`bench`]: the benchmarks of `cargo xtask bench`.
@@ -14,7 +14,7 @@
 //! Launching a kernel from your own program:
 //!
 //! ```no_run
-//! use ferrocuda::kernels::kernels::stream::{BinaryArgs, StreamTriad};
+//! use ferrocuda::kernels::stream::{BinaryArgs, StreamTriad};
 //! use ferrocuda::{Gpu, KernelView, LaunchShape};
 //!
 //! let gpu = Gpu::new(0)?;
@@ -37,4 +37,9 @@ pub mod reference;
 pub mod verify;
 
 pub use gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
-pub use gpu_kernels as kernels;
+/// The kernel crate itself, for its device library and tile types.
+pub use gpu_kernels;
+/// The kernels' argument structs and launch handles, by example id.
+pub use gpu_kernels::kernels;
+pub use gpu_kernels::launch::Kernel;
+pub use gpu_kernels::memory::{Slice, SliceMut};

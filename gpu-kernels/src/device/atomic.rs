@@ -141,3 +141,51 @@ pub unsafe fn atomic_cas<T: AtomicExchange>(address: *mut T, compare: T, new: T)
     // SAFETY: forwarded to the caller.
     unsafe { T::atomic_cas(address, compare, new) }
 }
+
+use crate::device::shared::Tile1d;
+use crate::memory::{Element, SliceMut};
+
+impl<T: AtomicAdd + Element> SliceMut<T> {
+    /// `atomicAdd(&self[i], value)`; traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_add(&self, i: usize, value: T) -> T {
+        // SAFETY: `element_ptr` checked the bound; the view is valid global memory.
+        unsafe { atomic_add(self.element_ptr(i), value) }
+    }
+}
+impl<T: AtomicMinMax + Element> SliceMut<T> {
+    /// `atomicMin(&self[i], value)`; traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_min(&self, i: usize, value: T) -> T {
+        // SAFETY: `element_ptr` checked the bound; the view is valid global memory.
+        unsafe { atomic_min(self.element_ptr(i), value) }
+    }
+    /// `atomicMax(&self[i], value)`; traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_max(&self, i: usize, value: T) -> T {
+        // SAFETY: `element_ptr` checked the bound; the view is valid global memory.
+        unsafe { atomic_max(self.element_ptr(i), value) }
+    }
+}
+impl<T: AtomicExchange + Element> SliceMut<T> {
+    /// `atomicExch(&self[i], value)`; traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_exch(&self, i: usize, value: T) -> T {
+        // SAFETY: `element_ptr` checked the bound; the view is valid global memory.
+        unsafe { atomic_exch(self.element_ptr(i), value) }
+    }
+    /// `atomicCAS(&self[i], compare, new)`; traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> T {
+        // SAFETY: `element_ptr` checked the bound; the view is valid global memory.
+        unsafe { atomic_cas(self.element_ptr(i), compare, new) }
+    }
+}
+impl<T: AtomicAdd + Copy> Tile1d<T> {
+    /// `atomicAdd` on element `i` of a shared tile; traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_add(&self, i: usize, value: T) -> T {
+        // SAFETY: `element_ptr` checked the bound; the tile lies in the launch's shared memory.
+        unsafe { atomic_add(self.element_ptr(i), value) }
+    }
+}

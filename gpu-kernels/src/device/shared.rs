@@ -54,6 +54,16 @@ impl<T: Copy> Tile1d<T> {
         unsafe { *self.base.add(i) }
     }
 
+    /// The address of element `i`, for atomics; traps when out of bounds.
+    #[inline(always)]
+    pub fn element_ptr(&self, i: usize) -> *mut T {
+        if i >= self.len {
+            crate::memory::bounds_failure()
+        }
+        // SAFETY: `i < len`: the result stays inside the tile.
+        unsafe { self.base.add(i) }
+    }
+
     /// Stores `value` in element `i`; traps when out of bounds.
     #[inline(always)]
     pub fn set(&self, i: usize, value: T) {

@@ -1,0 +1,330 @@
+//! The device library, one primitive at a time, through the thin kernels of
+//! `gpu-kernels/src/kernels/probe.rs`, each checked against values computed here on the CPU.
+mod common;
+
+use common::{GpuTest, TestResult, ensure, fail};
+use ferrocuda::gpu_kernels::device::shared::Tile1d;
+use ferrocuda::kernels::probe::*;
+use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda::{Gpu, KernelView, LaunchShape};
+
+fn device_index_3d(gpu: &Gpu) -> TestResult {
+    for (grid, block) in [
+        ((3, 2, 2), (4, 3, 2)),
+        ((1, 1, 1), (1, 1, 1)),
+        ((2, 5, 1), (33, 1, 1)),
+        ((1, 1, 3), (8, 8, 4)),
+    ] {
+        let (gx, gy, gz) = grid;
+        let (bx, by, bz) = block;
+        let (w, h, d) = ((gx * bx) as usize, (gy * by) as usize, (gz * bz) as usize);
+        let mut out_d = gpu.zeros::<u32>(INDEX_FIELDS * w * h * d).map_err(fail)?;
+        gpu.launch(
+            ProbeIndex,
+            LaunchShape::new(grid, block),
+            OutArgs { out: out_d.view_mut() },
+        )
+        .map_err(fail)?;
+        let out = gpu.download(&out_d).map_err(fail)?;
+        let mut expected = Vec::with_capacity(out.len());
+        for z in 0..d as u32 {
+            for y in 0..h as u32 {
+                for x in 0..w as u32 {
+                    let (tx, ty, tz) = (x % bx, y % by, z % bz);
+                    expected.extend([x, y, z, tx + bx * (ty + by * tz), x / bx, y / by, z / bz]);
+                }
+            }
+        }
+        let check = Check::compare("index", &out, &expected, Tolerance::EXACT);
+        ensure(check.passed(), || format!("grid {grid:?} block {block:?}: {check}"))?;
+    }
+    Ok(())
+}
+
+fn device_grid_stride_covers_once(gpu: &Gpu) -> TestResult {
+    for (n, blocks, threads) in [(1, 1, 1), (1000, 3, 64), (100_003, 7, 128), (31, 4, 32)] {
+        let mut out_d = gpu.zeros::<u32>(n).map_err(fail)?;
+        gpu.launch(
+            ProbeGridStride,
+            LaunchShape::new((blocks, 1, 1), (threads, 1, 1)),
+            OutArgs { out: out_d.view_mut() },
+        )
+        .map_err(fail)?;
+        let out = gpu.download(&out_d).map_err(fail)?;
+        ensure(out.iter().all(|&v| v == 1), || {
+            format!("n = {n}, {blocks} x {threads}: not every element once")
+        })?;
+    }
+    Ok(())
+}
+
+fn device_shared_tile_1d_reverse(gpu: &Gpu) -> TestResult {
+    for threads in [1u32, 7, 32, 65, 128, 1024] {
+        let blocks = 3;
+        let n = (blocks * threads) as usize;
+        let data: Vec<i32> = (0..n as i32).collect();
+        let mut d = gpu.upload(&data).map_err(fail)?;
+        let shape = LaunchShape::new((blocks, 1, 1), (threads, 1, 1))
+            .with_shared_bytes(Tile1d::<i32>::bytes(threads as usize) as u32);
+        gpu.launch(ProbeSharedReverse, shape, OutArgs { out: d.view_mut() })
+            .map_err(fail)?;
+        let expected: Vec<i32> = data
+            .chunks(threads as usize)
+            .flat_map(|c| c.iter().rev().copied())
+            .collect();
+        let check = Check::compare(
+            "reversed",
+            &gpu.download(&d).map_err(fail)?,
+            &expected,
+            Tolerance::EXACT,
+        );
+        ensure(check.passed(), || format!("{threads} threads: {check}"))?;
+    }
+    Ok(())
+}
+
+fn device_shared_tile_2d_transpose(gpu: &Gpu) -> TestResult {
+    for (nx, ny) in [(1, 1), (32, 32), (33, 31), (100, 7), (1024, 64)] {
+        let input: Vec<f32> = (0..nx * ny).map(|i| i as f32).collect();
+        let input_d = gpu.upload(&input).map_err(fail)?;
+        let mut out_d = gpu.upload(&vec![f32::NAN; nx * ny]).map_err(fail)?;
+        let grid = (nx.div_ceil(TILE_DIM) as u32, ny.div_ceil(TILE_DIM) as u32, 1);
+        let shape = LaunchShape::new(grid, (TILE_DIM as u32, BLOCK_ROWS as u32, 1))
+            .with_shared_bytes(TransposeTile::BYTES as u32);
+        let args = TransposeArgs {
+            input: input_d.view(),
+            output: out_d.view_mut(),
+            nx: nx as u32,
+            ny: ny as u32,
+        };
+        gpu.launch(ProbeTileTranspose, shape, args).map_err(fail)?;
+        let expected: Vec<f32> = (0..nx * ny).map(|k| input[(k % ny) * nx + k / ny]).collect();
+        let check = Check::compare(
+            "transposed",
+            &gpu.download(&out_d).map_err(fail)?,
+            &expected,
+            Tolerance::EXACT,
+        );
+        ensure(check.passed(), || format!("{nx} x {ny}: {check}"))?;
+    }
+    ensure(TransposeTile::BYTES == 32 * 33 * 4, || "the padded tile's size".into())
+}
+
+fn device_warp_primitives(gpu: &Gpu) -> TestResult {
+    let n = 128;
+    let input: Vec<i32> = (0..n).map(|i| (i * 37 % 101) as i32).collect();
+    let input_d = gpu.upload(&input).map_err(fail)?;
+    let mut out_d = gpu.zeros::<i32>(WARP_FIELDS * n).map_err(fail)?;
+    gpu.launch(
+        ProbeWarp,
+        LaunchShape::new((2, 1, 1), (64, 1, 1)),
+        WarpArgs {
+            input: input_d.view(),
+            out: out_d.view_mut(),
+        },
+    )
+    .map_err(fail)?;
+    let out = gpu.download(&out_d).map_err(fail)?;
+    let mut expected = Vec::new();
+    for i in 0..n {
+        let (warp, lane) = (&input[i / 32 * 32..i / 32 * 32 + 32], i % 32);
+        let ballot = warp
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (l, &x)| m | (u32::from(x % 2 != 0) << l));
+        expected.extend([
+            warp[if lane + 1 < 32 { lane + 1 } else { lane }],
+            warp[if lane >= 1 { lane - 1 } else { lane }],
+            warp[lane ^ 1],
+            warp[0],
+            warp.iter().sum(),
+            *warp.iter().max().unwrap_or(&0),
+            ballot as i32,
+            i32::from(warp.iter().any(|&x| x > 90)),
+            i32::from(warp.iter().all(|&x| x >= 0)),
+            if lane < 10 { 0x3ff } else { -1 },
+        ]);
+    }
+    let check = Check::compare("warp", &out, &expected, Tolerance::EXACT);
+    ensure(check.passed(), || check.to_string())
+}
+
+fn device_warp_sum_f64(gpu: &Gpu) -> TestResult {
+    let n = 256;
+    // Values with few significant bits: every order of summation gives the exact total.
+    let input: Vec<f64> = (0..n).map(|i| (i as f64 - 100.0) * 0.25).collect();
+    let input_d = gpu.upload(&input).map_err(fail)?;
+    let mut out_d = gpu.zeros::<f64>(n / 32).map_err(fail)?;
+    gpu.launch(
+        ProbeWarpSumF64,
+        LaunchShape::cover_1d(n, 128).map_err(fail)?,
+        WarpSumF64Args {
+            input: input_d.view(),
+            out: out_d.view_mut(),
+        },
+    )
+    .map_err(fail)?;
+    let expected: Vec<f64> = input.chunks(32).map(|w| w.iter().sum()).collect();
+    let check = Check::compare(
+        "warp sums",
+        &gpu.download(&out_d).map_err(fail)?,
+        &expected,
+        Tolerance::EXACT,
+    );
+    ensure(check.passed(), || check.to_string())
+}
+
+fn device_atomics_global_and_shared(gpu: &Gpu) -> TestResult {
+    for (blocks, threads) in [(1u32, 1u32), (3, 65), (40, 256)] {
+        let n = (blocks * threads) as u64;
+        let mut i32s = gpu.upload(&[0, i32::MAX, i32::MIN]).map_err(fail)?;
+        let mut u32s = gpu.upload(&[0, u32::MAX, 0, u32::MAX, 0, 0]).map_err(fail)?;
+        let mut u64s = gpu.upload(&[0, u64::MAX, 0, u64::MAX, 0]).map_err(fail)?;
+        let mut f32s = gpu.upload(&[0.0f32]).map_err(fail)?;
+        let mut f64s = gpu.upload(&[0.0f64]).map_err(fail)?;
+        let args = AtomicArgs {
+            i32s: i32s.view_mut(),
+            u32s: u32s.view_mut(),
+            u64s: u64s.view_mut(),
+            f32s: f32s.view_mut(),
+            f64s: f64s.view_mut(),
+        };
+        let shape = LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(Tile1d::<u32>::bytes(1) as u32);
+        gpu.launch(ProbeAtomics, shape, args).map_err(fail)?;
+        let (i, u, l) = (
+            gpu.download(&i32s).map_err(fail)?,
+            gpu.download(&u32s).map_err(fail)?,
+            gpu.download(&u64s).map_err(fail)?,
+        );
+        let (f, d) = (gpu.download(&f32s).map_err(fail)?, gpu.download(&f64s).map_err(fail)?);
+        let last = n - 1;
+        let ok = i == [n as i32, -(last as i32), 0]
+            && u[..3] == [2 * n as u32, 0, last as u32]
+            && u64::from(u[3]) < n
+            && u[4] == n as u32
+            && u[5] == n as u32
+            && l[..3] == [3 * n, 0, last + (1 << 40)]
+            && l[3] < n
+            && l[4] == n
+            && f[0] == 0.5 * n as f32
+            && d[0] == 0.25 * n as f64;
+        ensure(ok, || {
+            format!("{blocks} x {threads}: i32 {i:?}, u32 {u:?}, u64 {l:?}, f32 {f:?}, f64 {d:?}")
+        })?;
+    }
+    Ok(())
+}
+
+fn device_fused_and_unfused_rounding(gpu: &Gpu) -> TestResult {
+    // a*b + c where the product's low bits matter: fused and unfused results differ.
+    let n = 1000;
+    let a: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 1.1e-4).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32 * 0.9e-4).collect();
+    let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| -(x * y)).collect();
+    let (a_d, b_d, c_d) = (
+        gpu.upload(&a).map_err(fail)?,
+        gpu.upload(&b).map_err(fail)?,
+        gpu.upload(&c).map_err(fail)?,
+    );
+    let (mut fused_d, mut unfused_d) = (gpu.zeros::<f32>(n).map_err(fail)?, gpu.zeros::<f32>(n).map_err(fail)?);
+    let args = RoundingArgs {
+        a: a_d.view(),
+        b: b_d.view(),
+        c: c_d.view(),
+        fused: fused_d.view_mut(),
+        unfused: unfused_d.view_mut(),
+    };
+    gpu.launch(ProbeRounding, LaunchShape::cover_1d(n, 128).map_err(fail)?, args)
+        .map_err(fail)?;
+    let fused: Vec<f32> = (0..n).map(|i| a[i].mul_add(b[i], c[i])).collect();
+    let unfused: Vec<f32> = (0..n).map(|i| a[i] * b[i] + c[i]).collect();
+    let check_fused = Check::compare(
+        "fused",
+        &gpu.download(&fused_d).map_err(fail)?,
+        &fused,
+        Tolerance::EXACT,
+    );
+    let check_unfused = Check::compare(
+        "unfused",
+        &gpu.download(&unfused_d).map_err(fail)?,
+        &unfused,
+        Tolerance::EXACT,
+    );
+    let differ = fused.iter().zip(&unfused).filter(|(x, y)| x != y).count();
+    ensure(check_fused.passed() && check_unfused.passed(), || {
+        format!("{check_fused}; {check_unfused}")
+    })?;
+    ensure(differ > n / 2, || {
+        format!("the inputs do not separate fused from unfused ({differ} differ)")
+    })?;
+
+    let (a64, b64, c64): (Vec<f64>, Vec<f64>, Vec<f64>) = (
+        a.iter().map(|&v| f64::from(v) / 3.0).collect(),
+        b.iter().map(|&v| f64::from(v) / 7.0).collect(),
+        c.iter().map(|&v| f64::from(v) / 21.0).collect(),
+    );
+    let (a_d, b_d, c_d) = (
+        gpu.upload(&a64).map_err(fail)?,
+        gpu.upload(&b64).map_err(fail)?,
+        gpu.upload(&c64).map_err(fail)?,
+    );
+    let (mut fused_d, mut unfused_d) = (gpu.zeros::<f64>(n).map_err(fail)?, gpu.zeros::<f64>(n).map_err(fail)?);
+    let args = RoundingArgs {
+        a: a_d.view(),
+        b: b_d.view(),
+        c: c_d.view(),
+        fused: fused_d.view_mut(),
+        unfused: unfused_d.view_mut(),
+    };
+    gpu.launch(ProbeRounding, LaunchShape::cover_1d(n, 128).map_err(fail)?, args)
+        .map_err(fail)?;
+    let fused: Vec<f64> = (0..n).map(|i| a64[i].mul_add(b64[i], c64[i])).collect();
+    let unfused: Vec<f64> = (0..n).map(|i| a64[i] * b64[i] + c64[i]).collect();
+    let check_fused = Check::compare(
+        "fused f64",
+        &gpu.download(&fused_d).map_err(fail)?,
+        &fused,
+        Tolerance::EXACT,
+    );
+    let check_unfused = Check::compare(
+        "unfused f64",
+        &gpu.download(&unfused_d).map_err(fail)?,
+        &unfused,
+        Tolerance::EXACT,
+    );
+    ensure(check_fused.passed() && check_unfused.passed(), || {
+        format!("{check_fused}; {check_unfused}")
+    })
+}
+
+fn device_clocks_advance(gpu: &Gpu) -> TestResult {
+    let n = 256;
+    let mut out_d = gpu.zeros::<u64>(3 * n).map_err(fail)?;
+    gpu.launch(
+        ProbeClock,
+        LaunchShape::cover_1d(n, 128).map_err(fail)?,
+        OutArgs { out: out_d.view_mut() },
+    )
+    .map_err(fail)?;
+    let out = gpu.download(&out_d).map_err(fail)?;
+    // 1000 dependent 64-bit multiply-adds take thousands of cycles and at least a microsecond.
+    let ok = out
+        .chunks(3)
+        .all(|t| t[0] >= 1000 && t[0] < 1 << 40 && t[1] >= 1 && t[1] < 1_000_000_000);
+    ensure(ok, || format!("cycles / ns per thread: {:?}", &out[..6]))
+}
+
+fn main() {
+    let gpu_tests: Vec<GpuTest> = vec![
+        ("device_index_3d", device_index_3d),
+        ("device_grid_stride_covers_once", device_grid_stride_covers_once),
+        ("device_shared_tile_1d_reverse", device_shared_tile_1d_reverse),
+        ("device_shared_tile_2d_transpose", device_shared_tile_2d_transpose),
+        ("device_warp_primitives", device_warp_primitives),
+        ("device_warp_sum_f64", device_warp_sum_f64),
+        ("device_atomics_global_and_shared", device_atomics_global_and_shared),
+        ("device_fused_and_unfused_rounding", device_fused_and_unfused_rounding),
+        ("device_clocks_advance", device_clocks_advance),
+    ];
+    common::main(vec![], gpu_tests)
+}

@@ -73,6 +73,14 @@ impl Options {
     }
 }
 
+/// Prints one kernel's event time and effective bandwidth (bytes read plus written, 1e9 B/GB).
+pub fn print_kernel_time(kernel: &str, ms: f64, bytes: usize) {
+    println!(
+        " {kernel}: {ms:.4} ms (CUDA events), {:.1} GB/s effective",
+        crate::measure::gb_per_s(bytes, ms)
+    );
+}
+
 /// What an example verified.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {

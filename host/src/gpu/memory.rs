@@ -1,6 +1,6 @@
 //! Device buffers, the kernel views made from them, and pinned host buffers.
 use super::{Error, Gpu, Result};
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, HostSlice, PinnedHostSlice, ValidAsZeroBits};
 use gpu_kernels::memory::{Slice, SliceMut};
 
 /// A device allocation of `len` elements of `T` (cudarc's `CudaSlice`): freed, in stream order,
@@ -50,11 +50,18 @@ impl Gpu {
     }
 
     /// Copies `host` into the existing device buffer `device` (same length).
-    pub fn upload_into<T: DeviceRepr>(&self, host: &[T], device: &mut DeviceBuffer<T>) -> Result<()> {
+    ///
+    /// From pageable memory (`&[T]`, `Vec<T>`) the call returns once the data is staged; from a
+    /// [`PinnedBuffer`]'s `raw()` it is asynchronous, ordered on the stream.
+    pub fn upload_into<T: DeviceRepr, H: HostSlice<T> + ?Sized>(
+        &self,
+        host: &H,
+        device: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
         check_same_len(host.len(), device.len())?;
         self.stream().memcpy_htod(host, device).map_err(Error::cuda(format!(
             "copying {} bytes host to device",
-            std::mem::size_of_val(host)
+            host.len() * size_of::<T>()
         )))
     }
 
@@ -67,7 +74,13 @@ impl Gpu {
     }
 
     /// Copies a device buffer into `host` (same length).
-    pub fn download_into<T: DeviceRepr>(&self, device: &DeviceBuffer<T>, host: &mut [T]) -> Result<()> {
+    ///
+    /// Into a [`PinnedBuffer`]'s `raw_mut()` the copy is asynchronous: synchronise before reading.
+    pub fn download_into<T: DeviceRepr, H: HostSlice<T> + ?Sized>(
+        &self,
+        device: &DeviceBuffer<T>,
+        host: &mut H,
+    ) -> Result<()> {
         check_same_len(host.len(), device.len())?;
         self.stream().memcpy_dtoh(device, host).map_err(Error::cuda(format!(
             "copying {} bytes device to host",
@@ -114,9 +127,14 @@ impl<T: ValidAsZeroBits> PinnedBuffer<T> {
         self.0.as_mut_slice().map_err(Error::cuda("writing pinned host memory"))
     }
 
-    /// The cudarc buffer, for copies.
+    /// The cudarc buffer, the source of asynchronous copies (`Gpu::upload_into`).
     pub fn raw(&self) -> &PinnedHostSlice<T> {
         &self.0
+    }
+
+    /// The cudarc buffer, the target of asynchronous copies (`Gpu::download_into`).
+    pub fn raw_mut(&mut self) -> &mut PinnedHostSlice<T> {
+        &mut self.0
     }
 }
 

@@ -1,5 +1,5 @@
 //! ch1-increment-2d: a 2-D grid of 2-D blocks over a 2-D array (book §1.3.3).
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, print_kernel_time};
 use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use crate::reference;
 use crate::verify::{Check, Tolerance};
@@ -50,7 +50,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let b = 3;
     let mut a = vec![1; nx * ny];
     let mut a_d = gpu.upload(&a)?;
-    increment(gpu, &mut a_d, nx, ny, b, BLOCK)?;
+    let ms = gpu.time_ms(|| increment(gpu, &mut a_d, nx, ny, b, BLOCK))?;
     let gpu_a = gpu.download(&a_d)?;
     reference::ch1::increment::increment(&mut a, b);
     let check = Check::compare("a", &gpu_a, &a, Tolerance::EXACT);
@@ -62,5 +62,6 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             "**** Program Failed ****"
         }
     );
+    print_kernel_time("increment_2d", ms, 2 * a.len() * size_of::<i32>());
     Ok(Outcome { checks: vec![check] })
 }

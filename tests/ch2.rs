@@ -4,22 +4,10 @@ mod common;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::examples::Options;
-use ferrocuda::examples::ch2::limiting_factor::{self, Variant};
+use ferrocuda::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::reference::ch2 as reference;
 use ferrocuda::verify::{Check, Tolerance};
-
-/// The accurate kernel runs the CPU's own libm sine; the GPU contracts its multiply-adds into
-/// FMAs, which moves results by a few ulps of values at most 1.
-const ACCURATE_SIN: Tolerance = Tolerance {
-    abs: 4.0 * f32::EPSILON as f64,
-    rel: 4.0 * f32::EPSILON as f64,
-};
-/// `sin.approx.f32`: absolute error below 2^-20.9 on [-pi, pi] (PTX ISA).
-const FAST_SIN: Tolerance = Tolerance {
-    abs: 1.0 / (1u64 << 20) as f64,
-    rel: 0.0,
-};
 
 fn ch2_limiting_factor_kernels_match_cpu(gpu: &Gpu) -> TestResult {
     for n in awkward_sizes(256) {

@@ -215,18 +215,41 @@ fn device_atomics_global_and_shared(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
-fn device_fused_and_unfused_rounding(gpu: &Gpu) -> TestResult {
-    // a*b + c where the product's low bits matter: fused and unfused results differ.
-    let n = 1000;
-    let a: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 1.1e-4).collect();
-    let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32 * 0.9e-4).collect();
-    let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| -(x * y)).collect();
+/// `a * b + c` rounded once and rounded twice, on the CPU.
+trait MulAdd: Copy + PartialEq + Into<f64> + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits {
+    fn fused(a: Self, b: Self, c: Self) -> Self;
+    fn unfused(a: Self, b: Self, c: Self) -> Self;
+}
+impl MulAdd for f32 {
+    fn fused(a: Self, b: Self, c: Self) -> Self {
+        a.mul_add(b, c)
+    }
+    fn unfused(a: Self, b: Self, c: Self) -> Self {
+        a * b + c
+    }
+}
+impl MulAdd for f64 {
+    fn fused(a: Self, b: Self, c: Self) -> Self {
+        a.mul_add(b, c)
+    }
+    fn unfused(a: Self, b: Self, c: Self) -> Self {
+        a * b + c
+    }
+}
+
+/// Runs `probe_rounding` on `(a, b, c)`; checks both results bit for bit and returns how many
+/// elements the two roundings tell apart.
+fn rounding_case<T: MulAdd>(gpu: &Gpu, a: &[T], b: &[T], c: &[T]) -> Result<usize, String>
+where
+    ProbeRounding: ferrocuda::Kernel<RoundingArgs<T>>,
+{
+    let n = a.len();
     let (a_d, b_d, c_d) = (
-        gpu.upload(&a).map_err(fail)?,
-        gpu.upload(&b).map_err(fail)?,
-        gpu.upload(&c).map_err(fail)?,
+        gpu.upload(a).map_err(fail)?,
+        gpu.upload(b).map_err(fail)?,
+        gpu.upload(c).map_err(fail)?,
     );
-    let (mut fused_d, mut unfused_d) = (gpu.zeros::<f32>(n).map_err(fail)?, gpu.zeros::<f32>(n).map_err(fail)?);
+    let (mut fused_d, mut unfused_d) = (gpu.zeros::<T>(n).map_err(fail)?, gpu.zeros::<T>(n).map_err(fail)?);
     let args = RoundingArgs {
         a: a_d.view(),
         b: b_d.view(),
@@ -236,8 +259,8 @@ fn device_fused_and_unfused_rounding(gpu: &Gpu) -> TestResult {
     };
     gpu.launch(ProbeRounding, LaunchShape::cover_1d(n, 128).map_err(fail)?, args)
         .map_err(fail)?;
-    let fused: Vec<f32> = (0..n).map(|i| a[i].mul_add(b[i], c[i])).collect();
-    let unfused: Vec<f32> = (0..n).map(|i| a[i] * b[i] + c[i]).collect();
+    let fused: Vec<T> = (0..n).map(|i| T::fused(a[i], b[i], c[i])).collect();
+    let unfused: Vec<T> = (0..n).map(|i| T::unfused(a[i], b[i], c[i])).collect();
     let check_fused = Check::compare(
         "fused",
         &gpu.download(&fused_d).map_err(fail)?,
@@ -250,50 +273,29 @@ fn device_fused_and_unfused_rounding(gpu: &Gpu) -> TestResult {
         &unfused,
         Tolerance::EXACT,
     );
-    let differ = fused.iter().zip(&unfused).filter(|(x, y)| x != y).count();
     ensure(check_fused.passed() && check_unfused.passed(), || {
         format!("{check_fused}; {check_unfused}")
     })?;
-    ensure(differ > n / 2, || {
-        format!("the inputs do not separate fused from unfused ({differ} differ)")
-    })?;
+    Ok(fused.iter().zip(&unfused).filter(|(x, y)| x != y).count())
+}
 
-    let (a64, b64, c64): (Vec<f64>, Vec<f64>, Vec<f64>) = (
-        a.iter().map(|&v| f64::from(v) / 3.0).collect(),
-        b.iter().map(|&v| f64::from(v) / 7.0).collect(),
-        c.iter().map(|&v| f64::from(v) / 21.0).collect(),
-    );
-    let (a_d, b_d, c_d) = (
-        gpu.upload(&a64).map_err(fail)?,
-        gpu.upload(&b64).map_err(fail)?,
-        gpu.upload(&c64).map_err(fail)?,
-    );
-    let (mut fused_d, mut unfused_d) = (gpu.zeros::<f64>(n).map_err(fail)?, gpu.zeros::<f64>(n).map_err(fail)?);
-    let args = RoundingArgs {
-        a: a_d.view(),
-        b: b_d.view(),
-        c: c_d.view(),
-        fused: fused_d.view_mut(),
-        unfused: unfused_d.view_mut(),
-    };
-    gpu.launch(ProbeRounding, LaunchShape::cover_1d(n, 128).map_err(fail)?, args)
-        .map_err(fail)?;
-    let fused: Vec<f64> = (0..n).map(|i| a64[i].mul_add(b64[i], c64[i])).collect();
-    let unfused: Vec<f64> = (0..n).map(|i| a64[i] * b64[i] + c64[i]).collect();
-    let check_fused = Check::compare(
-        "fused f64",
-        &gpu.download(&fused_d).map_err(fail)?,
-        &fused,
-        Tolerance::EXACT,
-    );
-    let check_unfused = Check::compare(
-        "unfused f64",
-        &gpu.download(&unfused_d).map_err(fail)?,
-        &unfused,
-        Tolerance::EXACT,
-    );
-    ensure(check_fused.passed() && check_unfused.passed(), || {
-        format!("{check_fused}; {check_unfused}")
+fn device_fused_and_unfused_rounding(gpu: &Gpu) -> TestResult {
+    // c = -(a*b) rounded: a*b + c is then the rounding error of the product, which only the
+    // fused operation keeps, so the two results differ wherever the product is inexact.
+    let n = 1000;
+    let a: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 1.1e-4).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32 * 0.9e-4).collect();
+    let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| -(x * y)).collect();
+    let differ = rounding_case(gpu, &a, &b, &c)?;
+    ensure(differ > n / 2, || {
+        format!("f32: the inputs do not separate fused from unfused ({differ} differ)")
+    })?;
+    let widen = |v: &[f32], k: f64| -> Vec<f64> { v.iter().map(|&x| f64::from(x) / k).collect() };
+    let (a, b) = (widen(&a, 3.0), widen(&b, 7.0));
+    let c: Vec<f64> = a.iter().zip(&b).map(|(x, y)| -(x * y)).collect();
+    let differ = rounding_case(gpu, &a, &b, &c)?;
+    ensure(differ > n / 2, || {
+        format!("f64: the inputs do not separate fused from unfused ({differ} differ)")
     })
 }
 

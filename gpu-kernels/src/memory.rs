@@ -328,9 +328,7 @@ impl<T: Element4> Slice<T> {
     /// bounds or the view is not 16-byte aligned.
     #[inline(always)]
     pub fn get4(&self, chunk: usize) -> [T; 4] {
-        if 4 * chunk + 4 > self.len || !self.is_aligned16() {
-            bounds_failure()
-        }
+        check_chunk4(self.ptr as usize, self.len, chunk);
         // SAFETY: in bounds and aligned, checked above; readable by the constructor's contract.
         unsafe { T::load4(self.ptr.add(4 * chunk)) }
     }
@@ -346,9 +344,7 @@ impl<T: Element4> SliceMut<T> {
     /// Elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps as [`Slice::get4`].
     #[inline(always)]
     pub fn get4(&self, chunk: usize) -> [T; 4] {
-        if 4 * chunk + 4 > self.len || !self.is_aligned16() {
-            bounds_failure()
-        }
+        check_chunk4(self.ptr as usize, self.len, chunk);
         // SAFETY: in bounds and aligned, checked above; readable by the constructor's contract.
         unsafe { T::load4(self.ptr.add(4 * chunk)) }
     }
@@ -357,11 +353,18 @@ impl<T: Element4> SliceMut<T> {
     /// [`Slice::get4`].
     #[inline(always)]
     pub fn set4(&self, chunk: usize, values: [T; 4]) {
-        if 4 * chunk + 4 > self.len || !self.is_aligned16() {
-            bounds_failure()
-        }
+        check_chunk4(self.ptr as usize, self.len, chunk);
         // SAFETY: in bounds and aligned, checked above; writable by the constructor's contract.
         unsafe { T::store4(self.ptr.add(4 * chunk), values) }
+    }
+}
+
+/// Traps unless elements `4*chunk .. 4*chunk + 4` of a view at `address` of `len` elements are
+/// in bounds and the view is 16-byte aligned.
+#[inline(always)]
+fn check_chunk4(address: usize, len: usize, chunk: usize) {
+    if 4 * chunk + 4 > len || !address.is_multiple_of(16) {
+        bounds_failure()
     }
 }
 

@@ -204,26 +204,12 @@ pub fn probe_atomics(args: AtomicArgs) {
     args.u32s.atomic_min(1, g as u32);
     args.u32s.atomic_max(2, g as u32);
     args.u32s.atomic_exch(3, g as u32);
-    let mut seen = args.u32s.get(4);
-    loop {
-        let old = args.u32s.atomic_cas(4, seen, seen + 1);
-        if old == seen {
-            break;
-        }
-        seen = old;
-    }
+    cas_increment(&args.u32s, 4, 1);
     args.u64s.atomic_add(0, 3);
     args.u64s.atomic_min(1, g as u64);
     args.u64s.atomic_max(2, g as u64 + (1 << 40));
     args.u64s.atomic_exch(3, g as u64);
-    let mut seen = args.u64s.get(4);
-    loop {
-        let old = args.u64s.atomic_cas(4, seen, seen + 1);
-        if old == seen {
-            break;
-        }
-        seen = old;
-    }
+    cas_increment(&args.u64s, 4, 1);
     args.f32s.atomic_add(0, 0.5);
     args.f64s.atomic_add(0, 0.25);
 
@@ -239,6 +225,25 @@ pub fn probe_atomics(args: AtomicArgs) {
     unsafe { sync_threads() };
     if thread_idx_x() == 0 {
         args.u32s.atomic_add(5, shared.get(0));
+    }
+}
+
+/// Adds `one` to `view[i]` with a compare-and-swap loop, the way any atomic read-modify-write
+/// is built from `atomicCAS`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn cas_increment<T: crate::device::atomic::AtomicExchange + Element + PartialEq + core::ops::Add<Output = T>>(
+    view: &SliceMut<T>,
+    i: usize,
+    one: T,
+) {
+    let mut seen = view.get(i);
+    loop {
+        let old = view.atomic_cas(i, seen, seen + one);
+        if old == seen {
+            break;
+        }
+        seen = old;
     }
 }
 

@@ -25,13 +25,13 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 
 /// The accurate kernel runs the same `libm` sine as the CPU, but the GPU contracts its
 /// multiply-adds into FMAs: a few ulps apart for |sin| <= 1.
-const ACCURATE_SIN: Tolerance = Tolerance {
+pub const ACCURATE_SIN: Tolerance = Tolerance {
     abs: 4.0 * f32::EPSILON as f64,
     rel: 4.0 * f32::EPSILON as f64,
 };
 /// `sin.approx.f32` has an absolute error below 2^-20.9 on [-pi, pi] (PTX ISA, `sin`), which
 /// the inputs stay in; relative error is meaningless near its zeros.
-const FAST_SIN: Tolerance = Tolerance {
+pub const FAST_SIN: Tolerance = Tolerance {
     abs: 1.0 / (1u64 << 20) as f64,
     rel: 0.0,
 };

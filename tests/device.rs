@@ -216,7 +216,7 @@ fn device_atomics_global_and_shared(gpu: &Gpu) -> TestResult {
 }
 
 /// `a * b + c` rounded once and rounded twice, on the CPU.
-trait MulAdd: Copy + PartialEq + Into<f64> + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits {
+trait MulAdd: PartialEq + Into<f64> + ferrocuda::gpu::Element {
     fn fused(a: Self, b: Self, c: Self) -> Self;
     fn unfused(a: Self, b: Self, c: Self) -> Self;
 }
@@ -309,10 +309,11 @@ fn device_clocks_advance(gpu: &Gpu) -> TestResult {
     )
     .map_err(fail)?;
     let out = gpu.download(&out_d).map_err(fail)?;
-    // 1000 dependent 64-bit multiply-adds take thousands of cycles and at least a microsecond.
+    // 1000 dependent 64-bit multiply-adds take hundreds of cycles at least (the CPU simulator reads
+    // the time-stamp counter, which ticks slower than a core's clock) and a nanosecond or more.
     let ok = out
         .chunks(3)
-        .all(|t| t[0] >= 1000 && t[0] < 1 << 40 && t[1] >= 1 && t[1] < 1_000_000_000);
+        .all(|t| t[0] >= 100 && t[0] < 1 << 40 && t[1] >= 1 && t[1] < 1_000_000_000);
     ensure(ok, || format!("cycles / ns per thread: {:?}", &out[..6]))
 }
 

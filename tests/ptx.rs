@@ -2,7 +2,7 @@
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
 use ferrocuda::Kernel;
-use ferrocuda::kernels::{ch1, ch2, course, probe, stream, tutorial};
+use ferrocuda::kernels::{broken, ch1, ch2, course, probe, stream, tutorial};
 use ferrocuda::ptx::{self, MODULES, ResourceReport};
 
 /// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
@@ -60,6 +60,8 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, probe::RoundingArgs<f32>>(probe::ProbeRounding),
         entry::<_, probe::RoundingArgs<f64>>(probe::ProbeRounding),
         entry::<_, probe::OutArgs<u64>>(probe::ProbeClock),
+        entry::<_, probe::OutArgs<i32>>(broken::BrokenReverseWithoutBarrier),
+        entry::<_, probe::OutArgs<i32>>(broken::BrokenDivergentBarrier),
     ]
 }
 

@@ -8,4 +8,7 @@
 pub trait Kernel<A: Copy> {
     /// The PTX symbol of the entry point.
     const NAME: &'static str;
+    /// The kernel body for one thread, which the CPU simulator runs for every thread of a launch.
+    #[cfg(not(target_arch = "nvptx64"))]
+    const RUN: fn(A);
 }

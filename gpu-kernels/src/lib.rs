@@ -1,19 +1,21 @@
 //! GPU kernels in Rust, and the device library they are written against.
 //!
-//! Compiled twice:
+//! Compiled twice, from one source:
 //! - for `nvptx64-nvidia-cuda` by `gpu-kernels-builder` (from the host crate's build script) into
-//!   one PTX module per architecture, holding every `#[kernel]`;
+//!   one PTX module per architecture, holding every `#[kernel]` (`no_std`, nothing but `core`);
 //! - for the host, as an ordinary dependency of the host library, which then sees each kernel's
-//!   `*Args` struct and launch handle, so a launcher whose arguments do not match its kernel fails
-//!   to compile.
+//!   `*Args` struct and launch handle (so a launcher whose arguments do not match its kernel
+//!   fails to compile), and runs the very same kernel bodies on the CPU simulator ([`sim`]), which
+//!   takes the place of the one target-specific module, `device::arch`.
 //!
 //! Layout (CUDA programming guide topics, CUB layers):
 //! - [`memory`]: the global-memory views kernels take as arguments (`Slice`, `SliceMut`);
 //! - [`launch`]: the `Kernel` trait tying a kernel to its arguments;
 //! - [`real`]: `f32`/`f64` as one generic `Real`, so one kernel source serves both precisions;
 //! - [`device`]: indexing, barriers, shared memory, warp, atomics, math (on the host: tile sizes);
-//! - `collective` (nvptx64): warp-wide reductions built on `device`;
-//! - [`kernels`]: the examples' kernels, one file per example id.
+//! - [`collective`]: warp-wide reductions built on `device`;
+//! - [`kernels`]: the examples' kernels, one file per example id;
+//! - `sim` (host only): the CPU simulator that executes a launch under CUDA's execution model.
 #![no_std]
 // `core_intrinsics` is internal, but `gpu_launch_sized_workgroup_mem` (the base of dynamic
 // shared memory) lives under `core::intrinsics::gpu`.
@@ -30,14 +32,18 @@
     )
 )]
 
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate std;
+
 pub mod kernels;
 pub mod launch;
 pub mod memory;
 pub mod real;
 
-#[cfg(target_arch = "nvptx64")]
 pub mod collective;
 pub mod device;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod sim;
 
 /// What a kernel file imports.
 pub mod prelude {
@@ -45,7 +51,6 @@ pub mod prelude {
     pub use crate::real::Real;
     pub use gpu_kernels_macros::kernel;
 
-    #[cfg(target_arch = "nvptx64")]
     pub use crate::device::{index::*, math, sync::*};
 }
 

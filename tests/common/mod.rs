@@ -1,8 +1,10 @@
-//! The GPU test harness: every GPU-vs-CPU test runs on device 0 when one is present, and is
-//! reported as ignored, with a count and the reason, when not (libtest's "N ignored").
+//! The GPU test harness: every GPU-vs-CPU test runs on device 0 when one is present and on the
+//! CPU simulator when not, or as `FERROCUDA_BACKEND=auto|cuda|sim` says. Tests that need CUDA
+//! itself (streams, PTX modules) are reported as ignored, with the reason, on the simulator.
 #![allow(dead_code)]
 
 use ferrocuda::examples::Options;
+use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu};
 use libtest_mimic::{Arguments, Trial};
 use std::sync::OnceLock;
@@ -16,33 +18,48 @@ pub type GpuTest = (&'static str, fn(&Gpu) -> TestResult);
 /// A test that needs no GPU.
 pub type CpuTest = (&'static str, fn() -> TestResult);
 
-/// Device 0, opened once per test binary; `Err` says why there is none.
+/// Device 0 or the simulator, opened once per test binary; `Err` when `FERROCUDA_BACKEND` asks
+/// for what is not there.
 pub fn gpu() -> &'static Result<Gpu, Error> {
     static GPU: OnceLock<Result<Gpu, Error>> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::new(0))
+    GPU.get_or_init(|| Gpu::open(BackendChoice::from_env()?, 0).map(|(gpu, _)| gpu))
 }
 
-/// Runs `cpu_tests` everywhere and `gpu_tests` where there is a GPU, then exits with libtest's
+/// Runs `cpu_tests`, and `gpu_tests` on the GPU or the simulator, then exits with libtest's
 /// status.
 pub fn main(cpu_tests: Vec<CpuTest>, gpu_tests: Vec<GpuTest>) -> ! {
+    main_with_cuda_only(cpu_tests, gpu_tests, vec![])
+}
+
+/// As [`main`], plus `cuda_tests`, which need a CUDA device and are ignored on the simulator.
+pub fn main_with_cuda_only(cpu_tests: Vec<CpuTest>, gpu_tests: Vec<GpuTest>, cuda_tests: Vec<GpuTest>) -> ! {
     let args = Arguments::from_args();
     let mut trials: Vec<Trial> = cpu_tests
         .into_iter()
         .map(|(name, test)| Trial::test(name, move || test().map_err(Into::into)))
         .collect();
-    let no_gpu = gpu().is_err();
-    if let Err(reason) = gpu()
-        && !args.list
-    {
-        eprintln!("GPU tests: {} skipped, no GPU: {reason}", gpu_tests.len());
+    let on_simulator = gpu().as_ref().is_ok_and(Gpu::is_simulator);
+    if !args.list {
+        match gpu() {
+            Ok(gpu) => eprintln!("GPU tests run on: {}", gpu.properties().name),
+            Err(e) => eprintln!("GPU tests fail: {e}"),
+        }
+        if on_simulator && !cuda_tests.is_empty() {
+            eprintln!("{} CUDA-only tests ignored: they need a CUDA device", cuda_tests.len());
+        }
     }
-    trials.extend(gpu_tests.into_iter().map(|(name, test)| {
-        Trial::test(name, move || match gpu() {
+    let run = |test: fn(&Gpu) -> TestResult| {
+        move || match gpu() {
             Ok(gpu) => test(gpu).map_err(Into::into),
-            Err(reason) => Err(format!("no GPU: {reason}").into()),
-        })
-        .with_ignored_flag(no_gpu)
-    }));
+            Err(e) => Err(e.to_string().into()),
+        }
+    };
+    trials.extend(gpu_tests.into_iter().map(|(name, test)| Trial::test(name, run(test))));
+    trials.extend(
+        cuda_tests
+            .into_iter()
+            .map(|(name, test)| Trial::test(name, run(test)).with_ignored_flag(on_simulator)),
+    );
     libtest_mimic::run(&args, trials).exit()
 }
 

@@ -2,14 +2,18 @@
 //!
 //! Every failure is one sentence on stderr and a non-zero exit code.
 use ferrocuda::examples::{self, Options};
+use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu, bench, ptx};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "usage:
   cargo xtask list
-  cargo xtask run <example-id> [--size N] [--precision f32|f64] [--device N] [--reps N]
-  cargo xtask bench [--device N] [--size-mib N] [--reps N]
+  cargo xtask run <example-id> [--size N] [--precision f32|f64] [--device N] [--reps N] [--backend auto|cuda|sim]
+  cargo xtask bench [--device N] [--size-mib N] [--reps N] [--backend auto|cuda|sim]
+
+The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator
+otherwise.
   cargo xtask ptx --report | --validate | <kernel>";
 
 fn main() -> ExitCode {
@@ -33,8 +37,8 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
         }
         Some("run") => run(&args[1..]),
         Some("bench") => {
-            let flags = Flags::parse(&args[1..], &["--device", "--size-mib", "--reps"])?;
-            let gpu = open(flags.number("--device")?.unwrap_or(0))?;
+            let flags = Flags::parse(&args[1..], &["--device", "--size-mib", "--reps", "--backend"])?;
+            let gpu = open(&flags)?;
             let settings = bench::Settings {
                 working_set_mib: flags
                     .number("--size-mib")?
@@ -58,7 +62,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         return Err("`run` needs an example id; `cargo xtask list` shows them".into());
     };
     let example = examples::find(id).ok_or_else(|| format!("no example `{id}`; `cargo xtask list` shows them"))?;
-    let flags = Flags::parse(&args[1..], &["--size", "--precision", "--device", "--reps"])?;
+    let flags = Flags::parse(
+        &args[1..],
+        &["--size", "--precision", "--device", "--reps", "--backend"],
+    )?;
     let options = Options {
         size: flags.number("--size")?,
         precision: flags
@@ -72,15 +79,19 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     if options.reps == 0 {
         return Err("--reps must be at least 1".into());
     }
-    let gpu = open(flags.number("--device")?.unwrap_or(0))?;
+    let gpu = open(&flags)?;
     let p = gpu.properties();
-    println!(
-        "== {} on device {}: {} (sm_{}) ==",
-        example.id,
-        p.ordinal,
-        p.name,
-        p.compute_capability_number()
-    );
+    if gpu.is_simulator() {
+        println!("== {} on the {} ==", example.id, p.name);
+    } else {
+        println!(
+            "== {} on device {}: {} (sm_{}) ==",
+            example.id,
+            p.ordinal,
+            p.name,
+            p.compute_capability_number()
+        );
+    }
     let outcome = (example.run)(&gpu, &options).map_err(|e| format!("{}: {e}", example.id))?;
     outcome.print();
     Ok(if outcome.passed() {
@@ -90,8 +101,24 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     })
 }
 
-fn open(device: usize) -> Result<Gpu, String> {
-    Gpu::new(device).map_err(|e| e.to_string())
+/// The `Gpu` that `--backend` (or `FERROCUDA_BACKEND`, or auto) and `--device` name; says once
+/// when auto falls back to the simulator.
+fn open(flags: &Flags) -> Result<Gpu, String> {
+    let choice = match flags.value("--backend") {
+        Some(value) => value.parse(),
+        None => BackendChoice::from_env(),
+    }
+    .map_err(|e: Error| e.to_string())?;
+    let device = flags.number("--device")?.unwrap_or(0);
+    let (gpu, why_simulator) = Gpu::open(choice, device).map_err(|e| e.to_string())?;
+    if let Some(reason) = why_simulator {
+        let reason = match reason {
+            Error::NoDriver => "No NVIDIA driver found",
+            _ => "The NVIDIA driver reports no GPU",
+        };
+        println!("{reason}: running on the CPU simulator (its timings are simulator timings, not GPU ones).");
+    }
+    Ok(gpu)
 }
 
 /// `--flag value` pairs, each allowed flag at most once.

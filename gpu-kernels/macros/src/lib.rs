@@ -9,11 +9,12 @@
 //! ```
 //!
 //! expands to
-//! - the body as an ordinary function of the same name (on `nvptx64`);
+//! - the body as an ordinary function of the same name, on every target;
 //! - on `nvptx64` only, one `extern "gpu-kernel"` entry point per instantiation, named `increment`
 //!   (monomorphic) or `triad_f32`, `triad_f64` (generic), taking the `*Args` struct by value;
 //! - on every target, a unit struct `Increment` / `Triad` implementing
-//!   `gpu_kernels::launch::Kernel<Args>` once per instantiation, whose `NAME` is the PTX symbol.
+//!   `gpu_kernels::launch::Kernel<Args>` once per instantiation, whose `NAME` is the PTX symbol
+//!   and, on the host, whose `RUN` is the body the CPU simulator runs for each thread.
 //!
 //! The host launcher takes the unit struct and an `Args` value with the bound `K: Kernel<A>`, so a
 //! launch whose arguments do not match its kernel fails to compile.
@@ -86,20 +87,19 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
     });
     // The entry points live in their own module: the body keeps the kernel's name in Rust.
     let entry_module = format_ident!("__entry_{}", name);
-    let impls = entries.iter().map(|(symbol, concrete, _)| {
+    let impls = entries.iter().map(|(symbol, concrete, turbofish)| {
         let symbol = symbol.to_string();
         quote! {
             impl crate::launch::Kernel<#concrete> for #marker {
                 const NAME: &'static str = #symbol;
+                #[cfg(not(target_arch = "nvptx64"))]
+                const RUN: fn(#concrete) = #name #turbofish;
             }
         }
     });
     let marker_doc =
         format!("Launch handle of the kernel [`{name}`]: pass it with its arguments to the host launcher.");
     Ok(quote! {
-        // The body calls the device library, which exists on nvptx64 only until the CPU
-        // simulator backend lands; the launch handle below is on every target.
-        #[cfg(target_arch = "nvptx64")]
         #[inline(always)]
         #function
 

@@ -185,7 +185,9 @@ impl<T: AtomicAdd + Copy> Tile1d<T> {
     /// `atomicAdd` on element `i` of a shared tile; traps when `i` is out of bounds.
     #[inline(always)]
     pub fn atomic_add(&self, i: usize, value: T) -> T {
+        let address = self.element_ptr(i);
+        arch::shared_atomic_access(address.cast(), size_of::<T>());
         // SAFETY: `element_ptr` checked the bound; the tile lies in the launch's shared memory.
-        unsafe { atomic_add(self.element_ptr(i), value) }
+        unsafe { atomic_add(address, value) }
     }
 }

@@ -3,7 +3,6 @@
 //! Rust has no `__shared__` statics on nvptx, so every tile lives in the `extern __shared__`
 //! region sized at launch. A tile type states its size in [`Tile1d::bytes`] or
 //! [`Tile2d::BYTES`]; the host launcher passes that size as the launch's shared-memory bytes.
-#[cfg(target_arch = "nvptx64")]
 use super::arch;
 use core::marker::PhantomData;
 
@@ -25,7 +24,6 @@ impl<T: Copy> Tile1d<T> {
     /// # Safety
     /// The launch provides at least `Tile1d::<T>::bytes(len)` bytes of dynamic shared memory,
     /// and no other tile of this launch overlaps it.
-    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub unsafe fn dynamic(len: usize) -> Self {
         Self {
@@ -51,7 +49,7 @@ impl<T: Copy> Tile1d<T> {
             crate::memory::bounds_failure()
         }
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
-        unsafe { *self.base.add(i) }
+        unsafe { arch::shared_load(self.base.add(i)) }
     }
 
     /// The address of element `i`, for atomics; traps when out of bounds.
@@ -71,7 +69,7 @@ impl<T: Copy> Tile1d<T> {
             crate::memory::bounds_failure()
         }
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
-        unsafe { *self.base.add(i) = value }
+        unsafe { arch::shared_store(self.base.add(i), value) }
     }
 }
 
@@ -95,7 +93,6 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     /// # Safety
     /// The launch provides at least `Self::BYTES` bytes of dynamic shared memory, and no other
     /// tile of this launch overlaps it.
-    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub unsafe fn dynamic() -> Self {
         Self {
@@ -111,7 +108,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
             crate::memory::bounds_failure()
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
-        unsafe { *self.base.add(row * Self::PITCH + col) }
+        unsafe { arch::shared_load(self.base.add(row * Self::PITCH + col)) }
     }
 
     /// Stores `value` at (`row`, `col`); traps when out of bounds.
@@ -121,6 +118,6 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
             crate::memory::bounds_failure()
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
-        unsafe { *self.base.add(row * Self::PITCH + col) = value }
+        unsafe { arch::shared_store(self.base.add(row * Self::PITCH + col), value) }
     }
 }

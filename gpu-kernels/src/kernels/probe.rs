@@ -2,18 +2,13 @@
 //! CPU computes (CUDA.jl's and CUB's way): indexing, grid-stride loops, shared tiles, warp
 //! shuffles and votes, warp reductions, atomics on global and shared memory, explicit rounding,
 //! clocks. Their tests, which launch them through the public host API, are in `tests/device.rs`.
-use crate::device::shared::Tile2d;
-use crate::prelude::*;
-
-#[cfg(target_arch = "nvptx64")]
 use crate::collective::warp::{warp_max, warp_sum};
-#[cfg(target_arch = "nvptx64")]
-use crate::device::shared::Tile1d;
-#[cfg(target_arch = "nvptx64")]
+use crate::device::shared::{Tile1d, Tile2d};
 use crate::device::warp::{
     FULL_MASK, active_mask, lane_id, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, vote_all_sync,
     vote_any_sync, vote_ballot_sync,
 };
+use crate::prelude::*;
 
 /// Arguments of the probes that only write.
 #[repr(C)]
@@ -230,7 +225,6 @@ pub fn probe_atomics(args: AtomicArgs) {
 
 /// Adds `one` to `view[i]` with a compare-and-swap loop, the way any atomic read-modify-write
 /// is built from `atomicCAS`.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn cas_increment<T: crate::device::atomic::AtomicExchange + Element + PartialEq + core::ops::Add<Output = T>>(
     view: &SliceMut<T>,

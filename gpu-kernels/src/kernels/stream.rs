@@ -112,7 +112,6 @@ pub fn stream_triad_four_per_thread<T: Real + math::Rounded>(args: BinaryArgs<T>
 /// but moves them in 16-byte accesses, so a warp's loads are contiguous 512-byte runs (1 KiB for
 /// `f64`) and each thread keeps four times the bytes in flight. Launch `ceil(n / 4)` threads. A
 /// partial last chunk, or views that are not 16-byte aligned, take the scalar path.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn for_chunk(n: usize, aligned: bool, vector: impl FnOnce(usize), scalar: impl Fn(usize)) {
     let chunk = global_idx_x();

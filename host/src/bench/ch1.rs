@@ -14,12 +14,11 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Module>) -> Result<Vec<
         a: a_d.view_mut(),
         b: 1,
     };
-    let stream = gpu.stream().clone();
     let row = Row {
         name: "increment_multiblock".into(),
         shape,
         bytes: 2 * n * size_of::<i32>(),
-        launch: Box::new(move |m: &Module| m.launch(&stream, IncrementMultiblock, shape, args)),
+        launch: Box::new(move |m: Option<&Module>| gpu.launch_from(m, IncrementMultiblock, shape, args)),
     };
     measure(gpu, row, twin, settings.reps).map(|m| vec![m])
 }

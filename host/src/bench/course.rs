@@ -16,12 +16,11 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Module>) -> Result<Vec<
         b: b_d.view(),
         c: c_d.view_mut(),
     };
-    let stream = gpu.stream().clone();
     let mut row = Row {
         name: "vec_add_kernel".into(),
         shape,
         bytes: 3 * n * size_of::<f32>(),
-        launch: Box::new(move |m: &Module| m.launch(&stream, VecAddKernel, shape, args)),
+        launch: Box::new(move |m: Option<&Module>| gpu.launch_from(m, VecAddKernel, shape, args)),
     };
     if let Some(twin) = twin
         && !twin_agrees(gpu, &mut row, twin, &c_d)?

@@ -6,6 +6,7 @@
 pub mod ch1;
 pub mod course;
 pub mod nvcc;
+pub mod simulator;
 pub mod stream;
 
 use crate::gpu::{Error, Gpu, LaunchShape, Module, Result};
@@ -40,8 +41,8 @@ impl Settings {
     }
 }
 
-/// Launches a row's kernel from a module (the embedded one, or the twin's).
-pub type Launcher<'a> = Box<dyn FnMut(&Module) -> Result<()> + 'a>;
+/// Launches a row's kernel from this library's kernels (`None`) or a twin's module.
+pub type Launcher<'a> = Box<dyn FnMut(Option<&Module>) -> Result<()> + 'a>;
 
 /// One row: a Rust kernel, optionally its CUDA C twin, and the bytes each launch moves.
 pub struct Row<'a> {
@@ -64,15 +65,15 @@ pub struct Measured {
 
 /// Times `row` (and its twin in `twin`, interleaved) `reps` times after a warm-up of each.
 pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&Module>, reps: usize) -> Result<Measured> {
-    (row.launch)(gpu.kernels())?;
+    (row.launch)(None)?;
     if let Some(twin) = twin {
-        (row.launch)(twin)?;
+        (row.launch)(Some(twin))?;
     }
     let (mut rust, mut nvcc) = (Vec::new(), Vec::new());
     for _ in 0..reps.max(1) {
-        rust.push(gpu.time_ms(|| (row.launch)(gpu.kernels()))?);
+        rust.push(gpu.time_ms(|| (row.launch)(None))?);
         if let Some(twin) = twin {
-            nvcc.push(gpu.time_ms(|| (row.launch)(twin))?);
+            nvcc.push(gpu.time_ms(|| (row.launch)(Some(twin)))?);
         }
     }
     Ok(Measured {
@@ -97,8 +98,19 @@ pub fn memcpy_gb_per_s(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
     Ok(gb_per_s(2 * bytes, Stats::of(&mut samples).median_ms))
 }
 
-/// Runs every benchmark and prints one table.
+/// Runs every benchmark: on a CUDA device the kernels against memcpy and their CUDA C twins, then
+/// the CPU simulator's throughput.
 pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
+    if gpu.is_simulator() {
+        println!("no CUDA device: only the simulator's throughput is measured");
+    } else {
+        run_cuda(gpu, settings)?;
+    }
+    simulator::run(settings.reps.min(5)).map(|_| ())
+}
+
+/// The memory-bound kernels against memcpy and their CUDA C twins, in one table.
+fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     let p = gpu.properties();
     let array_bytes = settings.working_set_mib << 20;
     println!(
@@ -165,14 +177,14 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
 
 /// Runs `row` from the embedded module and from `twin`, downloading `output` after each: true
 /// when the two kernels wrote the same bytes (a twin whose argument layout drifted would not).
-pub fn twin_agrees<T: cudarc::driver::DeviceRepr + PartialEq>(
+pub fn twin_agrees<T: crate::gpu::Element + PartialEq>(
     gpu: &Gpu,
     row: &mut Row<'_>,
     twin: &Module,
     output: &crate::gpu::DeviceBuffer<T>,
 ) -> Result<bool> {
-    (row.launch)(gpu.kernels())?;
+    (row.launch)(None)?;
     let rust = gpu.download(output)?;
-    (row.launch)(twin)?;
+    (row.launch)(Some(twin))?;
     Ok(gpu.download(output)? == rust)
 }

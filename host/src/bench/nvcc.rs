@@ -46,7 +46,8 @@ impl Twins {
         let load = |rel: &str, text: &str| -> Result<Module> {
             let source = write(rel, text)?;
             let ptx = compile(&nvcc, &source, &arch)?;
-            gpu.load_module(&ptx, &format!("the nvcc twin {rel}"))
+            gpu.cuda("a CUDA C twin")?
+                .load_module(&ptx, &format!("the nvcc twin {rel}"))
         };
         let twins = Twins {
             compiler,

@@ -40,14 +40,13 @@ fn typed<T: StreamReal>(
             c: c_d.view_mut(),
             scalar,
         };
-        let stream = gpu.stream().clone();
         let mut row = Row {
             name: format!("stream_{}{}_{}", op.label().to_lowercase(), layout.label(), T::NAME),
             shape,
             bytes: op.arrays_moved() * n * size_of::<T>(),
-            launch: Box::new(move |m: &Module| match op {
-                Op::Copy | Op::Scale => T::launch_unary(m, &stream, op, layout, shape, unary),
-                Op::Add | Op::Triad => T::launch_binary(m, &stream, op, layout, shape, binary),
+            launch: Box::new(move |m: Option<&Module>| match op {
+                Op::Copy | Op::Scale => T::launch_unary(gpu, m, op, layout, shape, unary),
+                Op::Add | Op::Triad => T::launch_binary(gpu, m, op, layout, shape, binary),
             }),
         };
         if let Some(twin) = twin

@@ -64,7 +64,8 @@ impl Default for Options {
 }
 
 impl Options {
-    /// `--size`, or `default`; at least one element.
+    /// `--size`, or `default` (callers pass `gpu.pick(book_size, SIMULATOR_SIZE)` where the source's
+    /// size is large); at least one element.
     pub fn size_or(&self, default: usize) -> Result<usize> {
         match self.size.unwrap_or(default) {
             0 => Err(Error::InvalidArgument("--size must be at least 1".into())),
@@ -73,13 +74,19 @@ impl Options {
     }
 }
 
-/// Prints one kernel's event time and effective bandwidth (bytes read plus written, 1e9 B/GB).
-pub fn print_kernel_time(kernel: &str, ms: f64, bytes: usize) {
+/// Prints one kernel's time and effective bandwidth (bytes read plus written, 1e9 B/GB), saying
+/// how it was timed.
+pub fn print_kernel_time(gpu: &Gpu, kernel: &str, ms: f64, bytes: usize) {
+    let bandwidth = crate::measure::gb_per_s(bytes, ms);
     println!(
-        " {kernel}: {ms:.4} ms (CUDA events), {:.1} GB/s effective",
-        crate::measure::gb_per_s(bytes, ms)
+        " {kernel}: {ms:.4} ms ({}), {bandwidth:.1} GB/s effective",
+        gpu.timing_label()
     );
 }
+
+/// The simulator's default problem size for examples whose sources use millions of elements:
+/// large enough to span many blocks, small enough to finish in seconds.
+pub const SIMULATOR_SIZE: usize = 1 << 20;
 
 /// What an example verified.
 #[derive(Clone, Debug, Default)]

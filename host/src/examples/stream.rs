@@ -1,12 +1,11 @@
 //! stream: STREAM's copy, scale, add and triad (PGI article "CUDA Fortran Device Kernels", with
 //! McCalpin's STREAM loop and output), in f32 or f64, plus the article's four-elements-per-thread
 //! triad that uncoalesces the accesses.
-use crate::examples::{Example, Options, Outcome, Precision};
-use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Module, Result, Timer, same_len};
+use crate::examples::{Example, Options, Outcome, Precision, SIMULATOR_SIZE};
+use crate::gpu::{DeviceBuffer, Element, Gpu, KernelView, LaunchShape, Module, Result, same_len};
 use crate::measure::{Stats, gb_per_s};
 use crate::reference;
 use crate::verify::{Check, Tolerance};
-use cudarc::driver::{CudaStream, DeviceRepr, ValidAsZeroBits};
 use gpu_kernels::kernels::stream::{
     BinaryArgs, StreamAdd, StreamAddVec4, StreamCopy, StreamCopyVec4, StreamScale, StreamScaleVec4, StreamTriad,
     StreamTriadFourPerThread, StreamTriadVec4, UnaryArgs,
@@ -91,12 +90,12 @@ impl Layout {
 
 /// An element type of the STREAM kernels (`f32`, `f64`): it knows its kernels, so the drivers
 /// need no other bound.
-pub trait StreamReal: Real + Into<f64> + Send + Sync + DeviceRepr + ValidAsZeroBits {
+pub trait StreamReal: Real + Into<f64> + Element {
     /// Launches the unary kernel of `op` (copy: `output = input`; scale: `output = scalar *
     /// input`) from `module` (this library's, or a CUDA C twin's).
     fn launch_unary(
-        module: &Module,
-        stream: &CudaStream,
+        gpu: &Gpu,
+        module: Option<&Module>,
         op: Op,
         layout: Layout,
         shape: LaunchShape,
@@ -104,8 +103,8 @@ pub trait StreamReal: Real + Into<f64> + Send + Sync + DeviceRepr + ValidAsZeroB
     ) -> Result<()>;
     /// Launches the binary kernel of `op` (add: `c = a + b`; triad: `c = a + b * scalar`).
     fn launch_binary(
-        module: &Module,
-        stream: &CudaStream,
+        gpu: &Gpu,
+        module: Option<&Module>,
         op: Op,
         layout: Layout,
         shape: LaunchShape,
@@ -113,8 +112,8 @@ pub trait StreamReal: Real + Into<f64> + Send + Sync + DeviceRepr + ValidAsZeroB
     ) -> Result<()>;
     /// Launches the article's four-elements-per-thread triad.
     fn launch_triad_four_per_thread(
-        module: &Module,
-        stream: &CudaStream,
+        gpu: &Gpu,
+        module: Option<&Module>,
         shape: LaunchShape,
         args: BinaryArgs<Self>,
     ) -> Result<()>;
@@ -123,24 +122,27 @@ pub trait StreamReal: Real + Into<f64> + Send + Sync + DeviceRepr + ValidAsZeroB
 macro_rules! stream_real {
     ($($t:ty),*) => {$(
         impl StreamReal for $t {
-            fn launch_unary(module: &Module, stream: &CudaStream, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<Self>) -> Result<()> {
+            fn launch_unary(gpu: &Gpu,
+        module: Option<&Module>, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<Self>) -> Result<()> {
                 match (op, layout) {
-                    (Op::Copy, Layout::OnePerThread) => module.launch(stream, StreamCopy, shape, args),
-                    (Op::Copy, Layout::Vec4) => module.launch(stream, StreamCopyVec4, shape, args),
-                    (_, Layout::OnePerThread) => module.launch(stream, StreamScale, shape, args),
-                    (_, Layout::Vec4) => module.launch(stream, StreamScaleVec4, shape, args),
+                    (Op::Copy, Layout::OnePerThread) => gpu.launch_from(module, StreamCopy, shape, args),
+                    (Op::Copy, Layout::Vec4) => gpu.launch_from(module, StreamCopyVec4, shape, args),
+                    (_, Layout::OnePerThread) => gpu.launch_from(module, StreamScale, shape, args),
+                    (_, Layout::Vec4) => gpu.launch_from(module, StreamScaleVec4, shape, args),
                 }
             }
-            fn launch_binary(module: &Module, stream: &CudaStream, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
+            fn launch_binary(gpu: &Gpu,
+        module: Option<&Module>, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
                 match (op, layout) {
-                    (Op::Add, Layout::OnePerThread) => module.launch(stream, StreamAdd, shape, args),
-                    (Op::Add, Layout::Vec4) => module.launch(stream, StreamAddVec4, shape, args),
-                    (_, Layout::OnePerThread) => module.launch(stream, StreamTriad, shape, args),
-                    (_, Layout::Vec4) => module.launch(stream, StreamTriadVec4, shape, args),
+                    (Op::Add, Layout::OnePerThread) => gpu.launch_from(module, StreamAdd, shape, args),
+                    (Op::Add, Layout::Vec4) => gpu.launch_from(module, StreamAddVec4, shape, args),
+                    (_, Layout::OnePerThread) => gpu.launch_from(module, StreamTriad, shape, args),
+                    (_, Layout::Vec4) => gpu.launch_from(module, StreamTriadVec4, shape, args),
                 }
             }
-            fn launch_triad_four_per_thread(module: &Module, stream: &CudaStream, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
-                module.launch(stream, StreamTriadFourPerThread, shape, args)
+            fn launch_triad_four_per_thread(gpu: &Gpu,
+        module: Option<&Module>, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
+                gpu.launch_from(module, StreamTriadFourPerThread, shape, args)
             }
         }
     )*};
@@ -163,7 +165,7 @@ pub fn unary<T: StreamReal>(
         output: output.view_mut(),
         scalar,
     };
-    T::launch_unary(gpu.kernels(), gpu.stream(), op, layout, shape, args)
+    T::launch_unary(gpu, None, op, layout, shape, args)
 }
 
 /// `c = a + b` (add) or `c = a + b * scalar` (triad).
@@ -183,7 +185,7 @@ pub fn binary<T: StreamReal>(
         c: c.view_mut(),
         scalar,
     };
-    T::launch_binary(gpu.kernels(), gpu.stream(), op, layout, shape, args)
+    T::launch_binary(gpu, None, op, layout, shape, args)
 }
 
 /// The article's anti-pattern: `c = a + b * scalar` with four consecutive elements per thread.
@@ -198,8 +200,8 @@ pub fn triad_four_per_thread<T: StreamReal>(
     let n = same_len("triad", &[a.len(), b.len(), c.len()])?;
     let shape = LaunchShape::cover_1d(n.div_ceil(4), threads)?;
     T::launch_triad_four_per_thread(
-        gpu.kernels(),
-        gpu.stream(),
+        gpu,
+        None,
         shape,
         BinaryArgs {
             a: a.view(),
@@ -253,7 +255,7 @@ pub fn run_layout<T: StreamReal>(gpu: &Gpu, layout: Layout, n: usize, reps: usiz
     let mut samples: [Vec<f64>; 4] = Default::default();
     for rep in 0..=reps {
         for (k, op) in Op::ALL.into_iter().enumerate() {
-            let timer = Timer::start(gpu.stream())?;
+            let timer = gpu.timer()?;
             arrays.step(gpu, op, layout, scalar)?;
             let ms = timer.stop_ms()?;
             if rep > 0 {
@@ -353,7 +355,7 @@ pub fn run_typed<T: StreamReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<Outc
 
 /// `stream` with `--precision` and `--size`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(N)?;
+    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, n, options.reps),
         Precision::F64 => run_typed::<f64>(gpu, n, options.reps),

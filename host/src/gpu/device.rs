@@ -133,13 +133,51 @@ impl DeviceProperties {
         })
     }
 
+    /// The CPU simulator, described as a device: CUDA's limits for compute capability 9.0 (whose
+    /// semantics it follows), one "multiprocessor" per host thread, no memory clock.
+    pub fn simulator() -> Self {
+        let host_threads = rayon::current_num_threads() as u32;
+        let [gx, gy, gz] = gpu_kernels::sim::MAX_GRID_DIM;
+        let [bx, by, bz] = gpu_kernels::sim::MAX_BLOCK_DIM;
+        Self {
+            ordinal: 0,
+            name: format!("ferrocuda CPU simulator ({host_threads} host threads)"),
+            compute_capability: (9, 0),
+            multiprocessor_count: host_threads,
+            max_threads_per_multiprocessor: 2048,
+            max_blocks_per_multiprocessor: 32,
+            total_global_mem_bytes: 0,
+            max_grid_dim: [gx, gy, gz],
+            max_block_dim: [bx, by, bz],
+            max_threads_per_block: gpu_kernels::sim::MAX_THREADS_PER_BLOCK,
+            warp_size: 32,
+            shared_mem_per_block_bytes: 48 * 1024,
+            shared_mem_per_block_optin_bytes: gpu_kernels::sim::MAX_SHARED_BYTES as u32,
+            shared_mem_per_multiprocessor_bytes: 228 * 1024,
+            registers_per_block: 65536,
+            registers_per_multiprocessor: 65536,
+            total_constant_mem_bytes: 65536,
+            l2_cache_bytes: 0,
+            clock_rate_khz: 0,
+            memory_clock_rate_khz: 0,
+            memory_bus_width_bits: 0,
+            ecc_enabled: false,
+            async_engine_count: 0,
+            concurrent_kernels: false,
+            unified_addressing: true,
+            can_map_host_memory: true,
+            integrated: true,
+            pci_bus_id: 0,
+        }
+    }
+
     /// Compute capability as one number: 9.0 is 90.
     pub fn compute_capability_number(&self) -> u32 {
         self.compute_capability.0 * 10 + self.compute_capability.1
     }
 
     /// Theoretical peak memory bandwidth, GB/s (1e9 bytes): `2 * memoryClockRate(kHz) *
-    /// busWidth/8 * 1e-6`, the book's §2.3.1 formula (2 for double data rate).
+    /// busWidth/8 * 1e-6`, the book's §2.3.1 formula (2 for double data rate); 0 for the simulator.
     pub fn peak_bandwidth_gb_per_s(&self) -> f64 {
         2.0 * self.memory_clock_rate_khz as f64 * (self.memory_bus_width_bits as f64 / 8.0) * 1e-6
     }

@@ -22,6 +22,10 @@ pub enum Error {
     InvalidArgument(String),
     /// A file, a compiler or another program the call needed failed.
     Io(String),
+    /// The CPU simulator refused a launch, or a simulated kernel faulted.
+    Simulator(gpu_kernels::sim::SimError),
+    /// The call needs a CUDA device, and this `Gpu` is the simulator.
+    NeedsCuda(String),
 }
 
 impl Error {
@@ -29,6 +33,16 @@ impl Error {
     pub fn cuda(call: impl Into<String>) -> impl FnOnce(DriverError) -> Self {
         let call = call.into();
         move |error| Error::Cuda { call, error }
+    }
+
+    /// True for a launch the device refused (too many threads per block, say): CUDA's
+    /// `CUDA_ERROR_INVALID_VALUE`, or the simulator's equivalent.
+    pub fn is_invalid_launch(&self) -> bool {
+        match self {
+            Error::Cuda { error, .. } => error.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_INVALID_VALUE,
+            Error::Simulator(gpu_kernels::sim::SimError::InvalidLaunch(_)) => true,
+            _ => false,
+        }
     }
 
     /// The CUDA error code name (`CUDA_ERROR_INVALID_VALUE`), when this is a CUDA error.
@@ -76,6 +90,8 @@ impl fmt::Display for Error {
                 write!(f, "{call} failed: {} ({text})", error_name(error))
             }
             Error::InvalidArgument(message) | Error::Io(message) => f.write_str(message),
+            Error::Simulator(e) => write!(f, "simulator: {e}"),
+            Error::NeedsCuda(what) => write!(f, "{what} needs a CUDA device, and this run uses the CPU simulator"),
         }
     }
 }
@@ -84,6 +100,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Cuda { error, .. } => Some(error),
+            Error::Simulator(e) => Some(e),
             _ => None,
         }
     }

@@ -1,11 +1,6 @@
 //! Typed kernel launches with explicit grid, block and shared-memory sizes.
 use super::error::{Error, Result};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
-use cudarc::nvrtc::Ptx;
-use gpu_kernels::launch::Kernel;
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
 
 /// Grid, block and dynamic shared memory of one launch, always stated, never defaulted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +68,16 @@ impl LaunchShape {
     pub fn threads_per_block(&self) -> u32 {
         self.block.0 * self.block.1 * self.block.2
     }
+
+    /// The shape as the simulator takes it.
+    pub(super) fn sim_launch(&self, kernel: &'static str) -> gpu_kernels::sim::Launch {
+        gpu_kernels::sim::Launch {
+            kernel,
+            grid: [self.grid.0, self.grid.1, self.grid.2],
+            block: [self.block.0, self.block.1, self.block.2],
+            shared_bytes: self.shared_bytes as usize,
+        }
+    }
 }
 
 impl fmt::Display for LaunchShape {
@@ -83,85 +88,5 @@ impl fmt::Display for LaunchShape {
             write!(f, ", {} B shared", self.shared_bytes)?;
         }
         Ok(())
-    }
-}
-
-/// The `*Args` struct as one kernel parameter: its bytes are the `.param .b8 [size]` block
-/// the PTX entry expects.
-#[repr(transparent)]
-struct ParamBlock<A>(A);
-
-// SAFETY: `A` is a `#[repr(C)]`, `Copy` kernel-argument struct of plain values and device
-// addresses (the `Kernel<A>` bound ties it to an entry point taking exactly `A`); the driver
-// copies `size_of::<A>()` bytes from its address, which is all it needs.
-unsafe impl<A: Copy> DeviceRepr for ParamBlock<A> {}
-
-/// A loaded PTX module and the entry points looked up in it so far.
-pub struct Module {
-    module: Arc<CudaModule>,
-    what: String,
-    functions: Mutex<HashMap<&'static str, CudaFunction>>,
-    last_launched: Mutex<Option<&'static str>>,
-}
-
-impl Module {
-    pub(super) fn load(context: &Arc<CudaContext>, ptx: &str, what: &str) -> Result<Self> {
-        let module = context
-            .load_module(Ptx::from_src(ptx))
-            .map_err(Error::cuda(format!("loading {what}")))?;
-        Ok(Self {
-            module,
-            what: what.to_string(),
-            functions: Mutex::new(HashMap::new()),
-            last_launched: Mutex::new(None),
-        })
-    }
-
-    fn function(&self, name: &'static str) -> Result<CudaFunction> {
-        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(f) = functions.get(name) {
-            return Ok(f.clone());
-        }
-        let f = self
-            .module
-            .load_function(name)
-            .map_err(Error::cuda(format!("looking up kernel `{name}` in {}", self.what)))?;
-        functions.insert(name, f.clone());
-        Ok(f)
-    }
-
-    pub(super) fn last_launched(&self) -> Option<&'static str> {
-        *self.last_launched.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Launches kernel `K` on `stream` with `args`; returns once it is queued.
-    ///
-    /// The `K: Kernel<A>` bound makes a launch with the wrong arguments a compile error. A launch
-    /// error (a shape the device refuses) is returned here; a fault while the kernel runs is
-    /// returned by the next synchronisation.
-    pub fn launch<K: Kernel<A>, A: Copy>(
-        &self,
-        stream: &CudaStream,
-        _kernel: K,
-        shape: LaunchShape,
-        args: A,
-    ) -> Result<()> {
-        let function = self.function(K::NAME)?;
-        let param = ParamBlock(args);
-        let config = LaunchConfig {
-            grid_dim: shape.grid,
-            block_dim: shape.block,
-            shared_mem_bytes: shape.shared_bytes,
-        };
-        *self.last_launched.lock().unwrap_or_else(|p| p.into_inner()) = Some(K::NAME);
-        let mut builder = stream.launch_builder(&function);
-        builder.arg(&param);
-        // SAFETY: the entry point `K::NAME` takes exactly one parameter of type `A` (the
-        // `#[kernel]` attribute generated both from one signature); the device views inside
-        // `args` were built from live device buffers (`KernelView`), whose frees are ordered on
-        // the stream after this launch.
-        unsafe { builder.launch(config) }
-            .map(|_| ())
-            .map_err(Error::cuda(format!("launch of kernel `{}` ({shape})", K::NAME)))
     }
 }

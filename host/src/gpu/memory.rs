@@ -1,11 +1,110 @@
-//! Device buffers, the kernel views made from them, and pinned host buffers.
-use super::{Error, Gpu, Result};
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, HostSlice, PinnedHostSlice, ValidAsZeroBits};
+//! Device buffers (CUDA allocations, or host memory on the simulator), the kernel views made
+//! from them, and pinned host buffers.
+use super::{Backend, Error, Gpu, Result};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
 use gpu_kernels::memory::{Slice, SliceMut};
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::ptr::NonNull;
 
-/// A device allocation of `len` elements of `T` (cudarc's `CudaSlice`): freed, in stream order,
-/// when dropped.
-pub type DeviceBuffer<T> = CudaSlice<T>;
+/// A value that can live in a device buffer: plain data the GPU and the host read alike.
+pub trait Element: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static {}
+impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static> Element for T {}
+
+/// `len` elements of `T` in device memory: a CUDA allocation (freed in stream order when
+/// dropped), or, on the simulator, host memory aligned as `cudaMalloc`'s (256 bytes).
+pub struct DeviceBuffer<T> {
+    storage: Storage<T>,
+}
+
+enum Storage<T> {
+    Cuda(CudaSlice<T>),
+    Host(HostAllocation<T>),
+}
+
+/// A zeroed, 256-byte-aligned host allocation standing in for device memory.
+struct HostAllocation<T> {
+    ptr: NonNull<T>,
+    len: usize,
+}
+
+/// `cudaMalloc`'s alignment: the vectorised kernels rely on 16.
+const HOST_ALIGN: usize = 256;
+
+impl<T> HostAllocation<T> {
+    fn zeroed(len: usize) -> Result<Self> {
+        let layout = Self::layout(len)?;
+        // SAFETY: the layout has a non-zero size (at least one alignment unit).
+        let ptr = unsafe { alloc_zeroed(layout) };
+        let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| {
+            Error::InvalidArgument(format!("cannot allocate {} bytes of simulator memory", layout.size()))
+        })?;
+        Ok(Self { ptr, len })
+    }
+
+    fn layout(len: usize) -> Result<Layout> {
+        len.checked_mul(size_of::<T>())
+            .and_then(|bytes| Layout::from_size_align(bytes.max(HOST_ALIGN), HOST_ALIGN).ok())
+            .ok_or_else(|| Error::InvalidArgument(format!("{len} elements do not fit in memory")))
+    }
+}
+
+impl<T> Drop for HostAllocation<T> {
+    fn drop(&mut self) {
+        if let Ok(layout) = Self::layout(self.len) {
+            // SAFETY: allocated by `zeroed` with this very layout.
+            unsafe { dealloc(self.ptr.as_ptr().cast(), layout) }
+        }
+    }
+}
+
+// SAFETY: the allocation is owned plain data, like a `Vec<T>`.
+unsafe impl<T: Send> Send for HostAllocation<T> {}
+// SAFETY: as above; shared access hands out only views, whose use follows the kernels' contract.
+unsafe impl<T: Sync> Sync for HostAllocation<T> {}
+
+impl<T> DeviceBuffer<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match &self.storage {
+            Storage::Cuda(slice) => slice.len(),
+            Storage::Host(host) => host.len,
+        }
+    }
+
+    /// True when the buffer holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Size in bytes.
+    pub fn num_bytes(&self) -> usize {
+        self.len() * size_of::<T>()
+    }
+
+    /// The CUDA allocation, for what this library does not wrap; `None` on the simulator.
+    pub fn as_cuda(&self) -> Option<&CudaSlice<T>> {
+        match &self.storage {
+            Storage::Cuda(slice) => Some(slice),
+            Storage::Host(_) => None,
+        }
+    }
+
+    fn host(&self) -> Option<&[T]> {
+        match &self.storage {
+            // SAFETY: `len` initialised (zeroed, then written only as `T`) elements.
+            Storage::Host(h) => Some(unsafe { std::slice::from_raw_parts(h.ptr.as_ptr(), h.len) }),
+            Storage::Cuda(_) => None,
+        }
+    }
+
+    fn host_mut(&mut self) -> Option<&mut [T]> {
+        match &mut self.storage {
+            // SAFETY: as in `host`, and the `&mut` borrow is unique.
+            Storage::Host(h) => Some(unsafe { std::slice::from_raw_parts_mut(h.ptr.as_ptr(), h.len) }),
+            Storage::Cuda(_) => None,
+        }
+    }
+}
 
 /// Views of a device buffer to put in a kernel's `*Args`.
 pub trait KernelView<T> {
@@ -15,131 +114,189 @@ pub trait KernelView<T> {
     fn view_mut(&mut self) -> SliceMut<T>;
 }
 
-impl<T: Copy> KernelView<T> for CudaSlice<T> {
+impl<T: Copy> KernelView<T> for DeviceBuffer<T> {
     fn view(&self) -> Slice<T> {
-        let (address, _guard) = self.device_ptr(self.stream());
-        // SAFETY: `address` is the start of this live allocation of `len()` elements; the view
-        // is used by launches on this buffer's stream, ordered before its stream-ordered free.
-        unsafe { Slice::from_raw_parts(address as *const T, self.len()) }
+        let len = self.len();
+        let address = match &self.storage {
+            Storage::Cuda(slice) => slice.device_ptr(slice.stream()).0 as *const T,
+            Storage::Host(h) => h.ptr.as_ptr().cast_const(),
+        };
+        // SAFETY: `address` is the start of this live allocation of `len` elements; on CUDA the
+        // view is used by launches on the buffer's stream, ordered before its stream-ordered free;
+        // on the simulator launches complete before `launch` returns.
+        unsafe { Slice::from_raw_parts(address, len) }
     }
 
     fn view_mut(&mut self) -> SliceMut<T> {
         let len = self.len();
-        let stream = self.stream().clone();
-        let (address, _guard) = self.device_ptr_mut(&stream);
+        let address = match &mut self.storage {
+            Storage::Cuda(slice) => {
+                let stream = slice.stream().clone();
+                slice.device_ptr_mut(&stream).0 as *mut T
+            }
+            Storage::Host(h) => h.ptr.as_ptr(),
+        };
         // SAFETY: as in `view`, and the unique borrow means no other view of it is made now.
-        unsafe { SliceMut::from_raw_parts(address as *mut T, len) }
+        unsafe { SliceMut::from_raw_parts(address, len) }
     }
 }
 
 impl Gpu {
     /// Allocates `len` zeroed elements.
-    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        self.stream().alloc_zeros(len).map_err(Error::cuda(format!(
-            "allocating {} bytes on the device",
-            len * size_of::<T>()
-        )))
+    pub fn zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let storage = match &self.backend {
+            Backend::Cuda(cuda) => Storage::Cuda(cuda.stream.alloc_zeros(len).map_err(Error::cuda(format!(
+                "allocating {} bytes on the device",
+                len * size_of::<T>()
+            )))?),
+            Backend::Sim(_) => Storage::Host(HostAllocation::zeroed(len)?),
+        };
+        Ok(DeviceBuffer { storage })
     }
 
-    /// Copies `host` to a new device buffer (blocking for pageable memory, as `a_d = a`).
-    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
-        self.stream().clone_htod(host).map_err(Error::cuda(format!(
-            "copying {} bytes host to device",
-            std::mem::size_of_val(host)
-        )))
+    /// Copies `host` to a new device buffer (blocking, as the book's `a_d = a`).
+    pub fn upload<T: Element>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut buffer = self.zeros(host.len())?;
+        self.upload_into(host, &mut buffer)?;
+        Ok(buffer)
     }
 
     /// Copies `host` into the existing device buffer `device` (same length).
-    ///
-    /// From pageable memory (`&[T]`, `Vec<T>`) the call returns once the data is staged; from a
-    /// [`PinnedBuffer`]'s `raw()` it is asynchronous, ordered on the stream.
-    pub fn upload_into<T: DeviceRepr, H: HostSlice<T> + ?Sized>(
-        &self,
-        host: &H,
-        device: &mut DeviceBuffer<T>,
-    ) -> Result<()> {
-        check_same_len(host.len(), device.len())?;
-        self.stream().memcpy_htod(host, device).map_err(Error::cuda(format!(
-            "copying {} bytes host to device",
-            host.len() * size_of::<T>()
-        )))
+    pub fn upload_into<T: Element>(&self, host: &[T], device: &mut DeviceBuffer<T>) -> Result<()> {
+        same_len("a copy", &[host.len(), device.len()])?;
+        self.check_simulator_fault()?;
+        match (&self.backend, &mut device.storage) {
+            (Backend::Cuda(cuda), Storage::Cuda(slice)) => cuda.stream.memcpy_htod(host, slice).map_err(Error::cuda(
+                format!("copying {} bytes host to device", std::mem::size_of_val(host)),
+            )),
+            _ => {
+                device.host_mut().ok_or_else(mixed_backends)?.copy_from_slice(host);
+                Ok(())
+            }
+        }
     }
 
     /// Copies a device buffer back to a new `Vec` (waits for the work before it, as `a = a_d`).
-    pub fn download<T: DeviceRepr>(&self, device: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        self.stream().clone_dtoh(device).map_err(Error::cuda(format!(
-            "copying {} bytes device to host",
-            device.num_bytes()
-        )))
+    pub fn download<T: Element>(&self, device: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        let mut host = vec![zero::<T>(); device.len()];
+        self.download_into(device, &mut host)?;
+        Ok(host)
     }
 
     /// Copies a device buffer into `host` (same length).
-    ///
-    /// Into a [`PinnedBuffer`]'s `raw_mut()` the copy is asynchronous: synchronise before reading.
-    pub fn download_into<T: DeviceRepr, H: HostSlice<T> + ?Sized>(
-        &self,
-        device: &DeviceBuffer<T>,
-        host: &mut H,
-    ) -> Result<()> {
-        check_same_len(host.len(), device.len())?;
-        self.stream().memcpy_dtoh(device, host).map_err(Error::cuda(format!(
-            "copying {} bytes device to host",
-            device.num_bytes()
-        )))
+    pub fn download_into<T: Element>(&self, device: &DeviceBuffer<T>, host: &mut [T]) -> Result<()> {
+        same_len("a copy", &[host.len(), device.len()])?;
+        self.check_simulator_fault()?;
+        match (&self.backend, &device.storage) {
+            (Backend::Cuda(cuda), Storage::Cuda(slice)) => cuda.stream.memcpy_dtoh(slice, host).map_err(Error::cuda(
+                format!("copying {} bytes device to host", device.num_bytes()),
+            )),
+            _ => {
+                host.copy_from_slice(device.host().ok_or_else(mixed_backends)?);
+                Ok(())
+            }
+        }
     }
 
     /// `cudaMemcpy` device to device, queued on this `Gpu`'s stream.
-    pub fn copy_device_to_device<T: DeviceRepr>(&self, from: &DeviceBuffer<T>, to: &mut DeviceBuffer<T>) -> Result<()> {
-        check_same_len(from.len(), to.len())?;
-        self.stream().memcpy_dtod(from, to).map_err(Error::cuda(format!(
-            "copying {} bytes device to device",
-            from.num_bytes()
-        )))
+    pub fn copy_device_to_device<T: Element>(&self, from: &DeviceBuffer<T>, to: &mut DeviceBuffer<T>) -> Result<()> {
+        same_len("a copy", &[from.len(), to.len()])?;
+        match (&self.backend, &from.storage, &mut to.storage) {
+            (Backend::Cuda(cuda), Storage::Cuda(from), Storage::Cuda(to)) => cuda.stream.memcpy_dtod(from, to).map_err(
+                Error::cuda(format!("copying {} bytes device to device", from.num_bytes())),
+            ),
+            _ => {
+                let source = from.host().ok_or_else(mixed_backends)?;
+                to.host_mut().ok_or_else(mixed_backends)?.copy_from_slice(source);
+                Ok(())
+            }
+        }
     }
 
-    /// Allocates `len` elements of page-locked host memory, the source and target of fast and
-    /// asynchronous copies.
-    pub fn pinned<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<PinnedBuffer<T>> {
-        // SAFETY: cuMemHostAlloc leaves the memory uninitialised; it is zeroed below before anyone
-        // reads it, and all-zero bits are a valid `T`.
-        let mut buffer = unsafe { self.context().alloc_pinned::<T>(len) }.map_err(Error::cuda(format!(
-            "allocating {} bytes of pinned host memory",
-            len * size_of::<T>()
-        )))?;
-        let bytes = buffer.as_mut_ptr().map_err(Error::cuda("mapping pinned host memory"))?;
-        // SAFETY: `bytes` points to `len` elements of this allocation; all-zero is a valid `T`.
-        unsafe { std::ptr::write_bytes(bytes, 0, len) };
-        Ok(PinnedBuffer(buffer))
+    /// Allocates `len` zeroed elements of page-locked host memory (`cudaMallocHost`), the source
+    /// and target of fast, asynchronous copies; ordinary memory on the simulator.
+    pub fn pinned<T: Element>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+        match &self.backend {
+            Backend::Cuda(cuda) => {
+                // SAFETY: cuMemHostAlloc leaves the memory uninitialised; it is zeroed below
+                // before anyone reads it, and all-zero bits are a valid `T`.
+                let mut buffer = unsafe { cuda.context.alloc_pinned::<T>(len) }.map_err(Error::cuda(format!(
+                    "allocating {} bytes of pinned host memory",
+                    len * size_of::<T>()
+                )))?;
+                let bytes = buffer.as_mut_ptr().map_err(Error::cuda("mapping pinned host memory"))?;
+                // SAFETY: `bytes` points to `len` elements of this allocation; zero is a valid `T`.
+                unsafe { std::ptr::write_bytes(bytes, 0, len) };
+                Ok(PinnedBuffer(Pinned::Cuda(buffer)))
+            }
+            Backend::Sim(_) => Ok(PinnedBuffer(Pinned::Host(vec![zero::<T>(); len]))),
+        }
+    }
+
+    /// Copies a pinned buffer to the device: asynchronous on CUDA, ordered on the stream.
+    pub fn upload_pinned<T: Element>(&self, host: &PinnedBuffer<T>, device: &mut DeviceBuffer<T>) -> Result<()> {
+        match (&self.backend, &host.0, &mut device.storage) {
+            (Backend::Cuda(cuda), Pinned::Cuda(pinned), Storage::Cuda(slice)) => {
+                same_len("a copy", &[pinned.len(), slice.len()])?;
+                cuda.stream
+                    .memcpy_htod(pinned, slice)
+                    .map_err(Error::cuda("asynchronous copy host to device"))
+            }
+            (_, Pinned::Host(values), _) => self.upload_into(values, device),
+            _ => Err(mixed_backends()),
+        }
+    }
+
+    /// Copies a device buffer into a pinned buffer: asynchronous on CUDA (the buffer's reads
+    /// wait for it).
+    pub fn download_pinned<T: Element>(&self, device: &DeviceBuffer<T>, host: &mut PinnedBuffer<T>) -> Result<()> {
+        match (&self.backend, &device.storage, &mut host.0) {
+            (Backend::Cuda(cuda), Storage::Cuda(slice), Pinned::Cuda(pinned)) => {
+                same_len("a copy", &[pinned.len(), slice.len()])?;
+                cuda.stream
+                    .memcpy_dtoh(slice, pinned)
+                    .map_err(Error::cuda("asynchronous copy device to host"))
+            }
+            (_, _, Pinned::Host(values)) => self.download_into(device, values),
+            _ => Err(mixed_backends()),
+        }
     }
 }
 
-/// Page-locked host memory (`cudaMallocHost`).
-pub struct PinnedBuffer<T>(PinnedHostSlice<T>);
+/// Page-locked host memory on CUDA; ordinary host memory on the simulator.
+pub struct PinnedBuffer<T>(Pinned<T>);
 
-impl<T: ValidAsZeroBits> PinnedBuffer<T> {
-    /// The elements.
+enum Pinned<T> {
+    Cuda(PinnedHostSlice<T>),
+    Host(Vec<T>),
+}
+
+impl<T: Element> PinnedBuffer<T> {
+    /// The elements (after any copy into the buffer has finished).
     pub fn as_slice(&self) -> Result<&[T]> {
-        self.0.as_slice().map_err(Error::cuda("reading pinned host memory"))
+        match &self.0 {
+            Pinned::Cuda(pinned) => pinned.as_slice().map_err(Error::cuda("reading pinned host memory")),
+            Pinned::Host(values) => Ok(values),
+        }
     }
 
-    /// The elements, writable.
+    /// The elements, writable (after any copy from or into the buffer has finished).
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.0.as_mut_slice().map_err(Error::cuda("writing pinned host memory"))
-    }
-
-    /// The cudarc buffer, the source of asynchronous copies (`Gpu::upload_into`).
-    pub fn raw(&self) -> &PinnedHostSlice<T> {
-        &self.0
-    }
-
-    /// The cudarc buffer, the target of asynchronous copies (`Gpu::download_into`).
-    pub fn raw_mut(&mut self) -> &mut PinnedHostSlice<T> {
-        &mut self.0
+        match &mut self.0 {
+            Pinned::Cuda(pinned) => pinned.as_mut_slice().map_err(Error::cuda("writing pinned host memory")),
+            Pinned::Host(values) => Ok(values),
+        }
     }
 }
 
-fn check_same_len(a: usize, b: usize) -> Result<()> {
-    same_len("a copy", &[a, b]).map(|_| ())
+/// The all-zero value of `T`.
+fn zero<T: Element>() -> T {
+    // SAFETY: `Element` requires `ValidAsZeroBits`.
+    unsafe { std::mem::zeroed() }
+}
+
+fn mixed_backends() -> Error {
+    Error::InvalidArgument("a buffer of one backend (CUDA or simulator) was used with a `Gpu` of the other".into())
 }
 
 /// The common length of the buffers of one launch, or an error naming `what` when they differ

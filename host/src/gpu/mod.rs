@@ -1,26 +1,74 @@
-//! The host runtime: every call into cudarc goes through this module, which is the only home of
-//! the `unsafe` kernel launch.
+//! The host runtime. Every call into cudarc goes through this module, which is also the only home
+//! of the `unsafe` kernel launch.
 //!
 //! Layers, as in cudarc: cudarc's `result`/`sys` (raw driver calls) below, then this safe layer:
-//! [`Gpu`] (a device, its stream and its kernels), [`LaunchShape`] and typed launches, device
-//! buffers and their kernel views ([`memory`]), pinned host buffers, and event timing.
+//! [`Gpu`] (a device and its kernels, on one of two backends: [`CudaDevice`], or the CPU
+//! simulator, which runs the same kernel code on the host), [`LaunchShape`] and typed launches,
+//! device buffers and their kernel views ([`memory`]), pinned host buffers, and timing.
+mod cuda;
 mod device;
 mod error;
 mod launch;
 pub mod memory;
+mod simulator;
 mod timing;
 
+pub use cuda::{CudaDevice, Module};
 pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
-pub use launch::{LaunchShape, Module};
-pub use memory::{DeviceBuffer, KernelView, PinnedBuffer, same_len};
+pub use launch::LaunchShape;
+pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, same_len};
 pub use timing::Timer;
 
-use crate::ptx;
-use cudarc::driver::{CudaContext, CudaStream};
-use std::sync::Arc;
+use gpu_kernels::launch::Kernel;
+use simulator::SimDevice;
+use std::str::FromStr;
 
-/// One GPU: its context, a stream, and this library's kernels loaded for its architecture.
+/// Which backend runs the kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// CUDA when a GPU is present, the simulator otherwise.
+    #[default]
+    Auto,
+    /// CUDA; an error without a GPU.
+    Cuda,
+    /// The CPU simulator.
+    Sim,
+}
+
+impl BackendChoice {
+    /// The environment variable that chooses the backend of tests and programs that ask for it.
+    pub const ENV: &'static str = "FERROCUDA_BACKEND";
+
+    /// The choice in `FERROCUDA_BACKEND` (`auto` when unset).
+    pub fn from_env() -> Result<Self> {
+        match std::env::var(Self::ENV) {
+            Ok(value) => value.parse(),
+            Err(_) => Ok(Self::Auto),
+        }
+    }
+}
+
+impl FromStr for BackendChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" | "" => Ok(Self::Auto),
+            "cuda" => Ok(Self::Cuda),
+            "sim" => Ok(Self::Sim),
+            other => Err(Error::InvalidArgument(format!(
+                "the backend is auto, cuda or sim, not `{other}`"
+            ))),
+        }
+    }
+}
+
+enum Backend {
+    Cuda(CudaDevice),
+    Sim(SimDevice),
+}
+
+/// One GPU, or the CPU simulator standing in for one: its kernels, buffers, launches and timing.
 ///
 /// ```no_run
 /// use ferrocuda::Gpu;
@@ -29,37 +77,43 @@ use std::sync::Arc;
 /// # Ok::<(), ferrocuda::Error>(())
 /// ```
 pub struct Gpu {
-    context: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
-    kernels: Module,
+    backend: Backend,
     properties: DeviceProperties,
 }
 
 impl Gpu {
-    /// Opens device `ordinal` (0-based) and loads the embedded PTX for its architecture.
+    /// Opens CUDA device `ordinal` (0-based) and loads the embedded PTX for its architecture.
     ///
     /// Fails with one clear error when there is no driver, no such GPU, or no PTX that runs on it.
     pub fn new(ordinal: usize) -> Result<Self> {
         let properties = DeviceProperties::query(ordinal)?;
-        let cc = properties.compute_capability_number();
-        let module = ptx::for_compute_capability(cc).ok_or_else(|| Error::NoPtxForDevice {
-            compute_capability: cc,
-            built: ptx::MODULES.iter().map(|m| m.arch).collect::<Vec<_>>().join(", "),
-        })?;
-        let context =
-            CudaContext::new(ordinal).map_err(Error::cuda(format!("creating a context on device {ordinal}")))?;
-        // SAFETY: this library orders all work explicitly: each driver launches, copies and
-        // synchronises on the stream it names, so cudarc's implicit cross-stream events are not
-        // needed, and they would add event records to every timed launch.
-        unsafe { context.disable_event_tracking() };
-        let stream = context.default_stream();
-        let kernels = Module::load(&context, module.ptx, &format!("the embedded {} PTX", module.arch))?;
+        let cuda = CudaDevice::open(&properties)?;
         Ok(Self {
-            context,
-            stream,
-            kernels,
+            backend: Backend::Cuda(cuda),
             properties,
         })
+    }
+
+    /// The CPU simulator, which runs the same kernels on the host's cores (see `gpu_kernels::sim`).
+    pub fn simulator() -> Self {
+        Self {
+            backend: Backend::Sim(SimDevice::default()),
+            properties: DeviceProperties::simulator(),
+        }
+    }
+
+    /// Opens a backend as `choice` says. For `Auto`, the second value is why CUDA was not used
+    /// when the simulator was chosen.
+    pub fn open(choice: BackendChoice, ordinal: usize) -> Result<(Self, Option<Error>)> {
+        match choice {
+            BackendChoice::Cuda => Ok((Self::new(ordinal)?, None)),
+            BackendChoice::Sim => Ok((Self::simulator(), None)),
+            BackendChoice::Auto => match Self::new(ordinal) {
+                Ok(gpu) => Ok((gpu, None)),
+                Err(e @ (Error::NoDriver | Error::NoDevice)) => Ok((Self::simulator(), Some(e))),
+                Err(e) => Err(e),
+            },
+        }
     }
 
     /// The device's properties.
@@ -67,48 +121,73 @@ impl Gpu {
         &self.properties
     }
 
-    /// The cudarc context, for what this library does not wrap.
-    pub fn context(&self) -> &Arc<CudaContext> {
-        &self.context
+    /// True when this is the CPU simulator.
+    pub fn is_simulator(&self) -> bool {
+        matches!(self.backend, Backend::Sim(_))
     }
 
-    /// The stream this `Gpu`'s calls use (the context's default stream).
-    pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+    /// `value` on a GPU, `on_simulator` on the simulator: examples use it to pick default sizes
+    /// the simulator finishes in seconds.
+    pub fn pick<T>(&self, value: T, on_simulator: T) -> T {
+        if self.is_simulator() { on_simulator } else { value }
     }
 
-    /// A new stream on this device.
-    pub fn new_stream(&self) -> Result<Arc<CudaStream>> {
-        self.context.new_stream().map_err(Error::cuda("cuStreamCreate"))
+    /// The CUDA device, for streams, PTX modules and what this library does not wrap; an error on
+    /// the simulator.
+    pub fn cuda(&self, what: &str) -> Result<&CudaDevice> {
+        match &self.backend {
+            Backend::Cuda(cuda) => Ok(cuda),
+            Backend::Sim(_) => Err(Error::NeedsCuda(what.to_string())),
+        }
     }
 
-    /// This library's kernels, loaded for this device.
-    pub fn kernels(&self) -> &Module {
-        &self.kernels
+    /// Launches one of this library's kernels; see [`Gpu::launch_from`].
+    pub fn launch<K: Kernel<A>, A: Copy + 'static>(&self, kernel: K, shape: LaunchShape, args: A) -> Result<()> {
+        self.launch_from(None, kernel, shape, args)
     }
 
-    /// Loads another PTX module (a CUDA C twin compiled by nvcc, say) on this device.
-    pub fn load_module(&self, ptx: &str, what: &str) -> Result<Module> {
-        Module::load(&self.context, ptx, what)
-    }
-
-    /// Launches one of this library's kernels on this `Gpu`'s stream; see [`Module::launch`].
-    pub fn launch<K: gpu_kernels::launch::Kernel<A>, A: Copy>(
+    /// Launches kernel `K` with `args`, from `module` (a CUDA C twin, say) or, for `None`, from
+    /// this library's kernels; returns once it is queued (on the simulator: once it has run).
+    ///
+    /// The `K: Kernel<A>` bound makes a launch with the wrong arguments a compile error. A shape
+    /// the device refuses is an error here; a fault while the kernel runs is returned by the next
+    /// synchronisation or copy, as in CUDA.
+    pub fn launch_from<K: Kernel<A>, A: Copy + 'static>(
         &self,
+        module: Option<&Module>,
         kernel: K,
         shape: LaunchShape,
         args: A,
     ) -> Result<()> {
-        self.kernels.launch(&self.stream, kernel, shape, args)
+        match (&self.backend, module) {
+            (Backend::Cuda(cuda), module) => module
+                .unwrap_or(&cuda.kernels)
+                .launch(&cuda.stream, kernel, shape, args),
+            (Backend::Sim(sim), None) => sim.launch::<K, A>(shape, args),
+            (Backend::Sim(_), Some(_)) => Err(Error::NeedsCuda(format!("launching `{}` from a PTX module", K::NAME))),
+        }
     }
 
-    /// Waits until all work on this `Gpu`'s stream has finished; an asynchronous kernel fault
-    /// surfaces here, named with the last kernel launched.
+    /// Waits until all work queued so far has finished; a fault of a kernel surfaces here,
+    /// named with the kernel.
     pub fn synchronize(&self) -> Result<()> {
-        let call = match self.kernels.last_launched() {
-            Some(name) => format!("synchronizing after kernel `{name}`"),
-            None => "synchronizing the stream".to_string(),
-        };
-        self.stream.synchronize().map_err(Error::cuda(call))
+        match &self.backend {
+            Backend::Cuda(cuda) => {
+                let call = match cuda.kernels.last_launched() {
+                    Some(name) => format!("synchronizing after kernel `{name}`"),
+                    None => "synchronizing the stream".to_string(),
+                };
+                cuda.stream.synchronize().map_err(Error::cuda(call))
+            }
+            Backend::Sim(sim) => sim.take_fault(),
+        }
+    }
+
+    /// On the simulator, the fault of an earlier launch, which copies report as CUDA's do.
+    fn check_simulator_fault(&self) -> Result<()> {
+        match &self.backend {
+            Backend::Sim(sim) => sim.take_fault(),
+            Backend::Cuda(_) => Ok(()),
+        }
     }
 }

@@ -378,3 +378,26 @@ pub unsafe fn st_global_u8(address: *mut u8, value: u8) {
         asm!("st.global.u8 [{}], {};", in(reg64) address, in(reg16) value as u16, options(nostack, preserves_flags))
     };
 }
+
+/// Reads shared memory (the address comes from `dynamic_shared_base`, so LLVM emits `ld.shared`).
+///
+/// # Safety
+/// `address` lies in this launch's dynamic shared memory, aligned for `T`.
+#[inline(always)]
+pub unsafe fn shared_load<T: Copy>(address: *const T) -> T {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.read() }
+}
+/// Writes shared memory (`st.shared`).
+///
+/// # Safety
+/// `address` lies in this launch's dynamic shared memory, aligned for `T`.
+#[inline(always)]
+pub unsafe fn shared_store<T: Copy>(address: *mut T, value: T) {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.write(value) }
+}
+/// Declares an atomic read-modify-write of `bytes` bytes of shared memory at `address`: nothing
+/// on the GPU; the simulator checks it.
+#[inline(always)]
+pub fn shared_atomic_access(_address: *const u8, _bytes: usize) {}

@@ -49,9 +49,7 @@ pub fn run(gpu: &Gpu, _options: &Options) -> Result<Outcome> {
     let (sync, asynchronous) = launch_and_sync(gpu, too_many as usize, too_many)?;
     println!("   Sync kernel error: {}", describe(&sync));
     println!("   Async kernel error: {}", describe(&asynchronous));
-    let invalid_config = sync.as_ref().err().and_then(|e| e.cuda_error_name()).as_deref()
-        == Some("CUDA_ERROR_INVALID_VALUE")
-        && asynchronous.is_ok();
+    let invalid_config = sync.as_ref().is_err_and(|e| e.is_invalid_launch()) && asynchronous.is_ok();
 
     println!(" increment<<<1, {}>>> on {N} elements:", 2 * N);
     let (sync, asynchronous) = launch_and_sync(gpu, N, 2 * N as u32)?;

@@ -49,6 +49,6 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             "**** Program Failed ****"
         }
     );
-    print_kernel_time("increment", ms, 2 * a.len() * size_of::<i32>());
+    print_kernel_time(gpu, "increment", ms, 2 * a.len() * size_of::<i32>());
     Ok(Outcome { checks: vec![check] })
 }

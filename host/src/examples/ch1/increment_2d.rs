@@ -66,6 +66,6 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             "**** Program Failed ****"
         }
     );
-    print_kernel_time("increment_2d", ms, 2 * a.len() * size_of::<i32>());
+    print_kernel_time(gpu, "increment_2d", ms, 2 * a.len() * size_of::<i32>());
     Ok(Outcome { checks: vec![check] })
 }

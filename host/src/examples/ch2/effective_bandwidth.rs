@@ -1,7 +1,7 @@
 //! ch2-effective-bandwidth: theoretical peak versus effective bandwidth (book §2.3).
 use crate::examples::ch2::limiting_factor::{self, Variant};
 use crate::examples::stream::{self, Layout, Op};
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
 use crate::gpu::{Gpu, Result};
 use crate::measure::{gb_per_s, time_reps};
 use crate::verify::{Check, Tolerance};
@@ -28,9 +28,13 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     println!("   Peak Memory Bandwidth (GB/s): {peak:6.2}");
     println!("   ECC: {}", if p.ecc_enabled { "on" } else { "off" });
 
-    let n_copy = options.size_or(N_COPY)?;
+    let n_copy = options.size_or(gpu.pick(N_COPY, SIMULATOR_SIZE))?;
     let rows = [
-        ("base, fast math (book's worked example)", N_WORKED, Kernel::BaseFast),
+        (
+            "base, fast math (book's worked example)",
+            gpu.pick(N_WORKED, SIMULATOR_SIZE),
+            Kernel::BaseFast,
+        ),
         ("copy kernel, 4-byte accesses (Table 2.1)", n_copy, Kernel::Copy),
         (
             "copy kernel, 16-byte accesses (Table 2.1, best shape)",
@@ -58,10 +62,15 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         })?;
         let bytes = 2 * n * size_of::<f32>();
         let bw = gb_per_s(bytes, stats.median_ms);
+        let of_peak = if peak > 0.0 {
+            format!(", {:.0}% of peak", 100.0 * bw / peak)
+        } else {
+            String::new()
+        };
         println!(
-            "   {label}: {n} floats, ({n}*4*2)/1e9 / {:.3e} s = {bw:.0} GB/s effective, {:.0}% of peak",
+            "   {label}: {n} floats, ({n}*4*2)/1e9 / {:.3e} s = {bw:.0} GB/s effective{of_peak} ({})",
             stats.median_ms * 1e-3,
-            100.0 * bw / peak
+            gpu.timing_label()
         );
         if kernel != Kernel::BaseFast {
             checks.push(Check::compare(label, &gpu.download(&a_d)?, &b, Tolerance::EXACT));

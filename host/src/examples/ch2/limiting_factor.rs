@@ -3,7 +3,7 @@
 //! Times `base` (`a = sin(b)`), `memory` (`a = b`) and `math` (the sine without the store), with
 //! the accurate sine and with the hardware one (the book's `-Mcuda=fastmath`), at the book's
 //! size, 8*1024*1024 floats, 256 threads per block.
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
 use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use crate::measure::{Stats, time_reps};
 use crate::reference;
@@ -74,7 +74,7 @@ pub fn launch(
 
 /// Prints the book's table (gputime, us) and verifies each variant's output.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(N)?;
+    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
     // Arguments spread over [-pi, pi] (the book uses b = 1 everywhere, which checks one value).
     let b: Vec<f32> = (0..n)
         .map(|i| ((i % 4096) as f32 / 4096.0 * 2.0 - 1.0) * std::f32::consts::PI)

@@ -1,7 +1,7 @@
 //! ch2-timing: a host timer versus CUDA events around one kernel (book §2.1.1, §2.1.2).
 use crate::examples::ch1::increment_multiblock::{THREADS_PER_BLOCK, increment};
-use crate::examples::{Example, Options, Outcome};
-use crate::gpu::{Gpu, Result, Timer};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::gpu::{Gpu, Result};
 use crate::reference;
 use crate::verify::{Check, Tolerance};
 use std::time::Instant;
@@ -17,7 +17,7 @@ pub const N: usize = 1 << 24;
 
 /// Times one increment both ways, `reps` times, and prints each pair.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(N)?;
+    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
     let b = 3;
     let mut a = vec![1; n];
     let mut a_d = gpu.upload(&a)?;
@@ -29,7 +29,12 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         " increment<<<{}, {THREADS_PER_BLOCK}>>>, {n} elements",
         n.div_ceil(THREADS_PER_BLOCK as usize)
     );
-    println!("   {:>4}  {:>18}  {:>18}", "rep", "host timer (ms)", "CUDA events (ms)");
+    println!(
+        "   {:>4}  {:>18}  {:>18}",
+        "rep",
+        "host timer (ms)",
+        format!("{} (ms)", gpu.timing_label())
+    );
     for rep in 0..options.reps {
         // Host timer: synchronise before starting and before reading, or it times the launch only.
         gpu.synchronize()?;
@@ -38,7 +43,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         gpu.synchronize()?;
         let host_ms = t1.elapsed().as_secs_f64() * 1e3;
 
-        let timer = Timer::start(gpu.stream())?;
+        let timer = gpu.timer()?;
         increment(gpu, &mut a_d, b, THREADS_PER_BLOCK)?;
         let event_ms = timer.stop_ms()?;
         reference::ch1::increment::increment(&mut a, 2 * b);

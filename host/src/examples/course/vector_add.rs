@@ -1,6 +1,6 @@
 //! course-vector-add: vector addition with explicit copies and event timing (IT4I course,
 //! hands-on 2a, `vecAddKernel`).
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
 use crate::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use crate::measure::{gb_per_s, time_reps};
 use crate::reference;
@@ -40,7 +40,7 @@ pub fn vector_add(
 
 /// The course's program with `A = 1`, `B = 2`, varied by element so a wrong index shows.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(N)?;
+    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
     let a: Vec<f32> = (0..n).map(|i| 1.0 + (i % 97) as f32).collect();
     let b: Vec<f32> = (0..n).map(|i| 2.0 + (i % 89) as f32 * 0.5).collect();
     let (a_d, b_d) = (gpu.upload(&a)?, gpu.upload(&b)?);

@@ -2,8 +2,9 @@
 //! `gpu_copy2a`, `gpu_copy2b`, `gpu_copy3`), timed against the CPU copy.
 //!
 //! The tutorial gives no sizes ("vary blocksize mx and data lengths nx, ny"); the defaults here
-//! are nx = 2^24 for 1-D, 4096 x 4096 for 2-D, mx = 128, and mx x my = 32 x 8 for `gcopy3`.
-use crate::examples::{Example, Options, Outcome};
+//! are nx = 2^24 for 1-D, 4096 x 4096 for 2-D (2^20 and 1024 x 1024 on the simulator), mx = 128,
+//! and mx x my = 32 x 8 for `gcopy3`.
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
 use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use crate::measure::time_reps;
 use crate::reference;
@@ -89,11 +90,20 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             EmptyArgs::default(),
         )
     })?;
-    println!("GPU empty kernel time= {:.7E}", empty.median_ms * 1e-3);
-    let n2 = options.size_or(NX_2D)?;
+    println!(
+        "GPU empty kernel time= {:.7E} ({})",
+        empty.median_ms * 1e-3,
+        gpu.timing_label()
+    );
+    let n2 = options.size_or(gpu.pick(NX_2D, 1024))?;
     let mut checks = Vec::new();
     for (label, variant, nx, ny) in [
-        ("1d copy", Variant::OneD, options.size_or(NX_1D)?, 1),
+        (
+            "1d copy",
+            Variant::OneD,
+            options.size_or(gpu.pick(NX_1D, SIMULATOR_SIZE))?,
+            1,
+        ),
         ("2d copy (gcopy2a)", Variant::RowOfBlocks, n2, n2),
         ("2d copy (gcopy2b)", Variant::BlockPerRow, n2, n2),
         ("2d copy (gcopy3)", Variant::Tiled, n2, n2),

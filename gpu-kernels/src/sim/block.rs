@@ -1,0 +1,191 @@
+//! Runs the blocks of a grid: the first with coroutines (to learn whether the kernel cooperates),
+//! the others in parallel, with coroutines or, for kernels that never cooperate, as plain calls.
+use super::context::{BlockCtx, FaultMessage, ThreadCtx, Wait, enter};
+use super::ops::resolve_active_masks;
+use super::{Fault, Launch};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult};
+use rayon::prelude::*;
+use std::any::Any;
+use std::boxed::Box;
+use std::cell::{Cell, RefCell};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+/// Stack of each simulated thread: enough for `libm`'s argument reduction and a debug build.
+const STACK_BYTES: usize = 256 * 1024;
+
+std::thread_local! {
+    /// Coroutine stacks kept for reuse by this host thread (allocating one costs microseconds).
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The kernel's arguments, shared by the host threads that run its blocks.
+struct SharedArgs<A>(A);
+// SAFETY: the arguments are plain values and device addresses; threads of different blocks use
+// them concurrently exactly as GPU threads do, which the kernel's contract (no data races, atomics
+// for shared updates) makes sound. Global atomics are host atomics.
+unsafe impl<A> Sync for SharedArgs<A> {}
+
+pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) -> Result<(), Fault> {
+    let [gx, gy, gz] = launch.grid.map(|d| d as usize);
+    let block_idx = |id: usize| [(id % gx) as u32, (id / gx % gy) as u32, (id / (gx * gy)) as u32];
+    let args = SharedArgs(args);
+    let first = BlockCtx::new(
+        launch.kernel,
+        block_idx(0),
+        launch.block,
+        launch.grid,
+        launch.shared_bytes,
+        true,
+    );
+    run_block(&first, run, args.0)?;
+    let cooperative = first.cooperative.get();
+    (1..gx * gy * gz).into_par_iter().try_for_each(|id| {
+        let block = BlockCtx::new(
+            launch.kernel,
+            block_idx(id),
+            launch.block,
+            launch.grid,
+            launch.shared_bytes,
+            cooperative,
+        );
+        let args = &args;
+        run_block(&block, run, args.0)
+    })
+}
+
+fn run_block<A: Copy + 'static>(block: &BlockCtx, run: fn(A), args: A) -> Result<(), Fault> {
+    let threads: Vec<ThreadCtx> = (0..block.threads)
+        .map(|rank| ThreadCtx {
+            thread_idx: block.thread_idx(rank),
+            rank,
+            wait: Cell::new(Wait::Running),
+            yielder: Cell::new(std::ptr::null()),
+        })
+        .collect();
+    if block.can_suspend {
+        run_cooperative(block, &threads, run, args)
+    } else {
+        for thread in &threads {
+            enter(thread, block, || catch_unwind(AssertUnwindSafe(|| run(args))))
+                .map_err(|payload| fault_of(block, thread, payload))?;
+        }
+        Ok(())
+    }
+}
+
+type Thread = Coroutine<(), (), (), DefaultStack>;
+
+fn run_cooperative<A: Copy + 'static>(
+    block: &BlockCtx,
+    threads: &[ThreadCtx],
+    run: fn(A),
+    args: A,
+) -> Result<(), Fault> {
+    let mut coroutines: Vec<Option<Thread>> = threads
+        .iter()
+        .map(|thread| {
+            let stack = STACKS
+                .with_borrow_mut(Vec::pop)
+                .map_or_else(|| DefaultStack::new(STACK_BYTES), Ok);
+            let stack = stack.unwrap_or_else(|e| panic!("cannot allocate a {STACK_BYTES}-byte simulator stack: {e}"));
+            let thread: *const ThreadCtx = thread;
+            Some(Coroutine::with_stack(stack, move |yielder, ()| {
+                // SAFETY: `threads` outlives every coroutine of this block (they are dropped or
+                // finished before `run_cooperative` returns).
+                unsafe { (*thread).yielder.set(yielder) };
+                run(args)
+            }))
+        })
+        .collect();
+    let mut live = threads.len();
+    while live > 0 {
+        let before = block.progress.get();
+        for (thread, slot) in threads.iter().zip(coroutines.iter_mut()) {
+            let Some(coroutine) = slot else { continue };
+            match enter(thread, block, || {
+                catch_unwind(AssertUnwindSafe(|| coroutine.resume(())))
+            }) {
+                Ok(CoroutineResult::Yield(())) => {}
+                Ok(CoroutineResult::Return(())) => {
+                    thread.wait.set(Wait::Exited);
+                    block.bump();
+                    live -= 1;
+                    if let Some(done) = slot.take() {
+                        STACKS.with_borrow_mut(|stacks| stacks.push(done.into_stack()));
+                    }
+                }
+                Err(payload) => return Err(fault_of(block, thread, payload)),
+            }
+        }
+        if live > 0 && !resolve_active_masks(block, threads) && block.progress.get() == before {
+            return Err(deadlock(block, threads));
+        }
+    }
+    Ok(())
+}
+
+fn fault_of(block: &BlockCtx, thread: &ThreadCtx, payload: Box<dyn Any + Send>) -> Fault {
+    let message = match payload.downcast::<FaultMessage>() {
+        Ok(fault) => fault.0,
+        Err(payload) => match payload.downcast::<String>() {
+            Ok(text) => std::format!("panicked: {text}"),
+            Err(payload) => payload
+                .downcast::<&str>()
+                .map_or("panicked".to_string(), |text| std::format!("panicked: {text}")),
+        },
+    };
+    Fault {
+        kernel: block.kernel,
+        block: block.block_idx,
+        thread: Some(thread.thread_idx),
+        message,
+    }
+}
+
+/// Explains why no thread of the block can move on.
+fn deadlock(block: &BlockCtx, threads: &[ThreadCtx]) -> Fault {
+    let count = |w: Wait| threads.iter().filter(|t| t.wait.get() == w).count();
+    let at_barrier = count(Wait::Barrier);
+    let exited = threads.iter().find(|t| t.wait.get() == Wait::Exited);
+    let in_warp = threads.iter().find(|t| matches!(t.wait.get(), Wait::Warp(_)));
+    let (thread, message) = match (at_barrier, exited, in_warp) {
+        (n, Some(gone), _) if n > 0 => (
+            gone.thread_idx,
+            std::format!(
+                "barrier not reached by every thread of the block: {n} of {} threads wait at __syncthreads, {} exited \
+                 without reaching it (this thread among them)",
+                block.threads,
+                count(Wait::Exited)
+            ),
+        ),
+        (_, _, Some(t)) => {
+            let Wait::Warp(op) = t.wait.get() else {
+                unreachable!("matched a warp wait")
+            };
+            (
+                t.thread_idx,
+                std::format!(
+                    "{op} cannot complete: lanes named in its mask never arrive ({} threads wait at barriers, {} exited)",
+                    at_barrier,
+                    count(Wait::Exited)
+                ),
+            )
+        }
+        _ => (
+            threads[0].thread_idx,
+            std::format!(
+                "threads wait at different barriers ({at_barrier} of {} at one)",
+                block.threads
+            ),
+        ),
+    };
+    Fault {
+        kernel: block.kernel,
+        block: block.block_idx,
+        thread: Some(thread),
+        message,
+    }
+}

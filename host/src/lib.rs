@@ -28,6 +28,7 @@
 //! assert!(gpu.download(&c_d)?.iter().all(|&c| c == 7.0));
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
+pub mod agreement;
 pub mod bench;
 pub mod examples;
 pub mod gpu;

@@ -14,6 +14,7 @@ const USAGE: &str = "usage:
 
 The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator
 otherwise.
+  cargo xtask agree [--device N]     (every kernel on the simulator and on the GPU, compared)
   cargo xtask ptx --report | --validate | <kernel>";
 
 fn main() -> ExitCode {
@@ -47,6 +48,22 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
             };
             bench::run(&gpu, &settings).map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)
+        }
+        Some("agree") => {
+            let flags = Flags::parse(&args[1..], &["--device"])?;
+            let cuda = Gpu::new(flags.number("--device")?.unwrap_or(0)).map_err(|e| e.to_string())?;
+            let sim = Gpu::simulator();
+            println!(
+                "simulator ({}) against {}:",
+                sim.properties().name,
+                cuda.properties().name
+            );
+            let rows = ferrocuda::agreement::run(&cuda, &sim).map_err(|e| e.to_string())?;
+            Ok(if ferrocuda::agreement::print(&rows) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Some("ptx") => ptx_command(&args[1..]),
         Some("help" | "--help" | "-h") | None => {

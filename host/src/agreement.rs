@@ -1,0 +1,362 @@
+//! Simulator against GPU: every kernel, the same inputs on both backends, the outputs compared
+//! (exactly for integer and deterministic kernels; within the documented tolerance for the sines,
+//! whose multiply-adds the GPU contracts into FMAs and whose hardware sine the simulator
+//! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
+//! requires every row to agree.
+use crate::examples::ch1::{increment, increment_2d, increment_multiblock, precision};
+use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
+use crate::examples::course::vector_add;
+use crate::examples::stream::{self, Layout, Op, StreamReal};
+use crate::examples::tutorial::vector_copy::{self, Variant as CopyVariant};
+use crate::gpu::{Element, Gpu, KernelView, LaunchShape, Result};
+use crate::verify::{Check, Tolerance};
+use gpu_kernels::device::shared::Tile1d;
+use gpu_kernels::kernels::probe::*;
+use gpu_kernels::kernels::tutorial::vector_copy::{EmptyArgs, EmptyKernel};
+
+/// One kernel compared.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub kernel: String,
+    pub check: Check,
+    pub tolerance: Tolerance,
+}
+
+impl Row {
+    /// True when the simulator's output equals the GPU's within the tolerance.
+    pub fn agrees(&self) -> bool {
+        self.check.passed()
+    }
+}
+
+/// The backends and the rows compared so far.
+struct Comparison<'a> {
+    cuda: &'a Gpu,
+    sim: &'a Gpu,
+    rows: Vec<Row>,
+}
+
+impl Comparison<'_> {
+    /// Runs `run` on both backends and compares what it returns.
+    fn compare<T: Element + Into<f64>>(
+        &mut self,
+        kernel: &str,
+        tolerance: Tolerance,
+        run: impl Fn(&Gpu) -> Result<Vec<T>>,
+    ) -> Result<()> {
+        let (on_gpu, on_sim) = (run(self.cuda)?, run(self.sim)?);
+        let check = Check::compare(kernel, &on_sim, &on_gpu, tolerance);
+        self.rows.push(Row {
+            kernel: kernel.to_string(),
+            check,
+            tolerance,
+        });
+        Ok(())
+    }
+}
+
+/// Inputs that differ per element, so a wrong index shows.
+fn ramp_i32(n: usize) -> Vec<i32> {
+    (0..n).map(|i| (i * 7919 % 1000) as i32).collect()
+}
+fn ramp_real<T: StreamReal>(n: usize, scale: f64) -> Vec<T> {
+    (0..n)
+        .map(|i| T::from_f64(((i * 37 % 1001) as f64 / 1000.0 - 0.5) * scale))
+        .collect()
+}
+
+/// Compares every kernel of the library on `cuda` and `sim`.
+pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
+    let mut c = Comparison {
+        cuda,
+        sim,
+        rows: Vec::new(),
+    };
+    chapter_one(&mut c)?;
+    chapter_two(&mut c)?;
+    stream_kernels::<f32>(&mut c)?;
+    stream_kernels::<f64>(&mut c)?;
+    others(&mut c)?;
+    probes(&mut c)?;
+    Ok(c.rows)
+}
+
+fn chapter_one(c: &mut Comparison) -> Result<()> {
+    c.compare("increment", Tolerance::EXACT, |gpu| {
+        let mut a = gpu.upload(&ramp_i32(1000))?;
+        increment::increment(gpu, &mut a, 3)?;
+        gpu.download(&a)
+    })?;
+    c.compare("increment_multiblock", Tolerance::EXACT, |gpu| {
+        let mut a = gpu.upload(&ramp_i32(100_003))?;
+        increment_multiblock::increment(gpu, &mut a, 3, 256)?;
+        gpu.download(&a)
+    })?;
+    c.compare("increment_2d", Tolerance::EXACT, |gpu| {
+        let mut a = gpu.upload(&ramp_i32(1000 * 33))?;
+        increment_2d::increment(gpu, &mut a, 1000, 33, 3, (32, 8))?;
+        gpu.download(&a)
+    })?;
+    c.compare("precision_axpy_f32", Tolerance::EXACT, |gpu| {
+        let (x, mut y) = (
+            gpu.upload(&ramp_real::<f32>(100_003, 3.0))?,
+            gpu.upload(&ramp_real::<f32>(100_003, 7.0))?,
+        );
+        precision::axpy(gpu, 2.0f32 / 3.0, &x, &mut y)?;
+        gpu.download(&y)
+    })?;
+    c.compare("precision_axpy_f64", Tolerance::EXACT, |gpu| {
+        let (x, mut y) = (
+            gpu.upload(&ramp_real::<f64>(100_003, 3.0))?,
+            gpu.upload(&ramp_real::<f64>(100_003, 7.0))?,
+        );
+        precision::axpy(gpu, 2.0 / 3.0, &x, &mut y)?;
+        gpu.download(&y)
+    })
+}
+
+fn chapter_two(c: &mut Comparison) -> Result<()> {
+    let n = 100_003;
+    let cases = [
+        ("base", Variant::Base, false, ACCURATE_SIN),
+        ("base_fast", Variant::Base, true, FAST_SIN),
+        ("memory", Variant::Memory, false, Tolerance::EXACT),
+        ("math", Variant::Math, false, Tolerance::EXACT),
+        ("math_fast", Variant::Math, true, Tolerance::EXACT),
+    ];
+    for (kernel, variant, fast, tolerance) in cases {
+        c.compare(kernel, tolerance, |gpu| {
+            let b = gpu.upload(&ramp_real::<f32>(n, 2.0 * std::f64::consts::PI))?;
+            let mut a = gpu.upload(&vec![f32::NAN; n])?;
+            limiting_factor::launch(gpu, variant, fast, &mut a, &b, 1.0)?;
+            // `math` must store nothing: compare which elements kept their NaN poison.
+            let out = gpu.download(&a)?;
+            Ok(if variant == Variant::Math {
+                out.iter().map(|v| f32::from(u8::from(v.is_nan()))).collect()
+            } else {
+                out
+            })
+        })?;
+    }
+    Ok(())
+}
+
+fn stream_kernels<T: StreamReal>(c: &mut Comparison) -> Result<()> {
+    let n = 100_003;
+    for layout in Layout::ALL {
+        for op in Op::ALL {
+            let kernel = format!("stream_{}{}_{}", op.label().to_lowercase(), layout.label(), T::NAME);
+            c.compare(&kernel, Tolerance::EXACT, |gpu| {
+                let (a, b) = (
+                    gpu.upload(&ramp_real::<T>(n, 10.0))?,
+                    gpu.upload(&ramp_real::<T>(n, 3.0))?,
+                );
+                let mut out = gpu.zeros::<T>(n)?;
+                let scalar = T::from_f64(0.4);
+                match op {
+                    Op::Copy | Op::Scale => stream::unary(gpu, op, layout, &a, &mut out, scalar, 512)?,
+                    Op::Add | Op::Triad => stream::binary(gpu, op, layout, [&a, &b], &mut out, scalar, 512)?,
+                }
+                gpu.download(&out)
+            })?;
+        }
+    }
+    c.compare(
+        &format!("stream_triad_four_per_thread_{}", T::NAME),
+        Tolerance::EXACT,
+        |gpu| {
+            let (a, b) = (
+                gpu.upload(&ramp_real::<T>(n, 10.0))?,
+                gpu.upload(&ramp_real::<T>(n, 3.0))?,
+            );
+            let mut out = gpu.zeros::<T>(n)?;
+            stream::triad_four_per_thread(gpu, &a, &b, &mut out, T::from_f64(0.4), 512)?;
+            gpu.download(&out)
+        },
+    )
+}
+
+fn others(c: &mut Comparison) -> Result<()> {
+    c.compare("vec_add_kernel", Tolerance::EXACT, |gpu| {
+        let (a, b) = (
+            gpu.upload(&ramp_real::<f32>(100_003, 5.0))?,
+            gpu.upload(&ramp_real::<f32>(100_003, 9.0))?,
+        );
+        let mut out = gpu.zeros::<f32>(100_003)?;
+        vector_add::vector_add(gpu, &a, &b, &mut out)?;
+        gpu.download(&out)
+    })?;
+    for (kernel, variant) in [
+        ("gcopy1", CopyVariant::OneD),
+        ("gcopy2a", CopyVariant::RowOfBlocks),
+        ("gcopy2b", CopyVariant::BlockPerRow),
+        ("gcopy3", CopyVariant::Tiled),
+    ] {
+        c.compare(kernel, Tolerance::EXACT, |gpu| {
+            let (nx, ny) = (1000, 33);
+            let b = gpu.upload(&ramp_real::<f32>(nx * ny, 4.0))?;
+            let mut a = gpu.upload(&vec![f32::NAN; nx * ny])?;
+            vector_copy::copy(gpu, variant, &mut a, &b, nx, ny)?;
+            gpu.download(&a)
+        })?;
+    }
+    c.compare("empty_kernel", Tolerance::EXACT, |gpu| {
+        gpu.launch(
+            EmptyKernel,
+            LaunchShape::new((4, 1, 1), (32, 1, 1)),
+            EmptyArgs::default(),
+        )?;
+        gpu.synchronize().map(|()| Vec::<u32>::new())
+    })
+}
+
+fn probes(c: &mut Comparison) -> Result<()> {
+    c.compare("probe_index", Tolerance::EXACT, |gpu| {
+        let mut out = gpu.zeros::<u32>(INDEX_FIELDS * 12 * 6 * 4)?;
+        gpu.launch(
+            ProbeIndex,
+            LaunchShape::new((3, 2, 2), (4, 3, 2)),
+            OutArgs { out: out.view_mut() },
+        )?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_grid_stride", Tolerance::EXACT, |gpu| {
+        let mut out = gpu.zeros::<u32>(100_003)?;
+        gpu.launch(
+            ProbeGridStride,
+            LaunchShape::new((7, 1, 1), (128, 1, 1)),
+            OutArgs { out: out.view_mut() },
+        )?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_shared_reverse", Tolerance::EXACT, |gpu| {
+        let mut data = gpu.upload(&ramp_i32(65 * 40))?;
+        let shape = LaunchShape::new((40, 1, 1), (65, 1, 1)).with_shared_bytes(Tile1d::<i32>::bytes(65) as u32);
+        gpu.launch(ProbeSharedReverse, shape, OutArgs { out: data.view_mut() })?;
+        gpu.download(&data)
+    })?;
+    c.compare("probe_tile_transpose", Tolerance::EXACT, |gpu| {
+        let (nx, ny) = (100, 70);
+        let input = gpu.upload(&ramp_real::<f32>(nx * ny, 8.0))?;
+        let mut out = gpu.upload(&vec![f32::NAN; nx * ny])?;
+        let shape = LaunchShape::new((4, 3, 1), (TILE_DIM as u32, BLOCK_ROWS as u32, 1))
+            .with_shared_bytes(TransposeTile::BYTES as u32);
+        let args = TransposeArgs {
+            input: input.view(),
+            output: out.view_mut(),
+            nx: nx as u32,
+            ny: ny as u32,
+        };
+        gpu.launch(ProbeTileTranspose, shape, args)?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_warp", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&ramp_i32(256))?;
+        let mut out = gpu.zeros::<i32>(WARP_FIELDS * 256)?;
+        gpu.launch(
+            ProbeWarp,
+            LaunchShape::new((2, 1, 1), (128, 1, 1)),
+            WarpArgs {
+                input: input.view(),
+                out: out.view_mut(),
+            },
+        )?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_warp_sum_f64", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&(0..512).map(|i| (i as f64 - 200.0) * 0.25).collect::<Vec<_>>())?;
+        let mut out = gpu.zeros::<f64>(16)?;
+        gpu.launch(
+            ProbeWarpSumF64,
+            LaunchShape::cover_1d(512, 128)?,
+            WarpSumF64Args {
+                input: input.view(),
+                out: out.view_mut(),
+            },
+        )?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_atomics", Tolerance::EXACT, |gpu| {
+        let mut i32s = gpu.upload(&[0, i32::MAX, i32::MIN])?;
+        let mut u32s = gpu.upload(&[0, u32::MAX, 0, u32::MAX, 0, 0])?;
+        let mut u64s = gpu.upload(&[0, u64::MAX, 0, u64::MAX, 0])?;
+        let (mut f32s, mut f64s) = (gpu.upload(&[0.0f32])?, gpu.upload(&[0.0f64])?);
+        let args = AtomicArgs {
+            i32s: i32s.view_mut(),
+            u32s: u32s.view_mut(),
+            u64s: u64s.view_mut(),
+            f32s: f32s.view_mut(),
+            f64s: f64s.view_mut(),
+        };
+        let shape = LaunchShape::new((40, 1, 1), (256, 1, 1)).with_shared_bytes(Tile1d::<u32>::bytes(1) as u32);
+        gpu.launch(ProbeAtomics, shape, args)?;
+        let (i, u, l) = (gpu.download(&i32s)?, gpu.download(&u32s)?, gpu.download(&u64s)?);
+        // The exchanges keep whichever thread came last, which differs by design: left out.
+        let mut values: Vec<f64> = i.iter().map(|&v| v as f64).collect();
+        values.extend([u[0], u[1], u[2], u[4], u[5]].map(f64::from));
+        values.extend([l[0], l[1], l[2], l[4]].map(|v| v as f64));
+        values.extend(gpu.download(&f32s)?.iter().map(|&v| v as f64));
+        values.extend(gpu.download(&f64s)?);
+        Ok(values)
+    })?;
+    rounding::<f32>(c)?;
+    rounding::<f64>(c)
+}
+
+fn rounding<T: StreamReal>(c: &mut Comparison) -> Result<()>
+where
+    ProbeRounding: gpu_kernels::launch::Kernel<RoundingArgs<T>>,
+{
+    c.compare(&format!("probe_rounding_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let n = 1000;
+        let a: Vec<T> = (0..n).map(|i| T::from_f64(1.0 + i as f64 * 1.1e-4)).collect();
+        let b: Vec<T> = (0..n).map(|i| T::from_f64(1.0 - i as f64 * 0.9e-4)).collect();
+        let c_values: Vec<T> = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| T::from_f64(-(x * y).to_f64()))
+            .collect();
+        let (a, b, c_d) = (gpu.upload(&a)?, gpu.upload(&b)?, gpu.upload(&c_values)?);
+        let (mut fused, mut unfused) = (gpu.zeros::<T>(n)?, gpu.zeros::<T>(n)?);
+        let args = RoundingArgs {
+            a: a.view(),
+            b: b.view(),
+            c: c_d.view(),
+            fused: fused.view_mut(),
+            unfused: unfused.view_mut(),
+        };
+        gpu.launch(ProbeRounding, LaunchShape::cover_1d(n, 128)?, args)?;
+        let mut out = gpu.download(&fused)?;
+        out.extend(gpu.download(&unfused)?);
+        Ok(out)
+    })
+}
+
+/// Prints the rows as a table; returns true when all agree.
+pub fn print(rows: &[Row]) -> bool {
+    println!(
+        "{:<36} {:>8} {:>12} {:>12}  verdict",
+        "kernel", "values", "max |diff|", "tolerance"
+    );
+    for row in rows {
+        let tolerance = if row.tolerance == Tolerance::EXACT {
+            "exact".to_string()
+        } else {
+            format!("{:.1e}", row.tolerance.abs)
+        };
+        println!(
+            "{:<36} {:>8} {:>12.3e} {:>12}  {}",
+            row.kernel,
+            row.check.len,
+            row.check.max_abs_err,
+            tolerance,
+            if row.agrees() { "agree" } else { "DIFFER" }
+        );
+    }
+    let differ = rows.iter().filter(|r| !r.agrees()).count();
+    println!(
+        "{} kernels compared (probe_clock reads clocks, which no two runs share), {differ} differ",
+        rows.len()
+    );
+    differ == 0
+}

@@ -1,0 +1,24 @@
+//! The simulator against the GPU: every kernel on the same inputs (see
+//! `ferrocuda::agreement`). Needs a CUDA device; reported as ignored, with the reason, without one.
+mod common;
+
+use common::{GpuTest, TestResult, ensure, fail};
+use ferrocuda::Gpu;
+use ferrocuda::agreement;
+
+fn agreement_every_kernel(gpu: &Gpu) -> TestResult {
+    let rows = agreement::run(gpu, &Gpu::simulator()).map_err(fail)?;
+    let differ: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.agrees())
+        .map(|r| r.check.to_string())
+        .collect();
+    ensure(rows.len() >= 40 && differ.is_empty(), || {
+        format!("{} rows; differ: {}", rows.len(), differ.join("; "))
+    })
+}
+
+fn main() {
+    let cuda_tests: Vec<GpuTest> = vec![("agreement_every_kernel", agreement_every_kernel)];
+    common::main_with_cuda_only(vec![], vec![], cuda_tests)
+}

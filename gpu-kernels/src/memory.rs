@@ -341,14 +341,6 @@ impl<T: Element4> SliceMut<T> {
         (self.ptr as usize).is_multiple_of(16)
     }
 
-    /// Elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps as [`Slice::get4`].
-    #[inline(always)]
-    pub fn get4(&self, chunk: usize) -> [T; 4] {
-        check_chunk4(self.ptr as usize, self.len, chunk);
-        // SAFETY: in bounds and aligned, checked above; readable by the constructor's contract.
-        unsafe { T::load4(self.ptr.add(4 * chunk)) }
-    }
-
     /// Stores `values` in elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps as
     /// [`Slice::get4`].
     #[inline(always)]

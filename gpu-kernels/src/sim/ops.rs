@@ -80,14 +80,7 @@ pub(crate) fn warp_exchange(op: WarpOp, mask: u32, value: u32) -> u32 {
         complete_if_all_posted(b, warp, op, mask);
         (warp, lane)
     });
-    loop {
-        let result = with_thread(|_, b| b.warps.borrow_mut()[warp].result[lane].take());
-        if let Some(result) = result {
-            with_thread(|t, _| t.wait.set(Wait::Running));
-            return result;
-        }
-        suspend("a warp shuffle or vote");
-    }
+    wait_for_result(warp, lane, "a warp shuffle or vote")
 }
 
 /// When every lane of `mask` has posted `op` with `mask`, computes all their results.
@@ -134,13 +127,18 @@ pub(crate) fn active_mask() -> u32 {
         b.bump();
         (t.rank / 32, t.rank % 32)
     });
+    wait_for_result(warp, lane, "activemask")
+}
+
+/// Suspends the calling lane until its warp operation has a result, and returns it.
+fn wait_for_result(warp: usize, lane: usize, what: &str) -> u32 {
     loop {
         let result = with_thread(|_, b| b.warps.borrow_mut()[warp].result[lane].take());
         if let Some(result) = result {
             with_thread(|t, _| t.wait.set(Wait::Running));
             return result;
         }
-        suspend("activemask");
+        suspend(what);
     }
 }
 

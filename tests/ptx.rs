@@ -2,7 +2,7 @@
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
 use ferrocuda::Kernel;
-use ferrocuda::kernels::{broken, ch1, ch2, course, probe, stream, tutorial};
+use ferrocuda::kernels::{broken, ch1, ch2, course, probe, reduce, stream, tutorial};
 use ferrocuda::ptx::{self, MODULES, ResourceReport};
 
 /// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
@@ -15,7 +15,7 @@ fn host_entries() -> Vec<(&'static str, usize)> {
     use ch1::increment::IncrementArgs;
     use ch2::limiting_factor::{LimitingFactorArgs, MathArgs};
     use stream::{BinaryArgs, UnaryArgs};
-    vec![
+    let mut entries = vec![
         entry::<_, IncrementArgs>(ch1::increment::Increment),
         entry::<_, IncrementArgs>(ch1::increment_multiblock::IncrementMultiblock),
         entry::<_, ch1::increment_2d::Increment2dArgs>(ch1::increment_2d::Increment2d),
@@ -62,7 +62,27 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, probe::OutArgs<u64>>(probe::ProbeClock),
         entry::<_, probe::OutArgs<i32>>(broken::BrokenReverseWithoutBarrier),
         entry::<_, probe::OutArgs<i32>>(broken::BrokenDivergentBarrier),
-    ]
+    ];
+    macro_rules! reductions {
+        ($($t:ty),*) => {$(
+            entries.push(entry::<_, reduce::ReduceArgs<$t, $t>>(reduce::ReduceSum));
+            entries.push(entry::<_, reduce::ReduceArgs<$t, $t>>(reduce::ReduceMin));
+            entries.push(entry::<_, reduce::ReduceArgs<$t, $t>>(reduce::ReduceMax));
+            entries.push(entry::<_, reduce::ReduceArgs<$t, $t>>(reduce::ReduceSumAtomic));
+        )*};
+    }
+    reductions!(i32, u32, u64, f32, f64);
+    for count in [
+        entry::<_, reduce::ReduceArgs<i32, u64>>(reduce::CountNonzero),
+        entry::<_, reduce::ReduceArgs<u32, u64>>(reduce::CountNonzero),
+        entry::<_, reduce::ReduceArgs<f32, u64>>(reduce::CountNonzero),
+        entry::<_, reduce::ReduceArgs<f64, u64>>(reduce::CountNonzero),
+        entry::<_, reduce::ReduceArgs<f32, f32>>(reduce::ReduceSumKahan),
+        entry::<_, reduce::ReduceArgs<f64, f64>>(reduce::ReduceSumKahan),
+    ] {
+        entries.push(count);
+    }
+    entries
 }
 
 /// The byte size of the single `.param .align A .b8 name_param_0[size]` of an entry.

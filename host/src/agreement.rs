@@ -9,6 +9,7 @@ use crate::examples::course::vector_add;
 use crate::examples::stream::{self, Layout, Op, StreamReal};
 use crate::examples::tutorial::vector_copy::{self, Variant as CopyVariant};
 use crate::gpu::{Element, Gpu, KernelView, LaunchShape, Result};
+use crate::reduce::{self, Kind, Plan, Reduce};
 use crate::verify::{Check, Tolerance};
 use gpu_kernels::device::shared::Tile1d;
 use gpu_kernels::kernels::probe::*;
@@ -78,6 +79,19 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     stream_kernels::<f64>(&mut c)?;
     others(&mut c)?;
     probes(&mut c)?;
+    reductions::<i32>(&mut c)?;
+    reductions::<u32>(&mut c)?;
+    reductions::<u64>(&mut c)?;
+    reductions::<f32>(&mut c)?;
+    reductions::<f64>(&mut c)?;
+    c.compare("count_nonzero_i32", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&ramp_i32(100_003).iter().map(|x| x % 3).collect::<Vec<_>>())?;
+        Ok(vec![reduce::count_nonzero(gpu, &input)? as f64])
+    })?;
+    c.compare("reduce_sum_kahan_f32", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&vec![0.1f32; 1_000_003])?;
+        Ok(vec![reduce::sum_kahan(gpu, &input)?])
+    })?;
     Ok(c.rows)
 }
 
@@ -330,6 +344,25 @@ where
         out.extend(gpu.download(&unfused)?);
         Ok(out)
     })
+}
+
+/// Every reduction kind on `T` over 100003 integers from 0 to 7: every partial sum stays below
+/// 2^24, exact even in `f32`, so the order the blocks finish in cannot matter.
+fn reductions<T: Reduce>(c: &mut Comparison) -> Result<()> {
+    let values: Vec<T> = ramp_i32(100_003)
+        .into_iter()
+        .map(|x| T::from_u32(x as u32 % 8))
+        .collect();
+    for kind in [Kind::Sum, Kind::Min, Kind::Max, Kind::SumAtomic] {
+        let name = format!("reduce_{}_{}", kind.kernel_stem(), std::any::type_name::<T>());
+        c.compare(&name, Tolerance::EXACT, |gpu| {
+            let input = gpu.upload(&values)?;
+            let mut plan = Plan::<T>::new(gpu, values.len(), reduce::THREADS_PER_BLOCK)?;
+            plan.launch(gpu, None, kind, &input)?;
+            Ok(vec![plan.result(gpu)?.to_f64()])
+        })?;
+    }
+    Ok(())
 }
 
 /// Prints the rows as a table; returns true when all agree.

@@ -49,6 +49,17 @@ pub unsafe fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
     // SAFETY: forwarded to the caller. Clamp 0x1f: lanes stay within the 32-lane segment.
     value.shuffle_words(|w| unsafe { arch::shfl_down_b32(mask, w, delta, 0x1f) })
 }
+/// `__shfl_down_sync` within the first `last_lane + 1` lanes: lane `l` gets lane `l + delta`'s
+/// value when `l + delta <= last_lane`, its own otherwise (the `c` clamp operand of
+/// `shfl.sync.down`), so a partial warp never reads an absent lane.
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask`.
+#[inline(always)]
+pub unsafe fn shfl_down_sync_clamped<T: Shuffle>(mask: u32, value: T, delta: u32, last_lane: u32) -> T {
+    // SAFETY: forwarded to the caller.
+    value.shuffle_words(|w| unsafe { arch::shfl_down_b32(mask, w, delta, last_lane & 0x1f) })
+}
 /// `__shfl_up_sync`: the value of lane `lane - delta` (own value below lane `delta`).
 ///
 /// # Safety

@@ -7,5 +7,6 @@ pub mod ch1;
 pub mod ch2;
 pub mod course;
 pub mod probe;
+pub mod reduce;
 pub mod stream;
 pub mod tutorial;

@@ -2,17 +2,19 @@
 //! checked shared-memory accesses.
 use super::context::{BlockCtx, Posted, ThreadCtx, Wait, fault, suspend, with_thread};
 
-/// The warp operations, as PTX names them.
+/// The warp operations, as PTX names them; shuffles carry their `b` operand and their clamp `c`
+/// (the first lane for `up`, the last for `down` and `bfly`; segment masks are not modelled:
+/// the whole warp is one segment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WarpOp {
     /// `shfl.sync.up` by `delta`.
-    Up(u32),
+    Up(u32, u32),
     /// `shfl.sync.down` by `delta`.
-    Down(u32),
+    Down(u32, u32),
     /// `shfl.sync.bfly` with `lane_mask`.
-    Bfly(u32),
+    Bfly(u32, u32),
     /// `shfl.sync.idx` from `lane`.
-    Idx(u32),
+    Idx(u32, u32),
     /// `vote.sync.ballot`.
     Ballot,
 }
@@ -20,21 +22,27 @@ pub(crate) enum WarpOp {
 impl WarpOp {
     fn name(self) -> &'static str {
         match self {
-            WarpOp::Up(_) => "shfl.sync.up",
-            WarpOp::Down(_) => "shfl.sync.down",
-            WarpOp::Bfly(_) => "shfl.sync.bfly",
-            WarpOp::Idx(_) => "shfl.sync.idx",
+            WarpOp::Up(..) => "shfl.sync.up",
+            WarpOp::Down(..) => "shfl.sync.down",
+            WarpOp::Bfly(..) => "shfl.sync.bfly",
+            WarpOp::Idx(..) => "shfl.sync.idx",
             WarpOp::Ballot => "vote.sync.ballot",
         }
     }
 
-    /// The lane whose value `lane` receives (the whole warp is one segment: clamp 31 / 0).
+    /// The lane whose value `lane` receives: its own when the source lies past the clamp.
     fn source(self, lane: usize) -> usize {
+        let within = |j: usize, ok: bool| if ok { j } else { lane };
         match self {
-            WarpOp::Up(d) => lane.checked_sub(d as usize).unwrap_or(lane),
-            WarpOp::Down(d) => Some(lane + d as usize).filter(|&j| j < 32).unwrap_or(lane),
-            WarpOp::Bfly(m) => lane ^ (m as usize & 31),
-            WarpOp::Idx(j) => j as usize & 31,
+            WarpOp::Up(d, c) => lane
+                .checked_sub(d as usize)
+                .map_or(lane, |j| within(j, j >= (c & 31) as usize)),
+            WarpOp::Down(d, c) => within(lane + d as usize, lane + d as usize <= (c & 31) as usize),
+            WarpOp::Bfly(m, c) => within(
+                lane ^ (m as usize & 31),
+                (lane ^ (m as usize & 31)) <= (c & 31) as usize,
+            ),
+            WarpOp::Idx(j, _) => j as usize & 31,
             WarpOp::Ballot => lane,
         }
     }

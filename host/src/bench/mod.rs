@@ -6,6 +6,7 @@
 pub mod ch1;
 pub mod course;
 pub mod nvcc;
+pub mod reduce;
 pub mod simulator;
 pub mod stream;
 
@@ -169,7 +170,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         );
     }
     println!(
-        "(median of {} interleaved runs each; GB = 1e9 bytes read + written)",
+        "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sum only reads)",
         settings.reps
     );
     Ok(())

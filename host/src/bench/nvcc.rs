@@ -9,6 +9,7 @@ const COMMON: &str = include_str!("../../../gpu-kernels/nvcc/common.cuh");
 const STREAM: &str = include_str!("../../../gpu-kernels/nvcc/stream.cu");
 const VECTOR_ADD: &str = include_str!("../../../gpu-kernels/nvcc/course/vector_add.cu");
 const INCREMENT_MULTIBLOCK: &str = include_str!("../../../gpu-kernels/nvcc/ch1/increment_multiblock.cu");
+const REDUCE: &str = include_str!("../../../gpu-kernels/nvcc/reduce.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins {
@@ -17,6 +18,7 @@ pub struct Twins {
     pub stream: Module,
     pub vector_add: Module,
     pub increment_multiblock: Module,
+    pub reduce: Module,
 }
 
 impl Twins {
@@ -54,6 +56,7 @@ impl Twins {
             stream: load("stream.cu", STREAM)?,
             vector_add: load("course/vector_add.cu", VECTOR_ADD)?,
             increment_multiblock: load("ch1/increment_multiblock.cu", INCREMENT_MULTIBLOCK)?,
+            reduce: load("reduce.cu", REDUCE)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

@@ -114,8 +114,8 @@ macro_rules! shfl {
         /// # Safety
         /// Every lane named in `mask` executes this same instruction (checked: a fault otherwise).
         #[inline(always)]
-        pub unsafe fn $name(mask: u32, value: u32, lane_or_delta: u32, _clamp: u32) -> u32 {
-            sim::warp_exchange(WarpOp::$op(lane_or_delta), mask, value)
+        pub unsafe fn $name(mask: u32, value: u32, lane_or_delta: u32, clamp: u32) -> u32 {
+            sim::warp_exchange(WarpOp::$op(lane_or_delta, clamp), mask, value)
         }
     };
 }

@@ -1,0 +1,264 @@
+//! Device-wide reductions over a device buffer (CUB's `DeviceReduce`): [`sum`], [`min`], [`max`],
+//! [`count_nonzero`], the one-pass [`sum_atomic`] and the compensated [`sum_kahan`].
+//!
+//! Two passes: the first launches `min(ceil(n / 1024), 8 x SMs)` blocks of 256 threads (enough to
+//! fill every SM; each thread folds a grid-stride share of the input, 16 bytes per load), each
+//! writing one partial; the second folds the partials in one block.
+//!
+//! ```no_run
+//! let gpu = ferrocuda::Gpu::new(0)?;
+//! let x = gpu.upload(&vec![7.0f32; 10_000_000])?;
+//! assert_eq!(ferrocuda::reduce::sum(&gpu, &x)?, 7.0e7); // a tree: exact, where a loop is not
+//! # Ok::<(), ferrocuda::Error>(())
+//! ```
+use crate::gpu::{DeviceBuffer, Element, Gpu, KernelView, LaunchShape, Module, Result};
+use gpu_kernels::collective::Reducible;
+use gpu_kernels::kernels::reduce::{
+    CountNonzero, ReduceArgs, ReduceMax, ReduceMin, ReduceSum, ReduceSumAtomic, ReduceSumKahan, shared_bytes,
+};
+
+/// Threads per block of every reduction launch.
+pub const THREADS_PER_BLOCK: u32 = 256;
+/// First-pass blocks per SM: 8 x 256 = 2048 threads, an H100 SM's maximum.
+pub const BLOCKS_PER_SM: u32 = 8;
+
+/// The reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Sum,
+    Min,
+    Max,
+    /// One pass, block totals added with `atomicAdd`.
+    SumAtomic,
+}
+
+impl Kind {
+    /// The kernel's name without its type suffix (`sum`, `min`, `max`, `sum_atomic`).
+    pub fn kernel_stem(self) -> &'static str {
+        match self {
+            Kind::Sum => "sum",
+            Kind::Min => "min",
+            Kind::Max => "max",
+            Kind::SumAtomic => "sum_atomic",
+        }
+    }
+}
+
+/// An element type with the reduction kernels (`i32`, `u32`, `u64`, `f32`, `f64`).
+pub trait Reduce: Reducible + Element {
+    /// `value`, exactly (callers pass values every element type holds).
+    fn from_u32(value: u32) -> Self;
+    /// The value as `f64` (exact below 2^53).
+    fn to_f64(self) -> f64;
+    /// Launches the `kind` kernel from `module` (or this library's kernels).
+    fn launch(
+        gpu: &Gpu,
+        module: Option<&Module>,
+        kind: Kind,
+        shape: LaunchShape,
+        args: ReduceArgs<Self, Self>,
+    ) -> Result<()>;
+}
+
+macro_rules! reduce {
+    ($($t:ty),*) => {$(
+        impl Reduce for $t {
+            fn from_u32(value: u32) -> Self {
+                value as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn launch(gpu: &Gpu, module: Option<&Module>, kind: Kind, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()> {
+                match kind {
+                    Kind::Sum => gpu.launch_from(module, ReduceSum, shape, args),
+                    Kind::Min => gpu.launch_from(module, ReduceMin, shape, args),
+                    Kind::Max => gpu.launch_from(module, ReduceMax, shape, args),
+                    Kind::SumAtomic => gpu.launch_from(module, ReduceSumAtomic, shape, args),
+                }
+            }
+        }
+    )*};
+}
+reduce!(i32, u32, u64, f32, f64);
+
+/// Buffers and shapes for reducing `n` elements repeatedly (what the benchmarks time).
+pub struct Plan<T> {
+    blocks: u32,
+    threads: u32,
+    partials: DeviceBuffer<T>,
+    result: DeviceBuffer<T>,
+}
+
+impl<T: Reduce> Plan<T> {
+    /// A plan for `n` elements with blocks of `threads` (1 to 1024).
+    pub fn new(gpu: &Gpu, n: usize, threads: u32) -> Result<Self> {
+        let fill = gpu.properties().multiprocessor_count * BLOCKS_PER_SM;
+        let blocks = (n.div_ceil(4 * threads.max(1) as usize) as u32).clamp(1, fill.max(1));
+        Ok(Self {
+            blocks,
+            threads,
+            partials: gpu.zeros(blocks as usize)?,
+            result: gpu.zeros(1)?,
+        })
+    }
+
+    /// The first pass's shape.
+    pub fn shape(&self) -> LaunchShape {
+        LaunchShape::new((self.blocks, 1, 1), (self.threads, 1, 1)).with_shared_bytes(shared_bytes::<T>() as u32)
+    }
+
+    /// Queues the reduction of `input` (from `module`, or this library's kernels).
+    pub fn launch(&mut self, gpu: &Gpu, module: Option<&Module>, kind: Kind, input: &DeviceBuffer<T>) -> Result<()> {
+        let first = self.shape();
+        if kind == Kind::SumAtomic {
+            gpu.upload_into(&[T::ZERO], &mut self.result)?;
+            return T::launch(
+                gpu,
+                module,
+                kind,
+                first,
+                ReduceArgs {
+                    input: input.view(),
+                    partials: self.result.view_mut(),
+                },
+            );
+        }
+        T::launch(
+            gpu,
+            module,
+            kind,
+            first,
+            ReduceArgs {
+                input: input.view(),
+                partials: self.partials.view_mut(),
+            },
+        )?;
+        let second = LaunchShape {
+            grid: (1, 1, 1),
+            ..first
+        };
+        T::launch(
+            gpu,
+            module,
+            kind,
+            second,
+            ReduceArgs {
+                input: self.partials.view(),
+                partials: self.result.view_mut(),
+            },
+        )
+    }
+
+    /// The result of the last reduction (waits for it).
+    pub fn result(&self, gpu: &Gpu) -> Result<T> {
+        Ok(gpu.download(&self.result)?[0])
+    }
+}
+
+fn reduce<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>, kind: Kind) -> Result<T> {
+    let mut plan = Plan::new(gpu, input.len(), THREADS_PER_BLOCK)?;
+    plan.launch(gpu, None, kind, input)?;
+    plan.result(gpu)
+}
+
+/// The sum of the elements (0 for none). For floats the order is a tree, close to pairwise.
+pub fn sum<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> {
+    reduce(gpu, input, Kind::Sum)
+}
+
+/// The least element (the type's greatest value, `+inf` for floats, for none).
+pub fn min<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> {
+    reduce(gpu, input, Kind::Min)
+}
+
+/// The greatest element (the type's least value, `-inf` for floats, for none).
+pub fn max<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> {
+    reduce(gpu, input, Kind::Max)
+}
+
+/// The sum in one pass, block totals added atomically: for floats the last bits depend on the
+/// order the blocks finish in.
+pub fn sum_atomic<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> {
+    reduce(gpu, input, Kind::SumAtomic)
+}
+
+/// Element types `count_nonzero` takes.
+pub trait CountNonzeroInput: Reducible + Element {
+    /// Launches `count_nonzero` for this type.
+    fn launch_count(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, u64>) -> Result<()>;
+}
+
+/// Float types `sum_kahan` takes.
+pub trait KahanInput: Reduce {
+    /// Launches `reduce_sum_kahan` for this type.
+    fn launch_kahan(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()>;
+}
+
+macro_rules! count_input {
+    ($($t:ty),*) => {$(
+        impl CountNonzeroInput for $t {
+            fn launch_count(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, u64>) -> Result<()> {
+                gpu.launch(CountNonzero, shape, args)
+            }
+        }
+    )*};
+}
+count_input!(i32, u32, f32, f64);
+
+macro_rules! kahan_input {
+    ($($t:ty),*) => {$(
+        impl KahanInput for $t {
+            fn launch_kahan(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()> {
+                gpu.launch(ReduceSumKahan, shape, args)
+            }
+        }
+    )*};
+}
+kahan_input!(f32, f64);
+
+/// The number of non-zero elements.
+pub fn count_nonzero<T: CountNonzeroInput>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<u64> {
+    let mut plan = Plan::<u64>::new(gpu, input.len(), THREADS_PER_BLOCK)?;
+    T::launch_count(
+        gpu,
+        plan.shape(),
+        ReduceArgs {
+            input: input.view(),
+            partials: plan.partials.view_mut(),
+        },
+    )?;
+    let second = LaunchShape {
+        grid: (1, 1, 1),
+        ..plan.shape()
+    };
+    let args = ReduceArgs {
+        input: plan.partials.view(),
+        partials: plan.result.view_mut(),
+    };
+    u64::launch(gpu, None, Kind::Sum, second, args)?;
+    plan.result(gpu)
+}
+
+/// The sum with Kahan compensation inside each thread and a tree across threads.
+pub fn sum_kahan<T: KahanInput>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> {
+    let mut plan = Plan::<T>::new(gpu, input.len(), THREADS_PER_BLOCK)?;
+    T::launch_kahan(
+        gpu,
+        plan.shape(),
+        ReduceArgs {
+            input: input.view(),
+            partials: plan.partials.view_mut(),
+        },
+    )?;
+    let second = LaunchShape {
+        grid: (1, 1, 1),
+        ..plan.shape()
+    };
+    let args = ReduceArgs {
+        input: plan.partials.view(),
+        partials: plan.result.view_mut(),
+    };
+    T::launch(gpu, None, Kind::Sum, second, args)?;
+    plan.result(gpu)
+}

@@ -87,6 +87,7 @@ fn ch1_precision_f32_and_f64_bit_exact(gpu: &Gpu) -> TestResult {
                     size: Some(n),
                     precision,
                     reps: 1,
+                    ..Options::default()
                 },
             )
             .map_err(|e| format!("{precision}, n = {n}: {e}"))?;

@@ -71,6 +71,29 @@ fn reduce_block_shapes(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// One thread in the whole grid (the second pass of a one-thread block): it alone must read
+/// every element, the `n % 4` tail of the 16-byte chunks included.
+fn reduce_grid_of_one_thread(gpu: &Gpu) -> TestResult {
+    use ferrocuda::{KernelView, LaunchShape};
+    use gpu_kernels::kernels::reduce::{ReduceArgs, ReduceSum, shared_bytes};
+    for n in [1usize, 2, 3, 5, 250, 1003] {
+        let v: Vec<i32> = values(n, n as u64).into_iter().map(|x| x as i32).collect();
+        let input_d = gpu.upload(&v).map_err(fail)?;
+        let mut total_d = gpu.zeros::<i32>(1).map_err(fail)?;
+        let shape = LaunchShape::new((1, 1, 1), (1, 1, 1)).with_shared_bytes(shared_bytes::<i32>() as u32);
+        let args = ReduceArgs {
+            input: input_d.view(),
+            partials: total_d.view_mut(),
+        };
+        gpu.launch(ReduceSum, shape, args).map_err(fail)?;
+        let got = gpu.download(&total_d).map_err(fail)?[0];
+        ensure(got == v.iter().sum::<i32>(), || {
+            format!("n = {n}: {got}, expected {}", v.iter().sum::<i32>())
+        })?;
+    }
+    Ok(())
+}
+
 fn reduce_floats_min_max_and_sums(gpu: &Gpu) -> TestResult {
     for (k, &n) in SIZES.iter().enumerate() {
         let v = values(n, 100 + k as u64);
@@ -151,6 +174,7 @@ fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         ("reduce_integers_all_kinds", reduce_integers_all_kinds),
         ("reduce_block_shapes", reduce_block_shapes),
+        ("reduce_grid_of_one_thread", reduce_grid_of_one_thread),
         ("reduce_floats_min_max_and_sums", reduce_floats_min_max_and_sums),
         ("reduce_seven_million_sevens", reduce_seven_million_sevens),
         ("reduce_kahan_accuracy", reduce_kahan_accuracy),

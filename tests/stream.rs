@@ -18,6 +18,7 @@ fn stream_program_f32_and_f64(gpu: &Gpu) -> TestResult {
                     size: Some(n),
                     precision,
                     reps: 2,
+                    ..Options::default()
                 },
             )
             .map_err(|e| format!("{precision}, n = {n}: {e}"))?;

@@ -27,8 +27,7 @@ extern "C" __global__ void reduce_sum_f32(ReduceArgs args) {
             float4 v = reinterpret_cast<const float4*>(in)[chunk];
             acc += ((0.0f + v.x) + v.y) + v.z + v.w;
         }
-        size_t tail = 4 * (n / 4) + global_idx_x();
-        if (tail < n) acc += in[tail];
+        for (size_t tail = 4 * (n / 4) + global_idx_x(); tail < n; tail += stride) acc += in[tail];
     } else {
         for (size_t i = global_idx_x(); i < n; i += stride) acc += in[i];
     }

@@ -10,6 +10,7 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage:
   cargo xtask list
   cargo xtask run <example-id> [--size N] [--precision f32|f64] [--device N] [--reps N] [--backend auto|cuda|sim]
+                               [the example's own options: `cargo xtask list` shows them]
   cargo xtask bench [--device N] [--size-mib N] [--reps N] [--backend auto|cuda|sim]
 
 The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator
@@ -33,6 +34,13 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
         Some("list") => {
             for e in examples::EXAMPLES {
                 println!("{:<26} {}", e.id, e.description);
+                for flag in e.flags {
+                    let name = match flag.value {
+                        Some(value) => format!("{} {value}", flag.name),
+                        None => flag.name.to_string(),
+                    };
+                    println!("{:<26}   {name:<22} {}", "", flag.help);
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -79,10 +87,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         return Err("`run` needs an example id; `cargo xtask list` shows them".into());
     };
     let example = examples::find(id).ok_or_else(|| format!("no example `{id}`; `cargo xtask list` shows them"))?;
-    let flags = Flags::parse(
-        &args[1..],
-        &["--size", "--precision", "--device", "--reps", "--backend"],
-    )?;
+    let shared = ["--size", "--precision", "--device", "--reps", "--backend"];
+    let (flags, own) = Flags::parse_with(&args[1..], &shared, example.flags)?;
     let options = Options {
         size: flags.number("--size")?,
         precision: flags
@@ -92,6 +98,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             .map_err(|e: Error| e.to_string())?
             .unwrap_or_default(),
         reps: flags.number("--reps")?.unwrap_or(Options::default().reps),
+        flags: own,
     };
     if options.reps == 0 {
         return Err("--reps must be at least 1".into());
@@ -143,16 +150,34 @@ struct Flags(Vec<(String, String)>);
 
 impl Flags {
     fn parse(args: &[String], allowed: &[&str]) -> Result<Self, String> {
-        let mut pairs = Vec::new();
+        Ok(Self::parse_with(args, allowed, &[])?.0)
+    }
+
+    /// The shared `allowed` flags, and apart from them an example's own `flags` (switches take
+    /// no value).
+    fn parse_with(
+        args: &[String],
+        allowed: &[&str],
+        own: &[examples::Flag],
+    ) -> Result<(Self, Vec<(String, Option<String>)>), String> {
+        let (mut pairs, mut own_pairs) = (Vec::new(), Vec::new());
         let mut it = args.iter();
         while let Some(flag) = it.next() {
-            if !allowed.contains(&flag.as_str()) {
-                return Err(format!("unknown option `{flag}` (allowed: {})", allowed.join(", ")));
+            let own_flag = own.iter().find(|f| f.name == flag);
+            if !allowed.contains(&flag.as_str()) && own_flag.is_none() {
+                let names: Vec<&str> = allowed.iter().copied().chain(own.iter().map(|f| f.name)).collect();
+                return Err(format!("unknown option `{flag}` (allowed: {})", names.join(", ")));
             }
-            let value = it.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
-            pairs.push((flag.clone(), value.clone()));
+            let value = match own_flag {
+                Some(examples::Flag { value: None, .. }) => None,
+                _ => Some(it.next().ok_or_else(|| format!("`{flag}` needs a value"))?.clone()),
+            };
+            match own_flag {
+                Some(_) => own_pairs.push((flag.clone(), value)),
+                None => pairs.push((flag.clone(), value.unwrap_or_default())),
+            }
         }
-        Ok(Self(pairs))
+        Ok((Self(pairs), own_pairs))
     }
 
     fn value(&self, flag: &str) -> Option<&str> {

@@ -32,9 +32,9 @@ fn fold_input<T: Reducible + Element4, O: ReduceOp<T>>(input: Slice<T>) -> T {
         for chunk in grid_stride_range(n / 4) {
             acc = O::combine(acc, thread_reduce::<T, O, 4>(input.get4(chunk)));
         }
-        // The last `n % 4` elements, one per thread of the first threads of the grid.
-        let tail = 4 * (n / 4) + global_idx_x();
-        if tail < n {
+        // The last `n % 4` elements, grid-strided: a grid of fewer than three threads (the
+        // second pass of a one-thread block) still reads them all.
+        for tail in (4 * (n / 4) + global_idx_x()..n).step_by(grid_size_x()) {
             acc = O::combine(acc, input.get(tail));
         }
     } else {

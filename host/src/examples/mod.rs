@@ -42,7 +42,7 @@ impl fmt::Display for Precision {
     }
 }
 
-/// The runner's options, shared by every example.
+/// The runner's options: those every example shares, and the example's own [`Flag`]s.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Problem size (elements; each example says what it means), or the source's own size.
@@ -51,6 +51,8 @@ pub struct Options {
     pub precision: Precision,
     /// Timed repetitions.
     pub reps: usize,
+    /// The example's own flags as given: `("--seed", Some("1234"))`, `("--book", None)`.
+    pub flags: Vec<(String, Option<String>)>,
 }
 
 impl Default for Options {
@@ -59,8 +61,20 @@ impl Default for Options {
             size: None,
             precision: Precision::F32,
             reps: 10,
+            flags: Vec::new(),
         }
     }
+}
+
+/// One option an example takes beyond the shared ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flag {
+    /// `--seed`.
+    pub name: &'static str,
+    /// The value's placeholder (`N`, `on|off`), or `None` for a switch that takes no value.
+    pub value: Option<&'static str>,
+    /// One line.
+    pub help: &'static str,
 }
 
 impl Options {
@@ -71,6 +85,38 @@ impl Options {
             0 => Err(Error::InvalidArgument("--size must be at least 1".into())),
             n => Ok(n),
         }
+    }
+
+    /// With `flag` set to `value` (`None` for a switch), replacing an earlier value.
+    pub fn with_flag(mut self, flag: &str, value: Option<&str>) -> Self {
+        self.flags.retain(|(f, _)| f != flag);
+        self.flags.push((flag.to_string(), value.map(str::to_string)));
+        self
+    }
+
+    /// True when the switch `flag` (`--book`) was given.
+    pub fn switch(&self, flag: &str) -> bool {
+        self.flags.iter().any(|(f, _)| f == flag)
+    }
+
+    /// The value of `flag`, if given.
+    pub fn value(&self, flag: &str) -> Option<&str> {
+        self.flags
+            .iter()
+            .rev()
+            .find(|(f, _)| f == flag)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// The value of `flag` parsed as a `T` (a number, an enum with `FromStr`), if given; a
+    /// one-sentence error when it does not parse.
+    pub fn parsed<T: FromStr>(&self, flag: &str) -> Result<Option<T>> {
+        self.value(flag)
+            .map(|v| {
+                v.parse()
+                    .map_err(|_| Error::InvalidArgument(format!("`{flag}` does not take `{v}`")))
+            })
+            .transpose()
     }
 }
 
@@ -115,6 +161,8 @@ pub struct Example {
     pub id: &'static str,
     /// One line.
     pub description: &'static str,
+    /// Its own options, beyond size, precision and repetitions.
+    pub flags: &'static [Flag],
     /// Runs it on `gpu`.
     pub run: fn(&Gpu, &Options) -> Result<Outcome>,
 }

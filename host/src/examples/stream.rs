@@ -15,6 +15,7 @@ use gpu_kernels::real::Real;
 pub const EXAMPLE: Example = Example {
     id: "stream",
     description: "STREAM copy, scale, add, triad with 512-thread blocks, in f32 or f64 (PGI article)",
+    flags: &[],
     run,
 };
 

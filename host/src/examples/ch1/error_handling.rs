@@ -14,6 +14,7 @@ use gpu_kernels::kernels::ch1::increment::{Increment, IncrementArgs};
 pub const EXAMPLE: Example = Example {
     id: "ch1-error-handling",
     description: "an invalid launch (1025 threads/block) and an out-of-bounds kernel, each surfaced with context (book 1.5)",
+    flags: &[],
     run,
 };
 

@@ -8,6 +8,7 @@ use gpu_kernels::kernels::ch1::increment::{Increment, IncrementArgs};
 pub const EXAMPLE: Example = Example {
     id: "ch1-increment",
     description: "one block of n threads adds b to each element of an int array (book 1.3.1)",
+    flags: &[],
     run,
 };
 

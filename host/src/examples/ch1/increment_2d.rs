@@ -8,6 +8,7 @@ use gpu_kernels::kernels::ch1::increment_2d::{Increment2d, Increment2dArgs};
 pub const EXAMPLE: Example = Example {
     id: "ch1-increment-2d",
     description: "32x8 blocks on a 32x64 grid add b to a 1024x512 int array (book 1.3.3); --size sets nx",
+    flags: &[],
     run,
 };
 

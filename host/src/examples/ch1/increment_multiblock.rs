@@ -8,6 +8,7 @@ use gpu_kernels::kernels::ch1::increment_multiblock::{IncrementArgs, IncrementMu
 pub const EXAMPLE: Example = Example {
     id: "ch1-increment-multiblock",
     description: "ceil(n/256) blocks of 256 threads add b to 1024*1024 ints (book 1.3.2)",
+    flags: &[],
     run,
 };
 

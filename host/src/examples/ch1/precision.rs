@@ -10,6 +10,7 @@ use gpu_kernels::real::Real;
 pub const EXAMPLE: Example = Example {
     id: "ch1-precision",
     description: "y = a*x + y from one generic kernel source, in f32 or f64 (--precision) (book 1.4.1.1)",
+    flags: &[],
     run,
 };
 

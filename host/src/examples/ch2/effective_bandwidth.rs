@@ -9,6 +9,7 @@ use crate::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch2-effective-bandwidth",
     description: "peak bandwidth from clock and bus width, against the effective bandwidth of copy kernels (book 2.3)",
+    flags: &[],
     run,
 };
 

@@ -15,6 +15,7 @@ use gpu_kernels::kernels::ch2::limiting_factor::{
 pub const EXAMPLE: Example = Example {
     id: "ch2-limiting-factor",
     description: "base, memory-only and math-only kernels, accurate and fast sine: what limits a kernel (book 2.2)",
+    flags: &[],
     run,
 };
 

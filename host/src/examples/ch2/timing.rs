@@ -9,6 +9,7 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "ch2-timing",
     description: "times the increment kernel with a host timer (synchronized) and with CUDA events (book 2.1)",
+    flags: &[],
     run,
 };
 

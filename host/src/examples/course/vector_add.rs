@@ -10,6 +10,7 @@ use gpu_kernels::kernels::course::vector_add::{VecAddArgs, VecAddKernel};
 pub const EXAMPLE: Example = Example {
     id: "course-vector-add",
     description: "C = A + B for 10,000,000 floats, ceil(n/256) blocks of 256 (IT4I course, hands-on 2)",
+    flags: &[],
     run,
 };
 

@@ -15,6 +15,7 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "tutorial-vector-copy",
     description: "1-D and three 2-D segmented copies against the CPU copy, with the empty-kernel time (Decyk tutorial)",
+    flags: &[],
     run,
 };
 

@@ -14,6 +14,7 @@
 //! - [`real`]: `f32`/`f64` as one generic `Real`, so one kernel source serves both precisions;
 //! - [`device`]: indexing, barriers, shared memory, warp, atomics, math (on the host: tile sizes);
 //! - [`collective`]: warp-wide reductions built on `device`;
+//! - [`random`]: counter-based random numbers (Philox4x32-10), identical on the GPU and the CPU;
 //! - [`kernels`]: the examples' kernels, one file per example id;
 //! - `sim` (host only): the CPU simulator that executes a launch under CUDA's execution model.
 #![no_std]
@@ -38,6 +39,7 @@ extern crate std;
 pub mod kernels;
 pub mod launch;
 pub mod memory;
+pub mod random;
 pub mod real;
 
 pub mod collective;

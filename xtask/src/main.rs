@@ -159,7 +159,7 @@ impl Flags {
         args: &[String],
         allowed: &[&str],
         own: &[examples::Flag],
-    ) -> Result<(Self, Vec<(String, Option<String>)>), String> {
+    ) -> Result<(Self, Vec<examples::FlagValue>), String> {
         let (mut pairs, mut own_pairs) = (Vec::new(), Vec::new());
         let mut it = args.iter();
         while let Some(flag) = it.next() {

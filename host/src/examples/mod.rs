@@ -52,7 +52,7 @@ pub struct Options {
     /// Timed repetitions.
     pub reps: usize,
     /// The example's own flags as given: `("--seed", Some("1234"))`, `("--book", None)`.
-    pub flags: Vec<(String, Option<String>)>,
+    pub flags: Vec<FlagValue>,
 }
 
 impl Default for Options {
@@ -65,6 +65,9 @@ impl Default for Options {
         }
     }
 }
+
+/// A flag as given on the command line, with its value (`None` for a switch).
+pub type FlagValue = (String, Option<String>);
 
 /// One option an example takes beyond the shared ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

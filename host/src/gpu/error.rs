@@ -20,6 +20,8 @@ pub enum Error {
     Cuda { call: String, error: DriverError },
     /// An argument the caller chose is out of range (a size, an option).
     InvalidArgument(String),
+    /// A CUDA library (cuRAND, cuBLAS, NCCL) call failed: `call` says which.
+    Library { call: String, error: String },
     /// A file, a compiler or another program the call needed failed.
     Io(String),
     /// The CPU simulator refused a launch, or a simulated kernel faulted.
@@ -89,6 +91,7 @@ impl fmt::Display for Error {
                     .unwrap_or_default();
                 write!(f, "{call} failed: {} ({text})", error_name(error))
             }
+            Error::Library { call, error } => write!(f, "{call} failed: {error}"),
             Error::InvalidArgument(message) | Error::Io(message) => f.write_str(message),
             Error::Simulator(e) => write!(f, "simulator: {e}"),
             Error::NeedsCuda(what) => write!(f, "{what} needs a CUDA device, and this run uses the CPU simulator"),

@@ -89,6 +89,14 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
+    /// The CUDA allocation, writable; `None` on the simulator.
+    pub fn as_cuda_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+        match &mut self.storage {
+            Storage::Cuda(slice) => Some(slice),
+            Storage::Host(_) => None,
+        }
+    }
+
     fn host(&self) -> Option<&[T]> {
         match &self.storage {
             // SAFETY: `len` initialised (zeroed, then written only as `T`) elements.

@@ -4,8 +4,10 @@
 //! Layers, as in cudarc: cudarc's `result`/`sys` (raw driver calls) below, then this safe layer:
 //! [`Gpu`] (a device and its kernels, on one of two backends: [`CudaDevice`], or the CPU
 //! simulator, which runs the same kernel code on the host), [`LaunchShape`] and typed launches,
-//! device buffers and their kernel views ([`memory`]), pinned host buffers, and timing.
+//! device buffers and their kernel views ([`memory`]), pinned host buffers, timing, and cuRAND's
+//! host generators ([`Curand`]).
 mod cuda;
+mod curand;
 mod device;
 mod error;
 mod launch;
@@ -14,6 +16,7 @@ mod simulator;
 mod timing;
 
 pub use cuda::{CudaDevice, Module};
+pub use curand::{Curand, CurandFloat, CurandGenerator};
 pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
 pub use launch::LaunchShape;

@@ -156,6 +156,31 @@ fn reduce_kahan_accuracy(gpu: &Gpu) -> TestResult {
     ensure((kahan - exact).abs() <= ulp, || format!("kahan {kahan}, exact {exact}"))
 }
 
+/// The pairwise sum of n values of 0.1f32 stays within O(log n) ulps of the exact sum, where
+/// a sequential f32 loop drifts by thousands (shown here too, so the test shows what it guards).
+fn reduce_pairwise_accuracy(gpu: &Gpu) -> TestResult {
+    for n in [1usize, 31, 4097, 4_000_001] {
+        let x = gpu.upload(&vec![0.1f32; n]).map_err(fail)?;
+        let exact = 0.1f32 as f64 * n as f64;
+        let pairwise = reduce::sum_pairwise(gpu, &x).map_err(fail)? as f64;
+        let ulp = f32::EPSILON as f64 * exact;
+        // 16 sequential additions per thread, then trees of 256 per pass: at most
+        // 16 + 8 log_256(n) + 8 roundings, each at most half an ulp of a partial no larger than
+        // the total; 24 ulps covers 4e6 with room.
+        const PAIRWISE_ULPS: f64 = 24.0;
+        ensure((pairwise - exact).abs() <= PAIRWISE_ULPS * ulp, || {
+            format!("n = {n}: pairwise {pairwise}, exact {exact}")
+        })?;
+        if n == 4_000_001 {
+            let sequential = (0..n).fold(0.0f32, |s, _| s + 0.1) as f64;
+            ensure((sequential - exact).abs() > 1000.0 * ulp, || {
+                format!("a sequential f32 loop was expected to drift: {sequential} vs {exact}")
+            })?;
+        }
+    }
+    Ok(())
+}
+
 fn reduce_count_nonzero(gpu: &Gpu) -> TestResult {
     for &n in &SIZES {
         let v: Vec<i32> = values(n, 7).into_iter().map(|x| (x % 3) as i32).collect();
@@ -179,6 +204,7 @@ fn main() {
         ("reduce_seven_million_sevens", reduce_seven_million_sevens),
         ("reduce_kahan_accuracy", reduce_kahan_accuracy),
         ("reduce_count_nonzero", reduce_count_nonzero),
+        ("reduce_pairwise_accuracy", reduce_pairwise_accuracy),
     ];
     common::main(vec![], gpu_tests)
 }

@@ -1,5 +1,5 @@
 // CUDA C twin of gpu-kernels/src/kernels/reduce.rs `reduce_sum_f32`: the same algorithm (a
-// grid-stride fold with float4 loads, a clamped shift-down warp tree, warp totals through a
+// grid-stride fold with four float4 loads in flight per thread, a clamped shift-down warp tree, warp totals through a
 // 32-element shared tile, warp 0 folding them), the same arguments, the same launch.
 #include "common.cuh"
 
@@ -23,8 +23,17 @@ extern "C" __global__ void reduce_sum_f32(ReduceArgs args) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     float acc = 0.0f;
     if (((size_t)in & 15) == 0) {
-        for (size_t chunk = global_idx_x(); chunk < n / 4; chunk += stride) {
-            float4 v = reinterpret_cast<const float4*>(in)[chunk];
+        const float4* in4 = reinterpret_cast<const float4*>(in);
+        size_t chunks = n / 4, chunk = global_idx_x();
+        for (; chunk + 3 * stride < chunks; chunk += 4 * stride) {
+            float4 v[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) v[k] = in4[chunk + k * stride];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) acc += ((0.0f + v[k].x) + v[k].y) + v[k].z + v[k].w;
+        }
+        for (; chunk < chunks; chunk += stride) {
+            float4 v = in4[chunk];
             acc += ((0.0f + v.x) + v.y) + v.z + v.w;
         }
         for (size_t tail = 4 * (n / 4) + global_idx_x(); tail < n; tail += stride) acc += in[tail];

@@ -1,5 +1,6 @@
 //! Device-wide reductions over a device buffer (CUB's `DeviceReduce`): [`sum`], [`min`], [`max`],
-//! [`count_nonzero`], the one-pass [`sum_atomic`] and the compensated [`sum_kahan`].
+//! [`count_nonzero`], the one-pass [`sum_atomic`] and the compensated [`sum_kahan`] and
+//! [`sum_pairwise`].
 //!
 //! Two passes: the first launches `min(ceil(n / 1024), 8 x SMs)` blocks of 256 threads (enough to
 //! fill every SM; each thread folds a grid-stride share of the input, 16 bytes per load), each
@@ -14,7 +15,8 @@
 use crate::gpu::{DeviceBuffer, Element, Gpu, KernelView, LaunchShape, Module, Result};
 use gpu_kernels::collective::Reducible;
 use gpu_kernels::kernels::reduce::{
-    CountNonzero, ReduceArgs, ReduceMax, ReduceMin, ReduceSum, ReduceSumAtomic, ReduceSumKahan, shared_bytes,
+    CHUNKS_IN_FLIGHT, CountNonzero, ReduceArgs, ReduceMax, ReduceMin, ReduceSum, ReduceSumAtomic, ReduceSumKahan,
+    shared_bytes,
 };
 
 /// Threads per block of every reduction launch.
@@ -238,6 +240,52 @@ pub fn count_nonzero<T: CountNonzeroInput>(gpu: &Gpu, input: &DeviceBuffer<T>) -
     };
     u64::launch(gpu, None, Kind::Sum, second, args)?;
     plan.result(gpu)
+}
+
+/// Elements each thread of [`sum_pairwise`] folds: one round of [`CHUNKS_IN_FLIGHT`] 16-byte
+/// loads.
+pub const PAIRWISE_ELEMENTS_PER_THREAD: usize = 4 * CHUNKS_IN_FLIGHT;
+
+/// The sum as a pairwise (cascade) summation: every pass gives each thread at most
+/// [`PAIRWISE_ELEMENTS_PER_THREAD`] elements, folds them in the block's tree, and the passes
+/// repeat over the partials until one remains. Each element meets O(log n) additions, so the
+/// error bound is O(log n) ulps where a loop's is O(n) (and the grid-stride [`sum`]'s grows with
+/// the elements per thread). Costs one extra pass over n / 4096 partials.
+pub fn sum_pairwise<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> {
+    let per_block = PAIRWISE_ELEMENTS_PER_THREAD * THREADS_PER_BLOCK as usize;
+    let shape = |len: usize| -> Result<LaunchShape> {
+        let blocks = u32::try_from(len.div_ceil(per_block).max(1))
+            .map_err(|_| crate::gpu::Error::InvalidArgument(format!("{len} elements are too many to sum")))?;
+        Ok(LaunchShape::new((blocks, 1, 1), (THREADS_PER_BLOCK, 1, 1)).with_shared_bytes(shared_bytes::<T>() as u32))
+    };
+    let first = shape(input.len())?;
+    let mut partials = gpu.zeros::<T>(first.grid.0 as usize)?;
+    T::launch(
+        gpu,
+        None,
+        Kind::Sum,
+        first,
+        ReduceArgs {
+            input: input.view(),
+            partials: partials.view_mut(),
+        },
+    )?;
+    while partials.len() > 1 {
+        let pass = shape(partials.len())?;
+        let mut next = gpu.zeros::<T>(pass.grid.0 as usize)?;
+        T::launch(
+            gpu,
+            None,
+            Kind::Sum,
+            pass,
+            ReduceArgs {
+                input: partials.view(),
+                partials: next.view_mut(),
+            },
+        )?;
+        partials = next;
+    }
+    Ok(gpu.download(&partials)?[0])
 }
 
 /// The sum with Kahan compensation inside each thread and a tree across threads.

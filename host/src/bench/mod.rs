@@ -147,7 +147,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
 
     println!();
     println!(
-        "{:<28} {:<26} {:>9} {:>10} {:>9} {:>10} {:>10}",
+        "{:<30} {:<46} {:>9} {:>10} {:>9} {:>10} {:>10}",
         "kernel", "launch shape", "GB moved", "Rust GB/s", "/memcpy", "nvcc GB/s", "Rust/nvcc"
     );
     for m in &rows {
@@ -160,7 +160,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
             None => ("-".into(), "-".into()),
         };
         println!(
-            "{:<28} {:<26} {:>9.2} {:>10.0} {:>9.3} {:>10} {:>10}",
+            "{:<30} {:<46} {:>9.2} {:>10.0} {:>9.3} {:>10} {:>10}",
             m.name,
             m.shape.to_string(),
             m.bytes as f64 * 1e-9,

@@ -183,6 +183,7 @@ pub static EXAMPLES: &[Example] = &[
     course::vector_add::EXAMPLE,
     tutorial::vector_copy::EXAMPLE,
     ch5::sum_accuracy::EXAMPLE,
+    tutorial::sum_reduction::EXAMPLE,
 ];
 
 /// The example with this id.

@@ -191,3 +191,15 @@ impl<T: AtomicAdd + Copy> Tile1d<T> {
         unsafe { atomic_add(address, value) }
     }
 }
+impl Tile1d<u32> {
+    /// `atomicAdd` on element `i` of a shared tile of `u32`, as the shared-space
+    /// `atom.shared.add.u32` (what nvcc emits for a `__shared__` array), where
+    /// [`Tile1d::atomic_add`] takes a generic address; traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_add_shared(&self, i: usize, value: u32) -> u32 {
+        let address = self.element_ptr(i);
+        arch::shared_atomic_access(address.cast(), size_of::<u32>());
+        // SAFETY: `element_ptr` checked the bound; the tile lies in the launch's shared memory.
+        unsafe { arch::atom_shared_add_u32(address, value) }
+    }
+}

@@ -184,6 +184,8 @@ pub static EXAMPLES: &[Example] = &[
     tutorial::vector_copy::EXAMPLE,
     ch5::sum_accuracy::EXAMPLE,
     tutorial::sum_reduction::EXAMPLE,
+    course::reduction::EXAMPLE,
+    course::histogram::EXAMPLE,
 ];
 
 /// The example with this id.

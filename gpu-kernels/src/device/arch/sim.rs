@@ -153,6 +153,7 @@ macro_rules! atom_int {
 }
 atom_int!(atom_add_u32, AtomicU32, u32, fetch_add);
 atom_int!(atom_add_s32, AtomicI32, i32, fetch_add);
+atom_int!(atom_shared_add_u32, AtomicU32, u32, fetch_add);
 atom_int!(atom_add_u64, AtomicU64, u64, fetch_add);
 atom_int!(atom_min_u32, AtomicU32, u32, fetch_min);
 atom_int!(atom_min_s32, AtomicI32, i32, fetch_min);

@@ -88,7 +88,9 @@ fn course_reduction_sizes(gpu: &Gpu) -> TestResult {
 /// an input of another length than planned, are refused.
 fn course_reduction_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
     for block in [0u32, 3, 96, 2048] {
-        ensure(Plan::new(gpu, 100, block).is_err(), || format!("block {block} accepted"))?;
+        ensure(Plan::new(gpu, 100, block).is_err(), || {
+            format!("block {block} accepted")
+        })?;
     }
     ensure(Plan::new(gpu, 0, 32).is_err(), || "an empty input accepted".into())?;
     let mut plan = Plan::new(gpu, 100, 32).map_err(fail)?;
@@ -122,7 +124,9 @@ fn course_histogram_text_by_hand(gpu: &Gpu) -> TestResult {
         for threads in [1, 7, 32, 256] {
             histogram::histogram(gpu, kernel, &buffer_d, &mut histo_d, threads).map_err(fail)?;
             let histo = gpu.download(&histo_d).map_err(fail)?;
-            ensure(histo == PHRASE_BY_HAND, || format!("{kernel:?}, {threads} threads: {histo:?}"))?;
+            ensure(histo == PHRASE_BY_HAND, || {
+                format!("{kernel:?}, {threads} threads: {histo:?}")
+            })?;
         }
     }
     Ok(())
@@ -141,7 +145,9 @@ fn course_histogram_sizes(gpu: &Gpu) -> TestResult {
                 for kernel in [Kernel::Bytes, Kernel::BytesPrivatized] {
                     histogram::histogram(gpu, kernel, &buffer_d, &mut histo_d, threads).map_err(fail)?;
                     let histo = gpu.download(&histo_d).map_err(fail)?;
-                    ensure(histo == expected, || format!("{kernel:?} {data:?}, n = {n}, {threads} threads"))?;
+                    ensure(histo == expected, || {
+                        format!("{kernel:?} {data:?}, n = {n}, {threads} threads")
+                    })?;
                 }
             }
         }

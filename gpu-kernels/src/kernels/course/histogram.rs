@@ -107,6 +107,14 @@ impl Run {
         }
     }
 
+    /// Counts the four bytes of `word`, lowest first.
+    #[inline(always)]
+    fn push_word(&mut self, word: u32, private: &Tile1d<u32>, base: usize) {
+        for k in 0..4 {
+            self.push((word >> (8 * k)) & 0xff, private, base);
+        }
+    }
+
     /// Adds the pending run, if any.
     #[inline(always)]
     fn flush(&self, private: &Tile1d<u32>, base: usize) {
@@ -142,11 +150,13 @@ pub fn histo256_privatized(args: HistoArgs) {
     {
         let chunks = words.len() / 4;
         for chunk in grid_stride_range(chunks) {
-            for word in words.get4(chunk) {
-                for k in 0..4 {
-                    run.push((word >> (8 * k)) & 0xff, &private, base);
-                }
-            }
+            // Constant indices keep the four words in registers (a loop over the array would
+            // spill it to local memory).
+            let w = words.get4(chunk);
+            run.push_word(w[0], &private, base);
+            run.push_word(w[1], &private, base);
+            run.push_word(w[2], &private, base);
+            run.push_word(w[3], &private, base);
         }
         counted = 16 * chunks;
     }

@@ -47,7 +47,7 @@ pub fn reduction_naive(args: ReductionArgs) {
     while stride <= block_dim().x {
         // SAFETY: every thread of the block runs the same strides.
         unsafe { sync_threads() };
-        if t % stride == 0 {
+        if t.is_multiple_of(stride) {
             partial_sum.set(2 * t, partial_sum.get(2 * t) + partial_sum.get(2 * t + stride));
         }
         stride *= 2;

@@ -11,7 +11,7 @@ use crate::measure::{gb_per_s, time_reps};
 use crate::reference::course::histogram as reference;
 use crate::verify::{Check, Tolerance};
 use gpu_kernels::kernels::course::histogram::{
-    BYTE_BINS, HistoArgs, HistoKernel, HistoPrivatizedKernel, Histo256Naive, Histo256Privatized, LETTER_BINS,
+    BYTE_BINS, Histo256Naive, Histo256Privatized, HistoArgs, HistoKernel, HistoPrivatizedKernel, LETTER_BINS,
     LETTER_SHARED_BYTES, histo256_shared_bytes,
 };
 use rayon::prelude::*;
@@ -80,19 +80,17 @@ impl Data {
                     .enumerate()
                     .for_each(|(i, b)| *b = phrase[i % phrase.len()]);
             }
-            Data::Uniform | Data::Skewed => {
-                data.par_chunks_mut(1 << 16).enumerate().for_each(|(c, chunk)| {
-                    let mut state = seed ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                    for b in chunk {
-                        let x = splitmix64(&mut state);
-                        *b = if self == Data::Skewed && (x >> 32) % 100 < SKEW_PERCENT {
-                            SKEWED_BYTE
-                        } else {
-                            x as u8
-                        };
-                    }
-                })
-            }
+            Data::Uniform | Data::Skewed => data.par_chunks_mut(1 << 16).enumerate().for_each(|(c, chunk)| {
+                let mut state = seed ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                for b in chunk {
+                    let x = splitmix64(&mut state);
+                    *b = if self == Data::Skewed && (x >> 32) % 100 < SKEW_PERCENT {
+                        SKEWED_BYTE
+                    } else {
+                        x as u8
+                    };
+                }
+            }),
         }
         data
     }

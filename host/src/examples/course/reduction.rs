@@ -90,7 +90,8 @@ impl Plan {
     }
 
     fn pass_shape(&self, blocks: usize) -> LaunchShape {
-        LaunchShape::new((blocks as u32, 1, 1), (self.block, 1, 1)).with_shared_bytes(shared_bytes(self.block as usize) as u32)
+        LaunchShape::new((blocks as u32, 1, 1), (self.block, 1, 1))
+            .with_shared_bytes(shared_bytes(self.block as usize) as u32)
     }
 
     /// Queues every pass of `variant` over `input`; the sum lands in [`Plan::result`].
@@ -121,7 +122,10 @@ impl Plan {
 
     /// The sum of the last launch (waits for it).
     pub fn result(&self, gpu: &Gpu) -> Result<f32> {
-        let last = self.partials.last().ok_or_else(|| Error::InvalidArgument("empty plan".into()))?;
+        let last = self
+            .partials
+            .last()
+            .ok_or_else(|| Error::InvalidArgument("empty plan".into()))?;
         Ok(gpu.download(last)?[0])
     }
 }
@@ -171,7 +175,12 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             gpu.timing_label(),
             gb_per_s(n * size_of::<f32>(), stats.median_ms)
         );
-        checks.push(Check::compare(variant.kernel(), &[f64::from(sum)], &[exact], tolerance(n)));
+        checks.push(Check::compare(
+            variant.kernel(),
+            &[f64::from(sum)],
+            &[exact],
+            tolerance(n),
+        ));
         medians.push(stats.median_ms);
     }
     println!(" speedup of the improved kernel: {:.2}x", medians[0] / medians[1]);

@@ -153,6 +153,16 @@ impl<T: AtomicAdd + Element> SliceMut<T> {
         unsafe { atomic_add(self.element_ptr(i), value) }
     }
 }
+impl SliceMut<u32> {
+    /// `atomicAdd(&self[i], value)` with its old value unused, as nvcc compiles such a call: the
+    /// reply-free `red.global.add.u32`, where [`SliceMut::atomic_add`] waits for the old value;
+    /// traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_add_no_return(&self, i: usize, value: u32) {
+        // SAFETY: `element_ptr` checked the bound; the view is valid global memory.
+        unsafe { arch::red_global_add_u32(self.element_ptr(i), value) }
+    }
+}
 impl<T: AtomicMinMax + Element> SliceMut<T> {
     /// `atomicMin(&self[i], value)`; traps when `i` is out of bounds.
     #[inline(always)]

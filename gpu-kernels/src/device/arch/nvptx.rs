@@ -223,6 +223,22 @@ pub unsafe fn atom_shared_add_u32(address: *mut u32, value: u32) -> u32 {
     old
 }
 
+/// `red.global.add.u32` (PTX ISA §9.7.13.6): an atomic add that returns nothing, so the L2
+/// performs it without a reply (nvcc's form of an `atomicAdd` whose result is unused).
+///
+/// # Safety
+/// `address` is valid for reads and writes in global memory, and aligned.
+#[inline(always)]
+pub unsafe fn red_global_add_u32(address: *mut u32, value: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "red.global.add.u32 [{}], {};",
+            in(reg64) address, in(reg32) value, options(nostack)
+        )
+    };
+}
+
 /// `atom.cas.b32` / `atom.cas.b64`.
 macro_rules! atom_cas {
     ($name:ident, $ptx:literal, $t:ty, $reg:ident) => {

@@ -37,7 +37,7 @@ pub fn letter_bin(c: u8) -> Option<usize> {
 pub fn histo_kernel(args: HistoArgs) {
     for i in grid_stride_range(args.buffer.len()) {
         if let Some(bin) = letter_bin(args.buffer.get(i)) {
-            args.histo.atomic_add(bin, 1);
+            args.histo.atomic_add_no_return(bin, 1);
         }
     }
 }
@@ -67,18 +67,18 @@ pub fn histo_privatized_kernel(args: HistoArgs) {
     // SAFETY: as above.
     unsafe { sync_threads() };
     for bin in (t..LETTER_BINS).step_by(threads) {
-        args.histo.atomic_add(bin, histo_private.get(bin));
+        args.histo.atomic_add_no_return(bin, histo_private.get(bin));
     }
 }
 
-/// `histo_kernel` over 256 bins of bytes: one global `atomicAdd` per byte, so bytes of one value
-/// queue at one L2 address.
+/// `histo_kernel` over 256 bins of bytes: one global `atomicAdd` per byte (reply-free, as nvcc
+/// emits it), so bytes of one value queue at one L2 address.
 ///
 /// Launch: any 1-D grid; `histo` holds [`BYTE_BINS`] counters.
 #[kernel]
 pub fn histo256_naive(args: HistoArgs) {
     for i in grid_stride_range(args.buffer.len()) {
-        args.histo.atomic_add(args.buffer.get(i) as usize, 1);
+        args.histo.atomic_add_no_return(args.buffer.get(i) as usize, 1);
     }
 }
 
@@ -172,7 +172,7 @@ pub fn histo256_privatized(args: HistoArgs) {
             total += private.get(copy * BYTE_BINS + bin);
         }
         if total > 0 {
-            args.histo.atomic_add(bin, total);
+            args.histo.atomic_add_no_return(bin, total);
         }
     }
 }

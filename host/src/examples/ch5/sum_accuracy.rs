@@ -221,6 +221,10 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         "  book: N = {BOOK_FIRST_INEXACT_N} (2^24/7 = {:.2}); the partial sum at N = {BOOK_FIRST_INEXACT_N} is 16777222, even, so still exact",
         f64::from(1u32 << 24) / 7.0
     );
+    println!(
+        "  with a DP accumulator the same starts past 2^53/7 = {:.2e} (book: N ~ 10^16)",
+        2f64.powi(53) / 7.0
+    );
     checks.push(Check::condition(
         &format!("first inexact N = {FIRST_INEXACT_N}"),
         first == Some(FIRST_INEXACT_N),

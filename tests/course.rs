@@ -4,6 +4,8 @@ mod common;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::examples::Options;
+use ferrocuda::examples::course::histogram::{self, Data, Kernel};
+use ferrocuda::examples::course::reduction::{self, Plan, Variant};
 use ferrocuda::examples::course::vector_add;
 use ferrocuda::reference::course as reference;
 use ferrocuda::verify::{Check, Tolerance};
@@ -44,13 +46,164 @@ fn course_vector_add_reference() -> TestResult {
     )
 }
 
+fn course_reduction_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "course-reduction",
+        Options {
+            size: Some(100_003),
+            reps: 2,
+            ..Options::default()
+        },
+    )
+}
+
+/// Both kernels at sizes that break each block size (one block of one thread, `2*block +- 1`,
+/// several passes), on 0/1 values: every sum is an exact count.
+fn course_reduction_sizes(gpu: &Gpu) -> TestResult {
+    for block in [1u32, 2, 32, 64, 1024] {
+        let two_blocks = 2 * block as usize;
+        let mut sizes = awkward_sizes(two_blocks);
+        // `two_blocks^2 + 1` values take three passes.
+        sizes.extend([two_blocks, two_blocks * two_blocks + 1]);
+        sizes.retain(|&n| n > 0 && n <= 200_000 && (block > 1 || n < 5000));
+        for n in sizes {
+            let input = reduction::bits(n);
+            let count = input.iter().filter(|&&v| v == 1.0).count() as f32;
+            let input_d = gpu.upload(&input).map_err(fail)?;
+            let mut plan = Plan::new(gpu, n, block).map_err(fail)?;
+            for variant in Variant::ALL {
+                plan.launch(gpu, variant, &input_d).map_err(fail)?;
+                let sum = plan.result(gpu).map_err(fail)?;
+                ensure(sum == count, || {
+                    format!("{variant:?}, block {block}, n = {n}: {sum}, not {count}")
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Both trees double or halve a stride up to `blockDim`: other block sizes, an empty input, or
+/// an input of another length than planned, are refused.
+fn course_reduction_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
+    for block in [0u32, 3, 96, 2048] {
+        ensure(Plan::new(gpu, 100, block).is_err(), || {
+            format!("block {block} accepted")
+        })?;
+    }
+    ensure(Plan::new(gpu, 0, 32).is_err(), || "an empty input accepted".into())?;
+    let mut plan = Plan::new(gpu, 100, 32).map_err(fail)?;
+    let other = gpu.upload(&vec![1.0f32; 200]).map_err(fail)?;
+    ensure(plan.launch(gpu, Variant::Improved, &other).is_err(), || {
+        "200 values launched on a plan for 100".into()
+    })
+}
+
+fn course_histogram_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "course-histogram",
+        Options {
+            size: Some(100_003),
+            reps: 2,
+            ..Options::default()
+        }
+        .with_flag("--data", Some("all")),
+    )
+}
+
+/// The phrase's letters counted by hand: a-d 5, e-h 5, i-l 6, m-p 10, q-t 10, u-x 1, y-z 1.
+const PHRASE_BY_HAND: [u32; 7] = [5, 5, 6, 10, 10, 1, 1];
+
+fn course_histogram_text_by_hand(gpu: &Gpu) -> TestResult {
+    let text = histogram::TEXT.to_lowercase().into_bytes();
+    let buffer_d = gpu.upload(&text).map_err(fail)?;
+    let mut histo_d = gpu.zeros::<u32>(7).map_err(fail)?;
+    for kernel in [Kernel::Letters, Kernel::LettersPrivatized] {
+        for threads in [1, 7, 32, 256] {
+            histogram::histogram(gpu, kernel, &buffer_d, &mut histo_d, threads).map_err(fail)?;
+            let histo = gpu.download(&histo_d).map_err(fail)?;
+            ensure(histo == PHRASE_BY_HAND, || {
+                format!("{kernel:?}, {threads} threads: {histo:?}")
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// The byte kernels at lengths around the 16-byte chunks and the block sizes, with block sizes
+/// of 1, 7, 32, 65 and 256 threads, on uniform and skewed data: exact counts.
+fn course_histogram_sizes(gpu: &Gpu) -> TestResult {
+    for data in [Data::Uniform, Data::Skewed] {
+        for n in [1usize, 15, 16, 17, 31, 33, 4095, 4097, 100_003] {
+            let input = data.generate(n, 7);
+            let expected = reference::histogram::bytes(&input);
+            let buffer_d = gpu.upload(&input).map_err(fail)?;
+            let mut histo_d = gpu.zeros::<u32>(256).map_err(fail)?;
+            for threads in [1, 7, 32, 65, 256] {
+                for kernel in [Kernel::Bytes, Kernel::BytesPrivatized] {
+                    histogram::histogram(gpu, kernel, &buffer_d, &mut histo_d, threads).map_err(fail)?;
+                    let histo = gpu.download(&histo_d).map_err(fail)?;
+                    ensure(histo == expected, || {
+                        format!("{kernel:?} {data:?}, n = {n}, {threads} threads")
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn course_histogram_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
+    let buffer_d = gpu.upload(&[1u8, 2, 3]).map_err(fail)?;
+    let mut seven = gpu.zeros::<u32>(7).map_err(fail)?;
+    ensure(
+        histogram::histogram(gpu, Kernel::Bytes, &buffer_d, &mut seven, 32).is_err(),
+        || "256 bins counted into 7".into(),
+    )?;
+    let mut bins = gpu.zeros::<u32>(256).map_err(fail)?;
+    ensure(
+        histogram::histogram(gpu, Kernel::BytesPrivatized, &buffer_d, &mut bins, 2048).is_err(),
+        || "a block of 2048 threads accepted".into(),
+    )
+}
+
+fn course_histogram_reference() -> TestResult {
+    let text = histogram::TEXT.to_lowercase().into_bytes();
+    ensure(reference::histogram::letters(&text) == PHRASE_BY_HAND, || {
+        "CPU letter histogram".into()
+    })?;
+    let skewed = Data::Skewed.generate(1 << 16, 3);
+    let hot = skewed.iter().filter(|&&b| b == histogram::SKEWED_BYTE).count();
+    ensure((0.89..0.92).contains(&(hot as f64 / skewed.len() as f64)), || {
+        format!("{hot} of {} skewed bytes are the hot one", skewed.len())
+    })
+}
+
 fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         ("course_vector_add_program", course_vector_add_program),
         ("course_vector_add_sizes", course_vector_add_sizes),
+        ("course_reduction_program", course_reduction_program),
+        ("course_reduction_sizes", course_reduction_sizes),
+        (
+            "course_reduction_rejects_bad_arguments",
+            course_reduction_rejects_bad_arguments,
+        ),
+        ("course_histogram_program", course_histogram_program),
+        ("course_histogram_text_by_hand", course_histogram_text_by_hand),
+        ("course_histogram_sizes", course_histogram_sizes),
+        (
+            "course_histogram_rejects_bad_arguments",
+            course_histogram_rejects_bad_arguments,
+        ),
     ];
     common::main(
-        vec![("course_vector_add_reference", course_vector_add_reference)],
+        vec![
+            ("course_vector_add_reference", course_vector_add_reference),
+            ("course_histogram_reference", course_histogram_reference),
+        ],
         gpu_tests,
     )
 }

@@ -50,6 +50,14 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy2b),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy3),
         entry::<_, tutorial::vector_copy::EmptyArgs>(tutorial::vector_copy::EmptyKernel),
+        entry::<_, tutorial::sum_reduction::Gsum1Args>(tutorial::sum_reduction::Gsum1),
+        entry::<_, tutorial::sum_reduction::Gsum2Args>(tutorial::sum_reduction::Gsum2),
+        entry::<_, course::reduction::ReductionArgs>(course::reduction::ReductionNaive),
+        entry::<_, course::reduction::ReductionArgs>(course::reduction::ReductionImproved),
+        entry::<_, course::histogram::HistoArgs>(course::histogram::HistoKernel),
+        entry::<_, course::histogram::HistoArgs>(course::histogram::HistoPrivatizedKernel),
+        entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Naive),
+        entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Privatized),
         entry::<_, probe::OutArgs<u32>>(probe::ProbeIndex),
         entry::<_, probe::OutArgs<u32>>(probe::ProbeGridStride),
         entry::<_, probe::OutArgs<i32>>(probe::ProbeSharedReverse),
@@ -230,6 +238,20 @@ fn device_primitives_lower_to_their_instructions() {
         ],
     );
     expect("probe_shared_reverse", &["bar.sync", "st.shared", "ld.shared"]);
+    // The privatized histograms count with the shared-space atomic (a generic `atom` on shared
+    // memory becomes a slower generic ATOM in SASS), all add to global memory without a reply
+    // (`red`, as nvcc's unused `atomicAdd`); the 256-bin one reads 16 bytes per load.
+    expect(
+        "histo_privatized_kernel",
+        &["atom.shared.add.u32", "red.global.add.u32"],
+    );
+    expect(
+        "histo256_privatized",
+        &["atom.shared.add.u32", "red.global.add.u32", "ld.global.v4.b32"],
+    );
+    expect("histo256_naive", &["red.global.add.u32", "ld.global.u8"]);
+    expect("gsum1", &["bar.sync", "atom.add.f32"]);
+    expect("reduction_improved", &["bar.sync", "ld.shared.b32", "st.shared.b32"]);
     expect("probe_tile_transpose", &["bar.sync", "st.shared", "ld.shared"]);
     expect(
         "probe_clock",

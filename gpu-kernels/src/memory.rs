@@ -249,6 +249,19 @@ impl<T: Element> Slice<T> {
     }
 }
 
+impl Slice<u8> {
+    /// The view's whole 4-byte words as `u32`s, when it starts 4-byte aligned (always, for a whole
+    /// allocation): byte `4*w + k` is bits `8k .. 8k+8` of word `w` (little-endian, as the GPU
+    /// and x86 are), so kernels can read bytes 4 or 16 at a time.
+    #[inline(always)]
+    pub fn words(&self) -> Option<Slice<u32>> {
+        (self.ptr as usize).is_multiple_of(4).then_some(Slice {
+            ptr: self.ptr.cast(),
+            len: self.len / 4,
+        })
+    }
+}
+
 impl<T> SliceMut<T> {
     /// A writable view of `len` elements starting at the device address `ptr`.
     ///

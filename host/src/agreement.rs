@@ -5,8 +5,11 @@
 //! requires every row to agree.
 use crate::examples::ch1::{increment, increment_2d, increment_multiblock, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
+use crate::examples::course::histogram::{self, Data, Kernel as HistoKernel};
+use crate::examples::course::reduction::{self as course_reduction, Variant as ReductionVariant};
 use crate::examples::course::vector_add;
 use crate::examples::stream::{self, Layout, Op, StreamReal};
+use crate::examples::tutorial::sum_reduction;
 use crate::examples::tutorial::vector_copy::{self, Variant as CopyVariant};
 use crate::gpu::{Element, Gpu, KernelView, LaunchShape, Result};
 use crate::reduce::{self, Kind, Plan, Reduce};
@@ -78,6 +81,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     stream_kernels::<f32>(&mut c)?;
     stream_kernels::<f64>(&mut c)?;
     others(&mut c)?;
+    sums_and_histograms(&mut c)?;
     probes(&mut c)?;
     reductions::<i32>(&mut c)?;
     reductions::<u32>(&mut c)?;
@@ -222,6 +226,47 @@ fn others(c: &mut Comparison) -> Result<()> {
         )?;
         gpu.synchronize().map(|()| Vec::<u32>::new())
     })
+}
+
+/// The tutorial's and the course's sums and histograms: integer-valued sums below 2^24 and
+/// integer counts, so exact whatever order the atomics land in.
+fn sums_and_histograms(c: &mut Comparison) -> Result<()> {
+    let n: usize = 100_003;
+    let values: Vec<f32> = (0..n).map(|j| (j % 7 + 1) as f32).collect();
+    c.compare("gsum1", Tolerance::EXACT, |gpu| {
+        let a = gpu.upload(&values)?;
+        let mut sa = gpu.zeros::<f32>(1)?;
+        sum_reduction::gpu_sum1(gpu, &a, &mut sa, sum_reduction::MX)?;
+        gpu.download(&sa)
+    })?;
+    c.compare("gsum2", Tolerance::EXACT, |gpu| {
+        let a = gpu.upload(&values)?;
+        let mut d = gpu.zeros::<f32>(n.div_ceil(sum_reduction::MX as usize))?;
+        sum_reduction::gpu_sum2(gpu, &a, &mut d, sum_reduction::MX)?;
+        gpu.download(&d)
+    })?;
+    for variant in ReductionVariant::ALL {
+        c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
+            let input = gpu.upload(&course_reduction::bits(n))?;
+            let mut plan = course_reduction::Plan::new(gpu, n, course_reduction::BLOCK_SIZE)?;
+            plan.launch(gpu, variant, &input)?;
+            Ok(vec![plan.result(gpu)?])
+        })?;
+    }
+    for (kernel, data) in [
+        (HistoKernel::Letters, Data::Text),
+        (HistoKernel::LettersPrivatized, Data::Text),
+        (HistoKernel::Bytes, Data::Skewed),
+        (HistoKernel::BytesPrivatized, Data::Skewed),
+    ] {
+        c.compare(kernel.name(), Tolerance::EXACT, |gpu| {
+            let buffer = gpu.upload(&data.generate(n, 11))?;
+            let mut histo = gpu.zeros::<u32>(kernel.bins())?;
+            histogram::histogram(gpu, kernel, &buffer, &mut histo, histogram::THREADS_PER_BLOCK)?;
+            gpu.download(&histo)
+        })?;
+    }
+    Ok(())
 }
 
 fn probes(c: &mut Comparison) -> Result<()> {

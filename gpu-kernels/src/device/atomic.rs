@@ -153,6 +153,16 @@ impl<T: AtomicAdd + Element> SliceMut<T> {
         unsafe { atomic_add(self.element_ptr(i), value) }
     }
 }
+impl SliceMut<u32> {
+    /// `atomicAdd(&self[i], value)` with its old value unused, as nvcc compiles such a call: the
+    /// reply-free `red.global.add.u32`, where [`SliceMut::atomic_add`] waits for the old value;
+    /// traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_add_no_return(&self, i: usize, value: u32) {
+        // SAFETY: `element_ptr` checked the bound; the view is valid global memory.
+        unsafe { arch::red_global_add_u32(self.element_ptr(i), value) }
+    }
+}
 impl<T: AtomicMinMax + Element> SliceMut<T> {
     /// `atomicMin(&self[i], value)`; traps when `i` is out of bounds.
     #[inline(always)]
@@ -189,5 +199,17 @@ impl<T: AtomicAdd + Copy> Tile1d<T> {
         arch::shared_atomic_access(address.cast(), size_of::<T>());
         // SAFETY: `element_ptr` checked the bound; the tile lies in the launch's shared memory.
         unsafe { atomic_add(address, value) }
+    }
+}
+impl Tile1d<u32> {
+    /// `atomicAdd` on element `i` of a shared tile of `u32`, as the shared-space
+    /// `atom.shared.add.u32` (what nvcc emits for a `__shared__` array), where
+    /// [`Tile1d::atomic_add`] takes a generic address; traps when `i` is out of bounds.
+    #[inline(always)]
+    pub fn atomic_add_shared(&self, i: usize, value: u32) -> u32 {
+        let address = self.element_ptr(i);
+        arch::shared_atomic_access(address.cast(), size_of::<u32>());
+        // SAFETY: `element_ptr` checked the bound; the tile lies in the launch's shared memory.
+        unsafe { arch::atom_shared_add_u32(address, value) }
     }
 }

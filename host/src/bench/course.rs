@@ -1,4 +1,5 @@
-//! The course's vector add, 256 threads per block.
+//! The course's kernels: vector add (256 threads per block), the naive and improved reductions,
+//! and the 256-bin histograms with global or privatized shared atomics.
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::course::vector_add::THREADS_PER_BLOCK;
 use crate::gpu::{Error, Gpu, KernelView, LaunchShape, Module, Result};
@@ -30,4 +31,51 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Module>) -> Result<Vec<
         ));
     }
     Ok(vec![measure(gpu, row, twin, settings.reps)?])
+}
+
+/// Measures the course's naive and improved reductions over the working set, all passes of the
+/// host-iterated sum: bytes read once, so GB/s compares with the read half of memcpy's traffic.
+pub fn reduction(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
+    use crate::examples::course::reduction::{BLOCK_SIZE, Plan, Variant, bits};
+    let n = settings.elements::<f32>()?;
+    let input = gpu.upload(&bits(n))?;
+    let mut rows = Vec::new();
+    for variant in Variant::ALL {
+        let mut plan = Plan::new(gpu, n, BLOCK_SIZE)?;
+        let shape = plan.shape();
+        let input = &input;
+        let row = Row {
+            name: format!("{} ({} passes)", variant.kernel(), plan.passes()),
+            shape,
+            bytes: n * size_of::<f32>(),
+            launch: Box::new(move |_: Option<&Module>| plan.launch(gpu, variant, input)),
+        };
+        rows.push(measure(gpu, row, None, settings.reps)?);
+    }
+    Ok(rows)
+}
+
+/// Measures the 256-bin histograms, global atomics against privatized shared ones, on 2^28
+/// bytes of uniform and of skewed (90% one value) data: GB/s of input read.
+pub fn histogram(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
+    use crate::examples::course::histogram::{self, Data, Kernel, THREADS_PER_BLOCK};
+    let n = settings.elements::<u8>()?.min(histogram::N);
+    let mut rows = Vec::new();
+    for data in [Data::Uniform, Data::Skewed] {
+        let buffer = gpu.upload(&data.generate(n, 1234))?;
+        let buffer = &buffer;
+        for kernel in [Kernel::Bytes, Kernel::BytesPrivatized] {
+            let mut histo = gpu.zeros::<u32>(kernel.bins())?;
+            let row = Row {
+                name: format!("{} {}", kernel.name(), format!("{data:?}").to_lowercase()),
+                shape: kernel.shape(gpu, n, THREADS_PER_BLOCK)?,
+                bytes: n,
+                launch: Box::new(move |_: Option<&Module>| {
+                    histogram::histogram(gpu, kernel, buffer, &mut histo, THREADS_PER_BLOCK)
+                }),
+            };
+            rows.push(measure(gpu, row, None, settings.reps)?);
+        }
+    }
+    Ok(rows)
 }

@@ -138,6 +138,8 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     let mut rows = Vec::new();
     rows.extend(stream::run(gpu, settings, twins.as_ref().map(|t| &t.stream))?);
     rows.extend(course::run(gpu, settings, twins.as_ref().map(|t| &t.vector_add))?);
+    rows.extend(course::reduction(gpu, settings)?);
+    rows.extend(course::histogram(gpu, settings)?);
     rows.extend(ch1::run(
         gpu,
         settings,
@@ -171,7 +173,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         );
     }
     println!(
-        "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sum only reads)",
+        "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
         settings.reps
     );
     Ok(())

@@ -3,6 +3,7 @@
 //! version and its CPU reference, prints the source's output shape, and returns its checks.
 pub mod ch1;
 pub mod ch2;
+pub mod ch5;
 pub mod course;
 pub mod stream;
 pub mod tutorial;
@@ -184,6 +185,10 @@ pub static EXAMPLES: &[Example] = &[
     stream::EXAMPLE,
     course::vector_add::EXAMPLE,
     tutorial::vector_copy::EXAMPLE,
+    ch5::sum_accuracy::EXAMPLE,
+    tutorial::sum_reduction::EXAMPLE,
+    course::reduction::EXAMPLE,
+    course::histogram::EXAMPLE,
 ];
 
 /// The example with this id.

@@ -204,6 +204,41 @@ atom!(atom_max_u64, "max", "u64", u64, reg64);
 atom!(atom_exch_b32, "exch", "b32", u32, reg32);
 atom!(atom_exch_b64, "exch", "b64", u64, reg64);
 
+/// `atom.shared.add.u32` (PTX ISA §9.7.13.5) on the shared-window address of `address`
+/// (`cvta.to.shared`): the shared-memory atomic unit directly, without the generic form's test of
+/// which state space the address lies in. Returns the old value.
+///
+/// # Safety
+/// `address` is a generic address inside this launch's shared memory, aligned.
+#[inline(always)]
+pub unsafe fn atom_shared_add_u32(address: *mut u32, value: u32) -> u32 {
+    let old: u32;
+    // SAFETY: forwarded to the caller; the window address names the same shared bytes.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 %window; cvta.to.shared.u64 %window, {a}; atom.shared.add.u32 {o}, [%window], {v}; }}",
+            a = in(reg64) address, v = in(reg32) value, o = out(reg32) old, options(nostack)
+        )
+    };
+    old
+}
+
+/// `red.global.add.u32` (PTX ISA §9.7.13.6): an atomic add that returns nothing, so the L2
+/// performs it without a reply (nvcc's form of an `atomicAdd` whose result is unused).
+///
+/// # Safety
+/// `address` is valid for reads and writes in global memory, and aligned.
+#[inline(always)]
+pub unsafe fn red_global_add_u32(address: *mut u32, value: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "red.global.add.u32 [{}], {};",
+            in(reg64) address, in(reg32) value, options(nostack)
+        )
+    };
+}
+
 /// `atom.cas.b32` / `atom.cas.b64`.
 macro_rules! atom_cas {
     ($name:ident, $ptx:literal, $t:ty, $reg:ident) => {

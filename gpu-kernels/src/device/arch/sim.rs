@@ -153,6 +153,7 @@ macro_rules! atom_int {
 }
 atom_int!(atom_add_u32, AtomicU32, u32, fetch_add);
 atom_int!(atom_add_s32, AtomicI32, i32, fetch_add);
+atom_int!(atom_shared_add_u32, AtomicU32, u32, fetch_add);
 atom_int!(atom_add_u64, AtomicU64, u64, fetch_add);
 atom_int!(atom_min_u32, AtomicU32, u32, fetch_min);
 atom_int!(atom_min_s32, AtomicI32, i32, fetch_min);
@@ -162,6 +163,16 @@ atom_int!(atom_max_s32, AtomicI32, i32, fetch_max);
 atom_int!(atom_max_u64, AtomicU64, u64, fetch_max);
 atom_int!(atom_exch_b32, AtomicU32, u32, swap);
 atom_int!(atom_exch_b64, AtomicU64, u64, swap);
+
+/// A host atomic add in place of the PTX `red.global.add.u32`; returns nothing.
+///
+/// # Safety
+/// `address` is valid for reads and writes, and aligned.
+#[inline(always)]
+pub unsafe fn red_global_add_u32(address: *mut u32, value: u32) {
+    // SAFETY: forwarded to the caller; `AtomicU32` has the layout of `u32`.
+    unsafe { AtomicU32::from_ptr(address) }.fetch_add(value, Ordering::Relaxed);
+}
 
 macro_rules! atom_float_add {
     ($name:ident, $atomic:ty, $t:ty) => {

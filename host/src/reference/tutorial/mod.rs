@@ -1,2 +1,3 @@
 //! Tutorial references.
+pub mod sum_reduction;
 pub mod vector_copy;

@@ -1,0 +1,2 @@
+//! Book chapter 5 references.
+pub mod sum_accuracy;

@@ -92,9 +92,28 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
         let input = gpu.upload(&ramp_i32(100_003).iter().map(|x| x % 3).collect::<Vec<_>>())?;
         Ok(vec![reduce::count_nonzero(gpu, &input)? as f64])
     })?;
+    // Float sums depend on the launch shape, which `reduce::sum_kahan` takes from the SM count:
+    // both backends launch the same one here.
     c.compare("reduce_sum_kahan_f32", Tolerance::EXACT, |gpu| {
+        use gpu_kernels::kernels::reduce::{ReduceArgs, ReduceSum, ReduceSumKahan, shared_bytes};
         let input = gpu.upload(&vec![0.1f32; 1_000_003])?;
-        Ok(vec![reduce::sum_kahan(gpu, &input)?])
+        let mut partials = gpu.zeros::<f32>(64)?;
+        let mut total = gpu.zeros::<f32>(1)?;
+        let shape = |blocks| {
+            LaunchShape::new((blocks, 1, 1), (reduce::THREADS_PER_BLOCK, 1, 1))
+                .with_shared_bytes(shared_bytes::<f32>() as u32)
+        };
+        let first = ReduceArgs {
+            input: input.view(),
+            partials: partials.view_mut(),
+        };
+        gpu.launch(ReduceSumKahan, shape(64), first)?;
+        let second = ReduceArgs {
+            input: partials.view(),
+            partials: total.view_mut(),
+        };
+        gpu.launch(ReduceSum, shape(1), second)?;
+        Ok(gpu.download(&total)?)
     })?;
     Ok(c.rows)
 }

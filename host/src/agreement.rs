@@ -113,7 +113,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
             partials: total.view_mut(),
         };
         gpu.launch(ReduceSum, shape(1), second)?;
-        Ok(gpu.download(&total)?)
+        gpu.download(&total)
     })?;
     Ok(c.rows)
 }

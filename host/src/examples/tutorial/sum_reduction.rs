@@ -12,7 +12,6 @@ use crate::measure::time_reps;
 use crate::reference::tutorial::sum_reduction as reference;
 use crate::verify::{Check, Tolerance};
 use gpu_kernels::kernels::tutorial::sum_reduction::{Gsum1, Gsum1Args, Gsum2, Gsum2Args, shared_bytes};
-use gpu_kernels::kernels::tutorial::vector_copy::{EmptyArgs, EmptyKernel};
 use std::time::Instant;
 
 pub const EXAMPLE: Example = Example {
@@ -161,18 +160,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mx = options.parsed::<u32>("--mx")?.unwrap_or(MX);
     shape(nx, mx)?;
     let a: Vec<f32> = (1..=nx).map(|j| j as f32).collect();
-    let empty = time_reps(gpu, options.reps, || {
-        gpu.launch(
-            EmptyKernel,
-            LaunchShape::new((1, 1, 1), (1, 1, 1)),
-            EmptyArgs::default(),
-        )
-    })?;
-    println!(
-        "GPU empty kernel time= {:.7E} ({})",
-        empty.median_ms * 1e-3,
-        gpu.timing_label()
-    );
+    super::print_empty_kernel_time(gpu, options.reps)?;
     let start = Instant::now();
     let t = reference::sum1(&a, mx as usize);
     let cpu_s = start.elapsed().as_secs_f64();

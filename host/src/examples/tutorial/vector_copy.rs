@@ -9,7 +9,7 @@ use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use crate::measure::time_reps;
 use crate::reference;
 use crate::verify::{Check, Tolerance};
-use gpu_kernels::kernels::tutorial::vector_copy::{CopyArgs, EmptyArgs, EmptyKernel, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3};
+use gpu_kernels::kernels::tutorial::vector_copy::{CopyArgs, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3};
 use std::time::Instant;
 
 pub const EXAMPLE: Example = Example {
@@ -84,18 +84,7 @@ pub fn copy(
 
 /// The tutorial's output: empty kernel time, CPU and GPU copy times (seconds), maximum difference.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let empty = time_reps(gpu, options.reps, || {
-        gpu.launch(
-            EmptyKernel,
-            LaunchShape::new((1, 1, 1), (1, 1, 1)),
-            EmptyArgs::default(),
-        )
-    })?;
-    println!(
-        "GPU empty kernel time= {:.7E} ({})",
-        empty.median_ms * 1e-3,
-        gpu.timing_label()
-    );
+    super::print_empty_kernel_time(gpu, options.reps)?;
     let n2 = options.size_or(gpu.pick(NX_2D, 1024))?;
     let mut checks = Vec::new();
     for (label, variant, nx, ny) in [

@@ -2,7 +2,7 @@
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
 use ferrocuda::Kernel;
-use ferrocuda::kernels::{broken, ch1, ch2, course, probe, reduce, stream, tutorial};
+use ferrocuda::kernels::{broken, ch1, ch2, ch5, course, probe, reduce, stream, tutorial};
 use ferrocuda::ptx::{self, MODULES, ResourceReport};
 
 /// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
@@ -58,6 +58,17 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, course::histogram::HistoArgs>(course::histogram::HistoPrivatizedKernel),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Naive),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Privatized),
+        entry::<_, ch5::pi_cuf::PiCountArgs<f32>>(ch5::pi_cuf::PiCount),
+        entry::<_, ch5::pi_cuf::PiCountArgs<f64>>(ch5::pi_cuf::PiCount),
+        entry::<_, ch5::pi_cuf::PiCountArgs<f32>>(ch5::pi_fma::PiCountFma),
+        entry::<_, ch5::pi_cuf::PiCountArgs<f64>>(ch5::pi_fma::PiCountFma),
+        entry::<_, ch5::pi_fma::MismatchArgs<f32>>(ch5::pi_fma::PiFmaMismatches),
+        entry::<_, ch5::pi_fma::MismatchArgs<f64>>(ch5::pi_fma::PiFmaMismatches),
+        entry::<_, ch5::pi_reduction_twopass::PartialSumArgs<f32>>(ch5::pi_reduction_twopass::PartialSum),
+        entry::<_, ch5::pi_reduction_twopass::PartialSumArgs<f64>>(ch5::pi_reduction_twopass::PartialSum),
+        entry::<_, ch5::pi_reduction_twopass::FinalSumArgs>(ch5::pi_reduction_twopass::FinalSum),
+        entry::<_, ch5::pi_reduction_atomiclock::LockedSumArgs<f32>>(ch5::pi_reduction_atomiclock::Sum),
+        entry::<_, ch5::pi_reduction_atomiclock::LockedSumArgs<f64>>(ch5::pi_reduction_atomiclock::Sum),
         entry::<_, probe::OutArgs<u32>>(probe::ProbeIndex),
         entry::<_, probe::OutArgs<u32>>(probe::ProbeGridStride),
         entry::<_, probe::OutArgs<i32>>(probe::ProbeSharedReverse),
@@ -257,6 +268,39 @@ fn device_primitives_lower_to_their_instructions() {
         "probe_clock",
         &["%clock64", "%globaltimer", "membar.cta", "membar.gl", "membar.sys"],
     );
+}
+
+/// The pi kernels of §5.2: the CPU-faithful count rounds both squares (`mul.rn`, `add.rn`, no
+/// `fma`), the FMA count fuses the second square into the sum; the written-out reductions use
+/// shared memory and barriers, the lock a CAS spin, fences and volatile accesses (§5.3.1).
+#[test]
+fn pi_kernels_round_and_synchronise_as_written() {
+    for precision in ["f32", "f64"] {
+        for body in kernel_ptx(&format!("pi_count_{precision}")) {
+            assert!(body.contains(&format!("mul.rn.{precision}")) && body.contains(&format!("add.rn.{precision}")));
+            assert!(!body.contains("fma.rn"), "pi_count_{precision} fuses x*x + y*y");
+        }
+        for body in kernel_ptx(&format!("pi_count_fma_{precision}")) {
+            assert!(
+                body.contains(&format!("fma.rn.{precision}")),
+                "pi_count_fma_{precision} lost its fma"
+            );
+        }
+        for body in kernel_ptx(&format!("partial_sum_{precision}")) {
+            assert!(body.contains("bar.sync") && body.contains("st.shared") && body.contains("ld.shared"));
+        }
+        for body in kernel_ptx(&format!("sum_{precision}")) {
+            for p in [
+                "atom.cas.b32",
+                "atom.exch.b32",
+                "membar.gl",
+                "ld.volatile.global.b32",
+                "st.volatile.global.b32",
+            ] {
+                assert!(body.contains(p), "`sum_{precision}` lacks `{p}`");
+            }
+        }
+    }
 }
 
 #[test]

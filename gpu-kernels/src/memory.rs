@@ -330,6 +330,30 @@ impl<T: Element> SliceMut<T> {
     }
 }
 
+/// Volatile access to 4-byte integers, for data other blocks update under a lock (the book's
+/// §5.3.1): each access goes to memory, none is merged, removed or served from a stale L1 line.
+macro_rules! volatile_access {
+    ($($t:ty),*) => {$(
+        impl SliceMut<$t> {
+            /// Element `i`, read with `ld.volatile.global`; traps when `i >= len()`.
+            #[inline(always)]
+            pub fn get_volatile(&self, i: usize) -> $t {
+                let address = self.element_ptr(i);
+                // SAFETY: `element_ptr` checked the bound; readable by the constructor's contract.
+                <$t>::from_ne_bytes(unsafe { crate::device::arch::ld_volatile_global_b32(address.cast()) }.to_ne_bytes())
+            }
+            /// Stores `value` in element `i` with `st.volatile.global`; traps when `i >= len()`.
+            #[inline(always)]
+            pub fn set_volatile(&self, i: usize, value: $t) {
+                let address = self.element_ptr(i);
+                // SAFETY: `element_ptr` checked the bound; writable by the constructor's contract.
+                unsafe { crate::device::arch::st_volatile_global_b32(address.cast(), u32::from_ne_bytes(value.to_ne_bytes())) }
+            }
+        }
+    )*};
+}
+volatile_access!(i32, u32);
+
 impl<T: Element4> Slice<T> {
     /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
     #[inline(always)]

@@ -5,6 +5,7 @@
 //! requires every row to agree.
 use crate::examples::ch1::{increment, increment_2d, increment_multiblock, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
+use crate::examples::ch5::pi_cuf::PiFloat;
 use crate::examples::course::histogram::{self, Data, Kernel as HistoKernel};
 use crate::examples::course::reduction::{self as course_reduction, Variant as ReductionVariant};
 use crate::examples::course::vector_add;
@@ -82,6 +83,8 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     stream_kernels::<f64>(&mut c)?;
     others(&mut c)?;
     sums_and_histograms(&mut c)?;
+    pi_counts::<f32>(&mut c)?;
+    pi_counts::<f64>(&mut c)?;
     probes(&mut c)?;
     reductions::<i32>(&mut c)?;
     reductions::<u32>(&mut c)?;
@@ -286,6 +289,57 @@ fn sums_and_histograms(c: &mut Comparison) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// The pi examples' kernels (book §5.2, §5.3) over the same points on both backends: integer
+/// counts and point indices, so exact whatever order the blocks finish in. The points are a
+/// ramp plus Table 5.1's three, which the two roundings classify differently.
+fn pi_counts<T: PiFloat>(c: &mut Comparison) -> Result<()> {
+    use crate::examples::ch5::pi_cuf::{self, Rounding};
+    use crate::examples::ch5::pi_fma::{self, TABLE_5_1};
+    use crate::examples::ch5::pi_reduction_atomiclock::{self as atomiclock, LockedSum};
+    use crate::examples::ch5::pi_reduction_twopass::{self as twopass, TwoPass};
+    let n = 100_003;
+    let mut x: Vec<T> = (0..n)
+        .map(|i| T::from_f64((i * 7919 % 10007) as f64 / 10007.0))
+        .collect();
+    let mut y: Vec<T> = (0..n)
+        .map(|i| T::from_f64((i * 104729 % 10009) as f64 / 10009.0))
+        .collect();
+    for (k, &(_, xk, yk)) in TABLE_5_1.iter().enumerate() {
+        x[k] = T::from_f64(f32::from_bits(xk).into());
+        y[k] = T::from_f64(f32::from_bits(yk).into());
+    }
+    let xy = [x, y].concat();
+    let xy = &xy;
+    for (kernel, rounding) in [("pi_count", Rounding::Separate), ("pi_count_fma", Rounding::Fma)] {
+        c.compare(&format!("{kernel}_{}", T::NAME), Tolerance::EXACT, |gpu| {
+            Ok(vec![pi_cuf::count(gpu, rounding, &gpu.upload(xy)?)? as f64])
+        })?;
+    }
+    c.compare(&format!("pi_fma_mismatches_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let (count, indices) = pi_fma::mismatches(gpu, &gpu.upload(xy)?)?;
+        Ok([count as f64]
+            .into_iter()
+            .chain(indices.into_iter().map(|i| i as f64))
+            .collect())
+    })?;
+    c.compare(
+        &format!("partial_sum_{} + final_sum", T::NAME),
+        Tolerance::EXACT,
+        |gpu| {
+            let (blocks, threads) = twopass::BOOK_SHAPE;
+            let mut two_pass = TwoPass::new(gpu, blocks, threads)?;
+            two_pass.launch(gpu, &gpu.upload(xy)?)?;
+            Ok(vec![two_pass.total(gpu)? as f64])
+        },
+    )?;
+    c.compare(&format!("sum_{} (atomic lock)", T::NAME), Tolerance::EXACT, |gpu| {
+        let (blocks, threads) = atomiclock::BOOK_SHAPE;
+        let mut locked = LockedSum::new(gpu, blocks, threads)?;
+        locked.launch(gpu, &gpu.upload(xy)?)?;
+        Ok(vec![locked.total(gpu)? as f64])
+    })
 }
 
 fn probes(c: &mut Comparison) -> Result<()> {

@@ -34,6 +34,7 @@ pub mod examples;
 pub mod gpu;
 pub mod measure;
 pub mod ptx;
+pub mod random;
 pub mod reduce;
 pub mod reference;
 pub mod verify;

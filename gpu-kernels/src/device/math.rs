@@ -9,6 +9,10 @@ use super::arch;
 
 /// A floating-point type with explicitly rounded operations.
 pub trait Rounded: Copy {
+    /// `a * b` rounded (`__fmul_rn`): never fused into a following add.
+    fn mul_rn(a: Self, b: Self) -> Self;
+    /// `a + b` rounded (`__fadd_rn`): never fused with a preceding multiply.
+    fn add_rn(a: Self, b: Self) -> Self;
     /// `a * b + c` rounded once (`__fmaf_rn`).
     fn fma(a: Self, b: Self, c: Self) -> Self;
     /// `a * b` rounded, then `+ c` rounded (`__fadd_rn(__fmul_rn(a, b), c)`).
@@ -16,25 +20,51 @@ pub trait Rounded: Copy {
 }
 impl Rounded for f32 {
     #[inline(always)]
+    fn mul_rn(a: Self, b: Self) -> Self {
+        arch::mul_rn_f32(a, b)
+    }
+    #[inline(always)]
+    fn add_rn(a: Self, b: Self) -> Self {
+        arch::add_rn_f32(a, b)
+    }
+    #[inline(always)]
     fn fma(a: Self, b: Self, c: Self) -> Self {
         arch::fma_rn_f32(a, b, c)
     }
     #[inline(always)]
     fn mul_add_unfused(a: Self, b: Self, c: Self) -> Self {
-        arch::add_rn_f32(arch::mul_rn_f32(a, b), c)
+        Self::add_rn(Self::mul_rn(a, b), c)
     }
 }
 impl Rounded for f64 {
+    #[inline(always)]
+    fn mul_rn(a: Self, b: Self) -> Self {
+        arch::mul_rn_f64(a, b)
+    }
+    #[inline(always)]
+    fn add_rn(a: Self, b: Self) -> Self {
+        arch::add_rn_f64(a, b)
+    }
     #[inline(always)]
     fn fma(a: Self, b: Self, c: Self) -> Self {
         arch::fma_rn_f64(a, b, c)
     }
     #[inline(always)]
     fn mul_add_unfused(a: Self, b: Self, c: Self) -> Self {
-        arch::add_rn_f64(arch::mul_rn_f64(a, b), c)
+        Self::add_rn(Self::mul_rn(a, b), c)
     }
 }
 
+/// `a * b`, rounded on its own: a later `+` cannot fuse with it.
+#[inline(always)]
+pub fn mul_rn<T: Rounded>(a: T, b: T) -> T {
+    T::mul_rn(a, b)
+}
+/// `a + b`, rounded on its own: it cannot fuse with an earlier `*`.
+#[inline(always)]
+pub fn add_rn<T: Rounded>(a: T, b: T) -> T {
+    T::add_rn(a, b)
+}
 /// `a * b + c` with one rounding.
 #[inline(always)]
 pub fn fma<T: Rounded>(a: T, b: T, c: T) -> T {

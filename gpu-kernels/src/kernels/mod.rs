@@ -5,8 +5,10 @@
 pub mod broken;
 pub mod ch1;
 pub mod ch2;
+pub mod ch5;
 pub mod course;
 pub mod probe;
+pub mod random;
 pub mod reduce;
 pub mod stream;
 pub mod tutorial;

@@ -35,10 +35,12 @@ pub const fn counter(stream: u64, index: u64) -> [u32; 4] {
     [index as u32, (index >> 32) as u32, stream as u32, (stream >> 32) as u32]
 }
 
+/// The high and low words of `a * b`. Written as two 32-bit products, so the GPU gets
+/// `mul.hi.u32` and `mul.lo.u32` (one `IMAD.WIDE.U32` or two `IMAD`s), not the 64-bit multiply
+/// that LLVM otherwise emits for a product of zero-extended words.
 #[inline(always)]
 fn mul_hi_lo(a: u32, b: u32) -> (u32, u32) {
-    let product = u64::from(a) * u64::from(b);
-    ((product >> 32) as u32, product as u32)
+    (((u64::from(a) * u64::from(b)) >> 32) as u32, a.wrapping_mul(b))
 }
 
 /// The four random words of `counter` under `key`: ten Philox rounds.

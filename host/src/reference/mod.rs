@@ -3,5 +3,6 @@ pub mod ch1;
 pub mod ch2;
 pub mod ch5;
 pub mod course;
+pub mod random;
 pub mod stream;
 pub mod tutorial;

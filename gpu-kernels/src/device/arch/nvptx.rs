@@ -336,6 +336,34 @@ global_access!(ld_global_f32, st_global_f32, f32, "f32", reg32);
 global_access!(ld_global_b64, st_global_b64, u64, "b64", reg64);
 global_access!(ld_global_f64, st_global_f64, f64, "f64", reg64);
 
+/// `ld.volatile.global.b32`: a load the compiler neither removes nor serves from L1, for data
+/// another block writes under a lock (PTX ISA §9.7.9.8: volatile = relaxed, system scope).
+///
+/// # Safety
+/// `address` is a global-memory address valid for reads, 4-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
+    let value: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.volatile.global.b32 {}, [{}];", out(reg32) value, in(reg64) address,
+            options(nostack, preserves_flags))
+    };
+    value
+}
+/// `st.volatile.global.b32`, the store counterpart of [`ld_volatile_global_b32`].
+///
+/// # Safety
+/// `address` is a global-memory address valid for writes, 4-byte aligned.
+#[inline(always)]
+pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("st.volatile.global.b32 [{}], {};", in(reg64) address, in(reg32) value,
+            options(nostack, preserves_flags))
+    };
+}
+
 /// `ld.global.v4.b32`: 16 bytes in one access.
 ///
 /// # Safety

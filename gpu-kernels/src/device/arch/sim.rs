@@ -214,6 +214,25 @@ macro_rules! atom_cas {
 atom_cas!(atom_cas_b32, AtomicU32, u32);
 atom_cas!(atom_cas_b64, AtomicU64, u64);
 
+/// `ld.volatile.global.b32`: a volatile host read.
+///
+/// # Safety
+/// `address` is valid for reads and 4-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.read_volatile() }
+}
+/// `st.volatile.global.b32`: a volatile host write.
+///
+/// # Safety
+/// `address` is valid for writes and 4-byte aligned.
+#[inline(always)]
+pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.write_volatile(value) }
+}
+
 /// `a * b` rounded (the host never contracts it).
 #[inline(always)]
 pub fn mul_rn_f32(a: f32, b: f32) -> f32 {

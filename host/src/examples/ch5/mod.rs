@@ -1,2 +1,7 @@
 //! Book chapter 5: Monte Carlo method.
+pub mod bs_european_mc;
+pub mod pi_cuf;
+pub mod pi_fma;
+pub mod pi_reduction_atomiclock;
+pub mod pi_reduction_twopass;
 pub mod sum_accuracy;

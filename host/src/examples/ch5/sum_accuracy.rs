@@ -38,11 +38,16 @@ const SEVEN_DIGITS: Tolerance = Tolerance { abs: 0.0, rel: 1e-6 };
 
 /// Fortran's `E15.7` shape, `0.9588196E+01`.
 pub fn fortran_e(v: f64) -> String {
+    fortran_e_digits(v, 7)
+}
+
+/// Fortran's `Ew.d` shape with `digits` significant digits (`E11.4`: `0.5273E-02`), unpadded.
+pub fn fortran_e_digits(v: f64, digits: usize) -> String {
     if v == 0.0 {
-        return "0.0000000E+00".into();
+        return format!("0.{}E+00", "0".repeat(digits));
     }
-    // `{:.6e}` rounds to 7 significant digits: `d.dddddde<x>`, here moved to `0.ddddddd`.
-    let s = format!("{:.6e}", v.abs());
+    // `{:.(d-1)e}` rounds to d significant digits: `d.ddde<x>`, here moved to `0.dddd`.
+    let s = format!("{:.*e}", digits.saturating_sub(1), v.abs());
     let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0) + 1;
     let sign = if v < 0.0 { "-" } else { "" };

@@ -69,6 +69,10 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, ch5::pi_reduction_twopass::FinalSumArgs>(ch5::pi_reduction_twopass::FinalSum),
         entry::<_, ch5::pi_reduction_atomiclock::LockedSumArgs<f32>>(ch5::pi_reduction_atomiclock::Sum),
         entry::<_, ch5::pi_reduction_atomiclock::LockedSumArgs<f64>>(ch5::pi_reduction_atomiclock::Sum),
+        entry::<_, ch5::bs_european_mc::McPayoffsArgs<f32>>(ch5::bs_european_mc::McPayoffs),
+        entry::<_, ch5::bs_european_mc::McPayoffsArgs<f64>>(ch5::bs_european_mc::McPayoffs),
+        entry::<_, ch5::bs_european_mc::McSquaredDeviationsArgs<f32>>(ch5::bs_european_mc::McSquaredDeviations),
+        entry::<_, ch5::bs_european_mc::McSquaredDeviationsArgs<f64>>(ch5::bs_european_mc::McSquaredDeviations),
         entry::<_, probe::OutArgs<u32>>(probe::ProbeIndex),
         entry::<_, probe::OutArgs<u32>>(probe::ProbeGridStride),
         entry::<_, probe::OutArgs<i32>>(probe::ProbeSharedReverse),
@@ -186,6 +190,28 @@ fn explicit_fma_is_fused_and_fast_math_is_approximate() {
     }
     for body in kernel_ptx("base") {
         assert!(!body.contains("sin.approx"), "base must use the accurate sine");
+    }
+}
+
+/// The Monte Carlo kernels round as the CPU does: every multiply and add is explicitly rounded
+/// (`mul.rn`, `add.rn`, `fma.rn`), which ptxas never contracts (a plain `mul.f32` followed by
+/// `add.f32` it may fuse), and the exponential is the accurate one, not `ex2.approx`.
+#[test]
+fn bs_european_mc_rounds_explicitly() {
+    for t in ["f32", "f64"] {
+        for kernel in ["mc_payoffs", "mc_squared_deviations"] {
+            let name = format!("{kernel}_{t}");
+            for body in kernel_ptx(&name) {
+                assert!(body.contains(&format!("fma.rn.{t}")), "{name} lost its fma");
+                for op in ["mul", "add", "sub"] {
+                    assert!(
+                        !body.contains(&format!("{op}.{t}")),
+                        "{name} has a contractible {op}.{t}"
+                    );
+                }
+                assert!(!body.contains("ex2.approx"), "{name} uses the approximate exponential");
+            }
+        }
     }
 }
 

@@ -22,9 +22,6 @@ pub trait Real:
     fn to_f64(self) -> f64;
     /// Sine, correctly rounded to within 1 ulp (the `libm` routine, identical on CPU and GPU).
     fn sin(self) -> Self;
-    /// `e^self`, within 1 ulp (the `libm` routine; the GPU contracts its multiply-adds into FMAs,
-    /// so its last bit can differ from the CPU's).
-    fn exp(self) -> Self;
 }
 
 impl Real for f32 {
@@ -38,9 +35,6 @@ impl Real for f32 {
     fn sin(self) -> Self {
         libm::sinf(self)
     }
-    fn exp(self) -> Self {
-        libm::expf(self)
-    }
 }
 
 impl Real for f64 {
@@ -53,8 +47,5 @@ impl Real for f64 {
     }
     fn sin(self) -> Self {
         libm::sin(self)
-    }
-    fn exp(self) -> Self {
-        libm::exp(self)
     }
 }

@@ -5,6 +5,7 @@
 //! requires every row to agree.
 use crate::examples::ch1::{increment, increment_2d, increment_multiblock, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
+use crate::examples::ch5::bs_european_mc::McReal;
 use crate::examples::ch5::pi_cuf::PiFloat;
 use crate::examples::course::histogram::{self, Data, Kernel as HistoKernel};
 use crate::examples::course::reduction::{self as course_reduction, Variant as ReductionVariant};
@@ -85,6 +86,8 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     sums_and_histograms(&mut c)?;
     pi_counts::<f32>(&mut c)?;
     pi_counts::<f64>(&mut c)?;
+    bs_european_mc::<f32>(&mut c)?;
+    bs_european_mc::<f64>(&mut c)?;
     probes(&mut c)?;
     reductions::<i32>(&mut c)?;
     reductions::<u32>(&mut c)?;
@@ -339,6 +342,60 @@ fn pi_counts<T: PiFloat>(c: &mut Comparison) -> Result<()> {
         let mut locked = LockedSum::new(gpu, blocks, threads)?;
         locked.launch(gpu, &gpu.upload(xy)?)?;
         Ok(vec![locked.total(gpu)? as f64])
+    })
+}
+
+/// The Monte Carlo kernels (book §5.5) at one launch shape on both backends, since their float
+/// partial sums follow it: every payoff and every block's sums, bit for bit (the exponential and
+/// every multiply-add are rounded explicitly, so the GPU rounds as the simulator does).
+fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
+    use crate::reference::ch5::bs_european_mc::BOOK_OPTION;
+    use gpu_kernels::kernels::ch5::bs_european_mc::{McPayoffsArgs, McSquaredDeviationsArgs, shared_bytes};
+    let n = 100_003;
+    let blocks = 64;
+    let shape = LaunchShape::new((blocks, 1, 1), (128, 1, 1)).with_shared_bytes(shared_bytes::<T>() as u32);
+    // Normals from -4 to 4, in an order that differs per element.
+    let normals: Vec<T> = (0..n)
+        .map(|i| T::from_f64(((i * 7919 % 10007) as f64 / 10007.0 - 0.5) * 8.0))
+        .collect();
+    let normals = &normals;
+    let payoffs = |gpu: &Gpu| -> Result<[Vec<T>; 4]> {
+        let normals_d = gpu.upload(normals)?;
+        let (mut put, mut call) = (gpu.zeros::<T>(n)?, gpu.zeros::<T>(n)?);
+        let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
+        let args = McPayoffsArgs {
+            normals: normals_d.view(),
+            put: put.view_mut(),
+            call: call.view_mut(),
+            put_partials: put_partials.view_mut(),
+            call_partials: call_partials.view_mut(),
+            model: BOOK_OPTION.model::<T>(),
+        };
+        T::launch_payoffs(gpu, shape, args)?;
+        Ok([
+            gpu.download(&put)?,
+            gpu.download(&call)?,
+            gpu.download(&put_partials)?,
+            gpu.download(&call_partials)?,
+        ])
+    };
+    c.compare(&format!("mc_payoffs_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        Ok(payoffs(gpu)?.concat())
+    })?;
+    c.compare(&format!("mc_squared_deviations_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let [put, call, ..] = payoffs(gpu)?;
+        let (put, call) = (gpu.upload(&put)?, gpu.upload(&call)?);
+        let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
+        let args = McSquaredDeviationsArgs {
+            put: put.view(),
+            call: call.view(),
+            put_partials: put_partials.view_mut(),
+            call_partials: call_partials.view_mut(),
+            mean_put: T::from_f64(0.128),
+            mean_call: T::from_f64(1.32),
+        };
+        T::launch_squared_deviations(gpu, shape, args)?;
+        Ok([gpu.download(&put_partials)?, gpu.download(&call_partials)?].concat())
     })
 }
 

@@ -33,6 +33,7 @@ pub mod bench;
 pub mod examples;
 pub mod gpu;
 pub mod measure;
+pub mod plot;
 pub mod ptx;
 pub mod random;
 pub mod reduce;

@@ -8,8 +8,9 @@
 //! rounds correctly on both. The polynomials are truncated Taylor series, whose coefficients are
 //! the exact values rounded once; their truncation error is far below half an ulp.
 //!
-//! Accuracy against `std` (glibc), measured by this module's tests: [`Elementary::ln`] within
-//! 1 ulp in `f32` and `f64`; [`Elementary::sincospi`] within 1 ulp in `f32` and 2 ulps in `f64`.
+//! Accuracy against `std` (glibc), measured by this module's tests over about a million inputs
+//! each: [`Elementary::ln`] and [`Elementary::sincospi`] within 1 ulp, in `f32` and `f64` (the
+//! `f64` sine test allows 2, for its reference's own error).
 use crate::device::math::{Rounded, fma};
 
 /// `f32` or `f64`: the elementary functions of Box-Muller, identical on the GPU and the CPU.
@@ -17,13 +18,13 @@ pub trait Elementary: Rounded {
     /// The natural logarithm of a positive, normal, finite `self` (no subnormals, zero,
     /// infinity or NaN: Box-Muller's uniforms are at least 2^-53).
     ///
-    /// Cost: one division and 7 (`f32`) or 13 (`f64`) fused multiply-adds.
+    /// Cost: 11 fused multiply-adds in `f32`; one division and 14 in `f64`.
     fn ln(self) -> Self;
     /// `(sin(pi self), cos(pi self))`, for `|self| <= 2^21` (`f32`) or `2^50` (`f64`), where
     /// the rounding of `2 self` to an integer (by adding and subtracting 1.5 2^23 or 1.5 2^52)
     /// is exact.
     ///
-    /// Cost: no division; 12 (`f32`) or 20 (`f64`) fused multiply-adds.
+    /// Cost: no division; 8 (`f32`) or 20 (`f64`) fused multiply-adds.
     fn sincospi(self) -> (Self, Self);
     /// The correctly rounded square root (`sqrt.rn` on the GPU).
     fn sqrt(self) -> Self;
@@ -46,30 +47,22 @@ macro_rules! elementary {
     (
         $t:ident, $bits:ty, $int:ty,
         mantissa_bits: $mantissa:literal, bias: $bias:literal, sqrt_half_bits: $sqrt_half:literal,
-        ln2: ($ln2_hi:literal, $ln2_lo:literal), atanh: $atanh:expr,
+        ln2: ($ln2_hi:literal, $ln2_lo:literal), ln_1p: $ln_1p:path,
         pi: ($pi:literal, $pi_lo:literal), sin: $sin:expr, cos: $cos:expr,
         round_magic: $magic:literal, sqrt: $sqrt_gpu:path, $sqrt_cpu:path
     ) => {
         impl Elementary for $t {
             #[inline(always)]
             fn ln(self) -> Self {
+                use $ln_1p as ln_1p_reduced;
                 // self = 2^k m with m in [sqrt(1/2), sqrt(2)): adding 1 - sqrt(1/2) to the bits
                 // carries into the exponent exactly when the significand is at least sqrt(2).
                 let one_bits = (1.0 as $t).to_bits();
                 let shifted = self.to_bits().wrapping_add(one_bits - $sqrt_half);
                 let k = ((shifted >> $mantissa) as $int - $bias) as $t;
                 let m = <$t>::from_bits((shifted & ((1 << $mantissa) - 1)) + $sqrt_half);
-                // ln(1 + f) = 2 atanh(s), s = f / (2 + f), |s| <= 0.1716; `f` is exact
-                // (Sterbenz). Written as f - f^2/2 + s (f^2/2 + R) with R = 2 s^2/3 + 2 s^4/5 +
-                // ..., which keeps the leading term exact (fdlibm's arrangement).
-                let f = m - 1.0;
-                let s = f / (2.0 + f);
-                let z = s * s;
-                let half_f = 0.5 * f;
-                let half_f_squared = half_f * f;
-                let half_f_squared_plus_r = fma(z, horner(z, &$atanh), half_f_squared);
-                let head = fma(-half_f, f, f);
-                let ln_m = fma(s, half_f_squared_plus_r, head);
+                // f is exact (Sterbenz).
+                let ln_m = ln_1p_reduced(m - 1.0);
                 // k ln 2 in two parts: k * LN2_HI is exact (its low bits are zero).
                 fma(k, $ln2_hi, fma(k, $ln2_lo, ln_m))
             }
@@ -115,34 +108,65 @@ macro_rules! elementary {
     };
 }
 
+/// `ln(1 + f)` for `f` in [sqrt(1/2) - 1, sqrt(2) - 1], exact `f`, in `f32`: `f - f^2/2 +
+/// f^3 Q(f)` with `Q` the degree-7 minimax (Remez, relative error) polynomial, within 2^-27 of
+/// the result; no division.
+#[inline(always)]
+fn ln_1p_f32(f: f32) -> f32 {
+    const Q: [f32; 8] = [
+        0.333_333_3, -0.250_008_2, 0.200_012_27, -0.166_233_57, 0.142_017_59, -0.131_601_83, 0.127_615_75,
+        -0.076_344_94,
+    ];
+    let half_f = 0.5 * f;
+    let head = fma(-half_f, f, f);
+    fma((f * f) * f, horner(f, &Q), head)
+}
+
+/// `ln(1 + f)` as [`ln_1p_f32`], in `f64`: `2 atanh(s)` with `s = f / (2 + f)`, `|s| <= 0.1716`,
+/// written `f - f^2/2 + s (f^2/2 + R)`, `R = 2 s^2/3 + 2 s^4/5 + ...` (fdlibm's arrangement,
+/// which keeps the leading term exact) with the Taylor terms up to `s^20`, the first left out
+/// below 2^-59 of the result.
+#[inline(always)]
+fn ln_1p_f64(f: f64) -> f64 {
+    const ATANH: [f64; 10] = [
+        2.0 / 3.0,
+        2.0 / 5.0,
+        2.0 / 7.0,
+        2.0 / 9.0,
+        2.0 / 11.0,
+        2.0 / 13.0,
+        2.0 / 15.0,
+        2.0 / 17.0,
+        2.0 / 19.0,
+        2.0 / 21.0,
+    ];
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let half_f = 0.5 * f;
+    let half_f_squared_plus_r = fma(z, horner(z, &ATANH), half_f * f);
+    let head = fma(-half_f, f, f);
+    fma(s, half_f_squared_plus_r, head)
+}
+
 elementary!(
     f32, u32, i32,
     mantissa_bits: 23, bias: 127, sqrt_half_bits: 0x3f35_04f3,
-    ln2: (0.693_115_234_375, 3.194_618_494_530_941_7e-5),
-    // 2 / (2j + 3), j = 0..4: the terms beyond are below 2^-30 of the result.
-    atanh: [2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0],
+    ln2: (0.693_115_234_375, 3.194_618_494_530_941_7e-5), ln_1p: ln_1p_f32,
     pi: (3.141_592_7, -8.742_278_000_372_486e-8),
-    // (-1)^j pi^(2j+1) / (2j+1)!, j = 1..5, and (-1)^j pi^(2j) / (2j)!, j = 1..6: the first
-    // term left out is below 2^-26 of the result on |r| <= 1/4.
-    sin: [-5.167_712_780_049_97, 2.550_164_039_877_345_4, -0.599_264_529_320_792_1, 8.214_588_661_112_823e-2],
-    cos: [
-        -4.934_802_200_544_679, 4.058_712_126_416_768, -1.335_262_768_854_589_5, 0.235_330_630_358_893_2,
-        -2.580_689_139_001_406e-2,
-    ],
+    // Minimax (Remez, relative error) on |r| <= 1/4: sin(pi r) = pi r + r^3 P(r^2) within
+    // 2^-28 of the result, cos(pi r) = 1 + r^2 Q(r^2) within 2^-33.
+    sin: [-5.167_708_9, 2.549_805_2, -0.589_418_8],
+    cos: [-4.934_802, 4.058_707_7, -1.335_050_6, 0.231_364_24],
     round_magic: 12_582_912.0, sqrt: core::intrinsics::sqrtf32, std::primitive::f32::sqrt
 );
 
 elementary!(
     f64, u64, i64,
     mantissa_bits: 52, bias: 1023, sqrt_half_bits: 0x3fe6_a09e_667f_3bcd,
-    ln2: (0.693_146_705_627_441_4, 4.749_325_039_031_672_3e-7),
-    // 2 / (2j + 3), j = 0..10: the terms beyond are below 2^-59 of the result.
-    atanh: [
-        2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0, 2.0 / 11.0, 2.0 / 13.0, 2.0 / 15.0, 2.0 / 17.0, 2.0 / 19.0,
-        2.0 / 21.0,
-    ],
+    ln2: (0.693_146_705_627_441_4, 4.749_325_039_031_672_3e-7), ln_1p: ln_1p_f64,
+    // Taylor series: (-1)^j pi^(2j+1) / (2j+1)!, j = 1..9, and (-1)^j pi^(2j) / (2j)!,
+    // j = 1..10; the first term left out is below 2^-56 of the result on |r| <= 1/4.
     pi: (3.141_592_653_589_793, 1.224_646_799_147_353_2e-16),
-    // As for f32, j = 1..9 and j = 1..10: the first term left out is below 2^-56.
     sin: [
         -5.167_712_780_049_97, 2.550_164_039_877_345_4, -0.599_264_529_320_792_1, 8.214_588_661_112_823e-2,
         -7.370_430_945_714_350_8e-3, 4.663_028_057_676_125_6e-4, -2.191_535_344_783_021_6e-5,

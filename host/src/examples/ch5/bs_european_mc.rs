@@ -8,12 +8,13 @@
 //! the Monte Carlo values, the closed form with Hastings' normal CDF, the 95% confidence
 //! intervals, and the time of the whole sequence (generator, kernels, reductions) by CUDA events.
 //!
-//! Checks: the GPU's means, deviations and intervals against the CPU's Monte Carlo over the same
-//! normals (downloaded), within bounds derived from the two summation orders ([`Bounds`]); the
+//! Checks: the GPU's payoffs bit for bit, and its means, deviations and intervals within bounds
+//! derived from the two summation orders ([`Bounds`]), against the CPU's Monte Carlo over the
+//! same normals (downloaded); the
 //! Monte Carlo within two interval half-widths of the closed form; Hastings' CDF against the
 //! exact one. `--book` runs the book's four runs (SP and DP, 10^6 and 10^8 samples, cuRAND seed
 //! 1234) and checks the intervals the book prints.
-use crate::examples::{Example, Flag, Options, Outcome, Precision};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE};
 use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use crate::random::{Generator, RandomFloat};
 use crate::reduce::{self, Reduce};
@@ -53,9 +54,6 @@ pub const EXAMPLE: Example = Example {
 /// Samples by default. The book's listing defaults to `N = 100000`, but its text says a run
 /// without arguments "will use 1 million samples" and its output shows 1000000: the output's.
 pub const BOOK_SAMPLES: usize = 1_000_000;
-/// Samples by default on the simulator: its kernels run at about 10^6 samples a second per
-/// core, so this keeps a run to a fraction of a second.
-pub const SIMULATOR_SAMPLES: usize = 1 << 17;
 /// The book's seed.
 pub const BOOK_SEED: u64 = 1234;
 /// Threads per block: the book's compiler chose `<<<(*),(128)>>>` for both CUF kernels.
@@ -191,51 +189,45 @@ pub fn normals<T: McReal>(gpu: &Gpu, generator: Generator, seed: u64, n: usize) 
 /// reduction (two 5-level warp trees), then `reduce::sum` of the partials (a 16-byte chunk of 4
 /// and a 256-thread block's 10 levels in each of its two passes), with room to spare.
 pub const GPU_TREE_DEPTH: usize = 40;
-/// Ulps of `S_T` by which a GPU payoff may differ from the CPU's: `libm`'s exponential is within
-/// 1 ulp on both, but the GPU contracts its multiply-adds into FMAs, so the two may differ by 2
-/// ulps; then `S * exp`, `E - S_T` and the discount each round (on identical operations, the
-/// rest is rounded identically).
-pub const PAYOFF_ULPS: f64 = 8.0;
 
-/// Bounds on `|GPU - CPU|` for each statistic, `[put, call]`, from first-order error analysis:
-/// both sides add nonnegative payoffs, so each sum is within `depth * u` of the exact sum of its
-/// terms (`depth` the most additions a term meets in that order, `u` half an ulp), and each GPU
-/// payoff is within [`PAYOFF_ULPS`] ulps of `S_T` of the CPU's. The deviations then differ by at
-/// most the payoffs' and the means' differences (in root mean square, by the triangle
-/// inequality), and the intervals by the mean's bound plus `1.96/sqrt(N)` times the deviation's.
+/// Bounds on `|GPU - CPU|` for each statistic, `[put, call]`. The payoffs agree bit for bit
+/// (every rounding in `payoffs` is explicit, the exponential included), so only the order of the
+/// additions differs. Both sides add nonnegative payoffs, so each sum is within `depth * u` of
+/// the exact sum of its terms (first-order error analysis; `depth` the most additions a term
+/// meets in that order, `u` half an ulp). The deviations from the means then differ by at most
+/// the means' difference (in root mean square, by the triangle inequality) plus their own
+/// roundings, and the intervals by the mean's bound plus `1.96/sqrt(N)` times the deviation's.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bounds {
     pub mean: [f64; 2],
     pub sd: [f64; 2],
     pub ci: [f64; 2],
-    /// One payoff.
-    pub payoff: f64,
 }
 
 impl Bounds {
-    /// The bounds for the CPU's `reference` and a GPU launch of `gpu_threads` threads in all.
-    pub fn new<T: McReal>(reference: &McReference<T>, gpu_threads: usize) -> Self {
-        let n = reference.put.len();
+    /// The bounds for the CPU's statistics over `n` samples and a GPU launch of `gpu_threads`
+    /// threads in all.
+    pub fn new<T: McReal>(cpu: &McStats<T>, n: usize, gpu_threads: usize) -> Self {
         let u = T::EPSILON / 2.0;
-        let depth = (n.div_ceil(gpu_threads) + GPU_TREE_DEPTH + reference::pairwise_depth(n) + 4) as f64;
-        // The root mean square of the payoffs' differences.
-        let payoff_rms = PAYOFF_ULPS * T::EPSILON * reference.s_t_rms;
-        let stats = reference.stats;
+        let depth = (n.div_ceil(gpu_threads) + GPU_TREE_DEPTH + reference::pairwise_depth(n)) as f64;
         let per_option = |mean: T, sd: T| {
             let (mean, sd) = (wide(mean).abs(), wide(sd));
-            let mean_bound = depth * u * mean + payoff_rms;
-            let sd_bound = (payoff_rms + mean_bound) * (n as f64 / (n as f64 - 1.0)).sqrt() + (depth + 8.0) * u * sd;
+            // The division by N rounds on each side.
+            let mean_bound = (depth + 2.0) * u * mean;
+            // Each squared deviation rounds its difference and its square (fused on the GPU),
+            // then the division by N - 1 and the root round.
+            let sd_bound = mean_bound * (n as f64 / (n as f64 - 1.0)).sqrt() + (depth + 8.0) * u * sd;
             let half_width = reference::Z_95 * sd / (n as f64).sqrt();
-            let ci_bound = mean_bound + reference::Z_95 / (n as f64).sqrt() * sd_bound + 4.0 * u * (mean + half_width);
+            // 1.96 sd, / sqrt(N) and the sum or difference each round on each side.
+            let ci_bound = mean_bound + reference::Z_95 / (n as f64).sqrt() * sd_bound + 8.0 * u * (mean + half_width);
             (mean_bound, sd_bound, ci_bound)
         };
-        let put = per_option(stats.mean_put, stats.sd_put);
-        let call = per_option(stats.mean_call, stats.sd_call);
+        let put = per_option(cpu.mean_put, cpu.sd_put);
+        let call = per_option(cpu.mean_call, cpu.sd_call);
         Self {
             mean: [put.0, call.0],
             sd: [put.1, call.1],
             ci: [put.2, call.2],
-            payoff: PAYOFF_ULPS * T::EPSILON * reference.s_t_max,
         }
     }
 }
@@ -275,11 +267,11 @@ pub fn statistics<T: McReal>(stats: &McStats<T>, n: usize) -> [f64; 8] {
 }
 
 /// The checks of a GPU run against the CPU's Monte Carlo over the same normals: the statistics
-/// within [`Bounds`], and every payoff within its bound.
+/// within [`Bounds`], and every payoff bit for bit.
 pub fn agreement_checks<T: McReal>(gpu: &Gpu, mc: &GpuMc<T>, reference: &McReference<T>) -> Result<Vec<Check>> {
     let n = reference.put.len();
     let threads = (mc.shape.grid.0 * mc.shape.block.0) as usize;
-    let bounds = Bounds::new(reference, threads);
+    let bounds = Bounds::new(&reference.stats, n, threads);
     let ([mean_put, mean_call], [sd_put, sd_call], [ci_put, ci_call]) = (bounds.mean, bounds.sd, bounds.ci);
     let statistics_check = check_within(
         &format!(
@@ -290,10 +282,6 @@ pub fn agreement_checks<T: McReal>(gpu: &Gpu, mc: &GpuMc<T>, reference: &McRefer
         &statistics(&reference.stats, n),
         &[mean_put, mean_call, sd_put, sd_call, ci_put, ci_put, ci_call, ci_call],
     );
-    let payoff = Tolerance {
-        abs: bounds.payoff,
-        rel: 0.0,
-    };
     let put = gpu.download(&mc.put_d)?;
     let call = gpu.download(&mc.call_d)?;
     Ok(vec![
@@ -302,13 +290,13 @@ pub fn agreement_checks<T: McReal>(gpu: &Gpu, mc: &GpuMc<T>, reference: &McRefer
             &format!("{} put payoffs vs the CPU", T::LABEL),
             &put,
             &reference.put,
-            payoff,
+            Tolerance::EXACT,
         ),
         Check::compare(
             &format!("{} call payoffs vs the CPU", T::LABEL),
             &call,
             &reference.call,
-            payoff,
+            Tolerance::EXACT,
         ),
     ])
 }
@@ -536,7 +524,7 @@ fn book_run<T: McReal>(gpu: &Gpu, book: &BookRun) -> Result<Vec<Check>> {
     Ok(checks)
 }
 
-/// The book's program at `--size` samples (10^6; [`SIMULATOR_SAMPLES`] on the simulator) in
+/// The book's program at `--size` samples (10^6; [`SIMULATOR_SIZE`] on the simulator) in
 /// `--precision`, or its four printed runs with `--book`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let generator = options.parsed::<Generator>("--generator")?;
@@ -558,7 +546,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         return Ok(Outcome { checks });
     }
     let generator = generator.unwrap_or(Generator::default_for(gpu));
-    let n = options.size_or(gpu.pick(BOOK_SAMPLES, SIMULATOR_SAMPLES))?;
+    let n = options.size_or(gpu.pick(BOOK_SAMPLES, SIMULATOR_SIZE))?;
     checks.extend(match options.precision {
         Precision::F32 => program::<f32>(gpu, &BOOK_OPTION, n, generator, seed)?.checks,
         Precision::F64 => program::<f64>(gpu, &BOOK_OPTION, n, generator, seed)?.checks,

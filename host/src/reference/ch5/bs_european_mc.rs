@@ -3,10 +3,11 @@
 //! to measure it), and the Monte Carlo estimate over given normal samples with rayon, in the
 //! samples' precision.
 //!
-//! Written with the host's own arithmetic, independent of the kernels: Rust never contracts
-//! `a * b + c` on the host, and `mul_add` is the correctly rounded fused multiply-add, which the
-//! kernel's exponent uses.
-use gpu_kernels::kernels::ch5::bs_european_mc::McModel;
+//! Written with the host's own arithmetic: Rust never contracts `a * b + c` on the host, and
+//! `mul_add` is the correctly rounded fused multiply-add, which the kernel's exponent uses. The
+//! exponential is the kernels' [`Exp`], which rounds identically on both (its accuracy is tested
+//! against `std`'s), so the CPU's payoffs are the GPU's bit for bit.
+use gpu_kernels::kernels::ch5::bs_european_mc::{Exp, McModel};
 use gpu_kernels::real::Real;
 use rayon::prelude::*;
 
@@ -31,7 +32,7 @@ pub const BOOK_OPTION: EuropeanOption = EuropeanOption {
 };
 
 /// `f32` or `f64` for the Monte Carlo reference.
-pub trait McFloat: Real + Send + Sync {
+pub trait McFloat: Exp + Send + Sync {
     /// `a * b + c`, rounded once.
     fn mul_add(a: Self, b: Self, c: Self) -> Self;
 }
@@ -56,7 +57,7 @@ fn sqrt<T: Real>(x: T) -> T {
 impl EuropeanOption {
     /// The kernel's constants in `T`, each operation rounded in `T` as the book's `fp_kind` code
     /// rounds it: `(R - 0.5 sigma^2) T`, `sigma sqrt(T)`, `exp(-R T)`.
-    pub fn model<T: Real>(&self) -> McModel<T> {
+    pub fn model<T: Exp>(&self) -> McModel<T> {
         let [s, e, sigma, r, t] = [self.s, self.e, self.sigma, self.r, self.t].map(T::from_f64);
         let half = T::from_f64(0.5);
         McModel {
@@ -64,7 +65,7 @@ impl EuropeanOption {
             e,
             drift: (r - half * sigma * sigma) * t,
             vol: sigma * sqrt(t),
-            discount: (T::default() - r * t).exp(),
+            discount: Exp::exp(T::default() - r * t),
         }
     }
 }
@@ -188,8 +189,7 @@ pub fn pairwise_depth(n: usize) -> usize {
     PAIRWISE_BASE + n.next_power_of_two().trailing_zeros() as usize
 }
 
-/// The Monte Carlo estimate over one set of normal samples, with what the tolerances of the GPU
-/// comparison need.
+/// The Monte Carlo estimate over one set of normal samples.
 #[derive(Clone, Debug)]
 pub struct McReference<T> {
     pub stats: McStats<T>,
@@ -197,10 +197,6 @@ pub struct McReference<T> {
     pub put: Vec<T>,
     /// The discounted call payoff of each sample.
     pub call: Vec<T>,
-    /// The root mean square of the final prices `S_T`.
-    pub s_t_rms: f64,
-    /// The largest final price `S_T`.
-    pub s_t_max: f64,
 }
 
 /// The book's Monte Carlo over `normals` in `T`: for each sample `S_T = S exp(drift + vol z)`
@@ -212,7 +208,7 @@ pub fn monte_carlo<T: McFloat>(model: McModel<T>, normals: &[T]) -> McReference<
     let n = normals.len();
     let s_t: Vec<T> = normals
         .par_iter()
-        .map(|&z| model.s * T::mul_add(model.vol, z, model.drift).exp())
+        .map(|&z| model.s * Exp::exp(T::mul_add(model.vol, z, model.drift)))
         .collect();
     let payoff = |x: T| if x > zero { model.discount * x } else { zero };
     let put: Vec<T> = s_t.par_iter().map(|&s_t| payoff(model.e - s_t)).collect();
@@ -222,7 +218,6 @@ pub fn monte_carlo<T: McFloat>(model: McModel<T>, normals: &[T]) -> McReference<
     let squared = |x: T, m: T| (x - m) * (x - m);
     let sd_put = std_dev(pairwise_sum(0, n, &|i| squared(put[i], mean_put)), n);
     let sd_call = std_dev(pairwise_sum(0, n, &|i| squared(call[i], mean_call)), n);
-    let s_t_sum_squares: f64 = s_t.par_iter().map(|&v| v.to_f64() * v.to_f64()).sum();
     McReference {
         stats: McStats {
             mean_put,
@@ -232,7 +227,5 @@ pub fn monte_carlo<T: McFloat>(model: McModel<T>, normals: &[T]) -> McReference<
         },
         put,
         call,
-        s_t_rms: (s_t_sum_squares / n.max(1) as f64).sqrt(),
-        s_t_max: s_t.par_iter().map(|v| v.to_f64()).reduce(|| 0.0, f64::max),
     }
 }

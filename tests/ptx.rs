@@ -2,7 +2,7 @@
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
 use ferrocuda::Kernel;
-use ferrocuda::kernels::{broken, ch1, ch2, ch5, course, probe, reduce, stream, tutorial};
+use ferrocuda::kernels::{broken, ch1, ch2, ch5, course, probe, random, reduce, stream, tutorial};
 use ferrocuda::ptx::{self, MODULES, ResourceReport};
 
 /// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
@@ -73,6 +73,10 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, ch5::bs_european_mc::McPayoffsArgs<f64>>(ch5::bs_european_mc::McPayoffs),
         entry::<_, ch5::bs_european_mc::McSquaredDeviationsArgs<f32>>(ch5::bs_european_mc::McSquaredDeviations),
         entry::<_, ch5::bs_european_mc::McSquaredDeviationsArgs<f64>>(ch5::bs_european_mc::McSquaredDeviations),
+        entry::<_, random::PhiloxArgs<f32>>(random::PhiloxUniform),
+        entry::<_, random::PhiloxArgs<f64>>(random::PhiloxUniform),
+        entry::<_, random::PhiloxArgs<f32>>(random::PhiloxNormal),
+        entry::<_, random::PhiloxArgs<f64>>(random::PhiloxNormal),
         entry::<_, probe::OutArgs<u32>>(probe::ProbeIndex),
         entry::<_, probe::OutArgs<u32>>(probe::ProbeGridStride),
         entry::<_, probe::OutArgs<i32>>(probe::ProbeSharedReverse),
@@ -370,4 +374,37 @@ fn module_choice_follows_compute_capability() {
         ptx::for_compute_capability(200).map(|m| m.compute_capability),
         MODULES.iter().map(|m| m.compute_capability).max()
     );
+}
+
+/// The Philox kernels: 32-bit multiplies (`mul.hi.u32`, not a 64-bit product), 16-byte stores,
+/// and normals whose every multiply and add is explicitly rounded (`fma.rn`, `mul.rn`,
+/// `add.rn`, which ptxas never contracts), with IEEE `sqrt.rn`, no approximate function, and,
+/// in `f32`, no division (the logarithm is a polynomial).
+#[test]
+fn philox_kernels_multiply_in_32_bits_and_round_explicitly() {
+    for (t, store) in [("f32", "st.global.v4.b32"), ("f64", "st.global.v2.b64")] {
+        for kernel in ["philox_uniform", "philox_normal"] {
+            let name = format!("{kernel}_{t}");
+            for body in kernel_ptx(&name) {
+                for p in ["mul.hi.u32", store] {
+                    assert!(body.contains(p), "`{name}` lacks `{p}`");
+                }
+                for op in ["mul", "add", "sub"] {
+                    assert!(
+                        !body.contains(&format!("{op}.{t}")),
+                        "{name} has a contractible {op}.{t}"
+                    );
+                }
+                assert!(!body.contains(".approx"), "{name} uses an approximate function");
+            }
+        }
+        for body in kernel_ptx(&format!("philox_normal_{t}")) {
+            for p in [format!("fma.rn.{t}"), format!("sqrt.rn.{t}")] {
+                assert!(body.contains(&p), "`philox_normal_{t}` lacks `{p}`");
+            }
+        }
+    }
+    for body in kernel_ptx("philox_normal_f32") {
+        assert!(!body.contains("div."), "philox_normal_f32 divides");
+    }
 }

@@ -14,6 +14,7 @@ use crate::examples::stream::{self, Layout, Op, StreamReal};
 use crate::examples::tutorial::sum_reduction;
 use crate::examples::tutorial::vector_copy::{self, Variant as CopyVariant};
 use crate::gpu::{Element, Gpu, KernelView, LaunchShape, Result};
+use crate::random::{self as rng, RandomFloat};
 use crate::reduce::{self, Kind, Plan, Reduce};
 use crate::verify::{Check, Tolerance};
 use gpu_kernels::device::shared::Tile1d;
@@ -88,6 +89,8 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     pi_counts::<f64>(&mut c)?;
     bs_european_mc::<f32>(&mut c)?;
     bs_european_mc::<f64>(&mut c)?;
+    philox::<f32>(&mut c)?;
+    philox::<f64>(&mut c)?;
     probes(&mut c)?;
     reductions::<i32>(&mut c)?;
     reductions::<u32>(&mut c)?;
@@ -349,53 +352,59 @@ fn pi_counts<T: PiFloat>(c: &mut Comparison) -> Result<()> {
 /// partial sums follow it: every payoff and every block's sums, bit for bit (the exponential and
 /// every multiply-add are rounded explicitly, so the GPU rounds as the simulator does).
 fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
+    use crate::examples::ch5::bs_european_mc::McBuffers;
     use crate::reference::ch5::bs_european_mc::BOOK_OPTION;
-    use gpu_kernels::kernels::ch5::bs_european_mc::{McPayoffsArgs, McSquaredDeviationsArgs, shared_bytes};
+    use gpu_kernels::kernels::ch5::bs_european_mc::shared_bytes;
     let n = 100_003;
-    let blocks = 64;
-    let shape = LaunchShape::new((blocks, 1, 1), (128, 1, 1)).with_shared_bytes(shared_bytes::<T>() as u32);
+    let shape = LaunchShape::new((64, 1, 1), (128, 1, 1)).with_shared_bytes(shared_bytes::<T>() as u32);
     // Normals from -4 to 4, in an order that differs per element.
     let normals: Vec<T> = (0..n)
         .map(|i| T::from_f64(((i * 7919 % 10007) as f64 / 10007.0 - 0.5) * 8.0))
         .collect();
     let normals = &normals;
-    let payoffs = |gpu: &Gpu| -> Result<[Vec<T>; 4]> {
-        let normals_d = gpu.upload(normals)?;
-        let (mut put, mut call) = (gpu.zeros::<T>(n)?, gpu.zeros::<T>(n)?);
-        let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
-        let args = McPayoffsArgs {
-            normals: normals_d.view(),
-            put: put.view_mut(),
-            call: call.view_mut(),
-            put_partials: put_partials.view_mut(),
-            call_partials: call_partials.view_mut(),
-            model: BOOK_OPTION.model::<T>(),
-        };
-        T::launch_payoffs(gpu, shape, args)?;
-        Ok([
-            gpu.download(&put)?,
-            gpu.download(&call)?,
-            gpu.download(&put_partials)?,
-            gpu.download(&call_partials)?,
-        ])
+    let payoffs = |gpu: &Gpu| -> Result<McBuffers<T>> {
+        let mut buffers = McBuffers::new(gpu, n, shape)?;
+        buffers.launch_payoffs(gpu, shape, &gpu.upload(normals)?, BOOK_OPTION.model::<T>())?;
+        Ok(buffers)
     };
     c.compare(&format!("mc_payoffs_{}", T::NAME), Tolerance::EXACT, |gpu| {
-        Ok(payoffs(gpu)?.concat())
+        let buffers = payoffs(gpu)?;
+        let outputs = [
+            &buffers.put_d,
+            &buffers.call_d,
+            &buffers.put_partials_d,
+            &buffers.call_partials_d,
+        ];
+        Ok(outputs
+            .map(|output| gpu.download(output))
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?
+            .concat())
     })?;
     c.compare(&format!("mc_squared_deviations_{}", T::NAME), Tolerance::EXACT, |gpu| {
-        let [put, call, ..] = payoffs(gpu)?;
-        let (put, call) = (gpu.upload(&put)?, gpu.upload(&call)?);
-        let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
-        let args = McSquaredDeviationsArgs {
-            put: put.view(),
-            call: call.view(),
-            put_partials: put_partials.view_mut(),
-            call_partials: call_partials.view_mut(),
-            mean_put: T::from_f64(0.128),
-            mean_call: T::from_f64(1.32),
-        };
-        T::launch_squared_deviations(gpu, shape, args)?;
-        Ok([gpu.download(&put_partials)?, gpu.download(&call_partials)?].concat())
+        let mut buffers = payoffs(gpu)?;
+        buffers.launch_squared_deviations(gpu, shape, T::from_f64(0.128), T::from_f64(1.32))?;
+        Ok([
+            gpu.download(&buffers.put_partials_d)?,
+            gpu.download(&buffers.call_partials_d)?,
+        ]
+        .concat())
+    })
+}
+
+/// The Philox kernels, bit for bit: their logarithm and sine round every operation explicitly,
+/// so the simulator's result is the GPU's (a 16-byte-aligned buffer and its tail of three).
+fn philox<T: RandomFloat + Into<f64>>(c: &mut Comparison) -> Result<()> {
+    let n = 100_003;
+    c.compare(&format!("philox_uniform_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let mut x = gpu.zeros::<T>(n)?;
+        rng::fill_uniform(gpu, 1234, 5, &mut x)?;
+        gpu.download(&x)
+    })?;
+    c.compare(&format!("philox_normal_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let mut x = gpu.zeros::<T>(n)?;
+        rng::fill_normal(gpu, 1234, 5, &mut x)?;
+        gpu.download(&x)
     })
 }
 

@@ -6,6 +6,7 @@
 pub mod ch1;
 pub mod course;
 pub mod nvcc;
+pub mod random;
 pub mod reduce;
 pub mod simulator;
 pub mod stream;
@@ -176,7 +177,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
         settings.reps
     );
-    Ok(())
+    random::run(gpu, settings)
 }
 
 /// Runs `row` from the embedded module and from `twin`, downloading `output` after each: true

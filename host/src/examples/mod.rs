@@ -189,6 +189,7 @@ pub static EXAMPLES: &[Example] = &[
     ch5::pi_fma::EXAMPLE,
     ch5::pi_reduction_twopass::EXAMPLE,
     ch5::pi_reduction_atomiclock::EXAMPLE,
+    ch5::curand_basic::EXAMPLE,
     ch5::sum_accuracy::EXAMPLE,
     ch5::bs_european_mc::EXAMPLE,
     tutorial::sum_reduction::EXAMPLE,

@@ -115,16 +115,84 @@ mc_real! {
 }
 
 /// `v` widened to f64.
-fn wide<T: McReal>(v: T) -> f64 {
+pub fn wide<T: McReal>(v: T) -> f64 {
     v.into()
+}
+
+/// The device arrays of one Monte Carlo run: the discounted payoffs of each sample (the book's
+/// `putValue`, `callValue`) and one partial sum per block of each option.
+pub struct McBuffers<T> {
+    pub put_d: DeviceBuffer<T>,
+    pub call_d: DeviceBuffer<T>,
+    pub put_partials_d: DeviceBuffer<T>,
+    pub call_partials_d: DeviceBuffer<T>,
+}
+
+impl<T: McReal> McBuffers<T> {
+    /// The arrays for `n` samples and a launch of `shape`.
+    pub fn new(gpu: &Gpu, n: usize, shape: LaunchShape) -> Result<Self> {
+        let blocks = shape.grid.0 as usize;
+        Ok(Self {
+            put_d: gpu.zeros(n)?,
+            call_d: gpu.zeros(n)?,
+            put_partials_d: gpu.zeros(blocks)?,
+            call_partials_d: gpu.zeros(blocks)?,
+        })
+    }
+
+    /// Queues `mc_payoffs` over the first `n` normals of `normals_d`: the payoffs, and the
+    /// partials of their sums.
+    pub fn launch_payoffs(
+        &mut self,
+        gpu: &Gpu,
+        shape: LaunchShape,
+        normals_d: &DeviceBuffer<T>,
+        model: McModel<T>,
+    ) -> Result<()> {
+        let args = McPayoffsArgs {
+            normals: normals_d.view(),
+            put: self.put_d.view_mut(),
+            call: self.call_d.view_mut(),
+            put_partials: self.put_partials_d.view_mut(),
+            call_partials: self.call_partials_d.view_mut(),
+            model,
+        };
+        T::launch_payoffs(gpu, shape, args)
+    }
+
+    /// Queues `mc_squared_deviations`: the partials of the sums of the payoffs' squared
+    /// deviations from the means.
+    pub fn launch_squared_deviations(
+        &mut self,
+        gpu: &Gpu,
+        shape: LaunchShape,
+        mean_put: T,
+        mean_call: T,
+    ) -> Result<()> {
+        let args = McSquaredDeviationsArgs {
+            put: self.put_d.view(),
+            call: self.call_d.view(),
+            put_partials: self.put_partials_d.view_mut(),
+            call_partials: self.call_partials_d.view_mut(),
+            mean_put,
+            mean_call,
+        };
+        T::launch_squared_deviations(gpu, shape, args)
+    }
+
+    /// The partials of the last launch, summed (`reduce::sum`): `(put, call)`.
+    pub fn sums(&self, gpu: &Gpu) -> Result<(T, T)> {
+        Ok((
+            reduce::sum(gpu, &self.put_partials_d)?,
+            reduce::sum(gpu, &self.call_partials_d)?,
+        ))
+    }
 }
 
 /// What the GPU computed from `N` samples.
 pub struct GpuMc<T> {
     pub stats: McStats<T>,
-    /// The discounted payoffs of each sample (the book's `putValue`, `callValue`).
-    pub put_d: DeviceBuffer<T>,
-    pub call_d: DeviceBuffer<T>,
+    pub buffers: McBuffers<T>,
     /// The launch of both kernels.
     pub shape: LaunchShape,
 }
@@ -140,41 +208,19 @@ pub fn monte_carlo<T: McReal>(gpu: &Gpu, normals_d: &DeviceBuffer<T>, n: usize, 
         )));
     }
     let shape = shape::<T>(gpu, n);
-    let blocks = shape.grid.0 as usize;
-    let (mut put_d, mut call_d) = (gpu.zeros::<T>(n)?, gpu.zeros::<T>(n)?);
-    let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks)?, gpu.zeros::<T>(blocks)?);
-    let args = McPayoffsArgs {
-        normals: normals_d.view(),
-        put: put_d.view_mut(),
-        call: call_d.view_mut(),
-        put_partials: put_partials.view_mut(),
-        call_partials: call_partials.view_mut(),
-        model,
-    };
-    T::launch_payoffs(gpu, shape, args)?;
-    let mean_put = reference::mean(reduce::sum(gpu, &put_partials)?, n);
-    let mean_call = reference::mean(reduce::sum(gpu, &call_partials)?, n);
-    let args = McSquaredDeviationsArgs {
-        put: put_d.view(),
-        call: call_d.view(),
-        put_partials: put_partials.view_mut(),
-        call_partials: call_partials.view_mut(),
-        mean_put,
-        mean_call,
-    };
-    T::launch_squared_deviations(gpu, shape, args)?;
+    let mut buffers = McBuffers::new(gpu, n, shape)?;
+    buffers.launch_payoffs(gpu, shape, normals_d, model)?;
+    let (put_sum, call_sum) = buffers.sums(gpu)?;
+    let (mean_put, mean_call) = (reference::mean(put_sum, n), reference::mean(call_sum, n));
+    buffers.launch_squared_deviations(gpu, shape, mean_put, mean_call)?;
+    let (put_squares, call_squares) = buffers.sums(gpu)?;
     let stats = McStats {
         mean_put,
         mean_call,
-        sd_put: reference::std_dev(reduce::sum(gpu, &put_partials)?, n),
-        sd_call: reference::std_dev(reduce::sum(gpu, &call_partials)?, n),
+        sd_put: reference::std_dev(put_squares, n),
+        sd_call: reference::std_dev(call_squares, n),
     };
-    Ok(GpuMc {
-        stats,
-        put_d,
-        call_d,
-        shape,
-    })
+    Ok(GpuMc { stats, buffers, shape })
 }
 
 /// Normals for `n` samples from `generator`: a buffer of `n` rounded up to even, since cuRAND
@@ -282,8 +328,8 @@ pub fn agreement_checks<T: McReal>(gpu: &Gpu, mc: &GpuMc<T>, reference: &McRefer
         &statistics(&reference.stats, n),
         &[mean_put, mean_call, sd_put, sd_call, ci_put, ci_put, ci_call, ci_call],
     );
-    let put = gpu.download(&mc.put_d)?;
-    let call = gpu.download(&mc.call_d)?;
+    let put = gpu.download(&mc.buffers.put_d)?;
+    let call = gpu.download(&mc.buffers.call_d)?;
     Ok(vec![
         statistics_check,
         Check::compare(
@@ -427,6 +473,8 @@ pub struct BookRun {
 }
 
 /// The book's printed runs (cuRAND XORWOW, seed 1234, Tesla K20x).
+// The digits exactly as printed, trailing zeros included.
+#[allow(clippy::excessive_precision)]
 pub const BOOK_RUNS: [BookRun; 4] = [
     BookRun {
         precision: Precision::F32,
@@ -529,18 +577,19 @@ fn book_run<T: McReal>(gpu: &Gpu, book: &BookRun) -> Result<Vec<Check>> {
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let generator = options.parsed::<Generator>("--generator")?;
     let seed = options.parsed::<u64>("--seed")?.unwrap_or(BOOK_SEED);
+    let book = options.switch("--book");
+    if book && (gpu.is_simulator() || generator == Some(Generator::Philox) || seed != BOOK_SEED) {
+        return Err(Error::InvalidArgument(
+            "--book reproduces the book's numbers, which come from cuRAND's XORWOW normals with seed 1234: it needs a CUDA device and takes neither --generator philox nor another --seed".into(),
+        ));
+    }
     let mut checks = vec![hastings_check(&BOOK_OPTION)];
     println!();
-    if options.switch("--book") {
-        if gpu.is_simulator() || generator == Some(Generator::Philox) || seed != BOOK_SEED {
-            return Err(Error::InvalidArgument(
-                "--book reproduces the book's numbers, which come from cuRAND's XORWOW normals with seed 1234: it needs a CUDA device and takes neither --generator philox nor another --seed".into(),
-            ));
-        }
-        for book in &BOOK_RUNS {
-            checks.extend(match book.precision {
-                Precision::F32 => book_run::<f32>(gpu, book)?,
-                Precision::F64 => book_run::<f64>(gpu, book)?,
+    if book {
+        for printed in &BOOK_RUNS {
+            checks.extend(match printed.precision {
+                Precision::F32 => book_run::<f32>(gpu, printed)?,
+                Precision::F64 => book_run::<f64>(gpu, printed)?,
             });
         }
         return Ok(Outcome { checks });

@@ -1,5 +1,6 @@
 //! Book chapter 5: Monte Carlo method.
 pub mod bs_european_mc;
+pub mod curand_basic;
 pub mod pi_cuf;
 pub mod pi_fma;
 pub mod pi_reduction_atomiclock;

@@ -29,11 +29,21 @@ fn fill<T: PhiloxReal>(args: PhiloxArgs<T>, make: impl Fn(Key, u64, u64) -> [T; 
     let key = Key::from_seed(args.seed);
     let full_chunks = if out.is_aligned16() { n / 4 } else { 0 };
     let stride = grid_size_x();
-    // Full chunks: one 16-byte store each, no per-element bounds test.
+    // Full chunks: one 16-byte store each, no per-element bounds test. Two chunks per step:
+    // their Philox rounds and polynomial chains are independent, so the scheduler interleaves
+    // them (one chain alone leaves the pipelines waiting on each dependent multiply).
     let mut chunk = global_idx_x();
-    while chunk < full_chunks {
+    while chunk + stride < full_chunks {
+        let (first, second) = (
+            make(key, args.offset, chunk as u64),
+            make(key, args.offset, (chunk + stride) as u64),
+        );
+        out.set4(chunk, first);
+        out.set4(chunk + stride, second);
+        chunk += 2 * stride;
+    }
+    if chunk < full_chunks {
         out.set4(chunk, make(key, args.offset, chunk as u64));
-        chunk += stride;
     }
     // The rest (the last n % 4 elements, or all of an unaligned view), element by element,
     // grid-strided over the chunks that hold them.

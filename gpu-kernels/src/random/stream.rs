@@ -31,8 +31,10 @@ macro_rules! box_muller {
         #[inline(always)]
         pub fn $name(u: $t, v: $t) -> ($t, $t) {
             // -2 ln u and 2 v are exact scalings, and no product feeds a sum: nothing to contract.
-            let rho = (u.ln() * -2.0).sqrt();
-            let (sin, cos) = (v + v).sincospi();
+            // Called through the trait: on the host, `u.ln()` would resolve to std's inherent
+            // `f32::ln` (glibc), which rounds differently from the GPU's `Elementary::ln`.
+            let rho = Elementary::sqrt(Elementary::ln(u) * -2.0);
+            let (sin, cos) = Elementary::sincospi(v + v);
             (rho * cos, rho * sin)
         }
     };

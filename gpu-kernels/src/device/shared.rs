@@ -111,6 +111,27 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
         unsafe { arch::shared_load(self.base.add(row * Self::PITCH + col)) }
     }
 
+    /// Element (`row`, `col`) without the bound test, for kernels whose launch shape fixes the
+    /// indices (the simulator still checks the access against the launch's shared memory).
+    ///
+    /// # Safety
+    /// `row < ROWS` and `col < COLS`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, row: usize, col: usize) -> T {
+        // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
+        unsafe { arch::shared_load(self.base.add(row * Self::PITCH + col)) }
+    }
+
+    /// Stores `value` at (`row`, `col`) without the bound test, as [`Tile2d::get_unchecked`].
+    ///
+    /// # Safety
+    /// `row < ROWS` and `col < COLS`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, row: usize, col: usize, value: T) {
+        // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
+        unsafe { arch::shared_store(self.base.add(row * Self::PITCH + col), value) }
+    }
+
     /// Stores `value` at (`row`, `col`); traps when out of bounds.
     #[inline(always)]
     pub fn set(&self, row: usize, col: usize, value: T) {

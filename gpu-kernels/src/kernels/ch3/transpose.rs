@@ -105,7 +105,7 @@ fn each_row<const TILE: usize, const ROWS: usize>(
     in_bounds: impl Fn(usize) -> bool,
     mut body: impl FnMut(usize),
 ) {
-    const { assert!(TILE % ROWS == 0, "TILE_DIM must be a multiple of BLOCK_ROWS") };
+    const { assert!(TILE.is_multiple_of(ROWS), "TILE_DIM must be a multiple of BLOCK_ROWS") };
     if full {
         for k in 0..TILE / ROWS {
             body(k * ROWS);

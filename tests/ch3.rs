@@ -180,6 +180,12 @@ fn ch3_transpose_rejects_mismatched_extents(gpu: &Gpu) -> TestResult {
         transpose::transpose(gpu, Variant::NoBankConflicts, &mut odata_d, &idata_d, 5, 3).is_err()
             && transpose::transpose(gpu, Variant::NoBankConflicts, &mut short_d, &idata_d, 4, 3).is_err(),
         || "a 5 x 3 transpose of 12 elements, or into 11, was accepted".into(),
+    )?;
+    // 65535 rows of 32-row tiles is the most a grid holds along y.
+    ensure(
+        Variant::NoBankConflicts.shape(1, 65535 * 32).is_ok()
+            && Variant::NoBankConflicts.shape(1, 65535 * 32 + 1).is_err(),
+        || "the grid's y limit is not enforced at 65535 tile rows".into(),
     )
 }
 

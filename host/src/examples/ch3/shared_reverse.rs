@@ -33,6 +33,16 @@ pub enum Variant {
 impl Variant {
     pub const ALL: [Variant; 4] = [Variant::Static, Variant::Dynamic1, Variant::Dynamic2, Variant::Dynamic3];
 
+    /// The PTX symbol.
+    pub fn kernel(self) -> &'static str {
+        match self {
+            Variant::Static => "static_reverse",
+            Variant::Dynamic1 => "dynamic_reverse1",
+            Variant::Dynamic2 => "dynamic_reverse2",
+            Variant::Dynamic3 => "dynamic_reverse3",
+        }
+    }
+
     /// The book's label in its check line.
     pub fn label(self) -> &'static str {
         match self {

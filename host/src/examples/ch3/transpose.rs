@@ -30,6 +30,8 @@ pub const EXAMPLE: Example = Example {
 pub const N_BOOK: usize = 1024;
 /// The book's `NUM_REPS`: launches timed together.
 pub const NUM_REPS: usize = 100;
+/// The most blocks a grid holds along y (every CUDA device since compute capability 2.0).
+pub const MAX_GRID_Y: u32 = 65535;
 /// The largest matrix: [`input`] keeps every element distinct up to 2^30 elements.
 pub const MAX_ELEMENTS: usize = 1 << 30;
 
@@ -118,6 +120,12 @@ impl Variant {
     pub fn shape(self, nx: usize, ny: usize) -> Result<LaunchShape> {
         let (tile, rows, pad) = self.tile();
         let grid = LaunchShape::cover_2d(nx, ny, (tile as u32, tile as u32))?.grid;
+        if grid.1 > MAX_GRID_Y {
+            return Err(Error::InvalidArgument(format!(
+                "{ny} rows need {} rows of {tile}-row tiles, more than a grid's {MAX_GRID_Y}",
+                grid.1
+            )));
+        }
         let shared = pad.map_or(0, |pad| tile_bytes(tile, pad));
         Ok(LaunchShape::new(grid, (tile as u32, rows as u32, 1)).with_shared_bytes(shared as u32))
     }

@@ -192,15 +192,11 @@ fn chapter_two(c: &mut Comparison) -> Result<()> {
 fn chapter_three_shared_memory(c: &mut Comparison) -> Result<()> {
     use crate::examples::ch3::{bank_conflicts, shared_reverse, transpose};
     for variant in shared_reverse::Variant::ALL {
-        c.compare(
-            &format!("{variant:?}_reverse").to_lowercase(),
-            Tolerance::EXACT,
-            |gpu| {
-                let mut d = gpu.upload(&ramp_real::<f32>(64, 5.0))?;
-                shared_reverse::reverse(gpu, variant, &mut d)?;
-                gpu.download(&d)
-            },
-        )?;
+        c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
+            let mut d = gpu.upload(&ramp_real::<f32>(64, 5.0))?;
+            shared_reverse::reverse(gpu, variant, &mut d)?;
+            gpu.download(&d)
+        })?;
     }
     for stride in [1, 32, 33] {
         c.compare(&format!("bank_conflicts stride {stride}"), Tolerance::EXACT, |gpu| {
@@ -402,8 +398,7 @@ fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
     let payoffs = |gpu: &Gpu| -> Result<[Vec<T>; 4]> {
         let normals_d = gpu.upload(normals)?;
         let (mut put, mut call) = (gpu.zeros::<T>(n)?, gpu.zeros::<T>(n)?);
-        let (mut put_partials, mut call_partials) =
-            (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
+        let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
         let args = McPayoffsArgs {
             normals: normals_d.view(),
             put: put.view_mut(),
@@ -426,8 +421,7 @@ fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
     c.compare(&format!("mc_squared_deviations_{}", T::NAME), Tolerance::EXACT, |gpu| {
         let [put, call, ..] = payoffs(gpu)?;
         let (put, call) = (gpu.upload(&put)?, gpu.upload(&call)?);
-        let (mut put_partials, mut call_partials) =
-            (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
+        let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
         let args = McSquaredDeviationsArgs {
             put: put.view(),
             call: call.view(),

@@ -347,7 +347,8 @@ fn pi_kernels_round_and_synchronise_as_written() {
 /// Chapter 3's shared-memory kernels (§3.3.3, §3.4): the reversals and tile transposes stage
 /// through shared memory behind a barrier, the copies and naive transposes touch no shared
 /// memory, every global access names the global space, and the bank-conflict loop really reads
-/// shared memory on each pass (eight reads, none hoisted out of the loop).
+/// shared memory on each pass (eight reads, none hoisted out of the loop); the PGI `transpose3`
+/// shares its block indices through shared memory, as the article's does.
 #[test]
 fn ch3_shared_memory_kernels_use_shared_memory_as_written() {
     let tiled = [
@@ -398,6 +399,13 @@ fn ch3_shared_memory_kernels_use_shared_memory_as_written() {
             for p in ["bar.sync", "ld.shared", "st.shared"] {
                 assert!(body.contains(p), "`{kernel}` lacks `{p}`");
             }
+        }
+    }
+    // transpose3 passes the block's tile indices from thread (0, 0) through shared memory, behind
+    // a barrier of its own: two barriers, where the book's diagonal kernel has one.
+    for (kernel, barriers) in [("transpose3", 2), ("transpose_diagonal", 1)] {
+        for body in kernel_ptx(kernel) {
+            assert_eq!(body.matches("bar.sync").count(), barriers, "`{kernel}` barriers");
         }
     }
     for body in kernel_ptx("bank_conflicts") {

@@ -32,6 +32,19 @@ impl<T: Copy> Tile1d<T> {
         }
     }
 
+    /// The tile `offset_bytes` into dynamic shared memory, after another tile of the launch.
+    ///
+    /// # Safety
+    /// The launch provides at least `offset_bytes + Tile1d::<T>::bytes(len)` bytes of dynamic
+    /// shared memory, `offset_bytes` is a multiple of `T`'s alignment, and no other tile of this
+    /// launch overlaps this one.
+    #[inline(always)]
+    pub unsafe fn dynamic_at(offset_bytes: usize, len: usize) -> Self {
+        // SAFETY: the offset stays inside the launch's shared memory (the caller's contract).
+        let base = unsafe { arch::dynamic_shared_base::<u8>().add(offset_bytes) };
+        Self { base: base.cast(), len }
+    }
+
     /// Element count.
     pub const fn len(&self) -> usize {
         self.len

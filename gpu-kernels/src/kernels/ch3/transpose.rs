@@ -18,8 +18,8 @@
 //!
 //! "Static" shared memory: Rust has no `__shared__` statics on nvptx, so each tile is a
 //! [`Tile2d`] of compile-time size placed in the launch's dynamic shared memory; the launch
-//! passes [`tile_bytes`] bytes.
-use crate::device::shared::Tile2d;
+//! passes [`transpose_shared_bytes`] bytes.
+use crate::device::shared::{Tile1d, Tile2d};
 use crate::prelude::*;
 
 /// The book's tile side (`TILE_DIM`).
@@ -75,26 +75,72 @@ fn thread_in_tile<const TILE: usize, const ROWS: usize>() -> (usize, usize) {
     (t.x, t.y)
 }
 
-/// The tile (column, row) of tiles this block moves. `DIAGONAL`: the book's diagonal reordering
-/// (§3.4.1), which spreads the blocks running at once over the memory partitions: for a square
-/// grid `(bx + by) mod gx, bx`; otherwise through the block's linear index, as the book's
-/// rectangular formula. Both are permutations of the grid, so each tile is moved exactly once.
+/// Blocks take tiles in grid order.
+pub const CARTESIAN: u8 = 0;
+/// Blocks take tiles in the book's diagonal order (§3.4.1), which spreads the blocks running at
+/// once over the memory partitions; every thread computes its block's tile.
+pub const DIAGONAL: u8 = 1;
+/// The diagonal order as the PGI article's `transpose3` computes it: thread (0, 0) alone, into
+/// two shared words after the tile, which the others read after a barrier.
+pub const DIAGONAL_SHARED: u8 = 2;
+
+/// Dynamic shared memory of a `TILE x TILE` tile padded by `PAD` and, for the
+/// [`DIAGONAL_SHARED`] order, the two block indices after it.
+pub const fn transpose_shared_bytes(tile: usize, pad: usize, order: u8) -> usize {
+    tile_bytes(tile, pad)
+        + if order == DIAGONAL_SHARED {
+            2 * size_of::<u32>()
+        } else {
+            0
+        }
+}
+
+/// The diagonal order: for a square grid `((bx + by) mod gx, bx)`; otherwise through the
+/// block's linear index, as the book's rectangular formula. Both are permutations of the grid, so
+/// each tile is moved exactly once. 32-bit arithmetic: a 64-bit division is a long software
+/// routine on the GPU.
 #[inline(always)]
-fn block_tile<const DIAGONAL: bool>() -> (usize, usize) {
+fn diagonal_tile() -> (u32, u32) {
     let (b, g) = (block_idx(), grid_dim());
-    if !DIAGONAL {
-        return (b.x, b.y);
-    }
-    // 32-bit arithmetic: a 64-bit division is a long software routine on the GPU.
     let (bx, by, gx, gy) = (b.x as u32, b.y as u32, g.x as u32, g.y as u32);
-    let (x, y) = if gx == gy {
+    if gx == gy {
         ((bx + by) % gx, bx)
     } else {
         let linear = bx + gx * by;
         let y = linear % gy;
         ((linear / gy + y) % gx, y)
-    };
-    (x as usize, y as usize)
+    }
+}
+
+/// The tile (column, row) of tiles this block moves, in the block order `ORDER`;
+/// [`DIAGONAL_SHARED`] passes them through two shared words `indices_offset` bytes into dynamic
+/// shared memory.
+///
+/// # Safety
+/// For [`DIAGONAL_SHARED`], every thread of the block calls it (it holds a barrier), and the
+/// launch provides `indices_offset + 8` bytes of dynamic shared memory, `indices_offset` a
+/// multiple of 4 past every other tile.
+#[inline(always)]
+unsafe fn block_tile<const ORDER: u8>(indices_offset: usize) -> (usize, usize) {
+    match ORDER {
+        CARTESIAN => (block_idx().x, block_idx().y),
+        DIAGONAL => {
+            let (x, y) = diagonal_tile();
+            (x as usize, y as usize)
+        }
+        _ => {
+            // SAFETY: the caller's contract.
+            let indices = unsafe { Tile1d::<u32>::dynamic_at(indices_offset, 2) };
+            if thread_idx().x == 0 && thread_idx().y == 0 {
+                let (x, y) = diagonal_tile();
+                indices.set(0, x);
+                indices.set(1, y);
+            }
+            // SAFETY: every thread of the block reaches this barrier (the caller's contract).
+            unsafe { sync_threads() };
+            (indices.get(0) as usize, indices.get(1) as usize)
+        }
+    }
 }
 
 /// Runs `body(j)` for the rows `j = 0, ROWS, 2 ROWS, ..` of a tile: all of them for a full
@@ -179,22 +225,26 @@ pub fn naive<const TILE: usize, const ROWS: usize>(args: TransposeArgs) {
 }
 
 /// `odata = idata^T` through a `TILE x TILE` shared tile padded by `PAD` elements per row
-/// (`PAD = 1` removes the bank conflicts of the column reads), the block taking its tile in
-/// Cartesian or `DIAGONAL` order: a warp reads part of a row of `idata` into a row of the tile,
+/// (`PAD = 1` removes the bank conflicts of the column reads), the block taking its tile in the
+/// block order `ORDER` ([`CARTESIAN`], [`DIAGONAL`], [`DIAGONAL_SHARED`]): a warp reads part of a row of `idata` into a row of the tile,
 /// then, after the barrier, a column of the tile into part of a row of `odata`, so both global
 /// accesses are coalesced (book Figure 3.19).
 #[inline(always)]
-pub fn tile_transpose<const TILE: usize, const ROWS: usize, const PAD: usize, const DIAGONAL: bool>(
-    args: TransposeArgs,
-) {
+pub fn tile_transpose<const TILE: usize, const ROWS: usize, const PAD: usize, const ORDER: u8>(args: TransposeArgs) {
     let (nx, ny) = extents(&args);
     let (tx, ty) = thread_in_tile::<TILE, ROWS>();
-    let (bx, by) = block_tile::<DIAGONAL>();
+    // SAFETY: the launch provides `transpose_shared_bytes(TILE, PAD, ORDER)` bytes (host
+    // driver): the tile, then, for `DIAGONAL_SHARED`, the two indices after it (4-byte aligned,
+    // as the tile's size is a multiple of 4). Every thread of the block gets here.
+    let (tile, (bx, by)) = unsafe {
+        (
+            Tile2d::<f32, TILE, TILE, PAD>::dynamic(),
+            block_tile::<ORDER>(tile_bytes(TILE, PAD)),
+        )
+    };
     let (x0, y0) = (bx * TILE, by * TILE);
     // The transposed tile is full exactly when this one is.
     let full = x0 + TILE <= nx && y0 + TILE <= ny;
-    // SAFETY: the launch provides `tile_bytes(TILE, PAD)` bytes (host driver), one tile.
-    let tile = unsafe { Tile2d::<f32, TILE, TILE, PAD>::dynamic() };
     let (x, y) = (x0 + tx, y0 + ty);
     let from = y * nx + x;
     each_row::<TILE, ROWS>(
@@ -246,19 +296,19 @@ pub fn transpose_naive(args: TransposeArgs) {
 /// bank conflicts.
 #[kernel]
 pub fn transpose_coalesced(args: TransposeArgs) {
-    tile_transpose::<TILE_DIM, BLOCK_ROWS, 0, false>(args)
+    tile_transpose::<TILE_DIM, BLOCK_ROWS, 0, CARTESIAN>(args)
 }
 
 /// The book's `transposeNoBankConflicts`: the tile padded to 32 x 33.
 #[kernel]
 pub fn transpose_no_bank_conflicts(args: TransposeArgs) {
-    tile_transpose::<TILE_DIM, BLOCK_ROWS, 1, false>(args)
+    tile_transpose::<TILE_DIM, BLOCK_ROWS, 1, CARTESIAN>(args)
 }
 
 /// The book's `transposeDiagonal`: the padded tile, blocks in diagonal order.
 #[kernel]
 pub fn transpose_diagonal(args: TransposeArgs) {
-    tile_transpose::<TILE_DIM, BLOCK_ROWS, 1, true>(args)
+    tile_transpose::<TILE_DIM, BLOCK_ROWS, 1, DIAGONAL>(args)
 }
 
 /// The PGI article's `transpose1`: naive, 16 x 16 threads, one element each.
@@ -270,19 +320,18 @@ pub fn transpose1(args: TransposeArgs) {
 /// The PGI article's `transpose2`: an unpadded 16 x 16 tile.
 #[kernel]
 pub fn transpose2(args: TransposeArgs) {
-    tile_transpose::<PGI_TILE, PGI_TILE, 0, false>(args)
+    tile_transpose::<PGI_TILE, PGI_TILE, 0, CARTESIAN>(args)
 }
 
-/// The PGI article's `transpose3`: a 17 x 16 tile and diagonal block order. (The article has
-/// thread (1,1) compute the reordered block indices into shared variables behind a barrier;
-/// here every thread computes them, which gives the same indices without the extra barrier.)
+/// The PGI article's `transpose3`: a 17 x 16 tile and diagonal block order, whose indices thread
+/// (0, 0) computes into shared memory for the block, as the article's thread (1,1) does.
 #[kernel]
 pub fn transpose3(args: TransposeArgs) {
-    tile_transpose::<PGI_TILE, PGI_TILE, 1, true>(args)
+    tile_transpose::<PGI_TILE, PGI_TILE, 1, DIAGONAL_SHARED>(args)
 }
 
 /// The tutorial's `gtranspose2`: `mx x mx` threads, a tile of `(mx + 1) * mx` elements.
 #[kernel]
 pub fn gtranspose2(args: TransposeArgs) {
-    tile_transpose::<TUTORIAL_MX, TUTORIAL_MX, 1, false>(args)
+    tile_transpose::<TUTORIAL_MX, TUTORIAL_MX, 1, CARTESIAN>(args)
 }

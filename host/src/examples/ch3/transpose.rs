@@ -14,9 +14,9 @@ use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Module, Resu
 use crate::reference;
 use crate::verify::{Check, Tolerance};
 use gpu_kernels::kernels::ch3::transpose::{
-    BLOCK_ROWS, CopySharedMem, Gtranspose2, PGI_TILE, SimpleCopy, TILE_DIM, TUTORIAL_MX, Transpose1, Transpose2,
-    Transpose3, TransposeArgs, TransposeCoalesced, TransposeDiagonal, TransposeNaive, TransposeNoBankConflicts,
-    tile_bytes,
+    BLOCK_ROWS, CARTESIAN, CopySharedMem, DIAGONAL, DIAGONAL_SHARED, Gtranspose2, PGI_TILE, SimpleCopy, TILE_DIM,
+    TUTORIAL_MX, Transpose1, Transpose2, Transpose3, TransposeArgs, TransposeCoalesced, TransposeDiagonal,
+    TransposeNaive, TransposeNoBankConflicts, transpose_shared_bytes,
 };
 
 pub const EXAMPLE: Example = Example {
@@ -102,23 +102,25 @@ impl Variant {
         matches!(self, Variant::SimpleCopy | Variant::CopySharedMem)
     }
 
-    /// (tile side, block rows, tile padding; no tile: 0 bytes of shared memory).
-    fn tile(self) -> (usize, usize, Option<usize>) {
+    /// (tile side, block rows, dynamic shared memory bytes).
+    fn tile(self) -> (usize, usize, usize) {
+        let bytes = |tile, pad, order| transpose_shared_bytes(tile, pad, order);
         match self {
-            Variant::SimpleCopy | Variant::Naive => (TILE_DIM, BLOCK_ROWS, None),
-            Variant::CopySharedMem | Variant::Coalesced => (TILE_DIM, BLOCK_ROWS, Some(0)),
-            Variant::NoBankConflicts | Variant::Diagonal => (TILE_DIM, BLOCK_ROWS, Some(1)),
-            Variant::PgiNaive => (PGI_TILE, PGI_TILE, None),
-            Variant::PgiTile => (PGI_TILE, PGI_TILE, Some(0)),
-            Variant::PgiPaddedDiagonal => (PGI_TILE, PGI_TILE, Some(1)),
-            Variant::Tutorial => (TUTORIAL_MX, TUTORIAL_MX, Some(1)),
+            Variant::SimpleCopy | Variant::Naive => (TILE_DIM, BLOCK_ROWS, 0),
+            Variant::CopySharedMem | Variant::Coalesced => (TILE_DIM, BLOCK_ROWS, bytes(TILE_DIM, 0, CARTESIAN)),
+            Variant::NoBankConflicts => (TILE_DIM, BLOCK_ROWS, bytes(TILE_DIM, 1, CARTESIAN)),
+            Variant::Diagonal => (TILE_DIM, BLOCK_ROWS, bytes(TILE_DIM, 1, DIAGONAL)),
+            Variant::PgiNaive => (PGI_TILE, PGI_TILE, 0),
+            Variant::PgiTile => (PGI_TILE, PGI_TILE, bytes(PGI_TILE, 0, CARTESIAN)),
+            Variant::PgiPaddedDiagonal => (PGI_TILE, PGI_TILE, bytes(PGI_TILE, 1, DIAGONAL_SHARED)),
+            Variant::Tutorial => (TUTORIAL_MX, TUTORIAL_MX, bytes(TUTORIAL_MX, 1, CARTESIAN)),
         }
     }
 
     /// One block of `tile x rows` threads per `tile x tile` tile of an `nx x ny` input, with the
     /// tile's shared memory.
     pub fn shape(self, nx: usize, ny: usize) -> Result<LaunchShape> {
-        let (tile, rows, pad) = self.tile();
+        let (tile, rows, shared) = self.tile();
         let grid = LaunchShape::cover_2d(nx, ny, (tile as u32, tile as u32))?.grid;
         if grid.1 > MAX_GRID_Y {
             return Err(Error::InvalidArgument(format!(
@@ -126,7 +128,6 @@ impl Variant {
                 grid.1
             )));
         }
-        let shared = pad.map_or(0, |pad| tile_bytes(tile, pad));
         Ok(LaunchShape::new(grid, (tile as u32, rows as u32, 1)).with_shared_bytes(shared as u32))
     }
 }

@@ -2,7 +2,7 @@
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
 use ferrocuda::Kernel;
-use ferrocuda::kernels::{broken, ch1, ch2, ch5, course, probe, random, reduce, stream, tutorial};
+use ferrocuda::kernels::{broken, ch1, ch2, ch3, ch5, course, probe, random, reduce, stream, tutorial};
 use ferrocuda::ptx::{self, MODULES, ResourceReport};
 
 /// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
@@ -44,6 +44,21 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, BinaryArgs<f64>>(stream::StreamTriadVec4),
         entry::<_, BinaryArgs<f32>>(stream::StreamTriadFourPerThread),
         entry::<_, BinaryArgs<f64>>(stream::StreamTriadFourPerThread),
+        entry::<_, ch3::shared_reverse::ReverseArgs>(ch3::shared_reverse::StaticReverse),
+        entry::<_, ch3::shared_reverse::ReverseArgs>(ch3::shared_reverse::DynamicReverse1),
+        entry::<_, ch3::shared_reverse::Reverse2Args>(ch3::shared_reverse::DynamicReverse2),
+        entry::<_, ch3::shared_reverse::Reverse3Args>(ch3::shared_reverse::DynamicReverse3),
+        entry::<_, ch3::bank_conflicts::BankArgs>(ch3::bank_conflicts::BankConflicts),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::SimpleCopy),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::CopySharedMem),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::TransposeNaive),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::TransposeCoalesced),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::TransposeNoBankConflicts),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::TransposeDiagonal),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Transpose1),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Transpose2),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Transpose3),
+        entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Gtranspose2),
         entry::<_, course::vector_add::VecAddArgs>(course::vector_add::VecAddKernel),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy1),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy2a),
@@ -330,6 +345,79 @@ fn pi_kernels_round_and_synchronise_as_written() {
                 assert!(body.contains(p), "`sum_{precision}` lacks `{p}`");
             }
         }
+    }
+}
+
+/// Chapter 3's shared-memory kernels (§3.3.3, §3.4): the reversals and tile transposes stage
+/// through shared memory behind a barrier, the copies and naive transposes touch no shared
+/// memory, every global access names the global space, and the bank-conflict loop really reads
+/// shared memory on each pass (eight reads, none hoisted out of the loop); the PGI `transpose3`
+/// shares its block indices through shared memory, as the article's does.
+#[test]
+fn ch3_shared_memory_kernels_use_shared_memory_as_written() {
+    let tiled = [
+        "copy_shared_mem",
+        "transpose_coalesced",
+        "transpose_no_bank_conflicts",
+        "transpose_diagonal",
+        "transpose2",
+        "transpose3",
+        "gtranspose2",
+    ];
+    for kernel in tiled {
+        for body in kernel_ptx(kernel) {
+            for p in [
+                "bar.sync",
+                "ld.shared.b32",
+                "st.shared.b32",
+                "ld.global.f32",
+                "st.global.f32",
+            ] {
+                assert!(body.contains(p), "`{kernel}` lacks `{p}`");
+            }
+            assert!(
+                !body.contains("ld.f32") && !body.contains("st.f32"),
+                "`{kernel}` uses generic accesses"
+            );
+        }
+    }
+    for kernel in ["simple_copy", "transpose_naive", "transpose1"] {
+        for body in kernel_ptx(kernel) {
+            assert!(
+                body.contains("ld.global.f32") && body.contains("st.global.f32"),
+                "`{kernel}`"
+            );
+            assert!(
+                !body.contains(".shared") && !body.contains("bar.sync"),
+                "`{kernel}` uses shared memory"
+            );
+        }
+    }
+    for kernel in [
+        "static_reverse",
+        "dynamic_reverse1",
+        "dynamic_reverse2",
+        "dynamic_reverse3",
+    ] {
+        for body in kernel_ptx(kernel) {
+            for p in ["bar.sync", "ld.shared", "st.shared"] {
+                assert!(body.contains(p), "`{kernel}` lacks `{p}`");
+            }
+        }
+    }
+    // transpose3 passes the block's tile indices from thread (0, 0) through shared memory, behind
+    // a barrier of its own: two barriers, where the book's diagonal kernel has one.
+    for (kernel, barriers) in [("transpose3", 2), ("transpose_diagonal", 1)] {
+        for body in kernel_ptx(kernel) {
+            assert_eq!(body.matches("bar.sync").count(), barriers, "`{kernel}` barriers");
+        }
+    }
+    for body in kernel_ptx("bank_conflicts") {
+        assert!(
+            body.matches("ld.shared.b32").count() >= ch3::bank_conflicts::READS,
+            "bank_conflicts reads shared memory fewer than {} times per pass",
+            ch3::bank_conflicts::READS
+        );
     }
 }
 

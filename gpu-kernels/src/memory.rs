@@ -249,6 +249,23 @@ impl<T: Element> Slice<T> {
     }
 }
 
+impl<T: Element> Slice<T> {
+    /// Element `i` without the bound test on the GPU, for a full tile whose bounds the kernel
+    /// established once (CUB's `FullTile`); the simulator still tests it.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            bounds_failure()
+        }
+        // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
+        unsafe { T::load(self.ptr.add(i)) }
+    }
+}
+
 impl Slice<u8> {
     /// The view's whole 4-byte words as `u32`s, when it starts 4-byte aligned (always, for a whole
     /// allocation): byte `4*w + k` is bits `8k .. 8k+8` of word `w` (little-endian, as the GPU
@@ -320,6 +337,21 @@ impl<T: Element> SliceMut<T> {
             bounds_failure()
         }
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` writable.
+        unsafe { T::store(self.ptr.add(i), value) }
+    }
+
+    /// Stores `value` in element `i` without the bound test on the GPU, as
+    /// [`Slice::get_unchecked`]; the simulator still tests it.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, i: usize, value: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            bounds_failure()
+        }
+        // SAFETY: `i < len` (the caller's contract), writable by the constructor's contract.
         unsafe { T::store(self.ptr.add(i), value) }
     }
 

@@ -81,6 +81,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     };
     chapter_one(&mut c)?;
     chapter_two(&mut c)?;
+    chapter_three_shared_memory(&mut c)?;
     stream_kernels::<f32>(&mut c)?;
     stream_kernels::<f64>(&mut c)?;
     others(&mut c)?;
@@ -182,6 +183,41 @@ fn chapter_two(c: &mut Comparison) -> Result<()> {
             } else {
                 out
             })
+        })?;
+    }
+    Ok(())
+}
+
+/// The shared-memory examples of chapter 3 (§3.3.3, §3.4): the reversals, the bank-conflict
+/// sums at a conflict-free, a conflicting and the padded stride, and every transpose at a
+/// ragged 100 x 70 (full and edge tiles both) and a rectangular 96 x 64 (the diagonal kernels'
+/// rectangular block order).
+fn chapter_three_shared_memory(c: &mut Comparison) -> Result<()> {
+    use crate::examples::ch3::{bank_conflicts, shared_reverse, transpose};
+    for variant in shared_reverse::Variant::ALL {
+        c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
+            let mut d = gpu.upload(&ramp_real::<f32>(64, 5.0))?;
+            shared_reverse::reverse(gpu, variant, &mut d)?;
+            gpu.download(&d)
+        })?;
+    }
+    for stride in [1, 32, 33] {
+        c.compare(&format!("bank_conflicts stride {stride}"), Tolerance::EXACT, |gpu| {
+            let mut out = gpu.zeros::<u32>(2 * bank_conflicts::THREADS_PER_BLOCK as usize)?;
+            bank_conflicts::launch(gpu, &mut out, stride, 3)?;
+            gpu.download(&out)
+        })?;
+    }
+    for variant in transpose::Variant::ALL {
+        c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
+            let mut out = Vec::new();
+            for (nx, ny) in [(100, 70), (96, 64)] {
+                let idata = gpu.upload(&ramp_real::<f32>(nx * ny, 8.0))?;
+                let mut odata = gpu.upload(&vec![-1.0f32; nx * ny])?;
+                transpose::transpose(gpu, variant, &mut odata, &idata, nx, ny)?;
+                out.extend(gpu.download(&odata)?);
+            }
+            Ok(out)
         })?;
     }
     Ok(())

@@ -32,6 +32,19 @@ impl<T: Copy> Tile1d<T> {
         }
     }
 
+    /// The tile `offset_bytes` into dynamic shared memory, after another tile of the launch.
+    ///
+    /// # Safety
+    /// The launch provides at least `offset_bytes + Tile1d::<T>::bytes(len)` bytes of dynamic
+    /// shared memory, `offset_bytes` is a multiple of `T`'s alignment, and no other tile of this
+    /// launch overlaps this one.
+    #[inline(always)]
+    pub unsafe fn dynamic_at(offset_bytes: usize, len: usize) -> Self {
+        // SAFETY: the offset stays inside the launch's shared memory (the caller's contract).
+        let base = unsafe { arch::dynamic_shared_base::<u8>().add(offset_bytes) };
+        Self { base: base.cast(), len }
+    }
+
     /// Element count.
     pub const fn len(&self) -> usize {
         self.len
@@ -109,6 +122,27 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
         unsafe { arch::shared_load(self.base.add(row * Self::PITCH + col)) }
+    }
+
+    /// Element (`row`, `col`) without the bound test, for kernels whose launch shape fixes the
+    /// indices (the simulator still checks the access against the launch's shared memory).
+    ///
+    /// # Safety
+    /// `row < ROWS` and `col < COLS`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, row: usize, col: usize) -> T {
+        // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
+        unsafe { arch::shared_load(self.base.add(row * Self::PITCH + col)) }
+    }
+
+    /// Stores `value` at (`row`, `col`) without the bound test, as [`Tile2d::get_unchecked`].
+    ///
+    /// # Safety
+    /// `row < ROWS` and `col < COLS`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, row: usize, col: usize, value: T) {
+        // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
+        unsafe { arch::shared_store(self.base.add(row * Self::PITCH + col), value) }
     }
 
     /// Stores `value` at (`row`, `col`); traps when out of bounds.

@@ -10,6 +10,7 @@ const STREAM: &str = include_str!("../../../gpu-kernels/nvcc/stream.cu");
 const VECTOR_ADD: &str = include_str!("../../../gpu-kernels/nvcc/course/vector_add.cu");
 const INCREMENT_MULTIBLOCK: &str = include_str!("../../../gpu-kernels/nvcc/ch1/increment_multiblock.cu");
 const REDUCE: &str = include_str!("../../../gpu-kernels/nvcc/reduce.cu");
+const TRANSPOSE: &str = include_str!("../../../gpu-kernels/nvcc/ch3/transpose.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins {
@@ -19,6 +20,7 @@ pub struct Twins {
     pub vector_add: Module,
     pub increment_multiblock: Module,
     pub reduce: Module,
+    pub transpose: Module,
 }
 
 impl Twins {
@@ -57,6 +59,7 @@ impl Twins {
             vector_add: load("course/vector_add.cu", VECTOR_ADD)?,
             increment_multiblock: load("ch1/increment_multiblock.cu", INCREMENT_MULTIBLOCK)?,
             reduce: load("reduce.cu", REDUCE)?,
+            transpose: load("ch3/transpose.cu", TRANSPOSE)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

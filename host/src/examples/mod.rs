@@ -3,6 +3,7 @@
 //! version and its CPU reference, prints the source's output shape, and returns its checks.
 pub mod ch1;
 pub mod ch2;
+pub mod ch3;
 pub mod ch5;
 pub mod course;
 pub mod stream;
@@ -182,6 +183,9 @@ pub static EXAMPLES: &[Example] = &[
     ch2::timing::EXAMPLE,
     ch2::limiting_factor::EXAMPLE,
     ch2::effective_bandwidth::EXAMPLE,
+    ch3::bandwidth_test::EXAMPLE,
+    ch3::batching::EXAMPLE,
+    ch3::async_overlap::EXAMPLE,
     stream::EXAMPLE,
     course::vector_add::EXAMPLE,
     tutorial::vector_copy::EXAMPLE,

@@ -1,0 +1,2 @@
+//! Book chapter 3: optimization.
+pub mod async_overlap;

@@ -1,0 +1,3 @@
+//! Book chapter 3 references.
+pub mod async_overlap;
+pub mod batching;

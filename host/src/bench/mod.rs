@@ -4,6 +4,7 @@
 //! loaded and launched through the same typed path, so only the kernel differs), all measured in
 //! one run with the samples of each row interleaved.
 pub mod ch1;
+pub mod ch3;
 pub mod course;
 pub mod nvcc;
 pub mod reduce;
@@ -176,6 +177,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
         settings.reps
     );
+    ch3::run(gpu, settings)?;
     Ok(())
 }
 

@@ -268,10 +268,12 @@ pub fn timeline(gpu: &Gpu, setup: &mut Setup, variant: Variant) -> Result<Vec<Sp
         .collect()
 }
 
-/// The spans as text bars, one row per stream, `columns` wide over `[0, total]`.
+/// The spans as text bars, one row per stream, `columns` wide over `[0, total]`. Each operation
+/// gets at least one column, and starts no earlier than the one before it in its row ends, so
+/// a short copy stays visible beside a long kernel.
 pub fn timeline_text(spans: &[Span], columns: usize) -> Vec<String> {
     let total = spans.iter().map(|s| s.end_ms).fold(0.0, f64::max).max(1e-9);
-    let column = |ms: f64| (((ms / total) * columns as f64) as usize).min(columns.saturating_sub(1));
+    let column = |ms: f64| (((ms / total) * columns as f64) as usize).min(columns);
     let mut streams: Vec<usize> = spans.iter().map(|s| s.stream).collect();
     streams.sort_unstable();
     streams.dedup();
@@ -279,17 +281,14 @@ pub fn timeline_text(spans: &[Span], columns: usize) -> Vec<String> {
         .iter()
         .map(|&stream| {
             let mut row = vec![' '; columns];
+            let mut cursor = 0;
             for s in spans.iter().filter(|s| s.stream == stream) {
-                for cell in &mut row[column(s.ready_ms)..=column(s.end_ms).max(column(s.ready_ms))] {
-                    *cell = s.op.symbol();
-                }
+                let start = column(s.ready_ms).max(cursor).min(columns.saturating_sub(1));
+                let end = column(s.end_ms).max(start + 1).min(columns);
+                row[start..end].fill(s.op.symbol());
+                cursor = end;
             }
-            let name = if stream == 0 {
-                "stream 0".to_string()
-            } else {
-                format!("stream {stream}")
-            };
-            format!("   {name:>9} |{}|", row.into_iter().collect::<String>())
+            format!("   {:>9} |{}|", format!("stream {stream}"), row.into_iter().collect::<String>())
         })
         .chain(std::iter::once(format!(
             "   {:>9}  0 ms{:>width$}",
@@ -452,7 +451,7 @@ mod tests {
             },
         ];
         let rows = timeline_text(&spans, 8);
-        assert_eq!(rows[0], "    stream 1 |HHKKK   |");
+        assert_eq!(rows[0], "    stream 1 |HHKK    |");
         assert_eq!(rows[1], "    stream 2 |      DD|");
         assert!(rows[2].ends_with("4.000 ms"));
     }

@@ -48,7 +48,10 @@ fn ch3_bandwidth_test_rejects_an_empty_sweep(gpu: &Gpu) -> TestResult {
     let options = Options::default().with_flag("--max-mib", Some("0"));
     match bandwidth_test::run(gpu, &options) {
         Err(Error::InvalidArgument(message)) => ensure(message.contains("--max-mib"), || message),
-        other => Err(format!("expected a refusal of --max-mib 0, got {:?}", other.map(|o| o.passed()))),
+        other => Err(format!(
+            "expected a refusal of --max-mib 0, got {:?}",
+            other.map(|o| o.passed())
+        )),
     }
 }
 
@@ -93,7 +96,12 @@ fn ch3_batching_sections_with_different_pitches(gpu: &Gpu) -> TestResult {
     reference::batching::copy_section(&src, &mut expected, copy);
     let mut a_d = gpu.upload(&vec![-1.0f32; 20 * 41]).map_err(fail)?;
     gpu.upload_2d(&src, &mut a_d, copy).map_err(fail)?;
-    let check = Check::compare("upload_2d", &gpu.download(&a_d).map_err(fail)?, &expected, Tolerance::EXACT);
+    let check = Check::compare(
+        "upload_2d",
+        &gpu.download(&a_d).map_err(fail)?,
+        &expected,
+        Tolerance::EXACT,
+    );
     ensure(check.passed(), || check.to_string())?;
 
     // Back again: the section of the device array, into a host array laid out as the source.
@@ -212,8 +220,10 @@ fn ch3_async_pinned_reads_wait_for_copies(gpu: &Gpu) -> TestResult {
     let a_d = gpu.upload(&values).map_err(fail)?;
     gpu.synchronize().map_err(fail)?;
     let mut back = gpu.pinned::<f32>(n).map_err(fail)?;
-    gpu.download_async(&streams[0], &a_d, &mut back, 0..n / 2).map_err(fail)?;
-    gpu.download_async(&streams[1], &a_d, &mut back, n / 2..n).map_err(fail)?;
+    gpu.download_async(&streams[0], &a_d, &mut back, 0..n / 2)
+        .map_err(fail)?;
+    gpu.download_async(&streams[1], &a_d, &mut back, n / 2..n)
+        .map_err(fail)?;
     let check = Check::compare("back", back.as_slice().map_err(fail)?, &values, Tolerance::EXACT);
     ensure(check.passed(), || check.to_string())
 }
@@ -230,7 +240,10 @@ fn main() {
             ch3_bandwidth_test_rejects_an_empty_sweep,
         ),
         ("ch3_batching_program", ch3_batching_program),
-        ("ch3_batching_parts_that_do_not_divide", ch3_batching_parts_that_do_not_divide),
+        (
+            "ch3_batching_parts_that_do_not_divide",
+            ch3_batching_parts_that_do_not_divide,
+        ),
         (
             "ch3_batching_sections_with_different_pitches",
             ch3_batching_sections_with_different_pitches,
@@ -250,7 +263,10 @@ fn main() {
             "ch3_async_default_stream_waits_for_streams",
             ch3_async_default_stream_waits_for_streams,
         ),
-        ("ch3_async_pinned_reads_wait_for_copies", ch3_async_pinned_reads_wait_for_copies),
+        (
+            "ch3_async_pinned_reads_wait_for_copies",
+            ch3_async_pinned_reads_wait_for_copies,
+        ),
     ];
     common::main_with_cuda_only(vec![], gpu_tests, cuda_tests)
 }

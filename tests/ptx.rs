@@ -225,7 +225,10 @@ fn async_kernel_rounds_explicitly() {
         for p in ["mul.rn.f32", "add.rn.f32", "sqrt.rn.f32"] {
             assert!(body.contains(p), "`kernel` lacks `{p}`");
         }
-        assert!(!body.contains("sin.approx") && !body.contains("cos.approx"), "`kernel` uses the hardware sine");
+        assert!(
+            !body.contains("sin.approx") && !body.contains("cos.approx"),
+            "`kernel` uses the hardware sine"
+        );
     }
 }
 

@@ -40,7 +40,9 @@ fn twin_samples(exe: &std::path::Path, device: usize, bytes: usize, reps: usize)
         )));
     }
     if !stdout.lines().any(|l| l.trim() == "verified 1") {
-        return Err(Error::Io("the CUDA C bandwidth test's round trips returned other bytes".into()));
+        return Err(Error::Io(
+            "the CUDA C bandwidth test's round trips returned other bytes".into(),
+        ));
     }
     let mut samples: [Vec<f64>; 4] = Default::default();
     for (kind, out) in KINDS.iter().zip(&mut samples) {
@@ -51,7 +53,10 @@ fn twin_samples(exe: &std::path::Path, device: usize, bytes: usize, reps: usize)
         *out = line
             .split_whitespace()
             .skip(1)
-            .map(|t| t.parse::<f64>().map_err(|_| Error::Io(format!("`{t}` in the `{kind}` line is not a time"))))
+            .map(|t| {
+                t.parse::<f64>()
+                    .map_err(|_| Error::Io(format!("`{t}` in the `{kind}` line is not a time")))
+            })
             .collect::<Result<_>>()?;
     }
     Ok(samples)
@@ -61,7 +66,10 @@ fn twin_samples(exe: &std::path::Path, device: usize, bytes: usize, reps: usize)
 /// pinned host-to-device row carries the goal.
 pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
     println!();
-    println!("host-device transfers, {} MiB, cudaMemcpy-style copies timed with events:", BYTES >> 20);
+    println!(
+        "host-device transfers, {} MiB, cudaMemcpy-style copies timed with events:",
+        BYTES >> 20
+    );
     let twin = nvcc::build_program("ch3/bandwidth_test.cu", BANDWIDTH_TEST);
     if let Err(e) = &twin {
         println!("CUDA C twin: not measured ({e})");
@@ -76,10 +84,12 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
         if let Some(failed) = checks.iter().find(|c| !c.passed()) {
             return Err(Error::Io(format!("the Rust round trip failed: {failed}")));
         }
-        for (out, s) in rust
-            .iter_mut()
-            .zip([rates.pinned_h2d, rates.pinned_d2h, rates.pageable_h2d, rates.pageable_d2h])
-        {
+        for (out, s) in rust.iter_mut().zip([
+            rates.pinned_h2d,
+            rates.pinned_d2h,
+            rates.pageable_h2d,
+            rates.pageable_d2h,
+        ]) {
             out.push(s.median_ms);
         }
         if let Ok((exe, _)) = &twin {

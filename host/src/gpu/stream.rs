@@ -30,7 +30,10 @@ pub struct Stream {
 
 enum StreamInner {
     /// A stream this `Stream` created and destroys; the `CudaStream` wraps it without owning it.
-    Cuda { stream: Arc<CudaStream>, raw: sys::CUstream },
+    Cuda {
+        stream: Arc<CudaStream>,
+        raw: sys::CUstream,
+    },
     Sim,
 }
 
@@ -112,7 +115,9 @@ impl Copy2d {
         };
         let fits = |offset, pitch, len| self.width <= pitch && last(offset, pitch).is_some_and(|end| end <= len);
         if self.width == 0 || self.height == 0 {
-            return Err(Error::InvalidArgument("a 2-D copy needs a width and a height of at least 1".into()));
+            return Err(Error::InvalidArgument(
+                "a 2-D copy needs a width and a height of at least 1".into(),
+            ));
         }
         if !fits(self.src_offset, self.src_pitch, src_len) || !fits(self.dst_offset, self.dst_pitch, dst_len) {
             return Err(Error::InvalidArgument(format!(
@@ -154,10 +159,12 @@ impl Gpu {
     pub fn new_stream(&self) -> Result<Stream> {
         match &self.backend {
             Backend::Cuda(cuda) => {
-                cuda.context.bind_to_thread().map_err(Error::cuda("binding the context"))?;
+                cuda.context
+                    .bind_to_thread()
+                    .map_err(Error::cuda("binding the context"))?;
                 // A blocking stream, as `cudaStreamCreate` makes (see the module header for why).
-                let raw =
-                    result::stream::create(result::stream::StreamKind::Default).map_err(Error::cuda("cuStreamCreate"))?;
+                let raw = result::stream::create(result::stream::StreamKind::Default)
+                    .map_err(Error::cuda("cuStreamCreate"))?;
                 // SAFETY: `raw` is a live stream of this context; the wrapper does not destroy it,
                 // and it lives inside the `Stream`, whose `drop` destroys `raw` after its last use.
                 let stream = unsafe { cuda.context.wrap_borrowed_stream(raw) };
@@ -165,7 +172,9 @@ impl Gpu {
                     inner: StreamInner::Cuda { stream, raw },
                 })
             }
-            Backend::Sim(_) => Ok(Stream { inner: StreamInner::Sim }),
+            Backend::Sim(_) => Ok(Stream {
+                inner: StreamInner::Sim,
+            }),
         }
     }
 
@@ -293,7 +302,9 @@ impl Gpu {
         self.check_simulator_fault()?;
         match (&self.backend, &mut device.storage) {
             (Backend::Cuda(cuda), Storage::Cuda(slice)) => {
-                cuda.context.bind_to_thread().map_err(Error::cuda("binding the context"))?;
+                cuda.context
+                    .bind_to_thread()
+                    .map_err(Error::cuda("binding the context"))?;
                 let mut dst = slice.slice_mut(range);
                 let (dst, _record) = dst.device_ptr_mut(&cuda.stream);
                 // SAFETY: `dst` is `host.len()` elements of a live device allocation (checked
@@ -417,7 +428,9 @@ fn memcpy_2d_params<T>(copy: Copy2d, src: Side, dst: Side) -> sys::CUDA_MEMCPY2D
 }
 
 fn memcpy_2d(cuda: &super::CudaDevice, params: &sys::CUDA_MEMCPY2D, call: &str) -> Result<()> {
-    cuda.context.bind_to_thread().map_err(Error::cuda("binding the context"))?;
+    cuda.context
+        .bind_to_thread()
+        .map_err(Error::cuda("binding the context"))?;
     // SAFETY: `params` describes a section that `Copy2d::check` placed inside both live buffers
     // (the host one borrowed by the caller for this synchronous call); `cuMemcpy2D` returns once
     // the host side may be reused, as `cudaMemcpy2D` does.
@@ -427,7 +440,9 @@ fn memcpy_2d(cuda: &super::CudaDevice, params: &sys::CUDA_MEMCPY2D, call: &str) 
 }
 
 fn mixed() -> Error {
-    Error::InvalidArgument("a stream or buffer of one backend (CUDA or simulator) was used with a `Gpu` of the other".into())
+    Error::InvalidArgument(
+        "a stream or buffer of one backend (CUDA or simulator) was used with a `Gpu` of the other".into(),
+    )
 }
 
 #[cfg(test)]
@@ -444,10 +459,14 @@ mod tests {
             width: 4,
             height: 3,
         };
-        assert!(c.check(35, 12).is_ok());
-        assert!(c.check(34, 12).is_err());
-        assert!(c.check(35, 11).is_err());
-        assert!(Copy2d { width: 5, ..c }.check(100, 100).is_err(), "width beyond the pitch");
+        // The last source row ends at 2 * 10 + 5 + 4 = 29, the last destination row at 12.
+        assert!(c.check(29, 12).is_ok());
+        assert!(c.check(28, 12).is_err());
+        assert!(c.check(29, 11).is_err());
+        assert!(
+            Copy2d { width: 5, ..c }.check(100, 100).is_err(),
+            "width beyond the pitch"
+        );
         assert!(Copy2d { height: 0, ..c }.check(100, 100).is_err());
         let rows: Vec<_> = c.src_rows().collect();
         assert_eq!(rows, vec![5..9, 15..19, 25..29]);

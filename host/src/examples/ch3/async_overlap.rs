@@ -143,12 +143,7 @@ struct Recorder<'a> {
 
 impl Recorder<'_> {
     /// Runs `work` on `stream` (`None`: stream 0) between two events.
-    fn around(
-        &mut self,
-        stream: Option<(usize, &Stream)>,
-        op: Op,
-        work: impl FnOnce() -> Result<()>,
-    ) -> Result<()> {
+    fn around(&mut self, stream: Option<(usize, &Stream)>, op: Op, work: impl FnOnce() -> Result<()>) -> Result<()> {
         let on = stream.map(|(_, s)| s);
         let before = self.gpu.record_event(on)?;
         work()?;
@@ -288,7 +283,11 @@ pub fn timeline_text(spans: &[Span], columns: usize) -> Vec<String> {
                 row[start..end].fill(s.op.symbol());
                 cursor = end;
             }
-            format!("   {:>9} |{}|", format!("stream {stream}"), row.into_iter().collect::<String>())
+            format!(
+                "   {:>9} |{}|",
+                format!("stream {stream}"),
+                row.into_iter().collect::<String>()
+            )
         })
         .chain(std::iter::once(format!(
             "   {:>9}  0 ms{:>width$}",
@@ -366,10 +365,14 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     }
 
     let sequential = medians[0];
-    let (best, best_ms) = Variant::ALL[1..]
-        .iter()
-        .zip(&medians[1..])
-        .fold((Variant::V1, f64::INFINITY), |(v, m), (&w, &x)| if x < m { (w, x) } else { (v, m) });
+    let (best, best_ms) =
+        Variant::ALL[1..]
+            .iter()
+            .zip(&medians[1..])
+            .fold(
+                (Variant::V1, f64::INFINITY),
+                |(v, m), (&w, &x)| if x < m { (w, x) } else { (v, m) },
+            );
     println!();
     println!(" Timelines, one run of each with an event before and after every operation");
     println!(" (H = copy host to device, K = kernel, D = copy device to host; a bar runs from when");

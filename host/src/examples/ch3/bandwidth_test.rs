@@ -46,7 +46,8 @@ pub struct Rates {
 impl Rates {
     /// The four bandwidths, GB/s (1e9 bytes), in the order of the fields.
     pub fn gb_per_s(&self) -> [f64; 4] {
-        [self.pageable_h2d, self.pageable_d2h, self.pinned_h2d, self.pinned_d2h].map(|s| gb_per_s(self.bytes, s.median_ms))
+        [self.pageable_h2d, self.pageable_d2h, self.pinned_h2d, self.pinned_d2h]
+            .map(|s| gb_per_s(self.bytes, s.median_ms))
     }
 }
 
@@ -146,11 +147,20 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         for (s, gb) in series.iter_mut().zip(row) {
             s.push((bytes as f64, gb));
         }
-        failures.extend(checks.iter().filter(|c| !c.passed()).map(|c| format!("{} at {bytes} B", c.what)));
+        failures.extend(
+            checks
+                .iter()
+                .filter(|c| !c.passed())
+                .map(|c| format!("{} at {bytes} B", c.what)),
+        );
     }
     println!(" ({})", gpu.timing_label());
     let names = ["pageable H2D", "pageable D2H", "pinned H2D", "pinned D2H"];
-    let series: Vec<Series> = names.iter().zip(series).map(|(name, points)| Series::new(*name, points)).collect();
+    let series: Vec<Series> = names
+        .iter()
+        .zip(series)
+        .map(|(name, points)| Series::new(*name, points))
+        .collect();
     let chart = Chart::new(
         format!("Host-device bandwidth, {}", gpu.properties().name),
         "transfer size (bytes)",

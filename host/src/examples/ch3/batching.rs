@@ -73,7 +73,10 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mut pinned = gpu.pinned::<f32>(n)?;
     pinned.as_mut_slice()?.copy_from_slice(&host);
     println!();
-    println!(" {} bytes host to device, as one transfer or many (cudaMemcpy each):", n * 4);
+    println!(
+        " {} bytes host to device, as one transfer or many (cudaMemcpy each):",
+        n * 4
+    );
     println!(
         " {:>9} {:>12} {:>13} {:>13} {:>13} {:>13} {:>16}",
         "transfers", "bytes each", "pageable ms", "pageable GB/s", "pinned ms", "pinned GB/s", "pinned us/xfer"
@@ -144,10 +147,19 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         &expected,
         Tolerance::EXACT,
     ));
-    rows.push((format!("one cudaMemcpy per row ({} transfers)", copy.height), ms, section_bytes));
+    rows.push((
+        format!("one cudaMemcpy per row ({} transfers)", copy.height),
+        ms,
+        section_bytes,
+    ));
     let mut a_d = gpu.zeros::<f32>(m * m)?;
     let ms = time_reps(gpu, options.reps, || gpu.upload_2d(&a, &mut a_d, copy))?.median_ms;
-    checks.push(Check::compare("section, one cudaMemcpy2D", &gpu.download(&a_d)?, &expected, Tolerance::EXACT));
+    checks.push(Check::compare(
+        "section, one cudaMemcpy2D",
+        &gpu.download(&a_d)?,
+        &expected,
+        Tolerance::EXACT,
+    ));
     rows.push(("one cudaMemcpy2D, host to device".into(), ms, section_bytes));
     let mut back = vec![0.0f32; m * m];
     let ms = time_reps(gpu, options.reps, || gpu.download_2d(&a_d, &mut back, copy))?.median_ms;

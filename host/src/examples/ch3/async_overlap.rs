@@ -211,11 +211,11 @@ fn issue(gpu: &Gpu, setup: &mut Setup, variant: Variant, mut recorder: Option<&m
                     for i in 0..count {
                         op(Some(i), Op::HostToDevice, &mut || copy_in(i, a, a_d))?;
                     }
-                    for i in 0..count {
+                    for (i, stream) in streams.iter().enumerate() {
                         op(Some(i), Op::Kernel, &mut || launch(i, a_d))?;
                         if variant == Variant::V3 {
                             // The book's `cudaEventRecord(dummyEvent, stream(i))`.
-                            gpu.record_event(Some(&streams[i]))?;
+                            gpu.record_event(Some(stream))?;
                         }
                     }
                     for i in 0..count {

@@ -32,13 +32,18 @@ fn twin_samples(exe: &std::path::Path, device: usize, bytes: usize, reps: usize)
         .args([device.to_string(), bytes.to_string(), reps.to_string()])
         .output()
         .map_err(|e| Error::Io(format!("cannot run {}: {e}", exe.display())))?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
         return Err(Error::Io(format!(
             "the CUDA C bandwidth test failed: {}",
             String::from_utf8_lossy(&output.stderr).trim()
         )));
     }
+    parse_twin_output(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// The twin's samples from its output: a line per transfer (`pinned_h2d 5.1 5.0 ...`) and the
+/// line `verified 1`; an error naming what is missing or malformed.
+pub fn parse_twin_output(stdout: &str) -> Result<[Vec<f64>; 4]> {
     if !stdout.lines().any(|l| l.trim() == "verified 1") {
         return Err(Error::Io(
             "the CUDA C bandwidth test's round trips returned other bytes".into(),
@@ -58,6 +63,11 @@ fn twin_samples(exe: &std::path::Path, device: usize, bytes: usize, reps: usize)
                     .map_err(|_| Error::Io(format!("`{t}` in the `{kind}` line is not a time")))
             })
             .collect::<Result<_>>()?;
+        if out.is_empty() {
+            return Err(Error::Io(format!(
+                "the `{kind}` line of the CUDA C bandwidth test has no time"
+            )));
+        }
     }
     Ok(samples)
 }
@@ -131,4 +141,21 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
         rounds * reps
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twin_output_is_parsed_and_checked() {
+        let good = "pinned_h2d 5.0 5.5\npinned_d2h 4.0\npageable_h2d 30 31\npageable_d2h 29.5\nverified 1\n";
+        let samples = parse_twin_output(good).expect("parses");
+        assert_eq!(samples[0], vec![5.0, 5.5]);
+        assert_eq!(samples[3], vec![29.5]);
+        assert!(parse_twin_output(&good.replace("verified 1", "verified 0")).is_err());
+        assert!(parse_twin_output(&good.replace("pinned_d2h 4.0", "pinned_d2h")).is_err());
+        assert!(parse_twin_output(&good.replace("30 31", "30 x")).is_err());
+        assert!(parse_twin_output(&good.replace("pageable_d2h 29.5\n", "")).is_err());
+    }
 }

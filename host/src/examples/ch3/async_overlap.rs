@@ -329,6 +329,13 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let p = gpu.properties();
     println!();
     println!(" Device : {}", p.name);
+    // The book's `deviceOverlap` check: overlap needs at least one copy engine beside the SMs.
+    println!(
+        " Concurrent copy and execution: {} ({} copy engines, concurrent kernels {})",
+        if p.async_engine_count > 0 { "yes" } else { "no" },
+        p.async_engine_count,
+        if p.concurrent_kernels { "yes" } else { "no" }
+    );
     println!(
         " Time for {} floats ({} MB), {n_streams} streams, blocks of {BLOCK_SIZE} threads ({}):",
         n,

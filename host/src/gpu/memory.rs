@@ -324,14 +324,16 @@ impl<T> PinnedBuffer<T> {
 
     /// Waits for the device's queued work when a copy using the memory may still run.
     fn settle(&self) -> Result<()> {
+        // Cleared before the wait: a copy queued meanwhile (from another thread holding `&self`)
+        // sets it again, so it is never lost, at worst waited for twice.
         if let Pinned::Cuda(pinned) = &self.pinned
-            && self.pending.load(Ordering::Acquire)
+            && self.pending.swap(false, Ordering::AcqRel)
         {
-            pinned
-                .context()
-                .synchronize()
-                .map_err(Error::cuda("waiting for the copies of a pinned buffer"))?;
-            self.pending.store(false, Ordering::Release);
+            let waited = pinned.context().synchronize();
+            if waited.is_err() {
+                self.pending.store(true, Ordering::Release);
+            }
+            waited.map_err(Error::cuda("waiting for the copies of a pinned buffer"))?;
         }
         Ok(())
     }

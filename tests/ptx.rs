@@ -26,6 +26,7 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Memory),
         entry::<_, MathArgs>(ch2::limiting_factor::Math),
         entry::<_, MathArgs>(ch2::limiting_factor::MathFast),
+        entry::<_, ch3::async_overlap::AsyncArgs>(ch3::async_overlap::Kernel),
         entry::<_, UnaryArgs<f32>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f64>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f32>>(stream::StreamScale),
@@ -181,7 +182,8 @@ fn parameter_blocks_match_the_host_args_structs() {
 
 /// Kernels with the accurate sine: its argument reduction for huge arguments (Payne-Hanek, in
 /// `libm`'s `rem_pio2_large`) keeps a small array in local memory, as CUDA's own `sinf` does.
-const ACCURATE_SINE_KERNELS: [&str; 2] = ["base", "math"];
+/// (`kernel` is ch3-async's, with `sincosf`.)
+const ACCURATE_SINE_KERNELS: [&str; 3] = ["base", "math", "kernel"];
 
 #[test]
 fn no_kernel_uses_local_memory() {
@@ -231,6 +233,21 @@ fn bs_european_mc_rounds_explicitly() {
                 assert!(!body.contains("ex2.approx"), "{name} uses the approximate exponential");
             }
         }
+    }
+}
+
+/// ch3-async's kernel: the accurate `sincosf` (no hardware sine), the squares and their sum
+/// rounded one by one (never fused, so the simulator's result is the GPU's), an IEEE square root.
+#[test]
+fn async_kernel_rounds_explicitly() {
+    for body in kernel_ptx("kernel") {
+        for p in ["mul.rn.f32", "add.rn.f32", "sqrt.rn.f32"] {
+            assert!(body.contains(p), "`kernel` lacks `{p}`");
+        }
+        assert!(
+            !body.contains("sin.approx") && !body.contains("cos.approx"),
+            "`kernel` uses the hardware sine"
+        );
     }
 }
 

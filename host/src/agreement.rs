@@ -82,6 +82,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     chapter_one(&mut c)?;
     chapter_two(&mut c)?;
     chapter_three_shared_memory(&mut c)?;
+    chapter_three_transfers(&mut c)?;
     stream_kernels::<f32>(&mut c)?;
     stream_kernels::<f64>(&mut c)?;
     others(&mut c)?;
@@ -186,6 +187,27 @@ fn chapter_two(c: &mut Comparison) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// ch3-async's kernel over chunks at three offsets, on streams, with arguments up to 2^22 (past
+/// `sincosf`'s small-argument paths): `libm`'s `sincosf` on both backends, but the GPU may fuse
+/// the multiply-adds inside it (as for `base`), so the tolerance is the sine's.
+fn chapter_three_transfers(c: &mut Comparison) -> Result<()> {
+    use gpu_kernels::kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
+    c.compare("kernel", ACCURATE_SIN, |gpu| {
+        let (n, streams) = (1 << 22, 4);
+        let chunk = n / streams;
+        let mut a = gpu.upload(&ramp_real::<f32>(n, 1.0))?;
+        let streams = (0..streams).map(|_| gpu.new_stream()).collect::<Result<Vec<_>>>()?;
+        for (i, stream) in streams.iter().enumerate() {
+            let args = AsyncArgs {
+                a: a.view_mut(),
+                offset: (i * chunk) as u32,
+            };
+            gpu.launch_on(stream, AsyncKernel, LaunchShape::cover_1d(chunk, 256)?, args)?;
+        }
+        gpu.download(&a)
+    })
 }
 
 /// The shared-memory examples of chapter 3 (§3.3.3, §3.4): the reversals, the bank-conflict

@@ -5,6 +5,7 @@
 //! one run with the samples of each row interleaved.
 pub mod ch1;
 pub mod ch3;
+pub mod ch3_transfers;
 pub mod course;
 pub mod nvcc;
 pub mod random;
@@ -179,7 +180,8 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
         settings.reps
     );
-    random::run(gpu, settings)
+    random::run(gpu, settings)?;
+    ch3_transfers::run(gpu, settings)
 }
 
 /// Runs `row` from the embedded module and from `twin`, downloading `output` after each: true

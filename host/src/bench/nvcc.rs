@@ -92,3 +92,40 @@ fn find_nvcc() -> Option<PathBuf> {
         .map(|dir| dir.join("nvcc"))
         .find(|p| p.is_file())
 }
+
+/// Compiles the CUDA C host program `source` (named `rel`, `ch3/bandwidth_test.cu` say) to an
+/// executable with `nvcc -O3`, into a fresh temporary folder; returns its path and nvcc's
+/// version line. An error when nvcc (or the host compiler it needs) is missing or fails.
+pub fn build_program(rel: &str, source: &str) -> Result<(PathBuf, String)> {
+    let nvcc = find_nvcc()
+        .ok_or_else(|| Error::Io("nvcc is not on this machine (looked in PATH and /usr/local/cuda/bin)".into()))?;
+    let version = Command::new(&nvcc)
+        .arg("--version")
+        .output()
+        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
+    let compiler = String::from_utf8_lossy(&version.stdout)
+        .lines()
+        .last()
+        .unwrap_or("nvcc")
+        .to_string();
+    let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-program-{}", std::process::id()));
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap_or(&dir))
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::write(&path, source).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+    let exe = path.with_extension("");
+    let output = Command::new(&nvcc)
+        .args(["-O3", "-o"])
+        .arg(&exe)
+        .arg(&path)
+        .output()
+        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
+    if !output.status.success() {
+        return Err(Error::Io(format!(
+            "nvcc failed on {}: {}",
+            path.display(),
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    Ok((exe, compiler))
+}

@@ -5,6 +5,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostS
 use gpu_kernels::memory::{Slice, SliceMut};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A value that can live in a device buffer: plain data the GPU and the host read alike.
 pub trait Element: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static {}
@@ -13,16 +14,16 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static> Element for
 /// `len` elements of `T` in device memory: a CUDA allocation (freed in stream order when
 /// dropped), or, on the simulator, host memory aligned as `cudaMalloc`'s (256 bytes).
 pub struct DeviceBuffer<T> {
-    storage: Storage<T>,
+    pub(super) storage: Storage<T>,
 }
 
-enum Storage<T> {
+pub(super) enum Storage<T> {
     Cuda(CudaSlice<T>),
     Host(HostAllocation<T>),
 }
 
 /// A zeroed, 256-byte-aligned host allocation standing in for device memory.
-struct HostAllocation<T> {
+pub(super) struct HostAllocation<T> {
     ptr: NonNull<T>,
     len: usize,
 }
@@ -97,7 +98,7 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
-    fn host(&self) -> Option<&[T]> {
+    pub(super) fn host(&self) -> Option<&[T]> {
         match &self.storage {
             // SAFETY: `len` initialised (zeroed, then written only as `T`) elements.
             Storage::Host(h) => Some(unsafe { std::slice::from_raw_parts(h.ptr.as_ptr(), h.len) }),
@@ -105,7 +106,7 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
-    fn host_mut(&mut self) -> Option<&mut [T]> {
+    pub(super) fn host_mut(&mut self) -> Option<&mut [T]> {
         match &mut self.storage {
             // SAFETY: as in `host`, and the `&mut` borrow is unique.
             Storage::Host(h) => Some(unsafe { std::slice::from_raw_parts_mut(h.ptr.as_ptr(), h.len) }),
@@ -223,29 +224,34 @@ impl Gpu {
 
     /// Allocates `len` zeroed elements of page-locked host memory (`cudaMallocHost`), the source
     /// and target of fast, asynchronous copies; ordinary memory on the simulator.
+    ///
+    /// The memory is cached, as `cudaMallocHost`'s (flags 0), not write-combined (cudarc's
+    /// default): the examples read their results back from it, and host reads of write-combined
+    /// memory are uncached, many times slower.
     pub fn pinned<T: Element>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         match &self.backend {
             Backend::Cuda(cuda) => {
                 // SAFETY: cuMemHostAlloc leaves the memory uninitialised; it is zeroed below
                 // before anyone reads it, and all-zero bits are a valid `T`.
-                let mut buffer = unsafe { cuda.context.alloc_pinned::<T>(len) }.map_err(Error::cuda(format!(
-                    "allocating {} bytes of pinned host memory",
-                    len * size_of::<T>()
-                )))?;
+                let mut buffer = unsafe { cuda.context.alloc_pinned_with_flags::<T>(len, 0) }.map_err(Error::cuda(
+                    format!("allocating {} bytes of pinned host memory", len * size_of::<T>()),
+                ))?;
                 let bytes = buffer.as_mut_ptr().map_err(Error::cuda("mapping pinned host memory"))?;
                 // SAFETY: `bytes` points to `len` elements of this allocation; zero is a valid `T`.
                 unsafe { std::ptr::write_bytes(bytes, 0, len) };
-                Ok(PinnedBuffer(Pinned::Cuda(buffer)))
+                Ok(PinnedBuffer::new(Pinned::Cuda(buffer)))
             }
-            Backend::Sim(_) => Ok(PinnedBuffer(Pinned::Host(vec![zero::<T>(); len]))),
+            Backend::Sim(_) => Ok(PinnedBuffer::new(Pinned::Host(vec![zero::<T>(); len]))),
         }
     }
 
-    /// Copies a pinned buffer to the device: asynchronous on CUDA, ordered on the stream.
+    /// Copies a pinned buffer to the device: asynchronous on CUDA, ordered on the stream (the
+    /// buffer's next host access waits for it).
     pub fn upload_pinned<T: Element>(&self, host: &PinnedBuffer<T>, device: &mut DeviceBuffer<T>) -> Result<()> {
-        match (&self.backend, &host.0, &mut device.storage) {
+        match (&self.backend, &host.pinned, &mut device.storage) {
             (Backend::Cuda(cuda), Pinned::Cuda(pinned), Storage::Cuda(slice)) => {
                 same_len("a copy", &[pinned.len(), slice.len()])?;
+                host.mark_pending();
                 cuda.stream
                     .memcpy_htod(pinned, slice)
                     .map_err(Error::cuda("asynchronous copy host to device"))
@@ -255,10 +261,11 @@ impl Gpu {
         }
     }
 
-    /// Copies a device buffer into a pinned buffer: asynchronous on CUDA (the buffer's reads
-    /// wait for it).
+    /// Copies a device buffer into a pinned buffer: asynchronous on CUDA (the buffer's next
+    /// host access waits for it).
     pub fn download_pinned<T: Element>(&self, device: &DeviceBuffer<T>, host: &mut PinnedBuffer<T>) -> Result<()> {
-        match (&self.backend, &device.storage, &mut host.0) {
+        host.mark_pending();
+        match (&self.backend, &device.storage, &mut host.pinned) {
             (Backend::Cuda(cuda), Storage::Cuda(slice), Pinned::Cuda(pinned)) => {
                 same_len("a copy", &[pinned.len(), slice.len()])?;
                 cuda.stream
@@ -272,25 +279,88 @@ impl Gpu {
 }
 
 /// Page-locked host memory on CUDA; ordinary host memory on the simulator.
-pub struct PinnedBuffer<T>(Pinned<T>);
+///
+/// Copies into or out of it may still run when they return (on CUDA they are asynchronous);
+/// the buffer remembers that, and its next host access, or its drop, first waits for the
+/// device's queued work.
+pub struct PinnedBuffer<T> {
+    pub(super) pinned: Pinned<T>,
+    /// True while a copy queued on the device may still read or write the memory.
+    pending: AtomicBool,
+}
 
-enum Pinned<T> {
+pub(super) enum Pinned<T> {
     Cuda(PinnedHostSlice<T>),
     Host(Vec<T>),
 }
 
+impl<T> PinnedBuffer<T> {
+    fn new(pinned: Pinned<T>) -> Self {
+        Self {
+            pinned,
+            pending: AtomicBool::new(false),
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match &self.pinned {
+            Pinned::Cuda(pinned) => pinned.len(),
+            Pinned::Host(values) => values.len(),
+        }
+    }
+
+    /// True when the buffer holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Notes that a copy using the memory was queued on the device.
+    pub(super) fn mark_pending(&self) {
+        if matches!(self.pinned, Pinned::Cuda(_)) {
+            self.pending.store(true, Ordering::Release);
+        }
+    }
+
+    /// Waits for the device's queued work when a copy using the memory may still run.
+    fn settle(&self) -> Result<()> {
+        // Cleared before the wait: a copy queued meanwhile (from another thread holding `&self`)
+        // sets it again, so it is never lost, at worst waited for twice.
+        if let Pinned::Cuda(pinned) = &self.pinned
+            && self.pending.swap(false, Ordering::AcqRel)
+        {
+            let waited = pinned.context().synchronize();
+            if waited.is_err() {
+                self.pending.store(true, Ordering::Release);
+            }
+            waited.map_err(Error::cuda("waiting for the copies of a pinned buffer"))?;
+        }
+        Ok(())
+    }
+}
+
+impl<T> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        // The memory must outlive every copy queued with it; an error here (a fault of an
+        // earlier kernel) is reported by the next synchronisation of the device.
+        let _ = self.settle();
+    }
+}
+
 impl<T: Element> PinnedBuffer<T> {
-    /// The elements (after any copy into the buffer has finished).
+    /// The elements, once every copy queued with the buffer has finished.
     pub fn as_slice(&self) -> Result<&[T]> {
-        match &self.0 {
+        self.settle()?;
+        match &self.pinned {
             Pinned::Cuda(pinned) => pinned.as_slice().map_err(Error::cuda("reading pinned host memory")),
             Pinned::Host(values) => Ok(values),
         }
     }
 
-    /// The elements, writable (after any copy from or into the buffer has finished).
+    /// The elements, writable, once every copy queued with the buffer has finished.
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        match &mut self.0 {
+        self.settle()?;
+        match &mut self.pinned {
             Pinned::Cuda(pinned) => pinned.as_mut_slice().map_err(Error::cuda("writing pinned host memory")),
             Pinned::Host(values) => Ok(values),
         }

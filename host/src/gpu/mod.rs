@@ -4,8 +4,8 @@
 //! Layers, as in cudarc: cudarc's `result`/`sys` (raw driver calls) below, then this safe layer:
 //! [`Gpu`] (a device and its kernels, on one of two backends: [`CudaDevice`], or the CPU
 //! simulator, which runs the same kernel code on the host), [`LaunchShape`] and typed launches,
-//! device buffers and their kernel views ([`memory`]), pinned host buffers, timing, and cuRAND's
-//! host generators ([`Curand`]).
+//! device buffers and their kernel views ([`memory`]), pinned host buffers, streams with their
+//! events and asynchronous copies ([`Stream`]), timing, and cuRAND's host generators ([`Curand`]).
 mod cuda;
 mod curand;
 mod device;
@@ -13,6 +13,7 @@ mod error;
 mod launch;
 pub mod memory;
 mod simulator;
+mod stream;
 mod timing;
 
 pub use cuda::{CudaDevice, Module};
@@ -21,6 +22,7 @@ pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
 pub use launch::LaunchShape;
 pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, same_len};
+pub use stream::{Copy2d, Event, Stream};
 pub use timing::Timer;
 
 use gpu_kernels::launch::Kernel;

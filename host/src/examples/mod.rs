@@ -3,6 +3,7 @@
 //! version and its CPU reference, prints the source's output shape, and returns its checks.
 pub mod ch1;
 pub mod ch2;
+pub mod ch3;
 pub mod ch5;
 pub mod course;
 pub mod stream;
@@ -182,6 +183,11 @@ pub static EXAMPLES: &[Example] = &[
     ch2::timing::EXAMPLE,
     ch2::limiting_factor::EXAMPLE,
     ch2::effective_bandwidth::EXAMPLE,
+    ch3::offset_stride::EXAMPLE,
+    ch3::stride_texture::EXAMPLE,
+    ch3::texture_average::EXAMPLE,
+    ch3::tlp_copy::EXAMPLE,
+    ch3::ilp_copy::EXAMPLE,
     stream::EXAMPLE,
     course::vector_add::EXAMPLE,
     tutorial::vector_copy::EXAMPLE,

@@ -203,10 +203,10 @@ pub fn prepare_one_block<T: CopyReal>(gpu: &Gpu) -> Result<u32> {
         T::allow_shared_bytes(gpu, kernel, bytes)?;
     }
     let book = book_shared_bytes(p);
-    let book_blocks = T::blocks_per_multiprocessor(gpu, Kernel::Tlp, p.max_threads_per_block, book)?;
+    let book_blocks = T::blocks_per_multiprocessor(gpu, Kernel::Tlp, p.warp_size, book)?;
     println!(
         "   one block per SM: {bytes} B of dynamic shared memory per block (the book's 0.9*sharedMemPerBlock = {book} B leaves room for {book_blocks} blocks of {} threads here)",
-        p.max_threads_per_block
+        p.warp_size
     );
     Ok(bytes)
 }

@@ -4,6 +4,7 @@
 //! loaded and launched through the same typed path, so only the kernel differs), all measured in
 //! one run with the samples of each row interleaved.
 pub mod ch1;
+pub mod ch3_access;
 pub mod course;
 pub mod nvcc;
 pub mod reduce;
@@ -146,6 +147,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         twins.as_ref().map(|t| &t.increment_multiblock),
     )?);
     rows.extend(reduce::run(gpu, settings, twins.as_ref().map(|t| &t.reduce))?);
+    rows.extend(ch3_access::run(gpu, settings, twins.as_ref().map(|t| &t.ilp_copy))?);
 
     println!();
     println!(

@@ -10,6 +10,7 @@ const STREAM: &str = include_str!("../../../gpu-kernels/nvcc/stream.cu");
 const VECTOR_ADD: &str = include_str!("../../../gpu-kernels/nvcc/course/vector_add.cu");
 const INCREMENT_MULTIBLOCK: &str = include_str!("../../../gpu-kernels/nvcc/ch1/increment_multiblock.cu");
 const REDUCE: &str = include_str!("../../../gpu-kernels/nvcc/reduce.cu");
+const ILP_COPY: &str = include_str!("../../../gpu-kernels/nvcc/ch3/ilp_copy.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins {
@@ -19,6 +20,8 @@ pub struct Twins {
     pub vector_add: Module,
     pub increment_multiblock: Module,
     pub reduce: Module,
+    /// `tlp_copy_*` and `ilp_copy_*` (book §3.5).
+    pub ilp_copy: Module,
 }
 
 impl Twins {
@@ -57,6 +60,7 @@ impl Twins {
             vector_add: load("course/vector_add.cu", VECTOR_ADD)?,
             increment_multiblock: load("ch1/increment_multiblock.cu", INCREMENT_MULTIBLOCK)?,
             reduce: load("reduce.cu", REDUCE)?,
+            ilp_copy: load("ch3/ilp_copy.cu", ILP_COPY)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

@@ -85,7 +85,10 @@ fn ch3_offset_stride_refuses_short_arrays(gpu: &Gpu) -> TestResult {
 
 fn ch3_stride_texture_program_f32_and_f64(gpu: &Gpu) -> TestResult {
     for precision in [Precision::F32, Precision::F64] {
-        for n in awkward_sizes(offset_stride::BLOCK_SIZE as usize).into_iter().filter(|&n| n < 10_000) {
+        for n in awkward_sizes(offset_stride::BLOCK_SIZE as usize)
+            .into_iter()
+            .filter(|&n| n < 10_000)
+        {
             example_passes(gpu, "ch3-stride-texture", options(n, precision))
                 .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
         }
@@ -108,7 +111,9 @@ fn ch3_stride_texture_block_shapes(gpu: &Gpu) -> TestResult {
                     &st_ref::stride_read(&a, n, s),
                     Tolerance::EXACT,
                 );
-                ensure(check.passed(), || format!("{load:?}, stride {s}, {threads} threads: {check}"))?;
+                ensure(check.passed(), || {
+                    format!("{load:?}, stride {s}, {threads} threads: {check}")
+                })?;
             }
         }
     }
@@ -178,7 +183,9 @@ fn ch3_ilp_copy_partial_tiles(gpu: &Gpu) -> TestResult {
                 let mut b_d = gpu.upload(&vec![f64::NAN; n]).map_err(fail)?;
                 tlp_copy::copy(gpu, kernel, &a_d, &mut b_d, threads, shared).map_err(fail)?;
                 let check = Check::compare("b", &gpu.download(&b_d).map_err(fail)?, &a, Tolerance::EXACT);
-                ensure(check.passed(), || format!("{kernel:?}, {threads} threads, n = {n}: {check}"))?;
+                ensure(check.passed(), || {
+                    format!("{kernel:?}, {threads} threads, n = {n}: {check}")
+                })?;
             }
         }
     }
@@ -192,7 +199,9 @@ fn ch3_tlp_copy_one_block_per_multiprocessor(gpu: &Gpu) -> TestResult {
         for kernel in [Kernel::Tlp, Kernel::Ilp] {
             use ferrocuda::examples::ch3::tlp_copy::CopyReal;
             let blocks = f32::blocks_per_multiprocessor(gpu, kernel, threads, bytes).map_err(fail)?;
-            ensure(blocks == 1, || format!("{kernel:?}, {threads} threads: {blocks} blocks per SM"))?;
+            ensure(blocks == 1, || {
+                format!("{kernel:?}, {threads} threads: {blocks} blocks per SM")
+            })?;
         }
     }
     Ok(())
@@ -220,14 +229,23 @@ fn ch3_tlp_copy_one_block_shared_bytes() -> TestResult {
 fn ch3_access_references() -> TestResult {
     let a = vec![0.0f32; 10];
     let offset = os_ref::in_place(&a, Pattern::Offset, 3, 2, 2);
-    ensure(offset == [0., 0., 2., 2., 2., 0., 0., 0., 0., 0.], || format!("{offset:?}"))?;
+    ensure(offset == [0., 0., 2., 2., 2., 0., 0., 0., 0., 0.], || {
+        format!("{offset:?}")
+    })?;
     let stride = os_ref::out_of_place(&[5.0f32; 10], &a, Pattern::Stride, 3, 4);
-    ensure(stride == [6., 0., 0., 0., 6., 0., 0., 0., 6., 0.], || format!("{stride:?}"))?;
-    ensure(st_ref::stride_read(&[1.0f64, 2., 3., 4., 5.], 3, 2) == [2., 4., 6.], || "stride_read".into())?;
+    ensure(stride == [6., 0., 0., 0., 6., 0., 0., 0., 6., 0.], || {
+        format!("{stride:?}")
+    })?;
+    ensure(
+        st_ref::stride_read(&[1.0f64, 2., 3., 4., 5.], 3, 2) == [2., 4., 6.],
+        || "stride_read".into(),
+    )?;
     // 3 x 3 with halo, interior 1 x 1: the centre's neighbours are 1..=8 around a 100.
     let grid = [1., 2., 3., 4., 100., 5., 6., 7., 8.];
     let (four, eight) = (avg_ref::average4(&grid, 1), avg_ref::average8(&grid, 1));
-    ensure(four == [0.25 * (4. + 2. + 7. + 5.)] && eight == [4.5], || format!("{four:?} {eight:?}"))?;
+    ensure(four == [0.25 * (4. + 2. + 7. + 5.)] && eight == [4.5], || {
+        format!("{four:?} {eight:?}")
+    })?;
     ensure(
         offset_stride::suffixed("out/sweep.png", "offset") == "out/sweep-offset.png"
             && offset_stride::suffixed("sweep", "stride") == "sweep-stride",
@@ -237,21 +255,39 @@ fn ch3_access_references() -> TestResult {
 
 fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
-        ("ch3_offset_stride_program_f32_and_f64", ch3_offset_stride_program_f32_and_f64),
-        ("ch3_offset_stride_each_kernel_block_shapes", ch3_offset_stride_each_kernel_block_shapes),
-        ("ch3_offset_stride_refuses_short_arrays", ch3_offset_stride_refuses_short_arrays),
-        ("ch3_stride_texture_program_f32_and_f64", ch3_stride_texture_program_f32_and_f64),
+        (
+            "ch3_offset_stride_program_f32_and_f64",
+            ch3_offset_stride_program_f32_and_f64,
+        ),
+        (
+            "ch3_offset_stride_each_kernel_block_shapes",
+            ch3_offset_stride_each_kernel_block_shapes,
+        ),
+        (
+            "ch3_offset_stride_refuses_short_arrays",
+            ch3_offset_stride_refuses_short_arrays,
+        ),
+        (
+            "ch3_stride_texture_program_f32_and_f64",
+            ch3_stride_texture_program_f32_and_f64,
+        ),
         ("ch3_stride_texture_block_shapes", ch3_stride_texture_block_shapes),
         ("ch3_texture_average_program", ch3_texture_average_program),
         ("ch3_texture_average_tile_shapes", ch3_texture_average_tile_shapes),
         ("ch3_tlp_copy_program_f32_and_f64", ch3_tlp_copy_program_f32_and_f64),
-        ("ch3_tlp_copy_one_block_per_multiprocessor", ch3_tlp_copy_one_block_per_multiprocessor),
+        (
+            "ch3_tlp_copy_one_block_per_multiprocessor",
+            ch3_tlp_copy_one_block_per_multiprocessor,
+        ),
         ("ch3_ilp_copy_program_f32_and_f64", ch3_ilp_copy_program_f32_and_f64),
         ("ch3_ilp_copy_partial_tiles", ch3_ilp_copy_partial_tiles),
     ];
     common::main(
         vec![
-            ("ch3_tlp_copy_one_block_shared_bytes", ch3_tlp_copy_one_block_shared_bytes),
+            (
+                "ch3_tlp_copy_one_block_shared_bytes",
+                ch3_tlp_copy_one_block_shared_bytes,
+            ),
             ("ch3_access_references", ch3_access_references),
         ],
         gpu_tests,

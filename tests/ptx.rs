@@ -306,7 +306,10 @@ fn ch3_ilp_copy_batches_its_loads() {
         for body in kernel_ptx(&format!("ilp_copy_{t}")) {
             let first_store = body.find("st.global").expect("ilp_copy stores");
             let loads_before = body[..first_store].matches(&format!("ld.global.{t}")).count();
-            assert!(loads_before >= 4, "ilp_copy_{t}: {loads_before} loads before the first store");
+            assert!(
+                loads_before >= 4,
+                "ilp_copy_{t}: {loads_before} loads before the first store"
+            );
         }
     }
 }

@@ -38,7 +38,9 @@ fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Module>) -> 
             }
         }
         let Some((_, threads)) = best else {
-            return Err(Error::InvalidArgument("the device reports no block size to sweep".into()));
+            return Err(Error::InvalidArgument(
+                "the device reports no block size to sweep".into(),
+            ));
         };
         let shape = kernel.shape(n, threads)?;
         let mut row = Row {

@@ -78,7 +78,10 @@ impl Gpu {
                 let value = i32::try_from(bytes).unwrap_or(i32::MAX);
                 cuda.kernels
                     .function(K::NAME)?
-                    .set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, value)
+                    .set_attribute(
+                        CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        value,
+                    )
                     .map_err(Error::cuda(format!(
                         "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = {bytes}) for `{}`",
                         K::NAME

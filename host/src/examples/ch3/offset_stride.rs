@@ -61,8 +61,7 @@ pub trait OffsetStrideReal: Real + Into<f64> + Element + Send + Sync {
     /// Launches `offset` or `stride`.
     fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()>;
     /// Launches `offset_out_of_place` or `stride_out_of_place`.
-    fn launch_out_of_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: OutOfPlaceArgs<Self>)
-    -> Result<()>;
+    fn launch_out_of_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: OutOfPlaceArgs<Self>) -> Result<()>;
 }
 
 macro_rules! offset_stride_real {
@@ -172,7 +171,7 @@ pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: u
     let mut x_d = gpu.upload(&zeros)?;
     let bytes = 2 * n * size_of::<T>();
     let mut rows = Vec::new();
-    let mut merged = [Merged::default(), Merged::default()];
+    let mut merged = [SweepCheck::default(), SweepCheck::default()];
     for s in values(pattern) {
         let mut gb = [0.0; 2];
         for (k, placement) in Placement::ALL.into_iter().enumerate() {
@@ -187,7 +186,10 @@ pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: u
                 Placement::InPlace => reference::in_place(&zeros, pattern, n, s, reps.max(1) + 1),
                 Placement::OutOfPlace => reference::out_of_place(&a, &zeros, pattern, n, s),
             };
-            merged[k].add(s, Check::compare("", &got, &expected, Tolerance::EXACT));
+            merged[k].add(
+                format!("s = {s}"),
+                Check::compare("", &got, &expected, Tolerance::EXACT),
+            );
         }
         rows.push((s, gb[0], gb[1]));
     }
@@ -206,22 +208,24 @@ pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: u
     Ok((Sweep { pattern, rows }, checks))
 }
 
-/// The checks of one sweep as one: the sum of the mismatches, the largest errors, and the first
-/// mismatch with the offset or stride it happened at.
+/// The checks of one sweep as one line: the values compared, the largest errors, the sum of
+/// the mismatches, and the first configuration that failed.
 #[derive(Default)]
-struct Merged {
-    checks: Vec<(usize, Check)>,
+pub struct SweepCheck {
+    checks: Vec<(String, Check)>,
 }
 
-impl Merged {
-    fn add(&mut self, s: usize, check: Check) {
-        self.checks.push((s, check));
+impl SweepCheck {
+    /// Adds the check of the configuration `label` (`s = 3`, `256 threads`).
+    pub fn add(&mut self, label: impl Into<String>, check: Check) {
+        self.checks.push((label.into(), check));
     }
 
-    fn into_check(self, what: &str) -> Check {
+    /// The merged check, named `what`.
+    pub fn into_check(self, what: &str) -> Check {
         let first_bad = self.checks.iter().find(|(_, c)| !c.passed());
         let what = match first_bad {
-            Some((s, _)) => format!("{what} (first mismatch at s = {s})"),
+            Some((label, _)) => format!("{what} (first mismatch at {label})"),
             None => what.to_string(),
         };
         let mut out = Check::condition(&what, true);
@@ -239,7 +243,10 @@ impl Merged {
 /// `path` with `-suffix` before its extension: `sweep.png` becomes `sweep-offset.png`.
 pub fn suffixed(path: &str, suffix: &str) -> String {
     let p = Path::new(path);
-    let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let name = match p.extension() {
         Some(ext) => format!("{stem}-{suffix}.{}", ext.to_string_lossy()),
         None => format!("{stem}-{suffix}"),
@@ -276,7 +283,12 @@ pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) ->
         checks.extend(sweep_checks);
         println!();
         println!(" {}, Bandwidth (GB/s):", pattern.label());
-        println!(" {:>6} {:>12} {:>13}", "", Placement::InPlace.label(), Placement::OutOfPlace.label());
+        println!(
+            " {:>6} {:>12} {:>13}",
+            "",
+            Placement::InPlace.label(),
+            Placement::OutOfPlace.label()
+        );
         for (s, in_place, out_of_place) in &sweep.rows {
             println!(" {s:>6} {in_place:>12.2} {out_of_place:>13.2}");
         }

@@ -3,7 +3,7 @@
 //! 3.18). The book binds a texture to `a`; since Maxwell the texture cache and L1 are one unit
 //! and `ld.global.nc` reads through it, so the read-only load is today's form of that texture
 //! fetch (see `gpu_kernels::kernels::ch3::stride_texture`).
-use crate::examples::ch3::offset_stride::{BLOCK_SIZE, MAX_S, N_MB, SIMULATOR_N, SPAN_FACTOR};
+use crate::examples::ch3::offset_stride::{BLOCK_SIZE, MAX_S, N_MB, SIMULATOR_N, SPAN_FACTOR, SweepCheck};
 use crate::examples::{Example, Options, Outcome, Precision};
 use crate::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result};
 use crate::measure::{gb_per_s, time_reps};
@@ -87,9 +87,12 @@ pub fn stride_read<T: StrideReal>(
     T::launch(gpu, load, LaunchShape::cover_1d(n, threads)?, args)
 }
 
+/// Per stride, `(stride, global GB/s, read-only GB/s)`.
+pub type Rows = Vec<(usize, f64, f64)>;
+
 /// Per stride 1..=32, the bandwidth of each load, GB/s (`2 n size / time`, as the book counts),
 /// and one exact check per load over all strides.
-pub fn sweep<T: StrideReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<(Vec<(usize, f64, f64)>, Vec<Check>)> {
+pub fn sweep<T: StrideReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<(Rows, Vec<Check>)> {
     // Halves below 1024: `x + 1` is exact in both precisions.
     let a: Vec<T> = (0..SPAN_FACTOR * n)
         .map(|i| T::from_f64((i % 2048) as f64 * 0.5))
@@ -97,37 +100,26 @@ pub fn sweep<T: StrideReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<(Vec<(us
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
     let mut rows = Vec::new();
-    let mut bad: [Option<(usize, Check)>; 2] = [None, None];
-    let mut compared = [0usize; 2];
+    let mut merged = [SweepCheck::default(), SweepCheck::default()];
     for s in 1..=MAX_S {
         let mut gb = [0.0; 2];
         for (k, load) in Load::ALL.into_iter().enumerate() {
+            // Poisoned first, so an element the kernel skips fails the check.
             gpu.upload_into(&vec![T::from_f64(-1.0); n], &mut b_d)?;
             let stats = time_reps(gpu, reps, || stride_read(gpu, load, &a_d, &mut b_d, s, BLOCK_SIZE))?;
             gb[k] = gb_per_s(2 * n * size_of::<T>(), stats.median_ms);
-            let check = Check::compare("", &gpu.download(&b_d)?, &reference::stride_read(&a, n, s), Tolerance::EXACT);
-            compared[k] += check.len;
-            if !check.passed() && bad[k].is_none() {
-                bad[k] = Some((s, check));
-            }
+            let expected = reference::stride_read(&a, n, s);
+            merged[k].add(
+                format!("stride {s}"),
+                Check::compare("", &gpu.download(&b_d)?, &expected, Tolerance::EXACT),
+            );
         }
         rows.push((s, gb[0], gb[1]));
     }
     let checks = Load::ALL
         .into_iter()
-        .zip(bad)
-        .zip(compared)
-        .map(|((load, bad), len)| match bad {
-            None => {
-                let mut c = Check::condition(&format!("b, {} loads, strides 1..{MAX_S}", load.label()), true);
-                c.len = len;
-                c
-            }
-            Some((s, mut c)) => {
-                c.what = format!("b, {} loads, stride {s} (the first that failed)", load.label());
-                c
-            }
-        })
+        .zip(merged)
+        .map(|(load, m)| m.into_check(&format!("b, {} loads, strides 1..{MAX_S}", load.label())))
         .collect();
     Ok((rows, checks))
 }

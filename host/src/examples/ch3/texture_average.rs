@@ -119,7 +119,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         for (k, load) in [Load::Global, Load::ReadOnly].into_iter().enumerate() {
             // NaN first, so an element the kernel skips fails the check.
             gpu.upload_into(&vec![f32::NAN; n * n], &mut b_d)?;
-            let stats = time_reps(gpu, options.reps, || average(gpu, points, load, &a_d, &mut b_d, n, N_TILE))?;
+            let stats = time_reps(gpu, options.reps, || {
+                average(gpu, points, load, &a_d, &mut b_d, n, N_TILE)
+            })?;
             gb[k] = gb_per_s(bytes, stats.median_ms);
             let check = Check::compare(
                 &format!("{label}, {load:?} loads"),

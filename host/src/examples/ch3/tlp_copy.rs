@@ -3,6 +3,7 @@
 //! multiprocessor as fit, then with extra dynamic shared memory (unused by the kernel) so that
 //! only one block fits (the book's §3.5.1.1 trick), each with its occupancy; `--plot` draws the
 //! bandwidth against the block size.
+use crate::examples::ch3::offset_stride::SweepCheck;
 use crate::examples::{Example, Options, Outcome, Precision};
 use crate::gpu::{DeviceBuffer, DeviceProperties, Element, Error, Gpu, KernelView, LaunchShape, Module, Result};
 use crate::measure::{gb_per_s, time_reps};
@@ -46,8 +47,13 @@ impl Kernel {
 /// An element type of the copy kernels.
 pub trait CopyReal: Real + Into<f64> + Element + Send + Sync {
     /// Launches `kernel` from `module` (this library's for `None`, or a CUDA C twin's).
-    fn launch(gpu: &Gpu, module: Option<&Module>, kernel: Kernel, shape: LaunchShape, args: CopyArgs<Self>)
-    -> Result<()>;
+    fn launch(
+        gpu: &Gpu,
+        module: Option<&Module>,
+        kernel: Kernel,
+        shape: LaunchShape,
+        args: CopyArgs<Self>,
+    ) -> Result<()>;
     /// Blocks of `kernel` per multiprocessor at this block size and dynamic shared memory.
     fn blocks_per_multiprocessor(gpu: &Gpu, kernel: Kernel, threads: u32, shared_bytes: u32) -> Result<u32>;
     /// Lets `kernel` launch with `bytes` of dynamic shared memory.
@@ -228,12 +234,13 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
         " {:>12} {:>12} {:>16} {:>22} {:>16}",
         "Thread Block", "Occupancy", "Bandwidth GB/s", "Occupancy (1 blk/SM)", "Bandwidth GB/s"
     );
-    let mut checks = Vec::new();
+    let (mut many_checks, mut one_checks) = (SweepCheck::default(), SweepCheck::default());
     let (mut many, mut one) = (Vec::new(), Vec::new());
     for threads in block_sizes(gpu.properties()) {
         let (m, c1) = measure(gpu, Kernel::Tlp, &a, &a_d, &mut b_d, threads, 0, options.reps)?;
         let (o, c2) = measure(gpu, Kernel::Tlp, &a, &a_d, &mut b_d, threads, one_block, options.reps)?;
-        checks.extend([c1, c2]);
+        many_checks.add(format!("{threads} threads"), c1);
+        one_checks.add(format!("{threads} threads"), c2);
         println!(
             " {threads:>12} {:>12.3} {:>16.1} {:>22.3} {:>16.1}",
             m.occupancy, m.gb_per_s, o.occupancy, o.gb_per_s
@@ -241,12 +248,25 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
         many.push((f64::from(threads), m.gb_per_s));
         one.push((f64::from(threads), o.gb_per_s));
     }
+    let mut checks = vec![
+        many_checks.into_check("tlp_copy, as many blocks per SM as fit, every block size"),
+        one_checks.into_check("tlp_copy, one block per SM, every block size"),
+    ];
     checks.push(Check::condition(
         "the extra shared memory leaves one block per multiprocessor",
-        T::blocks_per_multiprocessor(gpu, Kernel::Tlp, gpu.properties().max_threads_per_block.min(32), one_block)? == 1,
+        T::blocks_per_multiprocessor(
+            gpu,
+            Kernel::Tlp,
+            gpu.properties().max_threads_per_block.min(32),
+            one_block,
+        )? == 1,
     ));
     let chart = Chart::new(
-        format!("Copy bandwidth vs thread block size ({}, {})", T::NAME, gpu.properties().name),
+        format!(
+            "Copy bandwidth vs thread block size ({}, {})",
+            T::NAME,
+            gpu.properties().name
+        ),
         "threads per block",
         "effective bandwidth (GB/s)",
     )

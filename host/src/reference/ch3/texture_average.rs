@@ -5,7 +5,9 @@ use rayon::prelude::*;
 /// The average of the four edge neighbours of each interior point of the `(n + 2)^2` array `a`
 /// (row-major, one-element halo), `n^2` results.
 pub fn average4(a: &[f32], n: usize) -> Vec<f32> {
-    stencil(a, n, |at, i, j| 0.25 * (at(i - 1, j) + at(i, j - 1) + at(i, j + 1) + at(i + 1, j)))
+    stencil(a, n, |at, i, j| {
+        0.25 * (at(i - 1, j) + at(i, j - 1) + at(i, j + 1) + at(i + 1, j))
+    })
 }
 
 /// The average of the eight neighbours of each interior point.

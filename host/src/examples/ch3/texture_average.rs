@@ -91,7 +91,8 @@ pub fn input(n: usize, seed: u64) -> Vec<f32> {
 }
 
 /// The book's table: per stencil, the global and read-only bandwidths (`4 (n^2 + (n+2)^2) /
-/// time`, the bytes written plus the bytes of `a`, each read once) and the max error.
+/// time`, the bytes written plus the bytes of `a`, each read once) and the max error. `--size`
+/// sets the side `n` (the book's 2048 by default).
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     let a = input(n, SEED);

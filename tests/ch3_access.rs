@@ -253,6 +253,22 @@ fn ch3_access_references() -> TestResult {
     )
 }
 
+/// A `--plot` file in a directory that does not exist is refused before the sweep, in one
+/// sentence; one in the working directory or an existing one is accepted.
+fn ch3_offset_stride_plot_path() -> TestResult {
+    let with = |path: &str| Options::default().with_flag("--plot", Some(path));
+    let missing = offset_stride::check_plot_path(&with("/nonexistent-ferrocuda-dir/sweep.png"));
+    ensure(
+        matches!(&missing, Err(Error::InvalidArgument(m)) if m.contains("does not exist")),
+        || format!("{missing:?}"),
+    )?;
+    let tmp = std::env::temp_dir().join("sweep.png");
+    for ok in [with("sweep.png"), with(&tmp.to_string_lossy()), Options::default()] {
+        offset_stride::check_plot_path(&ok).map_err(fail)?;
+    }
+    Ok(())
+}
+
 fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         (
@@ -289,6 +305,7 @@ fn main() {
                 ch3_tlp_copy_one_block_shared_bytes,
             ),
             ("ch3_access_references", ch3_access_references),
+            ("ch3_offset_stride_plot_path", ch3_offset_stride_plot_path),
         ],
         gpu_tests,
     )

@@ -240,6 +240,20 @@ impl SweepCheck {
     }
 }
 
+/// Fails, before any sweep runs, when the directory of the `--plot` file does not exist (the
+/// chart is drawn only after minutes of measurements on a GPU).
+pub fn check_plot_path(options: &Options) -> Result<()> {
+    let Some(path) = options.value("--plot") else {
+        return Ok(());
+    };
+    match Path::new(path).parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(Error::InvalidArgument(format!(
+            "the directory of the --plot file {path} does not exist"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// `path` with `-suffix` before its extension: `sweep.png` becomes `sweep-offset.png`.
 pub fn suffixed(path: &str, suffix: &str) -> String {
     let p = Path::new(path);
@@ -326,6 +340,7 @@ pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) ->
 /// `ch3-offset-stride` with `--precision`, `--size` (threads per launch; the book's 4 MB by
 /// default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    check_plot_path(options)?;
     let book_n = |bytes: usize| N_MB * 1024 * 1024 / bytes;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, options.size_or(gpu.pick(book_n(4), SIMULATOR_N))?),

@@ -60,6 +60,26 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Transpose2),
         entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Transpose3),
         entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Gtranspose2),
+        entry::<_, ch3::offset_stride::InPlaceArgs<f32>>(ch3::offset_stride::Offset),
+        entry::<_, ch3::offset_stride::InPlaceArgs<f64>>(ch3::offset_stride::Offset),
+        entry::<_, ch3::offset_stride::InPlaceArgs<f32>>(ch3::offset_stride::Stride),
+        entry::<_, ch3::offset_stride::InPlaceArgs<f64>>(ch3::offset_stride::Stride),
+        entry::<_, ch3::offset_stride::OutOfPlaceArgs<f32>>(ch3::offset_stride::OffsetOutOfPlace),
+        entry::<_, ch3::offset_stride::OutOfPlaceArgs<f64>>(ch3::offset_stride::OffsetOutOfPlace),
+        entry::<_, ch3::offset_stride::OutOfPlaceArgs<f32>>(ch3::offset_stride::StrideOutOfPlace),
+        entry::<_, ch3::offset_stride::OutOfPlaceArgs<f64>>(ch3::offset_stride::StrideOutOfPlace),
+        entry::<_, ch3::stride_texture::StrideReadArgs<f32>>(ch3::stride_texture::StrideGlobal),
+        entry::<_, ch3::stride_texture::StrideReadArgs<f64>>(ch3::stride_texture::StrideGlobal),
+        entry::<_, ch3::stride_texture::StrideReadArgs<f32>>(ch3::stride_texture::StrideTex),
+        entry::<_, ch3::stride_texture::StrideReadArgs<f64>>(ch3::stride_texture::StrideTex),
+        entry::<_, ch3::texture_average::AverageArgs>(ch3::texture_average::Average4),
+        entry::<_, ch3::texture_average::AverageArgs>(ch3::texture_average::Average8),
+        entry::<_, ch3::texture_average::AverageArgs>(ch3::texture_average::Average4Tex),
+        entry::<_, ch3::texture_average::AverageArgs>(ch3::texture_average::Average8Tex),
+        entry::<_, ch3::tlp_copy::CopyArgs<f32>>(ch3::tlp_copy::TlpCopy),
+        entry::<_, ch3::tlp_copy::CopyArgs<f64>>(ch3::tlp_copy::TlpCopy),
+        entry::<_, ch3::tlp_copy::CopyArgs<f32>>(ch3::ilp_copy::IlpCopy),
+        entry::<_, ch3::tlp_copy::CopyArgs<f64>>(ch3::ilp_copy::IlpCopy),
         entry::<_, course::vector_add::VecAddArgs>(course::vector_add::VecAddKernel),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy1),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy2a),
@@ -270,6 +290,63 @@ fn kernels_name_the_global_space_and_vectorise() {
             body.contains("ld.global.v2.b64") && body.contains("st.global.v2.b64"),
             "stream_triad_vec4_f64 is not vectorised"
         );
+    }
+}
+
+/// The read-only variants of §3.2.3 read through `ld.global.nc` (the texture path), their twins
+/// through plain `ld.global`; the increments of §3.2.2 name the global space.
+#[test]
+fn ch3_read_only_kernels_use_the_non_coherent_load() {
+    for t in ["f32", "f64"] {
+        for body in kernel_ptx(&format!("stride_tex_{t}")) {
+            assert!(body.contains("ld.global.nc"), "stride_tex_{t} lacks ld.global.nc");
+        }
+        for body in kernel_ptx(&format!("stride_global_{t}")) {
+            assert!(
+                body.contains("ld.global.") && !body.contains("ld.global.nc"),
+                "stride_global_{t} must read with plain global loads"
+            );
+        }
+        for kernel in ["offset", "stride", "offset_out_of_place", "stride_out_of_place"] {
+            for body in kernel_ptx(&format!("{kernel}_{t}")) {
+                assert!(
+                    body.contains(&format!("ld.global.{t}")) && body.contains(&format!("st.global.{t}")),
+                    "{kernel}_{t} uses generic accesses"
+                );
+            }
+        }
+    }
+    for (kernel, nc) in [
+        ("average4", false),
+        ("average8", false),
+        ("average4_tex", true),
+        ("average8_tex", true),
+    ] {
+        for body in kernel_ptx(kernel) {
+            let loads = body.matches("ld.global.nc.b32").count();
+            let needed = if kernel.starts_with("average8") { 8 } else { 4 };
+            if nc {
+                assert!(loads >= needed, "{kernel}: {loads} ld.global.nc loads, not {needed}");
+            } else {
+                assert_eq!(loads, 0, "{kernel} must read with plain global loads");
+            }
+        }
+    }
+}
+
+/// The ILP copy issues its four loads before its first store (the book's load batching), in the
+/// full-tile path that comes first in the PTX.
+#[test]
+fn ch3_ilp_copy_batches_its_loads() {
+    for t in ["f32", "f64"] {
+        for body in kernel_ptx(&format!("ilp_copy_{t}")) {
+            let first_store = body.find("st.global").expect("ilp_copy stores");
+            let loads_before = body[..first_store].matches(&format!("ld.global.{t}")).count();
+            assert!(
+                loads_before >= 4,
+                "ilp_copy_{t}: {loads_before} loads before the first store"
+            );
+        }
     }
 }
 

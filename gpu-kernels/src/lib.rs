@@ -49,7 +49,7 @@ pub mod sim;
 
 /// What a kernel file imports.
 pub mod prelude {
-    pub use crate::memory::{Element, Element4, Slice, SliceMut};
+    pub use crate::memory::{Element, Element4, ReadOnlyElement, Slice, SliceMut};
     pub use crate::real::Real;
     pub use gpu_kernels_macros::kernel;
 

@@ -386,6 +386,70 @@ macro_rules! volatile_access {
 }
 volatile_access!(i32, u32);
 
+/// An element type that can be read through the read-only data path (`ld.global.nc`, CUDA C's
+/// `__ldg`): the texture cache of the book's §3.2.3, unified with L1 since Maxwell.
+pub trait ReadOnlyElement: Element {
+    /// Reads `*address` through the read-only path.
+    ///
+    /// # Safety
+    /// As [`Element::load`]. A store to `*address` during the same launch may not be seen (the
+    /// path is not coherent with the launch's stores): the value read is then the old or the new.
+    unsafe fn load_nc(address: *const Self) -> Self;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! read_only_element {
+    ($($t:ty => $bits:ty, $load:ident;)*) => {$(
+        impl ReadOnlyElement for $t {
+            /// On the host every read is coherent: a plain read.
+            #[inline(always)]
+            unsafe fn load_nc(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.read() }
+            }
+        }
+    )*};
+}
+
+#[cfg(target_arch = "nvptx64")]
+macro_rules! read_only_element {
+    ($($t:ty => $bits:ty, $load:ident;)*) => {$(
+        impl ReadOnlyElement for $t {
+            #[inline(always)]
+            unsafe fn load_nc(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                <$t>::from_ne_bytes(unsafe { crate::device::arch::$load(address.cast()) }.to_ne_bytes())
+            }
+        }
+    )*};
+}
+
+read_only_element! {
+    u32 => u32, ld_global_nc_b32;
+    i32 => u32, ld_global_nc_b32;
+    f32 => u32, ld_global_nc_b32;
+    u64 => u64, ld_global_nc_b64;
+    i64 => u64, ld_global_nc_b64;
+    f64 => u64, ld_global_nc_b64;
+}
+
+impl<T: ReadOnlyElement> Slice<T> {
+    /// Element `i`, read through the read-only data path (`ld.global.nc`); traps when
+    /// `i >= len()`.
+    ///
+    /// Use it for data no thread of the launch writes: the path is not coherent with the
+    /// launch's own stores, so a value written during the launch may be read stale (a race, as
+    /// reading it with [`Slice::get`] from another thread would be).
+    #[inline(always)]
+    pub fn get_nc(&self, i: usize) -> T {
+        if i >= self.len {
+            bounds_failure()
+        }
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
+        unsafe { T::load_nc(self.ptr.add(i)) }
+    }
+}
+
 impl<T: Element4> Slice<T> {
     /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
     #[inline(always)]

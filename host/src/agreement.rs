@@ -83,6 +83,8 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     chapter_two(&mut c)?;
     chapter_three_shared_memory(&mut c)?;
     chapter_three_transfers(&mut c)?;
+    ch3_access::<f32>(&mut c)?;
+    ch3_access::<f64>(&mut c)?;
     stream_kernels::<f32>(&mut c)?;
     stream_kernels::<f64>(&mut c)?;
     others(&mut c)?;
@@ -208,6 +210,73 @@ fn chapter_three_transfers(c: &mut Comparison) -> Result<()> {
         }
         gpu.download(&a)
     })
+}
+
+/// The chapter 3 memory-access kernels (book §3.2.2, §3.2.3, §3.5): increments at an offset and a
+/// stride, strided and stencil reads through plain and read-only loads, the TLP and ILP copies;
+/// exact (adds of one and halves, sums in a fixed order, copies).
+fn ch3_access<T>(c: &mut Comparison) -> Result<()>
+where
+    T: StreamReal
+        + crate::examples::ch3::offset_stride::OffsetStrideReal
+        + crate::examples::ch3::stride_texture::StrideReal
+        + crate::examples::ch3::tlp_copy::CopyReal,
+{
+    use crate::examples::ch3::offset_stride::{self, Pattern, Placement};
+    use crate::examples::ch3::stride_texture::{self, Load};
+    use crate::examples::ch3::tlp_copy::{self, Kernel};
+    let n = 10_007;
+    let a = ramp_real::<T>(33 * n, 64.0);
+    for pattern in Pattern::ALL {
+        for placement in Placement::ALL {
+            let name = match placement {
+                Placement::InPlace => format!("{}_{}", pattern.label().to_lowercase(), T::NAME),
+                Placement::OutOfPlace => format!("{}_out_of_place_{}", pattern.label().to_lowercase(), T::NAME),
+            };
+            c.compare(&name, Tolerance::EXACT, |gpu| {
+                let mut x = gpu.upload(&a)?;
+                match placement {
+                    Placement::InPlace => offset_stride::in_place(gpu, pattern, &mut x, n, 7, 256)?,
+                    Placement::OutOfPlace => {
+                        offset_stride::out_of_place(gpu, pattern, &gpu.upload(&a)?, &mut x, n, 7, 256)?
+                    }
+                }
+                gpu.download(&x)
+            })?;
+        }
+    }
+    for (load, kernel) in [(Load::Global, "stride_global"), (Load::ReadOnly, "stride_tex")] {
+        c.compare(&format!("{kernel}_{}", T::NAME), Tolerance::EXACT, |gpu| {
+            let mut b = gpu.zeros::<T>(n)?;
+            stride_texture::stride_read(gpu, load, &gpu.upload(&a)?, &mut b, 9, 256)?;
+            gpu.download(&b)
+        })?;
+    }
+    for (kernel, name) in [(Kernel::Tlp, "tlp_copy"), (Kernel::Ilp, "ilp_copy")] {
+        c.compare(&format!("{name}_{}", T::NAME), Tolerance::EXACT, |gpu| {
+            let mut b = gpu.zeros::<T>(a.len())?;
+            tlp_copy::copy(gpu, kernel, &gpu.upload(&a)?, &mut b, 96, 0)?;
+            gpu.download(&b)
+        })?;
+    }
+    if T::NAME == "f32" {
+        use crate::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
+        let side = 100;
+        let input = texture_average::input(side, 5);
+        for (points, load, kernel) in [
+            (Points::Four, AverageLoad::Global, "average4"),
+            (Points::Eight, AverageLoad::Global, "average8"),
+            (Points::Four, AverageLoad::ReadOnly, "average4_tex"),
+            (Points::Eight, AverageLoad::ReadOnly, "average8_tex"),
+        ] {
+            c.compare(kernel, Tolerance::EXACT, |gpu| {
+                let mut b = gpu.zeros::<f32>(side * side)?;
+                texture_average::average(gpu, points, load, &gpu.upload(&input)?, &mut b, side, 32)?;
+                gpu.download(&b)
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// The shared-memory examples of chapter 3 (§3.3.3, §3.4): the reversals, the bank-conflict

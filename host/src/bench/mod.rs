@@ -6,6 +6,7 @@
 pub mod ch1;
 pub mod ch3;
 pub mod ch3_transfers;
+pub mod ch3_access;
 pub mod course;
 pub mod nvcc;
 pub mod random;
@@ -150,6 +151,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     )?);
     rows.extend(reduce::run(gpu, settings, twins.as_ref().map(|t| &t.reduce))?);
     rows.extend(ch3::run(gpu, settings, twins.as_ref().map(|t| &t.transpose))?);
+    rows.extend(ch3_access::run(gpu, settings, twins.as_ref().map(|t| &t.ilp_copy))?);
 
     println!();
     println!(

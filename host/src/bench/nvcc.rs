@@ -11,6 +11,7 @@ const VECTOR_ADD: &str = include_str!("../../../gpu-kernels/nvcc/course/vector_a
 const INCREMENT_MULTIBLOCK: &str = include_str!("../../../gpu-kernels/nvcc/ch1/increment_multiblock.cu");
 const REDUCE: &str = include_str!("../../../gpu-kernels/nvcc/reduce.cu");
 const TRANSPOSE: &str = include_str!("../../../gpu-kernels/nvcc/ch3/transpose.cu");
+const ILP_COPY: &str = include_str!("../../../gpu-kernels/nvcc/ch3/ilp_copy.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins {
@@ -21,6 +22,8 @@ pub struct Twins {
     pub increment_multiblock: Module,
     pub reduce: Module,
     pub transpose: Module,
+    /// `tlp_copy_*` and `ilp_copy_*` (book §3.5).
+    pub ilp_copy: Module,
 }
 
 impl Twins {
@@ -60,6 +63,7 @@ impl Twins {
             increment_multiblock: load("ch1/increment_multiblock.cu", INCREMENT_MULTIBLOCK)?,
             reduce: load("reduce.cu", REDUCE)?,
             transpose: load("ch3/transpose.cu", TRANSPOSE)?,
+            ilp_copy: load("ch3/ilp_copy.cu", ILP_COPY)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

@@ -98,7 +98,7 @@ impl Module {
         })
     }
 
-    fn function(&self, name: &'static str) -> Result<CudaFunction> {
+    pub(super) fn function(&self, name: &'static str) -> Result<CudaFunction> {
         let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = functions.get(name) {
             return Ok(f.clone());

@@ -12,6 +12,7 @@ mod device;
 mod error;
 mod launch;
 pub mod memory;
+mod occupancy;
 mod simulator;
 mod stream;
 mod timing;

@@ -336,6 +336,31 @@ global_access!(ld_global_f32, st_global_f32, f32, "f32", reg32);
 global_access!(ld_global_b64, st_global_b64, u64, "b64", reg64);
 global_access!(ld_global_f64, st_global_f64, f64, "f64", reg64);
 
+macro_rules! global_nc_load {
+    ($load:ident, $t:ty, $ptx:literal, $reg:ident) => {
+        #[doc = concat!("`ld.global.nc.", $ptx, "`: a load through the read-only (non-coherent) data")]
+        /// path, CUDA C's `__ldg` and the book's texture fetches on today's GPUs, where texture and
+        /// L1 are one cache (PTX ISA §9.7.9.8, `.nc`).
+        ///
+        /// # Safety
+        /// `address` is a global-memory address valid for reads, aligned for the type. A store to
+        /// it during the same launch may not be seen (the path is not coherent with the launch's
+        /// stores): the value read is then the old or the new one.
+        #[inline(always)]
+        pub unsafe fn $load(address: *const $t) -> $t {
+            let value: $t;
+            // SAFETY: forwarded to the caller.
+            unsafe {
+                asm!(concat!("ld.global.nc.", $ptx, " {}, [{}];"), out($reg) value, in(reg64) address,
+                    options(pure, readonly, nostack, preserves_flags))
+            };
+            value
+        }
+    };
+}
+global_nc_load!(ld_global_nc_b32, u32, "b32", reg32);
+global_nc_load!(ld_global_nc_b64, u64, "b64", reg64);
+
 /// `ld.volatile.global.b32`: a load the compiler neither removes nor serves from L1, for data
 /// another block writes under a lock (PTX ISA §9.7.9.8: volatile = relaxed, system scope).
 ///

@@ -1,5 +1,10 @@
 //! Book chapter 3: optimization.
 pub mod async_overlap;
 pub mod bank_conflicts;
+pub mod ilp_copy;
+pub mod offset_stride;
 pub mod shared_reverse;
+pub mod stride_texture;
+pub mod texture_average;
+pub mod tlp_copy;
 pub mod transpose;

@@ -2,5 +2,8 @@
 pub mod async_overlap;
 pub mod bank_conflicts;
 pub mod batching;
+pub mod offset_stride;
 pub mod shared_reverse;
+pub mod stride_texture;
+pub mod texture_average;
 pub mod transpose;

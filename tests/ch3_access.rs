@@ -1,0 +1,312 @@
+//! GPU-vs-CPU tests of the chapter 3 memory-access examples (book §3.2.2, §3.2.3, §3.5):
+//! offsets and strides, strided and stencil reads through the read-only path, and the TLP and
+//! ILP copies. Every copy and increment is compared exactly with the CPU.
+mod common;
+
+use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use ferrocuda::Gpu;
+use ferrocuda::examples::ch3::offset_stride::{self, Pattern, Placement};
+use ferrocuda::examples::ch3::stride_texture::{self, Load as StrideLoad};
+use ferrocuda::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
+use ferrocuda::examples::ch3::tlp_copy::{self, Kernel};
+use ferrocuda::examples::{Options, Precision};
+use ferrocuda::gpu::{DeviceProperties, Error};
+use ferrocuda::kernels::ch3::ilp_copy::ILP;
+use ferrocuda::reference::ch3::{offset_stride as os_ref, stride_texture as st_ref, texture_average as avg_ref};
+use ferrocuda::verify::{Check, Tolerance};
+
+/// The CUB-style block sizes every kernel is launched with.
+const BLOCK_SHAPES: [u32; 6] = [1, 7, 32, 65, 128, 1024];
+
+fn options(n: usize, precision: Precision) -> Options {
+    Options {
+        size: Some(n),
+        precision,
+        reps: 1,
+        ..Options::default()
+    }
+}
+
+fn ch3_offset_stride_program_f32_and_f64(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        for n in [1, 31, 33, 255, 257, 1000] {
+            example_passes(gpu, "ch3-offset-stride", options(n, precision))
+                .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn ch3_offset_stride_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
+    let n = 1001;
+    let len = offset_stride::SPAN_FACTOR * n;
+    let a: Vec<f32> = (0..len).map(|i| (i % 977) as f32 * 0.25).collect();
+    let a_d = gpu.upload(&a).map_err(fail)?;
+    for threads in BLOCK_SHAPES {
+        for pattern in Pattern::ALL {
+            for s in [0, 1, 3, 8, 31, 32] {
+                if pattern == Pattern::Stride && s == 0 {
+                    continue;
+                }
+                for placement in Placement::ALL {
+                    let mut x_d = gpu.upload(&a).map_err(fail)?;
+                    let expected = match placement {
+                        Placement::InPlace => {
+                            offset_stride::in_place(gpu, pattern, &mut x_d, n, s, threads).map_err(fail)?;
+                            os_ref::in_place(&a, pattern, n, s, 1)
+                        }
+                        Placement::OutOfPlace => {
+                            offset_stride::out_of_place(gpu, pattern, &a_d, &mut x_d, n, s, threads).map_err(fail)?;
+                            os_ref::out_of_place(&a, &a, pattern, n, s)
+                        }
+                    };
+                    let check = Check::compare("a", &gpu.download(&x_d).map_err(fail)?, &expected, Tolerance::EXACT);
+                    ensure(check.passed(), || {
+                        format!("{pattern:?} {s}, {placement:?}, {threads} threads: {check}")
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An array too short for the offset or stride is refused before any launch, in one sentence.
+fn ch3_offset_stride_refuses_short_arrays(gpu: &Gpu) -> TestResult {
+    let mut a_d = gpu.zeros::<f64>(100).map_err(fail)?;
+    for (pattern, s) in [(Pattern::Offset, 1), (Pattern::Stride, 2)] {
+        match offset_stride::in_place(gpu, pattern, &mut a_d, 100, s, 32) {
+            Err(Error::InvalidArgument(message)) => ensure(message.contains("holds 100"), || message.clone())?,
+            other => return Err(format!("{pattern:?} {s} over 100 elements gave {other:?}")),
+        }
+    }
+    Ok(())
+}
+
+fn ch3_stride_texture_program_f32_and_f64(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        for n in awkward_sizes(offset_stride::BLOCK_SIZE as usize)
+            .into_iter()
+            .filter(|&n| n < 10_000)
+        {
+            example_passes(gpu, "ch3-stride-texture", options(n, precision))
+                .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn ch3_stride_texture_block_shapes(gpu: &Gpu) -> TestResult {
+    let n = 333;
+    let a: Vec<f64> = (0..33 * n).map(|i| i as f64 * 0.5).collect();
+    let a_d = gpu.upload(&a).map_err(fail)?;
+    for threads in BLOCK_SHAPES {
+        for load in StrideLoad::ALL {
+            for s in [1, 2, 7, 32] {
+                let mut b_d = gpu.upload(&vec![f64::NAN; n]).map_err(fail)?;
+                stride_texture::stride_read(gpu, load, &a_d, &mut b_d, s, threads).map_err(fail)?;
+                let check = Check::compare(
+                    "b",
+                    &gpu.download(&b_d).map_err(fail)?,
+                    &st_ref::stride_read(&a, n, s),
+                    Tolerance::EXACT,
+                );
+                ensure(check.passed(), || {
+                    format!("{load:?}, stride {s}, {threads} threads: {check}")
+                })?;
+            }
+        }
+    }
+    let mut b_d = gpu.zeros::<f64>(n).map_err(fail)?;
+    ensure(
+        stride_texture::stride_read(gpu, StrideLoad::Global, &a_d, &mut b_d, 34, 32).is_err(),
+        || "a stride past the end of the input was launched".into(),
+    )
+}
+
+fn ch3_texture_average_program(gpu: &Gpu) -> TestResult {
+    for n in [1, 2, 31, 33, 65] {
+        example_passes(gpu, "ch3-texture-average", options(n, Precision::F32)).map_err(|e| format!("n = {n}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn ch3_texture_average_tile_shapes(gpu: &Gpu) -> TestResult {
+    let n = 45;
+    let a = texture_average::input(n, 7);
+    let a_d = gpu.upload(&a).map_err(fail)?;
+    for tile in [1, 7, 16, 32] {
+        for points in [Points::Four, Points::Eight] {
+            for load in [AverageLoad::Global, AverageLoad::ReadOnly] {
+                let mut b_d = gpu.upload(&vec![f32::NAN; n * n]).map_err(fail)?;
+                texture_average::average(gpu, points, load, &a_d, &mut b_d, n, tile).map_err(fail)?;
+                let expected = match points {
+                    Points::Four => avg_ref::average4(&a, n),
+                    Points::Eight => avg_ref::average8(&a, n),
+                };
+                let check = Check::compare("b", &gpu.download(&b_d).map_err(fail)?, &expected, Tolerance::EXACT);
+                ensure(check.passed(), || format!("{points:?}, {load:?}, tile {tile}: {check}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn ch3_tlp_copy_program_f32_and_f64(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        for n in [1, 31, 33, 1023, 1025, 4099] {
+            example_passes(gpu, "ch3-tlp-copy", options(n, precision))
+                .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn ch3_ilp_copy_program_f32_and_f64(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        for n in [1, 31, 33, 4095, 4097, 10_007] {
+            example_passes(gpu, "ch3-ilp-copy", options(n, precision))
+                .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Partial tiles of the ILP copy: sizes around one and two tiles of `threads * ILP`.
+fn ch3_ilp_copy_partial_tiles(gpu: &Gpu) -> TestResult {
+    for threads in [1u32, 7, 32, 65, 128] {
+        let tile = threads as usize * ILP;
+        for n in [1, 2, 3, 5, tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile + 3] {
+            let a: Vec<f64> = tlp_copy::input(n);
+            let a_d = gpu.upload(&a).map_err(fail)?;
+            for (kernel, shared) in [(Kernel::Ilp, 0), (Kernel::Tlp, 0), (Kernel::Ilp, 4096)] {
+                let mut b_d = gpu.upload(&vec![f64::NAN; n]).map_err(fail)?;
+                tlp_copy::copy(gpu, kernel, &a_d, &mut b_d, threads, shared).map_err(fail)?;
+                let check = Check::compare("b", &gpu.download(&b_d).map_err(fail)?, &a, Tolerance::EXACT);
+                ensure(check.passed(), || {
+                    format!("{kernel:?}, {threads} threads, n = {n}: {check}")
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The extra shared memory holds one block per multiprocessor, as the occupancy query reports.
+fn ch3_tlp_copy_one_block_per_multiprocessor(gpu: &Gpu) -> TestResult {
+    let bytes = tlp_copy::prepare_one_block::<f32>(gpu).map_err(fail)?;
+    for threads in tlp_copy::block_sizes(gpu.properties()) {
+        for kernel in [Kernel::Tlp, Kernel::Ilp] {
+            use ferrocuda::examples::ch3::tlp_copy::CopyReal;
+            let blocks = f32::blocks_per_multiprocessor(gpu, kernel, threads, bytes).map_err(fail)?;
+            ensure(blocks == 1, || {
+                format!("{kernel:?}, {threads} threads: {blocks} blocks per SM")
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// The shared-memory size for one block per multiprocessor, on an H100's limits and on a K20's
+/// (48 KiB per block and per multiprocessor, where the book's 0.9 * 48 KiB also works).
+fn ch3_tlp_copy_one_block_shared_bytes() -> TestResult {
+    let h100 = DeviceProperties::simulator();
+    let mut k20 = DeviceProperties::simulator();
+    k20.shared_mem_per_multiprocessor_bytes = 48 * 1024;
+    k20.shared_mem_per_block_optin_bytes = 48 * 1024;
+    for (name, p) in [("H100", h100), ("K20", k20)] {
+        let s = tlp_copy::one_block_shared_bytes(&p);
+        ensure(
+            s <= p.shared_mem_per_block_optin_bytes && 2 * s > p.shared_mem_per_multiprocessor_bytes,
+            || format!("{name}: {s} B"),
+        )?;
+    }
+    let sizes = tlp_copy::block_sizes(&DeviceProperties::simulator());
+    ensure(sizes == [32, 64, 128, 256, 512, 1024], || format!("{sizes:?}"))
+}
+
+/// The references on cases worked by hand.
+fn ch3_access_references() -> TestResult {
+    let a = vec![0.0f32; 10];
+    let offset = os_ref::in_place(&a, Pattern::Offset, 3, 2, 2);
+    ensure(offset == [0., 0., 2., 2., 2., 0., 0., 0., 0., 0.], || {
+        format!("{offset:?}")
+    })?;
+    let stride = os_ref::out_of_place(&[5.0f32; 10], &a, Pattern::Stride, 3, 4);
+    ensure(stride == [6., 0., 0., 0., 6., 0., 0., 0., 6., 0.], || {
+        format!("{stride:?}")
+    })?;
+    ensure(
+        st_ref::stride_read(&[1.0f64, 2., 3., 4., 5.], 3, 2) == [2., 4., 6.],
+        || "stride_read".into(),
+    )?;
+    // 3 x 3 with halo, interior 1 x 1: the centre's neighbours are 1..=8 around a 100.
+    let grid = [1., 2., 3., 4., 100., 5., 6., 7., 8.];
+    let (four, eight) = (avg_ref::average4(&grid, 1), avg_ref::average8(&grid, 1));
+    ensure(four == [0.25 * (4. + 2. + 7. + 5.)] && eight == [4.5], || {
+        format!("{four:?} {eight:?}")
+    })?;
+    ensure(
+        offset_stride::suffixed("out/sweep.png", "offset") == "out/sweep-offset.png"
+            && offset_stride::suffixed("sweep", "stride") == "sweep-stride",
+        || "suffixed".into(),
+    )
+}
+
+/// A `--plot` file in a directory that does not exist is refused before the sweep, in one
+/// sentence; one in the working directory or an existing one is accepted.
+fn ch3_offset_stride_plot_path() -> TestResult {
+    let with = |path: &str| Options::default().with_flag("--plot", Some(path));
+    let missing = offset_stride::check_plot_path(&with("/nonexistent-ferrocuda-dir/sweep.png"));
+    ensure(
+        matches!(&missing, Err(Error::InvalidArgument(m)) if m.contains("does not exist")),
+        || format!("{missing:?}"),
+    )?;
+    let tmp = std::env::temp_dir().join("sweep.png");
+    for ok in [with("sweep.png"), with(&tmp.to_string_lossy()), Options::default()] {
+        offset_stride::check_plot_path(&ok).map_err(fail)?;
+    }
+    Ok(())
+}
+
+fn main() {
+    let gpu_tests: Vec<GpuTest> = vec![
+        (
+            "ch3_offset_stride_program_f32_and_f64",
+            ch3_offset_stride_program_f32_and_f64,
+        ),
+        (
+            "ch3_offset_stride_each_kernel_block_shapes",
+            ch3_offset_stride_each_kernel_block_shapes,
+        ),
+        (
+            "ch3_offset_stride_refuses_short_arrays",
+            ch3_offset_stride_refuses_short_arrays,
+        ),
+        (
+            "ch3_stride_texture_program_f32_and_f64",
+            ch3_stride_texture_program_f32_and_f64,
+        ),
+        ("ch3_stride_texture_block_shapes", ch3_stride_texture_block_shapes),
+        ("ch3_texture_average_program", ch3_texture_average_program),
+        ("ch3_texture_average_tile_shapes", ch3_texture_average_tile_shapes),
+        ("ch3_tlp_copy_program_f32_and_f64", ch3_tlp_copy_program_f32_and_f64),
+        (
+            "ch3_tlp_copy_one_block_per_multiprocessor",
+            ch3_tlp_copy_one_block_per_multiprocessor,
+        ),
+        ("ch3_ilp_copy_program_f32_and_f64", ch3_ilp_copy_program_f32_and_f64),
+        ("ch3_ilp_copy_partial_tiles", ch3_ilp_copy_partial_tiles),
+    ];
+    common::main(
+        vec![
+            (
+                "ch3_tlp_copy_one_block_shared_bytes",
+                ch3_tlp_copy_one_block_shared_bytes,
+            ),
+            ("ch3_access_references", ch3_access_references),
+            ("ch3_offset_stride_plot_path", ch3_offset_stride_plot_path),
+        ],
+        gpu_tests,
+    )
+}

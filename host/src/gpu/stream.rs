@@ -418,35 +418,32 @@ enum Side {
 
 fn memcpy_2d_params<T>(copy: Copy2d, src: Side, dst: Side) -> sys::CUDA_MEMCPY2D {
     let bytes = size_of::<T>();
-    // SAFETY: `CUDA_MEMCPY2D` is a C struct of integers and pointers, for which all-zero bits
-    // are the documented "unused" value of every field not set below.
-    let mut p: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    // Every field set: the memory types are enums without a zero value, so a zeroed struct
+    // would not be a valid one. The unused side of each end is null, the driver's "unused".
+    let split = |side: Side| match side {
+        Side::Host(h) => (CUmemorytype::CU_MEMORYTYPE_HOST, h, 0),
+        Side::Device(d) => (CUmemorytype::CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), d),
+    };
+    let ((src_type, src_host, src_device), (dst_type, dst_host, dst_device)) = (split(src), split(dst));
     // The sides' addresses already point at the first element, so x and y start at 0.
-    p.srcPitch = copy.src_pitch * bytes;
-    p.dstPitch = copy.dst_pitch * bytes;
-    p.WidthInBytes = copy.width * bytes;
-    p.Height = copy.height;
-    match src {
-        Side::Host(h) => {
-            p.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
-            p.srcHost = h.cast_const();
-        }
-        Side::Device(d) => {
-            p.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            p.srcDevice = d;
-        }
+    sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: src_type,
+        srcHost: src_host.cast_const(),
+        srcDevice: src_device,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: copy.src_pitch * bytes,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: dst_type,
+        dstHost: dst_host,
+        dstDevice: dst_device,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: copy.dst_pitch * bytes,
+        WidthInBytes: copy.width * bytes,
+        Height: copy.height,
     }
-    match dst {
-        Side::Host(h) => {
-            p.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
-            p.dstHost = h;
-        }
-        Side::Device(d) => {
-            p.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            p.dstDevice = d;
-        }
-    }
-    p
 }
 
 fn memcpy_2d(cuda: &super::CudaDevice, params: &sys::CUDA_MEMCPY2D, call: &str) -> Result<()> {

@@ -5,6 +5,7 @@
 pub mod broken;
 pub mod ch1;
 pub mod ch2;
+pub mod ch3;
 pub mod ch5;
 pub mod course;
 pub mod probe;

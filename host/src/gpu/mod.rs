@@ -4,8 +4,11 @@
 //! Layers, as in cudarc: cudarc's `result`/`sys` (raw driver calls) below, then this safe layer:
 //! [`Gpu`] (a device and its kernels, on one of two backends: [`CudaDevice`], or the CPU
 //! simulator, which runs the same kernel code on the host), [`LaunchShape`] and typed launches,
-//! device buffers and their kernel views ([`memory`]), pinned host buffers, timing, and cuRAND's
-//! host generators ([`Curand`]).
+//! device buffers and their kernel views ([`memory`]), pinned host buffers, timing, cuRAND's
+//! host generators ([`Curand`]), cuBLAS's SGEMM ([`Cublas`]) and the constant bank
+//! ([`Gpu::write_constant`]).
+mod constant;
+mod cublas;
 mod cuda;
 mod curand;
 mod device;
@@ -15,6 +18,7 @@ pub mod memory;
 mod simulator;
 mod timing;
 
+pub use cublas::Cublas;
 pub use cuda::{CudaDevice, Module};
 pub use curand::{Curand, CurandFloat, CurandGenerator};
 pub use device::{DeviceProperties, device_count, driver_version};

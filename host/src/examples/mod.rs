@@ -3,6 +3,7 @@
 //! version and its CPU reference, prints the source's output shape, and returns its checks.
 pub mod ch1;
 pub mod ch2;
+pub mod ch3;
 pub mod ch5;
 pub mod course;
 pub mod stream;
@@ -182,6 +183,10 @@ pub static EXAMPLES: &[Example] = &[
     ch2::timing::EXAMPLE,
     ch2::limiting_factor::EXAMPLE,
     ch2::effective_bandwidth::EXAMPLE,
+    ch3::localmem::EXAMPLE,
+    ch3::constant_increment::EXAMPLE,
+    ch3::intrinsics::EXAMPLE,
+    ch3::divergence::EXAMPLE,
     stream::EXAMPLE,
     course::vector_add::EXAMPLE,
     tutorial::vector_copy::EXAMPLE,
@@ -194,6 +199,7 @@ pub static EXAMPLES: &[Example] = &[
     tutorial::sum_reduction::EXAMPLE,
     course::reduction::EXAMPLE,
     course::histogram::EXAMPLE,
+    course::matmul_tiled::EXAMPLE,
 ];
 
 /// The example with this id.

@@ -2,7 +2,8 @@
 //! with its GB/s, its fraction of a device-to-device `cudaMemcpy`, and its ratio to the same
 //! algorithm in CUDA C (`gpu-kernels/nvcc/`, compiled by nvcc at bench time when nvcc is there,
 //! loaded and launched through the same typed path, so only the kernel differs), all measured in
-//! one run with the samples of each row interleaved.
+//! one run with the samples of each row interleaved; then the compute-bound SGEMM kernels in
+//! GFLOP/s against cuBLAS.
 pub mod ch1;
 pub mod course;
 pub mod nvcc;
@@ -176,6 +177,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
         settings.reps
     );
+    course::matmul(gpu, settings)?;
     Ok(())
 }
 

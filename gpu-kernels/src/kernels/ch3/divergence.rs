@@ -42,7 +42,7 @@ pub fn side_b(i: usize) -> f32 {
 pub fn divergent(args: DivergenceArgs) {
     let i = global_idx_x();
     if i < args.x.len() {
-        let v = if i % 2 == 0 { side_a(i) } else { side_b(i) };
+        let v = if i.is_multiple_of(2) { side_a(i) } else { side_b(i) };
         args.x.set(i, v);
     }
 }
@@ -52,7 +52,11 @@ pub fn divergent(args: DivergenceArgs) {
 pub fn warp_uniform(args: DivergenceArgs) {
     let i = global_idx_x();
     if i < args.x.len() {
-        let v = if (i / WARP_SIZE) % 2 == 0 { side_a(i) } else { side_b(i) };
+        let v = if (i / WARP_SIZE).is_multiple_of(2) {
+            side_a(i)
+        } else {
+            side_b(i)
+        };
         args.x.set(i, v);
     }
 }

@@ -58,7 +58,7 @@ pub const TILED_SHARED_BYTES: usize = 2 * Tile::BYTES;
 pub fn matmul_tiled(args: MatmulArgs) {
     // SAFETY: the launch provides `TILED_SHARED_BYTES`: `ds_a` at 0, `ds_b` after it.
     let (ds_a, ds_b) = unsafe { (Tile::dynamic_at(0), Tile::dynamic_at(Tile::BYTES)) };
-    let (tx, ty) = (thread_idx().x as usize, thread_idx().y as usize);
+    let (tx, ty) = (thread_idx().x, thread_idx().y);
     let (col, row) = (global_idx_x(), global_idx_y());
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     let mut sum = 0.0f32;
@@ -193,7 +193,7 @@ pub fn matmul_register_tiled(args: MatmulArgs) {
     // SAFETY (every `dynamic_at` below): the launch provides `REGISTER_TILED_SHARED_BYTES`, which
     // holds the four tiles at these offsets, each a multiple of 16 bytes.
     let tid = thread_idx_x();
-    let (m0, n0) = (block_idx().y as usize * BM, block_idx().x as usize * BN);
+    let (m0, n0) = (block_idx().y * BM, block_idx().x * BN);
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     // Block-uniform: the whole block takes one path, so the barriers below stay uniform.
     let full = m0 + BM <= m
@@ -219,6 +219,8 @@ pub fn matmul_register_tiled(args: MatmulArgs) {
         let next = (t + 1 < tiles).then(|| load_tiles(&args, full, tid, m0, n0, (t + 1) * BK));
         // SAFETY: see above.
         let (a_cur, b_cur) = unsafe { (ATile::dynamic_at(a_buffer(t)), BTile::dynamic_at(b_buffer(t))) };
+        // Left rolled: spelled out (`unroll!`) it needs 153 registers, one block per SM instead of
+        // two (118 registers); which is faster is for the H100 to say.
         for p in 0..BK {
             // Rows ty*4 .. +4 and 64 + ty*4 .. +4 of the block tile; columns likewise with tx.
             let a_lo = a_cur.get4(p, ty);

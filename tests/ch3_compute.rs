@@ -52,7 +52,7 @@ fn ch3_localmem_program(gpu: &Gpu) -> TestResult {
 /// between launches (a stale bank would fail the second value). One test: the bank is shared by
 /// the whole device, as a `__constant__` variable is.
 fn ch3_constant_increment_sources_and_rewrites(gpu: &Gpu) -> TestResult {
-    for n in [1, 31, 33, 256, 1023, 1024] {
+    for n in [1usize, 31, 33, 256, 1023, 1024] {
         for b in [3, -7] {
             gpu.write_constant(B_WORD, &[b]).map_err(fail)?;
             let a: Vec<i32> = (0..n as i32).map(|i| i * 3 - 50).collect();

@@ -39,8 +39,8 @@ impl Variant {
     /// The condition under which element `i` takes the first side.
     pub fn first_side(self, i: usize) -> bool {
         match self {
-            Variant::Divergent => i % 2 == 0,
-            Variant::WarpUniform => (i / WARP_SIZE) % 2 == 0,
+            Variant::Divergent => i.is_multiple_of(2),
+            Variant::WarpUniform => (i / WARP_SIZE).is_multiple_of(2),
         }
     }
 }

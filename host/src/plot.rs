@@ -70,22 +70,13 @@ impl Chart {
         let path = path.as_ref();
         let failed = |e: &dyn std::fmt::Display| Error::Io(format!("cannot write the plot {}: {e}", path.display()));
         let points = || series.iter().flat_map(|s| s.points.iter().copied());
-        if points().any(|(x, y)| !x.is_finite() || !y.is_finite() || (self.log_x && x <= 0.0)) || points().count() == 0
-        {
-            return Err(failed(
-                &"no points, or a point that is not finite (or not positive on a log axis)",
-            ));
+        if points().any(|(x, y)| !x.is_finite() || !y.is_finite() || (self.log_x && x <= 0.0)) || points().count() == 0 {
+            return Err(failed(&"no points, or a point that is not finite (or not positive on a log axis)"));
         }
-        let (x_min, x_max) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (x, _)| {
-            (lo.min(x), hi.max(x))
-        });
+        let (x_min, x_max) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (x, _)| (lo.min(x), hi.max(x)));
         let (y_min, y_max) = points().fold((0f64, f64::NEG_INFINITY), |(lo, hi), (_, y)| (lo.min(y), hi.max(y)));
         let x_max = if x_max > x_min { x_max } else { x_min + 1.0 };
-        let y_max = if y_max > y_min {
-            y_max + 0.05 * (y_max - y_min)
-        } else {
-            y_min + 1.0
-        };
+        let y_max = if y_max > y_min { y_max + 0.05 * (y_max - y_min) } else { y_min + 1.0 };
         register_embedded_font();
 
         let root = BitMapBackend::new(path, SIZE).into_drawing_area();
@@ -213,10 +204,6 @@ mod tests {
         let nan = [Series::new("s", vec![(1.0, f64::NAN)])];
         assert!(Chart::new("t", "x", "y").write(temp_png("nan"), &nan).is_err());
         let unwritable = [Series::new("s", vec![(1.0, 1.0), (2.0, 2.0)])];
-        assert!(
-            Chart::new("t", "x", "y")
-                .write("/nonexistent-dir/x.png", &unwritable)
-                .is_err()
-        );
+        assert!(Chart::new("t", "x", "y").write("/nonexistent-dir/x.png", &unwritable).is_err());
     }
 }

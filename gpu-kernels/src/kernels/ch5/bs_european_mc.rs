@@ -93,13 +93,7 @@ macro_rules! exp {
             fn exp(self) -> Self {
                 // Beyond the range e^x is 0 or infinity in this type; clamping keeps `k` small
                 // enough for two normal factors `2^a 2^b` (NaN fails both tests and stays).
-                let x = if self < $lowest {
-                    $lowest
-                } else if self > $highest {
-                    $highest
-                } else {
-                    self
-                };
+                let x = if self < $lowest { $lowest } else if self > $highest { $highest } else { self };
                 // k = round(x / ln 2): the magic number's ulp is 1, so the sum rounds to an
                 // integer, which the subtraction then recovers exactly.
                 let k = fma(x, $inv_ln2, $magic) - $magic;

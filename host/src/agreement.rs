@@ -433,8 +433,7 @@ fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
     let payoffs = |gpu: &Gpu| -> Result<[Vec<T>; 4]> {
         let normals_d = gpu.upload(normals)?;
         let (mut put, mut call) = (gpu.zeros::<T>(n)?, gpu.zeros::<T>(n)?);
-        let (mut put_partials, mut call_partials) =
-            (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
+        let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
         let args = McPayoffsArgs {
             normals: normals_d.view(),
             put: put.view_mut(),
@@ -457,8 +456,7 @@ fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
     c.compare(&format!("mc_squared_deviations_{}", T::NAME), Tolerance::EXACT, |gpu| {
         let [put, call, ..] = payoffs(gpu)?;
         let (put, call) = (gpu.upload(&put)?, gpu.upload(&call)?);
-        let (mut put_partials, mut call_partials) =
-            (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
+        let (mut put_partials, mut call_partials) = (gpu.zeros::<T>(blocks as usize)?, gpu.zeros::<T>(blocks as usize)?);
         let args = McSquaredDeviationsArgs {
             put: put.view(),
             call: call.view(),

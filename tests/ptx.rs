@@ -74,6 +74,7 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulNaive),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulTiled),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulRegisterTiled),
+        entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulRegisterTiledUnrolled),
         entry::<_, ch5::pi_cuf::PiCountArgs<f32>>(ch5::pi_cuf::PiCount),
         entry::<_, ch5::pi_cuf::PiCountArgs<f64>>(ch5::pi_cuf::PiCount),
         entry::<_, ch5::pi_cuf::PiCountArgs<f32>>(ch5::pi_fma::PiCountFma),
@@ -467,20 +468,23 @@ fn matmul_kernels_tile_and_vectorise() {
         assert!(body.contains("bar.sync") && body.contains("ld.shared.b32") && body.contains("st.shared.b32"));
         assert!(body.contains("fma.rn.f32"));
     }
-    for body in kernel_ptx("matmul_register_tiled") {
-        for p in [
-            "bar.sync",
-            "ld.shared.v4",
-            "st.shared.v4",
-            "ld.global.v4.b32",
-            "st.global.v4.b32",
-        ] {
-            assert!(body.contains(p), "matmul_register_tiled lacks `{p}`");
+    for name in ["matmul_register_tiled", "matmul_register_tiled_unrolled"] {
+        for body in kernel_ptx(name) {
+            for p in [
+                "bar.sync",
+                "ld.shared.v4",
+                "st.shared.v4",
+                "ld.global.v4.b32",
+                "st.global.v4.b32",
+            ] {
+                assert!(body.contains(p), "`{name}` lacks `{p}`");
+            }
+            // The 8 x 8 block: 64 fmas per k step; all 8 steps of a tile when unrolled.
+            let fmas = if name.ends_with("unrolled") { 8 * 64 } else { 64 };
+            assert!(
+                body.matches("fma.rn.f32").count() >= fmas,
+                "`{name}` has fewer than {fmas} fmas"
+            );
         }
-        // The 8 x 8 block: 64 fmas per k step.
-        assert!(
-            body.matches("fma.rn.f32").count() >= 64,
-            "matmul_register_tiled lost its 8 x 8 block"
-        );
     }
 }

@@ -185,6 +185,23 @@ fn store_tiles(staged: &Staged, tid: usize, a_tile: &ATile, b_tile: &BTile) {
 /// `ceil(n / BN) x ceil(m / BM)`, [`REGISTER_TILED_SHARED_BYTES`].
 #[kernel]
 pub fn matmul_register_tiled(args: MatmulArgs) {
+    register_tiled::<false>(args);
+}
+
+/// [`matmul_register_tiled`] with its `k` loop over a shared tile spelled out: ptxas overlaps
+/// the shared reads of one step with the fmas of the previous one, but needs about 150
+/// registers, so one block (8 warps) fits on an SM instead of two at 118. Which one is faster is
+/// measured side by side (`course-matmul-tiled`, `cargo xtask bench`).
+///
+/// Launch: as [`matmul_register_tiled`].
+#[kernel]
+pub fn matmul_register_tiled_unrolled(args: MatmulArgs) {
+    register_tiled::<true>(args);
+}
+
+/// The body of both register-tiled kernels; `UNROLLED` spells out the loop over a tile's `k`.
+#[inline(always)]
+fn register_tiled<const UNROLLED: bool>(args: MatmulArgs) {
     // The two buffers of each tile, as byte offsets into shared memory: buffer `t % 2` holds
     // tile `t`. (Swapping two tile values instead made LLVM lose the shared state space and
     // emit generic loads.)
@@ -219,9 +236,8 @@ pub fn matmul_register_tiled(args: MatmulArgs) {
         let next = (t + 1 < tiles).then(|| load_tiles(&args, full, tid, m0, n0, (t + 1) * BK));
         // SAFETY: see above.
         let (a_cur, b_cur) = unsafe { (ATile::dynamic_at(a_buffer(t)), BTile::dynamic_at(b_buffer(t))) };
-        // Left rolled: spelled out (`unroll!`) it needs 153 registers, one block per SM instead of
-        // two (118 registers); which is faster is for the H100 to say.
-        for p in 0..BK {
+        // One k step: four 16-byte shared reads, 64 fmas.
+        let mut step = |p: usize| {
             // Rows ty*4 .. +4 and 64 + ty*4 .. +4 of the block tile; columns likewise with tx.
             let a_lo = a_cur.get4(p, ty);
             let a_hi = a_cur.get4(p, BM / 8 + ty);
@@ -233,6 +249,16 @@ pub fn matmul_register_tiled(args: MatmulArgs) {
                 for j in 0..TN {
                     acc[i][j] = math::fma(a_frag[i], b_frag[j], acc[i][j]);
                 }
+            }
+        };
+        if UNROLLED {
+            // Spelled out: ptxas can issue the next step's shared reads during this step's fmas,
+            // at the price of registers (see `matmul_register_tiled_unrolled`).
+            const { assert!(BK == 8) };
+            unroll!(p in [0, 1, 2, 3, 4, 5, 6, 7] => { step(p); });
+        } else {
+            for p in 0..BK {
+                step(p);
             }
         }
         if let Some(staged) = next {

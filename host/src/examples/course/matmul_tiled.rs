@@ -281,7 +281,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         .find(|r| r.variant == Variant::Cublas)
         .map(|r| r.stats.median_ms);
     println!(
-        "   {:<16} {:<44} {:>12} {:>10} {:>10}",
+        "   {:<27} {:<44} {:>12} {:>10} {:>10}",
         "variant", "launch shape", "time (ms)", "GFLOP/s", "/ cuBLAS"
     );
     for row in &rows {
@@ -289,7 +289,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         let shape = row.shape.map_or("(cuBLAS's own)".to_string(), |s| s.to_string());
         let fraction = cublas_ms.map_or("-".to_string(), |c| format!("{:.3}", c / ms));
         println!(
-            "   {:<16} {:<44} {:>12.4} {:>10.1} {:>10}",
+            "   {:<27} {:<44} {:>12.4} {:>10.1} {:>10}",
             row.variant.name(),
             shape,
             ms,

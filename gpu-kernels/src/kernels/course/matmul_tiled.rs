@@ -189,9 +189,9 @@ pub fn matmul_register_tiled(args: MatmulArgs) {
 }
 
 /// [`matmul_register_tiled`] with its `k` loop over a shared tile spelled out: ptxas overlaps
-/// the shared reads of one step with the fmas of the previous one, but needs about 150
-/// registers, so one block (8 warps) fits on an SM instead of two at 124 (ptxas 13.0, sm_90). Which one is faster is
-/// measured side by side (`course-matmul-tiled`, `cargo xtask bench`).
+/// the shared reads of one step with the fmas of the previous one, but needs 145 registers
+/// (ptxas 13.0, sm_90), so one block (8 warps) fits on an SM instead of two at 124. Which one is
+/// faster is measured side by side (`course-matmul-tiled`, `cargo xtask bench`).
 ///
 /// Launch: as [`matmul_register_tiled`].
 #[kernel]

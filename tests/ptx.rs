@@ -27,6 +27,19 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, MathArgs>(ch2::limiting_factor::Math),
         entry::<_, MathArgs>(ch2::limiting_factor::MathFast),
         entry::<_, ch3::async_overlap::AsyncArgs>(ch3::async_overlap::Kernel),
+        entry::<_, ch3::localmem::LocalmemArgs>(ch3::localmem::LocalmemRegisters),
+        entry::<_, ch3::localmem::LocalmemArgs>(ch3::localmem::LocalmemDynamic),
+        entry::<_, ch3::constant_increment::ConstantIncrementArgs>(ch3::constant_increment::IncrementConstant),
+        entry::<_, ch3::constant_increment::GlobalIncrementArgs>(ch3::constant_increment::IncrementGlobal),
+        entry::<_, ch3::constant_increment::PolyArgs>(ch3::constant_increment::PolyConstant),
+        entry::<_, ch3::constant_increment::PolyParamArgs>(ch3::constant_increment::PolyParam),
+        entry::<_, ch3::constant_increment::PolyGlobalArgs>(ch3::constant_increment::PolyGlobal),
+        entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::IntrinsicsAccurate),
+        entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::IntrinsicsFast),
+        entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::HornerFused),
+        entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::HornerUnfused),
+        entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::Divergent),
+        entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
         entry::<_, UnaryArgs<f32>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f64>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f32>>(stream::StreamScale),
@@ -94,6 +107,10 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, course::histogram::HistoArgs>(course::histogram::HistoPrivatizedKernel),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Naive),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Privatized),
+        entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulNaive),
+        entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulTiled),
+        entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulRegisterTiled),
+        entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulRegisterTiledUnrolled),
         entry::<_, ch5::pi_cuf::PiCountArgs<f32>>(ch5::pi_cuf::PiCount),
         entry::<_, ch5::pi_cuf::PiCountArgs<f64>>(ch5::pi_cuf::PiCount),
         entry::<_, ch5::pi_cuf::PiCountArgs<f32>>(ch5::pi_fma::PiCountFma),
@@ -203,14 +220,16 @@ fn parameter_blocks_match_the_host_args_structs() {
 /// Kernels with the accurate sine: its argument reduction for huge arguments (Payne-Hanek, in
 /// `libm`'s `rem_pio2_large`) keeps a small array in local memory, as CUDA's own `sinf` does.
 /// (`kernel` is ch3-async's, with `sincosf`.)
-const ACCURATE_SINE_KERNELS: [&str; 3] = ["base", "math", "kernel"];
+const ACCURATE_SINE_KERNELS: [&str; 4] = ["base", "math", "kernel", "intrinsics_accurate"];
+/// Kernels that use local memory on purpose: ch3-localmem's private array indexed at run time.
+const LOCAL_MEMORY_DEMONSTRATIONS: [&str; 1] = ["localmem_dynamic"];
 
 #[test]
 fn no_kernel_uses_local_memory() {
     for module in MODULES {
         for name in ptx::entry_points(module.ptx)
             .into_iter()
-            .filter(|n| !ACCURATE_SINE_KERNELS.contains(n))
+            .filter(|n| !ACCURATE_SINE_KERNELS.contains(n) && !LOCAL_MEMORY_DEMONSTRATIONS.contains(n))
         {
             let body = ptx::entry_ptx(module.ptx, name).unwrap_or_default();
             assert!(!body.contains(".local"), "`{name}` ({}) uses local memory", module.arch);
@@ -588,5 +607,103 @@ fn philox_kernels_multiply_in_32_bits_and_round_explicitly() {
     }
     for body in kernel_ptx("philox_normal_f32") {
         assert!(!body.contains("div."), "philox_normal_f32 divides");
+    }
+}
+
+/// ch3-localmem: the private array indexed at run time lives in a `.local` depot, the one with
+/// constant indices in registers.
+#[test]
+fn localmem_dynamic_uses_local_memory_and_registers_variant_does_not() {
+    for body in kernel_ptx("localmem_dynamic") {
+        assert!(
+            body.contains(".local") && body.contains("ld.local"),
+            "localmem_dynamic has no local array"
+        );
+    }
+    for body in kernel_ptx("localmem_registers") {
+        assert!(!body.contains(".local"), "localmem_registers uses local memory");
+    }
+}
+
+/// ch3-constant-increment: each variant reads from its state space; the constant bank is a
+/// visible `.const` variable the host can look up.
+#[test]
+fn constant_increment_reads_its_state_space() {
+    for module in MODULES {
+        assert!(
+            module
+                .ptx
+                .contains(".visible .const .align 16 .b8 ferrocuda_constant_bank[4096]"),
+            "{}: no constant bank",
+            module.arch
+        );
+    }
+    let expect = |kernel: &str, present: &str, absent: &str| {
+        for body in kernel_ptx(kernel) {
+            assert!(body.contains(present), "`{kernel}` lacks `{present}`");
+            assert!(!body.contains(absent), "`{kernel}` has `{absent}`");
+        }
+    };
+    expect("increment_constant", "ld.const.b32", "ld.param.b32");
+    expect("poly_constant", "ld.const.b32", ".local");
+    expect("poly_param", "ld.param", ".local");
+    expect("poly_global", "ld.global.f32", "ld.const");
+    expect("increment_global", "ld.global.b32", "ld.const");
+}
+
+/// ch3-intrinsics: the fast kernel uses the approximate instructions, the accurate one none of
+/// them; the fused Horner has fma.rn and no separate mul/add, the unfused the reverse.
+#[test]
+fn intrinsics_lower_to_fast_or_accurate_instructions() {
+    for body in kernel_ptx("intrinsics_fast") {
+        for p in ["sin.approx", "ex2.approx", "div.approx"] {
+            assert!(body.contains(p), "intrinsics_fast lacks `{p}`");
+        }
+    }
+    for body in kernel_ptx("intrinsics_accurate") {
+        for p in ["sin.approx", "ex2.approx", "div.approx"] {
+            assert!(!body.contains(p), "intrinsics_accurate has `{p}`");
+        }
+        assert!(
+            body.contains("div.rn.f32"),
+            "intrinsics_accurate lost its IEEE division"
+        );
+    }
+    for body in kernel_ptx("horner_fused") {
+        assert!(body.contains("fma.rn.f32"), "horner_fused lost its fma");
+        assert!(!body.contains("mul.rn.f32") && !body.contains("add.rn.f32"));
+    }
+    for body in kernel_ptx("horner_unfused") {
+        assert!(!body.contains("fma.rn.f32"), "horner_unfused fuses");
+        assert!(body.contains("mul.rn.f32") && body.contains("add.rn.f32"));
+    }
+}
+
+/// course-matmul-tiled: the tiled kernels use shared memory and barriers, the register-tiled
+/// one 16-byte shared and global accesses, and every multiply-add is an fma.
+#[test]
+fn matmul_kernels_tile_and_vectorise() {
+    for body in kernel_ptx("matmul_tiled") {
+        assert!(body.contains("bar.sync") && body.contains("ld.shared.b32") && body.contains("st.shared.b32"));
+        assert!(body.contains("fma.rn.f32"));
+    }
+    for name in ["matmul_register_tiled", "matmul_register_tiled_unrolled"] {
+        for body in kernel_ptx(name) {
+            for p in [
+                "bar.sync",
+                "ld.shared.v4",
+                "st.shared.v4",
+                "ld.global.v4.b32",
+                "st.global.v4.b32",
+            ] {
+                assert!(body.contains(p), "`{name}` lacks `{p}`");
+            }
+            // The 8 x 8 block: 64 fmas per k step; all 8 steps of a tile when unrolled.
+            let fmas = if name.ends_with("unrolled") { 8 * 64 } else { 64 };
+            assert!(
+                body.matches("fma.rn.f32").count() >= fmas,
+                "`{name}` has fewer than {fmas} fmas"
+            );
+        }
     }
 }

@@ -47,10 +47,23 @@ pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod sim;
 
+/// Repeats `$body` once per listed value, `$i` bound to it: `unroll!(i in [0, 1, 2, 3] => { .. })`.
+///
+/// The `#pragma unroll` Rust lacks. LLVM fully unrolls only loops below a size threshold; a
+/// thread-private array indexed in a loop it leaves rolled lives in local memory (see
+/// ch3-localmem). Spelled out, every index is a constant and the array stays in registers.
+#[macro_export]
+macro_rules! unroll {
+    ($i:ident in [$($n:literal),* $(,)?] => $body:block) => {
+        $( { let $i: usize = $n; $body } )*
+    };
+}
+
 /// What a kernel file imports.
 pub mod prelude {
     pub use crate::memory::{Element, Element4, ReadOnlyElement, Slice, SliceMut};
     pub use crate::real::Real;
+    pub use crate::unroll;
     pub use gpu_kernels_macros::kernel;
 
     pub use crate::device::{index::*, math, sync::*};

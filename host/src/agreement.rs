@@ -85,6 +85,8 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     chapter_three_transfers(&mut c)?;
     ch3_access::<f32>(&mut c)?;
     ch3_access::<f64>(&mut c)?;
+    chapter_three_compute(&mut c)?;
+    matmul(&mut c)?;
     stream_kernels::<f32>(&mut c)?;
     stream_kernels::<f64>(&mut c)?;
     others(&mut c)?;
@@ -273,6 +275,75 @@ where
                 let mut b = gpu.zeros::<f32>(side * side)?;
                 texture_average::average(gpu, points, load, &gpu.upload(&input)?, &mut b, side, 32)?;
                 gpu.download(&b)
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// ch3: every kernel bit for bit (explicit roundings, same orders), except the sines: the
+/// accurate one's `libm` code is contracted into FMAs on the GPU, and the simulator replaces the
+/// fast one's approximations by the accurate functions.
+fn chapter_three_compute(c: &mut Comparison) -> Result<()> {
+    use crate::examples::ch3::{constant_increment, divergence, intrinsics, localmem};
+    use gpu_kernels::kernels::ch3::constant_increment::{B_WORD, COEFF_WORD};
+    let n = 100_003;
+    for variant in localmem::Variant::ALL {
+        c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
+            let x = gpu.upload(&ramp_real::<f32>(n, 50.0))?;
+            let mut a = gpu.zeros::<f32>(n)?;
+            localmem::launch(gpu, variant, &mut a, &x)?;
+            gpu.download(&a)
+        })?;
+    }
+    for source in constant_increment::Source::ALL {
+        c.compare(source.increment_kernel(), Tolerance::EXACT, |gpu| {
+            gpu.write_constant(B_WORD, &[5i32])?;
+            let (mut a, b) = (gpu.upload(&ramp_i32(1000))?, gpu.upload(&[5i32])?);
+            constant_increment::increment(gpu, source, &mut a, 5, &b)?;
+            gpu.download(&a)
+        })?;
+        c.compare(source.poly_kernel(), Tolerance::EXACT, |gpu| {
+            let coeffs = constant_increment::coefficients();
+            gpu.write_constant(COEFF_WORD, &coeffs)?;
+            let (x, c_d) = (gpu.upload(&ramp_real::<f32>(n, 2.0))?, gpu.upload(&coeffs)?);
+            let mut y = gpu.zeros::<f32>(n)?;
+            constant_increment::poly(gpu, source, &mut y, &x, &c_d)?;
+            gpu.download(&y)
+        })?;
+    }
+    for variant in intrinsics::Variant::ALL {
+        let tolerance = match variant {
+            intrinsics::Variant::Accurate => intrinsics::ACCURATE,
+            intrinsics::Variant::Fast => intrinsics::FAST,
+            _ => Tolerance::EXACT,
+        };
+        c.compare(variant.kernel(), tolerance, |gpu| {
+            let x = gpu.upload(&intrinsics::inputs(n))?;
+            let mut y = gpu.zeros::<f32>(n)?;
+            intrinsics::launch(gpu, variant, &mut y, &x)?;
+            gpu.download(&y)
+        })?;
+    }
+    for variant in divergence::Variant::ALL {
+        c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
+            let mut x = gpu.zeros::<f32>(10_007)?;
+            divergence::launch(gpu, variant, &mut x, 128)?;
+            gpu.download(&x)
+        })?;
+    }
+    Ok(())
+}
+
+/// The matrix multiplies: one fma per step in the same order on both backends, so bit for bit.
+fn matmul(c: &mut Comparison) -> Result<()> {
+    use crate::examples::course::matmul_tiled::{Operands, Variant, random_matrix};
+    for dims @ (m, n, k) in [(33, 65, 17), (256, 256, 64)] {
+        for variant in Variant::KERNELS {
+            c.compare(&format!("{} {m}x{n}x{k}", variant.kernel()), Tolerance::EXACT, |gpu| {
+                let mut ops = Operands::new(gpu, dims, &random_matrix(m * k, 1), &random_matrix(k * n, 2))?;
+                ops.launch(gpu, variant)?;
+                gpu.download(&ops.c_d)
             })?;
         }
     }

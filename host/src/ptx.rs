@@ -1,5 +1,7 @@
 //! The PTX modules embedded at build time (see `build.rs`): one per architecture in
-//! `FERROCUDA_ARCHS` (default sm_90).
+//! `FERROCUDA_ARCHS` (default sm_90), and `ptxas` run on them (resource reports).
+use std::path::PathBuf;
+use std::process::Command;
 
 /// One embedded module.
 #[derive(Debug)]
@@ -111,4 +113,53 @@ impl std::fmt::Display for ResourceReport {
         }
         Ok(())
     }
+}
+
+/// Runs `ptxas -v` on one module; its report (stderr) on success, one sentence on failure.
+pub fn ptxas_verbose(module: &PtxModule) -> Result<String, String> {
+    let ptxas = find_ptxas()?;
+    let file = std::env::temp_dir().join(format!("ferrocuda-{}-{}.ptx", module.arch, std::process::id()));
+    std::fs::write(&file, module.ptx).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let output = Command::new(&ptxas)
+        .arg(format!("-arch={}", module.arch))
+        .arg("-v")
+        .arg(&file)
+        .args(["-o", "/dev/null"])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    let _ = std::fs::remove_file(&file);
+    let report = String::from_utf8_lossy(&output.stderr).into_owned();
+    if output.status.success() {
+        Ok(report)
+    } else {
+        Err(format!("ptxas rejected the {} PTX:\n{report}", module.arch))
+    }
+}
+
+/// `$PTXAS`, `ptxas` on the PATH, or the one in the `nvidia-cuda-nvcc` PyPI wheel.
+pub fn find_ptxas() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("PTXAS") {
+        return Ok(PathBuf::from(path));
+    }
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .chain([PathBuf::from("/usr/local/cuda/bin")])
+        .map(|dir| dir.join("ptxas"))
+        .find(|p| p.is_file());
+    if let Some(path) = on_path {
+        return Ok(path);
+    }
+    let wheel = Command::new("python3")
+        .args([
+            "-c",
+            "import nvidia, os; print(os.path.join(nvidia.__path__[0], 'cu13', 'bin', 'ptxas'))",
+        ])
+        .output()
+        .ok()
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .filter(|p| p.is_file());
+    wheel.ok_or_else(|| {
+        "ptxas not found: install it with `python3 -m pip install nvidia-cuda-nvcc==13.0.88`, or set PTXAS".into()
+    })
 }

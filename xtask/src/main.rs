@@ -4,8 +4,7 @@
 use ferrocuda::examples::{self, Options};
 use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu, bench, ptx};
-use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   cargo xtask list
@@ -199,14 +198,14 @@ fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
         Some("--report") => {
             for module in ptx::MODULES {
                 println!("== {} ==", module.arch);
-                let report = ptxas(module)?;
+                let report = ptx::ptxas_verbose(module)?;
                 print!("{}", ptx::ResourceReport::parse(&report));
             }
             Ok(ExitCode::SUCCESS)
         }
         Some("--validate") => {
             for module in ptx::MODULES {
-                ptxas(module)?;
+                ptx::ptxas_verbose(module)?;
                 println!(
                     "{}: {} kernels, valid PTX",
                     module.arch,
@@ -229,53 +228,4 @@ fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
         }
         _ => Err(format!("`ptx` needs --report, --validate or a kernel name\n{USAGE}")),
     }
-}
-
-/// Runs `ptxas -v` on one module; its report (stderr) on success, one sentence on failure.
-fn ptxas(module: &ptx::PtxModule) -> Result<String, String> {
-    let ptxas = find_ptxas()?;
-    let file = std::env::temp_dir().join(format!("ferrocuda-{}-{}.ptx", module.arch, std::process::id()));
-    std::fs::write(&file, module.ptx).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    let output = Command::new(&ptxas)
-        .arg(format!("-arch={}", module.arch))
-        .arg("-v")
-        .arg(&file)
-        .args(["-o", "/dev/null"])
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
-    let _ = std::fs::remove_file(&file);
-    let report = String::from_utf8_lossy(&output.stderr).into_owned();
-    if output.status.success() {
-        Ok(report)
-    } else {
-        Err(format!("ptxas rejected the {} PTX:\n{report}", module.arch))
-    }
-}
-
-/// `$PTXAS`, `ptxas` on the PATH, or the one in the `nvidia-cuda-nvcc` PyPI wheel.
-fn find_ptxas() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os("PTXAS") {
-        return Ok(PathBuf::from(path));
-    }
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .chain([PathBuf::from("/usr/local/cuda/bin")])
-        .map(|dir| dir.join("ptxas"))
-        .find(|p| p.is_file());
-    if let Some(path) = on_path {
-        return Ok(path);
-    }
-    let wheel = Command::new("python3")
-        .args([
-            "-c",
-            "import nvidia, os; print(os.path.join(nvidia.__path__[0], 'cu13', 'bin', 'ptxas'))",
-        ])
-        .output()
-        .ok()
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
-        .filter(|p| p.is_file());
-    wheel.ok_or_else(|| {
-        "ptxas not found: install it with `python3 -m pip install nvidia-cuda-nvcc==13.0.88`, or set PTXAS".into()
-    })
 }

@@ -96,3 +96,9 @@ pub fn exp_fast(x: f32) -> f32 {
 pub fn ln_fast(x: f32) -> f32 {
     arch::lg2_approx_f32(x) * core::f32::consts::LN_2
 }
+/// `__fdividef`: `a / b` through `div.approx.ftz.f32`, about 2 ulp (0 for `|b|` in
+/// 2^126..2^128, where CUDA's `__fdividef` also returns 0).
+#[inline(always)]
+pub fn div_fast(a: f32, b: f32) -> f32 {
+    arch::div_approx_f32(a, b)
+}

@@ -114,6 +114,64 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
         }
     }
 
+    /// The tile `byte_offset` bytes into dynamic shared memory: a second tile after a first (the
+    /// A and B tiles of a matrix multiply), or the second buffer of a double-buffered pair.
+    ///
+    /// # Safety
+    /// The launch provides at least `byte_offset + Self::BYTES` bytes of dynamic shared memory,
+    /// `byte_offset` is a multiple of 16, and no other tile of this launch overlaps this one.
+    #[inline(always)]
+    pub unsafe fn dynamic_at(byte_offset: usize) -> Self {
+        Self {
+            // SAFETY: inside the launch's shared memory (caller's contract).
+            base: unsafe { arch::dynamic_shared_base::<Quad<T>>().byte_add(byte_offset).cast() },
+            _marker: PhantomData,
+        }
+    }
+
+    /// Elements (`row`, `4*chunk .. 4*chunk + 4`) in one 16-byte access for 4-byte elements
+    /// (`ld.shared.v4`, PTX ISA §9.7.9.8); traps when out of bounds.
+    ///
+    /// The 16-byte alignment it needs holds for every tile: the base of dynamic shared memory is
+    /// 16-byte aligned, [`Tile2d::dynamic_at`] offsets are multiples of 16, and the pitch of a
+    /// tile read this way must be a multiple of 4 elements (a compile-time check).
+    #[inline(always)]
+    pub fn get4(&self, row: usize, chunk: usize) -> [T; 4] {
+        const {
+            assert!(
+                Self::PITCH.is_multiple_of(4),
+                "get4 needs a pitch of a multiple of 4 elements"
+            )
+        };
+        if row >= ROWS || 4 * chunk + 4 > COLS {
+            crate::memory::bounds_failure()
+        }
+        // SAFETY: in bounds of the tile (checked), 16-byte aligned (see above).
+        unsafe { arch::shared_load(self.base.add(row * Self::PITCH + 4 * chunk).cast::<Quad<T>>()).0 }
+    }
+
+    /// Stores `values` at (`row`, `4*chunk .. 4*chunk + 4`) in one 16-byte access; traps as
+    /// [`Tile2d::get4`].
+    #[inline(always)]
+    pub fn set4(&self, row: usize, chunk: usize, values: [T; 4]) {
+        const {
+            assert!(
+                Self::PITCH.is_multiple_of(4),
+                "set4 needs a pitch of a multiple of 4 elements"
+            )
+        };
+        if row >= ROWS || 4 * chunk + 4 > COLS {
+            crate::memory::bounds_failure()
+        }
+        // SAFETY: as in `get4`.
+        unsafe {
+            arch::shared_store(
+                self.base.add(row * Self::PITCH + 4 * chunk).cast::<Quad<T>>(),
+                Quad(values),
+            )
+        }
+    }
+
     /// Element (`row`, `col`); traps when out of bounds.
     #[inline(always)]
     pub fn get(&self, row: usize, col: usize) -> T {
@@ -155,3 +213,8 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
         unsafe { arch::shared_store(self.base.add(row * Self::PITCH + col), value) }
     }
 }
+
+/// Four elements aligned to 16 bytes, so that LLVM emits one vector access for them.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Quad<T>([T; 4]);

@@ -24,6 +24,7 @@ mod ops;
 pub(crate) use context::{fault, with_thread};
 pub(crate) use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
 
+use core::sync::atomic::{AtomicU32, Ordering};
 use std::fmt;
 use std::string::String;
 
@@ -123,4 +124,36 @@ fn validate(l: &Launch) -> Result<(), SimError> {
         ));
     }
     Ok(())
+}
+
+/// The simulator's constant bank (`ferrocuda_constant_bank` on the GPU): one per process, as the
+/// GPU's is one per loaded module, written by the host between launches and read by kernels.
+static CONSTANT_BANK: [AtomicU32; crate::device::constant::CONSTANT_BANK_BYTES / 4] =
+    [const { AtomicU32::new(0) }; crate::device::constant::CONSTANT_BANK_BYTES / 4];
+
+/// Writes `words` into the constant bank from byte `byte_offset` (the simulator's
+/// `cuMemcpyHtoD` to the bank); `Err` with one sentence when they do not fit or are misaligned.
+pub fn write_constant_bank(byte_offset: usize, words: &[u32]) -> Result<(), String> {
+    let bytes = words.len() * 4;
+    if !byte_offset.is_multiple_of(4) || byte_offset + bytes > crate::device::constant::CONSTANT_BANK_BYTES {
+        return Err(std::format!(
+            "{bytes} bytes at byte {byte_offset} do not fit the {}-byte constant bank as 4-byte words",
+            crate::device::constant::CONSTANT_BANK_BYTES
+        ));
+    }
+    for (k, &w) in words.iter().enumerate() {
+        CONSTANT_BANK[byte_offset / 4 + k].store(w, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// The constant bank's word at `byte_offset`, read by a kernel; a fault when out of the bank.
+pub(crate) fn constant_word(byte_offset: usize) -> u32 {
+    match CONSTANT_BANK.get(byte_offset / 4) {
+        Some(word) if byte_offset.is_multiple_of(4) => word.load(Ordering::Relaxed),
+        _ => fault(std::format!(
+            "constant-bank read at byte {byte_offset}, outside the {}-byte bank or misaligned",
+            crate::device::constant::CONSTANT_BANK_BYTES
+        )),
+    }
 }

@@ -79,3 +79,47 @@ pub fn histogram(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
     }
     Ok(rows)
 }
+
+/// The course's matrix multiply at 4096^3 against cuBLAS's FP32 SGEMM (`CUBLAS_DEFAULT_MATH`, no
+/// tensor cores), all variants on the same operands in one run: GFLOP/s (2 m n k flops per
+/// product) and each kernel's fraction of cuBLAS. Prints its own table (GFLOP/s, not GB/s).
+pub fn matmul(gpu: &Gpu, settings: &Settings) -> Result<()> {
+    use crate::examples::course::matmul_tiled::{self, Operands, SIZE, gflop_per_s, random_matrix};
+    use crate::gpu::Cublas;
+    let dims = (SIZE, SIZE, SIZE);
+    let (a, b) = (random_matrix(SIZE * SIZE, 1), random_matrix(SIZE * SIZE, 2));
+    let mut ops = Operands::new(gpu, dims, &a, &b)?;
+    let mut cublas = match gpu.cuda("cuBLAS SGEMM").and_then(Cublas::new) {
+        Ok(cublas) => Some(cublas),
+        Err(e) => {
+            println!("matmul: cuBLAS not measured ({e})");
+            None
+        }
+    };
+    let (rows, _) = matmul_tiled::measure(gpu, &mut ops, cublas.as_mut(), settings.reps, None)?;
+    let cublas_ms = rows
+        .iter()
+        .find(|r| r.variant == matmul_tiled::Variant::Cublas)
+        .map(|r| r.stats.median_ms);
+    println!();
+    println!(
+        "{:<30} {:<46} {:>10} {:>10} {:>10}",
+        "SGEMM 4096^3 (f32)", "launch shape", "ms", "GFLOP/s", "/cuBLAS"
+    );
+    for row in &rows {
+        let ms = row.stats.median_ms;
+        println!(
+            "{:<30} {:<46} {:>10.3} {:>10.0} {:>10}",
+            row.variant.kernel(),
+            row.shape.map_or("(cuBLAS's own)".to_string(), |s| s.to_string()),
+            ms,
+            gflop_per_s(dims, ms),
+            cublas_ms.map_or("-".to_string(), |c| format!("{:.3}", c / ms))
+        );
+    }
+    println!(
+        "(median of {} runs each; cuBLAS in CUBLAS_DEFAULT_MATH: FP32 SIMT, no tensor cores)",
+        settings.reps
+    );
+    Ok(())
+}

@@ -2,11 +2,12 @@
 //! with its GB/s, its fraction of a device-to-device `cudaMemcpy`, and its ratio to the same
 //! algorithm in CUDA C (`gpu-kernels/nvcc/`, compiled by nvcc at bench time when nvcc is there,
 //! loaded and launched through the same typed path, so only the kernel differs), all measured in
-//! one run with the samples of each row interleaved.
+//! one run with the samples of each row interleaved; then the compute-bound SGEMM kernels in
+//! GFLOP/s against cuBLAS.
 pub mod ch1;
 pub mod ch3;
-pub mod ch3_transfers;
 pub mod ch3_access;
+pub mod ch3_transfers;
 pub mod course;
 pub mod nvcc;
 pub mod random;
@@ -183,6 +184,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         settings.reps
     );
     random::run(gpu, settings)?;
+    course::matmul(gpu, settings)?;
     ch3_transfers::run(gpu, settings)
 }
 

@@ -189,11 +189,15 @@ pub static EXAMPLES: &[Example] = &[
     ch3::offset_stride::EXAMPLE,
     ch3::stride_texture::EXAMPLE,
     ch3::texture_average::EXAMPLE,
+    ch3::localmem::EXAMPLE,
+    ch3::constant_increment::EXAMPLE,
     ch3::shared_reverse::EXAMPLE,
     ch3::bank_conflicts::EXAMPLE,
     ch3::transpose::EXAMPLE,
     ch3::tlp_copy::EXAMPLE,
     ch3::ilp_copy::EXAMPLE,
+    ch3::intrinsics::EXAMPLE,
+    ch3::divergence::EXAMPLE,
     stream::EXAMPLE,
     course::vector_add::EXAMPLE,
     tutorial::vector_copy::EXAMPLE,
@@ -207,6 +211,7 @@ pub static EXAMPLES: &[Example] = &[
     tutorial::sum_reduction::EXAMPLE,
     course::reduction::EXAMPLE,
     course::histogram::EXAMPLE,
+    course::matmul_tiled::EXAMPLE,
 ];
 
 /// The example with this id.

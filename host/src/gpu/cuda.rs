@@ -111,6 +111,11 @@ impl Module {
         Ok(f)
     }
 
+    /// The cudarc module, for its globals (the constant bank).
+    pub(super) fn cuda_module(&self) -> &Arc<CudaModule> {
+        &self.module
+    }
+
     pub(super) fn last_launched(&self) -> Option<&'static str> {
         *self.last_launched.lock().unwrap_or_else(|p| p.into_inner())
     }

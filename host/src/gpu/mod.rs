@@ -5,7 +5,10 @@
 //! [`Gpu`] (a device and its kernels, on one of two backends: [`CudaDevice`], or the CPU
 //! simulator, which runs the same kernel code on the host), [`LaunchShape`] and typed launches,
 //! device buffers and their kernel views ([`memory`]), pinned host buffers, streams with their
-//! events and asynchronous copies ([`Stream`]), timing, and cuRAND's host generators ([`Curand`]).
+//! events and asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]),
+//! cuBLAS's SGEMM ([`Cublas`]) and the constant bank ([`Gpu::write_constant`]).
+mod constant;
+mod cublas;
 mod cuda;
 mod curand;
 mod device;
@@ -17,6 +20,7 @@ mod simulator;
 mod stream;
 mod timing;
 
+pub use cublas::Cublas;
 pub use cuda::{CudaDevice, Module};
 pub use curand::{Curand, CurandFloat, CurandGenerator};
 pub use device::{DeviceProperties, device_count, driver_version};

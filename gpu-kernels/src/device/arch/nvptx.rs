@@ -286,10 +286,21 @@ macro_rules! float_op {
 }
 float_op!(mul_rn_f32, "mul.rn.f32", f32, reg32, (a, b));
 float_op!(add_rn_f32, "add.rn.f32", f32, reg32, (a, b));
-float_op!(fma_rn_f32, "fma.rn.f32", f32, reg32, (a, b, c));
 float_op!(mul_rn_f64, "mul.rn.f64", f64, reg64, (a, b));
 float_op!(add_rn_f64, "add.rn.f64", f64, reg64, (a, b));
-float_op!(fma_rn_f64, "fma.rn.f64", f64, reg64, (a, b, c));
+/// `fma.rn.f32`, through LLVM's `llvm.fma.f32` rather than inline PTX: always one rounding, and
+/// LLVM's cost model sees one cheap instruction, so loops of them unroll (an inline-asm fma counts
+/// as an opaque call, which kept the 64 accumulators of a register-tiled matrix multiply in
+/// local memory).
+#[inline(always)]
+pub fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
+    core::intrinsics::fmaf32(a, b, c)
+}
+/// `fma.rn.f64`, as [`fma_rn_f32`].
+#[inline(always)]
+pub fn fma_rn_f64(a: f64, b: f64, c: f64) -> f64 {
+    core::intrinsics::fmaf64(a, b, c)
+}
 float_op!(sin_approx_f32, "sin.approx.ftz.f32", f32, reg32, (a));
 float_op!(cos_approx_f32, "cos.approx.ftz.f32", f32, reg32, (a));
 float_op!(ex2_approx_f32, "ex2.approx.ftz.f32", f32, reg32, (a));
@@ -489,3 +500,40 @@ pub unsafe fn shared_store<T: Copy>(address: *mut T, value: T) {
 /// on the GPU; the simulator checks it.
 #[inline(always)]
 pub fn shared_atomic_access(_address: *const u8, _bytes: usize) {}
+
+// The constant bank: one `__constant__` array for the whole module, declared in PTX because
+// Rust cannot place a static in the `.const` state space (a `#[link_section]` static stays in
+// `.global`; see ch3-constant-increment). `.visible`, so the host finds it with
+// `cuModuleGetGlobal`. Its size is `CONSTANT_BANK_BYTES` in `device/constant.rs`.
+core::arch::global_asm!(".visible .const .align 16 .b8 ferrocuda_constant_bank[4096];");
+
+/// `ld.const.b32` of the constant bank's 4-byte word at `byte_offset` (PTX ISA §9.7.9.8, state
+/// space §5.1.3): a read every lane of a warp makes at one address is one broadcast from the
+/// constant cache.
+///
+/// # Safety
+/// `byte_offset + 4 <= CONSTANT_BANK_BYTES`, and a multiple of 4.
+#[inline(always)]
+pub unsafe fn ld_const_b32(byte_offset: usize) -> u32 {
+    let value: u32;
+    // SAFETY: forwarded to the caller; the bank is never written while a kernel runs.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 %bank; mov.u64 %bank, ferrocuda_constant_bank; add.u64 %bank, %bank, {off}; ld.const.b32 {v}, [%bank]; }}",
+            off = in(reg64) byte_offset as u64, v = out(reg32) value,
+            options(pure, readonly, nostack, preserves_flags)
+        )
+    };
+    value
+}
+
+/// `div.approx.ftz.f32`: `__fdividef` (PTX ISA §9.7.3.8), about 2 ulp, `a * (1/b)` in hardware.
+#[inline(always)]
+pub fn div_approx_f32(a: f32, b: f32) -> f32 {
+    let out: f32;
+    // SAFETY: pure arithmetic.
+    unsafe {
+        asm!("div.approx.ftz.f32 {}, {}, {};", out(reg32) out, in(reg32) a, in(reg32) b, options(pure, nomem, nostack))
+    };
+    out
+}

@@ -283,3 +283,17 @@ pub fn ex2_approx_f32(a: f32) -> f32 {
 pub fn lg2_approx_f32(a: f32) -> f32 {
     libm::log2f(a)
 }
+/// `div.approx.f32`, simulated by the correctly rounded division.
+#[inline(always)]
+pub fn div_approx_f32(a: f32, b: f32) -> f32 {
+    a / b
+}
+
+/// `ld.const.b32` of the simulator's constant bank.
+///
+/// # Safety
+/// `byte_offset + 4 <= CONSTANT_BANK_BYTES`, and a multiple of 4 (checked: a fault otherwise).
+#[inline(always)]
+pub unsafe fn ld_const_b32(byte_offset: usize) -> u32 {
+    sim::constant_word(byte_offset)
+}

@@ -1,7 +1,11 @@
 //! Book chapter 3: optimization.
 pub mod async_overlap;
 pub mod bank_conflicts;
+pub mod constant_increment;
+pub mod divergence;
 pub mod ilp_copy;
+pub mod intrinsics;
+pub mod localmem;
 pub mod offset_stride;
 pub mod shared_reverse;
 pub mod stride_texture;

@@ -1,0 +1,118 @@
+//! cuBLAS's SGEMM (through cudarc, loaded at run time), the yardstick of the matrix-multiply
+//! kernels (course-matmul-tiled).
+//!
+//! The handle keeps cuBLAS's default math mode, `CUBLAS_DEFAULT_MATH`: SGEMM then computes in
+//! FP32 on the SIMT cores, the same arithmetic as the Rust kernels. Tensor cores would need
+//! `CUBLAS_TF32_TENSOR_OP_MATH` (TF32 inputs, a different result), which this wrapper never sets.
+use super::cuda::CudaDevice;
+use super::error::{Error, Result};
+use super::memory::DeviceBuffer;
+use cudarc::cublas::{result, sys};
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+
+fn cublas_error(call: &str) -> impl FnOnce(result::CublasError) -> Error + '_ {
+    move |e| Error::Library {
+        call: call.to_string(),
+        error: format!("{:?}", e.0),
+    }
+}
+
+/// A cuBLAS handle on one device, working on the device's stream.
+pub struct Cublas<'a> {
+    device: &'a CudaDevice,
+    handle: sys::cublasHandle_t,
+}
+
+impl<'a> Cublas<'a> {
+    /// `cublasCreate` on `device`'s stream, in `CUBLAS_DEFAULT_MATH` (FP32 SIMT SGEMM). One
+    /// clear error when `libcublas` cannot be found.
+    pub fn new(device: &'a CudaDevice) -> Result<Self> {
+        // SAFETY: only probes for the library; cudarc would panic on first use without it.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::Io(
+                "cuBLAS (libcublas.so) was not found: add the CUDA toolkit's lib64 folder to LD_LIBRARY_PATH".into(),
+            ));
+        }
+        device
+            .context
+            .bind_to_thread()
+            .map_err(Error::cuda("binding the context for cuBLAS"))?;
+        let handle = result::create_handle().map_err(cublas_error("cublasCreate"))?;
+        let cublas = Self { device, handle };
+        // SAFETY: `handle` was just created; the stream outlives it (it lives in `device`).
+        unsafe { result::set_stream(handle, device.stream.cu_stream() as _) }
+            .map_err(cublas_error("cublasSetStream"))?;
+        // SAFETY: as above; a valid enum value.
+        unsafe { sys::cublasSetMathMode(handle, sys::cublasMath_t::CUBLAS_DEFAULT_MATH) }
+            .result()
+            .map_err(cublas_error("cublasSetMathMode"))?;
+        Ok(cublas)
+    }
+
+    /// `C = A B` for row-major `A` (`m x k`), `B` (`k x n`), `C` (`m x n`), queued on the stream.
+    ///
+    /// cuBLAS is column-major. A row-major matrix read as column-major is its transpose, so
+    /// this asks cuBLAS for `C^T = B^T A^T` (`cublasSgemm(N, N, n, m, k, 1, B, n, A, k, 0, C, n)`):
+    /// the column-major `C^T` it writes is exactly the row-major `C`, and nothing is transposed.
+    pub fn sgemm_row_major(
+        &mut self,
+        (m, n, k): (usize, usize, usize),
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<()> {
+        if a.len() < m * k || b.len() < k * n || c.len() < m * n {
+            return Err(Error::InvalidArgument(format!(
+                "SGEMM {m}x{n}x{k} needs buffers of {}, {} and {} elements, not {}, {} and {}",
+                m * k,
+                k * n,
+                m * n,
+                a.len(),
+                b.len(),
+                c.len()
+            )));
+        }
+        let dim = |x: usize| {
+            i32::try_from(x.max(1))
+                .map_err(|_| Error::InvalidArgument(format!("cuBLAS takes dimensions below 2^31, not {x}")))
+        };
+        let (mi, ni, ki) = (dim(m)?, dim(n)?, dim(k)?);
+        let stream = &self.device.stream;
+        let not_cuda = || Error::NeedsCuda("cuBLAS on simulator buffers".into());
+        let (a_ptr, _a_record) = a.as_cuda().ok_or_else(not_cuda)?.device_ptr(stream);
+        let (b_ptr, _b_record) = b.as_cuda().ok_or_else(not_cuda)?.device_ptr(stream);
+        let (c_ptr, _c_record) = c.as_cuda_mut().ok_or_else(not_cuda)?.device_ptr_mut(stream);
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let op = sys::cublasOperation_t::CUBLAS_OP_N;
+        // SAFETY: the pointers address live allocations of this device holding at least the
+        // elements checked above, used on the handle's stream; alpha and beta are host values
+        // (the handle's default pointer mode).
+        unsafe {
+            result::sgemm(
+                self.handle,
+                op,
+                op,
+                ni,
+                mi,
+                ki,
+                &alpha,
+                b_ptr as *const f32,
+                ni,
+                a_ptr as *const f32,
+                ki,
+                &beta,
+                c_ptr as *mut f32,
+                ni,
+            )
+        }
+        .map_err(cublas_error("cublasSgemm"))
+    }
+}
+
+impl Drop for Cublas<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created in `new`, destroyed once here; work queued with it is ordered on the
+        // stream before any later free.
+        let _ = unsafe { result::destroy_handle(self.handle) };
+    }
+}

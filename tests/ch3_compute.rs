@@ -1,0 +1,325 @@
+//! GPU-vs-CPU tests of the book's chapter 3 compute examples (local memory, constant memory,
+//! intrinsics, divergence) and of the course's tiled matrix multiply.
+mod common;
+
+use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use ferrocuda::examples::Options;
+use ferrocuda::examples::ch3::constant_increment::{self, Source};
+use ferrocuda::examples::ch3::divergence::{self, Variant as Branch};
+use ferrocuda::examples::ch3::intrinsics::{self, ACCURATE, Variant as Intrinsic};
+use ferrocuda::examples::ch3::localmem::{self, Variant as Localmem};
+use ferrocuda::examples::course::matmul_tiled::{self, Operands, Variant as Matmul, random_matrix};
+use ferrocuda::gpu::Cublas;
+use ferrocuda::kernels::ch3::constant_increment::{B_WORD, COEFF_WORD};
+use ferrocuda::kernels::ch3::localmem::STRIDE;
+use ferrocuda::reference::ch3 as reference;
+use ferrocuda::reference::course::matmul_tiled as matmul_reference;
+use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda::{DeviceBuffer, Gpu};
+
+/// Sizes around the 256-thread blocks.
+const SIZES: [usize; 6] = [1, 31, 33, 255, 257, 10_007];
+
+fn ch3_localmem_kernels_match_cpu(gpu: &Gpu) -> TestResult {
+    for n in SIZES {
+        let x: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.37 - 11.0).collect();
+        let x_d = gpu.upload(&x).map_err(fail)?;
+        let mut expected = vec![0.0; n];
+        reference::localmem::localmem(&mut expected, &x, STRIDE);
+        for variant in Localmem::ALL {
+            let mut a_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
+            localmem::launch(gpu, variant, &mut a_d, &x_d).map_err(fail)?;
+            let check = Check::compare("a", &gpu.download(&a_d).map_err(fail)?, &expected, Tolerance::EXACT);
+            ensure(check.passed(), || format!("{variant:?}, n = {n}: {check}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn ch3_localmem_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "ch3-localmem",
+        Options {
+            size: Some(4099),
+            reps: 1,
+            ..Options::default()
+        },
+    )
+}
+
+/// Every source of `b`, at several sizes and values of `b`, and the constant bank rewritten
+/// between launches (a stale bank would fail the second value). One test: the bank is shared by
+/// the whole device, as a `__constant__` variable is.
+fn ch3_constant_increment_sources_and_rewrites(gpu: &Gpu) -> TestResult {
+    for n in [1usize, 31, 33, 256, 1023, 1024] {
+        for b in [3, -7] {
+            gpu.write_constant(B_WORD, &[b]).map_err(fail)?;
+            let a: Vec<i32> = (0..n as i32).map(|i| i * 3 - 50).collect();
+            let expected = reference::constant_increment::increment(&a, b);
+            let b_d = gpu.upload(&[b]).map_err(fail)?;
+            for source in Source::ALL {
+                let mut a_d = gpu.upload(&a).map_err(fail)?;
+                constant_increment::increment(gpu, source, &mut a_d, b, &b_d).map_err(fail)?;
+                let got = gpu.download(&a_d).map_err(fail)?;
+                ensure(got == expected, || format!("{source:?}, n = {n}, b = {b}"))?;
+            }
+        }
+    }
+    // The polynomial, coefficients from all three places, at sizes around the block.
+    let coeffs = constant_increment::coefficients();
+    gpu.write_constant(COEFF_WORD, &coeffs).map_err(fail)?;
+    for n in SIZES {
+        let x: Vec<f32> = (0..n).map(|i| (i % 201) as f32 / 100.0 - 1.0).collect();
+        let expected = reference::constant_increment::poly(&x, &coeffs);
+        let (x_d, c_d) = (gpu.upload(&x).map_err(fail)?, gpu.upload(&coeffs).map_err(fail)?);
+        for source in Source::ALL {
+            let mut y_d: DeviceBuffer<f32> = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
+            constant_increment::poly(gpu, source, &mut y_d, &x_d, &c_d).map_err(fail)?;
+            let check = Check::compare("y", &gpu.download(&y_d).map_err(fail)?, &expected, Tolerance::EXACT);
+            ensure(check.passed(), || format!("{source:?}, n = {n}: {check}"))?;
+        }
+    }
+    // Then the example itself, which writes the bank again.
+    example_passes(
+        gpu,
+        "ch3-constant-increment",
+        Options {
+            reps: 1,
+            ..Options::default()
+        },
+    )
+}
+
+fn ch3_constant_increment_bank_bounds(gpu: &Gpu) -> TestResult {
+    let words = ferrocuda::gpu_kernels::device::constant::CONSTANT_BANK_BYTES / 4;
+    let err = gpu.write_constant(words - 1, &[1u32, 2]);
+    ensure(err.is_err(), || "a write past the constant bank was accepted".into())?;
+    let options = Options {
+        size: Some(1025),
+        reps: 1,
+        ..Options::default()
+    };
+    let example = ferrocuda::examples::find("ch3-constant-increment").ok_or("no example")?;
+    ensure((example.run)(gpu, &options).is_err(), || {
+        "--size 1025 was accepted".into()
+    })
+}
+
+fn ch3_intrinsics_kernels_match_cpu(gpu: &Gpu) -> TestResult {
+    for n in SIZES {
+        let x = intrinsics::inputs(n);
+        let x_d = gpu.upload(&x).map_err(fail)?;
+        for variant in Intrinsic::ALL {
+            let mut y_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
+            intrinsics::launch(gpu, variant, &mut y_d, &x_d).map_err(fail)?;
+            let y = gpu.download(&y_d).map_err(fail)?;
+            let check = match variant {
+                Intrinsic::Accurate => Check::compare("y", &y, &reference::intrinsics::terms_f32(&x), ACCURATE),
+                Intrinsic::Fast => {
+                    let y64: Vec<f64> = y.iter().map(|&v| v as f64).collect();
+                    Check::compare("y", &y64, &reference::intrinsics::terms_f64(&x), intrinsics::FAST)
+                }
+                Intrinsic::HornerFused => {
+                    Check::compare("y", &y, &reference::intrinsics::horner_f32(&x, true), Tolerance::EXACT)
+                }
+                Intrinsic::HornerUnfused => {
+                    Check::compare("y", &y, &reference::intrinsics::horner_f32(&x, false), Tolerance::EXACT)
+                }
+            };
+            ensure(check.passed(), || format!("{variant:?}, n = {n}: {check}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn ch3_intrinsics_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "ch3-intrinsics",
+        Options {
+            size: Some(5000),
+            reps: 1,
+            ..Options::default()
+        },
+    )
+}
+
+/// Block sizes that split warps and blocks unevenly: the warp-uniform split follows the global
+/// index, not the block.
+fn ch3_divergence_kernels_match_cpu(gpu: &Gpu) -> TestResult {
+    for n in [1, 31, 33, 65, 1000] {
+        for threads in [1, 7, 32, 65, 128] {
+            for variant in Branch::ALL {
+                let mut x_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
+                divergence::launch(gpu, variant, &mut x_d, threads).map_err(fail)?;
+                let expected = reference::divergence::divergence(n, |i| variant.first_side(i));
+                let check = Check::compare("x", &gpu.download(&x_d).map_err(fail)?, &expected, Tolerance::EXACT);
+                ensure(check.passed(), || {
+                    format!("{variant:?}, n = {n}, {threads} threads: {check}")
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn ch3_divergence_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "ch3-divergence",
+        Options {
+            size: Some(3000),
+            reps: 1,
+            ..Options::default()
+        },
+    )
+}
+
+/// Each kernel variant against the CPU at `dims`, inputs from `seed`.
+fn matmul_case(gpu: &Gpu, dims: (usize, usize, usize), seed: u64) -> TestResult {
+    let (m, n, k) = dims;
+    let (a, b) = (random_matrix(m * k, seed), random_matrix(k * n, seed + 1));
+    let (expected, scale) = matmul_reference::sgemm(&a, &b, dims);
+    let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
+    for variant in Matmul::KERNELS {
+        ops.launch(gpu, variant).map_err(fail)?;
+        let got = gpu.download(&ops.c_d).map_err(fail)?;
+        let check = matmul_reference::check(variant.kernel(), &got, &expected, &scale, k);
+        ensure(check.passed(), || format!("{variant:?}, {m} x {n} x {k}: {check}"))?;
+        // Clear C, so the next variant cannot pass on this one's output.
+        gpu.upload_into(&vec![f32::NAN; m * n], &mut ops.c_d).map_err(fail)?;
+    }
+    Ok(())
+}
+
+fn course_matmul_tiled_odd_sizes(gpu: &Gpu) -> TestResult {
+    for dims in [
+        (1, 1, 1),
+        (33, 65, 17),
+        (17, 33, 65),
+        (1, 129, 3),
+        (130, 1, 9),
+        (127, 129, 31),
+    ] {
+        matmul_case(gpu, dims, dims.0 as u64 * 7 + dims.2 as u64)?;
+    }
+    Ok(())
+}
+
+/// Tile multiples, where the register-tiled kernel takes its 16-byte full-tile path, and one
+/// block of it next to edge blocks.
+fn course_matmul_tiled_full_tiles(gpu: &Gpu) -> TestResult {
+    for dims in [(128, 128, 8), (256, 128, 64), (160, 256, 40), (136, 132, 16)] {
+        matmul_case(gpu, dims, 11)?;
+    }
+    Ok(())
+}
+
+/// Integer-valued inputs in -2..=2: every product and partial sum is an exact f32 integer, so
+/// every summation order gives the same result, and any index error shows exactly.
+fn course_matmul_tiled_exact_on_integers(gpu: &Gpu) -> TestResult {
+    let dims @ (m, n, k) = (131, 257, 72);
+    let int = |len: usize, s: usize| -> Vec<f32> { (0..len).map(|i| ((i * 7 + s * 13) % 5) as f32 - 2.0).collect() };
+    let (a, b) = (int(m * k, 1), int(k * n, 2));
+    let (expected, _) = matmul_reference::sgemm(&a, &b, dims);
+    let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
+    for variant in Matmul::KERNELS {
+        ops.launch(gpu, variant).map_err(fail)?;
+        let check = Check::compare("c", &gpu.download(&ops.c_d).map_err(fail)?, &expected, Tolerance::EXACT);
+        ensure(check.passed(), || format!("{variant:?}: {check}"))?;
+    }
+    Ok(())
+}
+
+fn course_matmul_tiled_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "course-matmul-tiled",
+        Options::default()
+            .with_flag("--m", Some("70"))
+            .with_flag("--n", Some("45"))
+            .with_flag("--k", Some("33")),
+    )
+}
+
+fn course_matmul_tiled_rejects_zero_dimension(gpu: &Gpu) -> TestResult {
+    let example = ferrocuda::examples::find("course-matmul-tiled").ok_or("no example")?;
+    let options = Options::default().with_flag("--k", Some("0"));
+    ensure((example.run)(gpu, &options).is_err(), || "--k 0 was accepted".into())
+}
+
+/// cuBLAS through the column-major trick against the CPU, at non-square sizes (a transposed
+/// or swapped call would fail them).
+fn course_matmul_tiled_cublas_matches_cpu(gpu: &Gpu) -> TestResult {
+    let mut cublas = Cublas::new(gpu.cuda("cuBLAS").map_err(fail)?).map_err(fail)?;
+    for dims @ (m, n, k) in [(1, 1, 1), (33, 65, 17), (300, 200, 100)] {
+        let (a, b) = (random_matrix(m * k, 3), random_matrix(k * n, 4));
+        let (expected, scale) = matmul_reference::sgemm(&a, &b, dims);
+        let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
+        ops.cublas(&mut cublas).map_err(fail)?;
+        let check = matmul_reference::check("cublas", &gpu.download(&ops.c_d).map_err(fail)?, &expected, &scale, k);
+        ensure(check.passed(), || format!("{m} x {n} x {k}: {check}"))?;
+    }
+    Ok(())
+}
+
+/// The goal of issue 4: register tiling at 4096^3 reaches half of cuBLAS's FP32 SGEMM on the
+/// same GPU, in the same run.
+fn course_matmul_tiled_half_of_cublas_at_4096(gpu: &Gpu) -> TestResult {
+    let dims = (4096, 4096, 4096);
+    let (a, b) = (random_matrix(4096 * 4096, 5), random_matrix(4096 * 4096, 6));
+    let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
+    let mut cublas = Cublas::new(gpu.cuda("cuBLAS").map_err(fail)?).map_err(fail)?;
+    let (rows, _) = matmul_tiled::measure(gpu, &mut ops, Some(&mut cublas), 5, None).map_err(fail)?;
+    let ms = |v: Matmul| {
+        rows.iter()
+            .find(|r| r.variant == v)
+            .map(|r| r.stats.median_ms)
+            .unwrap_or(f64::NAN)
+    };
+    // The faster of the two register-tiled builds (k loop rolled or spelled out).
+    let register_ms = ms(Matmul::RegisterTiled).min(ms(Matmul::RegisterTiledUnrolled));
+    let fraction = ms(Matmul::Cublas) / register_ms;
+    ensure(fraction >= 0.5, || {
+        format!("register-tiled reaches {fraction:.3} of cuBLAS")
+    })
+}
+
+fn main() {
+    let gpu_tests: Vec<GpuTest> = vec![
+        ("ch3_localmem_kernels_match_cpu", ch3_localmem_kernels_match_cpu),
+        ("ch3_localmem_program", ch3_localmem_program),
+        (
+            "ch3_constant_increment_sources_and_rewrites",
+            ch3_constant_increment_sources_and_rewrites,
+        ),
+        ("ch3_constant_increment_bank_bounds", ch3_constant_increment_bank_bounds),
+        ("ch3_intrinsics_kernels_match_cpu", ch3_intrinsics_kernels_match_cpu),
+        ("ch3_intrinsics_program", ch3_intrinsics_program),
+        ("ch3_divergence_kernels_match_cpu", ch3_divergence_kernels_match_cpu),
+        ("ch3_divergence_program", ch3_divergence_program),
+        ("course_matmul_tiled_odd_sizes", course_matmul_tiled_odd_sizes),
+        ("course_matmul_tiled_full_tiles", course_matmul_tiled_full_tiles),
+        (
+            "course_matmul_tiled_exact_on_integers",
+            course_matmul_tiled_exact_on_integers,
+        ),
+        ("course_matmul_tiled_program", course_matmul_tiled_program),
+        (
+            "course_matmul_tiled_rejects_zero_dimension",
+            course_matmul_tiled_rejects_zero_dimension,
+        ),
+    ];
+    let cuda_tests: Vec<GpuTest> = vec![
+        (
+            "course_matmul_tiled_cublas_matches_cpu",
+            course_matmul_tiled_cublas_matches_cpu,
+        ),
+        (
+            "course_matmul_tiled_half_of_cublas_at_4096",
+            course_matmul_tiled_half_of_cublas_at_4096,
+        ),
+    ];
+    common::main_with_cuda_only(vec![], gpu_tests, cuda_tests)
+}

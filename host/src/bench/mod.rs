@@ -7,6 +7,7 @@
 pub mod ch1;
 pub mod ch3;
 pub mod ch3_access;
+pub mod ch3_lessons;
 pub mod ch3_transfers;
 pub mod course;
 pub mod nvcc;
@@ -183,6 +184,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
         settings.reps
     );
+    ch3_lessons::run(gpu, settings)?;
     random::run(gpu, settings)?;
     course::matmul(gpu, settings)?;
     ch3_transfers::run(gpu, settings)

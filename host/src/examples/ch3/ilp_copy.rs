@@ -22,18 +22,7 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
     let a = input::<T>(n);
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
-    println!(
-        " {} precision copy of {n} elements ({:.1} MB each way), ILP = {ILP}, median of {} launches ({}){}",
-        T::NAME,
-        (n * size_of::<T>()) as f64 * 1e-6,
-        options.reps,
-        gpu.timing_label(),
-        if T::NAME == "f32" {
-            "; the book's table is f64 (--precision f64)"
-        } else {
-            ""
-        }
-    );
+    tlp_copy::print_heading::<T>(gpu, options, n, &format!(", ILP = {ILP}"));
     println!(
         " {:>12} {:>22} {:>16} {:>16} {:>20}",
         "Thread Block", "Occupancy (1 blk/SM)", "no ILP GB/s", "ILP=4 GB/s", "ILP=4, no smem GB/s"

@@ -219,13 +219,11 @@ pub fn prepare_one_block<T: CopyReal>(gpu: &Gpu) -> Result<u32> {
 
 /// Both studies of §3.5.1 in precision `T`, in the book's table shape. Every bandwidth is in GB
 /// (1e9 bytes), where the book's first loop prints GiB (`1024**3`) and its second GB.
-pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<Outcome> {
-    let one_block = prepare_one_block::<T>(gpu)?;
-    let a = input::<T>(n);
-    let a_d = gpu.upload(&a)?;
-    let mut b_d = gpu.zeros::<T>(n)?;
+/// The line above a copy table: precision, size, `what` (the ILP, say), how it was timed, and a
+/// reminder that the book's tables are f64.
+pub fn print_heading<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize, what: &str) {
     println!(
-        " {} precision copy of {n} elements ({:.1} MB each way), median of {} launches ({}){}",
+        " {} precision copy of {n} elements ({:.1} MB each way){what}, median of {} launches ({}){}",
         T::NAME,
         (n * size_of::<T>()) as f64 * 1e-6,
         options.reps,
@@ -236,6 +234,15 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
             ""
         }
     );
+}
+
+/// The block-size sweep in precision `T` over `n` elements.
+pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<Outcome> {
+    let one_block = prepare_one_block::<T>(gpu)?;
+    let a = input::<T>(n);
+    let a_d = gpu.upload(&a)?;
+    let mut b_d = gpu.zeros::<T>(n)?;
+    print_heading::<T>(gpu, options, n, "");
     println!(
         " {:>12} {:>12} {:>16} {:>22} {:>16}",
         "Thread Block", "Occupancy", "Bandwidth GB/s", "Occupancy (1 blk/SM)", "Bandwidth GB/s"

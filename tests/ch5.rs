@@ -12,7 +12,7 @@ use ferrocuda::examples::ch5::pi_fma::{self, TABLE_5_1};
 use ferrocuda::examples::ch5::pi_reduction_atomiclock::LockedSum;
 use ferrocuda::examples::ch5::pi_reduction_twopass::TwoPass;
 use ferrocuda::examples::ch5::sum_accuracy::{self, BOOK_SERIES_ERRORS, FIRST_INEXACT_N, SERIES_N};
-use ferrocuda::kernels::ch5::bs_european_mc::Exp;
+use ferrocuda::gpu_kernels::elementary::Exp;
 use ferrocuda::random::Generator;
 use ferrocuda::reduce;
 use ferrocuda::reference::ch5::bs_european_mc::{self as bs, BOOK_OPTION, EuropeanOption};
@@ -218,9 +218,7 @@ fn ch5_pi_cuf_estimate_and_row() -> TestResult {
 /// Table 5.1's three points on the GPU: all inside with separate roundings, none with
 /// `fma(y, y, x*x)`, and the mismatch kernel lists all three.
 fn ch5_pi_fma_table_5_1_points(gpu: &Gpu) -> TestResult {
-    let x = TABLE_5_1.map(|(_, x, _)| f32::from_bits(x));
-    let y = TABLE_5_1.map(|(_, _, y)| f32::from_bits(y));
-    let xy_d = gpu.upload(&[x, y].concat()).map_err(fail)?;
+    let xy_d = gpu.upload(&pi_fma::table_5_1_points()).map_err(fail)?;
     let separate = pi_cuf::count(gpu, Rounding::Separate, &xy_d).map_err(fail)?;
     let fused = pi_cuf::count(gpu, Rounding::Fma, &xy_d).map_err(fail)?;
     ensure((separate, fused) == (3, 0), || {

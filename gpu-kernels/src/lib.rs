@@ -14,6 +14,7 @@
 //! - [`real`]: `f32`/`f64` as one generic `Real`, so one kernel source serves both precisions;
 //! - [`device`]: indexing, barriers, shared memory, warp, atomics, math (on the host: tile sizes);
 //! - [`collective`]: warp-wide reductions built on `device`;
+//! - [`elementary`]: `ln`, `exp`, `sqrt`, `sincospi` rounded identically on the GPU and the CPU;
 //! - [`random`]: counter-based random numbers (Philox4x32-10), identical on the GPU and the CPU;
 //! - [`kernels`]: the examples' kernels, one file per example id;
 //! - `sim` (host only): the CPU simulator that executes a launch under CUDA's execution model.
@@ -44,6 +45,7 @@ pub mod real;
 
 pub mod collective;
 pub mod device;
+pub mod elementary;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod sim;
 

@@ -158,6 +158,20 @@ fn register_embedded_font() {
     });
 }
 
+/// Fails, before a sweep runs, when the directory of the `--plot` file does not exist (the
+/// chart is drawn only after minutes of measurements on a GPU).
+pub fn check_path(options: &crate::examples::Options) -> Result<()> {
+    let Some(path) = options.value("--plot") else {
+        return Ok(());
+    };
+    match Path::new(path).parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(Error::InvalidArgument(format!(
+            "the directory of the --plot file {path} does not exist"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `series` as `chart` to the file `--plot` names, if it was given, and says where.
 pub fn write_if_asked(options: &crate::examples::Options, chart: &Chart, series: &[Series]) -> Result<()> {
     if let Some(path) = options.value("--plot") {

@@ -2,10 +2,9 @@
 //! CPU reproduces bit for bit, since the same source compiles for both.
 //!
 //! - [`philox`]: Philox4x32-10 (Random123, cuRAND's `PHILOX4_32_10`), and its words as uniforms;
-//! - [`elementary`]: `ln`, `sqrt`, `sincospi` rounded identically on the GPU and the CPU;
 //! - [`stream`]: the uniform and normal (Box-Muller) streams of a `(seed, offset)`, and their
-//!   layout, which the kernels of `kernels::random` and the CPU reference share.
-pub mod elementary;
+//!   layout, which the kernels of `kernels::random` and the CPU reference share (Box-Muller's
+//!   `ln`, `sqrt` and `sincospi` come from [`crate::elementary`]).
 pub mod philox;
 pub mod stream;
 

@@ -15,8 +15,8 @@
 //! rho sin(2 pi v))` with `rho = sqrt(-2 ln u)`, through [`Elementary`], so the GPU and the CPU
 //! agree bit for bit. A buffer of `n` elements uses blocks `offset .. offset + ceil(n / P)`:
 //! [`blocks_for`] gives the offset of the next, non-overlapping buffer.
-use super::elementary::Elementary;
 use super::philox::{Key, counter, philox4x32_10, uniform_f32, uniform_f64};
+use crate::elementary::Elementary;
 use crate::memory::Element4;
 
 /// The Philox block of stream 0 at `offset + block` under `key`.

@@ -29,25 +29,9 @@ pub struct Twins {
 impl Twins {
     /// Compiles and loads every twin; an error when nvcc is missing or fails.
     pub fn compile(gpu: &Gpu) -> Result<Self> {
-        let nvcc = find_nvcc()
-            .ok_or_else(|| Error::Io("nvcc is not on this machine (looked in PATH and /usr/local/cuda/bin)".into()))?;
-        let version = Command::new(&nvcc)
-            .arg("--version")
-            .output()
-            .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
-        let compiler = String::from_utf8_lossy(&version.stdout)
-            .lines()
-            .last()
-            .unwrap_or("nvcc")
-            .to_string();
+        let (nvcc, compiler) = nvcc_and_version()?;
         let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-{}", std::process::id()));
-        let write = |rel: &str, text: &str| -> Result<PathBuf> {
-            let path = dir.join(rel);
-            std::fs::create_dir_all(path.parent().unwrap_or(&dir))
-                .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
-            std::fs::write(&path, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
-            Ok(path)
-        };
+        let write = |rel: &str, text: &str| write_source(&dir, rel, text);
         write("common.cuh", COMMON)?;
         let arch = format!("sm_{}", gpu.properties().compute_capability_number());
         let load = |rel: &str, text: &str| -> Result<Module> {
@@ -88,6 +72,31 @@ fn compile(nvcc: &Path, source: &Path, arch: &str) -> Result<String> {
     std::fs::read_to_string(&ptx).map_err(|e| Error::Io(format!("cannot read {}: {e}", ptx.display())))
 }
 
+/// nvcc's path and the last line of its `--version` (the build); an error when it is missing.
+fn nvcc_and_version() -> Result<(PathBuf, String)> {
+    let nvcc = find_nvcc()
+        .ok_or_else(|| Error::Io("nvcc is not on this machine (looked in PATH and /usr/local/cuda/bin)".into()))?;
+    let version = Command::new(&nvcc)
+        .arg("--version")
+        .output()
+        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
+    let compiler = String::from_utf8_lossy(&version.stdout)
+        .lines()
+        .last()
+        .unwrap_or("nvcc")
+        .to_string();
+    Ok((nvcc, compiler))
+}
+
+/// Writes `text` to `dir/rel`, creating the folders on the way; returns the file's path.
+fn write_source(dir: &Path, rel: &str, text: &str) -> Result<PathBuf> {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap_or(dir))
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::write(&path, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path)
+}
+
 fn find_nvcc() -> Option<PathBuf> {
     std::env::var_os("PATH")
         .into_iter()
@@ -101,22 +110,9 @@ fn find_nvcc() -> Option<PathBuf> {
 /// executable with `nvcc -O3`, into a fresh temporary folder; returns its path and nvcc's
 /// version line. An error when nvcc (or the host compiler it needs) is missing or fails.
 pub fn build_program(rel: &str, source: &str) -> Result<(PathBuf, String)> {
-    let nvcc = find_nvcc()
-        .ok_or_else(|| Error::Io("nvcc is not on this machine (looked in PATH and /usr/local/cuda/bin)".into()))?;
-    let version = Command::new(&nvcc)
-        .arg("--version")
-        .output()
-        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
-    let compiler = String::from_utf8_lossy(&version.stdout)
-        .lines()
-        .last()
-        .unwrap_or("nvcc")
-        .to_string();
+    let (nvcc, compiler) = nvcc_and_version()?;
     let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-program-{}", std::process::id()));
-    let path = dir.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap_or(&dir))
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
-    std::fs::write(&path, source).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+    let path = write_source(&dir, rel, source)?;
     let exe = path.with_extension("");
     let output = Command::new(&nvcc)
         .args(["-O3", "-o"])

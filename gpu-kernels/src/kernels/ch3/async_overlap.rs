@@ -1,8 +1,8 @@
 //! The kernel of `testAsync` (book §3.1.3, module `kernels_m`): an "obfuscated way of
 //! calculating the value 1.0", sized so its time is comparable to the copies around it on the
 //! book's GPUs. The file is `async_overlap.rs` because `async` is a Rust keyword.
+use crate::elementary::Elementary;
 use crate::prelude::*;
-use crate::random::elementary::Elementary;
 
 /// Arguments of [`kernel`].
 #[repr(C)]

@@ -2,7 +2,7 @@
 //! `copy_ILP`): with one block per multiprocessor, the copy that batches ILP = 4 loads per
 //! thread before its stores against the one-element copy, at block sizes 32..1024, in the shape
 //! of the book's K20 table; plus the ILP copy with as many blocks as fit.
-use crate::examples::ch3::offset_stride::{SweepCheck, check_plot_path};
+use crate::examples::ch3::offset_stride::SweepCheck;
 use crate::examples::ch3::tlp_copy::{self, CopyReal, Kernel, N, SIMULATOR_N, block_sizes, input, measure};
 use crate::examples::{Example, Options, Outcome, Precision};
 use crate::gpu::{Gpu, Result};
@@ -71,7 +71,7 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
 
 /// `ch3-ilp-copy` with `--precision` (the book's table is f64), `--size` and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    check_plot_path(options)?;
+    plot::check_path(options)?;
     let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, n),

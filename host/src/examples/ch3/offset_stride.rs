@@ -240,20 +240,6 @@ impl SweepCheck {
     }
 }
 
-/// Fails, before any sweep runs, when the directory of the `--plot` file does not exist (the
-/// chart is drawn only after minutes of measurements on a GPU).
-pub fn check_plot_path(options: &Options) -> Result<()> {
-    let Some(path) = options.value("--plot") else {
-        return Ok(());
-    };
-    match Path::new(path).parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(Error::InvalidArgument(format!(
-            "the directory of the --plot file {path} does not exist"
-        ))),
-        _ => Ok(()),
-    }
-}
-
 /// `path` with `-suffix` before its extension: `sweep.png` becomes `sweep-offset.png`.
 pub fn suffixed(path: &str, suffix: &str) -> String {
     let p = Path::new(path);
@@ -337,13 +323,17 @@ pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) ->
     Ok(Outcome { checks })
 }
 
+/// `--size`, or the book's `N_MB` MB of `T` on a GPU ([`SIMULATOR_N`] on the simulator).
+pub fn book_elements<T>(gpu: &Gpu, options: &Options) -> Result<usize> {
+    options.size_or(gpu.pick(N_MB * 1024 * 1024 / size_of::<T>(), SIMULATOR_N))
+}
+
 /// `ch3-offset-stride` with `--precision`, `--size` (threads per launch; the book's 4 MB by
 /// default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    check_plot_path(options)?;
-    let book_n = |bytes: usize| N_MB * 1024 * 1024 / bytes;
+    plot::check_path(options)?;
     match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, options, options.size_or(gpu.pick(book_n(4), SIMULATOR_N))?),
-        Precision::F64 => run_typed::<f64>(gpu, options, options.size_or(gpu.pick(book_n(8), SIMULATOR_N))?),
+        Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?),
+        Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?),
     }
 }

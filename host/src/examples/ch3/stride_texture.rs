@@ -3,9 +3,7 @@
 //! 3.18). The book binds a texture to `a`; since Maxwell the texture cache and L1 are one unit
 //! and `ld.global.nc` reads through it, so the read-only load is today's form of that texture
 //! fetch (see `gpu_kernels::kernels::ch3::stride_texture`).
-use crate::examples::ch3::offset_stride::{
-    BLOCK_SIZE, MAX_S, N_MB, SIMULATOR_N, SPAN_FACTOR, SweepCheck, check_plot_path,
-};
+use crate::examples::ch3::offset_stride::{BLOCK_SIZE, MAX_S, SPAN_FACTOR, SweepCheck, book_elements};
 use crate::examples::{Example, Options, Outcome, Precision};
 use crate::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result};
 use crate::measure::{gb_per_s, time_reps};
@@ -166,10 +164,9 @@ pub fn run_typed<T: StrideReal>(gpu: &Gpu, options: &Options, n: usize) -> Resul
 /// `ch3-stride-texture` with `--precision` (the book's is single), `--size` (outputs; the book's
 /// 4 MB by default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    check_plot_path(options)?;
-    let book_n = |bytes: usize| N_MB * 1024 * 1024 / bytes;
+    plot::check_path(options)?;
     match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, options, options.size_or(gpu.pick(book_n(4), SIMULATOR_N))?),
-        Precision::F64 => run_typed::<f64>(gpu, options, options.size_or(gpu.pick(book_n(8), SIMULATOR_N))?),
+        Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?),
+        Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?),
     }
 }

@@ -3,7 +3,7 @@
 //! multiprocessor as fit, then with extra dynamic shared memory (unused by the kernel) so that
 //! only one block fits (the book's §3.5.1.1 trick), each with its occupancy; `--plot` draws the
 //! bandwidth against the block size.
-use crate::examples::ch3::offset_stride::{SweepCheck, check_plot_path};
+use crate::examples::ch3::offset_stride::SweepCheck;
 use crate::examples::{Example, Options, Outcome, Precision};
 use crate::gpu::{DeviceBuffer, DeviceProperties, Element, Error, Gpu, KernelView, LaunchShape, Module, Result};
 use crate::measure::{gb_per_s, time_reps};
@@ -295,7 +295,7 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
 /// `ch3-tlp-copy` with `--precision` (the book's tables are f64), `--size` (elements; the book's
 /// 2^20 by default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    check_plot_path(options)?;
+    plot::check_path(options)?;
     let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, n),

@@ -50,6 +50,13 @@ pub const TABLE_5_1: [(u64, u32, u32); 3] = [
     (81541078, 0x3F31_4855, 0x3F38_AE38),
 ];
 
+/// Table 5.1's three points in the book's layout: the three x, then the three y.
+pub fn table_5_1_points() -> Vec<f32> {
+    let x = TABLE_5_1.map(|(_, x, _)| f32::from_bits(x));
+    let y = TABLE_5_1.map(|(_, _, y)| f32::from_bits(y));
+    [x, y].concat()
+}
+
 /// `test_accuracy`'s results for the first point: x² + y² in single precision, in double, and
 /// the double rounded to single, which equals the GPU's fused result.
 pub const TEST_ACCURACY_BITS: (u32, u64, u32) = (0x3F80_0000, 0x3FF0_0000_1578_1ED0, 0x3F80_0001);
@@ -168,9 +175,7 @@ fn print_table_5_1<T: TableFloat>(points: &[(u64, T, T)]) {
 /// The GPU's counts of the three points of Table 5.1: under separate roundings all three are
 /// inside (x² + y² = 1 exactly), under `fma(y, y, x*x)` none is.
 fn table_5_1_on_gpu(gpu: &Gpu) -> Result<Check> {
-    let x = TABLE_5_1.map(|(_, x, _)| f32::from_bits(x));
-    let y = TABLE_5_1.map(|(_, _, y)| f32::from_bits(y));
-    let xy_d = gpu.upload(&[x, y].concat())?;
+    let xy_d = gpu.upload(&table_5_1_points())?;
     let separate = pi_cuf::count(gpu, Rounding::Separate, &xy_d)?;
     let fused = pi_cuf::count(gpu, Rounding::Fma, &xy_d)?;
     println!("Table 5.1's points on the GPU: {separate} inside with separate roundings, {fused} with fma(y,y,x*x)");

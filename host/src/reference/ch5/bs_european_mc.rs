@@ -7,7 +7,8 @@
 //! `mul_add` is the correctly rounded fused multiply-add, which the kernel's exponent uses. The
 //! exponential is the kernels' [`Exp`], which rounds identically on both (its accuracy is tested
 //! against `std`'s), so the CPU's payoffs are the GPU's bit for bit.
-use gpu_kernels::kernels::ch5::bs_european_mc::{Exp, McModel};
+use gpu_kernels::elementary::Exp;
+use gpu_kernels::kernels::ch5::bs_european_mc::McModel;
 use gpu_kernels::real::Real;
 use rayon::prelude::*;
 

@@ -1,5 +1,7 @@
-//! The logarithm, square root and `sin(pi x)`, `cos(pi x)` that Box-Muller needs, rounded the same
-//! on the GPU and on the CPU, so that normals match bit for bit.
+//! Elementary functions rounded the same on the GPU and on the CPU: the logarithm, square root
+//! and `sin(pi x)`, `cos(pi x)` that Box-Muller needs (`random`), and the exponential of the
+//! Monte Carlo option pricer (`kernels::ch5::bs_european_mc`), so that their results match the
+//! CPU references bit for bit.
 //!
 //! Neither `libm` nor plain float arithmetic would: the NVPTX backend (and ptxas, for `mul.f32`
 //! followed by `add.f32`) contracts `a * b + c` into one `fma`, where the CPU rounds twice. Here
@@ -13,7 +15,7 @@
 //! Accuracy against `std` (glibc), measured by this module's tests over about a million inputs
 //! each, in `f32` and `f64`: [`Elementary::ln`] within 1 ulp, [`Elementary::sincospi`] within
 //! 2 ulps.
-use crate::device::math::{Rounded, fma};
+use crate::device::math::{Rounded, fma, mul_rn};
 
 /// `f32` or `f64`: the elementary functions of Box-Muller, identical on the GPU and the CPU.
 pub trait Elementary: Rounded {
@@ -186,6 +188,71 @@ elementary!(
     ],
     round_magic: 6_755_399_441_055_744.0, sqrt: core::intrinsics::sqrtf64, std::primitive::f64::sqrt
 );
+
+/// `e^x` rounded identically on the GPU and the CPU: within 1 ulp of `std`'s over the whole
+/// range (`tests/ch5.rs` measures it).
+///
+/// `libm`'s `exp` would differ between the two in the last bit (the NVPTX backend contracts its
+/// multiply-adds into FMAs) and spills its sign-indexed constants to local memory; here every
+/// product that feeds a sum is an explicit [`fma`] and the rest is `+ - *`, which IEEE 754 rounds
+/// the same everywhere. `x = k ln 2 + r` with `|r| <= ln(2)/2` (`k` rounded by adding a magic
+/// number, `r` by two FMAs against `ln 2` in two parts), `e^r = 1 + r + r^2 P(r)` (Taylor's
+/// coefficients up to `r^7/7!` in `f32`, `r^13/13!` in `f64`: the first left out is below
+/// 2^-26, 2^-57 of the result), then `2^k` in two factors, so that overflow gives infinity and
+/// underflow gradual zeros. NaN gives NaN.
+pub trait Exp: Rounded + crate::real::Real {
+    /// `e^self`.
+    fn exp(self) -> Self;
+}
+
+macro_rules! exp {
+    ($t:ident, $bits:ident, mantissa_bits: $mantissa:literal, bias: $bias:literal,
+     range: ($lowest:literal, $highest:literal), magic: $magic:literal,
+     inv_ln2: $inv_ln2:expr, ln2: ($ln2_hi:expr, $ln2_lo:literal), taylor_terms: $terms:literal) => {
+        impl Exp for $t {
+            #[inline(always)]
+            fn exp(self) -> Self {
+                // Beyond the range e^x is 0 or infinity in this type; clamping keeps `k` small
+                // enough for two normal factors `2^a 2^b` (NaN fails both tests and stays).
+                let x = if self < $lowest {
+                    $lowest
+                } else if self > $highest {
+                    $highest
+                } else {
+                    self
+                };
+                // k = round(x / ln 2): the magic number's ulp is 1, so the sum rounds to an
+                // integer, which the subtraction then recovers exactly.
+                let k = fma(x, $inv_ln2, $magic) - $magic;
+                let r = fma(-k, $ln2_lo, fma(-k, $ln2_hi, x));
+                // 1/j! for j = 2..=terms, each rounded once (j! is exact in the type).
+                const INVERSE_FACTORIALS: [$t; $terms - 1] = {
+                    let (mut coefficients, mut factorial, mut j) = ([0.0; $terms - 1], 1.0, 2);
+                    while j <= $terms {
+                        factorial *= j as $t;
+                        coefficients[j - 2] = 1.0 / factorial;
+                        j += 1;
+                    }
+                    coefficients
+                };
+                // P(r) = 1/2! + r/3! + ... by Horner's rule, one rounding per step.
+                let p = horner(r, &INVERSE_FACTORIALS);
+                let e_r = 1.0 + fma(r * r, p, r);
+                let k = k as i32;
+                let a = k >> 1;
+                let power_of_two = |e: i32| $t::from_bits(((e + $bias) as $bits) << $mantissa);
+                mul_rn(mul_rn(e_r, power_of_two(a)), power_of_two(k - a))
+            }
+        }
+    };
+}
+
+exp!(f32, u32, mantissa_bits: 23, bias: 127, range: (-104.0, 89.0), magic: 12_582_912.0,
+     inv_ln2: core::f32::consts::LOG2_E, ln2: (core::f32::consts::LN_2, -1.904_654_2e-9), taylor_terms: 7);
+exp!(f64, u64, mantissa_bits: 52, bias: 1023, range: (-746.0, 710.0), magic: 6_755_399_441_055_744.0,
+     inv_ln2: core::f64::consts::LOG2_E,
+     ln2: (core::f64::consts::LN_2, 2.319_046_813_846_299_6e-17),
+     taylor_terms: 13);
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,7 @@ mod occupancy;
 mod simulator;
 mod stream;
 mod timing;
+mod transfer;
 
 pub use cublas::Cublas;
 pub use cuda::{CudaDevice, Module};

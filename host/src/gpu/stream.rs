@@ -73,7 +73,7 @@ impl Drop for Stream {
 }
 
 impl Stream {
-    fn cuda(&self) -> Option<&Arc<CudaStream>> {
+    pub(super) fn cuda(&self) -> Option<&Arc<CudaStream>> {
         match &self.inner {
             StreamInner::Cuda { stream, .. } => Some(stream),
             StreamInner::Sim => None,
@@ -93,6 +93,13 @@ enum EventInner {
 }
 
 impl Event {
+    pub(super) fn cuda(&self) -> Option<&CudaEvent> {
+        match &self.inner {
+            EventInner::Cuda(event) => Some(event),
+            EventInner::Host(_) => None,
+        }
+    }
+
     /// Milliseconds from this event to `later` (waits for both: `cudaEventElapsedTime`).
     pub fn elapsed_ms(&self, later: &Event) -> Result<f64> {
         match (&self.inner, &later.inner) {
@@ -128,7 +135,7 @@ pub struct Copy2d {
 
 impl Copy2d {
     /// Checks the section lies inside buffers of `src_len` and `dst_len` elements.
-    fn check(&self, src_len: usize, dst_len: usize) -> Result<()> {
+    pub(super) fn check(&self, src_len: usize, dst_len: usize) -> Result<()> {
         let last = |offset: usize, pitch: usize| {
             (self.height.max(1) - 1)
                 .checked_mul(pitch)
@@ -150,7 +157,7 @@ impl Copy2d {
     }
 
     /// The source elements of each row.
-    fn src_rows(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+    pub(super) fn src_rows(&self) -> impl Iterator<Item = Range<usize>> + '_ {
         (0..self.height).map(|r| {
             let start = self.src_offset + r * self.src_pitch;
             start..start + self.width
@@ -158,7 +165,7 @@ impl Copy2d {
     }
 
     /// The destination elements of each row.
-    fn dst_rows(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+    pub(super) fn dst_rows(&self) -> impl Iterator<Item = Range<usize>> + '_ {
         (0..self.height).map(|r| {
             let start = self.dst_offset + r * self.dst_pitch;
             start..start + self.width
@@ -411,12 +418,12 @@ where
 
 /// One side of a 2-D copy: the address of its first element (a host side that is only read
 /// is passed as `*mut` too; the driver takes it as `const` then).
-enum Side {
+pub(super) enum Side {
     Host(*mut std::ffi::c_void),
     Device(sys::CUdeviceptr),
 }
 
-fn memcpy_2d_params<T>(copy: Copy2d, src: Side, dst: Side) -> sys::CUDA_MEMCPY2D {
+pub(super) fn memcpy_2d_params<T>(copy: Copy2d, src: Side, dst: Side) -> sys::CUDA_MEMCPY2D {
     let bytes = size_of::<T>();
     // Every field set: the memory types are enums without a zero value, so a zeroed struct
     // would not be a valid one. The unused side of each end is null, the driver's "unused".
@@ -458,7 +465,7 @@ fn memcpy_2d(cuda: &super::CudaDevice, params: &sys::CUDA_MEMCPY2D, call: &str) 
         .map_err(Error::cuda(call))
 }
 
-fn mixed() -> Error {
+pub(super) fn mixed() -> Error {
     Error::InvalidArgument(
         "a stream or buffer of one backend (CUDA or simulator) was used with a `Gpu` of the other".into(),
     )

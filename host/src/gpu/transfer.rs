@@ -1,0 +1,173 @@
+//! The copies of multi-GPU border exchange: asynchronous 2-D copies between a device and pinned
+//! host memory (`cudaMemcpy2DAsync`), 2-D copies between device buffers of one or two GPUs
+//! (peer-to-peer where the GPUs allow it), peer access, and one stream waiting for another's
+//! event (`cudaStreamWaitEvent`), which orders work across GPUs without blocking the host.
+//!
+//! On the simulator every copy runs when it is issued, as in [`super::stream`].
+use super::memory::{Pinned, Storage};
+use super::stream::{Side, memcpy_2d_params, mixed};
+use super::{Backend, Copy2d, DeviceBuffer, Element, Error, Event, Gpu, PinnedBuffer, Result, Stream};
+use cudarc::driver::sys;
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+
+impl Gpu {
+    /// `cudaMemcpy2DAsync` device to host: the section `copy` of `device` into the pinned
+    /// buffer `host`, on `stream`; returns once it is queued. The next host access to `host`
+    /// waits for it.
+    pub fn download_2d_async<T: Element>(
+        &self,
+        stream: &Stream,
+        device: &DeviceBuffer<T>,
+        host: &mut PinnedBuffer<T>,
+        copy: Copy2d,
+    ) -> Result<()> {
+        copy.check(device.len(), host.len())?;
+        self.check_simulator_fault()?;
+        match (&self.backend, stream.cuda(), &mut host.pinned, &device.storage) {
+            (Backend::Cuda(cuda), Some(s), Pinned::Cuda(pinned), Storage::Cuda(slice)) => {
+                let base = pinned
+                    .as_mut_ptr()
+                    .map_err(Error::cuda("writing pinned host memory"))?;
+                let (src, _record) = slice.device_ptr(s);
+                let src = src + (copy.src_offset * size_of::<T>()) as sys::CUdeviceptr;
+                // SAFETY: `check` placed `dst_offset` inside the pinned allocation.
+                let dst = unsafe { base.add(copy.dst_offset) };
+                let params = memcpy_2d_params::<T>(copy, Side::Device(src), Side::Host(dst.cast()));
+                let queued = memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync device to host");
+                host.mark_pending();
+                queued
+            }
+            (Backend::Sim(_), None, Pinned::Host(values), _) => {
+                let src = device.host().ok_or_else(mixed)?;
+                for (s, d) in copy.src_rows().zip(copy.dst_rows()) {
+                    values[d].copy_from_slice(&src[s]);
+                }
+                Ok(())
+            }
+            _ => Err(mixed()),
+        }
+    }
+
+    /// `cudaMemcpy2DAsync` host to device: the section `copy` of the pinned buffer `host` into
+    /// `device`, on `stream`; returns once it is queued. `host` must not change until the copy
+    /// has run: its next host access waits for it.
+    pub fn upload_2d_async<T: Element>(
+        &self,
+        stream: &Stream,
+        host: &PinnedBuffer<T>,
+        device: &mut DeviceBuffer<T>,
+        copy: Copy2d,
+    ) -> Result<()> {
+        copy.check(host.len(), device.len())?;
+        self.check_simulator_fault()?;
+        match (&self.backend, stream.cuda(), &host.pinned, &mut device.storage) {
+            (Backend::Cuda(cuda), Some(s), Pinned::Cuda(pinned), Storage::Cuda(slice)) => {
+                let base = pinned.as_ptr().map_err(Error::cuda("reading pinned host memory"))?;
+                // SAFETY: `check` placed `src_offset` inside the pinned allocation.
+                let src = unsafe { base.add(copy.src_offset) };
+                let (dst, _record) = slice.device_ptr_mut(s);
+                let dst = dst + (copy.dst_offset * size_of::<T>()) as sys::CUdeviceptr;
+                let params = memcpy_2d_params::<T>(copy, Side::Host(src.cast_mut().cast()), Side::Device(dst));
+                host.mark_pending();
+                memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync host to device")
+            }
+            (Backend::Sim(_), None, Pinned::Host(values), _) => {
+                let dst = device.host_mut().ok_or_else(mixed)?;
+                for (s, d) in copy.src_rows().zip(copy.dst_rows()) {
+                    dst[d].copy_from_slice(&values[s]);
+                }
+                Ok(())
+            }
+            _ => Err(mixed()),
+        }
+    }
+
+    /// `cudaMemcpy2DAsync` device to device: the section `copy` of `src` into `dst`, on this
+    /// GPU's `stream`. The buffers may belong to different GPUs of this process (unified
+    /// addressing): the copy then runs peer to peer when [`Gpu::enable_peer_access`] succeeded,
+    /// and is staged through the host by the driver otherwise.
+    pub fn copy_2d_async<T: Element>(
+        &self,
+        stream: &Stream,
+        src: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
+        copy: Copy2d,
+    ) -> Result<()> {
+        copy.check(src.len(), dst.len())?;
+        self.check_simulator_fault()?;
+        match (&self.backend, stream.cuda(), &src.storage, &mut dst.storage) {
+            (Backend::Cuda(cuda), Some(s), Storage::Cuda(from), Storage::Cuda(to)) => {
+                let (from, _r) = from.device_ptr(s);
+                let (to, _w) = to.device_ptr_mut(s);
+                let from = from + (copy.src_offset * size_of::<T>()) as sys::CUdeviceptr;
+                let to = to + (copy.dst_offset * size_of::<T>()) as sys::CUdeviceptr;
+                let params = memcpy_2d_params::<T>(copy, Side::Device(from), Side::Device(to));
+                memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync device to device")
+            }
+            (Backend::Sim(_), None, Storage::Host(_), Storage::Host(_)) => {
+                let from = src.host().ok_or_else(mixed)?;
+                let to = dst.host_mut().ok_or_else(mixed)?;
+                for (s, d) in copy.src_rows().zip(copy.dst_rows()) {
+                    to[d].copy_from_slice(&from[s]);
+                }
+                Ok(())
+            }
+            _ => Err(mixed()),
+        }
+    }
+
+    /// Lets this GPU's copies and kernels reach `peer`'s memory directly (`cuCtxEnablePeerAccess`).
+    /// Returns whether peer access is on: false on the simulator, for the same device, or when
+    /// the two GPUs cannot reach each other (their copies are then staged through the host).
+    pub fn enable_peer_access(&self, peer: &Gpu) -> Result<bool> {
+        let (Backend::Cuda(cuda), Backend::Cuda(other)) = (&self.backend, &peer.backend) else {
+            return Ok(false);
+        };
+        if cuda.context.ordinal() == other.context.ordinal() {
+            return Ok(false);
+        }
+        let mut can = 0;
+        // SAFETY: `can` is a valid out-pointer; both devices are live handles of the driver.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, cuda.context.cu_device(), other.context.cu_device()) }
+            .result()
+            .map_err(Error::cuda("cuDeviceCanAccessPeer"))?;
+        if can == 0 {
+            return Ok(false);
+        }
+        cuda.context
+            .bind_to_thread()
+            .map_err(Error::cuda("binding the context"))?;
+        // SAFETY: this GPU's context is current (above) and `other`'s context is live.
+        match unsafe { sys::cuCtxEnablePeerAccess(other.context.cu_ctx(), 0) } {
+            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(true),
+            e => Err(Error::cuda("cuCtxEnablePeerAccess")(cudarc::driver::DriverError(e))),
+        }
+    }
+
+    /// Makes `stream`'s later work wait until `event` (recorded on any GPU of this process) has
+    /// happened, without blocking the host (`cudaStreamWaitEvent`).
+    pub fn stream_wait_event(&self, stream: &Stream, event: &Event) -> Result<()> {
+        match (stream.cuda(), event.cuda()) {
+            (Some(s), Some(e)) => s.wait(e).map_err(Error::cuda("cudaStreamWaitEvent")),
+            (None, None) => self.check_simulator_fault(),
+            _ => Err(mixed()),
+        }
+    }
+}
+
+fn memcpy_2d_async(
+    cuda: &super::CudaDevice,
+    stream: &cudarc::driver::CudaStream,
+    params: &sys::CUDA_MEMCPY2D,
+    call: &str,
+) -> Result<()> {
+    cuda.context
+        .bind_to_thread()
+        .map_err(Error::cuda("binding the context"))?;
+    // SAFETY: `params` describes a section that `Copy2d::check` placed inside both live buffers;
+    // a device buffer is freed in stream order after the copy, and a pinned one waits for its
+    // pending copies before any host access or free (`mark_pending`).
+    unsafe { sys::cuMemcpy2DAsync_v2(params, stream.cu_stream()) }
+        .result()
+        .map_err(Error::cuda(call))
+}

@@ -450,6 +450,22 @@ impl<T: ReadOnlyElement> Slice<T> {
     }
 }
 
+impl<T: ReadOnlyElement> SliceMut<T> {
+    /// Element `i` through the read-only data path (`ld.global.nc`), as [`Slice::get_nc`];
+    /// traps when `i >= len()`.
+    ///
+    /// Only for an element that no thread of the launch writes before this read: the path is
+    /// not coherent with the launch's own stores.
+    #[inline(always)]
+    pub fn get_nc(&self, i: usize) -> T {
+        if i >= self.len {
+            bounds_failure()
+        }
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
+        unsafe { T::load_nc(self.ptr.add(i)) }
+    }
+}
+
 impl<T: Element4> Slice<T> {
     /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
     #[inline(always)]

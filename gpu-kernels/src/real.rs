@@ -1,11 +1,14 @@
 //! One kernel source for single and double precision (the book's `precision_m` module, §1.4.1.1).
 
-use crate::memory::Element4;
+use crate::device::math::Rounded;
+use crate::memory::{Element4, ReadOnlyElement};
 use core::ops::{Add, Div, Mul, Sub};
 
 /// `f32` or `f64`: the arithmetic the generic kernels need.
 pub trait Real:
     Element4
+    + ReadOnlyElement
+    + Rounded
     + PartialOrd
     + Add<Output = Self>
     + Sub<Output = Self>

@@ -38,6 +38,7 @@ pub mod ptx;
 pub mod random;
 pub mod reduce;
 pub mod reference;
+pub mod sor;
 pub mod verify;
 
 pub use gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};

@@ -12,4 +12,5 @@ pub mod probe;
 pub mod random;
 pub mod reduce;
 pub mod stream;
+pub mod thesis;
 pub mod tutorial;

@@ -6,4 +6,5 @@ pub mod ch5;
 pub mod course;
 pub mod random;
 pub mod stream;
+pub mod thesis;
 pub mod tutorial;

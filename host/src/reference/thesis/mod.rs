@@ -1,0 +1,2 @@
+//! CPU references of the thesis's examples.
+pub mod sor;

@@ -1,0 +1,436 @@
+//! One partition's grid on one GPU: its storage in the layout its kernel needs, half-sweeps of
+//! a region, the residual, and the mapping of a natural rectangle onto the stored planes that
+//! the border exchange copies.
+use crate::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result, Stream};
+use gpu_kernels::collective::Reducible;
+use gpu_kernels::collective::block::BLOCK_REDUCE_SCRATCH;
+use gpu_kernels::kernels::thesis::sor::{
+    BLACK, BsorGm, BsorLintex, LOCAL_W, RED, Region, ResidualArgs, RsorGm, RsorLintex, SPLIT_BLOCK, SorResidual,
+    SorResidualSplit, SorSplit, SplitArgs, WINDOW_STEP_X, WINDOW_STEP_Y, WindowArgs, split_span, window_bytes,
+};
+use gpu_kernels::launch::Kernel as KernelHandle;
+use gpu_kernels::real::Real;
+use std::fmt;
+use std::str::FromStr;
+
+/// Which kernels update the grid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kernel {
+    /// The thesis's 4 x 112 shared window, global loads (`rsor_gm`, `bsor_gm`).
+    Gm,
+    /// The same window through the read-only path, in place of the thesis's texture kernels
+    /// (`rsor_lintex`, `bsor_lintex`).
+    Lintex,
+    /// Red and black stored apart, every access coalesced (`sor_split`).
+    #[default]
+    Split,
+}
+
+impl Kernel {
+    /// All three, in the order tables print them.
+    pub const ALL: [Kernel; 3] = [Kernel::Gm, Kernel::Lintex, Kernel::Split];
+
+    /// How the kernel needs the grid stored.
+    pub fn layout(self) -> Layout {
+        match self {
+            Kernel::Gm | Kernel::Lintex => Layout::Natural,
+            Kernel::Split => Layout::Split,
+        }
+    }
+}
+
+impl FromStr for Kernel {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "gm" => Ok(Self::Gm),
+            "lintex" | "tex" => Ok(Self::Lintex),
+            "split" => Ok(Self::Split),
+            other => Err(Error::InvalidArgument(format!(
+                "the kernel is gm, lintex or split, not `{other}`"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            Self::Gm => "gm",
+            Self::Lintex => "lintex",
+            Self::Split => "split",
+        })
+    }
+}
+
+/// How a grid is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One row-major array, `cols` elements a row.
+    Natural,
+    /// Two planes, red then black, each row compacted to `(cols + 1) / 2` elements: point
+    /// `(r, j)` at `r * pitch + j / 2` of its colour's plane.
+    Split,
+}
+
+impl Layout {
+    /// Elements a stored row of a `cols`-column grid.
+    pub fn pitch(self, cols: usize) -> usize {
+        match self {
+            Layout::Natural => cols,
+            Layout::Split => cols.div_ceil(2),
+        }
+    }
+
+    /// Planes stored.
+    pub fn planes(self) -> usize {
+        match self {
+            Layout::Natural => 1,
+            Layout::Split => 2,
+        }
+    }
+
+    /// The natural `rows x cols` grid (absolute parity `parity` at `(0, 0)`) as stored.
+    pub fn store<T: Copy + Default>(self, grid: &[T], rows: usize, cols: usize, parity: u32) -> Vec<Vec<T>> {
+        match self {
+            Layout::Natural => vec![grid.to_vec()],
+            Layout::Split => {
+                let pitch = self.pitch(cols);
+                let mut planes = vec![vec![T::default(); rows * pitch]; 2];
+                for (k, &v) in grid.iter().enumerate() {
+                    let (r, j) = (k / cols, k % cols);
+                    planes[(parity as usize + r + j) & 1][r * pitch + j / 2] = v;
+                }
+                planes
+            }
+        }
+    }
+
+    /// The natural `rows x cols` grid from its stored planes.
+    pub fn load<T: Copy + Default>(self, planes: &[Vec<T>], rows: usize, cols: usize, parity: u32) -> Vec<T> {
+        match self {
+            Layout::Natural => planes[0].clone(),
+            Layout::Split => {
+                let pitch = self.pitch(cols);
+                (0..rows * cols)
+                    .map(|k| {
+                        let (r, j) = (k / cols, k % cols);
+                        planes[(parity as usize + r + j) & 1][r * pitch + j / 2]
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The stored rectangle of each plane that holds exactly the natural rows `rows` and columns
+    /// `cols`: in the split layout the column bounds must be even (or the grid's last column),
+    /// so that each compacted element lies wholly inside or outside.
+    pub fn plane_rect(self, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>, grid_cols: usize) -> Result<Rect> {
+        match self {
+            Layout::Natural => Ok(Rect { rows, cols }),
+            Layout::Split => {
+                let aligned = |c: usize| c.is_multiple_of(2) || c == grid_cols;
+                if !aligned(cols.start) || !aligned(cols.end) {
+                    return Err(Error::InvalidArgument(format!(
+                        "columns {cols:?} of the split layout must start and end on even columns"
+                    )));
+                }
+                Ok(Rect {
+                    rows,
+                    cols: cols.start / 2..cols.end.div_ceil(2),
+                })
+            }
+        }
+    }
+}
+
+/// A rectangle of stored elements: rows `rows`, stored columns `cols`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rect {
+    pub rows: std::ops::Range<usize>,
+    pub cols: std::ops::Range<usize>,
+}
+
+impl Rect {
+    /// Elements in it.
+    pub fn len(&self) -> usize {
+        self.rows.len() * self.cols.len()
+    }
+
+    /// True when it holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The 2-D copy from this rectangle of an array of `pitch` to the packed buffer at `offset`
+    /// (rows of `cols.len()` elements).
+    pub fn pack(&self, pitch: usize, offset: usize) -> Copy2d {
+        Copy2d {
+            src_offset: self.rows.start * pitch + self.cols.start,
+            src_pitch: pitch,
+            dst_offset: offset,
+            dst_pitch: self.cols.len(),
+            width: self.cols.len(),
+            height: self.rows.len(),
+        }
+    }
+
+    /// The 2-D copy from a packed buffer at `offset` into this rectangle of an array of `pitch`.
+    pub fn unpack(&self, pitch: usize, offset: usize) -> Copy2d {
+        Copy2d {
+            src_offset: offset,
+            src_pitch: self.cols.len(),
+            dst_offset: self.rows.start * pitch + self.cols.start,
+            dst_pitch: pitch,
+            width: self.cols.len(),
+            height: self.rows.len(),
+        }
+    }
+}
+
+/// The element types of the solver, with the launches of their kernel instances.
+pub trait SorReal: Real + Reducible + Element + Default + Send + Sync {
+    /// Launches `kernel`'s half-sweep of `color` on the natural layout.
+    fn launch_window(gpu: &Gpu, stream: Option<&Stream>, kernel: Kernel, color: u32, shape: LaunchShape, args: WindowArgs<Self>) -> Result<()>;
+    /// Launches the split layout's half-sweep.
+    fn launch_split(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()>;
+    /// Launches the residual kernel of `layout`.
+    fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()>;
+}
+
+/// Launches on `stream`, or on the GPU's own stream for `None`.
+fn launch_maybe_on<K: KernelHandle<A>, A: Copy + 'static>(gpu: &Gpu, stream: Option<&Stream>, kernel: K, shape: LaunchShape, args: A) -> Result<()> {
+    match stream {
+        Some(s) => gpu.launch_on(s, kernel, shape, args),
+        None => gpu.launch(kernel, shape, args),
+    }
+}
+
+macro_rules! sor_real {
+    ($($t:ty),*) => {$(
+        impl SorReal for $t {
+            fn launch_window(gpu: &Gpu, stream: Option<&Stream>, kernel: Kernel, color: u32, shape: LaunchShape, args: WindowArgs<Self>) -> Result<()> {
+                match (kernel, color) {
+                    (Kernel::Lintex, RED) => launch_maybe_on(gpu, stream, RsorLintex, shape, args),
+                    (Kernel::Lintex, _) => launch_maybe_on(gpu, stream, BsorLintex, shape, args),
+                    (_, RED) => launch_maybe_on(gpu, stream, RsorGm, shape, args),
+                    (_, _) => launch_maybe_on(gpu, stream, BsorGm, shape, args),
+                }
+            }
+            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()> {
+                launch_maybe_on(gpu, stream, SorSplit, shape, args)
+            }
+            fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()> {
+                match layout {
+                    Layout::Natural => gpu.launch(SorResidual, shape, args),
+                    Layout::Split => gpu.launch(SorResidualSplit, shape, args),
+                }
+            }
+        }
+    )*};
+}
+sor_real!(f32, f64);
+
+/// Blocks of the residual kernels: enough to fill any GPU, few enough to fold on the host.
+const RESIDUAL_GRID: (u32, u32) = (32, 64);
+
+/// A `rows x cols` grid (a whole domain, or one partition with its ghost layers) on one GPU.
+pub struct DeviceGrid<T> {
+    kernel: Kernel,
+    planes: Vec<DeviceBuffer<T>>,
+    rows: usize,
+    cols: usize,
+    parity: u32,
+    partials: DeviceBuffer<T>,
+}
+
+impl<T: SorReal> DeviceGrid<T> {
+    /// Uploads the natural `rows x cols` grid `grid`, whose local `(0, 0)` has absolute parity
+    /// `parity`, stored as `kernel` needs it.
+    pub fn upload(gpu: &Gpu, kernel: Kernel, grid: &[T], rows: usize, cols: usize, parity: u32) -> Result<Self> {
+        super::domain::check_extents(rows, cols)?;
+        if grid.len() != rows * cols {
+            return Err(Error::InvalidArgument(format!(
+                "a {rows} x {cols} grid has {} points, not {}",
+                rows * cols,
+                grid.len()
+            )));
+        }
+        let planes = kernel
+            .layout()
+            .store(grid, rows, cols, parity)
+            .iter()
+            .map(|p| gpu.upload(p))
+            .collect::<Result<Vec<_>>>()?;
+        let partials = gpu.zeros((RESIDUAL_GRID.0 * RESIDUAL_GRID.1) as usize)?;
+        Ok(Self {
+            kernel,
+            planes,
+            rows,
+            cols,
+            parity: parity & 1,
+            partials,
+        })
+    }
+
+    /// The natural grid.
+    pub fn download(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        let planes = self.planes.iter().map(|p| gpu.download(p)).collect::<Result<Vec<_>>>()?;
+        Ok(self.layout().load(&planes, self.rows, self.cols, self.parity))
+    }
+
+    /// The kernel that updates it.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Its storage layout.
+    pub fn layout(&self) -> Layout {
+        self.kernel.layout()
+    }
+
+    /// Rows and columns.
+    pub fn extents(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    /// Elements a stored row.
+    pub fn pitch(&self) -> usize {
+        self.layout().pitch(self.cols)
+    }
+
+    /// The stored planes (one, or red and black).
+    pub fn planes(&self) -> &[DeviceBuffer<T>] {
+        &self.planes
+    }
+
+    /// The stored planes, writable (the border exchange writes ghost layers).
+    pub fn planes_mut(&mut self) -> &mut [DeviceBuffer<T>] {
+        &mut self.planes
+    }
+
+    /// Every point but the outermost rows and columns.
+    pub fn interior(&self) -> Region {
+        crate::reference::thesis::sor::interior(self.rows, self.cols)
+    }
+
+    /// Updates the points of `color` in `region`, on `stream` (or the GPU's own stream).
+    pub fn half_sweep(&mut self, gpu: &Gpu, stream: Option<&Stream>, region: Region, color: u32, omega: T) -> Result<()> {
+        if !region.fits(self.rows, self.cols) {
+            return Err(Error::InvalidArgument(format!(
+                "the region {region:?} reaches the edge of a {} x {} grid",
+                self.rows, self.cols
+            )));
+        }
+        if region.is_empty() {
+            return Ok(());
+        }
+        let (rows, cols, pitch) = (self.rows as u32, self.cols as u32, self.pitch() as u32);
+        match self.kernel {
+            Kernel::Gm | Kernel::Lintex => {
+                let shape = LaunchShape::new(
+                    (
+                        region.cols().div_ceil(WINDOW_STEP_X) as u32,
+                        region.rows().div_ceil(WINDOW_STEP_Y) as u32,
+                        1,
+                    ),
+                    (LOCAL_W as u32, 1, 1),
+                )
+                .with_shared_bytes(window_bytes(size_of::<T>()) as u32);
+                let args = WindowArgs {
+                    grid: self.planes[0].view_mut(),
+                    pitch,
+                    rows,
+                    cols,
+                    region,
+                    parity: self.parity,
+                    omega,
+                };
+                T::launch_window(gpu, stream, self.kernel, color, shape, args)
+            }
+            Kernel::Split => {
+                let shape = LaunchShape::cover_2d(split_span(&region), region.rows(), SPLIT_BLOCK)?;
+                let (red, black) = self.planes.split_at_mut(1);
+                let (own, other) = if color == RED { (&mut red[0], &black[0]) } else { (&mut black[0], &red[0]) };
+                let args = SplitArgs {
+                    own: own.view_mut(),
+                    other: other.view(),
+                    pitch,
+                    rows,
+                    cols,
+                    region,
+                    parity: self.parity,
+                    color,
+                    omega,
+                };
+                T::launch_split(gpu, stream, shape, args)
+            }
+        }
+    }
+
+    /// One red-black iteration of `region`: red, then black.
+    pub fn iterate(&mut self, gpu: &Gpu, stream: Option<&Stream>, region: Region, omega: T) -> Result<()> {
+        self.half_sweep(gpu, stream, region, RED, omega)?;
+        self.half_sweep(gpu, stream, region, BLACK, omega)
+    }
+
+    /// The largest `|(W + E + N + S) / 4 - u|` over `region` (waits for the GPU).
+    pub fn max_residual(&mut self, gpu: &Gpu, region: Region) -> Result<f64> {
+        if !region.fits(self.rows, self.cols) {
+            return Err(Error::InvalidArgument(format!("the region {region:?} does not fit the grid")));
+        }
+        if region.is_empty() {
+            return Ok(0.0);
+        }
+        let threads = SPLIT_BLOCK;
+        let shape = LaunchShape::new((RESIDUAL_GRID.0, RESIDUAL_GRID.1, 1), (threads.0, threads.1, 1))
+            .with_shared_bytes((BLOCK_REDUCE_SCRATCH * size_of::<T>()) as u32);
+        let empty = &self.planes[0];
+        let args = ResidualArgs {
+            a: self.planes[0].view(),
+            b: self.planes.get(1).unwrap_or(empty).view(),
+            pitch: self.pitch() as u32,
+            rows: self.rows as u32,
+            cols: self.cols as u32,
+            region,
+            parity: self.parity,
+            partials: self.partials.view_mut(),
+        };
+        T::launch_residual(gpu, self.layout(), shape, args)?;
+        let partials = gpu.download(&self.partials)?;
+        Ok(partials.iter().map(|v| v.to_f64()).fold(0.0, f64::max))
+    }
+}
+
+/// The storage bytes one red-black iteration must move at least, for `points` updated points
+/// of `element_bytes` each: each half-sweep reads its colour and the other and writes its own,
+/// so 3 reads-or-writes of every point per iteration (the count the benchmarks use).
+pub fn bytes_per_iteration(points: usize, element_bytes: usize) -> usize {
+    3 * points * element_bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_layout_round_trips() {
+        let (rows, cols) = (5, 7);
+        let grid: Vec<u32> = (0..35).collect();
+        for parity in [0, 1] {
+            let planes = Layout::Split.store(&grid, rows, cols, parity);
+            assert_eq!(planes[0].len(), rows * 4);
+            assert_eq!(Layout::Split.load(&planes, rows, cols, parity), grid);
+        }
+        // (0, 0) is red for parity 0, so red row 0 holds columns 0, 2, 4, 6.
+        assert_eq!(&Layout::Split.store(&grid, rows, cols, 0)[0][..4], &[0, 2, 4, 6]);
+    }
+
+    #[test]
+    fn split_rects_need_even_columns() {
+        let rect = Layout::Split.plane_rect(2..4, 2..8, 9).unwrap();
+        assert_eq!(rect.cols, 1..4);
+        assert!(Layout::Split.plane_rect(0..1, 1..4, 9).is_err());
+        assert_eq!(Layout::Split.plane_rect(0..1, 4..9, 9).unwrap().cols, 2..5);
+    }
+}

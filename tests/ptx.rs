@@ -2,7 +2,7 @@
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
 use ferrocuda::Kernel;
-use ferrocuda::kernels::{broken, ch1, ch2, ch3, ch5, course, probe, random, reduce, stream, tutorial};
+use ferrocuda::kernels::{broken, ch1, ch2, ch3, ch5, course, probe, random, reduce, stream, thesis, tutorial};
 use ferrocuda::ptx::{self, MODULES, ResourceReport};
 
 /// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
@@ -143,6 +143,19 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, probe::OutArgs<i32>>(broken::BrokenReverseWithoutBarrier),
         entry::<_, probe::OutArgs<i32>>(broken::BrokenDivergentBarrier),
     ];
+    use thesis::sor::{ResidualArgs, SplitArgs, WindowArgs};
+    macro_rules! sor {
+        ($($t:ty),*) => {$(
+            entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::RsorGm));
+            entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::BsorGm));
+            entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::RsorLintex));
+            entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::BsorLintex));
+            entries.push(entry::<_, SplitArgs<$t>>(thesis::sor::SorSplit));
+            entries.push(entry::<_, ResidualArgs<$t>>(thesis::sor::SorResidual));
+            entries.push(entry::<_, ResidualArgs<$t>>(thesis::sor::SorResidualSplit));
+        )*};
+    }
+    sor!(f32, f64);
     macro_rules! reductions {
         ($($t:ty),*) => {$(
             entries.push(entry::<_, reduce::ReduceArgs<$t, $t>>(reduce::ReduceSum));

@@ -16,6 +16,7 @@ use crate::examples::tutorial::vector_copy::{self, Variant as CopyVariant};
 use crate::gpu::{Element, Gpu, KernelView, LaunchShape, Result};
 use crate::random::{self as rng, RandomFloat};
 use crate::reduce::{self, Kind, Plan, Reduce};
+use crate::sor::SorReal;
 use crate::verify::{Check, Tolerance};
 use gpu_kernels::device::shared::Tile1d;
 use gpu_kernels::kernels::probe::*;
@@ -98,6 +99,8 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     philox::<f32>(&mut c)?;
     philox::<f64>(&mut c)?;
     probes(&mut c)?;
+    sor::<f32>(&mut c)?;
+    sor::<f64>(&mut c)?;
     reductions::<i32>(&mut c)?;
     reductions::<u32>(&mut c)?;
     reductions::<u64>(&mut c)?;
@@ -587,6 +590,45 @@ fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
             gpu.download(&buffers.call_partials_d)?,
         ]
         .concat())
+    })
+}
+
+/// The SOR kernels, bit for bit, on a grid whose sides are not multiples of any block: each
+/// kernel's 10 iterations and, for the split layout, its residual.
+fn sor<T: SorReal + Into<f64>>(c: &mut Comparison) -> Result<()> {
+    use crate::sor::single::{Stop, solve};
+    let (rows, cols) = (67, 229);
+    let initial: Vec<T> = crate::sor::Problem::Harmonic.initial(rows, cols)?;
+    for kernel in crate::sor::Kernel::ALL {
+        c.compare(&format!("sor_{kernel}_{}", T::NAME), Tolerance::EXACT, |gpu| {
+            Ok(solve(
+                gpu,
+                kernel,
+                &initial,
+                rows,
+                cols,
+                T::from_f64(1.7),
+                Stop::Iterations(10),
+            )?
+            .grid)
+        })?;
+    }
+    c.compare(&format!("sor_residual_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let stop = Stop::Tolerance {
+            tolerance: 1e-30,
+            max_iterations: 3,
+            check_every: 3,
+        };
+        let solution = solve(
+            gpu,
+            crate::sor::Kernel::Split,
+            &initial,
+            rows,
+            cols,
+            T::from_f64(1.7),
+            stop,
+        )?;
+        Ok(vec![solution.residual.unwrap_or(f64::NAN)])
     })
 }
 

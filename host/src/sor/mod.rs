@@ -5,6 +5,9 @@
 //! - [`state`]: one grid or partition on one GPU: its layout, half-sweeps, residual.
 //! - [`single`]: the one-GPU solver: a fixed iteration count or a residual tolerance.
 pub mod domain;
+pub mod exchange;
+pub mod multi;
+pub mod partition;
 pub mod single;
 pub mod state;
 

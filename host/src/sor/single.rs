@@ -39,7 +39,11 @@ impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Stop::Iterations(n) => write!(f, "{n} iterations"),
-            Stop::Tolerance { tolerance, max_iterations, .. } => {
+            Stop::Tolerance {
+                tolerance,
+                max_iterations,
+                ..
+            } => {
                 write!(f, "residual <= {tolerance:e} (at most {max_iterations} iterations)")
             }
         }
@@ -79,7 +83,15 @@ pub struct Solution<T> {
 }
 
 /// Solves on `gpu` from the natural `rows x cols` grid `initial` with `kernel`.
-pub fn solve<T: SorReal>(gpu: &Gpu, kernel: Kernel, initial: &[T], rows: usize, cols: usize, omega: T, stop: Stop) -> Result<Solution<T>> {
+pub fn solve<T: SorReal>(
+    gpu: &Gpu,
+    kernel: Kernel,
+    initial: &[T],
+    rows: usize,
+    cols: usize,
+    omega: T,
+    stop: Stop,
+) -> Result<Solution<T>> {
     let mut grid = DeviceGrid::upload(gpu, kernel, initial, rows, cols, 0)?;
     let region = grid.interior();
     let start = gpu.record_event(None)?;

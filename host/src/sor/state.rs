@@ -125,7 +125,12 @@ impl Layout {
     /// The stored rectangle of each plane that holds exactly the natural rows `rows` and columns
     /// `cols`: in the split layout the column bounds must be even (or the grid's last column),
     /// so that each compacted element lies wholly inside or outside.
-    pub fn plane_rect(self, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>, grid_cols: usize) -> Result<Rect> {
+    pub fn plane_rect(
+        self,
+        rows: std::ops::Range<usize>,
+        cols: std::ops::Range<usize>,
+        grid_cols: usize,
+    ) -> Result<Rect> {
         match self {
             Layout::Natural => Ok(Rect { rows, cols }),
             Layout::Split => {
@@ -191,7 +196,14 @@ impl Rect {
 /// The element types of the solver, with the launches of their kernel instances.
 pub trait SorReal: Real + Reducible + Element + Default + Send + Sync {
     /// Launches `kernel`'s half-sweep of `color` on the natural layout.
-    fn launch_window(gpu: &Gpu, stream: Option<&Stream>, kernel: Kernel, color: u32, shape: LaunchShape, args: WindowArgs<Self>) -> Result<()>;
+    fn launch_window(
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        kernel: Kernel,
+        color: u32,
+        shape: LaunchShape,
+        args: WindowArgs<Self>,
+    ) -> Result<()>;
     /// Launches the split layout's half-sweep.
     fn launch_split(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()>;
     /// Launches the residual kernel of `layout`.
@@ -199,7 +211,13 @@ pub trait SorReal: Real + Reducible + Element + Default + Send + Sync {
 }
 
 /// Launches on `stream`, or on the GPU's own stream for `None`.
-fn launch_maybe_on<K: KernelHandle<A>, A: Copy + 'static>(gpu: &Gpu, stream: Option<&Stream>, kernel: K, shape: LaunchShape, args: A) -> Result<()> {
+fn launch_maybe_on<K: KernelHandle<A>, A: Copy + 'static>(
+    gpu: &Gpu,
+    stream: Option<&Stream>,
+    kernel: K,
+    shape: LaunchShape,
+    args: A,
+) -> Result<()> {
     match stream {
         Some(s) => gpu.launch_on(s, kernel, shape, args),
         None => gpu.launch(kernel, shape, args),
@@ -275,7 +293,11 @@ impl<T: SorReal> DeviceGrid<T> {
 
     /// The natural grid.
     pub fn download(&self, gpu: &Gpu) -> Result<Vec<T>> {
-        let planes = self.planes.iter().map(|p| gpu.download(p)).collect::<Result<Vec<_>>>()?;
+        let planes = self
+            .planes
+            .iter()
+            .map(|p| gpu.download(p))
+            .collect::<Result<Vec<_>>>()?;
         Ok(self.layout().load(&planes, self.rows, self.cols, self.parity))
     }
 
@@ -315,7 +337,14 @@ impl<T: SorReal> DeviceGrid<T> {
     }
 
     /// Updates the points of `color` in `region`, on `stream` (or the GPU's own stream).
-    pub fn half_sweep(&mut self, gpu: &Gpu, stream: Option<&Stream>, region: Region, color: u32, omega: T) -> Result<()> {
+    pub fn half_sweep(
+        &mut self,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        region: Region,
+        color: u32,
+        omega: T,
+    ) -> Result<()> {
         if !region.fits(self.rows, self.cols) {
             return Err(Error::InvalidArgument(format!(
                 "the region {region:?} reaches the edge of a {} x {} grid",
@@ -351,7 +380,11 @@ impl<T: SorReal> DeviceGrid<T> {
             Kernel::Split => {
                 let shape = LaunchShape::cover_2d(split_span(&region), region.rows(), SPLIT_BLOCK)?;
                 let (red, black) = self.planes.split_at_mut(1);
-                let (own, other) = if color == RED { (&mut red[0], &black[0]) } else { (&mut black[0], &red[0]) };
+                let (own, other) = if color == RED {
+                    (&mut red[0], &black[0])
+                } else {
+                    (&mut black[0], &red[0])
+                };
                 let args = SplitArgs {
                     own: own.view_mut(),
                     other: other.view(),
@@ -377,7 +410,9 @@ impl<T: SorReal> DeviceGrid<T> {
     /// The largest `|(W + E + N + S) / 4 - u|` over `region` (waits for the GPU).
     pub fn max_residual(&mut self, gpu: &Gpu, region: Region) -> Result<f64> {
         if !region.fits(self.rows, self.cols) {
-            return Err(Error::InvalidArgument(format!("the region {region:?} does not fit the grid")));
+            return Err(Error::InvalidArgument(format!(
+                "the region {region:?} does not fit the grid"
+            )));
         }
         if region.is_empty() {
             return Ok(0.0);

@@ -147,7 +147,11 @@ fn window_sweep<T: Real, const COLOR: u32>(args: &WindowArgs<T>, load: impl Fn(u
     // SAFETY: every thread of the block reaches both barriers (no early return).
     unsafe { sync_threads() };
     let c = col + 1;
-    let y = if has_color(args.parity, row0 + 1, c, COLOR) { 1 } else { 2 };
+    let y = if has_color(args.parity, row0 + 1, c, COLOR) {
+        1
+    } else {
+        2
+    };
     let r = row0 + y;
     let mine = i < WINDOW_STEP_X && c < region.col_end as usize && r < region.row_end as usize;
     if mine {
@@ -293,7 +297,10 @@ pub struct ResidualArgs<T> {
 /// (the CPU reference computes it with this very function).
 #[inline(always)]
 pub fn residual_at<T: Real>(at: impl Fn(usize, usize) -> T, r: usize, j: usize) -> T {
-    let average = mul_rn(((at(r, j - 1) + at(r, j + 1)) + at(r - 1, j)) + at(r + 1, j), T::from_f64(0.25));
+    let average = mul_rn(
+        ((at(r, j - 1) + at(r, j + 1)) + at(r - 1, j)) + at(r + 1, j),
+        T::from_f64(0.25),
+    );
     let d = average - at(r, j);
     if d < T::default() { T::default() - d } else { d }
 }
@@ -340,7 +347,11 @@ pub fn sor_residual<T: Real + Reducible>(args: ResidualArgs<T>) {
 pub fn sor_residual_split<T: Real + Reducible>(args: ResidualArgs<T>) {
     let pitch = args.pitch as usize;
     residual_blocks(&args, |r, j| {
-        let plane = if has_color(args.parity, r, j, RED) { args.a } else { args.b };
-        plane.get(r * pitch + j / 2)
+        let k = r * pitch + j / 2;
+        if has_color(args.parity, r, j, RED) {
+            args.a.get(k)
+        } else {
+            args.b.get(k)
+        }
     });
 }

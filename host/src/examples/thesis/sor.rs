@@ -120,7 +120,10 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
     );
     let points = (rows - 2) * (cols - 2);
     let bytes = bytes_per_iteration(points, size_of::<T>());
-    println!(" {:<8} {:>11} {:>14} {:>12} {:>16}", "kernel", "iterations", "MKT [ms/it]", "GB/s", "residual");
+    println!(
+        " {:<8} {:>11} {:>14} {:>12} {:>16}",
+        "kernel", "iterations", "MKT [ms/it]", "GB/s", "residual"
+    );
     let mut solutions: Vec<(Kernel, Solution<T>)> = Vec::new();
     for &kernel in &setup.kernels {
         let solution = solve(gpu, kernel, &initial, rows, cols, T::from_f64(omega), stop)?;
@@ -140,8 +143,22 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
         let mut cpu = initial.clone();
         let region = reference::interior(rows, cols);
         for _ in 0..iterations {
-            reference::half_sweep(&mut cpu, cols, region, 0, gpu_kernels::kernels::thesis::sor::RED, T::from_f64(omega));
-            reference::half_sweep(&mut cpu, cols, region, 0, gpu_kernels::kernels::thesis::sor::BLACK, T::from_f64(omega));
+            reference::half_sweep(
+                &mut cpu,
+                cols,
+                region,
+                0,
+                gpu_kernels::kernels::thesis::sor::RED,
+                T::from_f64(omega),
+            );
+            reference::half_sweep(
+                &mut cpu,
+                cols,
+                region,
+                0,
+                gpu_kernels::kernels::thesis::sor::BLACK,
+                T::from_f64(omega),
+            );
         }
         println!(
             " CPU (rayon, {} threads): {iterations} iterations in {:.3} s",
@@ -149,18 +166,32 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
             started.elapsed().as_secs_f64()
         );
         for (kernel, solution) in &solutions {
-            checks.push(compare(&format!("{kernel} vs CPU, {iterations} iterations"), &solution.grid, &cpu));
+            checks.push(compare(
+                &format!("{kernel} vs CPU, {iterations} iterations"),
+                &solution.grid,
+                &cpu,
+            ));
         }
         println!(
             " max |u - {}| after {iterations} iterations: {:.4e}",
-            if setup.problem == Problem::Thesis { "100" } else { "u_exact" },
+            if setup.problem == Problem::Thesis {
+                "100"
+            } else {
+                "u_exact"
+            },
             setup.problem.max_error(&cpu, rows, cols)
         );
     } else {
-        println!(" CPU reference skipped: {points} points x {iterations} iterations is beyond its budget; kernels compared with one another");
+        println!(
+            " CPU reference skipped: {points} points x {iterations} iterations is beyond its budget; kernels compared with one another"
+        );
         for pair in solutions.windows(2) {
             let ((a, sa), (b, sb)) = (&pair[0], &pair[1]);
-            checks.push(compare(&format!("{a} vs {b}, {iterations} iterations"), &sa.grid, &sb.grid));
+            checks.push(compare(
+                &format!("{a} vs {b}, {iterations} iterations"),
+                &sa.grid,
+                &sb.grid,
+            ));
         }
     }
     Ok(checks)
@@ -206,10 +237,11 @@ pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<ConvergencePoint>> 
 fn convergence_study(gpu: &Gpu) -> Result<Vec<Check>> {
     let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
     let points = convergence(gpu, sides)?;
+    println!(" Harmonic u = sin(pi x) sinh(pi y) / sinh(pi), f64, optimum omega, residual <= {STUDY_TOLERANCE:e}:");
     println!(
-        " Harmonic u = sin(pi x) sinh(pi y) / sinh(pi), f64, optimum omega, residual <= {STUDY_TOLERANCE:e}:"
+        " {:>6} {:>12} {:>11} {:>16} {:>8}",
+        "n", "h", "iterations", "max |u - exact|", "ratio"
     );
-    println!(" {:>6} {:>12} {:>11} {:>16} {:>8}", "n", "h", "iterations", "max |u - exact|", "ratio");
     let mut checks = Vec::new();
     for (k, p) in points.iter().enumerate() {
         let ratio = k.checked_sub(1).map(|prev| points[prev].max_error / p.max_error);
@@ -223,7 +255,11 @@ fn convergence_study(gpu: &Gpu) -> Result<Vec<Check>> {
         );
         if let Some(r) = ratio {
             checks.push(Check::condition(
-                &format!("error ratio {r:.3} from n = {} to {} is about 4 (O(h^2))", points[k - 1].side, p.side),
+                &format!(
+                    "error ratio {r:.3} from n = {} to {} is about 4 (O(h^2))",
+                    points[k - 1].side,
+                    p.side
+                ),
                 (3.5..=4.5).contains(&r),
             ));
         }

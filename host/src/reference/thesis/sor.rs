@@ -11,7 +11,14 @@ use rayon::prelude::*;
 
 /// One colour half-sweep of `region` of the `rows x pitch` array `grid`, whose local `(0, 0)`
 /// has absolute parity `parity`.
-pub fn half_sweep<T: Real + Send + Sync>(grid: &mut [T], pitch: usize, region: Region, parity: u32, color: u32, omega: T) {
+pub fn half_sweep<T: Real + Send + Sync>(
+    grid: &mut [T],
+    pitch: usize,
+    region: Region,
+    parity: u32,
+    color: u32,
+    omega: T,
+) {
     let (r0, r1) = (region.row_begin as usize, region.row_end as usize);
     let (c0, c1) = (region.col_begin as usize, region.col_end as usize);
     let first_col = |r: usize| {

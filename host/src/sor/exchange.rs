@@ -1,0 +1,333 @@
+//! Border exchange between partitions (thesis §5.5, Appendix B.2.5), one strategy per transport:
+//!
+//! - [`Strategy::HostSync`], the thesis's: synchronous 2-D copies device -> pageable host
+//!   memory -> device, each border guarded by the thesis's write/read counters (a mutex and a
+//!   condition variable): a border is not overwritten before its reader has read the previous
+//!   one, nor read before its writer has written it.
+//! - [`Strategy::PinnedAsync`]: the same path through pinned buffers, with asynchronous copies
+//!   on a copy stream ordered by events, so the host never waits for a copy and the copies
+//!   overlap the interior update.
+//! - [`Strategy::Peer`]: device-to-device copies into a buffer on the receiver's GPU (peer to
+//!   peer where the GPUs allow it), ordered by events.
+//!
+//! The solver sees one [`Exchange`] per rank: it posts its borders ([`Exchange::send`]) and
+//! collects its ghosts ([`Exchange::receive`]), knowing nothing of where its neighbours run. A
+//! transport between processes (MPI) implements the same two calls with its own mailboxes.
+use super::partition::{Area, Border, Partition};
+use super::state::{DeviceGrid, Rect, SorReal};
+use crate::gpu::{DeviceBuffer, Error, Event, Gpu, PinnedBuffer, Result, Stream};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// How borders travel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strategy {
+    /// (a) The thesis's: synchronous copies through pageable host memory.
+    #[default]
+    HostSync,
+    /// (b) Pinned host buffers and asynchronous copies, overlapped with the interior update.
+    PinnedAsync,
+    /// (c) Device-to-device copies between the GPUs.
+    Peer,
+}
+
+impl Strategy {
+    /// All of them, in the order tables print them.
+    pub const ALL: [Strategy; 3] = [Strategy::HostSync, Strategy::PinnedAsync, Strategy::Peer];
+
+    /// True when the copies are queued on a stream and ordered by events (the host does not
+    /// wait for them), so they can overlap computation.
+    pub fn is_async(self) -> bool {
+        !matches!(self, Strategy::HostSync)
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "host" | "host-sync" | "a" => Ok(Self::HostSync),
+            "pinned" | "pinned-async" | "b" => Ok(Self::PinnedAsync),
+            "peer" | "p2p" | "c" => Ok(Self::Peer),
+            other => Err(Error::InvalidArgument(format!(
+                "the exchange is host, pinned or peer, not `{other}`"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            Self::HostSync => "host",
+            Self::PinnedAsync => "pinned",
+            Self::Peer => "peer",
+        })
+    }
+}
+
+/// Where a border waits between its writer and its reader.
+enum Payload<T> {
+    /// Not allocated yet: the first writer or reader allocates it on its GPU.
+    Empty,
+    Pageable(Vec<T>),
+    Pinned(PinnedBuffer<T>),
+    /// On the receiver's GPU.
+    Device(DeviceBuffer<T>),
+}
+
+/// One border's mailbox: the thesis's `wAcc`/`rAcc` counters with their mutex and condition
+/// variable, and the data.
+struct MailboxState<T> {
+    written: u64,
+    read: u64,
+    payload: Payload<T>,
+    /// Asynchronous strategies: the writer's copy-out has happened.
+    ready: Option<Event>,
+    /// Asynchronous strategies: the reader's copy-in has happened (the payload may be reused).
+    consumed: Option<Event>,
+}
+
+struct Mailbox<T> {
+    state: Mutex<MailboxState<T>>,
+    changed: Condvar,
+}
+
+impl<T> Mailbox<T> {
+    fn new() -> Self {
+        Self {
+            state: Mutex::new(MailboxState {
+                written: 0,
+                read: 0,
+                payload: Payload::Empty,
+                ready: None,
+                consumed: None,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Locks the mailbox once `until` holds, adding the time waited to `waited`.
+    fn wait_for(
+        &self,
+        waited: &mut Duration,
+        until: impl Fn(&MailboxState<T>) -> bool,
+    ) -> Result<MutexGuard<'_, MailboxState<T>>> {
+        let start = Instant::now();
+        let poisoned = |_| Error::InvalidArgument("a partition's thread failed while holding a border".into());
+        let guard = self.state.lock().map_err(poisoned)?;
+        let guard = self.changed.wait_while(guard, |s| !until(s)).map_err(poisoned)?;
+        *waited += start.elapsed();
+        Ok(guard)
+    }
+}
+
+/// Every border's mailbox, shared by the ranks of one process.
+pub struct Mailboxes<T> {
+    boxes: Vec<Arc<Mailbox<T>>>,
+}
+
+impl<T> Mailboxes<T> {
+    /// One mailbox per border.
+    pub fn new(borders: &[Border]) -> Self {
+        Self {
+            boxes: borders.iter().map(|_| Arc::new(Mailbox::new())).collect(),
+        }
+    }
+}
+
+/// Time one rank spent exchanging, summed over exchanges.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExchangeTimes {
+    /// Waiting for neighbours (the thesis's synchronisation time).
+    pub sync: Duration,
+    /// Issuing and, for the synchronous strategy, performing the copies.
+    pub transfer: Duration,
+}
+
+/// One rank's border exchange.
+pub struct Exchange<T> {
+    strategy: Strategy,
+    partition: Partition,
+    /// (border, its mailbox, the border in each stored plane of the local array).
+    sends: Vec<(Border, Arc<Mailbox<T>>, Vec<Rect>)>,
+    receives: Vec<(Border, Arc<Mailbox<T>>, Vec<Rect>)>,
+    pub times: ExchangeTimes,
+}
+
+impl<T: SorReal> Exchange<T> {
+    /// Rank `partition.rank`'s side of every border in `borders`.
+    pub fn new(
+        strategy: Strategy,
+        partition: &Partition,
+        borders: &[Border],
+        mailboxes: &Mailboxes<T>,
+        grid: &DeviceGrid<T>,
+    ) -> Result<Self> {
+        let (_, cols) = grid.extents();
+        let rects = |area: &Area| -> Result<Vec<Rect>> {
+            let local = partition.to_local(area);
+            let rect = grid.layout().plane_rect(local.rows, local.cols, cols)?;
+            Ok(vec![rect; grid.planes().len()])
+        };
+        let mut sends = Vec::new();
+        let mut receives = Vec::new();
+        for (border, mailbox) in borders.iter().zip(&mailboxes.boxes) {
+            if border.from == partition.rank {
+                sends.push((border.clone(), mailbox.clone(), rects(&border.area)?));
+            }
+            if border.to == partition.rank {
+                receives.push((border.clone(), mailbox.clone(), rects(&border.area)?));
+            }
+        }
+        Ok(Self {
+            strategy,
+            partition: partition.clone(),
+            sends,
+            receives,
+            times: ExchangeTimes::default(),
+        })
+    }
+
+    /// True when the rank has neighbours.
+    pub fn has_borders(&self) -> bool {
+        !self.sends.is_empty()
+    }
+
+    /// Posts this rank's borders of `phase` for exchange `step` (1, 2, ...). Asynchronous
+    /// strategies queue the copies on `copy` after `after` (the event that the border's points
+    /// are final); the synchronous one copies now.
+    pub fn send(
+        &mut self,
+        gpu: &Gpu,
+        copy: &Stream,
+        grid: &DeviceGrid<T>,
+        phase: usize,
+        step: u64,
+        after: Option<&Event>,
+    ) -> Result<()> {
+        if let (Some(event), true) = (after, self.strategy.is_async()) {
+            gpu.stream_wait_event(copy, event)?;
+        }
+        let pitch = grid.pitch();
+        for (_, mailbox, rects) in self.sends.iter().filter(|(b, ..)| b.phase == phase) {
+            let mut state = mailbox.wait_for(&mut self.times.sync, |s| s.read + 1 >= step)?;
+            let started = Instant::now();
+            let len: usize = rects.iter().map(Rect::len).sum();
+            if let Some(consumed) = state.consumed.take() {
+                gpu.stream_wait_event(copy, &consumed)?;
+            }
+            match self.strategy {
+                Strategy::HostSync => {
+                    if !matches!(state.payload, Payload::Pageable(_)) {
+                        state.payload = Payload::Pageable(vec![T::default(); len]);
+                    }
+                    let Payload::Pageable(host) = &mut state.payload else {
+                        unreachable!()
+                    };
+                    let mut offset = 0;
+                    for (plane, rect) in grid.planes().iter().zip(rects) {
+                        gpu.download_2d(plane, host, rect.pack(pitch, offset))?;
+                        offset += rect.len();
+                    }
+                }
+                Strategy::PinnedAsync => {
+                    if !matches!(state.payload, Payload::Pinned(_)) {
+                        state.payload = Payload::Pinned(gpu.pinned(len)?);
+                    }
+                    let Payload::Pinned(host) = &mut state.payload else {
+                        unreachable!()
+                    };
+                    let mut offset = 0;
+                    for (plane, rect) in grid.planes().iter().zip(rects) {
+                        gpu.download_2d_async(copy, plane, host, rect.pack(pitch, offset))?;
+                        offset += rect.len();
+                    }
+                    state.ready = Some(gpu.record_event(Some(copy))?);
+                }
+                Strategy::Peer => {
+                    // The receiver allocates the buffer on its GPU; wait for it on first use.
+                    drop(state);
+                    state = mailbox.wait_for(&mut self.times.sync, |s| matches!(s.payload, Payload::Device(_)))?;
+                    let Payload::Device(remote) = &mut state.payload else {
+                        unreachable!()
+                    };
+                    let mut offset = 0;
+                    for (plane, rect) in grid.planes().iter().zip(rects) {
+                        gpu.copy_2d_async(copy, plane, remote, rect.pack(pitch, offset))?;
+                        offset += rect.len();
+                    }
+                    state.ready = Some(gpu.record_event(Some(copy))?);
+                }
+            }
+            state.written = step;
+            self.times.transfer += started.elapsed();
+            drop(state);
+            mailbox.changed.notify_all();
+        }
+        Ok(())
+    }
+
+    /// Allocates the receive buffers that live on this rank's GPU (the peer strategy's), so
+    /// that writers can copy into them; call once before the first exchange.
+    pub fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
+        if self.strategy != Strategy::Peer {
+            return Ok(());
+        }
+        for (_, mailbox, rects) in &self.receives {
+            let len: usize = rects.iter().map(Rect::len).sum();
+            let mut state = mailbox.wait_for(&mut self.times.sync, |_| true)?;
+            state.payload = Payload::Device(gpu.zeros(len)?);
+            drop(state);
+            mailbox.changed.notify_all();
+        }
+        Ok(())
+    }
+
+    /// Collects this rank's ghosts of `phase` for exchange `step` into `grid`. Asynchronous
+    /// strategies queue the copies on `copy` and return; the caller orders its next kernels
+    /// after them with an event recorded on `copy`.
+    pub fn receive(
+        &mut self,
+        gpu: &Gpu,
+        copy: &Stream,
+        grid: &mut DeviceGrid<T>,
+        phase: usize,
+        step: u64,
+    ) -> Result<()> {
+        let pitch = grid.pitch();
+        for (_, mailbox, rects) in self.receives.iter().filter(|(b, ..)| b.phase == phase) {
+            let mut state = mailbox.wait_for(&mut self.times.sync, |s| s.written >= step)?;
+            let started = Instant::now();
+            if let Some(ready) = state.ready.take() {
+                gpu.stream_wait_event(copy, &ready)?;
+            }
+            let mut offset = 0;
+            for (plane, rect) in grid.planes_mut().iter_mut().zip(rects) {
+                let unpack = rect.unpack(pitch, offset);
+                match &state.payload {
+                    Payload::Pageable(host) => gpu.upload_2d(host, plane, unpack)?,
+                    Payload::Pinned(host) => gpu.upload_2d_async(copy, host, plane, unpack)?,
+                    Payload::Device(local) => gpu.copy_2d_async(copy, local, plane, unpack)?,
+                    Payload::Empty => unreachable!("a border is read only after it was written"),
+                }
+                offset += rect.len();
+            }
+            if self.strategy.is_async() {
+                state.consumed = Some(gpu.record_event(Some(copy))?);
+            }
+            state.read = step;
+            self.times.transfer += started.elapsed();
+            drop(state);
+            mailbox.changed.notify_all();
+        }
+        Ok(())
+    }
+
+    /// The partition this exchange serves.
+    pub fn partition(&self) -> &Partition {
+        &self.partition
+    }
+}

@@ -1,0 +1,296 @@
+//! The multi-GPU solver (thesis Fig. 5.5): one host thread per partition, each driving its
+//! GPU; `bs` red-black iterations on a shrinking region between border exchanges; the final
+//! grid assembled from every partition's own points. Several partitions may share a GPU, so the
+//! whole scheme runs, and is tested, on one GPU or on the simulator.
+use super::exchange::{Exchange, ExchangeTimes, Mailboxes, Strategy};
+use super::partition::{Area, Decomposition, Layout, Partition};
+use super::state::{DeviceGrid, Kernel, SorReal};
+use crate::gpu::{Error, Event, Gpu, Result, Stream};
+use gpu_kernels::kernels::thesis::sor::Region;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+/// How the multi-GPU solver runs.
+#[derive(Clone, Copy, Debug)]
+pub struct MultiConfig {
+    pub decomposition: Decomposition,
+    /// Partitions (host threads); partition `r` runs on GPU `r % gpus`.
+    pub partitions: usize,
+    pub strategy: Strategy,
+    /// Update the points neighbours need first and send them while the rest is updated
+    /// (asynchronous strategies only).
+    pub overlap: bool,
+    /// Red-black iterations between exchanges (the thesis's border size `bs`); ghosts are
+    /// `2 bs` deep (see `partition`).
+    pub border: usize,
+    pub kernel: Kernel,
+    pub iterations: usize,
+    pub omega: f64,
+}
+
+/// One partition's timings: the thesis's per-thread lines.
+#[derive(Clone, Debug)]
+pub struct RankReport {
+    pub rank: usize,
+    pub device: usize,
+    /// Kernel time of all half-sweeps, CUDA events (MKT = this / iterations).
+    pub kernel_ms: f64,
+    /// Exchanges made.
+    pub exchanges: usize,
+    pub times: ExchangeTimes,
+    /// The iteration loop, host clock, until the GPU finished.
+    pub loop_time: Duration,
+}
+
+/// What a multi-GPU solve produced.
+#[derive(Clone, Debug)]
+pub struct MultiSolution<T> {
+    pub grid: Vec<T>,
+    pub ranks: Vec<RankReport>,
+    /// The thesis's ET: from the first upload to the last download, device selection excluded.
+    pub elapsed: Duration,
+    /// The slowest partition's iteration loop.
+    pub loop_time: Duration,
+}
+
+impl<T> MultiSolution<T> {
+    /// The thesis's metrics in ms, the max over partitions: (MKT per iteration, MST, MTT and MCT
+    /// per exchange).
+    pub fn metrics(&self, iterations: usize) -> [f64; 4] {
+        let per = |total: f64, n: usize| if n == 0 { 0.0 } else { total / n as f64 };
+        let max = |f: &dyn Fn(&RankReport) -> f64| self.ranks.iter().map(f).fold(0.0, f64::max);
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        [
+            max(&|r| per(r.kernel_ms, iterations)),
+            max(&|r| per(ms(r.times.sync), r.exchanges)),
+            max(&|r| per(ms(r.times.transfer), r.exchanges)),
+            max(&|r| per(ms(r.times.sync + r.times.transfer), r.exchanges)),
+        ]
+    }
+}
+
+/// Solves on `gpus` (one or more GPUs, or simulators) from the natural `rows x cols` grid
+/// `initial`, as `config` says.
+pub fn solve<T: SorReal>(
+    gpus: &[&Gpu],
+    initial: &[T],
+    rows: usize,
+    cols: usize,
+    config: MultiConfig,
+) -> Result<MultiSolution<T>> {
+    super::domain::check_extents(rows, cols)?;
+    if gpus.is_empty() || config.partitions == 0 || config.border == 0 {
+        return Err(Error::InvalidArgument(
+            "the multi-GPU solver needs at least one GPU, one partition and a border of at least 1".into(),
+        ));
+    }
+    if config.border > config.iterations.max(1) {
+        return Err(Error::InvalidArgument(format!(
+            "the border ({}) can't be greater than the iterations ({}), as the thesis says",
+            config.border, config.iterations
+        )));
+    }
+    let ghost = 2 * config.border;
+    let layout = Layout::new(config.decomposition, rows, cols, config.partitions, ghost)?;
+    if config.strategy == Strategy::Peer {
+        for a in gpus {
+            for b in gpus {
+                a.enable_peer_access(b)?;
+            }
+        }
+    }
+    let mailboxes = Mailboxes::new(&layout.borders);
+    let started = Barrier::new(layout.partitions.len());
+    let clock = Instant::now();
+    let results: Vec<Result<(Vec<T>, RankReport)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = layout
+            .partitions
+            .iter()
+            .map(|partition| {
+                let (layout, mailboxes, started) = (&layout, &mailboxes, &started);
+                let device = partition.rank % gpus.len();
+                let gpu = gpus[device];
+                scope.spawn(move || run_rank(gpu, device, partition, layout, mailboxes, started, initial, config))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::InvalidArgument("a partition's thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut grid = vec![T::default(); rows * cols];
+    let mut ranks = Vec::new();
+    for (partition, result) in layout.partitions.iter().zip(results) {
+        let (own, report) = result?;
+        let width = partition.own.cols.len();
+        for (k, r) in partition.own.rows.clone().enumerate() {
+            let start = r * cols + partition.own.cols.start;
+            grid[start..start + width].copy_from_slice(&own[k * width..(k + 1) * width]);
+        }
+        ranks.push(report);
+    }
+    let loop_time = ranks.iter().map(|r| r.loop_time).max().unwrap_or_default();
+    Ok(MultiSolution {
+        grid,
+        ranks,
+        elapsed: clock.elapsed(),
+        loop_time,
+    })
+}
+
+/// The points of `area` of the natural `cols`-column grid `grid`, row by row.
+fn extract<T: Copy>(grid: &[T], cols: usize, area: &Area) -> Vec<T> {
+    area.rows
+        .clone()
+        .flat_map(|r| {
+            grid[r * cols + area.cols.start..r * cols + area.cols.end]
+                .iter()
+                .copied()
+        })
+        .collect()
+}
+
+/// Timing events around each half-sweep, read once the loop has finished.
+struct KernelClock {
+    spans: Vec<(Event, Event)>,
+}
+
+impl KernelClock {
+    fn time<R>(&mut self, gpu: &Gpu, stream: &Stream, work: impl FnOnce() -> Result<R>) -> Result<R> {
+        let start = gpu.record_event(Some(stream))?;
+        let result = work()?;
+        self.spans.push((start, gpu.record_event(Some(stream))?));
+        Ok(result)
+    }
+
+    fn total_ms(&self) -> Result<f64> {
+        self.spans.iter().map(|(a, b)| a.elapsed_ms(b)).sum()
+    }
+}
+
+/// One partition's thread: upload, iterate and exchange, download its own points.
+#[allow(clippy::too_many_arguments)]
+fn run_rank<T: SorReal>(
+    gpu: &Gpu,
+    device: usize,
+    partition: &Partition,
+    layout: &Layout,
+    mailboxes: &Mailboxes<T>,
+    started: &Barrier,
+    initial: &[T],
+    config: MultiConfig,
+) -> Result<(Vec<T>, RankReport)> {
+    let compute = gpu.new_stream()?;
+    let copy = gpu.new_stream()?;
+    let (rows, cols) = (layout.rows, layout.cols);
+    let local = &partition.local;
+    let mut grid = DeviceGrid::upload(
+        gpu,
+        config.kernel,
+        &extract(initial, cols, local),
+        local.rows.len(),
+        local.cols.len(),
+        partition.parity(),
+    )?;
+    let mut exchange = Exchange::new(config.strategy, partition, &layout.borders, mailboxes, &grid)?;
+    exchange.prepare(gpu)?;
+    gpu.synchronize()?;
+    started.wait();
+    let loop_start = Instant::now();
+    let omega = T::from_f64(config.omega);
+    let overlap = config.overlap && config.strategy.is_async() && exchange.has_borders();
+    let mut clock = KernelClock { spans: Vec::new() };
+    let (mut done, mut step) = (0, 0u64);
+    while done < config.iterations {
+        let iterations = config.border.min(config.iterations - done);
+        done += iterations;
+        let exchange_follows = done < config.iterations && exchange.has_borders();
+        for h in 0..2 * iterations {
+            let region = partition.region(layout.ghost - 1 - h, (rows, cols));
+            let color = (h % 2) as u32;
+            let last = h == 2 * iterations - 1;
+            if last && exchange_follows && overlap {
+                let (edges, center) = split_edges(region, partition, layout.ghost);
+                clock.time(gpu, &compute, || {
+                    edges
+                        .iter()
+                        .try_for_each(|&e| grid.half_sweep(gpu, Some(&compute), e, color, omega))
+                })?;
+                let edges_done = gpu.record_event(Some(&compute))?;
+                step += 1;
+                exchange.send(gpu, &copy, &grid, 0, step, Some(&edges_done))?;
+                clock.time(gpu, &compute, || {
+                    grid.half_sweep(gpu, Some(&compute), center, color, omega)
+                })?;
+            } else {
+                clock.time(gpu, &compute, || {
+                    grid.half_sweep(gpu, Some(&compute), region, color, omega)
+                })?;
+            }
+        }
+        if exchange_follows {
+            let swept = gpu.record_event(Some(&compute))?;
+            if !overlap {
+                step += 1;
+            }
+            for phase in 0..layout.phases() {
+                if phase > 0 || !overlap {
+                    exchange.send(gpu, &copy, &grid, phase, step, Some(&swept))?;
+                }
+                exchange.receive(gpu, &copy, &mut grid, phase, step)?;
+            }
+            let received = gpu.record_event(Some(&copy))?;
+            gpu.stream_wait_event(&compute, &received)?;
+        }
+    }
+    gpu.synchronize_stream(&compute)?;
+    gpu.synchronize_stream(&copy)?;
+    let loop_time = loop_start.elapsed();
+    let local_grid = grid.download(gpu)?;
+    let own = partition.to_local(&partition.own);
+    let own_points = extract(&local_grid, local.cols.len(), &own);
+    Ok((
+        own_points,
+        RankReport {
+            rank: partition.rank,
+            device,
+            kernel_ms: clock.total_ms()?,
+            exchanges: step as usize,
+            times: exchange.times,
+            loop_time,
+        },
+    ))
+}
+
+/// `region` cut into the bands within `depth` of the sides that have neighbours (which the
+/// exchange sends) and the rest.
+fn split_edges(region: Region, partition: &Partition, depth: usize) -> (Vec<Region>, Region) {
+    let (own, local) = (&partition.own, &partition.local);
+    let band = |has: bool| if has { depth as u32 } else { 0 };
+    let (r0, r1, c0, c1) = (region.row_begin, region.row_end, region.col_begin, region.col_end);
+    let north = band(own.rows.start > local.rows.start).min(r1 - r0);
+    let south = band(own.rows.end < local.rows.end).min(r1 - r0 - north);
+    let (mr0, mr1) = (r0 + north, r1 - south);
+    let west = band(own.cols.start > local.cols.start).min(c1 - c0);
+    let east = band(own.cols.end < local.cols.end).min(c1 - c0 - west);
+    let (mc0, mc1) = (c0 + west, c1 - east);
+    let rect = |row_begin, row_end, col_begin, col_end| Region {
+        row_begin,
+        row_end,
+        col_begin,
+        col_end,
+    };
+    let edges = vec![
+        rect(r0, mr0, c0, c1),
+        rect(mr1, r1, c0, c1),
+        rect(mr0, mr1, c0, mc0),
+        rect(mr0, mr1, mc1, c1),
+    ];
+    (
+        edges.into_iter().filter(|e| !e.is_empty()).collect(),
+        rect(mr0, mr1, mc0, mc1),
+    )
+}

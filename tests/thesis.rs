@@ -1,0 +1,226 @@
+//! GPU-vs-CPU tests of the thesis's red-black SOR (`thesis-sor`, `thesis-sor-multi`): every
+//! kernel, layout and precision bit for bit against the rayon solver on grids whose sides break
+//! the kernels' tiles; the multi-GPU solver, every decomposition, exchange strategy, border
+//! width and overlap, bit for bit against the one-GPU result, with several partitions per GPU.
+mod common;
+
+use common::{TestResult, ensure, example_passes, fail};
+use ferrocuda::Gpu;
+use ferrocuda::examples::{Options, Precision};
+use ferrocuda::reference::thesis::sor as reference;
+use ferrocuda::sor::exchange::Strategy;
+use ferrocuda::sor::multi::{self, MultiConfig};
+use ferrocuda::sor::partition::Decomposition;
+use ferrocuda::sor::single::{Stop, solve};
+use ferrocuda::sor::{Kernel, Omega, Problem, SorReal};
+use ferrocuda::verify::{Check, Tolerance};
+
+/// Grid shapes: the smallest with an interior, sides one off the window's 110 columns and the
+/// split kernel's 32 x 8 block, odd and even rows, a wide and a tall one.
+const SHAPES: [(usize, usize); 7] = [(3, 3), (4, 5), (9, 111), (10, 112), (67, 229), (130, 33), (17, 300)];
+
+fn same<T: SorReal>(what: &str, got: &[T], expected: &[T]) -> TestResult {
+    let f = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<_>>();
+    let check = Check::compare(what, &f(got), &f(expected), Tolerance::EXACT);
+    ensure(check.passed(), || check.to_string())
+}
+
+fn cpu<T: SorReal>(initial: &[T], rows: usize, cols: usize, omega: f64, iterations: usize) -> Vec<T> {
+    let mut grid = initial.to_vec();
+    reference::solve(&mut grid, rows, cols, T::from_f64(omega), iterations);
+    grid
+}
+
+fn kernels_match_cpu<T: SorReal>(gpu: &Gpu) -> TestResult {
+    for (rows, cols) in SHAPES {
+        for problem in [Problem::Thesis, Problem::Harmonic] {
+            let initial: Vec<T> = problem.initial(rows, cols).map_err(fail)?;
+            for (omega, iterations) in [(1.9, 7), (1.0, 3)] {
+                let expected = cpu(&initial, rows, cols, omega, iterations);
+                for kernel in Kernel::ALL {
+                    let got = solve(
+                        gpu,
+                        kernel,
+                        &initial,
+                        rows,
+                        cols,
+                        T::from_f64(omega),
+                        Stop::Iterations(iterations),
+                    )
+                    .map_err(fail)?;
+                    same(
+                        &format!("{kernel} {rows}x{cols} {problem} omega {omega}"),
+                        &got.grid,
+                        &expected,
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn thesis_sor_kernels_match_cpu_f32(gpu: &Gpu) -> TestResult {
+    kernels_match_cpu::<f32>(gpu)
+}
+
+fn thesis_sor_kernels_match_cpu_f64(gpu: &Gpu) -> TestResult {
+    kernels_match_cpu::<f64>(gpu)
+}
+
+fn thesis_sor_tolerance_stops_at_the_residual(gpu: &Gpu) -> TestResult {
+    let n = 33;
+    let initial: Vec<f64> = Problem::Harmonic.initial(n, n).map_err(fail)?;
+    let stop = Stop::Tolerance {
+        tolerance: 1e-9,
+        max_iterations: 10_000,
+        check_every: 10,
+    };
+    let solution = solve(gpu, Kernel::Split, &initial, n, n, Omega::Optimum.value(n), stop).map_err(fail)?;
+    let residual = solution.residual.ok_or("no residual reported")?;
+    let cpu_residual = reference::max_residual(&solution.grid, n, n);
+    ensure(residual <= 1e-9 && residual == cpu_residual, || {
+        format!(
+            "residual {residual:e} (CPU {cpu_residual:e}) after {} iterations",
+            solution.iterations
+        )
+    })?;
+    ensure(solution.iterations < 10_000 && solution.iterations % 10 == 0, || {
+        format!("stopped after {} iterations", solution.iterations)
+    })
+}
+
+fn thesis_sor_program_f32_and_f64(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        let options = Options {
+            size: Some(gpu.pick(258, 66)),
+            precision,
+            reps: 1,
+            ..Options::default()
+        }
+        .with_flag("--rows", Some("71"))
+        .with_flag("--iterations", Some("20"));
+        example_passes(gpu, "thesis-sor", options).map_err(|e| format!("{precision}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn thesis_sor_refuses_bad_input(gpu: &Gpu) -> TestResult {
+    let initial = vec![0.0f32; 4];
+    ensure(
+        solve(gpu, Kernel::Split, &initial, 2, 2, 1.5, Stop::Iterations(1)).is_err(),
+        || "a 2 x 2 grid was accepted".into(),
+    )?;
+    ensure(
+        "2.5".parse::<Omega>().is_err() && "x".parse::<Kernel>().is_err(),
+        || "a bad omega or kernel was accepted".into(),
+    )?;
+    ensure(Stop::tolerance(-1.0, 10).is_err(), || {
+        "a negative tolerance was accepted".into()
+    })
+}
+
+/// The configurations the multi-GPU tests sweep.
+fn configs(partitions: usize, decomposition: Decomposition) -> Vec<MultiConfig> {
+    let mut all = Vec::new();
+    for strategy in Strategy::ALL {
+        for overlap in [false, true] {
+            if overlap && !strategy.is_async() {
+                continue;
+            }
+            for border in [1, 3] {
+                for kernel in [Kernel::Split, Kernel::Gm] {
+                    all.push(MultiConfig {
+                        decomposition,
+                        partitions,
+                        strategy,
+                        overlap,
+                        border,
+                        kernel,
+                        iterations: 7,
+                        omega: 1.9,
+                    });
+                }
+            }
+        }
+    }
+    all
+}
+
+fn multi_matches_one_gpu<T: SorReal>(
+    gpu: &Gpu,
+    rows: usize,
+    cols: usize,
+    partitions: usize,
+    decomposition: Decomposition,
+) -> TestResult {
+    let initial: Vec<T> = Problem::Harmonic.initial(rows, cols).map_err(fail)?;
+    let gpus = [gpu];
+    let expected = cpu(&initial, rows, cols, 1.9, 7);
+    for config in configs(partitions, decomposition) {
+        let solution = multi::solve(&gpus, &initial, rows, cols, config).map_err(fail)?;
+        same(&format!("{rows}x{cols} {config:?}"), &solution.grid, &expected)?;
+    }
+    Ok(())
+}
+
+fn thesis_sor_multi_strips_match_one_gpu(gpu: &Gpu) -> TestResult {
+    multi_matches_one_gpu::<f32>(gpu, 61, 37, 2, Decomposition::Strips)?;
+    multi_matches_one_gpu::<f64>(gpu, 53, 40, 4, Decomposition::Strips)
+}
+
+fn thesis_sor_multi_blocks_match_one_gpu(gpu: &Gpu) -> TestResult {
+    multi_matches_one_gpu::<f32>(gpu, 41, 47, 4, Decomposition::Blocks)?;
+    multi_matches_one_gpu::<f64>(gpu, 40, 44, 4, Decomposition::Blocks)
+}
+
+fn thesis_sor_multi_refuses_bad_input(gpu: &Gpu) -> TestResult {
+    let gpus = [gpu];
+    let initial = vec![0.0f32; 20 * 20];
+    let base = configs(2, Decomposition::Strips)[0];
+    let bad = [
+        MultiConfig {
+            border: 8,
+            iterations: 4,
+            ..base
+        },
+        MultiConfig {
+            partitions: 3,
+            decomposition: Decomposition::Blocks,
+            ..base
+        },
+        MultiConfig { partitions: 12, ..base },
+        MultiConfig { partitions: 0, ..base },
+    ];
+    for config in bad {
+        ensure(multi::solve(&gpus, &initial, 20, 20, config).is_err(), || {
+            format!("{config:?} was accepted")
+        })?;
+    }
+    Ok(())
+}
+
+fn main() {
+    common::main(
+        vec![],
+        vec![
+            ("thesis_sor_kernels_match_cpu_f32", thesis_sor_kernels_match_cpu_f32),
+            ("thesis_sor_kernels_match_cpu_f64", thesis_sor_kernels_match_cpu_f64),
+            (
+                "thesis_sor_tolerance_stops_at_the_residual",
+                thesis_sor_tolerance_stops_at_the_residual,
+            ),
+            ("thesis_sor_program_f32_and_f64", thesis_sor_program_f32_and_f64),
+            ("thesis_sor_refuses_bad_input", thesis_sor_refuses_bad_input),
+            (
+                "thesis_sor_multi_strips_match_one_gpu",
+                thesis_sor_multi_strips_match_one_gpu,
+            ),
+            (
+                "thesis_sor_multi_blocks_match_one_gpu",
+                thesis_sor_multi_blocks_match_one_gpu,
+            ),
+            ("thesis_sor_multi_refuses_bad_input", thesis_sor_multi_refuses_bad_input),
+        ],
+    )
+}

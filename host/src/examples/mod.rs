@@ -7,6 +7,7 @@ pub mod ch3;
 pub mod ch5;
 pub mod course;
 pub mod stream;
+pub mod thesis;
 pub mod tutorial;
 
 use crate::gpu::{Error, Gpu, Result};
@@ -212,6 +213,7 @@ pub static EXAMPLES: &[Example] = &[
     course::reduction::EXAMPLE,
     course::histogram::EXAMPLE,
     course::matmul_tiled::EXAMPLE,
+    thesis::comm_model::EXAMPLE,
 ];
 
 /// The example with this id.

@@ -25,9 +25,7 @@ impl Gpu {
         self.check_simulator_fault()?;
         match (&self.backend, stream.cuda(), &mut host.pinned, &device.storage) {
             (Backend::Cuda(cuda), Some(s), Pinned::Cuda(pinned), Storage::Cuda(slice)) => {
-                let base = pinned
-                    .as_mut_ptr()
-                    .map_err(Error::cuda("writing pinned host memory"))?;
+                let base = pinned.as_mut_ptr().map_err(Error::cuda("writing pinned host memory"))?;
                 let (src, _record) = slice.device_ptr(s);
                 let src = src + (copy.src_offset * size_of::<T>()) as sys::CUdeviceptr;
                 // SAFETY: `check` placed `dst_offset` inside the pinned allocation.

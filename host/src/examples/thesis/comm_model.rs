@@ -645,7 +645,10 @@ fn print_thesis_comparisons(d2h: &PathReport, n: usize, k: usize) {
         let [t_end, t_mid] = block_thresholds(nf, kf, tw);
         let verdict = |slower: bool| if slower { "strips win" } else { "blocks win" };
         println!(
-            "  {name}: t_startup {ts:.3e}, t_word {tw:.3e}; strip end {end:.4}, strip middle {mid:.4}, block {block:.4}; end GPUs: {} (t_startup > {t_end:.3e}), middle GPUs: {} (t_startup > {t_mid:.3e}; n -> inf: > {:.3e})",
+            "  {name}: t_startup {ts:.3e}, t_word {tw:.3e}; strip end {}, strip middle {}, block {}; end GPUs: {} (t_startup > {t_end:.3e}), middle GPUs: {} (t_startup > {t_mid:.3e}; n -> inf: > {:.3e})",
+            sig(end),
+            sig(mid),
+            sig(block),
             verdict(ts > t_end),
             verdict(ts > t_mid),
             2.0 * kf * tw,

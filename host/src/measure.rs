@@ -1,4 +1,5 @@
-//! Repeated timing and the figures reported from it.
+//! Repeated timing and the figures reported from it, and the least-squares fits of the
+//! communication model (thesis §6.3.1): linear `t = t_startup + n t_word` and power law `t = a n^b`.
 use crate::gpu::{Gpu, Result};
 
 /// Statistics of repeated event timings, ms.
@@ -45,4 +46,87 @@ pub fn time_reps(gpu: &Gpu, reps: usize, mut work: impl FnMut() -> Result<()>) -
 /// Effective bandwidth, GB/s (1e9 bytes, as the book): `(bytes read + bytes written) / time`.
 pub fn gb_per_s(bytes: usize, ms: f64) -> f64 {
     bytes as f64 / ms * 1e-6
+}
+
+/// Weighted least-squares line through `points`: `(intercept, slope)` of `y = intercept +
+/// slope * x`, minimising `sum(w_i * (y_i - intercept - slope * x_i)^2)`. NaN unless at least two
+/// distinct `x` carry weight.
+///
+/// ```
+/// let (a, b) = ferrocuda::measure::weighted_least_squares(&[(1.0, 3.0), (2.0, 5.0), (4.0, 9.0)], &[1.0; 3]);
+/// assert!((a - 1.0).abs() < 1e-12 && (b - 2.0).abs() < 1e-12);
+/// ```
+pub fn weighted_least_squares(points: &[(f64, f64)], weights: &[f64]) -> (f64, f64) {
+    let pw = || points.iter().zip(weights);
+    let total: f64 = weights.iter().sum();
+    let mean_x = pw().map(|(&(x, _), w)| w * x).sum::<f64>() / total;
+    let mean_y = pw().map(|(&(_, y), w)| w * y).sum::<f64>() / total;
+    let sxy: f64 = pw().map(|(&(x, y), w)| w * (x - mean_x) * (y - mean_y)).sum();
+    let sxx: f64 = pw().map(|(&(x, _), w)| w * (x - mean_x).powi(2)).sum();
+    let slope = sxy / sxx;
+    (mean_y - slope * mean_x, slope)
+}
+
+/// The linear communication model `t = t_startup + n t_word` (thesis eq. 3.3), ms and elements.
+///
+/// ```
+/// use ferrocuda::measure::LinearFit;
+/// let fit = LinearFit::fit(&[(1e3, 0.0101), (1e6, 0.11), (1e8, 10.01)]);
+/// assert!((fit.t_word_ms - 1e-7).abs() < 1e-15 && (fit.t_startup_ms - 0.01).abs() < 1e-9);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinearFit {
+    pub t_startup_ms: f64,
+    pub t_word_ms: f64,
+}
+
+impl LinearFit {
+    /// Least squares over `(elements, ms)`, weighted by `1/t^2` so that each point counts by
+    /// its relative residual: the sizes span four decades, and unweighted, the largest copy
+    /// alone would set `t_startup`.
+    pub fn fit(points: &[(f64, f64)]) -> Self {
+        let weights: Vec<f64> = points.iter().map(|&(_, t)| t.powi(-2)).collect();
+        let (t_startup_ms, t_word_ms) = weighted_least_squares(points, &weights);
+        Self {
+            t_startup_ms,
+            t_word_ms,
+        }
+    }
+
+    /// Predicted ms for `n` elements.
+    pub fn predict(&self, n: f64) -> f64 {
+        self.t_startup_ms + n * self.t_word_ms
+    }
+}
+
+/// The thesis's power law `t = a n^b` (6.2), ms and elements.
+///
+/// ```
+/// use ferrocuda::measure::PowerFit;
+/// let fit = PowerFit::fit(&[(1e3, 2e-3 * 1e3f64.powf(0.99)), (1e6, 2e-3 * 1e6f64.powf(0.99))]);
+/// assert!((fit.b - 0.99).abs() < 1e-9 && (fit.a - 2e-3).abs() < 1e-9);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PowerFit {
+    pub a: f64,
+    pub b: f64,
+}
+
+impl PowerFit {
+    /// Least squares on `ln t = ln a + b ln n` (6.3).
+    pub fn fit(points: &[(f64, f64)]) -> Self {
+        let logs: Vec<(f64, f64)> = points.iter().map(|&(n, t)| (n.ln(), t.ln())).collect();
+        let (ln_a, b) = weighted_least_squares(&logs, &vec![1.0; logs.len()]);
+        Self { a: ln_a.exp(), b }
+    }
+
+    /// Predicted ms for `n` elements.
+    pub fn predict(&self, n: f64) -> f64 {
+        self.a * n.powf(self.b)
+    }
+}
+
+/// Mean `|predicted - measured| / measured` over `(elements, ms)`.
+pub fn mean_relative_error(predict: impl Fn(f64) -> f64, points: &[(f64, f64)]) -> f64 {
+    points.iter().map(|&(n, t)| (predict(n) - t).abs() / t).sum::<f64>() / points.len() as f64
 }

@@ -20,8 +20,7 @@ use ferrocuda::verify::{Check, Tolerance};
 const SHAPES: [(usize, usize); 7] = [(3, 3), (4, 5), (9, 111), (10, 112), (67, 229), (130, 33), (17, 300)];
 
 fn same<T: SorReal>(what: &str, got: &[T], expected: &[T]) -> TestResult {
-    let f = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<_>>();
-    let check = Check::compare(what, &f(got), &f(expected), Tolerance::EXACT);
+    let check = Check::compare(what, got, expected, Tolerance::EXACT);
     ensure(check.passed(), || check.to_string())
 }
 
@@ -200,6 +199,43 @@ fn thesis_sor_multi_refuses_bad_input(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+fn thesis_sor_multi_program(gpu: &Gpu) -> TestResult {
+    let options = |decomposition: &str, partitions: &str| {
+        Options {
+            size: Some(gpu.pick(1030, 70)),
+            reps: 1,
+            ..Options::default()
+        }
+        .with_flag("--rows", Some("77"))
+        .with_flag("--iterations", Some("12"))
+        .with_flag("--border", Some("2"))
+        .with_flag("--decomposition", Some(decomposition))
+        .with_flag("--partitions", Some(partitions))
+    };
+    example_passes(gpu, "thesis-sor-multi", options("strips", "3"))?;
+    example_passes(
+        gpu,
+        "thesis-sor-multi",
+        options("blocks", "4").with_flag("--kernel", Some("lintex")),
+    )
+}
+
+fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
+    let example = ferrocuda::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
+    for (flag, value) in [
+        ("--gpus", "99"),
+        ("--overlap", "maybe"),
+        ("--exchange", "carrier-pigeon"),
+        ("--iterations", "tol=1e-3"),
+    ] {
+        let options = Options::default().with_flag(flag, Some(value));
+        ensure((example.run)(gpu, &options).is_err(), || {
+            format!("{flag} {value} was accepted")
+        })?;
+    }
+    Ok(())
+}
+
 fn main() {
     common::main(
         vec![],
@@ -221,6 +257,11 @@ fn main() {
                 thesis_sor_multi_blocks_match_one_gpu,
             ),
             ("thesis_sor_multi_refuses_bad_input", thesis_sor_multi_refuses_bad_input),
+            ("thesis_sor_multi_program", thesis_sor_multi_program),
+            (
+                "thesis_sor_multi_refuses_bad_options",
+                thesis_sor_multi_refuses_bad_options,
+            ),
         ],
     )
 }

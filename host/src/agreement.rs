@@ -595,7 +595,7 @@ fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
 
 /// The SOR kernels, bit for bit, on a grid whose sides are not multiples of any block: each
 /// kernel's 10 iterations and, for the split layout, its residual.
-fn sor<T: SorReal + Into<f64>>(c: &mut Comparison) -> Result<()> {
+fn sor<T: SorReal>(c: &mut Comparison) -> Result<()> {
     use crate::sor::single::{Stop, solve};
     let (rows, cols) = (67, 229);
     let initial: Vec<T> = crate::sor::Problem::Harmonic.initial(rows, cols)?;

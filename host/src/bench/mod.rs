@@ -15,6 +15,7 @@ pub mod random;
 pub mod reduce;
 pub mod simulator;
 pub mod stream;
+pub mod thesis;
 
 use crate::gpu::{Error, Gpu, LaunchShape, Module, Result};
 use crate::measure::{Stats, gb_per_s};
@@ -154,6 +155,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     rows.extend(reduce::run(gpu, settings, twins.as_ref().map(|t| &t.reduce))?);
     rows.extend(ch3::run(gpu, settings, twins.as_ref().map(|t| &t.transpose))?);
     rows.extend(ch3_access::run(gpu, settings, twins.as_ref().map(|t| &t.ilp_copy))?);
+    rows.extend(thesis::run(gpu, settings, twins.as_ref().map(|t| &t.sor))?);
 
     println!();
     println!(

@@ -12,6 +12,7 @@ const INCREMENT_MULTIBLOCK: &str = include_str!("../../../gpu-kernels/nvcc/ch1/i
 const REDUCE: &str = include_str!("../../../gpu-kernels/nvcc/reduce.cu");
 const TRANSPOSE: &str = include_str!("../../../gpu-kernels/nvcc/ch3/transpose.cu");
 const ILP_COPY: &str = include_str!("../../../gpu-kernels/nvcc/ch3/ilp_copy.cu");
+const SOR: &str = include_str!("../../../gpu-kernels/nvcc/thesis/sor.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins {
@@ -24,6 +25,8 @@ pub struct Twins {
     pub transpose: Module,
     /// `tlp_copy_*` and `ilp_copy_*` (book §3.5).
     pub ilp_copy: Module,
+    /// `sor_split_*` (the thesis's red-black SOR, split layout).
+    pub sor: Module,
 }
 
 impl Twins {
@@ -48,6 +51,7 @@ impl Twins {
             reduce: load("reduce.cu", REDUCE)?,
             transpose: load("ch3/transpose.cu", TRANSPOSE)?,
             ilp_copy: load("ch3/ilp_copy.cu", ILP_COPY)?,
+            sor: load("thesis/sor.cu", SOR)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

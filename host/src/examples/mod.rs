@@ -214,6 +214,7 @@ pub static EXAMPLES: &[Example] = &[
     course::histogram::EXAMPLE,
     course::matmul_tiled::EXAMPLE,
     thesis::sor::EXAMPLE,
+    thesis::sor_multi::EXAMPLE,
     thesis::comm_model::EXAMPLE,
 ];
 

@@ -22,7 +22,7 @@ pub enum Stop {
 impl Stop {
     /// A tolerance stop checked every 50 iterations, at most `max_iterations`.
     pub fn tolerance(tolerance: f64, max_iterations: usize) -> Result<Self> {
-        if !(tolerance > 0.0) {
+        if tolerance.is_nan() || tolerance <= 0.0 {
             return Err(Error::InvalidArgument(format!(
                 "the tolerance must be a positive number, not {tolerance}"
             )));

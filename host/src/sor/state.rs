@@ -1,7 +1,7 @@
 //! One partition's grid on one GPU: its storage in the layout its kernel needs, half-sweeps of
 //! a region, the residual, and the mapping of a natural rectangle onto the stored planes that
 //! the border exchange copies.
-use crate::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result, Stream};
+use crate::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Module, Result, Stream};
 use gpu_kernels::collective::Reducible;
 use gpu_kernels::collective::block::BLOCK_REDUCE_SCRATCH;
 use gpu_kernels::kernels::thesis::sor::{
@@ -194,7 +194,7 @@ impl Rect {
 }
 
 /// The element types of the solver, with the launches of their kernel instances.
-pub trait SorReal: Real + Reducible + Element + Default + Send + Sync {
+pub trait SorReal: Real + Reducible + Element + Into<f64> + Default + Send + Sync {
     /// Launches `kernel`'s half-sweep of `color` on the natural layout.
     fn launch_window(
         gpu: &Gpu,
@@ -204,8 +204,14 @@ pub trait SorReal: Real + Reducible + Element + Default + Send + Sync {
         shape: LaunchShape,
         args: WindowArgs<Self>,
     ) -> Result<()>;
-    /// Launches the split layout's half-sweep.
-    fn launch_split(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()>;
+    /// Launches the split layout's half-sweep, from `module` (a CUDA C twin) when given.
+    fn launch_split(
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        module: Option<&Module>,
+        shape: LaunchShape,
+        args: SplitArgs<Self>,
+    ) -> Result<()>;
     /// Launches the residual kernel of `layout`.
     fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()>;
 }
@@ -235,8 +241,11 @@ macro_rules! sor_real {
                     (_, _) => launch_maybe_on(gpu, stream, BsorGm, shape, args),
                 }
             }
-            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()> {
-                launch_maybe_on(gpu, stream, SorSplit, shape, args)
+            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&Module>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()> {
+                match module {
+                    Some(_) => gpu.launch_from(module, SorSplit, shape, args),
+                    None => launch_maybe_on(gpu, stream, SorSplit, shape, args),
+                }
             }
             fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()> {
                 match layout {
@@ -336,6 +345,23 @@ impl<T: SorReal> DeviceGrid<T> {
         crate::reference::thesis::sor::interior(self.rows, self.cols)
     }
 
+    /// The launch shape of a half-sweep of `region`: the thesis's 112-thread blocks, one per
+    /// 110 x 2 window, or 32 x 8 threads per block over one colour's points.
+    pub fn shape(&self, region: Region) -> Result<LaunchShape> {
+        match self.kernel {
+            Kernel::Gm | Kernel::Lintex => Ok(LaunchShape::new(
+                (
+                    region.cols().div_ceil(WINDOW_STEP_X) as u32,
+                    region.rows().div_ceil(WINDOW_STEP_Y) as u32,
+                    1,
+                ),
+                (LOCAL_W as u32, 1, 1),
+            )
+            .with_shared_bytes(window_bytes(size_of::<T>()) as u32)),
+            Kernel::Split => LaunchShape::cover_2d(split_span(&region), region.rows(), SPLIT_BLOCK),
+        }
+    }
+
     /// Updates the points of `color` in `region`, on `stream` (or the GPU's own stream).
     pub fn half_sweep(
         &mut self,
@@ -345,6 +371,23 @@ impl<T: SorReal> DeviceGrid<T> {
         color: u32,
         omega: T,
     ) -> Result<()> {
+        self.half_sweep_from(gpu, stream, None, region, color, omega)
+    }
+
+    /// [`DeviceGrid::half_sweep`] with the split layout's kernel from `twin` (a CUDA C twin, on
+    /// the GPU's own stream) when given: the benchmark's comparison.
+    pub fn half_sweep_from(
+        &mut self,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        twin: Option<&Module>,
+        region: Region,
+        color: u32,
+        omega: T,
+    ) -> Result<()> {
+        if twin.is_some() && self.kernel != Kernel::Split {
+            return Err(Error::InvalidArgument("only the split kernel has a CUDA C twin".into()));
+        }
         if !region.fits(self.rows, self.cols) {
             return Err(Error::InvalidArgument(format!(
                 "the region {region:?} reaches the edge of a {} x {} grid",
@@ -357,15 +400,7 @@ impl<T: SorReal> DeviceGrid<T> {
         let (rows, cols, pitch) = (self.rows as u32, self.cols as u32, self.pitch() as u32);
         match self.kernel {
             Kernel::Gm | Kernel::Lintex => {
-                let shape = LaunchShape::new(
-                    (
-                        region.cols().div_ceil(WINDOW_STEP_X) as u32,
-                        region.rows().div_ceil(WINDOW_STEP_Y) as u32,
-                        1,
-                    ),
-                    (LOCAL_W as u32, 1, 1),
-                )
-                .with_shared_bytes(window_bytes(size_of::<T>()) as u32);
+                let shape = self.shape(region)?;
                 let args = WindowArgs {
                     grid: self.planes[0].view_mut(),
                     pitch,
@@ -378,7 +413,7 @@ impl<T: SorReal> DeviceGrid<T> {
                 T::launch_window(gpu, stream, self.kernel, color, shape, args)
             }
             Kernel::Split => {
-                let shape = LaunchShape::cover_2d(split_span(&region), region.rows(), SPLIT_BLOCK)?;
+                let shape = self.shape(region)?;
                 let (red, black) = self.planes.split_at_mut(1);
                 let (own, other) = if color == RED {
                     (&mut red[0], &black[0])
@@ -396,7 +431,7 @@ impl<T: SorReal> DeviceGrid<T> {
                     color,
                     omega,
                 };
-                T::launch_split(gpu, stream, shape, args)
+                T::launch_split(gpu, stream, twin, shape, args)
             }
         }
     }

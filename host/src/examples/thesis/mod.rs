@@ -2,3 +2,4 @@
 //! one GPU and many, and its communication model.
 pub mod comm_model;
 pub mod sor;
+pub mod sor_multi;

@@ -197,9 +197,9 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
     Ok(checks)
 }
 
-fn compare<T: SorReal>(what: &str, gpu: &[T], cpu: &[T]) -> Check {
-    let to_f64 = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<_>>();
-    Check::compare(what, &to_f64(gpu), &to_f64(cpu), Tolerance::EXACT)
+/// Bit-for-bit comparison: every kernel rounds as the CPU reference does.
+pub fn compare<T: SorReal>(what: &str, got: &[T], expected: &[T]) -> Check {
+    Check::compare(what, got, expected, Tolerance::EXACT)
 }
 
 /// One row of the convergence study.

@@ -15,22 +15,38 @@ template <class T> struct SplitArgs {
 __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 
+// Four points of one row per thread, 32 columns apart (SPLIT_POINTS): all loads, then the
+// updates and stores.
 template <class T> __device__ void sor_split(SplitArgs<T> a) {
-    size_t x = global_idx_x();
     size_t y = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
     size_t r = a.region.row_begin + y;
     if (r >= a.region.row_end) return;
     size_t q = (a.color + a.parity + r) & 1;
     size_t k_begin = (a.region.col_begin + 1 - q) / 2, k_end = (a.region.col_end + 1 - q) / 2;
-    size_t k = k_begin + x;
-    if (k >= k_end) return;
+    size_t lane = threadIdx.x % 32;
+    size_t first = k_begin + (global_idx_x() - lane) * 4 + lane;
     size_t row = r * a.pitch;
     const T* o = a.other.ptr;
-    T u = a.own.ptr[row + k];
-    T w = __ldg(o + row + k + q - 1), e = __ldg(o + row + k + q);
-    T n = __ldg(o + row - a.pitch + k), s = __ldg(o + row + a.pitch + k);
-    T average = mul_rn(((w + e) + n) + s, (T)0.25);
-    a.own.ptr[row + k] = fma(a.omega, average - u, u);
+    T u[4], w[4], e[4], n[4], s[4];
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+        size_t k = first + 32 * p;
+        if (k < k_end) {
+            u[p] = a.own.ptr[row + k];
+            w[p] = __ldg(o + row + k + q - 1);
+            e[p] = __ldg(o + row + k + q);
+            n[p] = __ldg(o + row - a.pitch + k);
+            s[p] = __ldg(o + row + a.pitch + k);
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+        size_t k = first + 32 * p;
+        if (k < k_end) {
+            T average = mul_rn(((w[p] + e[p]) + n[p]) + s[p], (T)0.25);
+            a.own.ptr[row + k] = fma(a.omega, average - u[p], u[p]);
+        }
+    }
 }
 
 extern "C" {

@@ -2,6 +2,7 @@
 //! D.1).
 use crate::gpu::{Error, Result};
 use gpu_kernels::real::Real;
+use rayon::prelude::*;
 use std::f64::consts::PI;
 use std::fmt;
 use std::str::FromStr;
@@ -53,20 +54,18 @@ impl Problem {
     }
 
     /// The initial `rows x cols` grid (row-major; row `r` is `y = r h`, column `j` is `x = j h`).
-    pub fn initial<T: Real>(self, rows: usize, cols: usize) -> Result<Vec<T>> {
+    pub fn initial<T: Real + Send + Sync>(self, rows: usize, cols: usize) -> Result<Vec<T>> {
         check_extents(rows, cols)?;
         let boundary = |r: usize, j: usize| r == 0 || j == 0 || r == rows - 1 || j == cols - 1;
-        Ok((0..rows * cols)
-            .map(|k| {
-                let (r, j) = (k / cols, k % cols);
-                let value = match (self, boundary(r, j)) {
-                    (_, false) => 0.0,
-                    (Self::Thesis, true) => MAX_TEMP,
-                    (Self::Harmonic, true) => self.exact(rows, cols, r, j),
-                };
-                T::from_f64(value)
-            })
-            .collect())
+        let mut grid = vec![T::from_f64(0.0); rows * cols];
+        grid.par_chunks_mut(cols).enumerate().for_each(|(r, row)| {
+            for (j, v) in row.iter_mut().enumerate() {
+                if boundary(r, j) {
+                    *v = T::from_f64(self.exact(rows, cols, r, j));
+                }
+            }
+        });
+        Ok(grid)
     }
 
     /// The solution of the continuous problem at grid point `(r, j)`: 100 for the thesis's,

@@ -5,6 +5,9 @@ use crate::gpu::{Error, Gpu, Result};
 use std::fmt;
 use std::str::FromStr;
 
+/// The most iterations `tol=X` runs: a tolerance below the precision's round-off is never met.
+pub const MAX_TOLERANCE_ITERATIONS: usize = 100_000;
+
 /// When the solver stops.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Stop {
@@ -58,7 +61,7 @@ impl FromStr for Stop {
             Some(t) => Self::tolerance(
                 t.parse()
                     .map_err(|_| Error::InvalidArgument(format!("`{t}` is not a tolerance")))?,
-                1_000_000,
+                MAX_TOLERANCE_ITERATIONS,
             ),
             None => s
                 .parse()

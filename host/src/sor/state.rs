@@ -10,6 +10,7 @@ use gpu_kernels::kernels::thesis::sor::{
 };
 use gpu_kernels::launch::Kernel as KernelHandle;
 use gpu_kernels::real::Real;
+use rayon::prelude::*;
 use std::fmt;
 use std::str::FromStr;
 
@@ -90,34 +91,60 @@ impl Layout {
         }
     }
 
-    /// The natural `rows x cols` grid (absolute parity `parity` at `(0, 0)`) as stored.
-    pub fn store<T: Copy + Default>(self, grid: &[T], rows: usize, cols: usize, parity: u32) -> Vec<Vec<T>> {
+    /// The natural `rows x cols` grid (absolute parity `parity` at `(0, 0)`) as stored (rows in
+    /// parallel: grids reach 2^30 points).
+    pub fn store<T: Copy + Default + Send + Sync>(
+        self,
+        grid: &[T],
+        rows: usize,
+        cols: usize,
+        parity: u32,
+    ) -> Vec<Vec<T>> {
         match self {
             Layout::Natural => vec![grid.to_vec()],
             Layout::Split => {
                 let pitch = self.pitch(cols);
                 let mut planes = vec![vec![T::default(); rows * pitch]; 2];
-                for (k, &v) in grid.iter().enumerate() {
-                    let (r, j) = (k / cols, k % cols);
-                    planes[(parity as usize + r + j) & 1][r * pitch + j / 2] = v;
-                }
+                let (red, black) = planes.split_at_mut(1);
+                red[0]
+                    .par_chunks_mut(pitch)
+                    .zip(black[0].par_chunks_mut(pitch))
+                    .zip(grid.par_chunks(cols))
+                    .enumerate()
+                    .for_each(|(r, ((red, black), natural))| {
+                        for (j, &v) in natural.iter().enumerate() {
+                            let plane = if (parity as usize + r + j) & 1 == 0 {
+                                &mut *red
+                            } else {
+                                &mut *black
+                            };
+                            plane[j / 2] = v;
+                        }
+                    });
                 planes
             }
         }
     }
 
     /// The natural `rows x cols` grid from its stored planes.
-    pub fn load<T: Copy + Default>(self, planes: &[Vec<T>], rows: usize, cols: usize, parity: u32) -> Vec<T> {
+    pub fn load<T: Copy + Default + Send + Sync>(
+        self,
+        planes: &[Vec<T>],
+        rows: usize,
+        cols: usize,
+        parity: u32,
+    ) -> Vec<T> {
         match self {
             Layout::Natural => planes[0].clone(),
             Layout::Split => {
                 let pitch = self.pitch(cols);
-                (0..rows * cols)
-                    .map(|k| {
-                        let (r, j) = (k / cols, k % cols);
-                        planes[(parity as usize + r + j) & 1][r * pitch + j / 2]
-                    })
-                    .collect()
+                let mut grid = vec![T::default(); rows * cols];
+                grid.par_chunks_mut(cols).enumerate().for_each(|(r, natural)| {
+                    for (j, v) in natural.iter_mut().enumerate() {
+                        *v = planes[(parity as usize + r + j) & 1][r * pitch + j / 2];
+                    }
+                });
+                grid
             }
         }
     }

@@ -225,6 +225,13 @@ pub struct SplitArgs<T> {
 /// Threads a block of [`sor_split`] and the residual kernels: 32 compacted columns by 8 rows.
 pub const SPLIT_BLOCK: (u32, u32) = (32, 8);
 
+/// Points of one row each thread of [`sor_split`] updates, 32 columns apart so that each of its
+/// loads is a coalesced warp access: four independent sets of loads in flight per thread, which
+/// an f32 sweep needs to approach memcpy bandwidth (one point per thread reached 0.73 of it on
+/// an H100; the book's ILP lesson, §3.5.2).
+pub const SPLIT_POINTS: usize = 4;
+const _: () = assert!(SPLIT_POINTS == 4, "sor_split unrolls its point loops for 4");
+
 /// For row `r` of a split plane of `color`: `q`, the column parity of its points (`j = 2k + q`),
 /// and the compacted columns `k_begin..k_end` of the region's points.
 #[inline(always)]
@@ -235,16 +242,18 @@ pub fn split_row_span(region: &Region, parity: u32, color: u32, r: usize) -> (us
     (q, k_begin, k_end)
 }
 
-/// Compacted columns a launch of [`sor_split`] covers: the most points of one colour a row of
-/// the region can hold.
+/// Threads along x a launch of [`sor_split`] needs: one per [`SPLIT_POINTS`] points of one
+/// colour in a row of the region, the most such a row holds, in whole warps.
 pub const fn split_span(region: &Region) -> usize {
-    region.cols().div_ceil(2)
+    region.cols().div_ceil(2).div_ceil(SPLIT_POINTS * 32) * 32
 }
 
-/// One colour half-sweep on the split layout: thread `(x, y)` updates the `x`-th point of
-/// `color` in region row `y`. Its own value and its north and south neighbours sit at the same
-/// compacted column of three rows, west and east at adjacent ones: five unit-stride loads
-/// across the warp, one store, no idle lane.
+/// One colour half-sweep on the split layout. Warp `w` of a block row takes compacted columns
+/// `128 w .. 128 w + 128` of region row `y`, lane `l` the points `l, l + 32, l + 64, l + 96` of
+/// them: each point's own value and its north and south neighbours sit at the same compacted
+/// column of three rows, west and east at adjacent ones, so every load is unit-stride across
+/// the warp. All loads come first, then the updates and stores (the `other` plane is read-only,
+/// so its loads may be reordered freely).
 #[kernel(f32, f64)]
 pub fn sor_split<T: Real>(args: SplitArgs<T>) {
     let (pitch, rows, cols) = (args.pitch as usize, args.rows as usize, args.cols as usize);
@@ -252,27 +261,37 @@ pub fn sor_split<T: Real>(args: SplitArgs<T>) {
     if !region.fits(rows, cols) || cols.div_ceil(2) > pitch {
         crate::memory::bounds_failure()
     }
-    let (x, y) = (global_idx_x(), global_idx_y());
+    let y = global_idx_y();
     let r = region.row_begin as usize + y;
     if r >= region.row_end as usize {
         return;
     }
     let (q, k_begin, k_end) = split_row_span(&region, args.parity, args.color, r);
-    let k = k_begin + x;
-    if k >= k_end {
-        return;
-    }
+    let lane = thread_idx_x() % 32;
+    let first = k_begin + (global_idx_x() - lane) * SPLIT_POINTS + lane;
     let row = r * pitch;
     let other = |i: usize| args.other.get_nc(i);
-    let updated = relax(
-        args.own.get(row + k),
-        other(row + k + q - 1),
-        other(row + k + q),
-        other(row - pitch + k),
-        other(row + pitch + k),
-        args.omega,
-    );
-    args.own.set(row + k, updated);
+    // Unrolled by hand (`unroll!`), so the four stencils stay in registers.
+    let mut stencil = [[T::default(); 5]; SPLIT_POINTS];
+    unroll!(p in [0, 1, 2, 3] => {
+        let k = first + 32 * p;
+        if k < k_end {
+            stencil[p] = [
+                args.own.get(row + k),
+                other(row + k + q - 1),
+                other(row + k + q),
+                other(row - pitch + k),
+                other(row + pitch + k),
+            ];
+        }
+    });
+    unroll!(p in [0, 1, 2, 3] => {
+        let k = first + 32 * p;
+        if k < k_end {
+            let [u, w, e, n, s] = stencil[p];
+            args.own.set(row + k, relax(u, w, e, n, s, args.omega));
+        }
+    });
 }
 
 /// Arguments of the residual kernels: per block, the largest `|(W + E + N + S) / 4 - u|` over

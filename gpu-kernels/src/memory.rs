@@ -448,6 +448,38 @@ impl<T: ReadOnlyElement> Slice<T> {
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load_nc(self.ptr.add(i)) }
     }
+
+    /// [`Slice::get_nc`] without the bound test on the GPU, for indices a kernel bounded once
+    /// for the whole launch; the simulator still tests it.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_nc_unchecked(&self, i: usize) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            bounds_failure()
+        }
+        // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
+        unsafe { T::load_nc(self.ptr.add(i)) }
+    }
+}
+
+impl<T: Element> SliceMut<T> {
+    /// [`SliceMut::get`] without the bound test on the GPU, as [`Slice::get_unchecked`]; the
+    /// simulator still tests it.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            bounds_failure()
+        }
+        // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
+        unsafe { T::load(self.ptr.add(i)) }
+    }
 }
 
 impl<T: ReadOnlyElement> SliceMut<T> {

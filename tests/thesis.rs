@@ -1,7 +1,8 @@
 //! GPU-vs-CPU tests of the thesis's red-black SOR (`thesis-sor`, `thesis-sor-multi`): every
 //! kernel, layout and precision bit for bit against the rayon solver on grids whose sides break
 //! the kernels' tiles; the multi-GPU solver, every decomposition, exchange strategy, border
-//! width and overlap, bit for bit against the one-GPU result, with several partitions per GPU.
+//! width and overlap, bit for bit against the one-GPU result, with several partitions per GPU;
+//! the NCCL exchange, which needs one partition per GPU, on two GPUs when there are two.
 mod common;
 
 use common::{TestResult, ensure, example_passes, fail};
@@ -120,9 +121,9 @@ fn thesis_sor_refuses_bad_input(gpu: &Gpu) -> TestResult {
 }
 
 /// The configurations the multi-GPU tests sweep.
-fn configs(partitions: usize, decomposition: Decomposition) -> Vec<MultiConfig> {
+fn configs(partitions: usize, decomposition: Decomposition, strategies: &[Strategy]) -> Vec<MultiConfig> {
     let mut all = Vec::new();
-    for strategy in Strategy::ALL {
+    for &strategy in strategies {
         for overlap in [false, true] {
             if overlap && !strategy.is_async() {
                 continue;
@@ -153,11 +154,15 @@ fn multi_matches_one_gpu<T: SorReal>(
     partitions: usize,
     decomposition: Decomposition,
 ) -> TestResult {
+    let configs = configs(partitions, decomposition, &Strategy::ALL);
+    multi_matches_cpu::<T>(&[gpu], rows, cols, configs)
+}
+
+fn multi_matches_cpu<T: SorReal>(gpus: &[&Gpu], rows: usize, cols: usize, configs: Vec<MultiConfig>) -> TestResult {
     let initial: Vec<T> = Problem::Harmonic.initial(rows, cols).map_err(fail)?;
-    let gpus = [gpu];
     let expected = cpu(&initial, rows, cols, 1.9, 7);
-    for config in configs(partitions, decomposition) {
-        let solution = multi::solve(&gpus, &initial, rows, cols, config).map_err(fail)?;
+    for config in configs {
+        let solution = multi::solve(gpus, &initial, rows, cols, config).map_err(fail)?;
         same(&format!("{rows}x{cols} {config:?}"), &solution.grid, &expected)?;
     }
     Ok(())
@@ -176,7 +181,7 @@ fn thesis_sor_multi_blocks_match_one_gpu(gpu: &Gpu) -> TestResult {
 fn thesis_sor_multi_refuses_bad_input(gpu: &Gpu) -> TestResult {
     let gpus = [gpu];
     let initial = vec![0.0f32; 20 * 20];
-    let base = configs(2, Decomposition::Strips)[0];
+    let base = configs(2, Decomposition::Strips, &Strategy::ALL)[0];
     let bad = [
         MultiConfig {
             border: 8,
@@ -197,6 +202,38 @@ fn thesis_sor_multi_refuses_bad_input(gpu: &Gpu) -> TestResult {
         })?;
     }
     Ok(())
+}
+
+fn thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu(gpu: &Gpu) -> TestResult {
+    ensure(
+        "d".parse::<Strategy>().ok() == Some(Strategy::Nccl) && Strategy::Nccl.to_string() == "nccl",
+        || "`d` does not parse as the NCCL exchange, or it does not print as `nccl`".into(),
+    )?;
+    let initial = vec![0.0f32; 20 * 20];
+    for config in configs(2, Decomposition::Strips, &[Strategy::Nccl]) {
+        ensure(multi::solve(&[gpu], &initial, 20, 20, config).is_err(), || {
+            format!("{config:?} was accepted with two partitions on one GPU")
+        })?;
+    }
+    let example = ferrocuda::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
+    let options = Options::default()
+        .with_flag("--exchange", Some("nccl"))
+        .with_flag("--partitions", Some("2"));
+    ensure((example.run)(gpu, &options).is_err(), || {
+        "--exchange nccl --partitions 2 was accepted on one GPU".into()
+    })
+}
+
+fn thesis_sor_multi_nccl_strips_match_cpu_on_two_gpus_or_skip(gpu: &Gpu) -> TestResult {
+    let count = ferrocuda::gpu::device_count().map_err(fail)?;
+    if count < 2 {
+        println!("thesis_sor_multi_nccl_strips: skipped, it needs 2 GPUs and this machine has {count}");
+        return Ok(());
+    }
+    let other = Gpu::new(1).map_err(fail)?;
+    let gpus = [gpu, &other];
+    multi_matches_cpu::<f32>(&gpus, 61, 37, configs(2, Decomposition::Strips, &[Strategy::Nccl]))?;
+    multi_matches_cpu::<f64>(&gpus, 53, 40, configs(2, Decomposition::Strips, &[Strategy::Nccl]))
 }
 
 fn thesis_sor_multi_program(gpu: &Gpu) -> TestResult {
@@ -237,7 +274,7 @@ fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
 }
 
 fn main() {
-    common::main(
+    common::main_with_cuda_only(
         vec![],
         vec![
             ("thesis_sor_kernels_match_cpu_f32", thesis_sor_kernels_match_cpu_f32),
@@ -262,6 +299,14 @@ fn main() {
                 "thesis_sor_multi_refuses_bad_options",
                 thesis_sor_multi_refuses_bad_options,
             ),
+            (
+                "thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu",
+                thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu,
+            ),
         ],
+        vec![(
+            "thesis_sor_multi_nccl_strips_match_cpu_on_two_gpus_or_skip",
+            thesis_sor_multi_nccl_strips_match_cpu_on_two_gpus_or_skip,
+        )],
     )
 }

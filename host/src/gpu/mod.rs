@@ -6,7 +6,7 @@
 //! simulator, which runs the same kernel code on the host), [`LaunchShape`] and typed launches,
 //! device buffers and their kernel views ([`memory`]), pinned host buffers, streams with their
 //! events and asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]),
-//! cuBLAS's SGEMM ([`Cublas`]) and the constant bank ([`Gpu::write_constant`]).
+//! cuBLAS's SGEMM ([`Cublas`]), NCCL's send and receive ([`NcclComm`]) and the constant bank ([`Gpu::write_constant`]).
 mod constant;
 mod cublas;
 mod cuda;
@@ -15,6 +15,7 @@ mod device;
 mod error;
 mod launch;
 pub mod memory;
+mod nccl;
 mod occupancy;
 mod simulator;
 mod stream;
@@ -28,6 +29,7 @@ pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
 pub use launch::LaunchShape;
 pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, same_len};
+pub use nccl::{NcclComm, NcclElement};
 pub use stream::{Copy2d, Event, Stream};
 pub use timing::Timer;
 

@@ -54,20 +54,19 @@ enum StreamInner {
     /// A stream this `Stream` created and destroys; the `CudaStream` wraps it without owning it.
     Cuda {
         stream: Arc<CudaStream>,
-        raw: sys::CUstream,
     },
     Sim,
 }
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        if let StreamInner::Cuda { stream, raw } = &self.inner {
+        if let StreamInner::Cuda { stream } = &self.inner {
             // Errors cannot be returned from `drop`; a fault shows at the next synchronisation.
             let _ = stream.synchronize();
-            // SAFETY: `raw` was created by `Gpu::new_stream` and is destroyed only here, once;
-            // its work has finished (above), and the `CudaStream` wrapping it does not own it
-            // (`wrap_borrowed_stream`) and is private to this `Stream`, so nothing uses it after.
-            let _ = unsafe { result::stream::destroy(*raw) };
+            // SAFETY: the raw stream was created by `Gpu::new_stream` and is destroyed only here,
+            // once; its work has finished (above), and the `CudaStream` wrapping it does not own
+            // it (`wrap_borrowed_stream`); borrowers of this `Stream` (an `NcclComm`) are gone.
+            let _ = unsafe { result::stream::destroy(stream.cu_stream()) };
         }
     }
 }
@@ -75,7 +74,7 @@ impl Drop for Stream {
 impl Stream {
     pub(super) fn cuda(&self) -> Option<&Arc<CudaStream>> {
         match &self.inner {
-            StreamInner::Cuda { stream, .. } => Some(stream),
+            StreamInner::Cuda { stream } => Some(stream),
             StreamInner::Sim => None,
         }
     }
@@ -198,7 +197,7 @@ impl Gpu {
                 // and it lives inside the `Stream`, whose `drop` destroys `raw` after its last use.
                 let stream = unsafe { cuda.context.wrap_borrowed_stream(raw) };
                 Ok(Stream {
-                    inner: StreamInner::Cuda { stream, raw },
+                    inner: StreamInner::Cuda { stream },
                 })
             }
             Backend::Sim(_) => Ok(Stream {

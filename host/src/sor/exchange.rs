@@ -9,13 +9,16 @@
 //!   overlap the interior update.
 //! - [`Strategy::Peer`]: device-to-device copies into a buffer on the receiver's GPU (peer to
 //!   peer where the GPUs allow it), ordered by events.
+//! - [`Strategy::Nccl`]: each border packed into a contiguous buffer on its GPU, then NCCL's
+//!   send and receive, one group per phase, which pair the ranks on the device themselves (no
+//!   mailboxes), then unpacked into the ghosts; all on the copy stream. One partition per GPU.
 //!
 //! The solver sees one [`Exchange`] per rank: it posts its borders ([`Exchange::send`]) and
 //! collects its ghosts ([`Exchange::receive`]), knowing nothing of where its neighbours run. A
 //! transport between processes (MPI) implements the same two calls with its own mailboxes.
 use super::partition::{Area, Border, Partition};
 use super::state::{DeviceGrid, Rect, SorReal};
-use crate::gpu::{DeviceBuffer, Error, Event, Gpu, PinnedBuffer, Result, Stream};
+use crate::gpu::{DeviceBuffer, Error, Event, Gpu, NcclComm, PinnedBuffer, Result, Stream};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -31,11 +34,31 @@ pub enum Strategy {
     PinnedAsync,
     /// (c) Device-to-device copies between the GPUs.
     Peer,
+    /// (d) NCCL send and receive between the GPUs, one partition per GPU.
+    Nccl,
 }
 
 impl Strategy {
-    /// All of them, in the order tables print them.
+    /// Those that run everywhere (several partitions per GPU, the simulator), in the order
+    /// tables print them; [`Strategy::Nccl`] runs where [`Strategy::nccl_refused`] is `None`.
     pub const ALL: [Strategy; 3] = [Strategy::HostSync, Strategy::PinnedAsync, Strategy::Peer];
+
+    /// Why NCCL cannot exchange the borders of `partitions` partitions on `gpus`, or `None`
+    /// when it can: CUDA GPUs, one partition on each, and `libnccl` present.
+    pub fn nccl_refused(gpus: &[&Gpu], partitions: usize) -> Option<String> {
+        if gpus.iter().any(|g| g.is_simulator()) {
+            Some("the NCCL exchange needs CUDA GPUs, and this run uses the CPU simulator".into())
+        } else if partitions != gpus.len() {
+            Some(format!(
+                "the NCCL exchange runs one partition per GPU, not {partitions} partition(s) on {} GPU(s)",
+                gpus.len()
+            ))
+        } else if !NcclComm::is_available() {
+            Some("the NCCL exchange needs NCCL, and libnccl.so could not be loaded".into())
+        } else {
+            None
+        }
+    }
 
     /// True when the copies are queued on a stream and ordered by events (the host does not
     /// wait for them), so they can overlap computation.
@@ -51,8 +74,9 @@ impl FromStr for Strategy {
             "host" | "host-sync" | "a" => Ok(Self::HostSync),
             "pinned" | "pinned-async" | "b" => Ok(Self::PinnedAsync),
             "peer" | "p2p" | "c" => Ok(Self::Peer),
+            "nccl" | "d" => Ok(Self::Nccl),
             other => Err(Error::InvalidArgument(format!(
-                "the exchange is host, pinned or peer, not `{other}`"
+                "the exchange is host, pinned, peer or nccl, not `{other}`"
             ))),
         }
     }
@@ -64,6 +88,7 @@ impl fmt::Display for Strategy {
             Self::HostSync => "host",
             Self::PinnedAsync => "pinned",
             Self::Peer => "peer",
+            Self::Nccl => "nccl",
         })
     }
 }
@@ -147,25 +172,61 @@ pub struct ExchangeTimes {
     pub transfer: Duration,
 }
 
+/// Elements of a border packed contiguously, all its planes in turn.
+fn packed_len(rects: &[Rect]) -> usize {
+    rects.iter().map(Rect::len).sum()
+}
+
+/// Queues on `copy` the 2-D copies of `grid`'s planes' `rects` into `packed`, one after another.
+fn pack_device<T: SorReal>(
+    gpu: &Gpu,
+    copy: &Stream,
+    grid: &DeviceGrid<T>,
+    rects: &[Rect],
+    packed: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    let mut offset = 0;
+    for (plane, rect) in grid.planes().iter().zip(rects) {
+        gpu.copy_2d_async(copy, plane, packed, rect.pack(grid.pitch(), offset))?;
+        offset += rect.len();
+    }
+    Ok(())
+}
+
+/// One end of a border: the border, its mailbox, the border in each stored plane of the local
+/// array.
+type BorderEnd<T> = (Border, Arc<Mailbox<T>>, Vec<Rect>);
+
 /// One rank's border exchange.
-pub struct Exchange<T> {
+pub struct Exchange<'s, T> {
     strategy: Strategy,
     partition: Partition,
-    /// (border, its mailbox, the border in each stored plane of the local array).
-    sends: Vec<(Border, Arc<Mailbox<T>>, Vec<Rect>)>,
-    receives: Vec<(Border, Arc<Mailbox<T>>, Vec<Rect>)>,
+    sends: Vec<BorderEnd<T>>,
+    receives: Vec<BorderEnd<T>>,
+    /// The NCCL strategy's communicator, on the copy stream.
+    nccl: Option<NcclComm<'s>>,
+    /// The NCCL strategy's packed borders: one buffer per send, one per receive, in order.
+    packed: (Vec<DeviceBuffer<T>>, Vec<DeviceBuffer<T>>),
     pub times: ExchangeTimes,
 }
 
-impl<T: SorReal> Exchange<T> {
-    /// Rank `partition.rank`'s side of every border in `borders`.
+impl<'s, T: SorReal> Exchange<'s, T> {
+    /// Rank `partition.rank`'s side of every border in `borders`; `nccl` is the rank's
+    /// communicator, for the NCCL strategy only.
     pub fn new(
         strategy: Strategy,
         partition: &Partition,
         borders: &[Border],
         mailboxes: &Mailboxes<T>,
         grid: &DeviceGrid<T>,
+        nccl: Option<NcclComm<'s>>,
     ) -> Result<Self> {
+        if (strategy == Strategy::Nccl) != nccl.as_ref().is_some_and(|c| c.rank() == partition.rank) {
+            return Err(Error::InvalidArgument(format!(
+                "the NCCL exchange, and only it, needs partition {}'s communicator",
+                partition.rank
+            )));
+        }
         let (_, cols) = grid.extents();
         let rects = |area: &Area| -> Result<Vec<Rect>> {
             let local = partition.to_local(area);
@@ -187,6 +248,8 @@ impl<T: SorReal> Exchange<T> {
             partition: partition.clone(),
             sends,
             receives,
+            nccl,
+            packed: (Vec::new(), Vec::new()),
             times: ExchangeTimes::default(),
         })
     }
@@ -211,11 +274,26 @@ impl<T: SorReal> Exchange<T> {
         if let (Some(event), true) = (after, self.strategy.is_async()) {
             gpu.stream_wait_event(copy, event)?;
         }
+        if let Some(comm) = &self.nccl {
+            // The transfers wait for the packing: both on the communicator's stream.
+            if !std::ptr::eq(copy, comm.stream()) {
+                return Err(Error::InvalidArgument(
+                    "the NCCL exchange must copy on its communicator's stream".into(),
+                ));
+            }
+            let started = Instant::now();
+            let sends = self.sends.iter().zip(&mut self.packed.0);
+            for ((_, _, rects), packed) in sends.filter(|((b, ..), _)| b.phase == phase) {
+                pack_device(gpu, copy, grid, rects, packed)?;
+            }
+            self.times.transfer += started.elapsed();
+            return Ok(());
+        }
         let pitch = grid.pitch();
         for (_, mailbox, rects) in self.sends.iter().filter(|(b, ..)| b.phase == phase) {
             let mut state = mailbox.wait_for(&mut self.times.sync, |s| s.read + 1 >= step)?;
             let started = Instant::now();
-            let len: usize = rects.iter().map(Rect::len).sum();
+            let len = packed_len(rects);
             if let Some(consumed) = state.consumed.take() {
                 gpu.stream_wait_event(copy, &consumed)?;
             }
@@ -254,13 +332,10 @@ impl<T: SorReal> Exchange<T> {
                     let Payload::Device(remote) = &mut state.payload else {
                         unreachable!()
                     };
-                    let mut offset = 0;
-                    for (plane, rect) in grid.planes().iter().zip(rects) {
-                        gpu.copy_2d_async(copy, plane, remote, rect.pack(pitch, offset))?;
-                        offset += rect.len();
-                    }
+                    pack_device(gpu, copy, grid, rects, remote)?;
                     state.ready = Some(gpu.record_event(Some(copy))?);
                 }
+                Strategy::Nccl => unreachable!("the NCCL exchange packed its borders above"),
             }
             state.written = step;
             self.times.transfer += started.elapsed();
@@ -270,16 +345,22 @@ impl<T: SorReal> Exchange<T> {
         Ok(())
     }
 
-    /// Allocates the receive buffers that live on this rank's GPU (the peer strategy's), so
-    /// that writers can copy into them; call once before the first exchange.
+    /// Allocates the buffers that live on this rank's GPU (the peer strategy's receive
+    /// buffers, so that writers can copy into them; the NCCL strategy's packed borders); call
+    /// once before the first exchange.
     pub fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
+        if self.strategy == Strategy::Nccl {
+            let alloc = |list: &[BorderEnd<T>]| -> Result<Vec<DeviceBuffer<T>>> {
+                list.iter().map(|(.., rects)| gpu.zeros(packed_len(rects))).collect()
+            };
+            self.packed = (alloc(&self.sends)?, alloc(&self.receives)?);
+        }
         if self.strategy != Strategy::Peer {
             return Ok(());
         }
         for (_, mailbox, rects) in &self.receives {
-            let len: usize = rects.iter().map(Rect::len).sum();
             let mut state = mailbox.wait_for(&mut self.times.sync, |_| true)?;
-            state.payload = Payload::Device(gpu.zeros(len)?);
+            state.payload = Payload::Device(gpu.zeros(packed_len(rects))?);
             drop(state);
             mailbox.changed.notify_all();
         }
@@ -298,6 +379,36 @@ impl<T: SorReal> Exchange<T> {
         step: u64,
     ) -> Result<()> {
         let pitch = grid.pitch();
+        if let Some(comm) = &self.nccl {
+            // One group per phase: every rank posts all its sends and receives of the phase,
+            // which pair up between two ranks in border order (both sides list `borders`).
+            let started = Instant::now();
+            let (sends, receives) = &mut self.packed;
+            let of_phase = |b: &Border| b.phase == phase;
+            comm.group(|c| {
+                for ((border, ..), packed) in self.sends.iter().zip(sends.iter()) {
+                    if of_phase(border) {
+                        c.send(packed, border.to)?;
+                    }
+                }
+                for ((border, ..), packed) in self.receives.iter().zip(receives.iter_mut()) {
+                    if of_phase(border) {
+                        c.recv(packed, border.from)?;
+                    }
+                }
+                Ok(())
+            })?;
+            let received = self.receives.iter().zip(receives.iter());
+            for ((_, _, rects), packed) in received.filter(|((b, ..), _)| of_phase(b)) {
+                let mut offset = 0;
+                for (plane, rect) in grid.planes_mut().iter_mut().zip(rects) {
+                    gpu.copy_2d_async(copy, packed, plane, rect.unpack(pitch, offset))?;
+                    offset += rect.len();
+                }
+            }
+            self.times.transfer += started.elapsed();
+            return Ok(());
+        }
         for (_, mailbox, rects) in self.receives.iter().filter(|(b, ..)| b.phase == phase) {
             let mut state = mailbox.wait_for(&mut self.times.sync, |s| s.written >= step)?;
             let started = Instant::now();

@@ -1,11 +1,12 @@
 //! The multi-GPU solver (thesis Fig. 5.5): one host thread per partition, each driving its
 //! GPU; `bs` red-black iterations on a shrinking region between border exchanges; the final
 //! grid assembled from every partition's own points. Several partitions may share a GPU, so the
-//! whole scheme runs, and is tested, on one GPU or on the simulator.
+//! whole scheme runs, and is tested, on one GPU or on the simulator (all but the NCCL exchange,
+//! which needs one partition per GPU).
 use super::exchange::{Exchange, ExchangeTimes, Mailboxes, Strategy};
 use super::partition::{Area, Decomposition, Layout, Partition};
 use super::state::{DeviceGrid, Kernel, SorReal};
-use crate::gpu::{Error, Event, Gpu, Result, Stream};
+use crate::gpu::{Error, Event, Gpu, NcclComm, Result, Stream};
 use gpu_kernels::kernels::thesis::sor::Region;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -99,18 +100,35 @@ pub fn solve<T: SorReal>(
             }
         }
     }
+    if let (Strategy::Nccl, Some(why)) = (config.strategy, Strategy::nccl_refused(gpus, config.partitions)) {
+        return Err(Error::InvalidArgument(why));
+    }
+    let gpu_of = |partition: &Partition| gpus[partition.rank % gpus.len()];
+    // Each partition's copy stream, made here because NCCL's communicators need all of them.
+    let copies = (layout.partitions.iter())
+        .map(|p| gpu_of(p).new_stream())
+        .collect::<Result<Vec<_>>>()?;
+    let comms: Vec<Option<NcclComm>> = if config.strategy == Strategy::Nccl {
+        let ranks: Vec<_> = layout.partitions.iter().map(gpu_of).zip(&copies).collect();
+        NcclComm::new_all(&ranks)?.into_iter().map(Some).collect()
+    } else {
+        copies.iter().map(|_| None).collect()
+    };
     let mailboxes = Mailboxes::new(&layout.borders);
     let started = Barrier::new(layout.partitions.len());
     let clock = Instant::now();
     let results: Vec<Result<(Vec<T>, RankReport)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = layout
-            .partitions
-            .iter()
-            .map(|partition| {
+        let handles: Vec<_> = (layout.partitions.iter().zip(&copies).zip(comms))
+            .map(|((partition, copy), comm)| {
                 let (layout, mailboxes, started) = (&layout, &mailboxes, &started);
+                let link = Link { copy, comm };
                 let device = partition.rank % gpus.len();
                 let gpu = gpus[device];
-                scope.spawn(move || run_rank(gpu, device, partition, layout, mailboxes, started, initial, config))
+                scope.spawn(move || {
+                    run_rank(
+                        gpu, device, partition, layout, mailboxes, link, started, initial, config,
+                    )
+                })
             })
             .collect();
         handles
@@ -171,6 +189,12 @@ impl KernelClock {
     }
 }
 
+/// A partition's copy stream and, for the NCCL exchange, its communicator on that stream.
+struct Link<'s> {
+    copy: &'s Stream,
+    comm: Option<NcclComm<'s>>,
+}
+
 /// One partition's thread: upload, iterate and exchange, download its own points.
 #[allow(clippy::too_many_arguments)]
 fn run_rank<T: SorReal>(
@@ -179,12 +203,13 @@ fn run_rank<T: SorReal>(
     partition: &Partition,
     layout: &Layout,
     mailboxes: &Mailboxes<T>,
+    link: Link,
     started: &Barrier,
     initial: &[T],
     config: MultiConfig,
 ) -> Result<(Vec<T>, RankReport)> {
     let compute = gpu.new_stream()?;
-    let copy = gpu.new_stream()?;
+    let copy = link.copy;
     let (rows, cols) = (layout.rows, layout.cols);
     let local = &partition.local;
     let mut grid = DeviceGrid::upload(
@@ -195,7 +220,7 @@ fn run_rank<T: SorReal>(
         local.cols.len(),
         partition.parity(),
     )?;
-    let mut exchange = Exchange::new(config.strategy, partition, &layout.borders, mailboxes, &grid)?;
+    let mut exchange = Exchange::new(config.strategy, partition, &layout.borders, mailboxes, &grid, link.comm)?;
     exchange.prepare(gpu)?;
     gpu.synchronize()?;
     started.wait();
@@ -221,7 +246,7 @@ fn run_rank<T: SorReal>(
                 })?;
                 let edges_done = gpu.record_event(Some(&compute))?;
                 step += 1;
-                exchange.send(gpu, &copy, &grid, 0, step, Some(&edges_done))?;
+                exchange.send(gpu, copy, &grid, 0, step, Some(&edges_done))?;
                 clock.time(gpu, &compute, || {
                     grid.half_sweep(gpu, Some(&compute), center, color, omega)
                 })?;
@@ -238,16 +263,16 @@ fn run_rank<T: SorReal>(
             }
             for phase in 0..layout.phases() {
                 if phase > 0 || !overlap {
-                    exchange.send(gpu, &copy, &grid, phase, step, Some(&swept))?;
+                    exchange.send(gpu, copy, &grid, phase, step, Some(&swept))?;
                 }
-                exchange.receive(gpu, &copy, &mut grid, phase, step)?;
+                exchange.receive(gpu, copy, &mut grid, phase, step)?;
             }
-            let received = gpu.record_event(Some(&copy))?;
+            let received = gpu.record_event(Some(copy))?;
             gpu.stream_wait_event(&compute, &received)?;
         }
     }
     gpu.synchronize_stream(&compute)?;
-    gpu.synchronize_stream(&copy)?;
+    gpu.synchronize_stream(copy)?;
     let loop_time = loop_start.elapsed();
     let local_grid = grid.download(gpu)?;
     let own = partition.to_local(&partition.own);

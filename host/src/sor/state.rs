@@ -1,7 +1,7 @@
 //! One partition's grid on one GPU: its storage in the layout its kernel needs, half-sweeps of
 //! a region, the residual, and the mapping of a natural rectangle onto the stored planes that
 //! the border exchange copies.
-use crate::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Module, Result, Stream};
+use crate::gpu::{Copy2d, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Module, NcclElement, Result, Stream};
 use gpu_kernels::collective::Reducible;
 use gpu_kernels::collective::block::BLOCK_REDUCE_SCRATCH;
 use gpu_kernels::kernels::thesis::sor::{
@@ -220,8 +220,9 @@ impl Rect {
     }
 }
 
-/// The element types of the solver, with the launches of their kernel instances.
-pub trait SorReal: Real + Reducible + Element + Into<f64> + Default + Send + Sync {
+/// The element types of the solver (which NCCL also transfers), with the launches of their
+/// kernel instances.
+pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send + Sync {
     /// Launches `kernel`'s half-sweep of `color` on the natural layout.
     fn launch_window(
         gpu: &Gpu,

@@ -1,9 +1,10 @@
 //! thesis-sor-multi: red-black SOR over several partitions, one host thread each, on one or
 //! more GPUs (thesis "Modeling Communication on Multi-GPU Systems", Fig. 5.5, §5.5, §6.2–6.3):
 //! the thesis's exchange through pageable host memory against pinned asynchronous copies
-//! overlapped with the interior update and peer copies, every final grid checked bit for bit
-//! against the one-GPU solver; with `--study`, the thesis's experiments: strong and weak scaling,
-//! strips against blocks, border widths, and the time split into compute, transfer and sync.
+//! overlapped with the interior update, peer copies and NCCL (one partition per GPU), every final
+//! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
+//! strong and weak scaling, strips against blocks, border widths, and the time split into
+//! compute, transfer and sync.
 use super::sor::{ITERATIONS, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use crate::gpu::{Error, Gpu, Result, device_count};
@@ -18,7 +19,7 @@ use std::path::PathBuf;
 
 pub const EXAMPLE: Example = Example {
     id: "thesis-sor-multi",
-    description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
+    description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
     flags: &[
         Flag {
             name: "--gpus",
@@ -38,7 +39,7 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--exchange",
             value: Some("E"),
-            help: "host (the thesis's), pinned, peer, or all (default)",
+            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), or all (default; nccl where it runs)",
         },
         Flag {
             name: "--overlap",
@@ -105,6 +106,8 @@ struct MultiSetup {
     partitions: usize,
     decomposition: Decomposition,
     strategies: Vec<Strategy>,
+    /// `--exchange all`: NCCL too, where it runs.
+    all_strategies: bool,
     overlap: bool,
     border: usize,
 }
@@ -136,9 +139,10 @@ impl MultiSetup {
         } else {
             gpus
         };
+        let all_strategies = matches!(options.value("--exchange"), None | Some("all"));
         let strategies = match options.value("--exchange") {
-            None | Some("all") => Strategy::ALL.to_vec(),
-            Some(s) => vec![s.parse()?],
+            Some(s) if !all_strategies => vec![s.parse()?],
+            _ => Strategy::ALL.to_vec(),
         };
         let overlap = match options.value("--overlap") {
             None | Some("on") => true,
@@ -151,6 +155,7 @@ impl MultiSetup {
             partitions: options.parsed("--partitions")?.unwrap_or(default_partitions),
             decomposition,
             strategies,
+            all_strategies,
             overlap,
             border: options.parsed("--border")?.unwrap_or(1),
         })
@@ -202,6 +207,17 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
         " {:<7} {:<8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}",
         "kernel", "exchange", "overlap", "MKT[ms]", "MST[ms]", "MTT[ms]", "MCT[ms]", "loop[ms/it]", "ET[s]", "vs 1 GPU"
     );
+    let mut strategies = setup.strategies.clone();
+    if setup.all_strategies {
+        let refused = match setup.partitions {
+            0 | 1 => Some("one partition exchanges nothing".to_string()),
+            p => Strategy::nccl_refused(&gpus, p),
+        };
+        match refused {
+            None => strategies.push(Strategy::Nccl),
+            Some(why) => println!(" nccl exchange skipped: {why}"),
+        }
+    }
     let mut checks = Vec::new();
     let mut csv = Vec::new();
     for &kernel in &setup.base.kernels {
@@ -219,7 +235,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
             " {kernel:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
             "1 GPU", "-", one_ms, "-", "-", "-", "-", "1.00"
         );
-        for &strategy in &setup.strategies {
+        for &strategy in &strategies {
             let config = MultiConfig {
                 decomposition: setup.decomposition,
                 partitions: setup.partitions,

@@ -12,7 +12,7 @@ use ferrocuda::reference::thesis::sor as reference;
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig};
 use ferrocuda::sor::partition::Decomposition;
-use ferrocuda::sor::single::{Stop, solve};
+use ferrocuda::sor::single::{Stop, solve, solve_iterations};
 use ferrocuda::sor::{Kernel, Omega, Problem, SorReal};
 use ferrocuda::verify::{Check, Tolerance};
 
@@ -38,16 +38,7 @@ fn kernels_match_cpu<T: SorReal>(gpu: &Gpu) -> TestResult {
             for (omega, iterations) in [(1.9, 7), (1.0, 3)] {
                 let expected = cpu(&initial, rows, cols, omega, iterations);
                 for kernel in Kernel::ALL {
-                    let got = solve(
-                        gpu,
-                        kernel,
-                        &initial,
-                        rows,
-                        cols,
-                        T::from_f64(omega),
-                        Stop::Iterations(iterations),
-                    )
-                    .map_err(fail)?;
+                    let got = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations).map_err(fail)?;
                     same(
                         &format!("{kernel} {rows}x{cols} {problem} omega {omega}"),
                         &got.grid,

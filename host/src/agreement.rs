@@ -596,21 +596,12 @@ fn bs_european_mc<T: McReal>(c: &mut Comparison) -> Result<()> {
 /// The SOR kernels, bit for bit, on a grid whose sides are not multiples of any block: each
 /// kernel's 10 iterations and, for the split layout, its residual.
 fn sor<T: SorReal>(c: &mut Comparison) -> Result<()> {
-    use crate::sor::single::{Stop, solve};
+    use crate::sor::single::{Stop, solve, solve_iterations};
     let (rows, cols) = (67, 229);
     let initial: Vec<T> = crate::sor::Problem::Harmonic.initial(rows, cols)?;
     for kernel in crate::sor::Kernel::ALL {
         c.compare(&format!("sor_{kernel}_{}", T::NAME), Tolerance::EXACT, |gpu| {
-            Ok(solve(
-                gpu,
-                kernel,
-                &initial,
-                rows,
-                cols,
-                T::from_f64(1.7),
-                Stop::Iterations(10),
-            )?
-            .grid)
+            Ok(solve_iterations(gpu, kernel, &initial, rows, cols, 1.7, 10)?.grid)
         })?;
     }
     c.compare(&format!("sor_residual_{}", T::NAME), Tolerance::EXACT, |gpu| {

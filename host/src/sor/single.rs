@@ -133,3 +133,24 @@ pub fn solve<T: SorReal>(
         elapsed_ms,
     })
 }
+
+/// [`solve`] for a fixed count of `iterations`, with `omega` converted to `T`: the thesis's mode.
+pub fn solve_iterations<T: SorReal>(
+    gpu: &Gpu,
+    kernel: Kernel,
+    initial: &[T],
+    rows: usize,
+    cols: usize,
+    omega: f64,
+    iterations: usize,
+) -> Result<Solution<T>> {
+    solve(
+        gpu,
+        kernel,
+        initial,
+        rows,
+        cols,
+        T::from_f64(omega),
+        Stop::Iterations(iterations),
+    )
+}

@@ -12,7 +12,7 @@ use crate::plot::{self, Chart, Series};
 use crate::sor::exchange::Strategy;
 use crate::sor::multi::{self, MultiConfig, MultiSolution};
 use crate::sor::partition::Decomposition;
-use crate::sor::single::{Stop, solve};
+use crate::sor::single::{Stop, solve_iterations};
 use crate::sor::{Kernel, Problem, SorReal};
 use crate::verify::Check;
 use std::path::PathBuf;
@@ -221,15 +221,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
     let mut checks = Vec::new();
     let mut csv = Vec::new();
     for &kernel in &setup.base.kernels {
-        let one = solve(
-            gpu,
-            kernel,
-            &initial,
-            rows,
-            cols,
-            T::from_f64(omega),
-            Stop::Iterations(iterations),
-        )?;
+        let one = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations)?;
         let one_ms = one.elapsed_ms / iterations.max(1) as f64;
         println!(
             " {kernel:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
@@ -277,15 +269,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
     if setup.base.problem == Problem::Thesis && rows * cols * iterations <= super::sor::CPU_BUDGET {
         let mut cpu = initial.clone();
         crate::reference::thesis::sor::solve(&mut cpu, rows, cols, T::from_f64(omega), iterations);
-        let one = solve(
-            gpu,
-            setup.base.kernels[0],
-            &initial,
-            rows,
-            cols,
-            T::from_f64(omega),
-            Stop::Iterations(iterations),
-        )?;
+        let one = solve_iterations(gpu, setup.base.kernels[0], &initial, rows, cols, omega, iterations)?;
         checks.push(compare("one GPU vs CPU", &one.grid, &cpu));
     }
     Ok(checks)
@@ -383,15 +367,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
     for &n in sides {
         let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
         let omega = setup.base.omega.value(n);
-        let one = solve(
-            gpu,
-            kernel,
-            &initial,
-            n,
-            n,
-            T::from_f64(omega),
-            Stop::Iterations(iterations),
-        )?;
+        let one = solve_iterations(gpu, kernel, &initial, n, n, omega, iterations)?;
         let one_ms = one.elapsed_ms / iterations as f64;
         println!(" {n:>6} {:>3} {:>8} {one_ms:>11.4} {:>8.2}", 1, "1 GPU", 1.0);
         for strategy in Strategy::ALL {
@@ -546,15 +522,7 @@ fn weak_scaling<T: SorReal>(
         let (rows, cols) = (n0 * p, n0);
         let initial: Vec<T> = Problem::Thesis.initial(rows, cols)?;
         let omega = setup.base.omega.value(cols);
-        let one = solve(
-            gpu,
-            kernel,
-            &initial,
-            rows,
-            cols,
-            T::from_f64(omega),
-            Stop::Iterations(iterations),
-        )?;
+        let one = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations)?;
         let ms = if p == 1 {
             one.elapsed_ms / iterations as f64
         } else {
@@ -597,15 +565,7 @@ fn border_study<T: SorReal>(
     let borders = gpu.pick(&THESIS_BORDERS[..], &SIMULATOR_BORDERS[..]);
     let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
     let omega = setup.base.omega.value(n);
-    let one = solve(
-        gpu,
-        setup.base.kernels[0],
-        &initial,
-        n,
-        n,
-        T::from_f64(omega),
-        Stop::Iterations(iterations),
-    )?;
+    let one = solve_iterations(gpu, setup.base.kernels[0], &initial, n, n, omega, iterations)?;
     println!(" Border width, N = {n}, 4 strips, ms per iteration (ghosts 2 bs deep):");
     // The thesis's exchange and the overlapped one (peer copies behave as the pinned ones here).
     let strategies = [Strategy::HostSync, Strategy::PinnedAsync];

@@ -215,16 +215,31 @@ fn thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu(gpu: &Gpu) -> TestResu
     })
 }
 
-fn thesis_sor_multi_nccl_strips_match_cpu_on_two_gpus_or_skip(gpu: &Gpu) -> TestResult {
-    let count = ferrocuda::gpu::device_count().map_err(fail)?;
-    if count < 2 {
-        println!("thesis_sor_multi_nccl_strips: skipped, it needs 2 GPUs and this machine has {count}");
-        return Ok(());
-    }
-    let other = Gpu::new(1).map_err(fail)?;
-    let gpus = [gpu, &other];
-    multi_matches_cpu::<f32>(&gpus, 61, 37, configs(2, Decomposition::Strips, &[Strategy::Nccl]))?;
-    multi_matches_cpu::<f64>(&gpus, 53, 40, configs(2, Decomposition::Strips, &[Strategy::Nccl]))
+/// Every strategy, NCCL included, over two GPUs: one partition per GPU, then two per GPU.
+fn thesis_sor_multi_strips_on_two_gpus(gpus: &[&Gpu]) -> TestResult {
+    let all = [
+        Strategy::HostSync,
+        Strategy::PinnedAsync,
+        Strategy::Peer,
+        Strategy::Nccl,
+    ];
+    let two = &gpus[..2];
+    multi_matches_cpu::<f32>(two, 61, 37, configs(2, Decomposition::Strips, &all))?;
+    multi_matches_cpu::<f64>(two, 53, 40, configs(2, Decomposition::Strips, &all))?;
+    multi_matches_cpu::<f32>(two, 61, 37, configs(4, Decomposition::Strips, &Strategy::ALL))
+}
+
+/// Strips and 2 x 2 blocks over four GPUs, every strategy.
+fn thesis_sor_multi_on_four_gpus(gpus: &[&Gpu]) -> TestResult {
+    let all = [
+        Strategy::HostSync,
+        Strategy::PinnedAsync,
+        Strategy::Peer,
+        Strategy::Nccl,
+    ];
+    let four = &gpus[..4];
+    multi_matches_cpu::<f32>(four, 61, 37, configs(4, Decomposition::Strips, &all))?;
+    multi_matches_cpu::<f64>(four, 41, 47, configs(4, Decomposition::Blocks, &all))
 }
 
 fn thesis_sor_multi_program(gpu: &Gpu) -> TestResult {
@@ -265,7 +280,7 @@ fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
 }
 
 fn main() {
-    common::main_with_cuda_only(
+    common::main_with_multi_gpu(
         vec![],
         vec![
             ("thesis_sor_kernels_match_cpu_f32", thesis_sor_kernels_match_cpu_f32),
@@ -295,9 +310,14 @@ fn main() {
                 thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu,
             ),
         ],
-        vec![(
-            "thesis_sor_multi_nccl_strips_match_cpu_on_two_gpus_or_skip",
-            thesis_sor_multi_nccl_strips_match_cpu_on_two_gpus_or_skip,
-        )],
+        vec![],
+        vec![
+            (
+                "thesis_sor_multi_strips_on_two_gpus",
+                2,
+                thesis_sor_multi_strips_on_two_gpus,
+            ),
+            ("thesis_sor_multi_on_four_gpus", 4, thesis_sor_multi_on_four_gpus),
+        ],
     )
 }

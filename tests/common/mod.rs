@@ -31,8 +31,22 @@ pub fn main(cpu_tests: Vec<CpuTest>, gpu_tests: Vec<GpuTest>) -> ! {
     main_with_cuda_only(cpu_tests, gpu_tests, vec![])
 }
 
+/// A test of several GPUs: its least GPU count, and the test, given every GPU of the machine.
+pub type MultiGpuTest = (&'static str, usize, fn(&[&Gpu]) -> TestResult);
+
 /// As [`main`], plus `cuda_tests`, which need a CUDA device and are ignored on the simulator.
 pub fn main_with_cuda_only(cpu_tests: Vec<CpuTest>, gpu_tests: Vec<GpuTest>, cuda_tests: Vec<GpuTest>) -> ! {
+    main_with_multi_gpu(cpu_tests, gpu_tests, cuda_tests, vec![])
+}
+
+/// As [`main_with_cuda_only`], plus `multi_gpu_tests`, each ignored (and counted as such) on a
+/// machine with fewer CUDA GPUs than it needs.
+pub fn main_with_multi_gpu(
+    cpu_tests: Vec<CpuTest>,
+    gpu_tests: Vec<GpuTest>,
+    cuda_tests: Vec<GpuTest>,
+    multi_gpu_tests: Vec<MultiGpuTest>,
+) -> ! {
     let args = Arguments::from_args();
     let mut trials: Vec<Trial> = cpu_tests
         .into_iter()
@@ -60,6 +74,30 @@ pub fn main_with_cuda_only(cpu_tests: Vec<CpuTest>, gpu_tests: Vec<GpuTest>, cud
             .into_iter()
             .map(|(name, test)| Trial::test(name, run(test)).with_ignored_flag(on_simulator)),
     );
+    let gpus_present = if on_simulator {
+        0
+    } else {
+        ferrocuda::gpu::device_count().unwrap_or(0)
+    };
+    let too_few = multi_gpu_tests
+        .iter()
+        .filter(|(_, least, _)| gpus_present < *least)
+        .count();
+    if !args.list && too_few > 0 {
+        eprintln!("{too_few} multi-GPU tests ignored: this machine has {gpus_present} CUDA GPU(s)");
+    }
+    trials.extend(multi_gpu_tests.into_iter().map(|(name, least, test)| {
+        let all_gpus = move || -> TestResult {
+            let first = gpu().as_ref().map_err(|e| e.to_string())?;
+            let others = (1..gpus_present)
+                .map(Gpu::new)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(fail)?;
+            let gpus: Vec<&Gpu> = std::iter::once(first).chain(&others).collect();
+            test(&gpus)
+        };
+        Trial::test(name, move || all_gpus().map_err(Into::into)).with_ignored_flag(gpus_present < least)
+    }));
     libtest_mimic::run(&args, trials).exit()
 }
 

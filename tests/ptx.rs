@@ -151,6 +151,7 @@ fn host_entries() -> Vec<(&'static str, usize)> {
             entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::RsorLintex));
             entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::BsorLintex));
             entries.push(entry::<_, SplitArgs<$t>>(thesis::sor::SorSplit));
+            entries.push(entry::<_, thesis::sor::TiledArgs<$t>>(thesis::sor::SorTiled));
             entries.push(entry::<_, ResidualArgs<$t>>(thesis::sor::SorResidual));
             entries.push(entry::<_, ResidualArgs<$t>>(thesis::sor::SorResidualSplit));
         )*};

@@ -91,6 +91,12 @@ pub fn solve<T: SorReal>(
             config.border, config.iterations
         )));
     }
+    if !config.kernel.runs_partitioned() {
+        return Err(Error::InvalidArgument(format!(
+            "the {} kernel runs on one GPU only: it updates several half-sweeps per launch out of place",
+            config.kernel
+        )));
+    }
     let ghost = 2 * config.border;
     let layout = Layout::new(config.decomposition, rows, cols, config.partitions, ghost)?;
     if config.strategy == Strategy::Peer {

@@ -100,9 +100,7 @@ pub fn solve<T: SorReal>(
     let start = gpu.record_event(None)?;
     let (iterations, residual) = match stop {
         Stop::Iterations(n) => {
-            for _ in 0..n {
-                grid.iterate(gpu, None, region, omega)?;
-            }
+            grid.iterations(gpu, None, region, omega, n)?;
             (n, None)
         }
         Stop::Tolerance {
@@ -113,9 +111,7 @@ pub fn solve<T: SorReal>(
             let mut done = 0;
             loop {
                 let batch = check_every.min(max_iterations - done);
-                for _ in 0..batch {
-                    grid.iterate(gpu, None, region, omega)?;
-                }
+                grid.iterations(gpu, None, region, omega, batch)?;
                 done += batch;
                 let residual = grid.max_residual(gpu, region)?;
                 if residual <= tolerance || done >= max_iterations {

@@ -6,7 +6,8 @@ use gpu_kernels::collective::Reducible;
 use gpu_kernels::collective::block::BLOCK_REDUCE_SCRATCH;
 use gpu_kernels::kernels::thesis::sor::{
     BLACK, BsorGm, BsorLintex, LOCAL_W, RED, Region, ResidualArgs, RsorGm, RsorLintex, SPLIT_BLOCK, SorResidual,
-    SorResidualSplit, SorSplit, SplitArgs, WINDOW_STEP_X, WINDOW_STEP_Y, WindowArgs, split_span, window_bytes,
+    SorResidualSplit, SorSplit, SorTiled, SplitArgs, TILE_H, TILE_HALO, TILE_W, TILED_BLOCK, TiledArgs, WINDOW_STEP_X,
+    WINDOW_STEP_Y, WindowArgs, split_span, tiled_bytes, window_bytes,
 };
 use gpu_kernels::launch::Kernel as KernelHandle;
 use gpu_kernels::real::Real;
@@ -25,16 +26,25 @@ pub enum Kernel {
     /// Red and black stored apart, every access coalesced (`sor_split`).
     #[default]
     Split,
+    /// Up to four half-sweeps per launch in shared-memory tiles (`sor_tiled`), out of place: one
+    /// GPU only.
+    Tiled,
 }
 
 impl Kernel {
-    /// All three, in the order tables print them.
-    pub const ALL: [Kernel; 3] = [Kernel::Gm, Kernel::Lintex, Kernel::Split];
+    /// All of them, in the order tables print them.
+    pub const ALL: [Kernel; 4] = [Kernel::Gm, Kernel::Lintex, Kernel::Split, Kernel::Tiled];
+
+    /// True for the kernels that update a region in place, one half-sweep per launch, which the
+    /// multi-GPU solver interleaves with its border exchange.
+    pub fn runs_partitioned(self) -> bool {
+        self != Kernel::Tiled
+    }
 
     /// How the kernel needs the grid stored.
     pub fn layout(self) -> Layout {
         match self {
-            Kernel::Gm | Kernel::Lintex => Layout::Natural,
+            Kernel::Gm | Kernel::Lintex | Kernel::Tiled => Layout::Natural,
             Kernel::Split => Layout::Split,
         }
     }
@@ -47,8 +57,9 @@ impl FromStr for Kernel {
             "gm" => Ok(Self::Gm),
             "lintex" | "tex" => Ok(Self::Lintex),
             "split" => Ok(Self::Split),
+            "tiled" => Ok(Self::Tiled),
             other => Err(Error::InvalidArgument(format!(
-                "the kernel is gm, lintex or split, not `{other}`"
+                "the kernel is gm, lintex, split or tiled, not `{other}`"
             ))),
         }
     }
@@ -60,6 +71,7 @@ impl fmt::Display for Kernel {
             Self::Gm => "gm",
             Self::Lintex => "lintex",
             Self::Split => "split",
+            Self::Tiled => "tiled",
         })
     }
 }
@@ -240,6 +252,8 @@ pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send +
         shape: LaunchShape,
         args: SplitArgs<Self>,
     ) -> Result<()>;
+    /// Launches the temporally blocked kernel.
+    fn launch_tiled(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<Self>) -> Result<()>;
     /// Launches the residual kernel of `layout`.
     fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()>;
 }
@@ -275,6 +289,9 @@ macro_rules! sor_real {
                     None => launch_maybe_on(gpu, stream, SorSplit, shape, args),
                 }
             }
+            fn launch_tiled(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<Self>) -> Result<()> {
+                launch_maybe_on(gpu, stream, SorTiled, shape, args)
+            }
             fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()> {
                 match layout {
                     Layout::Natural => gpu.launch(SorResidual, shape, args),
@@ -297,6 +314,8 @@ pub struct DeviceGrid<T> {
     cols: usize,
     parity: u32,
     partials: DeviceBuffer<T>,
+    /// The tiled kernel's second grid: each launch writes it from the first, then they swap.
+    scratch: Option<DeviceBuffer<T>>,
 }
 
 impl<T: SorReal> DeviceGrid<T> {
@@ -318,6 +337,10 @@ impl<T: SorReal> DeviceGrid<T> {
             .map(|p| gpu.upload(p))
             .collect::<Result<Vec<_>>>()?;
         let partials = gpu.zeros((RESIDUAL_GRID.0 * RESIDUAL_GRID.1) as usize)?;
+        let scratch = match kernel {
+            Kernel::Tiled => Some(gpu.zeros(rows * cols)?),
+            _ => None,
+        };
         Ok(Self {
             kernel,
             planes,
@@ -325,6 +348,7 @@ impl<T: SorReal> DeviceGrid<T> {
             cols,
             parity: parity & 1,
             partials,
+            scratch,
         })
     }
 
@@ -387,6 +411,12 @@ impl<T: SorReal> DeviceGrid<T> {
             )
             .with_shared_bytes(window_bytes(size_of::<T>()) as u32)),
             Kernel::Split => LaunchShape::cover_2d(split_span(&region), region.rows(), SPLIT_BLOCK),
+            // Tiles cover the whole array: every point of the output grid is written.
+            Kernel::Tiled => Ok(LaunchShape::new(
+                (self.cols.div_ceil(TILE_W) as u32, self.rows.div_ceil(TILE_H) as u32, 1),
+                (TILED_BLOCK.0, TILED_BLOCK.1, 1),
+            )
+            .with_shared_bytes(tiled_bytes(size_of::<T>()) as u32)),
         }
     }
 
@@ -461,13 +491,72 @@ impl<T: SorReal> DeviceGrid<T> {
                 };
                 T::launch_split(gpu, stream, twin, shape, args)
             }
+            Kernel::Tiled => self.tiled(gpu, stream, region, color, 1, omega),
         }
+    }
+
+    /// `half_sweeps` (at most `TILE_HALO`) half-sweeps of the tiled kernel in one launch, the
+    /// first of `first_color`, from the grid into the scratch grid, which then becomes the grid.
+    fn tiled(
+        &mut self,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        region: Region,
+        first_color: u32,
+        half_sweeps: usize,
+        omega: T,
+    ) -> Result<()> {
+        let shape = self.shape(region)?;
+        let scratch = self
+            .scratch
+            .as_mut()
+            .ok_or_else(|| Error::InvalidArgument("a tiled grid without its scratch grid".into()))?;
+        let args = TiledArgs {
+            src: self.planes[0].view(),
+            dst: scratch.view_mut(),
+            pitch: self.cols as u32,
+            rows: self.rows as u32,
+            cols: self.cols as u32,
+            region,
+            parity: self.parity,
+            first_color,
+            half_sweeps: half_sweeps as u32,
+            omega,
+        };
+        T::launch_tiled(gpu, stream, shape, args)?;
+        std::mem::swap(scratch, &mut self.planes[0]);
+        Ok(())
     }
 
     /// One red-black iteration of `region`: red, then black.
     pub fn iterate(&mut self, gpu: &Gpu, stream: Option<&Stream>, region: Region, omega: T) -> Result<()> {
-        self.half_sweep(gpu, stream, region, RED, omega)?;
-        self.half_sweep(gpu, stream, region, BLACK, omega)
+        self.iterations(gpu, stream, region, omega, 1)
+    }
+
+    /// `count` red-black iterations of `region`: the tiled kernel runs two per launch.
+    pub fn iterations(
+        &mut self,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        region: Region,
+        omega: T,
+        count: usize,
+    ) -> Result<()> {
+        if self.kernel == Kernel::Tiled && region.fits(self.rows, self.cols) && !region.is_empty() {
+            let mut left = 2 * count;
+            while left > 0 {
+                // Chunks of an even count of half-sweeps, so each starts with red.
+                let chunk = left.min(TILE_HALO & !1);
+                self.tiled(gpu, stream, region, RED, chunk, omega)?;
+                left -= chunk;
+            }
+            return Ok(());
+        }
+        for _ in 0..count {
+            self.half_sweep(gpu, stream, region, RED, omega)?;
+            self.half_sweep(gpu, stream, region, BLACK, omega)?;
+        }
+        Ok(())
     }
 
     /// The largest `|(W + E + N + S) / 4 - u|` over `region` (waits for the GPU).

@@ -121,6 +121,9 @@ impl MultiSetup {
         if options.value("--kernel").is_none() {
             base.kernels = vec![Kernel::Split];
         }
+        if options.value("--kernel") == Some("all") {
+            base.kernels.retain(|k| k.runs_partitioned());
+        }
         if !matches!(base.stop, Stop::Iterations(_)) {
             return Err(Error::InvalidArgument(
                 "the multi-GPU solver runs a fixed iteration count, as the thesis's".into(),

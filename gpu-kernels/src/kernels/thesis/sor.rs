@@ -390,21 +390,18 @@ pub fn sor_tiled<T: Real>(args: TiledArgs<T>) {
             let (y, xi) = (i / half, i % half);
             let q = (color + args.parity as usize + r0 + y + c0) & 1;
             let x = 2 * xi + q;
-            if y >= margin && y < TILE_SH - margin && x >= margin && x < TILE_SW - margin {
-                if let Some((r, c)) = at(y, x) {
-                    if inside(r, c) {
-                        let k = y * TILE_SW + x;
-                        let updated = relax(
-                            tile.get(k),
-                            tile.get(k - 1),
-                            tile.get(k + 1),
-                            tile.get(k - TILE_SW),
-                            tile.get(k + TILE_SW),
-                            args.omega,
-                        );
-                        tile.set(k, updated);
-                    }
-                }
+            let within = y >= margin && y < TILE_SH - margin && x >= margin && x < TILE_SW - margin;
+            if within && at(y, x).is_some_and(|(r, c)| inside(r, c)) {
+                let k = y * TILE_SW + x;
+                let updated = relax(
+                    tile.get(k),
+                    tile.get(k - 1),
+                    tile.get(k + 1),
+                    tile.get(k - TILE_SW),
+                    tile.get(k + TILE_SW),
+                    args.omega,
+                );
+                tile.set(k, updated);
             }
             i += threads;
         }

@@ -357,41 +357,50 @@ pub fn sor_tiled<T: Real>(args: TiledArgs<T>) {
     // SAFETY: the launch provides `tiled_bytes` of dynamic shared memory (the host launcher's
     // shape); this is the launch's only tile.
     let tile = unsafe { Tile1d::<T>::dynamic(TILE_SW * TILE_SH) };
-    let threads = block_dim().x * block_dim().y;
-    let tid = thread_rank_in_block();
-    // Absolute (signed by offset) coordinates of tile element (0, 0): `HALO` above and left of
-    // the inner tile; `at` maps a tile element to its grid point, if inside the array.
+    let (tx, ty) = (thread_idx().x, thread_idx().y);
+    let (step_x, step_y) = (block_dim().x, block_dim().y);
+    // Tile element (y, x) is grid point (r0 + y - HALO, c0 + x - HALO).
     let (r0, c0) = (block_idx().y * TILE_H, block_idx().x * TILE_W);
-    let at = |y: usize, x: usize| {
-        let (r, c) = ((r0 + y).wrapping_sub(TILE_HALO), (c0 + x).wrapping_sub(TILE_HALO));
-        (r < rows && c < cols).then_some((r, c))
-    };
-    let mut i = tid;
-    while i < TILE_SW * TILE_SH {
-        let (y, x) = (i / TILE_SW, i % TILE_SW);
-        tile.set(i, at(y, x).map_or(T::default(), |(r, c)| args.src.get(r * pitch + c)));
-        i += threads;
+    let mut y = ty;
+    while y < TILE_SH {
+        let r = (r0 + y).wrapping_sub(TILE_HALO);
+        let mut x = tx;
+        while x < TILE_SW {
+            let c = (c0 + x).wrapping_sub(TILE_HALO);
+            let value = if r < rows && c < cols {
+                args.src.get(r * pitch + c)
+            } else {
+                T::default()
+            };
+            tile.set(y * TILE_SW + x, value);
+            x += step_x;
+        }
+        y += step_y;
     }
-    let inside = |r: usize, c: usize| {
-        r >= region.row_begin as usize
-            && r < region.row_end as usize
-            && c >= region.col_begin as usize
-            && c < region.col_end as usize
+    // The tile elements inside the region, as bounds on y and x (no test per point).
+    let span = |begin: u32, end: u32, origin: usize| {
+        (
+            (begin as usize + TILE_HALO).saturating_sub(origin),
+            (end as usize + TILE_HALO).saturating_sub(origin),
+        )
     };
+    let (region_y, region_x) = (
+        span(region.row_begin, region.row_end, r0),
+        span(region.col_begin, region.col_end, c0),
+    );
     for h in 0..args.half_sweeps as usize {
         // SAFETY: every thread of the block reaches every barrier (uniform loop bounds).
         unsafe { sync_threads() };
         let color = (args.first_color as usize + h) & 1;
         let margin = h + 1;
-        // The points of `color` in row `y`: `x = 2 xi + q`, `q` the row's column parity.
-        let half = TILE_SW / 2;
-        let mut i = tid;
-        while i < TILE_SH * half {
-            let (y, xi) = (i / half, i % half);
+        let (y_end, x_end) = ((TILE_SH - margin).min(region_y.1), (TILE_SW - margin).min(region_x.1));
+        let x_begin = margin.max(region_x.0);
+        let mut y = margin.max(region_y.0) + ty;
+        while y < y_end {
+            // The row's points of `color` lie at x of parity `q`.
             let q = (color + args.parity as usize + r0 + y + c0) & 1;
-            let x = 2 * xi + q;
-            let within = y >= margin && y < TILE_SH - margin && x >= margin && x < TILE_SW - margin;
-            if within && at(y, x).is_some_and(|(r, c)| inside(r, c)) {
+            let mut x = x_begin + ((x_begin ^ q) & 1) + 2 * tx;
+            while x < x_end {
                 let k = y * TILE_SW + x;
                 let updated = relax(
                     tile.get(k),
@@ -402,19 +411,26 @@ pub fn sor_tiled<T: Real>(args: TiledArgs<T>) {
                     args.omega,
                 );
                 tile.set(k, updated);
+                x += 2 * step_x;
             }
-            i += threads;
+            y += step_y;
         }
     }
     // SAFETY: as above.
     unsafe { sync_threads() };
-    let mut i = tid;
-    while i < TILE_W * TILE_H {
-        let (y, x) = (i / TILE_W + TILE_HALO, i % TILE_W + TILE_HALO);
-        if let Some((r, c)) = at(y, x) {
-            args.dst.set(r * pitch + c, tile.get(y * TILE_SW + x));
+    let mut y = ty;
+    while y < TILE_H {
+        let r = r0 + y;
+        let mut x = tx;
+        while x < TILE_W && r < rows {
+            let c = c0 + x;
+            if c < cols {
+                args.dst
+                    .set(r * pitch + c, tile.get((y + TILE_HALO) * TILE_SW + x + TILE_HALO));
+            }
+            x += step_x;
         }
-        i += threads;
+        y += step_y;
     }
 }
 

@@ -14,13 +14,14 @@ pub const N: usize = 16384;
 /// The thesis's relaxation factor in practice.
 const OMEGA: f64 = 1.9;
 
-/// Measures one iteration per kernel in f32, and the split kernel in f64.
+/// Measures every kernel in f32, and the split and tiled kernels in f64.
 pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Module>) -> Result<Vec<Measured>> {
     let mut rows = Vec::new();
     for kernel in Kernel::ALL {
         rows.push(typed::<f32>(gpu, settings, kernel, twin)?);
     }
     rows.push(typed::<f64>(gpu, settings, Kernel::Split, twin)?);
+    rows.push(typed::<f64>(gpu, settings, Kernel::Tiled, twin)?);
     Ok(rows)
 }
 

@@ -35,7 +35,7 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--kernel",
             value: Some("K"),
-            help: "gm, lintex, split or all (default)",
+            help: "gm, lintex, split, tiled or all (default)",
         },
         Flag {
             name: "--problem",

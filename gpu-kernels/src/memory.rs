@@ -241,9 +241,7 @@ impl<T: Element> Slice<T> {
     /// Element `i`; traps when `i >= len()`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index(i, self.len);
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load(self.ptr.add(i)) }
     }
@@ -257,10 +255,7 @@ impl<T: Element> Slice<T> {
     /// `i < self.len()`.
     #[inline(always)]
     pub unsafe fn get_unchecked(&self, i: usize) -> T {
-        #[cfg(not(target_arch = "nvptx64"))]
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index_on_host(i, self.len);
         // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
         unsafe { T::load(self.ptr.add(i)) }
     }
@@ -313,9 +308,7 @@ impl<T: Element> SliceMut<T> {
     /// Element `i`; traps when `i >= len()`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index(i, self.len);
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load(self.ptr.add(i)) }
     }
@@ -323,9 +316,7 @@ impl<T: Element> SliceMut<T> {
     /// The address of element `i`, for atomics; traps when `i >= len()`.
     #[inline(always)]
     pub fn element_ptr(&self, i: usize) -> *mut T {
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index(i, self.len);
         // SAFETY: `i < len`: the result stays inside the view.
         unsafe { self.ptr.add(i) }
     }
@@ -333,9 +324,7 @@ impl<T: Element> SliceMut<T> {
     /// Stores `value` in element `i`; traps when `i >= len()`.
     #[inline(always)]
     pub fn set(&self, i: usize, value: T) {
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index(i, self.len);
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` writable.
         unsafe { T::store(self.ptr.add(i), value) }
     }
@@ -347,10 +336,7 @@ impl<T: Element> SliceMut<T> {
     /// `i < self.len()`.
     #[inline(always)]
     pub unsafe fn set_unchecked(&self, i: usize, value: T) {
-        #[cfg(not(target_arch = "nvptx64"))]
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index_on_host(i, self.len);
         // SAFETY: `i < len` (the caller's contract), writable by the constructor's contract.
         unsafe { T::store(self.ptr.add(i), value) }
     }
@@ -442,9 +428,7 @@ impl<T: ReadOnlyElement> Slice<T> {
     /// reading it with [`Slice::get`] from another thread would be).
     #[inline(always)]
     pub fn get_nc(&self, i: usize) -> T {
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index(i, self.len);
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load_nc(self.ptr.add(i)) }
     }
@@ -456,10 +440,7 @@ impl<T: ReadOnlyElement> Slice<T> {
     /// `i < self.len()`.
     #[inline(always)]
     pub unsafe fn get_nc_unchecked(&self, i: usize) -> T {
-        #[cfg(not(target_arch = "nvptx64"))]
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index_on_host(i, self.len);
         // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
         unsafe { T::load_nc(self.ptr.add(i)) }
     }
@@ -473,10 +454,7 @@ impl<T: Element> SliceMut<T> {
     /// `i < self.len()`.
     #[inline(always)]
     pub unsafe fn get_unchecked(&self, i: usize) -> T {
-        #[cfg(not(target_arch = "nvptx64"))]
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index_on_host(i, self.len);
         // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
         unsafe { T::load(self.ptr.add(i)) }
     }
@@ -490,9 +468,7 @@ impl<T: ReadOnlyElement> SliceMut<T> {
     /// not coherent with the launch's own stores.
     #[inline(always)]
     pub fn get_nc(&self, i: usize) -> T {
-        if i >= self.len {
-            bounds_failure()
-        }
+        check_index(i, self.len);
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load_nc(self.ptr.add(i)) }
     }
@@ -539,6 +515,24 @@ fn check_chunk4(address: usize, len: usize, chunk: usize) {
     if 4 * chunk + 4 > len || !address.is_multiple_of(16) {
         bounds_failure()
     }
+}
+
+/// Traps unless `i < len`: the one test of every checked access.
+#[inline(always)]
+fn check_index(i: usize, len: usize) {
+    if i >= len {
+        bounds_failure()
+    }
+}
+
+/// The test of an `_unchecked` access: made on the simulator, left to the caller's contract on
+/// the GPU.
+#[inline(always)]
+fn check_index_on_host(i: usize, len: usize) {
+    #[cfg(not(target_arch = "nvptx64"))]
+    check_index(i, len);
+    #[cfg(target_arch = "nvptx64")]
+    let _ = (i, len);
 }
 
 /// Stops the kernel on an out-of-bounds index: `trap` on the GPU (no panic message, so no

@@ -155,6 +155,14 @@ impl Copy2d {
         Ok(())
     }
 
+    /// Performs the copy between host slices (the simulator's copies, and the CPU's side of
+    /// each): row by row, as `cudaMemcpy2D` does.
+    pub(super) fn apply<T: Copy>(&self, src: &[T], dst: &mut [T]) {
+        for (s, d) in self.src_rows().zip(self.dst_rows()) {
+            dst[d].copy_from_slice(&src[s]);
+        }
+    }
+
     /// The source elements of each row.
     pub(super) fn src_rows(&self) -> impl Iterator<Item = Range<usize>> + '_ {
         (0..self.height).map(|r| {
@@ -365,10 +373,7 @@ impl Gpu {
                 memcpy_2d(cuda, &params, "cudaMemcpy2D host to device")
             }
             (Backend::Sim(_), _) => {
-                let dst = device.host_mut().ok_or_else(mixed)?;
-                for (s, d) in copy.src_rows().zip(copy.dst_rows()) {
-                    dst[d].copy_from_slice(&host[s]);
-                }
+                copy.apply(host, device.host_mut().ok_or_else(mixed)?);
                 Ok(())
             }
             _ => Err(mixed()),
@@ -389,10 +394,7 @@ impl Gpu {
                 memcpy_2d(cuda, &params, "cudaMemcpy2D device to host")
             }
             (Backend::Sim(_), _) => {
-                let src = device.host().ok_or_else(mixed)?;
-                for (s, d) in copy.src_rows().zip(copy.dst_rows()) {
-                    host[d].copy_from_slice(&src[s]);
-                }
+                copy.apply(device.host().ok_or_else(mixed)?, host);
                 Ok(())
             }
             _ => Err(mixed()),

@@ -36,10 +36,7 @@ impl Gpu {
                 queued
             }
             (Backend::Sim(_), None, Pinned::Host(values), _) => {
-                let src = device.host().ok_or_else(mixed)?;
-                for (s, d) in copy.src_rows().zip(copy.dst_rows()) {
-                    values[d].copy_from_slice(&src[s]);
-                }
+                copy.apply(device.host().ok_or_else(mixed)?, values);
                 Ok(())
             }
             _ => Err(mixed()),
@@ -70,10 +67,7 @@ impl Gpu {
                 memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync host to device")
             }
             (Backend::Sim(_), None, Pinned::Host(values), _) => {
-                let dst = device.host_mut().ok_or_else(mixed)?;
-                for (s, d) in copy.src_rows().zip(copy.dst_rows()) {
-                    dst[d].copy_from_slice(&values[s]);
-                }
+                copy.apply(values, device.host_mut().ok_or_else(mixed)?);
                 Ok(())
             }
             _ => Err(mixed()),
@@ -103,11 +97,7 @@ impl Gpu {
                 memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync device to device")
             }
             (Backend::Sim(_), None, Storage::Host(_), Storage::Host(_)) => {
-                let from = src.host().ok_or_else(mixed)?;
-                let to = dst.host_mut().ok_or_else(mixed)?;
-                for (s, d) in copy.src_rows().zip(copy.dst_rows()) {
-                    to[d].copy_from_slice(&from[s]);
-                }
+                copy.apply(src.host().ok_or_else(mixed)?, dst.host_mut().ok_or_else(mixed)?);
                 Ok(())
             }
             _ => Err(mixed()),

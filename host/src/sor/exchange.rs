@@ -18,7 +18,7 @@
 //! transport between processes (MPI) implements the same two calls with its own mailboxes.
 use super::partition::{Area, Border, Partition};
 use super::state::{DeviceGrid, Rect, SorReal};
-use crate::gpu::{DeviceBuffer, Error, Event, Gpu, NcclComm, PinnedBuffer, Result, Stream};
+use crate::gpu::{Copy2d, DeviceBuffer, Error, Event, Gpu, NcclComm, PinnedBuffer, Result, Stream};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -172,30 +172,41 @@ pub struct ExchangeTimes {
     pub transfer: Duration,
 }
 
-/// Elements of a border packed contiguously, all its planes in turn.
-fn packed_len(rects: &[Rect]) -> usize {
-    rects.iter().map(Rect::len).sum()
+/// Elements of a border packed contiguously: its rectangle in each stored plane, in turn.
+fn packed_len(rect: &Rect, planes: usize) -> usize {
+    rect.len() * planes
 }
 
-/// Queues on `copy` the 2-D copies of `grid`'s planes' `rects` into `packed`, one after another.
+/// The 2-D copies of `rect` of each of `planes` planes of `pitch` into a packed buffer, plane
+/// after plane.
+fn packs(rect: &Rect, pitch: usize, planes: usize) -> impl Iterator<Item = Copy2d> + use<> {
+    let rect = rect.clone();
+    (0..planes).map(move |p| rect.pack(pitch, p * rect.len()))
+}
+
+/// The 2-D copies from a packed buffer into `rect` of each of `planes` planes of `pitch`.
+fn unpacks(rect: &Rect, pitch: usize, planes: usize) -> impl Iterator<Item = Copy2d> + use<> {
+    let rect = rect.clone();
+    (0..planes).map(move |p| rect.unpack(pitch, p * rect.len()))
+}
+
+/// Queues on `copy` the 2-D copies of `grid`'s planes' `rect` into `packed`, one after another.
 fn pack_device<T: SorReal>(
     gpu: &Gpu,
     copy: &Stream,
     grid: &DeviceGrid<T>,
-    rects: &[Rect],
+    rect: &Rect,
     packed: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    let mut offset = 0;
-    for (plane, rect) in grid.planes().iter().zip(rects) {
-        gpu.copy_2d_async(copy, plane, packed, rect.pack(grid.pitch(), offset))?;
-        offset += rect.len();
+    for (plane, c) in grid.planes().iter().zip(packs(rect, grid.pitch(), grid.planes().len())) {
+        gpu.copy_2d_async(copy, plane, packed, c)?;
     }
     Ok(())
 }
 
-/// One end of a border: the border, its mailbox, the border in each stored plane of the local
-/// array.
-type BorderEnd<T> = (Border, Arc<Mailbox<T>>, Vec<Rect>);
+/// One end of a border: the border, its mailbox, and the border in local stored coordinates
+/// (the same rectangle in every plane).
+type BorderEnd<T> = (Border, Arc<Mailbox<T>>, Rect);
 
 /// One rank's border exchange.
 pub struct Exchange<'s, T> {
@@ -203,6 +214,8 @@ pub struct Exchange<'s, T> {
     partition: Partition,
     sends: Vec<BorderEnd<T>>,
     receives: Vec<BorderEnd<T>>,
+    /// Stored planes of the local grid (two for the split layout).
+    planes: usize,
     /// The NCCL strategy's communicator, on the copy stream.
     nccl: Option<NcclComm<'s>>,
     /// The NCCL strategy's packed borders: one buffer per send, one per receive, in order.
@@ -228,19 +241,18 @@ impl<'s, T: SorReal> Exchange<'s, T> {
             )));
         }
         let (_, cols) = grid.extents();
-        let rects = |area: &Area| -> Result<Vec<Rect>> {
+        let rect = |area: &Area| -> Result<Rect> {
             let local = partition.to_local(area);
-            let rect = grid.layout().plane_rect(local.rows, local.cols, cols)?;
-            Ok(vec![rect; grid.planes().len()])
+            grid.layout().plane_rect(local.rows, local.cols, cols)
         };
         let mut sends = Vec::new();
         let mut receives = Vec::new();
         for (border, mailbox) in borders.iter().zip(&mailboxes.boxes) {
             if border.from == partition.rank {
-                sends.push((border.clone(), mailbox.clone(), rects(&border.area)?));
+                sends.push((border.clone(), mailbox.clone(), rect(&border.area)?));
             }
             if border.to == partition.rank {
-                receives.push((border.clone(), mailbox.clone(), rects(&border.area)?));
+                receives.push((border.clone(), mailbox.clone(), rect(&border.area)?));
             }
         }
         Ok(Self {
@@ -248,6 +260,7 @@ impl<'s, T: SorReal> Exchange<'s, T> {
             partition: partition.clone(),
             sends,
             receives,
+            planes: grid.planes().len(),
             nccl,
             packed: (Vec::new(), Vec::new()),
             times: ExchangeTimes::default(),
@@ -283,17 +296,16 @@ impl<'s, T: SorReal> Exchange<'s, T> {
             }
             let started = Instant::now();
             let sends = self.sends.iter().zip(&mut self.packed.0);
-            for ((_, _, rects), packed) in sends.filter(|((b, ..), _)| b.phase == phase) {
-                pack_device(gpu, copy, grid, rects, packed)?;
+            for ((_, _, rect), packed) in sends.filter(|((b, ..), _)| b.phase == phase) {
+                pack_device(gpu, copy, grid, rect, packed)?;
             }
             self.times.transfer += started.elapsed();
             return Ok(());
         }
-        let pitch = grid.pitch();
-        for (_, mailbox, rects) in self.sends.iter().filter(|(b, ..)| b.phase == phase) {
+        for (_, mailbox, rect) in self.sends.iter().filter(|(b, ..)| b.phase == phase) {
             let mut state = mailbox.wait_for(&mut self.times.sync, |s| s.read + 1 >= step)?;
             let started = Instant::now();
-            let len = packed_len(rects);
+            let len = packed_len(rect, self.planes);
             if let Some(consumed) = state.consumed.take() {
                 gpu.stream_wait_event(copy, &consumed)?;
             }
@@ -305,10 +317,8 @@ impl<'s, T: SorReal> Exchange<'s, T> {
                     let Payload::Pageable(host) = &mut state.payload else {
                         unreachable!()
                     };
-                    let mut offset = 0;
-                    for (plane, rect) in grid.planes().iter().zip(rects) {
-                        gpu.download_2d(plane, host, rect.pack(pitch, offset))?;
-                        offset += rect.len();
+                    for (plane, c) in grid.planes().iter().zip(packs(rect, grid.pitch(), self.planes)) {
+                        gpu.download_2d(plane, host, c)?;
                     }
                 }
                 Strategy::PinnedAsync => {
@@ -318,10 +328,8 @@ impl<'s, T: SorReal> Exchange<'s, T> {
                     let Payload::Pinned(host) = &mut state.payload else {
                         unreachable!()
                     };
-                    let mut offset = 0;
-                    for (plane, rect) in grid.planes().iter().zip(rects) {
-                        gpu.download_2d_async(copy, plane, host, rect.pack(pitch, offset))?;
-                        offset += rect.len();
+                    for (plane, c) in grid.planes().iter().zip(packs(rect, grid.pitch(), self.planes)) {
+                        gpu.download_2d_async(copy, plane, host, c)?;
                     }
                     state.ready = Some(gpu.record_event(Some(copy))?);
                 }
@@ -332,7 +340,7 @@ impl<'s, T: SorReal> Exchange<'s, T> {
                     let Payload::Device(remote) = &mut state.payload else {
                         unreachable!()
                     };
-                    pack_device(gpu, copy, grid, rects, remote)?;
+                    pack_device(gpu, copy, grid, rect, remote)?;
                     state.ready = Some(gpu.record_event(Some(copy))?);
                 }
                 Strategy::Nccl => unreachable!("the NCCL exchange packed its borders above"),
@@ -351,16 +359,18 @@ impl<'s, T: SorReal> Exchange<'s, T> {
     pub fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
         if self.strategy == Strategy::Nccl {
             let alloc = |list: &[BorderEnd<T>]| -> Result<Vec<DeviceBuffer<T>>> {
-                list.iter().map(|(.., rects)| gpu.zeros(packed_len(rects))).collect()
+                list.iter()
+                    .map(|(.., rect)| gpu.zeros(packed_len(rect, self.planes)))
+                    .collect()
             };
             self.packed = (alloc(&self.sends)?, alloc(&self.receives)?);
         }
         if self.strategy != Strategy::Peer {
             return Ok(());
         }
-        for (_, mailbox, rects) in &self.receives {
+        for (_, mailbox, rect) in &self.receives {
             let mut state = mailbox.wait_for(&mut self.times.sync, |_| true)?;
-            state.payload = Payload::Device(gpu.zeros(packed_len(rects))?);
+            state.payload = Payload::Device(gpu.zeros(packed_len(rect, self.planes))?);
             drop(state);
             mailbox.changed.notify_all();
         }
@@ -378,7 +388,6 @@ impl<'s, T: SorReal> Exchange<'s, T> {
         phase: usize,
         step: u64,
     ) -> Result<()> {
-        let pitch = grid.pitch();
         if let Some(comm) = &self.nccl {
             // One group per phase: every rank posts all its sends and receives of the phase,
             // which pair up between two ranks in border order (both sides list `borders`).
@@ -399,32 +408,27 @@ impl<'s, T: SorReal> Exchange<'s, T> {
                 Ok(())
             })?;
             let received = self.receives.iter().zip(receives.iter());
-            for ((_, _, rects), packed) in received.filter(|((b, ..), _)| of_phase(b)) {
-                let mut offset = 0;
-                for (plane, rect) in grid.planes_mut().iter_mut().zip(rects) {
-                    gpu.copy_2d_async(copy, packed, plane, rect.unpack(pitch, offset))?;
-                    offset += rect.len();
+            for ((_, _, rect), packed) in received.filter(|((b, ..), _)| of_phase(b)) {
+                for (c, plane) in unpacks(rect, grid.pitch(), self.planes).zip(grid.planes_mut()) {
+                    gpu.copy_2d_async(copy, packed, plane, c)?;
                 }
             }
             self.times.transfer += started.elapsed();
             return Ok(());
         }
-        for (_, mailbox, rects) in self.receives.iter().filter(|(b, ..)| b.phase == phase) {
+        for (_, mailbox, rect) in self.receives.iter().filter(|(b, ..)| b.phase == phase) {
             let mut state = mailbox.wait_for(&mut self.times.sync, |s| s.written >= step)?;
             let started = Instant::now();
             if let Some(ready) = state.ready.take() {
                 gpu.stream_wait_event(copy, &ready)?;
             }
-            let mut offset = 0;
-            for (plane, rect) in grid.planes_mut().iter_mut().zip(rects) {
-                let unpack = rect.unpack(pitch, offset);
+            for (unpack, plane) in unpacks(rect, grid.pitch(), self.planes).zip(grid.planes_mut()) {
                 match &state.payload {
                     Payload::Pageable(host) => gpu.upload_2d(host, plane, unpack)?,
                     Payload::Pinned(host) => gpu.upload_2d_async(copy, host, plane, unpack)?,
                     Payload::Device(local) => gpu.copy_2d_async(copy, local, plane, unpack)?,
                     Payload::Empty => unreachable!("a border is read only after it was written"),
                 }
-                offset += rect.len();
             }
             if self.strategy.is_async() {
                 state.consumed = Some(gpu.record_event(Some(copy))?);

@@ -28,55 +28,60 @@ fn interior(n: usize) -> Option<(usize, usize)> {
     (i <= n && j <= n).then_some((i, j))
 }
 
-/// `0.25 * (a(i-1,j) + a(i,j-1) + a(i,j+1) + a(i+1,j))` with loads from `load`.
+/// `0.25 * (a(i-1,j) + a(i,j-1) + a(i,j+1) + a(i+1,j))`, `at(i, j)` loading `a(i, j)`: the
+/// kernels' and the CPU reference's sum, in the book's order.
 #[inline(always)]
-fn average4_with(args: &AverageArgs, load: impl Fn(usize) -> f32) {
-    if let Some((i, j)) = interior(args.n) {
-        let w = args.n + 2;
-        let at = |i: usize, j: usize| load(j * w + i);
-        let sum = at(i - 1, j) + at(i, j - 1) + at(i, j + 1) + at(i + 1, j);
-        args.b.set((j - 1) * args.n + (i - 1), 0.25 * sum);
-    }
+pub fn average4_at(at: impl Fn(usize, usize) -> f32, i: usize, j: usize) -> f32 {
+    0.25 * (at(i - 1, j) + at(i, j - 1) + at(i, j + 1) + at(i + 1, j))
 }
 
-/// `0.125 *` the sum of the eight neighbours, in the book's order.
+/// `0.125 *` the sum of the eight neighbours of `a(i, j)`, in the book's order.
 #[inline(always)]
-fn average8_with(args: &AverageArgs, load: impl Fn(usize) -> f32) {
-    if let Some((i, j)) = interior(args.n) {
-        let w = args.n + 2;
-        let at = |i: usize, j: usize| load(j * w + i);
-        let sum = at(i - 1, j - 1)
+pub fn average8_at(at: impl Fn(usize, usize) -> f32, i: usize, j: usize) -> f32 {
+    0.125
+        * (at(i - 1, j - 1)
             + at(i - 1, j)
             + at(i - 1, j + 1)
             + at(i, j - 1)
             + at(i, j + 1)
             + at(i + 1, j - 1)
             + at(i + 1, j)
-            + at(i + 1, j + 1);
-        args.b.set((j - 1) * args.n + (i - 1), 0.125 * sum);
-    }
+            + at(i + 1, j + 1))
+}
+
+/// `b(i, j) = average(at, i, j)` at the calling thread's interior point, where `at(i, j)` is
+/// `load` of `a(i, j)`'s index.
+macro_rules! average_kernel_body {
+    ($args:expr, $load:ident, $average:ident) => {{
+        let args = $args;
+        if let Some((i, j)) = interior(args.n) {
+            let w = args.n + 2;
+            let value = $average(|i, j| args.a.$load(j * w + i), i, j);
+            args.b.set((j - 1) * args.n + (i - 1), value);
+        }
+    }};
 }
 
 /// The four-point average, global loads (the book's `average4`).
 #[kernel]
 pub fn average4(args: AverageArgs) {
-    average4_with(&args, |k| args.a.get(k));
+    average_kernel_body!(args, get, average4_at);
 }
 
 /// The eight-point average, global loads (`average8`).
 #[kernel]
 pub fn average8(args: AverageArgs) {
-    average8_with(&args, |k| args.a.get(k));
+    average_kernel_body!(args, get, average8_at);
 }
 
 /// The four-point average, read-only loads (`average4Tex`).
 #[kernel]
 pub fn average4_tex(args: AverageArgs) {
-    average4_with(&args, |k| args.a.get_nc(k));
+    average_kernel_body!(args, get_nc, average4_at);
 }
 
 /// The eight-point average, read-only loads (`average8Tex`).
 #[kernel]
 pub fn average8_tex(args: AverageArgs) {
-    average8_with(&args, |k| args.a.get_nc(k));
+    average_kernel_body!(args, get_nc, average8_at);
 }

@@ -5,7 +5,7 @@
 //! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
-use super::sor::{ITERATIONS, Setup, compare};
+use super::sor::{Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use crate::gpu::{Error, Gpu, Result, device_count};
 use crate::plot::{self, Chart, Series};
@@ -110,25 +110,24 @@ struct MultiSetup {
     all_strategies: bool,
     overlap: bool,
     border: usize,
+    /// Red-black iterations (`--iterations`; a tolerance is refused).
+    iterations: usize,
 }
 
 impl MultiSetup {
     fn from_options(gpu: &Gpu, options: &Options) -> Result<Self> {
-        let mut base = Setup::from_options(gpu, options)?;
-        let cols = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-        base.cols = cols;
-        base.rows = options.parsed("--rows")?.unwrap_or(cols);
+        let mut base = Setup::from_options(gpu, options, (N, SIMULATOR_N))?;
         if options.value("--kernel").is_none() {
             base.kernels = vec![Kernel::Split];
         }
         if options.value("--kernel") == Some("all") {
             base.kernels.retain(|k| k.runs_partitioned());
         }
-        if !matches!(base.stop, Stop::Iterations(_)) {
+        let Stop::Iterations(iterations) = base.stop else {
             return Err(Error::InvalidArgument(
                 "the multi-GPU solver runs a fixed iteration count, as the thesis's".into(),
             ));
-        }
+        };
         let available = if gpu.is_simulator() { 1 } else { device_count()? };
         let gpus = options.parsed("--gpus")?.unwrap_or(available);
         if gpus == 0 || gpus > available {
@@ -161,14 +160,8 @@ impl MultiSetup {
             all_strategies,
             overlap,
             border: options.parsed("--border")?.unwrap_or(1),
+            iterations,
         })
-    }
-
-    fn iterations(&self) -> usize {
-        match self.base.stop {
-            Stop::Iterations(n) => n,
-            Stop::Tolerance { .. } => ITERATIONS,
-        }
     }
 }
 
@@ -189,7 +182,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
     if options.switch("--study") {
         return study::<T>(&gpus, setup, options);
     }
-    let (rows, cols, iterations) = (setup.base.rows, setup.base.cols, setup.iterations());
+    let (rows, cols, iterations) = (setup.base.rows, setup.base.cols, setup.iterations);
     let omega = setup.base.omega.value(cols);
     let initial: Vec<T> = setup.base.problem.initial(rows, cols)?;
     println!(
@@ -221,10 +214,20 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
             Some(why) => println!(" nccl exchange skipped: {why}"),
         }
     }
+    // The CPU solver, once, where it takes seconds: every one-GPU grid is compared with it.
+    let cpu =
+        (setup.base.problem == Problem::Thesis && rows * cols * iterations <= super::sor::CPU_BUDGET).then(|| {
+            let mut cpu = initial.clone();
+            crate::reference::thesis::sor::solve(&mut cpu, rows, cols, T::from_f64(omega), iterations);
+            cpu
+        });
     let mut checks = Vec::new();
     let mut csv = Vec::new();
     for &kernel in &setup.base.kernels {
         let one = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations)?;
+        if let Some(cpu) = &cpu {
+            checks.push(compare(&format!("{kernel}, one GPU vs CPU"), &one.grid, cpu));
+        }
         let one_ms = one.elapsed_ms / iterations.max(1) as f64;
         println!(
             " {kernel:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
@@ -268,12 +271,6 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
     println!(" M;N;Border_Size;MKT[ms];MST[ms];MTT[ms];MCT[ms];Elapsed Time[s]");
     for line in csv {
         println!(" {line}");
-    }
-    if setup.base.problem == Problem::Thesis && rows * cols * iterations <= super::sor::CPU_BUDGET {
-        let mut cpu = initial.clone();
-        crate::reference::thesis::sor::solve(&mut cpu, rows, cols, T::from_f64(omega), iterations);
-        let one = solve_iterations(gpu, setup.base.kernels[0], &initial, rows, cols, omega, iterations)?;
-        checks.push(compare("one GPU vs CPU", &one.grid, &cpu));
     }
     Ok(checks)
 }
@@ -333,10 +330,10 @@ fn measure<T: SorReal>(
 /// The thesis's experiments (§6.3) on the GPUs present.
 fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
     let gpu = gpus[0];
-    let iterations = setup.iterations();
+    let iterations = setup.iterations;
     let kernel = setup.base.kernels[0];
     let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
-    let base = |partitions, strategy: Strategy, border, decomposition| MultiConfig {
+    let base = |cols: usize, partitions, strategy: Strategy, border, decomposition| MultiConfig {
         decomposition,
         partitions,
         strategy,
@@ -344,7 +341,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
         border,
         kernel,
         iterations,
-        omega: setup.base.omega.value(2),
+        omega: setup.base.omega.value(cols),
     };
     let mut checks = Vec::new();
     let mut speedups: Vec<Series> = Vec::new();
@@ -383,8 +380,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
                     n,
                     MultiConfig {
                         overlap: false,
-                        omega,
-                        ..base(p, strategy, 1, Decomposition::Strips)
+                        ..base(n, p, strategy, 1, Decomposition::Strips)
                     },
                     &one.grid,
                     &mut checks,
@@ -395,10 +391,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
                         &initial,
                         n,
                         n,
-                        MultiConfig {
-                            omega,
-                            ..base(p, strategy, 1, Decomposition::Strips)
-                        },
+                        base(n, p, strategy, 1, Decomposition::Strips),
                         &one.grid,
                         &mut checks,
                     )?
@@ -439,10 +432,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
                 &initial,
                 n,
                 n,
-                MultiConfig {
-                    omega,
-                    ..base(4, Strategy::HostSync, 1, Decomposition::Blocks)
-                },
+                base(n, 4, Strategy::HostSync, 1, Decomposition::Blocks),
                 &one.grid,
                 &mut checks,
             )?;
@@ -451,10 +441,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
                 &initial,
                 n,
                 n,
-                MultiConfig {
-                    omega,
-                    ..base(4, Strategy::HostSync, 1, Decomposition::Strips)
-                },
+                base(n, 4, Strategy::HostSync, 1, Decomposition::Strips),
                 &one.grid,
                 &mut checks,
             )?;
@@ -512,12 +499,12 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
 fn weak_scaling<T: SorReal>(
     gpus: &[&Gpu],
     setup: &MultiSetup,
-    base: &dyn Fn(usize, Strategy, usize, Decomposition) -> MultiConfig,
+    base: &dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig,
     checks: &mut Vec<Check>,
 ) -> Result<()> {
     let gpu = gpus[0];
     let n0 = gpu.pick(8192, 66);
-    let iterations = setup.iterations();
+    let iterations = setup.iterations;
     let kernel = setup.base.kernels[0];
     let mut base_ms = 0.0;
     println!(" Weak scaling: {n0} x {n0} per partition, pinned exchange with overlap; efficiency = t(1) / t(P)");
@@ -534,10 +521,7 @@ fn weak_scaling<T: SorReal>(
                 &initial,
                 rows,
                 cols,
-                MultiConfig {
-                    omega,
-                    ..base(p, Strategy::PinnedAsync, 1, Decomposition::Strips)
-                },
+                base(cols, p, Strategy::PinnedAsync, 1, Decomposition::Strips),
                 &one.grid,
                 checks,
             )?
@@ -558,13 +542,13 @@ fn weak_scaling<T: SorReal>(
 fn border_study<T: SorReal>(
     gpus: &[&Gpu],
     setup: &MultiSetup,
-    base: &dyn Fn(usize, Strategy, usize, Decomposition) -> MultiConfig,
+    base: &dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig,
     checks: &mut Vec<Check>,
 ) -> Result<Vec<Series>> {
     let gpu = gpus[0];
     // The thesis's Fig. 6.11 used 10000^2 (and 44000^2, 52000^2 on four 4 GB GPUs).
     let n = gpu.pick(8192, 130);
-    let iterations = setup.iterations();
+    let iterations = setup.iterations;
     let borders = gpu.pick(&THESIS_BORDERS[..], &SIMULATOR_BORDERS[..]);
     let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
     let omega = setup.base.omega.value(n);
@@ -582,10 +566,7 @@ fn border_study<T: SorReal>(
                 &initial,
                 n,
                 n,
-                MultiConfig {
-                    omega,
-                    ..base(4, strategy, bs, Decomposition::Strips)
-                },
+                base(n, 4, strategy, bs, Decomposition::Strips),
                 &one.grid,
                 checks,
             )?;

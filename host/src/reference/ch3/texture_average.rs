@@ -1,28 +1,17 @@
 //! The four- and eight-point averages on the CPU (book Appendix D.1, `res4` and `res8`), summed
-//! in the kernels' order so that the results agree bit for bit.
+//! with the kernels' own functions so that the results agree bit for bit.
+use gpu_kernels::kernels::ch3::texture_average::{average4_at, average8_at};
 use rayon::prelude::*;
 
 /// The average of the four edge neighbours of each interior point of the `(n + 2)^2` array `a`
 /// (row-major, one-element halo), `n^2` results.
 pub fn average4(a: &[f32], n: usize) -> Vec<f32> {
-    stencil(a, n, |at, i, j| {
-        0.25 * (at(i - 1, j) + at(i, j - 1) + at(i, j + 1) + at(i + 1, j))
-    })
+    stencil(a, n, |at, i, j| average4_at(at, i, j))
 }
 
 /// The average of the eight neighbours of each interior point.
 pub fn average8(a: &[f32], n: usize) -> Vec<f32> {
-    stencil(a, n, |at, i, j| {
-        0.125
-            * (at(i - 1, j - 1)
-                + at(i - 1, j)
-                + at(i - 1, j + 1)
-                + at(i, j - 1)
-                + at(i, j + 1)
-                + at(i + 1, j - 1)
-                + at(i + 1, j)
-                + at(i + 1, j + 1))
-    })
+    stencil(a, n, |at, i, j| average8_at(at, i, j))
 }
 
 /// `point(at, i, j)` at every interior `(i, j)`, 1-based, where `at(i, j) = a[j * (n + 2) + i]`.

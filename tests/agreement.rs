@@ -1,10 +1,10 @@
 //! The simulator against the GPU: every kernel on the same inputs (see
-//! `ferrocuda::agreement`). Needs a CUDA device; reported as ignored, with the reason, without one.
+//! `ferrocuda_book::agreement`). Needs a CUDA device; reported as ignored, with the reason, without one.
 mod common;
 
 use common::{GpuTest, TestResult, ensure, fail};
 use ferrocuda::Gpu;
-use ferrocuda::agreement;
+use ferrocuda_book::agreement;
 
 fn agreement_every_kernel(gpu: &Gpu) -> TestResult {
     let rows = agreement::run(gpu, &Gpu::simulator()).map_err(fail)?;

@@ -2,11 +2,11 @@
 mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
-use ferrocuda::examples::ch1::{error_handling, increment, increment_2d, increment_multiblock, precision};
-use ferrocuda::examples::{Options, Precision};
-use ferrocuda::reference::ch1 as reference;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
+use ferrocuda_book::examples::ch1::{error_handling, increment, increment_2d, increment_multiblock, precision};
+use ferrocuda_book::examples::{Options, Precision};
+use ferrocuda_book::reference::ch1 as reference;
 
 /// Block shapes that break assumptions, as CUB's block tests vary them.
 const THREADS_PER_BLOCK: [u32; 6] = [1, 7, 32, 65, 128, 1024];

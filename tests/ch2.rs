@@ -3,11 +3,11 @@ mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda::examples::Options;
-use ferrocuda::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use ferrocuda::measure::{Stats, gb_per_s};
-use ferrocuda::reference::ch2 as reference;
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
+use ferrocuda_book::reference::ch2 as reference;
 
 fn ch2_limiting_factor_kernels_match_cpu(gpu: &Gpu) -> TestResult {
     for n in awkward_sizes(256) {

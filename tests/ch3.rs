@@ -4,13 +4,13 @@
 mod common;
 
 use common::{GpuTest, TestResult, ensure, example_passes, fail};
-use ferrocuda::examples::Options;
-use ferrocuda::examples::ch3::bank_conflicts;
-use ferrocuda::examples::ch3::shared_reverse::{self, Variant as ReverseVariant};
-use ferrocuda::examples::ch3::transpose::{self, Variant};
-use ferrocuda::reference::ch3 as reference;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::ch3::bank_conflicts;
+use ferrocuda_book::examples::ch3::shared_reverse::{self, Variant as ReverseVariant};
+use ferrocuda_book::examples::ch3::transpose::{self, Variant};
+use ferrocuda_book::reference::ch3 as reference;
 
 fn ch3_shared_reverse_program(gpu: &Gpu) -> TestResult {
     example_passes(gpu, "ch3-shared-reverse", Options::default())
@@ -193,7 +193,7 @@ fn ch3_transpose_rejects_mismatched_extents(gpu: &Gpu) -> TestResult {
 /// 32 x 8 threads, or views shorter than `nx * ny`, stop the kernel (on the simulator, whose
 /// fault leaves it usable; on a GPU the trap would end the context).
 fn ch3_transpose_kernel_checks_its_launch() -> TestResult {
-    use ferrocuda::kernels::ch3::transpose::{TransposeArgs, TransposeNoBankConflicts, tile_bytes};
+    use book_kernels::ch3::transpose::{TransposeArgs, TransposeNoBankConflicts, tile_bytes};
     let sim = Gpu::simulator();
     let idata_d = sim.zeros::<f32>(64 * 64).map_err(fail)?;
     let mut odata_d = sim.zeros::<f32>(64 * 64).map_err(fail)?;
@@ -205,19 +205,20 @@ fn ch3_transpose_kernel_checks_its_launch() -> TestResult {
     };
     let shared = tile_bytes(32, 1) as u32;
     let wrong_block = LaunchShape::new((2, 2, 1), (16, 16, 1)).with_shared_bytes(shared);
-    let launched = sim
+    let launched = common::book(&sim)?
         .launch(TransposeNoBankConflicts, wrong_block, args)
         .and_then(|()| sim.synchronize());
     ensure(launched.is_err(), || "a 16 x 16 block was not stopped".into())?;
     let right_block = LaunchShape::new((2, 2, 1), (32, 8, 1)).with_shared_bytes(shared);
     let too_wide = TransposeArgs { nx: 65, ..args };
-    let launched = sim
+    let launched = common::book(&sim)?
         .launch(TransposeNoBankConflicts, right_block, too_wide)
         .and_then(|()| sim.synchronize());
     ensure(launched.is_err(), || {
         "a 65 x 64 matrix in 64 x 64 views was not stopped".into()
     })?;
-    sim.launch(TransposeNoBankConflicts, right_block, args)
+    common::book(&sim)?
+        .launch(TransposeNoBankConflicts, right_block, args)
         .and_then(|()| sim.synchronize())
         .map_err(fail)
 }

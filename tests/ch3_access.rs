@@ -3,17 +3,17 @@
 //! ILP copies. Every copy and increment is compared exactly with the CPU.
 mod common;
 
+use book_kernels::ch3::ilp_copy::ILP;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda::examples::ch3::offset_stride::{self, Pattern, Placement};
-use ferrocuda::examples::ch3::stride_texture::{self, Load as StrideLoad};
-use ferrocuda::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
-use ferrocuda::examples::ch3::tlp_copy::{self, Kernel};
-use ferrocuda::examples::{Options, Precision};
 use ferrocuda::gpu::{DeviceProperties, Error};
-use ferrocuda::kernels::ch3::ilp_copy::ILP;
-use ferrocuda::reference::ch3::{offset_stride as os_ref, stride_texture as st_ref, texture_average as avg_ref};
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::examples::ch3::offset_stride::{self, Pattern, Placement};
+use ferrocuda_book::examples::ch3::stride_texture::{self, Load as StrideLoad};
+use ferrocuda_book::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
+use ferrocuda_book::examples::ch3::tlp_copy::{self, Kernel};
+use ferrocuda_book::examples::{Options, Precision};
+use ferrocuda_book::reference::ch3::{offset_stride as os_ref, stride_texture as st_ref, texture_average as avg_ref};
 
 /// The CUB-style block sizes every kernel is launched with.
 const BLOCK_SHAPES: [u32; 6] = [1, 7, 32, 65, 128, 1024];
@@ -197,7 +197,7 @@ fn ch3_tlp_copy_one_block_per_multiprocessor(gpu: &Gpu) -> TestResult {
     let bytes = tlp_copy::prepare_one_block::<f32>(gpu).map_err(fail)?;
     for threads in tlp_copy::block_sizes(gpu.properties()) {
         for kernel in [Kernel::Tlp, Kernel::Ilp] {
-            use ferrocuda::examples::ch3::tlp_copy::CopyReal;
+            use ferrocuda_book::examples::ch3::tlp_copy::CopyReal;
             let blocks = f32::blocks_per_multiprocessor(gpu, kernel, threads, bytes).map_err(fail)?;
             ensure(blocks == 1, || {
                 format!("{kernel:?}, {threads} threads: {blocks} blocks per SM")
@@ -257,14 +257,14 @@ fn ch3_access_references() -> TestResult {
 /// sentence; one in the working directory or an existing one is accepted.
 fn ch3_offset_stride_plot_path() -> TestResult {
     let with = |path: &str| Options::default().with_flag("--plot", Some(path));
-    let missing = ferrocuda::plot::check_path(&with("/nonexistent-ferrocuda-dir/sweep.png"));
+    let missing = ferrocuda_book::plot::check_path(&with("/nonexistent-ferrocuda-dir/sweep.png"));
     ensure(
         matches!(&missing, Err(Error::InvalidArgument(m)) if m.contains("does not exist")),
         || format!("{missing:?}"),
     )?;
     let tmp = std::env::temp_dir().join("sweep.png");
     for ok in [with("sweep.png"), with(&tmp.to_string_lossy()), Options::default()] {
-        ferrocuda::plot::check_path(&ok).map_err(fail)?;
+        ferrocuda_book::plot::check_path(&ok).map_err(fail)?;
     }
     Ok(())
 }

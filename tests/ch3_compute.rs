@@ -2,20 +2,20 @@
 //! intrinsics, divergence) and of the course's tiled matrix multiply.
 mod common;
 
+use book_kernels::ch3::constant_increment::{B_WORD, COEFF_WORD};
+use book_kernels::ch3::localmem::STRIDE;
 use common::{GpuTest, TestResult, ensure, example_passes, fail};
-use ferrocuda::examples::Options;
-use ferrocuda::examples::ch3::constant_increment::{self, Source};
-use ferrocuda::examples::ch3::divergence::{self, Variant as Branch};
-use ferrocuda::examples::ch3::intrinsics::{self, ACCURATE, Variant as Intrinsic};
-use ferrocuda::examples::ch3::localmem::{self, Variant as Localmem};
-use ferrocuda::examples::course::matmul_tiled::{self, Operands, Variant as Matmul, random_matrix};
 use ferrocuda::gpu::Cublas;
-use ferrocuda::kernels::ch3::constant_increment::{B_WORD, COEFF_WORD};
-use ferrocuda::kernels::ch3::localmem::STRIDE;
-use ferrocuda::reference::ch3 as reference;
-use ferrocuda::reference::course::matmul_tiled as matmul_reference;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{DeviceBuffer, Gpu};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::ch3::constant_increment::{self, Source};
+use ferrocuda_book::examples::ch3::divergence::{self, Variant as Branch};
+use ferrocuda_book::examples::ch3::intrinsics::{self, ACCURATE, Variant as Intrinsic};
+use ferrocuda_book::examples::ch3::localmem::{self, Variant as Localmem};
+use ferrocuda_book::examples::course::matmul_tiled::{self, Operands, Variant as Matmul, random_matrix};
+use ferrocuda_book::reference::ch3 as reference;
+use ferrocuda_book::reference::course::matmul_tiled as matmul_reference;
 
 /// Sizes around the 256-thread blocks.
 const SIZES: [usize; 6] = [1, 31, 33, 255, 257, 10_007];
@@ -54,7 +54,7 @@ fn ch3_localmem_program(gpu: &Gpu) -> TestResult {
 fn ch3_constant_increment_sources_and_rewrites(gpu: &Gpu) -> TestResult {
     for n in [1usize, 31, 33, 256, 1023, 1024] {
         for b in [3, -7] {
-            gpu.write_constant(B_WORD, &[b]).map_err(fail)?;
+            common::book(gpu)?.write_constant(B_WORD, &[b]).map_err(fail)?;
             let a: Vec<i32> = (0..n as i32).map(|i| i * 3 - 50).collect();
             let expected = reference::constant_increment::increment(&a, b);
             let b_d = gpu.upload(&[b]).map_err(fail)?;
@@ -68,7 +68,7 @@ fn ch3_constant_increment_sources_and_rewrites(gpu: &Gpu) -> TestResult {
     }
     // The polynomial, coefficients from all three places, at sizes around the block.
     let coeffs = constant_increment::coefficients();
-    gpu.write_constant(COEFF_WORD, &coeffs).map_err(fail)?;
+    common::book(gpu)?.write_constant(COEFF_WORD, &coeffs).map_err(fail)?;
     for n in SIZES {
         let x: Vec<f32> = (0..n).map(|i| (i % 201) as f32 / 100.0 - 1.0).collect();
         let expected = reference::constant_increment::poly(&x, &coeffs);
@@ -92,15 +92,15 @@ fn ch3_constant_increment_sources_and_rewrites(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_constant_increment_bank_bounds(gpu: &Gpu) -> TestResult {
-    let words = ferrocuda::gpu_kernels::device::constant::CONSTANT_BANK_BYTES / 4;
-    let err = gpu.write_constant(words - 1, &[1u32, 2]);
+    let words = ferrocuda::device::constant::CONSTANT_BANK_BYTES / 4;
+    let err = common::book(gpu)?.write_constant(words - 1, &[1u32, 2]);
     ensure(err.is_err(), || "a write past the constant bank was accepted".into())?;
     let options = Options {
         size: Some(1025),
         reps: 1,
         ..Options::default()
     };
-    let example = ferrocuda::examples::find("ch3-constant-increment").ok_or("no example")?;
+    let example = ferrocuda_book::examples::find("ch3-constant-increment").ok_or("no example")?;
     ensure((example.run)(gpu, &options).is_err(), || {
         "--size 1025 was accepted".into()
     })
@@ -244,7 +244,7 @@ fn course_matmul_tiled_program(gpu: &Gpu) -> TestResult {
 }
 
 fn course_matmul_tiled_rejects_zero_dimension(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda::examples::find("course-matmul-tiled").ok_or("no example")?;
+    let example = ferrocuda_book::examples::find("course-matmul-tiled").ok_or("no example")?;
     let options = Options::default().with_flag("--k", Some("0"));
     ensure((example.run)(gpu, &options).is_err(), || "--k 0 was accepted".into())
 }

@@ -4,15 +4,15 @@
 //! stream waiting for streams, host reads waiting for asynchronous copies) runs on a GPU only.
 mod common;
 
+use book_kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
-use ferrocuda::examples::Options;
-use ferrocuda::examples::ch3::async_overlap::{self, BLOCK_SIZE, Setup, TOLERANCE, Variant};
-use ferrocuda::examples::ch3::{bandwidth_test, batching};
 use ferrocuda::gpu::Copy2d;
-use ferrocuda::kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
-use ferrocuda::reference::ch3 as reference;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::ch3::async_overlap::{self, BLOCK_SIZE, Setup, TOLERANCE, Variant};
+use ferrocuda_book::examples::ch3::{bandwidth_test, batching};
+use ferrocuda_book::reference::ch3 as reference;
 
 fn ch3_bandwidth_test_program(gpu: &Gpu) -> TestResult {
     example_passes(
@@ -204,7 +204,9 @@ fn ch3_async_default_stream_waits_for_streams(gpu: &Gpu) -> TestResult {
         offset: 0,
     };
     let shape = LaunchShape::cover_1d(n, BLOCK_SIZE as u32).map_err(fail)?;
-    gpu.launch_on(&stream, AsyncKernel, shape, args).map_err(fail)?;
+    common::book(gpu)?
+        .launch_on(&stream, AsyncKernel, shape, args)
+        .map_err(fail)?;
     let a = gpu.download(&a_d).map_err(fail)?;
     let mut expected = vec![0.0f32; n];
     reference::async_overlap::kernel(&mut expected);

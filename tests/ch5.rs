@@ -4,20 +4,20 @@ mod common;
 
 use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda::examples::Options;
-use ferrocuda::examples::Precision;
-use ferrocuda::examples::ch5::bs_european_mc::{self as bs_example, BOOK_RUNS, Bounds, McReal, wide};
-use ferrocuda::examples::ch5::pi_cuf::{self, PiFloat, Rounding};
-use ferrocuda::examples::ch5::pi_fma::{self, TABLE_5_1};
-use ferrocuda::examples::ch5::pi_reduction_atomiclock::LockedSum;
-use ferrocuda::examples::ch5::pi_reduction_twopass::TwoPass;
-use ferrocuda::examples::ch5::sum_accuracy::{self, BOOK_SERIES_ERRORS, FIRST_INEXACT_N, SERIES_N};
-use ferrocuda::gpu_kernels::elementary::Exp;
+use ferrocuda::device::elementary::Exp;
 use ferrocuda::random::Generator;
 use ferrocuda::reduce;
-use ferrocuda::reference::ch5::bs_european_mc::{self as bs, BOOK_OPTION, EuropeanOption};
-use ferrocuda::reference::ch5::pi::{self as pi_reference, PiReference};
-use ferrocuda::reference::ch5::sum_accuracy::{self as methods, Series};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::Precision;
+use ferrocuda_book::examples::ch5::bs_european_mc::{self as bs_example, BOOK_RUNS, Bounds, McReal, wide};
+use ferrocuda_book::examples::ch5::pi_cuf::{self, PiFloat, Rounding};
+use ferrocuda_book::examples::ch5::pi_fma::{self, TABLE_5_1};
+use ferrocuda_book::examples::ch5::pi_reduction_atomiclock::LockedSum;
+use ferrocuda_book::examples::ch5::pi_reduction_twopass::TwoPass;
+use ferrocuda_book::examples::ch5::sum_accuracy::{self, BOOK_SERIES_ERRORS, FIRST_INEXACT_N, SERIES_N};
+use ferrocuda_book::reference::ch5::bs_european_mc::{self as bs, BOOK_OPTION, EuropeanOption};
+use ferrocuda_book::reference::ch5::pi::{self as pi_reference, PiReference};
+use ferrocuda_book::reference::ch5::sum_accuracy::{self as methods, Series};
 
 fn ch5_sum_accuracy_program(gpu: &Gpu) -> TestResult {
     example_passes(
@@ -516,7 +516,7 @@ fn ch5_bs_european_mc_bounds_catch_errors() -> TestResult {
 
 /// `--book` needs cuRAND: one clear error on the simulator.
 fn ch5_bs_european_mc_book_needs_curand() -> TestResult {
-    let example = ferrocuda::examples::find("ch5-bs-european-mc").ok_or("no example")?;
+    let example = ferrocuda_book::examples::find("ch5-bs-european-mc").ok_or("no example")?;
     let options = Options::default().with_flag("--book", None);
     match (example.run)(&Gpu::simulator(), &options) {
         Err(e) if e.to_string().contains("cuRAND") => Ok(()),
@@ -607,7 +607,7 @@ fn ch5_curand_basic_book(gpu: &Gpu) -> TestResult {
 
 /// ch5-curand-basic takes exactly `--generator` and `--seed` (the pi examples' first two flags).
 fn ch5_curand_basic_flags() -> TestResult {
-    let example = ferrocuda::examples::find("ch5-curand-basic").ok_or("no example ch5-curand-basic")?;
+    let example = ferrocuda_book::examples::find("ch5-curand-basic").ok_or("no example ch5-curand-basic")?;
     let names: Vec<&str> = example.flags.iter().map(|f| f.name).collect();
     ensure(names == ["--generator", "--seed"], || format!("flags {names:?}"))
 }

@@ -3,12 +3,12 @@ mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda::examples::Options;
-use ferrocuda::examples::course::histogram::{self, Data, Kernel};
-use ferrocuda::examples::course::reduction::{self, Plan, Variant};
-use ferrocuda::examples::course::vector_add;
-use ferrocuda::reference::course as reference;
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::course::histogram::{self, Data, Kernel};
+use ferrocuda_book::examples::course::reduction::{self, Plan, Variant};
+use ferrocuda_book::examples::course::vector_add;
+use ferrocuda_book::reference::course as reference;
 
 fn course_vector_add_program(gpu: &Gpu) -> TestResult {
     example_passes(

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{GpuTest, TestResult, ensure, fail};
-use ferrocuda::gpu_kernels::device::shared::Tile1d;
+use ferrocuda::device::shared::Tile1d;
 use ferrocuda::kernels::probe::*;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Gpu, KernelView, LaunchShape};
@@ -19,12 +19,13 @@ fn device_index_3d(gpu: &Gpu) -> TestResult {
         let (bx, by, bz) = block;
         let (w, h, d) = ((gx * bx) as usize, (gy * by) as usize, (gz * bz) as usize);
         let mut out_d = gpu.zeros::<u32>(INDEX_FIELDS * w * h * d).map_err(fail)?;
-        gpu.launch(
-            ProbeIndex,
-            LaunchShape::new(grid, block),
-            OutArgs { out: out_d.view_mut() },
-        )
-        .map_err(fail)?;
+        common::library(gpu)?
+            .launch(
+                ProbeIndex,
+                LaunchShape::new(grid, block),
+                OutArgs { out: out_d.view_mut() },
+            )
+            .map_err(fail)?;
         let out = gpu.download(&out_d).map_err(fail)?;
         let mut expected = Vec::with_capacity(out.len());
         for z in 0..d as u32 {
@@ -44,12 +45,13 @@ fn device_index_3d(gpu: &Gpu) -> TestResult {
 fn device_grid_stride_covers_once(gpu: &Gpu) -> TestResult {
     for (n, blocks, threads) in [(1, 1, 1), (1000, 3, 64), (100_003, 7, 128), (31, 4, 32)] {
         let mut out_d = gpu.zeros::<u32>(n).map_err(fail)?;
-        gpu.launch(
-            ProbeGridStride,
-            LaunchShape::new((blocks, 1, 1), (threads, 1, 1)),
-            OutArgs { out: out_d.view_mut() },
-        )
-        .map_err(fail)?;
+        common::library(gpu)?
+            .launch(
+                ProbeGridStride,
+                LaunchShape::new((blocks, 1, 1), (threads, 1, 1)),
+                OutArgs { out: out_d.view_mut() },
+            )
+            .map_err(fail)?;
         let out = gpu.download(&out_d).map_err(fail)?;
         ensure(out.iter().all(|&v| v == 1), || {
             format!("n = {n}, {blocks} x {threads}: not every element once")
@@ -66,7 +68,8 @@ fn device_shared_tile_1d_reverse(gpu: &Gpu) -> TestResult {
         let mut d = gpu.upload(&data).map_err(fail)?;
         let shape = LaunchShape::new((blocks, 1, 1), (threads, 1, 1))
             .with_shared_bytes(Tile1d::<i32>::bytes(threads as usize) as u32);
-        gpu.launch(ProbeSharedReverse, shape, OutArgs { out: d.view_mut() })
+        common::library(gpu)?
+            .launch(ProbeSharedReverse, shape, OutArgs { out: d.view_mut() })
             .map_err(fail)?;
         let expected: Vec<i32> = data
             .chunks(threads as usize)
@@ -97,7 +100,9 @@ fn device_shared_tile_2d_transpose(gpu: &Gpu) -> TestResult {
             nx: nx as u32,
             ny: ny as u32,
         };
-        gpu.launch(ProbeTileTranspose, shape, args).map_err(fail)?;
+        common::library(gpu)?
+            .launch(ProbeTileTranspose, shape, args)
+            .map_err(fail)?;
         let expected: Vec<f32> = (0..nx * ny).map(|k| input[(k % ny) * nx + k / ny]).collect();
         let check = Check::compare(
             "transposed",
@@ -115,15 +120,16 @@ fn device_warp_primitives(gpu: &Gpu) -> TestResult {
     let input: Vec<i32> = (0..n).map(|i| (i * 37 % 101) as i32).collect();
     let input_d = gpu.upload(&input).map_err(fail)?;
     let mut out_d = gpu.zeros::<i32>(WARP_FIELDS * n).map_err(fail)?;
-    gpu.launch(
-        ProbeWarp,
-        LaunchShape::new((2, 1, 1), (64, 1, 1)),
-        WarpArgs {
-            input: input_d.view(),
-            out: out_d.view_mut(),
-        },
-    )
-    .map_err(fail)?;
+    common::library(gpu)?
+        .launch(
+            ProbeWarp,
+            LaunchShape::new((2, 1, 1), (64, 1, 1)),
+            WarpArgs {
+                input: input_d.view(),
+                out: out_d.view_mut(),
+            },
+        )
+        .map_err(fail)?;
     let out = gpu.download(&out_d).map_err(fail)?;
     let mut expected = Vec::new();
     for i in 0..n {
@@ -155,15 +161,16 @@ fn device_warp_sum_f64(gpu: &Gpu) -> TestResult {
     let input: Vec<f64> = (0..n).map(|i| (i as f64 - 100.0) * 0.25).collect();
     let input_d = gpu.upload(&input).map_err(fail)?;
     let mut out_d = gpu.zeros::<f64>(n / 32).map_err(fail)?;
-    gpu.launch(
-        ProbeWarpSumF64,
-        LaunchShape::cover_1d(n, 128).map_err(fail)?,
-        WarpSumF64Args {
-            input: input_d.view(),
-            out: out_d.view_mut(),
-        },
-    )
-    .map_err(fail)?;
+    common::library(gpu)?
+        .launch(
+            ProbeWarpSumF64,
+            LaunchShape::cover_1d(n, 128).map_err(fail)?,
+            WarpSumF64Args {
+                input: input_d.view(),
+                out: out_d.view_mut(),
+            },
+        )
+        .map_err(fail)?;
     let expected: Vec<f64> = input.chunks(32).map(|w| w.iter().sum()).collect();
     let check = Check::compare(
         "warp sums",
@@ -190,7 +197,7 @@ fn device_atomics_global_and_shared(gpu: &Gpu) -> TestResult {
             f64s: f64s.view_mut(),
         };
         let shape = LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(Tile1d::<u32>::bytes(1) as u32);
-        gpu.launch(ProbeAtomics, shape, args).map_err(fail)?;
+        common::library(gpu)?.launch(ProbeAtomics, shape, args).map_err(fail)?;
         let (i, u, l) = (
             gpu.download(&i32s).map_err(fail)?,
             gpu.download(&u32s).map_err(fail)?,
@@ -257,7 +264,8 @@ where
         fused: fused_d.view_mut(),
         unfused: unfused_d.view_mut(),
     };
-    gpu.launch(ProbeRounding, LaunchShape::cover_1d(n, 128).map_err(fail)?, args)
+    common::library(gpu)?
+        .launch(ProbeRounding, LaunchShape::cover_1d(n, 128).map_err(fail)?, args)
         .map_err(fail)?;
     let fused: Vec<T> = (0..n).map(|i| T::fused(a[i], b[i], c[i])).collect();
     let unfused: Vec<T> = (0..n).map(|i| T::unfused(a[i], b[i], c[i])).collect();
@@ -302,12 +310,13 @@ fn device_fused_and_unfused_rounding(gpu: &Gpu) -> TestResult {
 fn device_clocks_advance(gpu: &Gpu) -> TestResult {
     let n = 256;
     let mut out_d = gpu.zeros::<u64>(3 * n).map_err(fail)?;
-    gpu.launch(
-        ProbeClock,
-        LaunchShape::cover_1d(n, 128).map_err(fail)?,
-        OutArgs { out: out_d.view_mut() },
-    )
-    .map_err(fail)?;
+    common::library(gpu)?
+        .launch(
+            ProbeClock,
+            LaunchShape::cover_1d(n, 128).map_err(fail)?,
+            OutArgs { out: out_d.view_mut() },
+        )
+        .map_err(fail)?;
     let out = gpu.download(&out_d).map_err(fail)?;
     // 1000 dependent 64-bit multiply-adds take hundreds of cycles at least (the CPU simulator reads
     // the time-stamp counter, which ticks slower than a core's clock) and a nanosecond or more.

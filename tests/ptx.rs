@@ -1,17 +1,28 @@
 //! Checks of the embedded PTX that need no GPU: every kernel's parameter block has the size of
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
-use ferrocuda::Kernel;
-use ferrocuda::kernels::{broken, ch1, ch2, ch3, ch5, course, probe, random, reduce, stream, thesis, tutorial};
-use ferrocuda::ptx::{self, MODULES, ResourceReport};
+use book_kernels::{ch1, ch2, ch3, ch5, course, stream, tutorial};
+use ferrocuda::kernels::{probe, random, reduce, sor};
+use ferrocuda::ptx::{self, KernelSet, PtxModule, ResourceReport};
+use ferrocuda::{Kernel, KernelArgs};
 
-/// `(PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
-fn entry<K: Kernel<A>, A: Copy>(_kernel: K) -> (&'static str, usize) {
-    (K::NAME, size_of::<A>())
+/// `(kernel crate, PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
+fn entry<K: Kernel<A>, A: KernelArgs>(_kernel: K) -> (&'static str, &'static str, usize) {
+    (K::CRATE, K::NAME, size_of::<A>())
+}
+
+/// The kernel sets the build embeds: the library's and the book's.
+fn sets() -> [&'static KernelSet; 2] {
+    [&ptx::LIBRARY, &ferrocuda_book::KERNELS]
+}
+
+/// Every embedded module, of every set.
+fn modules() -> Vec<PtxModule> {
+    sets().iter().flat_map(|set| set.modules()).collect()
 }
 
 /// Every kernel the host can launch.
-fn host_entries() -> Vec<(&'static str, usize)> {
+fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
     use ch1::increment::IncrementArgs;
     use ch2::limiting_factor::{LimitingFactorArgs, MathArgs};
     use stream::{BinaryArgs, UnaryArgs};
@@ -140,20 +151,18 @@ fn host_entries() -> Vec<(&'static str, usize)> {
         entry::<_, probe::RoundingArgs<f32>>(probe::ProbeRounding),
         entry::<_, probe::RoundingArgs<f64>>(probe::ProbeRounding),
         entry::<_, probe::OutArgs<u64>>(probe::ProbeClock),
-        entry::<_, probe::OutArgs<i32>>(broken::BrokenReverseWithoutBarrier),
-        entry::<_, probe::OutArgs<i32>>(broken::BrokenDivergentBarrier),
     ];
-    use thesis::sor::{ResidualArgs, SplitArgs, WindowArgs};
+    use sor::{ResidualArgs, SplitArgs, WindowArgs};
     macro_rules! sor {
         ($($t:ty),*) => {$(
-            entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::RsorGm));
-            entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::BsorGm));
-            entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::RsorLintex));
-            entries.push(entry::<_, WindowArgs<$t>>(thesis::sor::BsorLintex));
-            entries.push(entry::<_, SplitArgs<$t>>(thesis::sor::SorSplit));
-            entries.push(entry::<_, thesis::sor::TiledArgs<$t>>(thesis::sor::SorTiled));
-            entries.push(entry::<_, ResidualArgs<$t>>(thesis::sor::SorResidual));
-            entries.push(entry::<_, ResidualArgs<$t>>(thesis::sor::SorResidualSplit));
+            entries.push(entry::<_, WindowArgs<$t>>(sor::RsorGm));
+            entries.push(entry::<_, WindowArgs<$t>>(sor::BsorGm));
+            entries.push(entry::<_, WindowArgs<$t>>(sor::RsorLintex));
+            entries.push(entry::<_, WindowArgs<$t>>(sor::BsorLintex));
+            entries.push(entry::<_, SplitArgs<$t>>(sor::SorSplit));
+            entries.push(entry::<_, sor::TiledArgs<$t>>(sor::SorTiled));
+            entries.push(entry::<_, ResidualArgs<$t>>(sor::SorResidual));
+            entries.push(entry::<_, ResidualArgs<$t>>(sor::SorResidualSplit));
         )*};
     }
     sor!(f32, f64);
@@ -188,33 +197,39 @@ fn param_block_bytes(entry_ptx: &str) -> Option<usize> {
     rest[open..close].parse().ok()
 }
 
+/// The entry `name` in every module of the set that holds it.
 fn kernel_ptx(name: &str) -> Vec<&'static str> {
-    MODULES
-        .iter()
-        .map(|m| ptx::entry_ptx(m.ptx, name).unwrap_or_else(|| panic!("no entry `{name}` in the {} PTX", m.arch)))
-        .collect()
+    let bodies: Vec<&'static str> = modules().iter().filter_map(|m| ptx::entry_ptx(m.ptx, name)).collect();
+    assert!(!bodies.is_empty(), "no entry `{name}` in any embedded PTX");
+    bodies
 }
 
 #[test]
-fn every_module_holds_exactly_the_host_kernels() {
-    let mut expected: Vec<&str> = host_entries().iter().map(|(name, _)| *name).collect();
-    expected.sort_unstable();
-    assert!(!MODULES.is_empty(), "no PTX embedded");
-    for module in MODULES {
-        let mut found = ptx::entry_points(module.ptx);
-        found.sort_unstable();
-        assert_eq!(found, expected, "{}", module.arch);
-        assert!(
-            module.ptx.contains(&format!(".target {}", module.arch)),
-            "{} PTX targets another architecture",
-            module.arch
-        );
+fn every_module_holds_exactly_its_crates_kernels() {
+    for set in sets() {
+        let mut expected: Vec<&str> = host_entries()
+            .iter()
+            .filter(|(krate, ..)| *krate == set.name())
+            .map(|(_, name, _)| *name)
+            .collect();
+        expected.sort_unstable();
+        assert!(set.modules().next().is_some(), "no PTX embedded for `{}`", set.name());
+        for module in set.modules() {
+            let mut found = ptx::entry_points(module.ptx);
+            found.sort_unstable();
+            assert_eq!(found, expected, "{} {}", set.name(), module.arch);
+            assert!(
+                module.ptx.contains(&format!(".target {}", module.arch)),
+                "{} PTX targets another architecture",
+                module.arch
+            );
+        }
     }
 }
 
 #[test]
 fn parameter_blocks_match_the_host_args_structs() {
-    for (name, bytes) in host_entries() {
+    for (_, name, bytes) in host_entries() {
         for body in kernel_ptx(name) {
             assert_eq!(
                 param_block_bytes(body),
@@ -240,7 +255,7 @@ const LOCAL_MEMORY_DEMONSTRATIONS: [&str; 1] = ["localmem_dynamic"];
 
 #[test]
 fn no_kernel_uses_local_memory() {
-    for module in MODULES {
+    for module in modules() {
         for name in ptx::entry_points(module.ptx)
             .into_iter()
             .filter(|n| !ACCURATE_SINE_KERNELS.contains(n) && !LOCAL_MEMORY_DEMONSTRATIONS.contains(n))
@@ -550,7 +565,7 @@ fn ch3_shared_memory_kernels_use_shared_memory_as_written() {
 
 #[test]
 fn kernels_do_not_link_formatting_code() {
-    for module in MODULES {
+    for module in modules() {
         assert!(
             !module.ptx.contains("fmt"),
             "{}: formatting machinery in the PTX",
@@ -583,11 +598,11 @@ fn resource_report_parses_ptxas_output() {
 
 #[test]
 fn module_choice_follows_compute_capability() {
-    let oldest = MODULES.iter().map(|m| m.compute_capability).min().unwrap_or(0);
-    assert!(ptx::for_compute_capability(oldest.saturating_sub(1)).is_none());
+    let oldest = modules().iter().map(|m| m.compute_capability).min().unwrap_or(0);
+    assert!(ptx::LIBRARY.for_compute_capability(oldest.saturating_sub(1)).is_none());
     assert_eq!(
-        ptx::for_compute_capability(200).map(|m| m.compute_capability),
-        MODULES.iter().map(|m| m.compute_capability).max()
+        ptx::LIBRARY.for_compute_capability(200).map(|m| m.compute_capability),
+        modules().iter().map(|m| m.compute_capability).max()
     );
 }
 
@@ -643,7 +658,7 @@ fn localmem_dynamic_uses_local_memory_and_registers_variant_does_not() {
 /// visible `.const` variable the host can look up.
 #[test]
 fn constant_increment_reads_its_state_space() {
-    for module in MODULES {
+    for module in modules() {
         assert!(
             module
                 .ptx

@@ -74,8 +74,8 @@ fn reduce_block_shapes(gpu: &Gpu) -> TestResult {
 /// One thread in the whole grid (the second pass of a one-thread block): it alone must read
 /// every element, the `n % 4` tail of the 16-byte chunks included.
 fn reduce_grid_of_one_thread(gpu: &Gpu) -> TestResult {
+    use ferrocuda::kernels::reduce::{ReduceArgs, ReduceSum, shared_bytes};
     use ferrocuda::{KernelView, LaunchShape};
-    use gpu_kernels::kernels::reduce::{ReduceArgs, ReduceSum, shared_bytes};
     for n in [1usize, 2, 3, 5, 250, 1003] {
         let v: Vec<i32> = values(n, n as u64).into_iter().map(|x| x as i32).collect();
         let input_d = gpu.upload(&v).map_err(fail)?;
@@ -85,7 +85,7 @@ fn reduce_grid_of_one_thread(gpu: &Gpu) -> TestResult {
             input: input_d.view(),
             partials: total_d.view_mut(),
         };
-        gpu.launch(ReduceSum, shape, args).map_err(fail)?;
+        common::library(gpu)?.launch(ReduceSum, shape, args).map_err(fail)?;
         let got = gpu.download(&total_d).map_err(fail)?[0];
         ensure(got == v.iter().sum::<i32>(), || {
             format!("n = {n}: {got}, expected {}", v.iter().sum::<i32>())

@@ -3,9 +3,9 @@
 mod common;
 
 use common::{CpuTest, GpuTest, TestResult, ensure, fail};
-use ferrocuda::examples::stream::{self, Layout, Op};
 use ferrocuda::gpu::same_len;
 use ferrocuda::{Error, Gpu, LaunchShape};
+use ferrocuda_book::examples::stream::{self, Layout, Op};
 
 fn runtime_pinned_round_trip(gpu: &Gpu) -> TestResult {
     let n = 1 << 20;

@@ -4,11 +4,15 @@
 mod common;
 
 use common::{CpuTest, TestResult, ensure, fail};
-use ferrocuda::gpu_kernels::device::shared::Tile1d;
-use ferrocuda::gpu_kernels::sim::{Fault, SimError};
-use ferrocuda::kernels::broken::{BrokenDivergentBarrier, BrokenReverseWithoutBarrier};
+use ferrocuda::device::shared::Tile1d;
+use ferrocuda_sim::{Fault, SimError};
+mod broken_kernels;
+use broken_kernels::{BrokenDivergentBarrier, BrokenReverseWithoutBarrier};
 use ferrocuda::kernels::probe::{OutArgs, ProbeSharedReverse, ProbeWarp, WARP_FIELDS, WarpArgs};
-use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
+use ferrocuda::{Error, Gpu, KernelSet, KernelView, LaunchShape};
+
+/// This test's own kernels: the simulator runs their bodies, so the set needs no PTX.
+static BROKEN: KernelSet = KernelSet::new(env!("CARGO_CRATE_NAME"), &[]);
 
 /// Launches `kernel` on the simulator and returns the fault the next synchronisation reports.
 fn fault_of(launch: impl FnOnce(&Gpu) -> ferrocuda::Result<()>) -> Result<Fault, String> {
@@ -27,7 +31,7 @@ fn reverse_shape(threads: u32, blocks: u32, shared_elements: usize) -> LaunchSha
 fn sim_missing_barrier_is_caught() -> TestResult {
     let fault = fault_of(|sim| {
         let mut data = sim.upload(&(0..256).collect::<Vec<i32>>())?;
-        sim.launch(
+        sim.load(&BROKEN)?.launch(
             BrokenReverseWithoutBarrier,
             reverse_shape(128, 2, 128),
             OutArgs { out: data.view_mut() },
@@ -43,7 +47,7 @@ fn sim_missing_barrier_is_caught() -> TestResult {
 fn sim_barrier_not_reached_is_caught() -> TestResult {
     let fault = fault_of(|sim| {
         let mut data = sim.zeros::<i32>(64)?;
-        sim.launch(
+        sim.load(&BROKEN)?.launch(
             BrokenDivergentBarrier,
             LaunchShape::new((1, 1, 1), (64, 1, 1)),
             OutArgs { out: data.view_mut() },
@@ -62,7 +66,7 @@ fn sim_shared_out_of_bounds_is_caught() -> TestResult {
     // The kernel needs a tile of blockDim.x elements; the launch provides half of it.
     let fault = fault_of(|sim| {
         let mut data = sim.zeros::<i32>(128)?;
-        sim.launch(
+        sim.load(&ferrocuda::ptx::LIBRARY)?.launch(
             ProbeSharedReverse,
             reverse_shape(128, 1, 64),
             OutArgs { out: data.view_mut() },
@@ -82,7 +86,7 @@ fn sim_shuffle_with_absent_lanes_is_caught() -> TestResult {
     let fault = fault_of(|sim| {
         let input = sim.zeros::<i32>(20)?;
         let mut out = sim.zeros::<i32>(WARP_FIELDS * 20)?;
-        sim.launch(
+        sim.load(&ferrocuda::ptx::LIBRARY)?.launch(
             ProbeWarp,
             LaunchShape::new((1, 1, 1), (20, 1, 1)),
             WarpArgs {
@@ -107,7 +111,11 @@ fn sim_refuses_what_cuda_refuses() -> TestResult {
         (LaunchShape::new((0, 1, 1), (32, 1, 1)), "an empty grid"),
         (reverse_shape(32, 1, 228 * 1024 / 4), "228 KiB of shared memory"),
     ] {
-        match sim.launch(ProbeSharedReverse, shape, OutArgs { out: data.view_mut() }) {
+        match sim.load(&ferrocuda::ptx::LIBRARY).map_err(fail)?.launch(
+            ProbeSharedReverse,
+            shape,
+            OutArgs { out: data.view_mut() },
+        ) {
             Err(e) if e.is_invalid_launch() => {}
             other => return Err(format!("{what}: expected a refused launch, got {other:?}")),
         }
@@ -119,19 +127,23 @@ fn sim_fault_surfaces_at_synchronize_and_clears() -> TestResult {
     let sim = Gpu::simulator();
     let mut data = sim.zeros::<i32>(64).map_err(fail)?;
     let shape = LaunchShape::new((1, 1, 1), (64, 1, 1));
-    sim.launch(BrokenDivergentBarrier, shape, OutArgs { out: data.view_mut() })
+    sim.load(&BROKEN)
+        .map_err(fail)?
+        .launch(BrokenDivergentBarrier, shape, OutArgs { out: data.view_mut() })
         .map_err(fail)?;
     ensure(sim.download(&data).is_err(), || {
         "the copy after a faulting launch succeeded".into()
     })?;
     // Unlike a CUDA context, the simulator is usable again once the fault is reported.
     let mut data = sim.upload(&(0..64).collect::<Vec<i32>>()).map_err(fail)?;
-    sim.launch(
-        ProbeSharedReverse,
-        reverse_shape(64, 1, 64),
-        OutArgs { out: data.view_mut() },
-    )
-    .map_err(fail)?;
+    sim.load(&ferrocuda::ptx::LIBRARY)
+        .map_err(fail)?
+        .launch(
+            ProbeSharedReverse,
+            reverse_shape(64, 1, 64),
+            OutArgs { out: data.view_mut() },
+        )
+        .map_err(fail)?;
     let reversed = sim.download(&data).map_err(fail)?;
     ensure(reversed == (0..64).rev().collect::<Vec<i32>>(), || {
         "no recovery after a fault".into()
@@ -144,12 +156,14 @@ fn sim_large_grid_of_cooperating_blocks() -> TestResult {
     let (threads, blocks) = (96u32, 3000u32);
     let n = (threads * blocks) as usize;
     let mut data = sim.upload(&(0..n as i32).collect::<Vec<_>>()).map_err(fail)?;
-    sim.launch(
-        ProbeSharedReverse,
-        reverse_shape(threads, blocks, threads as usize),
-        OutArgs { out: data.view_mut() },
-    )
-    .map_err(fail)?;
+    sim.load(&ferrocuda::ptx::LIBRARY)
+        .map_err(fail)?
+        .launch(
+            ProbeSharedReverse,
+            reverse_shape(threads, blocks, threads as usize),
+            OutArgs { out: data.view_mut() },
+        )
+        .map_err(fail)?;
     let got = sim.download(&data).map_err(fail)?;
     let expected: Vec<i32> = (0..n as i32)
         .collect::<Vec<_>>()

@@ -3,10 +3,10 @@ mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda::examples::stream::{self, Layout, Op, THREADS_PER_BLOCK};
-use ferrocuda::examples::{Options, Precision};
-use ferrocuda::reference::stream as reference;
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::examples::stream::{self, Layout, Op, THREADS_PER_BLOCK};
+use ferrocuda_book::examples::{Options, Precision};
+use ferrocuda_book::reference::stream as reference;
 
 fn stream_program_f32_and_f64(gpu: &Gpu) -> TestResult {
     for precision in [Precision::F32, Precision::F64] {
@@ -82,8 +82,8 @@ fn stream_triad_four_per_thread_tails(gpu: &Gpu) -> TestResult {
 
 /// Views that start off a 16-byte boundary take the scalar path of the `_vec4` kernels.
 fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
+    use book_kernels::stream::{BinaryArgs, StreamTriadVec4};
     use ferrocuda::KernelView;
-    use ferrocuda::kernels::stream::{BinaryArgs, StreamTriadVec4};
     let n = 1027;
     let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let a_d = gpu.upload(&a).map_err(fail)?;
@@ -98,17 +98,18 @@ fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
             )
         };
         let shape = ferrocuda::LaunchShape::cover_1d(len.div_ceil(4), 64).map_err(fail)?;
-        gpu.launch(
-            StreamTriadVec4,
-            shape,
-            BinaryArgs {
-                a: view_a,
-                b: view_a,
-                c: view_c,
-                scalar: 2.0f32,
-            },
-        )
-        .map_err(fail)?;
+        common::book(gpu)?
+            .launch(
+                StreamTriadVec4,
+                shape,
+                BinaryArgs {
+                    a: view_a,
+                    b: view_a,
+                    c: view_c,
+                    scalar: 2.0f32,
+                },
+            )
+            .map_err(fail)?;
         let got = gpu.download(&c_d).map_err(fail)?;
         let expected = reference::triad(&a[offset..], &a[offset..], 2.0);
         let check = Check::compare("c", &got[offset..], &expected, Tolerance::EXACT);

@@ -7,14 +7,14 @@ mod common;
 
 use common::{TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda::examples::{Options, Precision};
-use ferrocuda::reference::thesis::sor as reference;
+use ferrocuda::sor::cpu as reference;
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig};
 use ferrocuda::sor::partition::Decomposition;
 use ferrocuda::sor::single::{Stop, solve, solve_iterations};
 use ferrocuda::sor::{Kernel, Omega, Problem, SorReal};
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::examples::{Options, Precision};
 
 /// Grid shapes: the smallest with an interior, sides one off the window's 110 columns and the
 /// split kernel's 32 x 8 block, odd and even rows, a wide and a tall one.
@@ -206,7 +206,7 @@ fn thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu(gpu: &Gpu) -> TestResu
             format!("{config:?} was accepted with two partitions on one GPU")
         })?;
     }
-    let example = ferrocuda::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
+    let example = ferrocuda_book::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     let options = Options::default()
         .with_flag("--exchange", Some("nccl"))
         .with_flag("--partitions", Some("2"));
@@ -264,7 +264,7 @@ fn thesis_sor_multi_program(gpu: &Gpu) -> TestResult {
 }
 
 fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
+    let example = ferrocuda_book::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     for (flag, value) in [
         ("--gpus", "99"),
         ("--overlap", "maybe"),

@@ -4,12 +4,12 @@
 mod common;
 
 use common::{CpuTest, GpuTest, TestResult, ensure, example_passes};
-use ferrocuda::examples::Options;
-use ferrocuda::examples::thesis::comm_model::{
-    self, RowModel, block_thresholds, busiest_exchange, held_out_rows, thesis_exchange_ms,
-};
 use ferrocuda::measure::{LinearFit, PowerFit, mean_relative_error};
 use ferrocuda::{Error, Gpu};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::thesis::comm_model::{
+    self, RowModel, block_thresholds, busiest_exchange, held_out_rows, thesis_exchange_ms,
+};
 
 /// Relative error allowed on parameters fitted to exact synthetic data: only rounding remains.
 const FIT_TOLERANCE: f64 = 1e-9;

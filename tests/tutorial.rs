@@ -3,11 +3,11 @@ mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda::examples::Options;
-use ferrocuda::examples::tutorial::sum_reduction::{self, Sum3};
-use ferrocuda::examples::tutorial::vector_copy::{self, Variant};
-use ferrocuda::reference::tutorial::sum_reduction as sum_reference;
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::tutorial::sum_reduction::{self, Sum3};
+use ferrocuda_book::examples::tutorial::vector_copy::{self, Variant};
+use ferrocuda_book::reference::tutorial::sum_reduction as sum_reference;
 
 fn tutorial_vector_copy_program(gpu: &Gpu) -> TestResult {
     example_passes(

@@ -1,50 +1,78 @@
 //! # ferrocuda
 //!
-//! Pure-Rust GPU kernels (the `gpu-kernels` crate, compiled to PTX at build time and embedded
-//! here) run on NVIDIA GPUs through the CUDA driver, loaded at run time: nothing to install but
-//! the driver.
+//! Run GPU kernels written in Rust on NVIDIA GPUs, or on the CPU simulator that runs the very
+//! same kernels without one. Nothing to install but the NVIDIA driver (loaded at run time): no
+//! CUDA toolkit, no LLVM.
 //!
-//! - [`gpu`]: the runtime: [`Gpu`] (a device, its stream and kernels), typed launches with
-//!   explicit [`LaunchShape`]s, device and pinned buffers, event timing, one [`Error`] type;
-//! - [`kernels`]: the kernels' argument structs and launch handles (from `gpu-kernels`);
-//! - [`examples`]: every example of the teaching material as a plain function; [`reference`]
-//!   holds their CPU references (rayon) and [`verify`] the comparison;
-//! - [`bench`]: the benchmarks of `cargo xtask bench`.
+//! The crates, bottom up:
+//! - `ferrocuda-device` (re-exported as [`device`]): what kernels are written against, the
+//!   counterpart of Rust-CUDA's `cuda_std`; `#[kernel]` turns a function into a PTX entry point
+//!   and a typed launch handle;
+//! - `ferrocuda-builder`: compiles a kernel crate to PTX from a build script (`cuda_builder`);
+//! - `ferrocuda-sim`: the CPU simulator, with checks a GPU cannot give (races on shared memory,
+//!   barriers not every thread reaches, out-of-bounds accesses), named by kernel, block and thread;
+//! - `ferrocuda` (this crate): the runtime ([`Gpu`], buffers, [`Kernels`] and typed launches,
+//!   streams, events) and the library calls: [`reduce`], [`random`], [`sor`], with the CPU
+//!   references they are checked against, [`measure`] and [`verify`].
 //!
-//! Launching a kernel from your own program:
+//! A kernel of your own, launched on a GPU or on the simulator with the same call (here the
+//! simulator, and the kernel inline: in a project the kernel lives in its own `no_std` crate,
+//! built to PTX by `ferrocuda_builder` and embedded with [`include_kernels!`]):
 //!
-//! ```no_run
-//! use ferrocuda::kernels::stream::{BinaryArgs, StreamTriad};
-//! use ferrocuda::{Gpu, KernelView, LaunchShape};
+//! ```
+//! use ferrocuda::device::prelude::*;
+//! use ferrocuda::{Gpu, KernelSet, KernelView, LaunchShape};
 //!
-//! let gpu = Gpu::new(0)?;
-//! let n = 1 << 20;
-//! let a_d = gpu.upload(&vec![1.0f32; n])?;
-//! let b_d = gpu.upload(&vec![2.0f32; n])?;
-//! let mut c_d = gpu.zeros::<f32>(n)?;
-//! // c = a + b * 3: the argument struct must match the kernel, or this does not compile.
-//! let args = BinaryArgs { a: a_d.view(), b: b_d.view(), c: c_d.view_mut(), scalar: 3.0 };
-//! gpu.launch(StreamTriad, LaunchShape::cover_1d(n, 256)?, args)?;
-//! assert!(gpu.download(&c_d)?.iter().all(|&c| c == 7.0));
+//! #[repr(C)]
+//! #[derive(Clone, Copy, KernelArgs)]
+//! #[kernel_args(same_len(x, y))]
+//! pub struct SaxpyArgs { pub x: Slice<f32>, pub y: SliceMut<f32>, pub a: f32 }
+//!
+//! #[kernel]
+//! pub fn saxpy(args: SaxpyArgs) {
+//!     let i = global_index_x();
+//!     if i < args.y.len() {
+//!         args.y.set(i, args.a * args.x.get(i) + args.y.get(i));
+//!     }
+//! }
+//!
+//! // In a project: `static KERNELS: KernelSet = ferrocuda::include_kernels!("my_kernels");`
+//! static KERNELS: KernelSet = KernelSet::new("my_kernels", &[]);
+//!
+//! let gpu = Gpu::simulator(); // or Gpu::from_env(0)?: a GPU when there is one
+//! let n = 1000;
+//! let x_d = gpu.upload(&vec![1.0f32; n])?;
+//! let mut y_d = gpu.upload(&vec![2.0f32; n])?;
+//! let args = SaxpyArgs { x: x_d.view(), y: y_d.view_mut(), a: 3.0 };
+//! gpu.load(&KERNELS)?.launch(Saxpy, LaunchShape::cover_1d(n, 256)?, args)?;
+//! assert!(gpu.download(&y_d)?.iter().all(|&y| y == 5.0));
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
-pub mod agreement;
-pub mod bench;
-pub mod examples;
+//!
+//! A launch whose argument struct is not the kernel's does not compile; one whose views differ
+//! in length where the struct declares them equal, or whose shape the device cannot run, is an
+//! error naming the kernel. The library calls need no kernel of yours:
+//!
+//! ```
+//! let gpu = ferrocuda::Gpu::simulator();
+//! let x: Vec<f32> = (1..=1000).map(|i| i as f32).collect();
+//! let x_d = gpu.upload(&x)?;
+//! assert_eq!(ferrocuda::reduce::sum(&gpu, &x_d)?, 500500.0);
+//! # Ok::<(), ferrocuda::Error>(())
+//! ```
 pub mod gpu;
 pub mod measure;
-pub mod plot;
 pub mod ptx;
 pub mod random;
 pub mod reduce;
-pub mod reference;
 pub mod sor;
 pub mod verify;
 
-pub use gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
-/// The kernel crate itself, for its device library and tile types.
-pub use gpu_kernels;
-/// The kernels' argument structs and launch handles, by example id.
-pub use gpu_kernels::kernels;
-pub use gpu_kernels::launch::Kernel;
-pub use gpu_kernels::memory::{Slice, SliceMut};
+/// The device library kernels are written against (`ferrocuda-device`).
+pub use ferrocuda_device as device;
+pub use ferrocuda_device::launch::{Kernel, KernelArgs};
+pub use ferrocuda_device::memory::{Slice, SliceMut};
+pub use gpu::{BackendChoice, DeviceBuffer, Error, Gpu, KernelSet, KernelView, Kernels, LaunchShape, Result};
+/// The library's own kernels (`gpu-kernels`), for launching them directly through
+/// `gpu.load(&ferrocuda::ptx::LIBRARY)`.
+pub use gpu_kernels as kernels;

@@ -1,30 +1,13 @@
-//! The PTX modules embedded at build time (see `build.rs`): one per architecture in
-//! `FERROCUDA_ARCHS` (default sm_90), and `ptxas` run on them (resource reports).
+//! PTX: the library's own kernel set, embedded at build time (see `build.rs`), the entry points
+//! of a PTX text, and `ptxas` run on a module (resource reports, validation).
 use std::path::PathBuf;
 use std::process::Command;
 
-/// One embedded module.
-#[derive(Debug)]
-pub struct PtxModule {
-    /// `sm_90`, ...
-    pub arch: &'static str,
-    /// 90 for sm_90.
-    pub compute_capability: u32,
-    /// The PTX text.
-    pub ptx: &'static str,
-}
+pub use crate::gpu::{KernelSet, PtxModule};
 
-/// Every embedded module, in the order of `FERROCUDA_ARCHS`.
-pub static MODULES: &[PtxModule] = include!(concat!(env!("OUT_DIR"), "/ptx_modules.rs"));
-
-/// The module a device of compute capability `cc` (90 for 9.0) should load: the newest
-/// architecture not newer than the device, whose PTX the driver compiles for it.
-pub fn for_compute_capability(cc: u32) -> Option<&'static PtxModule> {
-    MODULES
-        .iter()
-        .filter(|m| m.compute_capability <= cc)
-        .max_by_key(|m| m.compute_capability)
-}
+/// The library's own kernels (`gpu-kernels`: reductions, Philox fill, SOR, probes), one module
+/// per architecture in `FERROCUDA_ARCHS` (default sm_90).
+pub static LIBRARY: KernelSet = crate::include_kernels!("gpu_kernels");
 
 /// The names of the kernel entry points in a PTX text (`.entry name(`).
 pub fn entry_points(ptx: &str) -> Vec<&str> {

@@ -12,9 +12,9 @@
 //! assert_eq!(ferrocuda::reduce::sum(&gpu, &x)?, 7.0e7); // a tree: exact, where a loop is not
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
-use crate::gpu::{DeviceBuffer, Element, Gpu, KernelView, LaunchShape, Module, Result};
-use gpu_kernels::collective::Reducible;
-use gpu_kernels::kernels::reduce::{
+use crate::gpu::{DeviceBuffer, Element, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda_device::collective::Reducible;
+use gpu_kernels::reduce::{
     CHUNKS_IN_FLIGHT, CountNonzero, ReduceArgs, ReduceMax, ReduceMin, ReduceSum, ReduceSumAtomic, ReduceSumKahan,
     shared_bytes,
 };
@@ -55,7 +55,7 @@ pub trait Reduce: Reducible + Element {
     /// Launches the `kind` kernel from `module` (or this library's kernels).
     fn launch(
         gpu: &Gpu,
-        module: Option<&Module>,
+        module: Option<&Kernels>,
         kind: Kind,
         shape: LaunchShape,
         args: ReduceArgs<Self, Self>,
@@ -71,12 +71,12 @@ macro_rules! reduce {
             fn to_f64(self) -> f64 {
                 self as f64
             }
-            fn launch(gpu: &Gpu, module: Option<&Module>, kind: Kind, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()> {
+            fn launch(gpu: &Gpu, module: Option<&Kernels>, kind: Kind, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()> {
                 match kind {
-                    Kind::Sum => gpu.launch_from(module, ReduceSum, shape, args),
-                    Kind::Min => gpu.launch_from(module, ReduceMin, shape, args),
-                    Kind::Max => gpu.launch_from(module, ReduceMax, shape, args),
-                    Kind::SumAtomic => gpu.launch_from(module, ReduceSumAtomic, shape, args),
+                    Kind::Sum => gpu.twin_or_library(module)?.launch(ReduceSum, shape, args),
+                    Kind::Min => gpu.twin_or_library(module)?.launch(ReduceMin, shape, args),
+                    Kind::Max => gpu.twin_or_library(module)?.launch(ReduceMax, shape, args),
+                    Kind::SumAtomic => gpu.twin_or_library(module)?.launch(ReduceSumAtomic, shape, args),
                 }
             }
         }
@@ -111,7 +111,7 @@ impl<T: Reduce> Plan<T> {
     }
 
     /// Queues the reduction of `input` (from `module`, or this library's kernels).
-    pub fn launch(&mut self, gpu: &Gpu, module: Option<&Module>, kind: Kind, input: &DeviceBuffer<T>) -> Result<()> {
+    pub fn launch(&mut self, gpu: &Gpu, module: Option<&Kernels>, kind: Kind, input: &DeviceBuffer<T>) -> Result<()> {
         let first = self.shape();
         if kind == Kind::SumAtomic {
             gpu.upload_into(&[T::ZERO], &mut self.result)?;
@@ -201,7 +201,7 @@ macro_rules! count_input {
     ($($t:ty),*) => {$(
         impl CountNonzeroInput for $t {
             fn launch_count(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, u64>) -> Result<()> {
-                gpu.launch(CountNonzero, shape, args)
+                gpu.library()?.launch(CountNonzero, shape, args)
             }
         }
     )*};
@@ -212,7 +212,7 @@ macro_rules! kahan_input {
     ($($t:ty),*) => {$(
         impl KahanInput for $t {
             fn launch_kahan(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()> {
-                gpu.launch(ReduceSumKahan, shape, args)
+                gpu.library()?.launch(ReduceSumKahan, shape, args)
             }
         }
     )*};

@@ -3,11 +3,21 @@
 //! itself (streams, PTX modules) are reported as ignored, with the reason, on the simulator.
 #![allow(dead_code)]
 
-use ferrocuda::examples::Options;
 use ferrocuda::gpu::BackendChoice;
-use ferrocuda::{Error, Gpu};
+use ferrocuda::{Error, Gpu, Kernels};
+use ferrocuda_book::examples::Options;
 use libtest_mimic::{Arguments, Trial};
 use std::sync::OnceLock;
+
+/// The library's own kernels (probes, reductions) on `gpu`.
+pub fn library(gpu: &Gpu) -> Result<Kernels<'_>, String> {
+    gpu.load(&ferrocuda::ptx::LIBRARY).map_err(|e| e.to_string())
+}
+
+/// The book's kernels on `gpu`.
+pub fn book(gpu: &Gpu) -> Result<Kernels<'_>, String> {
+    ferrocuda_book::kernels(gpu).map_err(|e| e.to_string())
+}
 
 /// A test's result: `Err` carries the failure message.
 pub type TestResult = Result<(), String>;
@@ -113,7 +123,7 @@ pub fn ensure(holds: bool, message: impl FnOnce() -> String) -> TestResult {
 
 /// Runs an example's `run` with `options` and fails unless every check passed.
 pub fn example_passes(gpu: &Gpu, id: &str, options: Options) -> TestResult {
-    let example = ferrocuda::examples::find(id).ok_or(format!("no example {id}"))?;
+    let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
     let outcome = (example.run)(gpu, &options).map_err(fail)?;
     let failed: Vec<String> = outcome
         .checks

@@ -1,9 +1,10 @@
 //! The runner: `cargo xtask list | run <id> [options] | bench [options] | ptx [--report | --validate | <kernel>]`.
 //!
 //! Every failure is one sentence on stderr and a non-zero exit code.
-use ferrocuda::examples::{self, Options};
 use ferrocuda::gpu::BackendChoice;
-use ferrocuda::{Error, Gpu, bench, ptx};
+use ferrocuda::{Error, Gpu, KernelSet, ptx};
+use ferrocuda_book::examples::{self, Options};
+use ferrocuda_book::{agreement, bench};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
@@ -65,8 +66,8 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
                 sim.properties().name,
                 cuda.properties().name
             );
-            let rows = ferrocuda::agreement::run(&cuda, &sim).map_err(|e| e.to_string())?;
-            Ok(if ferrocuda::agreement::print(&rows) {
+            let rows = agreement::run(&cuda, &sim).map_err(|e| e.to_string())?;
+            Ok(if agreement::print(&rows) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
@@ -193,36 +194,54 @@ impl Flags {
     }
 }
 
+/// The kernel sets this build embeds: the library's and the book's.
+fn kernel_sets() -> [&'static KernelSet; 2] {
+    [&ptx::LIBRARY, &ferrocuda_book::KERNELS]
+}
+
 fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
     match args.first().map(String::as_str) {
         Some("--report") => {
-            for module in ptx::MODULES {
-                println!("== {} ==", module.arch);
-                let report = ptx::ptxas_verbose(module)?;
-                print!("{}", ptx::ResourceReport::parse(&report));
+            for set in kernel_sets() {
+                for module in set.modules() {
+                    println!("== {} {} ==", set.name(), module.arch);
+                    let report = ptx::ptxas_verbose(&module)?;
+                    print!("{}", ptx::ResourceReport::parse(&report));
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
         Some("--validate") => {
-            for module in ptx::MODULES {
-                ptx::ptxas_verbose(module)?;
-                println!(
-                    "{}: {} kernels, valid PTX",
-                    module.arch,
-                    ptx::entry_points(module.ptx).len()
-                );
+            for set in kernel_sets() {
+                for module in set.modules() {
+                    ptx::ptxas_verbose(&module)?;
+                    println!(
+                        "{} {}: {} kernels, valid PTX",
+                        set.name(),
+                        module.arch,
+                        ptx::entry_points(module.ptx).len()
+                    );
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
         Some(kernel) if !kernel.starts_with("--") => {
-            let module = ptx::MODULES.first().ok_or("this build embeds no PTX")?;
-            let text = ptx::entry_ptx(module.ptx, kernel).ok_or_else(|| {
-                format!(
-                    "no kernel `{kernel}` in the {} PTX; kernels: {}",
-                    module.arch,
-                    ptx::entry_points(module.ptx).join(", ")
-                )
-            })?;
+            let modules = kernel_sets().map(|set| set.modules().next());
+            let text = modules
+                .iter()
+                .flatten()
+                .find_map(|m| ptx::entry_ptx(m.ptx, kernel))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = modules
+                        .iter()
+                        .flatten()
+                        .flat_map(|m| ptx::entry_points(m.ptx))
+                        .collect();
+                    format!(
+                        "no kernel `{kernel}` in this build's PTX; kernels: {}",
+                        names.join(", ")
+                    )
+                })?;
             println!("{text}");
             Ok(ExitCode::SUCCESS)
         }

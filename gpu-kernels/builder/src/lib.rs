@@ -10,13 +10,21 @@
 //!
 //! with fat LTO and `panic = "abort"`: the `.s` file it leaves is one self-contained PTX module.
 //!
+//! The common use is one line in the `build.rs` of the host crate that launches the kernels:
+//!
 //! ```no_run
-//! // build.rs of a host crate
-//! let modules = gpu_kernels_builder::PtxBuilder::new("../gpu-kernels")
-//!     .archs(&["sm_80", "sm_90"])
-//!     .build()
-//!     .unwrap_or_else(|e| gpu_kernels_builder::fail(&e));
+//! // build.rs: compile ./kernels to PTX for $FERROCUDA_ARCHS (default sm_90) and write what
+//! // `ferrocuda::include_kernels!("kernels")` embeds into OUT_DIR.
+//! ferrocuda_builder::PtxBuilder::new("kernels").embed().unwrap_or_else(|e| ferrocuda_builder::fail(&e));
 //! ```
+//!
+//! `build` alone compiles and returns the modules' paths; `copy_to` writes the PTX files into a
+//! folder of your choice. Every call prints `cargo::rerun-if-changed` for the kernel crate and
+//! the local crates it depends on (the device library included), so editing a kernel rebuilds
+//! its PTX and nothing else does.
+//!
+//! The build needs the nightly toolchain named in [`TOOLCHAIN`] with its `rust-src` component:
+//! a dependent project copies ferrocuda's `rust-toolchain.toml` into its own root.
 use std::env;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -24,6 +32,13 @@ use std::process::Command;
 
 /// The architectures built when `FERROCUDA_ARCHS` is not set.
 pub const DEFAULT_ARCHS: &[&str] = &["sm_90"];
+
+/// The environment variable listing the architectures to build (`sm_80,sm_90`).
+pub const ARCHS_ENV: &str = "FERROCUDA_ARCHS";
+
+/// The toolchain the PTX build needs (`-Zbuild-std=core` and the `nvptx64-nvidia-cuda` target's
+/// unstable features): the channel of ferrocuda's `rust-toolchain.toml`, with `rust-src`.
+pub const TOOLCHAIN: &str = "nightly-2026-05-19";
 
 /// One compiled module.
 #[derive(Debug, Clone)]
@@ -62,7 +77,7 @@ pub struct PtxBuilder {
 
 impl PtxBuilder {
     /// A builder for the kernel crate in `crate_dir` (relative to the calling build script's
-    /// package), for [`DEFAULT_ARCHS`].
+    /// package), for the architectures in `FERROCUDA_ARCHS`, else [`DEFAULT_ARCHS`].
     pub fn new(crate_dir: impl AsRef<Path>) -> Self {
         let dir = crate_dir.as_ref();
         let crate_dir = match env::var_os("CARGO_MANIFEST_DIR") {
@@ -71,7 +86,7 @@ impl PtxBuilder {
         };
         Self {
             crate_dir,
-            archs: DEFAULT_ARCHS.iter().map(|a| a.to_string()).collect(),
+            archs: archs_from_env(),
             target_dir: None,
         }
     }
@@ -88,12 +103,13 @@ impl PtxBuilder {
         self
     }
 
-    /// Compiles one module per architecture.
+    /// Compiles one module per architecture, and tells cargo when to do it again.
     pub fn build(&self) -> Result<Vec<PtxModule>, BuildError> {
         for arch in &self.archs {
             parse_arch(arch)?;
         }
-        check_rust_src()?;
+        check_toolchain()?;
+        print_rerun_lines(&self.crate_dir)?;
         let target_root = match &self.target_dir {
             Some(dir) => dir.clone(),
             None => default_target_dir()?,
@@ -119,6 +135,53 @@ impl PtxBuilder {
                 })
             })
             .collect()
+    }
+
+    /// Builds, and copies each module to `<dir>/<crate>.<arch>.ptx` (`my_kernels.sm_90.ptx`).
+    pub fn copy_to(&self, dir: impl AsRef<Path>) -> Result<Vec<PtxModule>, BuildError> {
+        let dir = dir.as_ref();
+        let lib_name = lib_name(&self.crate_dir)?;
+        std::fs::create_dir_all(dir).map_err(|e| BuildError(format!("cannot create {}: {e}", dir.display())))?;
+        self.build()?
+            .into_iter()
+            .map(|module| {
+                let path = dir.join(format!("{lib_name}.{}.ptx", module.arch));
+                std::fs::copy(&module.path, &path).map_err(|e| {
+                    BuildError(format!(
+                        "cannot copy {} to {}: {e}",
+                        module.path.display(),
+                        path.display()
+                    ))
+                })?;
+                Ok(PtxModule {
+                    arch: module.arch,
+                    path,
+                })
+            })
+            .collect()
+    }
+
+    /// Builds, copies the modules into `OUT_DIR`, and writes `<crate>.kernels.rs` there: the
+    /// table `ferrocuda::include_kernels!("<crate>")` embeds (the crate's library name, `-` as `_`).
+    pub fn embed(&self) -> Result<Vec<PtxModule>, BuildError> {
+        let out_dir = env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
+            BuildError("OUT_DIR is not set: call `embed` from a build script, or use `copy_to`".into())
+        })?;
+        let modules = self.copy_to(&out_dir)?;
+        let mut table = String::from("[\n");
+        for module in &modules {
+            let cc = parse_arch(&module.arch)?;
+            table += &format!(
+                "    ({:?}, {cc}, include_str!({:?})),\n",
+                module.arch,
+                module.path.display().to_string()
+            );
+        }
+        table += "]\n";
+        let table_path = out_dir.join(format!("{}.kernels.rs", lib_name(&self.crate_dir)?));
+        std::fs::write(&table_path, table)
+            .map_err(|e| BuildError(format!("cannot write {}: {e}", table_path.display())))?;
+        Ok(modules)
     }
 
     fn build_one(&self, arch: &str, target_dir: &Path) -> Result<(), BuildError> {
@@ -170,12 +233,13 @@ impl PtxBuilder {
             return Ok(());
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let errors: Vec<&str> = stderr
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("Compiling") && !l.trim().is_empty())
-            .collect();
+        // From the first error on: cargo's progress and the warnings before it are noise here.
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        let first_error = lines.iter().position(|l| l.starts_with("error")).unwrap_or(0);
+        let errors = &lines[first_error..];
+        let hint = hint(&stderr).map(|h| format!("\nhint: {h}")).unwrap_or_default();
         Err(BuildError(format!(
-            "the kernel crate failed to compile for {arch}:\n{}",
+            "the kernel crate failed to compile for {arch}:\n{}{hint}",
             errors.join("\n")
         )))
     }
@@ -201,22 +265,132 @@ pub fn parse_arch(arch: &str) -> Result<u32, BuildError> {
         })
 }
 
-/// `-Zbuild-std` needs the `rust-src` component; say so in one sentence when it is missing.
-fn check_rust_src() -> Result<(), BuildError> {
+/// The architectures `FERROCUDA_ARCHS` lists, else [`DEFAULT_ARCHS`].
+fn archs_from_env() -> Vec<String> {
+    println!("cargo::rerun-if-env-changed={ARCHS_ENV}");
+    match env::var(ARCHS_ENV) {
+        Ok(list) if !list.trim().is_empty() => list.split(',').map(|a| a.trim().to_string()).collect(),
+        _ => DEFAULT_ARCHS.iter().map(|a| a.to_string()).collect(),
+    }
+}
+
+/// The PTX build needs a nightly rustc (`-Zbuild-std`) with `rust-src`; one sentence with the fix
+/// when the toolchain is another.
+fn check_toolchain() -> Result<(), BuildError> {
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = Command::new(&rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .map_err(|e| BuildError(format!("could not run rustc to find its sysroot: {e}")))?;
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
-    let core = sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml");
-    if core.is_file() {
+    let run = |arg: &[&str]| {
+        Command::new(&rustc)
+            .args(arg)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .map_err(|e| BuildError(format!("could not run rustc: {e}")))
+    };
+    let fix = format!(
+        "copy ferrocuda's rust-toolchain.toml (channel {TOOLCHAIN}, components rust-src) into your project's root, then `rustup toolchain install` there"
+    );
+    let version = run(&["--version"])?;
+    if !version.contains("nightly") {
+        return Err(BuildError(format!(
+            "the PTX build needs the nightly toolchain {TOOLCHAIN}, but this build runs `{version}`: {fix}"
+        )));
+    }
+    let sysroot = PathBuf::from(run(&["--print", "sysroot"])?);
+    if sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml").is_file() {
         Ok(())
     } else {
-        Err(BuildError(
-            "the rust-src component is missing, and the PTX build compiles `core` from it: run `rustup toolchain install` in the project folder (it installs what rust-toolchain.toml names)".into(),
-        ))
+        Err(BuildError(format!(
+            "the toolchain `{version}` lacks the rust-src component, which the PTX build compiles `core` from: {fix}"
+        )))
     }
+}
+
+/// One sentence with the fix for the errors a kernel crate meets first.
+fn hint(stderr: &str) -> Option<String> {
+    if stderr.contains("can't find crate for `std`") {
+        Some(
+            "a kernel crate is `#![no_std]` (the GPU has only `core`): put `#![no_std]` at the top of its lib.rs"
+                .into(),
+        )
+    } else if stderr.contains("\"gpu-kernel\" ABI is experimental") {
+        Some(
+            "add `#![cfg_attr(target_arch = \"nvptx64\", feature(abi_gpu_kernel))]` to the kernel crate's lib.rs"
+                .into(),
+        )
+    } else if let Some(at) = stderr.find("Linking globals named '") {
+        let name = stderr[at + 23..].split('\'').next().unwrap_or_default();
+        Some(format!(
+            "two kernels (or a kernel and another `#[no_mangle]` item) export the PTX symbol `{name}`: rename one"
+        ))
+    } else {
+        None
+    }
+}
+
+/// `cargo::rerun-if-changed` for the kernel crate and every local (path) package it depends on,
+/// as `cargo metadata` lists them: a change in the device library rebuilds the PTX too.
+fn print_rerun_lines(crate_dir: &Path) -> Result<(), BuildError> {
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(crate_dir)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--filter-platform",
+            "nvptx64-nvidia-cuda",
+            "--manifest-path",
+        ])
+        .arg(crate_dir.join("Cargo.toml"))
+        .output()
+        .map_err(|e| BuildError(format!("could not run cargo metadata: {e}")))?;
+    if !output.status.success() {
+        return Err(BuildError(format!(
+            "cargo metadata failed for {}: {}",
+            crate_dir.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| BuildError(format!("cannot read cargo metadata's output: {e}")))?;
+    let manifest = crate_dir.join("Cargo.toml");
+    let packages = metadata["packages"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let same_file = |a: &str| Path::new(a).canonicalize().ok() == manifest.canonicalize().ok();
+    let root = packages
+        .iter()
+        .find(|p| p["manifest_path"].as_str().is_some_and(same_file))
+        .and_then(|p| p["id"].as_str())
+        .ok_or_else(|| {
+            BuildError(format!(
+                "cargo metadata does not list the package of {}",
+                manifest.display()
+            ))
+        })?;
+    let nodes = metadata["resolve"]["nodes"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    // The kernel crate's dependency closure on the GPU target, by package id.
+    let (mut seen, mut queue) = (std::collections::BTreeSet::new(), vec![root.to_string()]);
+    while let Some(id) = queue.pop() {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        let node = nodes.iter().find(|n| n["id"].as_str() == Some(&id));
+        let deps = node.and_then(|n| n["dependencies"].as_array()).into_iter().flatten();
+        queue.extend(deps.filter_map(|d| d.as_str().map(str::to_string)));
+    }
+    let local = packages
+        .iter()
+        .filter(|p| p["source"].is_null() && p["id"].as_str().is_some_and(|id| seen.contains(id)));
+    for package in local {
+        if let Some(manifest) = package["manifest_path"].as_str().map(Path::new) {
+            println!("cargo::rerun-if-changed={}", manifest.display());
+            if let Some(dir) = manifest.parent() {
+                println!("cargo::rerun-if-changed={}", dir.join("src").display());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The workspace target directory seen from a build script: `OUT_DIR` is

@@ -1,4 +1,6 @@
-//! The `#[kernel]` attribute of `gpu-kernels`, the project's counterpart of `cuda_std::kernel`.
+//! The `#[kernel]` attribute and `#[derive(KernelArgs)]` of `ferrocuda-device`, the project's
+//! counterparts of `cuda_std::kernel`. Both expand to absolute paths (`::ferrocuda_device::..`),
+//! so they work in any crate that depends on `ferrocuda-device`, with no other import.
 //!
 //! ```ignore
 //! #[kernel]
@@ -13,7 +15,7 @@
 //! - on `nvptx64` only, one `extern "gpu-kernel"` entry point per instantiation, named `increment`
 //!   (monomorphic) or `triad_f32`, `triad_f64` (generic), taking the `*Args` struct by value;
 //! - on every target, a unit struct `Increment` / `Triad` implementing
-//!   `gpu_kernels::launch::Kernel<Args>` once per instantiation, whose `NAME` is the PTX symbol
+//!   `ferrocuda_device::launch::Kernel<Args>` once per instantiation, whose `NAME` is the PTX symbol
 //!   and, on the host, whose `RUN` is the body the CPU simulator runs for each thread.
 //!
 //! The host launcher takes the unit struct and an `Args` value with the bound `K: Kernel<A>`, so a
@@ -24,7 +26,7 @@ use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{FnArg, Ident, ItemFn, Pat, Token, Type, parse_macro_input, parse_quote};
+use syn::{Data, DeriveInput, Fields, FnArg, Ident, ItemFn, Pat, Token, Type, parse_macro_input, parse_quote};
 
 /// Turns a function of one `*Args` parameter into a GPU kernel; see the crate docs.
 #[proc_macro_attribute]
@@ -90,8 +92,9 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
     let impls = entries.iter().map(|(symbol, concrete, turbofish)| {
         let symbol = symbol.to_string();
         quote! {
-            impl crate::launch::Kernel<#concrete> for #marker {
+            impl ::ferrocuda_device::launch::Kernel<#concrete> for #marker {
                 const NAME: &'static str = #symbol;
+                const CRATE: &'static str = ::core::env!("CARGO_CRATE_NAME");
                 #[cfg(not(target_arch = "nvptx64"))]
                 const RUN: fn(#concrete) = #name #turbofish;
             }
@@ -117,6 +120,87 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
         #vis struct #marker;
 
         #(#impls)*
+    })
+}
+
+/// Implements `ferrocuda_device::launch::KernelArgs` for a `#[repr(C)]` struct of named fields.
+///
+/// `#[kernel_args(same_len(a, b, c))]` (repeatable) declares views of equal length: the host
+/// checks them before every launch and refuses the launch, naming the two fields, when they differ.
+#[proc_macro_derive(KernelArgs, attributes(kernel_args))]
+pub fn derive_kernel_args(item: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(item as DeriveInput);
+    derive_args(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+fn derive_args(input: DeriveInput) -> syn::Result<TokenStream2> {
+    let name = &input.ident;
+    let is_repr_c = input.attrs.iter().any(|a| {
+        a.path().is_ident("repr")
+            && a.parse_args_with(Punctuated::<Ident, Token![,]>::parse_terminated)
+                .is_ok_and(|reprs| reprs.iter().any(|r| r == "C"))
+    });
+    if !is_repr_c {
+        return Err(syn::Error::new_spanned(
+            name,
+            format!(
+                "kernel argument struct `{name}` needs `#[repr(C)]`: the PTX entry point reads its fields in C layout"
+            ),
+        ));
+    }
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => named.named.iter().filter_map(|f| f.ident.clone()).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        },
+        _ => {
+            return Err(syn::Error::new_spanned(
+                name,
+                "kernel arguments are one `#[repr(C)]` struct",
+            ));
+        }
+    };
+    let mut groups: Vec<Vec<Ident>> = Vec::new();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("kernel_args")) {
+        attr.parse_nested_meta(|meta| {
+            if !meta.path.is_ident("same_len") {
+                return Err(meta.error("expected `same_len(field, field, ..)`"));
+            }
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let group: Vec<Ident> = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?
+                .into_iter()
+                .collect();
+            if let Some(unknown) = group.iter().find(|f| !fields.contains(f)) {
+                return Err(syn::Error::new_spanned(
+                    unknown,
+                    format!("`{name}` has no field `{unknown}`"),
+                ));
+            }
+            groups.push(group);
+            Ok(())
+        })?;
+    }
+    let checks = groups.iter().map(|group| {
+        let names = group.iter().map(|f| f.to_string());
+        quote! {
+            ::ferrocuda_device::launch::LengthMismatch::check(&[#( (#names, self.#group.len()) ),*])?;
+        }
+    });
+    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
+    // `derive(Copy)` on a generic struct is `Copy` only for `Copy` parameters: so is this impl.
+    let predicates = where_clause.map(|w| &w.predicates);
+    Ok(quote! {
+        impl #impl_generics ::ferrocuda_device::launch::KernelArgs for #name #type_generics
+        where
+            Self: ::core::marker::Copy,
+            #predicates
+        {
+            fn check_lengths(&self) -> ::core::result::Result<(), ::ferrocuda_device::launch::LengthMismatch> {
+                #(#checks)*
+                ::core::result::Result::Ok(())
+            }
+        }
     })
 }
 

@@ -2,30 +2,32 @@
 //! only home of the `unsafe` kernel launch.
 use super::device::DeviceProperties;
 use super::error::{Error, Result};
+use super::kernels::KernelSet;
 use super::launch::LaunchShape;
-use crate::ptx;
+use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use gpu_kernels::launch::Kernel;
+use ferrocuda_device::launch::{Kernel, KernelArgs};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// One CUDA device: its context, a stream, and this library's kernels loaded for it.
+/// The kernel last launched on a device, to name it when a later synchronisation reports a fault.
+type LastLaunched = Arc<Mutex<Option<&'static str>>>;
+
+/// One CUDA device: its context, a stream, and the kernel sets loaded on it so far.
 pub struct CudaDevice {
     pub(super) context: Arc<CudaContext>,
     pub(super) stream: Arc<CudaStream>,
-    pub(super) kernels: Module,
+    /// Loaded kernel sets by name: each set's module is loaded once per device.
+    modules: Mutex<Vec<(&'static str, Arc<Module>)>>,
+    last_launched: LastLaunched,
 }
 
 impl CudaDevice {
-    /// Opens device `ordinal` (properties already queried) and loads the embedded PTX for it.
+    /// Opens device `ordinal` (properties already queried) and loads the library's kernels on it,
+    /// so a device no module runs on is refused here.
     pub(super) fn open(properties: &DeviceProperties) -> Result<Self> {
         let ordinal = properties.ordinal;
-        let cc = properties.compute_capability_number();
-        let module = ptx::for_compute_capability(cc).ok_or_else(|| Error::NoPtxForDevice {
-            compute_capability: cc,
-            built: ptx::MODULES.iter().map(|m| m.arch).collect::<Vec<_>>().join(", "),
-        })?;
         let context =
             CudaContext::new(ordinal).map_err(Error::cuda(format!("creating a context on device {ordinal}")))?;
         // SAFETY: this library orders all work explicitly: each driver launches, copies and
@@ -33,12 +35,36 @@ impl CudaDevice {
         // needed, and they would add event records to every timed launch.
         unsafe { context.disable_event_tracking() };
         let stream = context.default_stream();
-        let kernels = Module::load(&context, module.ptx, &format!("the embedded {} PTX", module.arch))?;
-        Ok(Self {
+        let device = Self {
             context,
             stream,
-            kernels,
-        })
+            modules: Mutex::new(Vec::new()),
+            last_launched: LastLaunched::default(),
+        };
+        device.module_of(&crate::ptx::LIBRARY, properties)?;
+        Ok(device)
+    }
+
+    /// The module of `set` for this device, loaded on first use.
+    pub(super) fn module_of(&self, set: &'static KernelSet, properties: &DeviceProperties) -> Result<Arc<Module>> {
+        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, module)) = modules.iter().find(|(name, _)| *name == set.name()) {
+            return Ok(module.clone());
+        }
+        let cc = properties.compute_capability_number();
+        let ptx = set.for_compute_capability(cc).ok_or_else(|| Error::NoPtxForDevice {
+            kernels: set.name(),
+            compute_capability: cc,
+            built: set.archs(),
+        })?;
+        let module = Arc::new(self.load_module(ptx.ptx, &format!("the {} PTX of `{}`", ptx.arch, set.name()))?);
+        modules.push((set.name(), module.clone()));
+        Ok(module)
+    }
+
+    /// The kernel last launched on this device, if any.
+    pub(super) fn last_launched(&self) -> Option<&'static str> {
+        *self.last_launched.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The cudarc context, for what this library does not wrap.
@@ -56,14 +82,9 @@ impl CudaDevice {
         self.context.new_stream().map_err(Error::cuda("cuStreamCreate"))
     }
 
-    /// This library's kernels, loaded for this device.
-    pub fn kernels(&self) -> &Module {
-        &self.kernels
-    }
-
-    /// Loads another PTX module (a CUDA C twin compiled by nvcc, say) on this device.
+    /// Loads a PTX module (a CUDA C twin compiled by nvcc, say) on this device.
     pub fn load_module(&self, ptx: &str, what: &str) -> Result<Module> {
-        Module::load(&self.context, ptx, what)
+        Module::load(&self.context, ptx, what, self.last_launched.clone())
     }
 }
 
@@ -82,19 +103,26 @@ pub struct Module {
     module: Arc<CudaModule>,
     what: String,
     functions: Mutex<HashMap<&'static str, CudaFunction>>,
-    last_launched: Mutex<Option<&'static str>>,
+    last_launched: LastLaunched,
 }
 
 impl Module {
-    fn load(context: &Arc<CudaContext>, ptx: &str, what: &str) -> Result<Self> {
-        let module = context
-            .load_module(Ptx::from_src(ptx))
-            .map_err(Error::cuda(format!("loading {what}")))?;
+    fn load(context: &Arc<CudaContext>, ptx: &str, what: &str, last_launched: LastLaunched) -> Result<Self> {
+        let module = context.load_module(Ptx::from_src(ptx)).map_err(|error| {
+            if error.0 == CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
+                let driver = super::device::driver_version().map_or("?".into(), |(major, minor)| format!("{major}.{minor}"));
+                Error::InvalidArgument(format!(
+                    "loading {what}: its PTX is newer than this driver (CUDA {driver}) accepts: update the NVIDIA driver, or build the PTX with an older toolchain"
+                ))
+            } else {
+                Error::Cuda { call: format!("loading {what}"), error }
+            }
+        })?;
         Ok(Self {
             module,
             what: what.to_string(),
             functions: Mutex::new(HashMap::new()),
-            last_launched: Mutex::new(None),
+            last_launched,
         })
     }
 
@@ -103,10 +131,16 @@ impl Module {
         if let Some(f) = functions.get(name) {
             return Ok(f.clone());
         }
-        let f = self
-            .module
-            .load_function(name)
-            .map_err(Error::cuda(format!("looking up kernel `{name}` in {}", self.what)))?;
+        let f = self.module.load_function(name).map_err(|error| {
+            if error.0 == CUresult::CUDA_ERROR_NOT_FOUND {
+                Error::InvalidArgument(format!(
+                    "kernel `{name}` is not in {}: launch it through the kernel set of the crate that defines it (`gpu.load(&THAT_SET)`), and mark it `#[kernel]`",
+                    self.what
+                ))
+            } else {
+                Error::Cuda { call: format!("looking up kernel `{name}` in {}", self.what), error }
+            }
+        })?;
         functions.insert(name, f.clone());
         Ok(f)
     }
@@ -116,16 +150,12 @@ impl Module {
         &self.module
     }
 
-    pub(super) fn last_launched(&self) -> Option<&'static str> {
-        *self.last_launched.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Launches kernel `K` on `stream` with `args`; returns once it is queued.
     ///
     /// The `K: Kernel<A>` bound makes a launch with the wrong arguments a compile error. A launch
     /// error (a shape the device refuses) is returned here; a fault while the kernel runs is
     /// returned by the next synchronisation.
-    pub fn launch<K: Kernel<A>, A: Copy>(
+    pub(super) fn launch<K: Kernel<A>, A: KernelArgs>(
         &self,
         stream: &CudaStream,
         _kernel: K,

@@ -137,8 +137,8 @@ impl DeviceProperties {
     /// semantics it follows), one "multiprocessor" per host thread, no memory clock.
     pub fn simulator() -> Self {
         let host_threads = rayon::current_num_threads() as u32;
-        let [gx, gy, gz] = gpu_kernels::sim::MAX_GRID_DIM;
-        let [bx, by, bz] = gpu_kernels::sim::MAX_BLOCK_DIM;
+        let [gx, gy, gz] = ferrocuda_sim::MAX_GRID_DIM;
+        let [bx, by, bz] = ferrocuda_sim::MAX_BLOCK_DIM;
         Self {
             ordinal: 0,
             name: format!("ferrocuda CPU simulator ({host_threads} host threads)"),
@@ -149,10 +149,10 @@ impl DeviceProperties {
             total_global_mem_bytes: 0,
             max_grid_dim: [gx, gy, gz],
             max_block_dim: [bx, by, bz],
-            max_threads_per_block: gpu_kernels::sim::MAX_THREADS_PER_BLOCK,
+            max_threads_per_block: ferrocuda_sim::MAX_THREADS_PER_BLOCK,
             warp_size: 32,
             shared_mem_per_block_bytes: 48 * 1024,
-            shared_mem_per_block_optin_bytes: gpu_kernels::sim::MAX_SHARED_BYTES as u32,
+            shared_mem_per_block_optin_bytes: ferrocuda_sim::MAX_SHARED_BYTES as u32,
             shared_mem_per_multiprocessor_bytes: 228 * 1024,
             registers_per_block: 65536,
             registers_per_multiprocessor: 65536,

@@ -14,8 +14,12 @@ pub enum Error {
     NoDevice,
     /// The requested device ordinal is not present.
     NoSuchDevice { ordinal: usize, count: usize },
-    /// This build carries no PTX the device can run.
-    NoPtxForDevice { compute_capability: u32, built: String },
+    /// A kernel set carries no PTX the device can run.
+    NoPtxForDevice {
+        kernels: &'static str,
+        compute_capability: u32,
+        built: String,
+    },
     /// A CUDA call failed: `call` says which, and for what.
     Cuda { call: String, error: DriverError },
     /// An argument the caller chose is out of range (a size, an option).
@@ -25,7 +29,7 @@ pub enum Error {
     /// A file, a compiler or another program the call needed failed.
     Io(String),
     /// The CPU simulator refused a launch, or a simulated kernel faulted.
-    Simulator(gpu_kernels::sim::SimError),
+    Simulator(ferrocuda_sim::SimError),
     /// The call needs a CUDA device, and this `Gpu` is the simulator.
     NeedsCuda(String),
 }
@@ -42,7 +46,7 @@ impl Error {
     pub fn is_invalid_launch(&self) -> bool {
         match self {
             Error::Cuda { error, .. } => error.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_INVALID_VALUE,
-            Error::Simulator(gpu_kernels::sim::SimError::InvalidLaunch(_)) => true,
+            Error::Simulator(ferrocuda_sim::SimError::InvalidLaunch(_)) => true,
             _ => false,
         }
     }
@@ -68,7 +72,7 @@ impl fmt::Display for Error {
         match self {
             Error::NoDriver => write!(
                 f,
-                "no NVIDIA driver found (libcuda.so could not be loaded): run on a machine with an NVIDIA GPU and its driver"
+                "no NVIDIA driver found (libcuda.so could not be loaded): run on a machine with an NVIDIA GPU and its driver, or on the CPU simulator (`Gpu::simulator()`, or `Gpu::from_env` with FERROCUDA_BACKEND=sim or auto)"
             ),
             Error::NoDevice => write!(f, "the NVIDIA driver reports no GPU on this machine"),
             Error::NoSuchDevice { ordinal, count } => write!(
@@ -76,11 +80,12 @@ impl fmt::Display for Error {
                 "there is no device {ordinal}: this machine has {count} GPU(s), numbered from 0"
             ),
             Error::NoPtxForDevice {
+                kernels,
                 compute_capability,
                 built,
             } => write!(
                 f,
-                "this build has PTX for {built} only, none of which runs on a compute capability {}.{} GPU: rebuild with FERROCUDA_ARCHS=sm_{compute_capability}",
+                "the kernels `{kernels}` were built for {built} only, newer than this compute capability {}.{} GPU: rebuild with FERROCUDA_ARCHS=sm_{compute_capability}",
                 compute_capability / 10,
                 compute_capability % 10
             ),

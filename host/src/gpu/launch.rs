@@ -1,6 +1,9 @@
 //! Typed kernel launches with explicit grid, block and shared-memory sizes.
+use super::device::DeviceProperties;
 use super::error::{Error, Result};
 use std::fmt;
+
+const AXES: [&str; 3] = ["x", "y", "z"];
 
 /// Grid, block and dynamic shared memory of one launch, always stated, never defaulted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,9 +72,46 @@ impl LaunchShape {
         self.block.0 * self.block.1 * self.block.2
     }
 
+    /// `Err` with why, when `properties`' device cannot run this shape: an empty grid or block,
+    /// more threads per block or a larger grid or block than it has, or more dynamic shared
+    /// memory than a block may opt in to.
+    pub fn check(&self, properties: &DeviceProperties) -> std::result::Result<(), String> {
+        let (grid, block) = (
+            [self.grid.0, self.grid.1, self.grid.2],
+            [self.block.0, self.block.1, self.block.2],
+        );
+        let threads = block.iter().map(|&d| u64::from(d)).product::<u64>();
+        let p = properties;
+        if grid.contains(&0) || block.contains(&0) {
+            Err("an empty grid or block".into())
+        } else if threads > u64::from(p.max_threads_per_block) {
+            Err(format!(
+                "{threads} threads per block, more than the device's {}",
+                p.max_threads_per_block
+            ))
+        } else if let Some(k) = (0..3).find(|&k| block[k] > p.max_block_dim[k]) {
+            Err(format!(
+                "a block of {} threads in {}, more than the device's {}",
+                block[k], AXES[k], p.max_block_dim[k]
+            ))
+        } else if let Some(k) = (0..3).find(|&k| grid[k] > p.max_grid_dim[k]) {
+            Err(format!(
+                "a grid of {} blocks in {}, more than the device's {}",
+                grid[k], AXES[k], p.max_grid_dim[k]
+            ))
+        } else if self.shared_bytes > p.shared_mem_per_block_optin_bytes {
+            Err(format!(
+                "{} bytes of dynamic shared memory per block, more than the device's {}",
+                self.shared_bytes, p.shared_mem_per_block_optin_bytes
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
     /// The shape as the simulator takes it.
-    pub(super) fn sim_launch(&self, kernel: &'static str) -> gpu_kernels::sim::Launch {
-        gpu_kernels::sim::Launch {
+    pub(super) fn sim_launch(&self, kernel: &'static str) -> ferrocuda_sim::Launch {
+        ferrocuda_sim::Launch {
             kernel,
             grid: [self.grid.0, self.grid.1, self.grid.2],
             block: [self.block.0, self.block.1, self.block.2],

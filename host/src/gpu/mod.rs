@@ -13,6 +13,7 @@ mod cuda;
 mod curand;
 mod device;
 mod error;
+mod kernels;
 mod launch;
 pub mod memory;
 mod nccl;
@@ -27,13 +28,13 @@ pub use cuda::{CudaDevice, Module};
 pub use curand::{Curand, CurandFloat, CurandGenerator};
 pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
+pub use kernels::{KernelSet, Kernels, PtxModule};
 pub use launch::LaunchShape;
 pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, same_len};
 pub use nccl::{NcclComm, NcclElement};
 pub use stream::{Copy2d, Event, Stream};
 pub use timing::Timer;
 
-use gpu_kernels::launch::Kernel;
 use simulator::SimDevice;
 use std::str::FromStr;
 
@@ -83,9 +84,10 @@ enum Backend {
 
 /// One GPU, or the CPU simulator standing in for one: its kernels, buffers, launches and timing.
 ///
-/// ```no_run
+/// ```
 /// use ferrocuda::Gpu;
-/// let gpu = Gpu::new(0)?;
+/// // Device 0 when there is a GPU, else the simulator (FERROCUDA_BACKEND=cuda|sim decides otherwise).
+/// let gpu = Gpu::from_env(0)?;
 /// println!("{} (sm_{})", gpu.properties().name, gpu.properties().compute_capability_number());
 /// # Ok::<(), ferrocuda::Error>(())
 /// ```
@@ -107,7 +109,13 @@ impl Gpu {
         })
     }
 
-    /// The CPU simulator, which runs the same kernels on the host's cores (see `gpu_kernels::sim`).
+    /// Opens device `ordinal` on the backend `FERROCUDA_BACKEND` names: `cuda`, `sim`, or `auto`
+    /// (the default: CUDA when a GPU is present, the simulator otherwise).
+    pub fn from_env(ordinal: usize) -> Result<Self> {
+        Self::open(BackendChoice::from_env()?, ordinal).map(|(gpu, _)| gpu)
+    }
+
+    /// The CPU simulator, which runs the same kernels on the host's cores (see `ferrocuda_sim`).
     pub fn simulator() -> Self {
         Self {
             backend: Backend::Sim(SimDevice::default()),
@@ -154,31 +162,9 @@ impl Gpu {
         }
     }
 
-    /// Launches one of this library's kernels; see [`Gpu::launch_from`].
-    pub fn launch<K: Kernel<A>, A: Copy + 'static>(&self, kernel: K, shape: LaunchShape, args: A) -> Result<()> {
-        self.launch_from(None, kernel, shape, args)
-    }
-
-    /// Launches kernel `K` with `args`, from `module` (a CUDA C twin, say) or, for `None`, from
-    /// this library's kernels; returns once it is queued (on the simulator: once it has run).
-    ///
-    /// The `K: Kernel<A>` bound makes a launch with the wrong arguments a compile error. A shape
-    /// the device refuses is an error here; a fault while the kernel runs is returned by the next
-    /// synchronisation or copy, as in CUDA.
-    pub fn launch_from<K: Kernel<A>, A: Copy + 'static>(
-        &self,
-        module: Option<&Module>,
-        kernel: K,
-        shape: LaunchShape,
-        args: A,
-    ) -> Result<()> {
-        match (&self.backend, module) {
-            (Backend::Cuda(cuda), module) => module
-                .unwrap_or(&cuda.kernels)
-                .launch(&cuda.stream, kernel, shape, args),
-            (Backend::Sim(sim), None) => sim.launch::<K, A>(shape, args),
-            (Backend::Sim(_), Some(_)) => Err(Error::NeedsCuda(format!("launching `{}` from a PTX module", K::NAME))),
-        }
+    /// The library's own kernels (`gpu-kernels`), loaded when the device was opened.
+    pub(crate) fn library(&self) -> Result<Kernels<'_>> {
+        self.load(&crate::ptx::LIBRARY)
     }
 
     /// Waits until all work queued so far has finished; a fault of a kernel surfaces here,
@@ -186,7 +172,7 @@ impl Gpu {
     pub fn synchronize(&self) -> Result<()> {
         match &self.backend {
             Backend::Cuda(cuda) => {
-                let call = match cuda.kernels.last_launched() {
+                let call = match cuda.last_launched() {
                     Some(name) => format!("synchronizing after kernel `{name}`"),
                     None => "synchronizing the stream".to_string(),
                 };

@@ -1,10 +1,10 @@
-//! The simulator backend: launches run `gpu_kernels::sim` on the host's cores, buffers are host
+//! The simulator backend: launches run `ferrocuda_sim` on the host's cores, buffers are host
 //! memory. A launch completes before `launch` returns; as on CUDA, a fault inside the kernel is
 //! reported by the next synchronisation (or copy), a refused shape by the launch itself.
 use super::error::{Error, Result};
 use super::launch::LaunchShape;
-use gpu_kernels::launch::Kernel;
-use gpu_kernels::sim::{self, SimError};
+use ferrocuda_device::launch::{Kernel, KernelArgs};
+use ferrocuda_sim::{self as sim, SimError};
 use std::sync::Mutex;
 
 /// The CPU simulator as a device.
@@ -16,7 +16,7 @@ pub struct SimDevice {
 
 impl SimDevice {
     /// Runs kernel `K` over `shape` with `args`.
-    pub(super) fn launch<K: Kernel<A>, A: Copy + 'static>(&self, shape: LaunchShape, args: A) -> Result<()> {
+    pub(super) fn launch<K: Kernel<A>, A: KernelArgs + 'static>(&self, shape: LaunchShape, args: A) -> Result<()> {
         match sim::launch(&shape.sim_launch(K::NAME), K::RUN, args) {
             Ok(()) => Ok(()),
             Err(e @ SimError::InvalidLaunch(_)) => Err(Error::Simulator(e)),

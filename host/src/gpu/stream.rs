@@ -12,10 +12,9 @@
 //! event is the host clock at that moment: results are those of CUDA, overlap never happens.
 use super::memory::{Pinned, Storage};
 use super::{Backend, Error, Gpu, Result};
-use super::{DeviceBuffer, Element, LaunchShape, PinnedBuffer};
+use super::{DeviceBuffer, Element, PinnedBuffer};
 use cudarc::driver::sys::{self, CUevent_flags, CUmemorytype};
 use cudarc::driver::{CudaEvent, CudaStream, DevicePtr, DevicePtrMut, result};
-use gpu_kernels::launch::Kernel;
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
@@ -241,21 +240,6 @@ impl Gpu {
         match stream.cuda() {
             Some(s) => s.synchronize().map_err(Error::cuda("cudaStreamSynchronize")),
             None => self.check_simulator_fault(),
-        }
-    }
-
-    /// Launches kernel `K` with `args` on `stream` (`<<<grid, block, shared, stream>>>`).
-    pub fn launch_on<K: Kernel<A>, A: Copy + 'static>(
-        &self,
-        stream: &Stream,
-        kernel: K,
-        shape: LaunchShape,
-        args: A,
-    ) -> Result<()> {
-        match (&self.backend, stream.cuda()) {
-            (Backend::Cuda(cuda), Some(s)) => cuda.kernels.launch(s, kernel, shape, args),
-            (Backend::Sim(sim), None) => sim.launch::<K, A>(shape, args),
-            _ => Err(mixed()),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The problems the solver runs, their grids, and the relaxation factor (thesis §4.3, Appendix
 //! D.1).
 use crate::gpu::{Error, Result};
-use gpu_kernels::real::Real;
+use ferrocuda_device::real::Real;
 use rayon::prelude::*;
 use std::f64::consts::PI;
 use std::fmt;

@@ -4,6 +4,7 @@
 //! - [`domain`]: the problems (the thesis's boundary-100 grid, a harmonic function) and omega.
 //! - [`state`]: one grid or partition on one GPU: its layout, half-sweeps, residual.
 //! - [`single`]: the one-GPU solver: a fixed iteration count or a residual tolerance.
+pub mod cpu;
 pub mod domain;
 pub mod exchange;
 pub mod multi;

@@ -7,7 +7,7 @@ use super::exchange::{Exchange, ExchangeTimes, Mailboxes, Strategy};
 use super::partition::{Area, Decomposition, Layout, Partition};
 use super::state::{DeviceGrid, Kernel, SorReal};
 use crate::gpu::{Error, Event, Gpu, NcclComm, Result, Stream};
-use gpu_kernels::kernels::thesis::sor::Region;
+use gpu_kernels::sor::Region;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 

@@ -10,7 +10,7 @@
 //! that depth every point is updated exactly as on one GPU; the thesis's `bs`-deep ghosts with
 //! `bs` red-black iterations read stale values at the borders.
 use crate::gpu::{Error, Result};
-use gpu_kernels::kernels::thesis::sor::Region;
+use gpu_kernels::sor::Region;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;

@@ -1,16 +1,16 @@
 //! One partition's grid on one GPU: its storage in the layout its kernel needs, half-sweeps of
 //! a region, the residual, and the mapping of a natural rectangle onto the stored planes that
 //! the border exchange copies.
-use crate::gpu::{Copy2d, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Module, NcclElement, Result, Stream};
-use gpu_kernels::collective::Reducible;
-use gpu_kernels::collective::block::BLOCK_REDUCE_SCRATCH;
-use gpu_kernels::kernels::thesis::sor::{
+use crate::gpu::{Copy2d, DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, NcclElement, Result, Stream};
+use ferrocuda_device::collective::Reducible;
+use ferrocuda_device::collective::block::BLOCK_REDUCE_SCRATCH;
+use ferrocuda_device::launch::{Kernel as KernelHandle, KernelArgs};
+use ferrocuda_device::real::Real;
+use gpu_kernels::sor::{
     BLACK, BsorGm, BsorLintex, LOCAL_W, RED, Region, ResidualArgs, RsorGm, RsorLintex, SPLIT_BLOCK, SorResidual,
     SorResidualSplit, SorSplit, SorTiled, SplitArgs, TILE_H, TILE_HALO, TILE_W, TILED_BLOCK, TiledArgs, WINDOW_STEP_X,
     WINDOW_STEP_Y, WindowArgs, split_span, tiled_bytes, window_bytes,
 };
-use gpu_kernels::launch::Kernel as KernelHandle;
-use gpu_kernels::real::Real;
 use rayon::prelude::*;
 use std::fmt;
 use std::str::FromStr;
@@ -248,7 +248,7 @@ pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send +
     fn launch_split(
         gpu: &Gpu,
         stream: Option<&Stream>,
-        module: Option<&Module>,
+        module: Option<&Kernels>,
         shape: LaunchShape,
         args: SplitArgs<Self>,
     ) -> Result<()>;
@@ -259,7 +259,7 @@ pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send +
 }
 
 /// Launches on `stream`, or on the GPU's own stream for `None`.
-fn launch_maybe_on<K: KernelHandle<A>, A: Copy + 'static>(
+fn launch_maybe_on<K: KernelHandle<A>, A: KernelArgs + 'static>(
     gpu: &Gpu,
     stream: Option<&Stream>,
     kernel: K,
@@ -267,8 +267,8 @@ fn launch_maybe_on<K: KernelHandle<A>, A: Copy + 'static>(
     args: A,
 ) -> Result<()> {
     match stream {
-        Some(s) => gpu.launch_on(s, kernel, shape, args),
-        None => gpu.launch(kernel, shape, args),
+        Some(s) => gpu.library()?.launch_on(s, kernel, shape, args),
+        None => gpu.library()?.launch(kernel, shape, args),
     }
 }
 
@@ -283,9 +283,9 @@ macro_rules! sor_real {
                     (_, _) => launch_maybe_on(gpu, stream, BsorGm, shape, args),
                 }
             }
-            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&Module>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()> {
+            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&Kernels>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()> {
                 match module {
-                    Some(_) => gpu.launch_from(module, SorSplit, shape, args),
+                    Some(_) => gpu.twin_or_library(module)?.launch(SorSplit, shape, args),
                     None => launch_maybe_on(gpu, stream, SorSplit, shape, args),
                 }
             }
@@ -294,8 +294,8 @@ macro_rules! sor_real {
             }
             fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()> {
                 match layout {
-                    Layout::Natural => gpu.launch(SorResidual, shape, args),
-                    Layout::Split => gpu.launch(SorResidualSplit, shape, args),
+                    Layout::Natural => gpu.library()?.launch(SorResidual, shape, args),
+                    Layout::Split => gpu.library()?.launch(SorResidualSplit, shape, args),
                 }
             }
         }
@@ -394,7 +394,7 @@ impl<T: SorReal> DeviceGrid<T> {
 
     /// Every point but the outermost rows and columns.
     pub fn interior(&self) -> Region {
-        crate::reference::thesis::sor::interior(self.rows, self.cols)
+        super::cpu::interior(self.rows, self.cols)
     }
 
     /// The launch shape of a half-sweep of `region`: the thesis's 112-thread blocks, one per
@@ -438,7 +438,7 @@ impl<T: SorReal> DeviceGrid<T> {
         &mut self,
         gpu: &Gpu,
         stream: Option<&Stream>,
-        twin: Option<&Module>,
+        twin: Option<&Kernels>,
         region: Region,
         color: u32,
         omega: T,

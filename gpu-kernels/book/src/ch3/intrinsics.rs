@@ -1,0 +1,106 @@
+//! Intrinsics (book §3.6.1, §3.6.2): fast math against accurate math, and a fused multiply-add
+//! against a separately rounded multiply and add.
+//!
+//! - [`intrinsics_accurate`] / [`intrinsics_fast`]: `sum over k of sin(k x) exp(-k x / 8) / (k + x^2)`, with
+//!   the correctly rounded `libm` functions and division (`div.rn.f32`), or with the hardware
+//!   approximations CUDA C calls `__sinf`, `__expf`, `__fdividef` (`sin.approx`, `ex2.approx`,
+//!   `div.approx`: the book's `-Mcuda=fastmath`).
+//! - [`horner_fused`] / [`horner_unfused`]: a polynomial of degree [`DEGREE`] by Horner's rule,
+//!   one `fma.rn.f32` per step, or `mul.rn.f32` then `add.rn.f32` (the book's `-Mcuda=nofma`):
+//!   one rounding per step instead of two, and one instruction instead of two.
+use ferrocuda_device::prelude::*;
+
+/// Terms of the sum in the math kernels: each element costs 8 sines, 8 exponentials, 8 divisions.
+pub const TERMS: usize = 8;
+/// Degree of the Horner kernels' polynomial.
+pub const DEGREE: usize = 128;
+
+/// Arguments of every kernel here: `y[i] = f(x[i])`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct IntrinsicsArgs {
+    pub y: SliceMut<f32>,
+    pub x: Slice<f32>,
+}
+
+/// `sum over k = 1..=TERMS of sin(k x) exp(-k x / 8) / (k + x^2)`, with the sine, exponential and
+/// division given; the multiplies and adds are explicitly rounded so that only those three differ
+/// between the variants and the simulator.
+#[inline(always)]
+fn terms(x: f32, sin: impl Fn(f32) -> f32, exp: impl Fn(f32) -> f32, div: impl Fn(f32, f32) -> f32) -> f32 {
+    let x2 = math::mul_rn(x, x);
+    let mut sum = 0.0f32;
+    for k in 1..=TERMS {
+        let kf = k as f32;
+        let kx = math::mul_rn(kf, x);
+        let num = math::mul_rn(sin(kx), exp(math::mul_rn(kx, -0.125)));
+        sum = math::add_rn(sum, div(num, math::add_rn(kf, x2)));
+    }
+    sum
+}
+
+/// [`terms`] with `libm`'s `sinf` and `expf` and IEEE division.
+#[kernel]
+pub fn intrinsics_accurate(args: IntrinsicsArgs) {
+    let i = global_idx_x();
+    if i < args.y.len() {
+        let y = terms(args.x.get(i), libm::sinf, libm::expf, |a, b| a / b);
+        args.y.set(i, y);
+    }
+}
+
+/// [`terms`] with `__sinf`, `__expf` and `__fdividef`.
+#[kernel]
+pub fn intrinsics_fast(args: IntrinsicsArgs) {
+    let i = global_idx_x();
+    if i < args.y.len() {
+        let y = terms(args.x.get(i), math::sin_fast, math::exp_fast, math::div_fast);
+        args.y.set(i, y);
+    }
+}
+
+/// Coefficient `k` of the polynomial, `(-1)^k / (k + 1)` (the series of `ln(1 + x) / x`), rounded
+/// to f32; the host's reference uses the same values.
+pub const fn coefficient(k: usize) -> f32 {
+    let c = 1.0 / (k as f32 + 1.0);
+    if k.is_multiple_of(2) { c } else { -c }
+}
+
+/// The coefficients, lowest degree first.
+pub const COEFFICIENTS: [f32; DEGREE + 1] = {
+    let mut c = [0.0f32; DEGREE + 1];
+    let mut k = 0;
+    while k <= DEGREE {
+        c[k] = coefficient(k);
+        k += 1;
+    }
+    c
+};
+
+/// `y[i] = p(x[i])`, Horner's rule with one `fma.rn.f32` per step.
+#[kernel]
+pub fn horner_fused(args: IntrinsicsArgs) {
+    let i = global_idx_x();
+    if i < args.y.len() {
+        let x = args.x.get(i);
+        let mut y = COEFFICIENTS[DEGREE];
+        for k in (0..DEGREE).rev() {
+            y = math::fma(y, x, COEFFICIENTS[k]);
+        }
+        args.y.set(i, y);
+    }
+}
+
+/// `y[i] = p(x[i])`, Horner's rule with `mul.rn.f32` then `add.rn.f32` per step (two roundings).
+#[kernel]
+pub fn horner_unfused(args: IntrinsicsArgs) {
+    let i = global_idx_x();
+    if i < args.y.len() {
+        let x = args.x.get(i);
+        let mut y = COEFFICIENTS[DEGREE];
+        for k in (0..DEGREE).rev() {
+            y = math::mul_add_unfused(y, x, COEFFICIENTS[k]);
+        }
+        args.y.set(i, y);
+    }
+}

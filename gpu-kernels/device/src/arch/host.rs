@@ -1,0 +1,299 @@
+//! The CPU simulator's versions of the PTX wrappers in `nvptx.rs`, with the same names and
+//! signatures: special registers read the simulated thread's coordinates, barriers and warp
+//! operations meet the block's other coroutines, atomics are host atomics.
+use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering, fence};
+use ferrocuda_sim::{self as sim, Access, WarpOp};
+
+/// `%tid`.
+#[inline(always)]
+pub fn thread_idx() -> [u32; 3] {
+    sim::thread_idx()
+}
+/// `%ctaid`.
+#[inline(always)]
+pub fn block_idx() -> [u32; 3] {
+    sim::block_idx()
+}
+/// `%ntid`.
+#[inline(always)]
+pub fn block_dim() -> [u32; 3] {
+    sim::block_dim()
+}
+/// `%nctaid`.
+#[inline(always)]
+pub fn grid_dim() -> [u32; 3] {
+    sim::grid_dim()
+}
+/// `%laneid`.
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    sim::lane_id()
+}
+
+/// `bar.sync 0`.
+///
+/// # Safety
+/// Every non-exited thread of the block reaches this barrier (the simulator reports a fault
+/// when not).
+#[inline(always)]
+pub unsafe fn barrier_sync() {
+    sim::barrier()
+}
+/// `membar.cta`.
+#[inline(always)]
+pub fn fence_block() {
+    fence(Ordering::SeqCst)
+}
+/// `membar.gl`.
+#[inline(always)]
+pub fn fence_device() {
+    fence(Ordering::SeqCst)
+}
+/// `membar.sys`.
+#[inline(always)]
+pub fn fence_system() {
+    fence(Ordering::SeqCst)
+}
+/// `%clock64`: the host's time-stamp counter.
+#[inline(always)]
+pub fn clock64() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `rdtsc` has no precondition on x86-64.
+    return unsafe { core::arch::x86_64::_rdtsc() };
+    #[cfg(not(target_arch = "x86_64"))]
+    return global_timer();
+}
+/// `%globaltimer`: nanoseconds since the Unix epoch.
+#[inline(always)]
+pub fn global_timer() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+/// `trap`: stops the launch with a fault naming this thread.
+#[inline(always)]
+pub fn trap() -> ! {
+    sim::fault("the kernel trapped (an index out of bounds of a view or tile, or a panic)".into())
+}
+
+/// The base of the block's dynamic shared memory.
+#[inline(always)]
+pub fn dynamic_shared_base<T>() -> *mut T {
+    sim::shared_base().cast()
+}
+/// A checked shared-memory read.
+///
+/// # Safety
+/// `address` lies in this launch's dynamic shared memory (checked: a fault otherwise).
+#[inline(always)]
+pub unsafe fn shared_load<T: Copy>(address: *const T) -> T {
+    let checked = sim::shared_access(address.cast(), size_of::<T>(), Access::Read);
+    // SAFETY: `shared_access` checked that the bytes lie in the block's shared buffer.
+    unsafe { checked.cast::<T>().read() }
+}
+/// A checked shared-memory write.
+///
+/// # Safety
+/// `address` lies in this launch's dynamic shared memory (checked: a fault otherwise).
+#[inline(always)]
+pub unsafe fn shared_store<T: Copy>(address: *mut T, value: T) {
+    let checked = sim::shared_access(address.cast(), size_of::<T>(), Access::Write);
+    // SAFETY: `shared_access` checked that the bytes lie in the block's shared buffer.
+    unsafe { checked.cast::<T>().write(value) }
+}
+/// Checks an atomic read-modify-write of shared memory before it happens.
+#[inline(always)]
+pub fn shared_atomic_access(address: *const u8, bytes: usize) {
+    sim::shared_access(address, bytes, Access::ReadWrite);
+}
+
+macro_rules! shfl {
+    ($name:ident, $op:ident) => {
+        /// A simulated `shfl.sync`; see `nvptx.rs`.
+        ///
+        /// # Safety
+        /// Every lane named in `mask` executes this same instruction (checked: a fault otherwise).
+        #[inline(always)]
+        pub unsafe fn $name(mask: u32, value: u32, lane_or_delta: u32, clamp: u32) -> u32 {
+            sim::warp_exchange(WarpOp::$op(lane_or_delta, clamp), mask, value)
+        }
+    };
+}
+shfl!(shfl_up_b32, Up);
+shfl!(shfl_down_b32, Down);
+shfl!(shfl_bfly_b32, Bfly);
+shfl!(shfl_idx_b32, Idx);
+
+/// A simulated `vote.sync.ballot.b32`.
+///
+/// # Safety
+/// Every lane named in `mask` executes this same instruction (checked: a fault otherwise).
+#[inline(always)]
+pub unsafe fn vote_ballot(mask: u32, predicate: bool) -> u32 {
+    sim::warp_exchange(WarpOp::Ballot, mask, predicate as u32)
+}
+/// A simulated `activemask.b32`: the lanes of the warp that reach it together.
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    sim::active_mask()
+}
+
+macro_rules! atom_int {
+    ($name:ident, $atomic:ty, $t:ty, $method:ident) => {
+        /// A host atomic in place of the PTX `atom`; returns the old value.
+        ///
+        /// # Safety
+        /// `address` is valid for reads and writes, and aligned.
+        #[inline(always)]
+        pub unsafe fn $name(address: *mut $t, value: $t) -> $t {
+            // SAFETY: forwarded to the caller; the atomic type has the layout of `$t`.
+            unsafe { <$atomic>::from_ptr(address) }.$method(value, Ordering::Relaxed)
+        }
+    };
+}
+atom_int!(atom_add_u32, AtomicU32, u32, fetch_add);
+atom_int!(atom_add_s32, AtomicI32, i32, fetch_add);
+atom_int!(atom_shared_add_u32, AtomicU32, u32, fetch_add);
+atom_int!(atom_add_u64, AtomicU64, u64, fetch_add);
+atom_int!(atom_min_u32, AtomicU32, u32, fetch_min);
+atom_int!(atom_min_s32, AtomicI32, i32, fetch_min);
+atom_int!(atom_min_u64, AtomicU64, u64, fetch_min);
+atom_int!(atom_max_u32, AtomicU32, u32, fetch_max);
+atom_int!(atom_max_s32, AtomicI32, i32, fetch_max);
+atom_int!(atom_max_u64, AtomicU64, u64, fetch_max);
+atom_int!(atom_exch_b32, AtomicU32, u32, swap);
+atom_int!(atom_exch_b64, AtomicU64, u64, swap);
+
+/// A host atomic add in place of the PTX `red.global.add.u32`; returns nothing.
+///
+/// # Safety
+/// `address` is valid for reads and writes, and aligned.
+#[inline(always)]
+pub unsafe fn red_global_add_u32(address: *mut u32, value: u32) {
+    // SAFETY: forwarded to the caller; `AtomicU32` has the layout of `u32`.
+    unsafe { AtomicU32::from_ptr(address) }.fetch_add(value, Ordering::Relaxed);
+}
+
+macro_rules! atom_float_add {
+    ($name:ident, $atomic:ty, $t:ty) => {
+        /// A compare-and-swap loop in place of the PTX `atom.add` on floats; returns the old value.
+        ///
+        /// # Safety
+        /// `address` is valid for reads and writes, and aligned.
+        #[inline(always)]
+        pub unsafe fn $name(address: *mut $t, value: $t) -> $t {
+            // SAFETY: forwarded to the caller; the atomic type has the size of `$t`.
+            let bits = unsafe { <$atomic>::from_ptr(address.cast()) };
+            let update = |old| Some((<$t>::from_bits(old) + value).to_bits());
+            let Ok(old) = bits.fetch_update(Ordering::Relaxed, Ordering::Relaxed, update) else {
+                unreachable!("the update always succeeds")
+            };
+            <$t>::from_bits(old)
+        }
+    };
+}
+atom_float_add!(atom_add_f32, AtomicU32, f32);
+atom_float_add!(atom_add_f64, AtomicU64, f64);
+
+macro_rules! atom_cas {
+    ($name:ident, $atomic:ty, $t:ty) => {
+        /// A host compare-and-swap in place of the PTX `atom.cas`; returns the old value.
+        ///
+        /// # Safety
+        /// `address` is valid for reads and writes, and aligned.
+        #[inline(always)]
+        pub unsafe fn $name(address: *mut $t, compare: $t, new: $t) -> $t {
+            // SAFETY: forwarded to the caller; the atomic type has the layout of `$t`.
+            let atomic = unsafe { <$atomic>::from_ptr(address) };
+            atomic
+                .compare_exchange(compare, new, Ordering::Relaxed, Ordering::Relaxed)
+                .unwrap_or_else(|old| old)
+        }
+    };
+}
+atom_cas!(atom_cas_b32, AtomicU32, u32);
+atom_cas!(atom_cas_b64, AtomicU64, u64);
+
+/// `ld.volatile.global.b32`: a volatile host read.
+///
+/// # Safety
+/// `address` is valid for reads and 4-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.read_volatile() }
+}
+/// `st.volatile.global.b32`: a volatile host write.
+///
+/// # Safety
+/// `address` is valid for writes and 4-byte aligned.
+#[inline(always)]
+pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.write_volatile(value) }
+}
+
+/// `a * b` rounded (the host never contracts it).
+#[inline(always)]
+pub fn mul_rn_f32(a: f32, b: f32) -> f32 {
+    a * b
+}
+/// `a + b` rounded.
+#[inline(always)]
+pub fn add_rn_f32(a: f32, b: f32) -> f32 {
+    a + b
+}
+/// `a * b + c` rounded once.
+#[inline(always)]
+pub fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
+    libm::fmaf(a, b, c)
+}
+/// `a * b` rounded.
+#[inline(always)]
+pub fn mul_rn_f64(a: f64, b: f64) -> f64 {
+    a * b
+}
+/// `a + b` rounded.
+#[inline(always)]
+pub fn add_rn_f64(a: f64, b: f64) -> f64 {
+    a + b
+}
+/// `a * b + c` rounded once.
+#[inline(always)]
+pub fn fma_rn_f64(a: f64, b: f64, c: f64) -> f64 {
+    libm::fma(a, b, c)
+}
+/// `sin.approx.f32`, simulated by the accurate sine (within the approximation's error bound).
+#[inline(always)]
+pub fn sin_approx_f32(a: f32) -> f32 {
+    libm::sinf(a)
+}
+/// `cos.approx.f32`, simulated by the accurate cosine.
+#[inline(always)]
+pub fn cos_approx_f32(a: f32) -> f32 {
+    libm::cosf(a)
+}
+/// `ex2.approx.f32`, simulated by the accurate `exp2`.
+#[inline(always)]
+pub fn ex2_approx_f32(a: f32) -> f32 {
+    libm::exp2f(a)
+}
+/// `lg2.approx.f32`, simulated by the accurate `log2`.
+#[inline(always)]
+pub fn lg2_approx_f32(a: f32) -> f32 {
+    libm::log2f(a)
+}
+/// `div.approx.f32`, simulated by the correctly rounded division.
+#[inline(always)]
+pub fn div_approx_f32(a: f32, b: f32) -> f32 {
+    a / b
+}
+
+/// `ld.const.b32` of the simulator's constant bank.
+///
+/// # Safety
+/// `byte_offset + 4 <= CONSTANT_BANK_BYTES`, and a multiple of 4 (checked: a fault otherwise).
+#[inline(always)]
+pub unsafe fn ld_const_b32(byte_offset: usize) -> u32 {
+    sim::constant_word(byte_offset)
+}

@@ -1,0 +1,544 @@
+//! Views of global memory passed to kernels: a device pointer and a length, like the book's
+//! assumed-shape `a(:)` arrays, whose `size(a)` the kernels use for their bounds tests.
+//!
+//! The host builds them from its device buffers (`ferrocuda::gpu::DeviceBuffer::as_slice`), so a
+//! view never outlives nor exceeds the allocation. Indexing checks the bound and traps when it
+//! fails; a kernel that has already tested `i < len()` pays nothing, as LLVM drops the second test.
+
+use core::marker::PhantomData;
+
+/// An element type of global memory: loads and stores that name the global state space on the
+/// GPU (`ld.global`, `st.global`), plain ones on the host.
+pub trait Element: Copy {
+    /// Reads `*address`.
+    ///
+    /// # Safety
+    /// `address` is valid for reads and aligned (on the GPU: a global-memory address).
+    unsafe fn load(address: *const Self) -> Self;
+    /// Writes `*address`.
+    ///
+    /// # Safety
+    /// `address` is valid for writes and aligned (on the GPU: a global-memory address).
+    unsafe fn store(address: *mut Self, value: Self);
+}
+
+/// An element type whose four consecutive elements move in 16-byte accesses (one for 4-byte
+/// elements, two for 8-byte ones): the widest a thread can load, which keeps the most bytes in
+/// flight per instruction.
+pub trait Element4: Element {
+    /// Reads `address[0..4]`.
+    ///
+    /// # Safety
+    /// `address` is valid for four reads and 16-byte aligned.
+    unsafe fn load4(address: *const Self) -> [Self; 4];
+    /// Writes `address[0..4]`.
+    ///
+    /// # Safety
+    /// `address` is valid for four writes and 16-byte aligned.
+    unsafe fn store4(address: *mut Self, values: [Self; 4]);
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! element {
+    ($($t:ty => $bits:ty, $load:ident, $store:ident;)*) => {$(
+        impl Element for $t {
+            #[inline(always)]
+            unsafe fn load(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.read() }
+            }
+            #[inline(always)]
+            unsafe fn store(address: *mut Self, value: Self) {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.write(value) }
+            }
+        }
+    )*};
+}
+
+#[cfg(target_arch = "nvptx64")]
+macro_rules! element {
+    ($($t:ty => $bits:ty, $load:ident, $store:ident;)*) => {$(
+        impl Element for $t {
+            #[inline(always)]
+            unsafe fn load(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                <$t>::from_ne_bytes(unsafe { crate::arch::$load(address.cast()) }.to_ne_bytes())
+            }
+            #[inline(always)]
+            unsafe fn store(address: *mut Self, value: Self) {
+                let bits = <$bits>::from_ne_bytes(value.to_ne_bytes());
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                unsafe { crate::arch::$store(address.cast(), bits) }
+            }
+        }
+    )*};
+}
+
+element! {
+    u8 => u8, ld_global_u8, st_global_u8;
+    i8 => u8, ld_global_u8, st_global_u8;
+    u16 => u16, ld_global_u16, st_global_u16;
+    i16 => u16, ld_global_u16, st_global_u16;
+    u32 => u32, ld_global_b32, st_global_b32;
+    i32 => u32, ld_global_b32, st_global_b32;
+    f32 => f32, ld_global_f32, st_global_f32;
+    u64 => u64, ld_global_b64, st_global_b64;
+    i64 => u64, ld_global_b64, st_global_b64;
+    f64 => f64, ld_global_f64, st_global_f64;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! element4 {
+    ($($t:ty => $bits:ty;)*) => {$(
+        impl Element4 for $t {
+            #[inline(always)]
+            unsafe fn load4(address: *const Self) -> [Self; 4] {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.cast::<[Self; 4]>().read() }
+            }
+            #[inline(always)]
+            unsafe fn store4(address: *mut Self, values: [Self; 4]) {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.cast::<[Self; 4]>().write(values) }
+            }
+        }
+    )*};
+}
+
+#[cfg(target_arch = "nvptx64")]
+macro_rules! element4 {
+    ($($t:ty => $bits:ty;)*) => {$(
+        impl Element4 for $t {
+            #[inline(always)]
+            unsafe fn load4(address: *const Self) -> [Self; 4] {
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                let words = unsafe { <$bits as Wide>::load16(address.cast()) };
+                words.map(|w| <$t>::from_ne_bytes(w.to_ne_bytes()))
+            }
+            #[inline(always)]
+            unsafe fn store4(address: *mut Self, values: [Self; 4]) {
+                let words = values.map(|v| <$bits>::from_ne_bytes(v.to_ne_bytes()));
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                unsafe { <$bits as Wide>::store16(address.cast(), words) }
+            }
+        }
+    )*};
+}
+
+/// Four words of 4 bytes (one `v4.b32` access) or of 8 bytes (two `v2.b64` accesses).
+#[cfg(target_arch = "nvptx64")]
+trait Wide: Copy {
+    /// # Safety
+    /// As [`Element4::load4`].
+    unsafe fn load16(address: *const Self) -> [Self; 4];
+    /// # Safety
+    /// As [`Element4::store4`].
+    unsafe fn store16(address: *mut Self, values: [Self; 4]);
+}
+#[cfg(target_arch = "nvptx64")]
+impl Wide for u32 {
+    #[inline(always)]
+    unsafe fn load16(address: *const Self) -> [Self; 4] {
+        // SAFETY: forwarded to the caller.
+        unsafe { crate::arch::ld_global_v4_b32(address) }
+    }
+    #[inline(always)]
+    unsafe fn store16(address: *mut Self, values: [Self; 4]) {
+        // SAFETY: forwarded to the caller.
+        unsafe { crate::arch::st_global_v4_b32(address, values) }
+    }
+}
+#[cfg(target_arch = "nvptx64")]
+impl Wide for u64 {
+    #[inline(always)]
+    unsafe fn load16(address: *const Self) -> [Self; 4] {
+        // SAFETY: forwarded to the caller: 32 bytes, 16-byte aligned, read in two halves.
+        let [a, b] = unsafe { crate::arch::ld_global_v2_b64(address) };
+        // SAFETY: as above.
+        let [c, d] = unsafe { crate::arch::ld_global_v2_b64(address.add(2)) };
+        [a, b, c, d]
+    }
+    #[inline(always)]
+    unsafe fn store16(address: *mut Self, values: [Self; 4]) {
+        // SAFETY: forwarded to the caller, as in load16.
+        unsafe {
+            crate::arch::st_global_v2_b64(address, [values[0], values[1]]);
+            crate::arch::st_global_v2_b64(address.add(2), [values[2], values[3]]);
+        }
+    }
+}
+
+element4! {
+    u32 => u32;
+    i32 => u32;
+    f32 => u32;
+    u64 => u64;
+    i64 => u64;
+    f64 => u64;
+}
+
+/// A read-only view of `len` elements of global memory.
+#[repr(C)]
+#[derive(Debug)]
+pub struct Slice<T> {
+    ptr: *const T,
+    len: usize,
+}
+
+/// A view of `len` elements of global memory that the kernel may write.
+///
+/// Threads may write different elements concurrently; two threads writing one element without
+/// an atomic is a data race, as in CUDA C.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SliceMut<T> {
+    ptr: *mut T,
+    len: usize,
+    _owns: PhantomData<T>,
+}
+
+impl<T> Clone for Slice<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Slice<T> {}
+impl<T> Clone for SliceMut<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SliceMut<T> {}
+
+impl<T> Slice<T> {
+    /// A view of `len` elements starting at the device address `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` is a device address valid for reads of `len` elements of `T` for as long as any
+    /// kernel launched with this view runs.
+    pub const unsafe fn from_raw_parts(ptr: *const T, len: usize) -> Self {
+        Self { ptr, len }
+    }
+
+    /// Number of elements.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the view has no element.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of the first element.
+    pub const fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+}
+
+impl<T: Element> Slice<T> {
+    /// Element `i`; traps when `i >= len()`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        check_index(i, self.len);
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
+        unsafe { T::load(self.ptr.add(i)) }
+    }
+}
+
+impl<T: Element> Slice<T> {
+    /// Element `i` without the bound test on the GPU, for a full tile whose bounds the kernel
+    /// established once (CUB's `FullTile`); the simulator still tests it.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
+        check_index_on_host(i, self.len);
+        // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
+        unsafe { T::load(self.ptr.add(i)) }
+    }
+}
+
+impl Slice<u8> {
+    /// The view's whole 4-byte words as `u32`s, when it starts 4-byte aligned (always, for a whole
+    /// allocation): byte `4*w + k` is bits `8k .. 8k+8` of word `w` (little-endian, as the GPU
+    /// and x86 are), so kernels can read bytes 4 or 16 at a time.
+    #[inline(always)]
+    pub fn words(&self) -> Option<Slice<u32>> {
+        (self.ptr as usize).is_multiple_of(4).then_some(Slice {
+            ptr: self.ptr.cast(),
+            len: self.len / 4,
+        })
+    }
+}
+
+impl<T> SliceMut<T> {
+    /// A writable view of `len` elements starting at the device address `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` is a device address valid for reads and writes of `len` elements of `T` for as long
+    /// as any kernel launched with this view runs, and nothing else writes it meanwhile.
+    pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _owns: PhantomData,
+        }
+    }
+
+    /// Number of elements.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the view has no element.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of the first element.
+    pub const fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+}
+
+impl<T: Element> SliceMut<T> {
+    /// Element `i`; traps when `i >= len()`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        check_index(i, self.len);
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
+        unsafe { T::load(self.ptr.add(i)) }
+    }
+
+    /// The address of element `i`, for atomics; traps when `i >= len()`.
+    #[inline(always)]
+    pub fn element_ptr(&self, i: usize) -> *mut T {
+        check_index(i, self.len);
+        // SAFETY: `i < len`: the result stays inside the view.
+        unsafe { self.ptr.add(i) }
+    }
+
+    /// Stores `value` in element `i`; traps when `i >= len()`.
+    #[inline(always)]
+    pub fn set(&self, i: usize, value: T) {
+        check_index(i, self.len);
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` writable.
+        unsafe { T::store(self.ptr.add(i), value) }
+    }
+
+    /// Stores `value` in element `i` without the bound test on the GPU, as
+    /// [`Slice::get_unchecked`]; the simulator still tests it.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, i: usize, value: T) {
+        check_index_on_host(i, self.len);
+        // SAFETY: `i < len` (the caller's contract), writable by the constructor's contract.
+        unsafe { T::store(self.ptr.add(i), value) }
+    }
+
+    /// Replaces element `i` by `f(element)`; traps when `i >= len()`.
+    #[inline(always)]
+    pub fn update(&self, i: usize, f: impl FnOnce(T) -> T) {
+        self.set(i, f(self.get(i)));
+    }
+}
+
+/// Volatile access to 4-byte integers, for data other blocks update under a lock (the book's
+/// §5.3.1): each access goes to memory, none is merged, removed or served from a stale L1 line.
+macro_rules! volatile_access {
+    ($($t:ty),*) => {$(
+        impl SliceMut<$t> {
+            /// Element `i`, read with `ld.volatile.global`; traps when `i >= len()`.
+            #[inline(always)]
+            pub fn get_volatile(&self, i: usize) -> $t {
+                let address = self.element_ptr(i);
+                // SAFETY: `element_ptr` checked the bound; readable by the constructor's contract.
+                <$t>::from_ne_bytes(unsafe { crate::arch::ld_volatile_global_b32(address.cast()) }.to_ne_bytes())
+            }
+            /// Stores `value` in element `i` with `st.volatile.global`; traps when `i >= len()`.
+            #[inline(always)]
+            pub fn set_volatile(&self, i: usize, value: $t) {
+                let address = self.element_ptr(i);
+                // SAFETY: `element_ptr` checked the bound; writable by the constructor's contract.
+                unsafe { crate::arch::st_volatile_global_b32(address.cast(), u32::from_ne_bytes(value.to_ne_bytes())) }
+            }
+        }
+    )*};
+}
+volatile_access!(i32, u32);
+
+/// An element type that can be read through the read-only data path (`ld.global.nc`, CUDA C's
+/// `__ldg`): the texture cache of the book's §3.2.3, unified with L1 since Maxwell.
+pub trait ReadOnlyElement: Element {
+    /// Reads `*address` through the read-only path.
+    ///
+    /// # Safety
+    /// As [`Element::load`]. A store to `*address` during the same launch may not be seen (the
+    /// path is not coherent with the launch's stores): the value read is then the old or the new.
+    unsafe fn load_nc(address: *const Self) -> Self;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! read_only_element {
+    ($($t:ty => $bits:ty, $load:ident;)*) => {$(
+        impl ReadOnlyElement for $t {
+            /// On the host every read is coherent: a plain read.
+            #[inline(always)]
+            unsafe fn load_nc(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller.
+                unsafe { address.read() }
+            }
+        }
+    )*};
+}
+
+#[cfg(target_arch = "nvptx64")]
+macro_rules! read_only_element {
+    ($($t:ty => $bits:ty, $load:ident;)*) => {$(
+        impl ReadOnlyElement for $t {
+            #[inline(always)]
+            unsafe fn load_nc(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                <$t>::from_ne_bytes(unsafe { crate::arch::$load(address.cast()) }.to_ne_bytes())
+            }
+        }
+    )*};
+}
+
+read_only_element! {
+    u32 => u32, ld_global_nc_b32;
+    i32 => u32, ld_global_nc_b32;
+    f32 => u32, ld_global_nc_b32;
+    u64 => u64, ld_global_nc_b64;
+    i64 => u64, ld_global_nc_b64;
+    f64 => u64, ld_global_nc_b64;
+}
+
+impl<T: ReadOnlyElement> Slice<T> {
+    /// Element `i`, read through the read-only data path (`ld.global.nc`); traps when
+    /// `i >= len()`.
+    ///
+    /// Use it for data no thread of the launch writes: the path is not coherent with the
+    /// launch's own stores, so a value written during the launch may be read stale (a race, as
+    /// reading it with [`Slice::get`] from another thread would be).
+    #[inline(always)]
+    pub fn get_nc(&self, i: usize) -> T {
+        check_index(i, self.len);
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
+        unsafe { T::load_nc(self.ptr.add(i)) }
+    }
+
+    /// [`Slice::get_nc`] without the bound test on the GPU, for indices a kernel bounded once
+    /// for the whole launch; the simulator still tests it.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_nc_unchecked(&self, i: usize) -> T {
+        check_index_on_host(i, self.len);
+        // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
+        unsafe { T::load_nc(self.ptr.add(i)) }
+    }
+}
+
+impl<T: Element> SliceMut<T> {
+    /// [`SliceMut::get`] without the bound test on the GPU, as [`Slice::get_unchecked`]; the
+    /// simulator still tests it.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
+        check_index_on_host(i, self.len);
+        // SAFETY: `i < len` (the caller's contract), readable by the constructor's contract.
+        unsafe { T::load(self.ptr.add(i)) }
+    }
+}
+
+impl<T: ReadOnlyElement> SliceMut<T> {
+    /// Element `i` through the read-only data path (`ld.global.nc`), as [`Slice::get_nc`];
+    /// traps when `i >= len()`.
+    ///
+    /// Only for an element that no thread of the launch writes before this read: the path is
+    /// not coherent with the launch's own stores.
+    #[inline(always)]
+    pub fn get_nc(&self, i: usize) -> T {
+        check_index(i, self.len);
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
+        unsafe { T::load_nc(self.ptr.add(i)) }
+    }
+}
+
+impl<T: Element4> Slice<T> {
+    /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
+    #[inline(always)]
+    pub fn is_aligned16(&self) -> bool {
+        (self.ptr as usize).is_multiple_of(16)
+    }
+
+    /// Elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps when they are not all in
+    /// bounds or the view is not 16-byte aligned.
+    #[inline(always)]
+    pub fn get4(&self, chunk: usize) -> [T; 4] {
+        check_chunk4(self.ptr as usize, self.len, chunk);
+        // SAFETY: in bounds and aligned, checked above; readable by the constructor's contract.
+        unsafe { T::load4(self.ptr.add(4 * chunk)) }
+    }
+}
+
+impl<T: Element4> SliceMut<T> {
+    /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
+    #[inline(always)]
+    pub fn is_aligned16(&self) -> bool {
+        (self.ptr as usize).is_multiple_of(16)
+    }
+
+    /// Stores `values` in elements `4*chunk .. 4*chunk + 4` in 16-byte accesses; traps as
+    /// [`Slice::get4`].
+    #[inline(always)]
+    pub fn set4(&self, chunk: usize, values: [T; 4]) {
+        check_chunk4(self.ptr as usize, self.len, chunk);
+        // SAFETY: in bounds and aligned, checked above; writable by the constructor's contract.
+        unsafe { T::store4(self.ptr.add(4 * chunk), values) }
+    }
+}
+
+/// Traps unless elements `4*chunk .. 4*chunk + 4` of a view at `address` of `len` elements are
+/// in bounds and the view is 16-byte aligned.
+#[inline(always)]
+fn check_chunk4(address: usize, len: usize, chunk: usize) {
+    if 4 * chunk + 4 > len || !address.is_multiple_of(16) {
+        bounds_failure()
+    }
+}
+
+/// Traps unless `i < len`: the one test of every checked access.
+#[inline(always)]
+fn check_index(i: usize, len: usize) {
+    if i >= len {
+        bounds_failure()
+    }
+}
+
+/// The test of an `_unchecked` access: made on the simulator, left to the caller's contract on
+/// the GPU.
+#[inline(always)]
+fn check_index_on_host(i: usize, len: usize) {
+    #[cfg(not(target_arch = "nvptx64"))]
+    check_index(i, len);
+    #[cfg(target_arch = "nvptx64")]
+    let _ = (i, len);
+}
+
+/// Stops the kernel on an out-of-bounds index, as a view does: `trap` on the GPU (no panic message, so no
+/// formatting code in the PTX), a reported fault on the simulator.
+#[cold]
+#[inline(never)]
+pub fn bounds_failure() -> ! {
+    crate::arch::trap()
+}

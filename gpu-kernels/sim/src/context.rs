@@ -1,0 +1,161 @@
+//! The state of a running block and of each of its threads, and the thread-local pointer through
+//! which the device functions (`device::arch::sim`) find the thread they run in.
+use corosensei::Yielder;
+use std::boxed::Box;
+use std::cell::{Cell, RefCell};
+use std::string::String;
+use std::vec::Vec;
+
+/// Where a thread is blocked, for deadlock reports and `activemask`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wait {
+    Running,
+    Barrier,
+    Warp(&'static str),
+    Exited,
+}
+
+/// One simulated thread.
+pub(crate) struct ThreadCtx {
+    pub thread_idx: [u32; 3],
+    /// `threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)`: warps are runs of
+    /// 32 consecutive ranks, as on the GPU.
+    pub rank: usize,
+    pub wait: Cell<Wait>,
+    /// The coroutine's yielder; null for a thread run as a plain call (fast path).
+    pub yielder: Cell<*const Yielder<(), ()>>,
+}
+
+/// A warp operation one lane has posted and waits to see completed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Posted {
+    pub op: super::WarpOp,
+    pub mask: u32,
+    pub value: u32,
+}
+
+/// The lanes of one warp meeting at shuffles and votes.
+#[derive(Default)]
+pub(crate) struct WarpState {
+    pub posted: [Option<Posted>; 32],
+    pub result: [Option<u32>; 32],
+}
+
+/// One running block: its coordinates, shared memory, barrier and warps.
+pub(crate) struct BlockCtx {
+    pub kernel: &'static str,
+    pub block_idx: [u32; 3],
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
+    pub threads: usize,
+    /// The launch's dynamic shared memory (16-byte aligned) and which bytes were written.
+    pub shared: RefCell<Vec<u128>>,
+    pub shared_bytes: usize,
+    pub written: RefCell<Vec<bool>>,
+    /// Threads waiting at the current barrier, and the barrier's generation.
+    pub barrier_arrived: Cell<usize>,
+    pub barrier_generation: Cell<u64>,
+    pub warps: RefCell<Vec<WarpState>>,
+    /// Bumped by every arrival, release and exit: a scheduling round without it is a deadlock.
+    pub progress: Cell<u64>,
+    /// Whether any thread used a barrier, warp operation or shared memory.
+    pub cooperative: Cell<bool>,
+    /// False on the fast path, where a thread cannot be suspended.
+    pub can_suspend: bool,
+}
+
+impl BlockCtx {
+    pub fn new(
+        kernel: &'static str,
+        block_idx: [u32; 3],
+        block_dim: [u32; 3],
+        grid_dim: [u32; 3],
+        shared_bytes: usize,
+        can_suspend: bool,
+    ) -> Self {
+        let threads = block_dim.iter().map(|&d| d as usize).product::<usize>();
+        Self {
+            kernel,
+            block_idx,
+            block_dim,
+            grid_dim,
+            threads,
+            shared: RefCell::new(std::vec![0u128; shared_bytes.div_ceil(16)]),
+            shared_bytes,
+            written: RefCell::new(std::vec![false; shared_bytes]),
+            barrier_arrived: Cell::new(0),
+            barrier_generation: Cell::new(0),
+            warps: RefCell::new((0..threads.div_ceil(32)).map(|_| WarpState::default()).collect()),
+            progress: Cell::new(0),
+            cooperative: Cell::new(false),
+            can_suspend,
+        }
+    }
+
+    pub fn bump(&self) {
+        self.progress.set(self.progress.get() + 1);
+    }
+
+    /// The 3-D index of the thread of rank `rank`.
+    pub fn thread_idx(&self, rank: usize) -> [u32; 3] {
+        let [dx, dy, _] = self.block_dim.map(|d| d as usize);
+        [(rank % dx) as u32, (rank / dx % dy) as u32, (rank / (dx * dy)) as u32]
+    }
+}
+
+/// The thread a device function is called from, and its block.
+#[derive(Clone, Copy)]
+struct Current {
+    thread: *const ThreadCtx,
+    block: *const BlockCtx,
+}
+
+std::thread_local! {
+    static CURRENT: Cell<Option<Current>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with `thread` and `block` as the current thread, for the duration of one resume.
+pub(crate) fn enter<R>(thread: &ThreadCtx, block: &BlockCtx, f: impl FnOnce() -> R) -> R {
+    let previous = CURRENT.replace(Some(Current { thread, block }));
+    let result = f();
+    CURRENT.set(previous);
+    result
+}
+
+/// Calls `f` with the current thread and block.
+///
+/// Panics when no simulated launch is running on this host thread: the device library was
+/// called outside a kernel.
+pub(crate) fn with_thread<R>(f: impl FnOnce(&ThreadCtx, &BlockCtx) -> R) -> R {
+    let current = CURRENT
+        .get()
+        .expect("a device function was called outside a simulated kernel launch");
+    // SAFETY: `enter` sets the pointers to a thread and block that outlive the resume in which
+    // the kernel code calling this runs.
+    unsafe { f(&*current.thread, &*current.block) }
+}
+
+/// Suspends the current thread until the block's scheduler resumes it.
+pub(crate) fn suspend(what: &str) {
+    let yielder = with_thread(|t, b| {
+        if !b.can_suspend {
+            fault(std::format!(
+                "the kernel reached {what} in this block, but the first block used no barrier, warp operation or \
+                 shared memory, so this block runs on the simulator's fast path, which cannot suspend a thread"
+            ));
+        }
+        t.yielder.get()
+    });
+    // SAFETY: the yielder belongs to the coroutine running this code, which is alive while it
+    // runs; it was set when the coroutine started.
+    unsafe { (*yielder).suspend(()) };
+}
+
+/// A fault raised by the simulator's checks: unwinds out of the thread to its block's scheduler,
+/// which reports it with kernel, block and thread. (`resume_unwind` skips the panic hook.)
+pub(crate) struct FaultMessage(pub String);
+
+/// Stops the current thread with a fault.
+pub fn fault(message: String) -> ! {
+    std::panic::resume_unwind(Box::new(FaultMessage(message)))
+}

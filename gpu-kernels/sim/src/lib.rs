@@ -1,0 +1,189 @@
+//! The CPU simulator: runs a launch of any `#[kernel]` on the host under CUDA's execution model,
+//! with the checks a GPU cannot give cheaply.
+//!
+//! - Every thread of a block is a stackful coroutine, so all threads of a block are in flight
+//!   together: `sync_threads` suspends a thread until every thread of its block has arrived, a
+//!   shuffle or vote until every lane of its mask has, exactly as on the GPU. Blocks run in any
+//!   order, in parallel on the host's cores (rayon). Global-memory atomics are host atomics.
+//! - Dynamic shared memory is a per-block buffer of the launch's size, with a shadow of written
+//!   bytes: an access outside it, or a read of bytes never written in this launch, stops the
+//!   launch with a [`Fault`] naming kernel, block and thread.
+//! - A barrier some threads of the block never reach (they exited, or wait elsewhere), or a warp
+//!   operation whose mask names lanes that never arrive, is found when no thread can move on, and
+//!   reported the same way; the simulator never hangs on one.
+//!
+//! Fast path: the first block runs with coroutines and records whether any thread used a
+//! barrier, a warp operation or shared memory. If none did, every other block runs each thread
+//! to completion as a plain call, one after another, without coroutines (about ten times faster).
+//! Should such a block reach a barrier or warp operation after all (the kernel's control flow
+//! differs between blocks), the launch stops with a fault that says so.
+mod block;
+mod context;
+mod ops;
+
+pub use context::fault;
+pub use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
+
+use context::with_thread;
+
+use core::sync::atomic::{AtomicU32, Ordering};
+use std::fmt;
+use std::string::String;
+
+/// Bytes of the constant bank (`ferrocuda_constant_bank`); the device library asserts at compile
+/// time that its bank has the same size.
+pub const CONSTANT_BANK_BYTES: usize = 4096;
+
+/// `threadIdx` of the calling simulated thread.
+pub fn thread_idx() -> [u32; 3] {
+    with_thread(|t, _| t.thread_idx)
+}
+
+/// `blockIdx` of the calling simulated thread.
+pub fn block_idx() -> [u32; 3] {
+    with_thread(|_, b| b.block_idx)
+}
+
+/// `blockDim` of the running launch.
+pub fn block_dim() -> [u32; 3] {
+    with_thread(|_, b| b.block_dim)
+}
+
+/// `gridDim` of the running launch.
+pub fn grid_dim() -> [u32; 3] {
+    with_thread(|_, b| b.grid_dim)
+}
+
+/// The lane (0..32) of the calling simulated thread in its warp.
+pub fn lane_id() -> u32 {
+    with_thread(|t, _| (t.rank % 32) as u32)
+}
+
+/// CUDA's limits on launch shapes (compute capability 9.0).
+pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+pub const MAX_BLOCK_DIM: [u32; 3] = [1024, 1024, 64];
+pub const MAX_GRID_DIM: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+/// The most dynamic shared memory a block may ask for (sm_90's opt-in limit, 227 KiB).
+pub const MAX_SHARED_BYTES: usize = 227 * 1024;
+
+/// One launch: which kernel, its shape and its dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub kernel: &'static str,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: usize,
+}
+
+/// Why a simulated launch did not complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// A shape or shared-memory size CUDA refuses (its `CUDA_ERROR_INVALID_VALUE`).
+    InvalidLaunch(String),
+    /// A thread faulted, or the block could not go on.
+    Fault(Fault),
+}
+
+/// A fault in a simulated launch, with where it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub kernel: &'static str,
+    pub block: [u32; 3],
+    /// The thread at fault (for a stuck barrier: the first thread that never reached it).
+    pub thread: Option<[u32; 3]>,
+    pub message: String,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [bx, by, bz] = self.block;
+        write!(f, "kernel `{}`, block ({bx}, {by}, {bz})", self.kernel)?;
+        if let Some([tx, ty, tz]) = self.thread {
+            write!(f, ", thread ({tx}, {ty}, {tz})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::InvalidLaunch(message) => f.write_str(message),
+            SimError::Fault(fault) => fault.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Runs `run(args)` for every thread of `launch`; returns once every thread has finished.
+///
+/// The kernel's `*Args` hold raw device addresses, which here are host addresses of simulator
+/// buffers; threads of different blocks run on different host threads, as on the GPU.
+pub fn launch<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) -> Result<(), SimError> {
+    validate(launch)?;
+    block::run_grid(launch, run, args).map_err(SimError::Fault)
+}
+
+fn validate(l: &Launch) -> Result<(), SimError> {
+    let threads = l.block.iter().map(|&d| d as u64).product::<u64>();
+    let invalid = |what: String| {
+        Err(SimError::InvalidLaunch(std::format!(
+            "launch of kernel `{}`: {what}",
+            l.kernel
+        )))
+    };
+    if l.grid.contains(&0) || l.block.contains(&0) {
+        return invalid(std::format!("empty shape (grid {:?}, block {:?})", l.grid, l.block));
+    }
+    if threads > MAX_THREADS_PER_BLOCK as u64 {
+        return invalid(std::format!(
+            "{threads} threads per block, more than {MAX_THREADS_PER_BLOCK}"
+        ));
+    }
+    if (0..3).any(|k| l.block[k] > MAX_BLOCK_DIM[k] || l.grid[k] > MAX_GRID_DIM[k]) {
+        return invalid(std::format!(
+            "grid {:?} or block {:?} beyond CUDA's limits",
+            l.grid,
+            l.block
+        ));
+    }
+    if l.shared_bytes > MAX_SHARED_BYTES {
+        return invalid(std::format!(
+            "{} bytes of shared memory, more than {MAX_SHARED_BYTES}",
+            l.shared_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// The simulator's constant bank (`ferrocuda_constant_bank` on the GPU): one per process, as the
+/// GPU's is one per loaded module, written by the host between launches and read by kernels.
+static CONSTANT_BANK: [AtomicU32; CONSTANT_BANK_BYTES / 4] = [const { AtomicU32::new(0) }; CONSTANT_BANK_BYTES / 4];
+
+/// Writes `words` into the constant bank from byte `byte_offset` (the simulator's
+/// `cuMemcpyHtoD` to the bank); `Err` with one sentence when they do not fit or are misaligned.
+pub fn write_constant_bank(byte_offset: usize, words: &[u32]) -> Result<(), String> {
+    let bytes = words.len() * 4;
+    if !byte_offset.is_multiple_of(4) || byte_offset + bytes > CONSTANT_BANK_BYTES {
+        return Err(std::format!(
+            "{bytes} bytes at byte {byte_offset} do not fit the {}-byte constant bank as 4-byte words",
+            CONSTANT_BANK_BYTES
+        ));
+    }
+    for (k, &w) in words.iter().enumerate() {
+        CONSTANT_BANK[byte_offset / 4 + k].store(w, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// The constant bank's word at `byte_offset`, read by a kernel; a fault when out of the bank.
+pub fn constant_word(byte_offset: usize) -> u32 {
+    match CONSTANT_BANK.get(byte_offset / 4) {
+        Some(word) if byte_offset.is_multiple_of(4) => word.load(Ordering::Relaxed),
+        _ => fault(std::format!(
+            "constant-bank read at byte {byte_offset}, outside the {}-byte bank or misaligned",
+            CONSTANT_BANK_BYTES
+        )),
+    }
+}

@@ -1,0 +1,225 @@
+//! The simulated cooperative operations: barriers, warp shuffles and votes, `activemask`, and
+//! checked shared-memory accesses.
+use super::context::{BlockCtx, Posted, ThreadCtx, Wait, fault, suspend, with_thread};
+
+/// The warp operations, as PTX names them; shuffles carry their `b` operand and their clamp `c`
+/// (the first lane for `up`, the last for `down` and `bfly`; segment masks are not modelled:
+/// the whole warp is one segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `shfl.sync.up` by `delta`.
+    Up(u32, u32),
+    /// `shfl.sync.down` by `delta`.
+    Down(u32, u32),
+    /// `shfl.sync.bfly` with `lane_mask`.
+    Bfly(u32, u32),
+    /// `shfl.sync.idx` from `lane`.
+    Idx(u32, u32),
+    /// `vote.sync.ballot`.
+    Ballot,
+}
+
+impl WarpOp {
+    fn name(self) -> &'static str {
+        match self {
+            WarpOp::Up(..) => "shfl.sync.up",
+            WarpOp::Down(..) => "shfl.sync.down",
+            WarpOp::Bfly(..) => "shfl.sync.bfly",
+            WarpOp::Idx(..) => "shfl.sync.idx",
+            WarpOp::Ballot => "vote.sync.ballot",
+        }
+    }
+
+    /// The lane whose value `lane` receives: its own when the source lies past the clamp.
+    fn source(self, lane: usize) -> usize {
+        let within = |j: usize, ok: bool| if ok { j } else { lane };
+        match self {
+            WarpOp::Up(d, c) => lane
+                .checked_sub(d as usize)
+                .map_or(lane, |j| within(j, j >= (c & 31) as usize)),
+            WarpOp::Down(d, c) => within(lane + d as usize, lane + d as usize <= (c & 31) as usize),
+            WarpOp::Bfly(m, c) => within(
+                lane ^ (m as usize & 31),
+                (lane ^ (m as usize & 31)) <= (c & 31) as usize,
+            ),
+            WarpOp::Idx(j, _) => j as usize & 31,
+            WarpOp::Ballot => lane,
+        }
+    }
+}
+
+/// `bar.sync 0`: waits until every thread of the block has arrived.
+pub fn barrier() {
+    let generation = with_thread(|t, b| {
+        b.cooperative.set(true);
+        t.wait.set(Wait::Barrier);
+        b.bump();
+        let generation = b.barrier_generation.get();
+        let arrived = b.barrier_arrived.get() + 1;
+        if arrived == b.threads {
+            b.barrier_arrived.set(0);
+            b.barrier_generation.set(generation + 1);
+        } else {
+            b.barrier_arrived.set(arrived);
+        }
+        generation
+    });
+    while with_thread(|_, b| b.barrier_generation.get() == generation) {
+        suspend("a barrier");
+    }
+    with_thread(|t, _| t.wait.set(Wait::Running));
+}
+
+/// A shuffle or vote among the lanes of `mask`: posts this lane's `value`, waits until every lane
+/// of the mask has posted the same operation, and returns this lane's result.
+pub fn warp_exchange(op: WarpOp, mask: u32, value: u32) -> u32 {
+    let (warp, lane) = with_thread(|t, b| {
+        b.cooperative.set(true);
+        let (warp, lane) = (t.rank / 32, t.rank % 32);
+        if mask & (1 << lane) == 0 {
+            fault(std::format!(
+                "{} with mask {mask:#010x}, which does not name the calling lane {lane}",
+                op.name()
+            ));
+        }
+        t.wait.set(Wait::Warp(op.name()));
+        b.bump();
+        b.warps.borrow_mut()[warp].posted[lane] = Some(Posted { op, mask, value });
+        complete_if_all_posted(b, warp, op, mask);
+        (warp, lane)
+    });
+    wait_for_result(warp, lane, "a warp shuffle or vote")
+}
+
+/// When every lane of `mask` has posted `op` with `mask`, computes all their results.
+fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
+    let mut warps = b.warps.borrow_mut();
+    let state = &mut warps[warp];
+    let lanes = || (0..32).filter(move |l| mask & (1 << l) != 0);
+    let all_posted = lanes().all(|l| matches!(state.posted[l], Some(p) if p.op == op && p.mask == mask));
+    if !all_posted {
+        return;
+    }
+    let value = |l: usize| state.posted[l].map_or(0, |p| p.value);
+    let ballot = lanes().filter(|&l| value(l) != 0).fold(0u32, |m, l| m | 1 << l);
+    let mut results = [None; 32];
+    for lane in lanes() {
+        results[lane] = Some(match op {
+            WarpOp::Ballot => ballot,
+            _ => {
+                let source = op.source(lane);
+                if mask & (1 << source) == 0 {
+                    fault(std::format!(
+                        "{} in lane {lane} reads lane {source}, which mask {mask:#010x} does not name",
+                        op.name()
+                    ));
+                }
+                value(source)
+            }
+        });
+    }
+    for lane in lanes() {
+        state.posted[lane] = None;
+        state.result[lane] = results[lane];
+    }
+    b.bump();
+}
+
+/// `activemask`: the lanes of the warp that are at this call together. Resolved by the block's
+/// scheduler once every live lane of the warp waits somewhere ([`resolve_active_masks`]).
+pub fn active_mask() -> u32 {
+    const OP: &str = "activemask";
+    let (warp, lane) = with_thread(|t, b| {
+        b.cooperative.set(true);
+        t.wait.set(Wait::Warp(OP));
+        b.bump();
+        (t.rank / 32, t.rank % 32)
+    });
+    wait_for_result(warp, lane, "activemask")
+}
+
+/// Suspends the calling lane until its warp operation has a result, and returns it.
+fn wait_for_result(warp: usize, lane: usize, what: &str) -> u32 {
+    loop {
+        let result = with_thread(|_, b| b.warps.borrow_mut()[warp].result[lane].take());
+        if let Some(result) = result {
+            with_thread(|t, _| t.wait.set(Wait::Running));
+            return result;
+        }
+        suspend(what);
+    }
+}
+
+/// For each warp whose live lanes all wait, gives the lanes waiting at `activemask` the set of
+/// those lanes. Returns true when it resolved any.
+pub(crate) fn resolve_active_masks(b: &BlockCtx, threads: &[ThreadCtx]) -> bool {
+    let mut resolved = false;
+    for (w, warp_threads) in threads.chunks(32).enumerate() {
+        let all_waiting = warp_threads.iter().all(|t| t.wait.get() != Wait::Running);
+        let at_mask = warp_threads.iter().filter(|t| t.wait.get() == Wait::Warp("activemask"));
+        let mask = at_mask.fold(0u32, |m, t| m | 1 << (t.rank % 32));
+        if all_waiting && mask != 0 {
+            let mut warps = b.warps.borrow_mut();
+            for t in warp_threads.iter().filter(|t| t.wait.get() == Wait::Warp("activemask")) {
+                warps[w].result[t.rank % 32] = Some(mask);
+                t.wait.set(Wait::Running);
+            }
+            resolved = true;
+        }
+    }
+    if resolved {
+        b.bump();
+    }
+    resolved
+}
+
+/// The base of the block's dynamic shared memory.
+pub fn shared_base() -> *mut u8 {
+    with_thread(|_, b| {
+        b.cooperative.set(true);
+        b.shared.borrow_mut().as_mut_ptr().cast()
+    })
+}
+
+/// How a shared-memory access uses the bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    /// An atomic: reads, then writes.
+    ReadWrite,
+}
+
+/// Checks an access of `bytes` bytes at `address` against the launch's shared memory and the
+/// bytes written so far, records writes, and returns the address to use.
+pub fn shared_access(address: *const u8, bytes: usize, access: Access) -> *mut u8 {
+    with_thread(|_, b| {
+        let base = b.shared.borrow_mut().as_mut_ptr() as usize;
+        let offset = (address as usize).wrapping_sub(base);
+        let verb = match access {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::ReadWrite => "atomic",
+        };
+        if offset.checked_add(bytes).is_none_or(|end| end > b.shared_bytes) {
+            fault(std::format!(
+                "shared-memory {verb} out of bounds: bytes {}..{} of the {} bytes this launch provides",
+                offset as isize,
+                offset as isize + bytes as isize,
+                b.shared_bytes
+            ));
+        }
+        let mut written = b.written.borrow_mut();
+        if access != Access::Write && !written[offset..offset + bytes].iter().all(|&w| w) {
+            fault(std::format!(
+                "{verb} of shared memory never written in this launch: bytes {offset}..{} (a missing barrier, or a \
+                 missing initialisation)",
+                offset + bytes
+            ));
+        }
+        if access != Access::Read {
+            written[offset..offset + bytes].fill(true);
+        }
+        (base + offset) as *mut u8
+    })
+}

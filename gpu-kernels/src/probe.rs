@@ -1,0 +1,285 @@
+//! One thin kernel per device-library primitive, so each is tested on its own against values the
+//! CPU computes (CUDA.jl's and CUB's way): indexing, grid-stride loops, shared tiles, warp
+//! shuffles and votes, warp reductions, atomics on global and shared memory, explicit rounding,
+//! clocks. Their tests, which launch them through the public host API, are in `tests/device.rs`.
+use ferrocuda_device::collective::warp::{warp_max, warp_sum};
+use ferrocuda_device::prelude::*;
+use ferrocuda_device::shared::{Tile1d, Tile2d};
+use ferrocuda_device::warp::{
+    FULL_MASK, active_mask, lane_id, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, vote_all_sync,
+    vote_any_sync, vote_ballot_sync,
+};
+
+/// Arguments of the probes that only write.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct OutArgs<T> {
+    pub out: SliceMut<T>,
+}
+
+/// Values each thread of [`probe_index`] writes.
+pub const INDEX_FIELDS: usize = 7;
+
+/// Thread `(x, y, z)` of the grid writes, at its row-major position in the grid of threads,
+/// its global x, y, z, its rank in the block, and its block's x, y, z.
+#[kernel]
+pub fn probe_index(args: OutArgs<u32>) {
+    let g = global_idx();
+    let (grid, block) = (grid_dim(), block_dim());
+    let (width, height) = (grid.x * block.x, grid.y * block.y);
+    let at = INDEX_FIELDS * ((g.z * height + g.y) * width + g.x);
+    let b = block_idx();
+    for (k, v) in [g.x, g.y, g.z, thread_rank_in_block(), b.x, b.y, b.z]
+        .into_iter()
+        .enumerate()
+    {
+        args.out.set(at + k, v as u32);
+    }
+}
+
+/// Adds 1 to every element through a grid-stride loop: any grid covers any length exactly once.
+#[kernel]
+pub fn probe_grid_stride(args: OutArgs<u32>) {
+    for i in grid_stride_range(args.out.len()) {
+        args.out.update(i, |x| x + 1);
+    }
+}
+
+/// Reverses each block-sized segment through a shared tile of `blockDim.x` elements (book
+/// §3.4.2's `dynamicReverse`). The length must be a multiple of the block size.
+#[kernel]
+pub fn probe_shared_reverse(args: OutArgs<i32>) {
+    let (t, n) = (thread_idx_x(), block_dim().x);
+    let base = block_idx().x * n;
+    // SAFETY: the launch provides `Tile1d::<i32>::bytes(blockDim.x)` bytes (host driver).
+    let tile = unsafe { Tile1d::<i32>::dynamic(n) };
+    tile.set(t, args.out.get(base + t));
+    // SAFETY: every thread of the block reaches this barrier.
+    unsafe { sync_threads() };
+    args.out.set(base + t, tile.get(n - 1 - t));
+}
+
+/// The transpose tile: 32 x 32, each row padded by one element against bank conflicts.
+pub type TransposeTile = Tile2d<f32, TILE_DIM, TILE_DIM, 1>;
+/// The tile's side.
+pub const TILE_DIM: usize = 32;
+/// Rows of the tile each thread handles: a block is `TILE_DIM x BLOCK_ROWS` threads.
+pub const BLOCK_ROWS: usize = 8;
+
+/// Arguments of [`probe_tile_transpose`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct TransposeArgs {
+    /// `ny x nx`, row-major.
+    pub input: Slice<f32>,
+    /// `nx x ny`, row-major.
+    pub output: SliceMut<f32>,
+    pub nx: u32,
+    pub ny: u32,
+}
+
+/// `output = input^T` through a padded 2-D shared tile, with bounds tests for any extent (book
+/// §3.4.3 `transposeNoBankConflicts`). Launch `32 x 8` threads per `32 x 32` tile.
+#[kernel]
+pub fn probe_tile_transpose(args: TransposeArgs) {
+    let (nx, ny) = (args.nx as usize, args.ny as usize);
+    let (t, b) = (thread_idx(), block_idx());
+    // SAFETY: the launch provides `TransposeTile::BYTES` bytes (host driver).
+    let tile = unsafe { TransposeTile::dynamic() };
+    let x = b.x * TILE_DIM + t.x;
+    for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
+        let y = b.y * TILE_DIM + t.y + j;
+        if x < nx && y < ny {
+            tile.set(t.y + j, t.x, args.input.get(y * nx + x));
+        }
+    }
+    // SAFETY: every thread of the block reaches this barrier.
+    unsafe { sync_threads() };
+    let x = b.y * TILE_DIM + t.x;
+    for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
+        let y = b.x * TILE_DIM + t.y + j;
+        if x < ny && y < nx {
+            args.output.set(y * ny + x, tile.get(t.x, t.y + j));
+        }
+    }
+}
+
+/// Arguments of [`probe_warp`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct WarpArgs {
+    /// One value per thread.
+    pub input: Slice<i32>,
+    /// [`WARP_FIELDS`] values per thread.
+    pub out: SliceMut<i32>,
+}
+
+/// Values each thread of [`probe_warp`] writes.
+pub const WARP_FIELDS: usize = 10;
+
+/// Every warp primitive on full warps (launch a multiple of 32 threads, one per input): per
+/// thread, shfl down 1, up 1, xor 1, idx 0, warp sum, warp max, ballot(odd), any(> 90),
+/// all(>= 0), and, for lanes below 10, the active mask inside `if lane < 10` (-1 for the others).
+#[kernel]
+pub fn probe_warp(args: WarpArgs) {
+    let i = global_idx_x();
+    let x = args.input.get(i);
+    // SAFETY: each shuffle and vote runs on whole warps (the launch is a multiple of 32 threads)
+    // with every lane present, as FULL_MASK says.
+    let values = unsafe {
+        [
+            shfl_down_sync(FULL_MASK, x, 1),
+            shfl_up_sync(FULL_MASK, x, 1),
+            shfl_xor_sync(FULL_MASK, x, 1),
+            shfl_sync(FULL_MASK, x, 0),
+            warp_sum(x),
+            warp_max(x),
+            vote_ballot_sync(FULL_MASK, x % 2 != 0) as i32,
+            vote_any_sync(FULL_MASK, x > 90) as i32,
+            vote_all_sync(FULL_MASK, x >= 0) as i32,
+        ]
+    };
+    for (k, v) in values.into_iter().enumerate() {
+        args.out.set(WARP_FIELDS * i + k, v);
+    }
+    // Only lanes 0..10 ask, inside the branch (an asm call with side effects is not hoisted out
+    // of it); the others write -1.
+    if lane_id() < 10 {
+        args.out.set(WARP_FIELDS * i + 9, active_mask() as i32);
+    } else {
+        args.out.set(WARP_FIELDS * i + 9, -1);
+    }
+}
+
+/// Arguments of [`probe_warp_sum_f64`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct WarpSumF64Args {
+    pub input: Slice<f64>,
+    /// One total per warp.
+    pub out: SliceMut<f64>,
+}
+
+/// The 64-bit path of the shuffles: each warp's `f64` sum, written by lane 0.
+#[kernel]
+pub fn probe_warp_sum_f64(args: WarpSumF64Args) {
+    let i = global_idx_x();
+    let total = warp_sum(args.input.get(i));
+    if lane_id() == 0 {
+        args.out.set(i / 32, total);
+    }
+}
+
+/// Arguments of [`probe_atomics`]: counters, each starting where the host's test sets it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct AtomicArgs {
+    /// `[sum, min, max]`.
+    pub i32s: SliceMut<i32>,
+    /// `[sum, min, max, exch, cas-increments, per-block shared sums]`.
+    pub u32s: SliceMut<u32>,
+    /// `[sum, min, max, exch, cas-increments]`.
+    pub u64s: SliceMut<u64>,
+    /// `[sum]`.
+    pub f32s: SliceMut<f32>,
+    /// `[sum]`.
+    pub f64s: SliceMut<f64>,
+}
+
+/// Every atomic, by every thread: adds, min/max of the global index (signed: of its negation),
+/// exchanges, a compare-and-swap increment loop, and a per-block sum in shared memory added to
+/// global memory by thread 0. Launch 1-D, with `Tile1d::<u32>::bytes(1)` of shared memory.
+#[kernel]
+pub fn probe_atomics(args: AtomicArgs) {
+    let g = global_idx_x();
+    args.i32s.atomic_add(0, 1);
+    args.i32s.atomic_min(1, -(g as i32));
+    args.i32s.atomic_max(2, -(g as i32));
+    args.u32s.atomic_add(0, 2);
+    args.u32s.atomic_min(1, g as u32);
+    args.u32s.atomic_max(2, g as u32);
+    args.u32s.atomic_exch(3, g as u32);
+    cas_increment(&args.u32s, 4, 1);
+    args.u64s.atomic_add(0, 3);
+    args.u64s.atomic_min(1, g as u64);
+    args.u64s.atomic_max(2, g as u64 + (1 << 40));
+    args.u64s.atomic_exch(3, g as u64);
+    cas_increment(&args.u64s, 4, 1);
+    args.f32s.atomic_add(0, 0.5);
+    args.f64s.atomic_add(0, 0.25);
+
+    // SAFETY: the launch provides `Tile1d::<u32>::bytes(1)` bytes (host driver).
+    let shared = unsafe { Tile1d::<u32>::dynamic(1) };
+    if thread_idx_x() == 0 {
+        shared.set(0, 0);
+    }
+    // SAFETY: every thread of the block reaches both barriers.
+    unsafe { sync_threads() };
+    shared.atomic_add(0, 1);
+    // SAFETY: as above.
+    unsafe { sync_threads() };
+    if thread_idx_x() == 0 {
+        args.u32s.atomic_add(5, shared.get(0));
+    }
+}
+
+/// Adds `one` to `view[i]` with a compare-and-swap loop, the way any atomic read-modify-write
+/// is built from `atomicCAS`.
+#[inline(always)]
+fn cas_increment<T: ferrocuda_device::atomic::AtomicExchange + Element + PartialEq + core::ops::Add<Output = T>>(
+    view: &SliceMut<T>,
+    i: usize,
+    one: T,
+) {
+    let mut seen = view.get(i);
+    loop {
+        let old = view.atomic_cas(i, seen, seen + one);
+        if old == seen {
+            break;
+        }
+        seen = old;
+    }
+}
+
+/// Arguments of [`probe_rounding`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct RoundingArgs<T> {
+    pub a: Slice<T>,
+    pub b: Slice<T>,
+    pub c: Slice<T>,
+    /// `fma(a, b, c)`.
+    pub fused: SliceMut<T>,
+    /// `a * b` rounded, `+ c` rounded.
+    pub unfused: SliceMut<T>,
+}
+
+/// Explicitly fused and explicitly unfused multiply-add (book §5.2.1's choice).
+#[kernel(f32, f64)]
+pub fn probe_rounding<T: Real + math::Rounded>(args: RoundingArgs<T>) {
+    let i = global_idx_x();
+    if i < args.fused.len() {
+        let (a, b, c) = (args.a.get(i), args.b.get(i), args.c.get(i));
+        args.fused.set(i, math::fma(a, b, c));
+        args.unfused.set(i, math::mul_add_unfused(a, b, c));
+    }
+}
+
+/// Each thread times a dependent loop with `clock64` and the global timer, and runs the three
+/// fences: writes `[cycles, nanoseconds, accumulator]` (the accumulator keeps the loop alive).
+#[kernel]
+pub fn probe_clock(args: OutArgs<u64>) {
+    let i = global_idx_x();
+    let (c0, t0) = (clock64(), global_timer_ns());
+    let mut acc = i as u64;
+    for k in 0..1000u64 {
+        acc = acc.wrapping_mul(6364136223846793005).wrapping_add(k);
+    }
+    thread_fence_block();
+    thread_fence();
+    thread_fence_system();
+    let (c1, t1) = (clock64(), global_timer_ns());
+    args.out.set(3 * i, c1.wrapping_sub(c0));
+    args.out.set(3 * i + 1, t1.wrapping_sub(t0));
+    args.out.set(3 * i + 2, acc);
+}

@@ -1,0 +1,68 @@
+//! The copies of the book's §3.5 at 512 MiB: the one-element copy (`tlp_copy`) and the ILP = 4
+//! copy (`ilp_copy`), each at its best block size of 32..1024 (chosen by a short sweep of the
+//! Rust kernel, then measured with its CUDA C twin at that shape), f32 and f64.
+use super::{Measured, Row, Settings, measure};
+use crate::examples::ch3::tlp_copy::{CopyReal, Kernel, block_sizes, input};
+use book_kernels::ch3::tlp_copy::CopyArgs;
+use ferrocuda::gpu::{Error, Gpu, KernelView, Kernels, Result};
+use ferrocuda::measure::time_reps;
+
+/// Timed launches per block size in the sweep that picks the best shape.
+const SWEEP_REPS: usize = 5;
+
+/// Measures both copies in both precisions.
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+    let mut rows = typed::<f32>(gpu, settings, twin)?;
+    rows.extend(typed::<f64>(gpu, settings, twin)?);
+    Ok(rows)
+}
+
+fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+    let n = settings.elements::<T>()?;
+    let a = input::<T>(n);
+    let a_d = gpu.upload(&a)?;
+    let mut b_d = gpu.zeros::<T>(n)?;
+    let mut measured = Vec::new();
+    for kernel in [Kernel::Tlp, Kernel::Ilp] {
+        let args = CopyArgs {
+            input: a_d.view(),
+            output: b_d.view_mut(),
+        };
+        // The block size with the shortest median time.
+        let mut best: Option<(f64, u32)> = None;
+        for threads in block_sizes(gpu.properties()) {
+            let shape = kernel.shape(n, threads)?;
+            let ms = time_reps(gpu, SWEEP_REPS, || T::launch(gpu, None, kernel, shape, args))?.median_ms;
+            if best.is_none_or(|(b, _)| ms < b) {
+                best = Some((ms, threads));
+            }
+        }
+        let Some((_, threads)) = best else {
+            return Err(Error::InvalidArgument(
+                "the device reports no block size to sweep".into(),
+            ));
+        };
+        let shape = kernel.shape(n, threads)?;
+        let mut row = Row {
+            name: format!("{}_copy_{}", if kernel == Kernel::Tlp { "tlp" } else { "ilp" }, T::NAME),
+            shape,
+            bytes: 2 * n * size_of::<T>(),
+            launch: Box::new(move |m: Option<&Kernels>| T::launch(gpu, m, kernel, shape, args)),
+        };
+        // Each kernel copies into a poisoned output and must reproduce the input exactly (a
+        // twin whose argument layout drifted, or that copied nothing, would not).
+        for module in [None].into_iter().chain(twin.map(Some)) {
+            gpu.upload_into(&vec![T::from_f64(-1.0); n], &mut b_d)?;
+            (row.launch)(module)?;
+            if gpu.download(&b_d)? != a {
+                return Err(Error::Io(format!(
+                    "the {} {} did not copy its input exactly",
+                    if module.is_some() { "CUDA C twin of" } else { "Rust" },
+                    row.name
+                )));
+            }
+        }
+        measured.push(measure(gpu, row, twin, settings.reps)?);
+    }
+    Ok(measured)
+}

@@ -1,0 +1,207 @@
+//! `cargo xtask bench`: the memory-bound kernels at a working set far beyond L2, each reported
+//! with its GB/s, its fraction of a device-to-device `cudaMemcpy`, and its ratio to the same
+//! algorithm in CUDA C (`host/book/nvcc/`, compiled by nvcc at bench time when nvcc is there,
+//! loaded and launched through the same typed path, so only the kernel differs), all measured in
+//! one run with the samples of each row interleaved; then the compute-bound SGEMM kernels in
+//! GFLOP/s against cuBLAS.
+pub mod ch1;
+pub mod ch3;
+pub mod ch3_access;
+pub mod ch3_lessons;
+pub mod ch3_transfers;
+pub mod course;
+pub mod nvcc;
+pub mod random;
+pub mod reduce;
+pub mod simulator;
+pub mod stream;
+pub mod thesis;
+
+use ferrocuda::gpu::{Error, Gpu, Kernels, LaunchShape, Result};
+use ferrocuda::measure::{Stats, gb_per_s};
+
+/// Benchmark settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Bytes of each array, MiB: 512 MiB arrays make every kernel move at least 1 GiB, 20 times
+    /// the H100's 50 MB L2.
+    pub working_set_mib: usize,
+    /// Timed repetitions per row (the median is reported).
+    pub reps: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            working_set_mib: 512,
+            reps: 20,
+        }
+    }
+}
+
+impl Settings {
+    /// Elements of `T` per array.
+    pub fn elements<T>(&self) -> Result<usize> {
+        match self.working_set_mib * (1 << 20) / size_of::<T>() {
+            0 => Err(Error::InvalidArgument("--size-mib must be at least 1".into())),
+            n => Ok(n),
+        }
+    }
+}
+
+/// Launches a row's kernel from this library's kernels (`None`) or a twin's module.
+pub type Launcher<'a> = Box<dyn FnMut(Option<&Kernels>) -> Result<()> + 'a>;
+
+/// One row: a Rust kernel, optionally its CUDA C twin, and the bytes each launch moves.
+pub struct Row<'a> {
+    pub name: String,
+    pub shape: LaunchShape,
+    pub bytes: usize,
+    /// Launches the kernel from `module` (the embedded one, or the twin's).
+    pub launch: Launcher<'a>,
+}
+
+/// What one row measured.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub name: String,
+    pub shape: LaunchShape,
+    pub bytes: usize,
+    pub rust: Stats,
+    pub nvcc: Option<Stats>,
+}
+
+/// Times `row` (and its twin in `twin`, interleaved) `reps` times after a warm-up of each.
+pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&Kernels>, reps: usize) -> Result<Measured> {
+    (row.launch)(None)?;
+    if let Some(twin) = twin {
+        (row.launch)(Some(twin))?;
+    }
+    let (mut rust, mut nvcc) = (Vec::new(), Vec::new());
+    for _ in 0..reps.max(1) {
+        rust.push(gpu.time_ms(|| (row.launch)(None))?);
+        if let Some(twin) = twin {
+            nvcc.push(gpu.time_ms(|| (row.launch)(Some(twin)))?);
+        }
+    }
+    Ok(Measured {
+        name: row.name,
+        shape: row.shape,
+        bytes: row.bytes,
+        rust: Stats::of(&mut rust),
+        nvcc: twin.map(|_| Stats::of(&mut nvcc)),
+    })
+}
+
+/// Device-to-device `cudaMemcpy` of one `bytes`-sized array: the bandwidth ceiling, GB/s,
+/// counting bytes read plus bytes written.
+pub fn memcpy_gb_per_s(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
+    let from = gpu.zeros::<u8>(bytes)?;
+    let mut to = gpu.zeros::<u8>(bytes)?;
+    gpu.copy_device_to_device(&from, &mut to)?;
+    let mut samples = Vec::new();
+    for _ in 0..reps.max(1) {
+        samples.push(gpu.time_ms(|| gpu.copy_device_to_device(&from, &mut to))?);
+    }
+    Ok(gb_per_s(2 * bytes, Stats::of(&mut samples).median_ms))
+}
+
+/// Runs every benchmark: on a CUDA device the kernels against memcpy and their CUDA C twins, then
+/// the CPU simulator's throughput.
+pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
+    if gpu.is_simulator() {
+        println!("no CUDA device: only the simulator's throughput is measured");
+    } else {
+        run_cuda(gpu, settings)?;
+    }
+    simulator::run(settings.reps.min(5)).map(|_| ())
+}
+
+/// The memory-bound kernels against memcpy and their CUDA C twins, in one table.
+fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
+    let p = gpu.properties();
+    let array_bytes = settings.working_set_mib << 20;
+    println!(
+        "bench on device {}: {} (sm_{}), {} SMs, ECC {}",
+        p.ordinal,
+        p.name,
+        p.compute_capability_number(),
+        p.multiprocessor_count,
+        if p.ecc_enabled { "on" } else { "off" }
+    );
+    let memcpy = memcpy_gb_per_s(gpu, array_bytes, settings.reps)?;
+    println!(
+        "memcpy device-to-device, {} MiB: {memcpy:.0} GB/s (read + write), {:.0}% of the {:.0} GB/s theoretical peak",
+        settings.working_set_mib,
+        100.0 * memcpy / p.peak_bandwidth_gb_per_s(),
+        p.peak_bandwidth_gb_per_s()
+    );
+    let twins = nvcc::Twins::compile(gpu);
+    match &twins {
+        Ok(twins) => println!("CUDA C twins: {}", twins.compiler),
+        Err(e) => println!("CUDA C twins: not measured ({e})"),
+    }
+    let twins = twins.ok();
+    let mut rows = Vec::new();
+    rows.extend(stream::run(gpu, settings, twins.as_ref().map(|t| &t.stream))?);
+    rows.extend(course::run(gpu, settings, twins.as_ref().map(|t| &t.vector_add))?);
+    rows.extend(course::reduction(gpu, settings)?);
+    rows.extend(course::histogram(gpu, settings)?);
+    rows.extend(ch1::run(
+        gpu,
+        settings,
+        twins.as_ref().map(|t| &t.increment_multiblock),
+    )?);
+    rows.extend(reduce::run(gpu, settings, twins.as_ref().map(|t| &t.reduce))?);
+    rows.extend(ch3::run(gpu, settings, twins.as_ref().map(|t| &t.transpose))?);
+    rows.extend(ch3_access::run(gpu, settings, twins.as_ref().map(|t| &t.ilp_copy))?);
+    rows.extend(thesis::run(gpu, settings, twins.as_ref().map(|t| &t.sor))?);
+
+    println!();
+    println!(
+        "{:<30} {:<46} {:>9} {:>10} {:>9} {:>10} {:>10}",
+        "kernel", "launch shape", "GB moved", "Rust GB/s", "/memcpy", "nvcc GB/s", "Rust/nvcc"
+    );
+    for m in &rows {
+        let rust = gb_per_s(m.bytes, m.rust.median_ms);
+        let (nvcc, ratio) = match m.nvcc {
+            Some(s) => {
+                let nvcc = gb_per_s(m.bytes, s.median_ms);
+                (format!("{nvcc:.0}"), format!("{:.3}", rust / nvcc))
+            }
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "{:<30} {:<46} {:>9.2} {:>10.0} {:>9.3} {:>10} {:>10}",
+            m.name,
+            m.shape.to_string(),
+            m.bytes as f64 * 1e-9,
+            rust,
+            rust / memcpy,
+            nvcc,
+            ratio
+        );
+    }
+    println!(
+        "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
+        settings.reps
+    );
+    ch3_lessons::run(gpu, settings)?;
+    random::run(gpu, settings)?;
+    course::matmul(gpu, settings)?;
+    ch3_transfers::run(gpu, settings)
+}
+
+/// Runs `row` from the embedded module and from `twin`, downloading `output` after each: true
+/// when the two kernels wrote the same bytes (a twin whose argument layout drifted would not).
+pub fn twin_agrees<T: ferrocuda::gpu::Element + PartialEq>(
+    gpu: &Gpu,
+    row: &mut Row<'_>,
+    twin: &Kernels,
+    output: &ferrocuda::gpu::DeviceBuffer<T>,
+) -> Result<bool> {
+    (row.launch)(None)?;
+    let rust = gpu.download(output)?;
+    (row.launch)(Some(twin))?;
+    Ok(gpu.download(output)? == rust)
+}

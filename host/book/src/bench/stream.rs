@@ -1,0 +1,63 @@
+//! STREAM copy, scale, add and triad, f32 and f64, 512 threads per block: the article's
+//! one-element-per-thread kernels and the 16-byte, four-per-thread ones.
+use super::{Measured, Row, Settings, measure, twin_agrees};
+use crate::examples::stream::{Layout, Op, SCALAR, StreamReal, THREADS_PER_BLOCK, initial};
+use book_kernels::stream::{BinaryArgs, UnaryArgs};
+use ferrocuda::gpu::{Error, Gpu, KernelView, Kernels, Result};
+
+/// Measures the four kernels in both precisions and both layouts.
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+    let mut rows = Vec::new();
+    for layout in Layout::ALL {
+        rows.extend(typed::<f32>(gpu, settings, layout, twin)?);
+        rows.extend(typed::<f64>(gpu, settings, layout, twin)?);
+    }
+    Ok(rows)
+}
+
+fn typed<T: StreamReal>(
+    gpu: &Gpu,
+    settings: &Settings,
+    layout: Layout,
+    twin: Option<&Kernels>,
+) -> Result<Vec<Measured>> {
+    let n = settings.elements::<T>()?;
+    let [a, b, _] = initial::<T>(n);
+    let (a_d, b_d) = (gpu.upload(&a)?, gpu.upload(&b)?);
+    let mut c_d = gpu.zeros::<T>(n)?;
+    let shape = layout.shape(n, THREADS_PER_BLOCK)?;
+    let scalar = T::from_f64(SCALAR);
+    let mut measured = Vec::new();
+    for op in Op::ALL {
+        let unary = UnaryArgs {
+            input: a_d.view(),
+            output: c_d.view_mut(),
+            scalar,
+        };
+        let binary = BinaryArgs {
+            a: a_d.view(),
+            b: b_d.view(),
+            c: c_d.view_mut(),
+            scalar,
+        };
+        let mut row = Row {
+            name: format!("stream_{}{}_{}", op.label().to_lowercase(), layout.label(), T::NAME),
+            shape,
+            bytes: op.arrays_moved() * n * size_of::<T>(),
+            launch: Box::new(move |m: Option<&Kernels>| match op {
+                Op::Copy | Op::Scale => T::launch_unary(gpu, m, op, layout, shape, unary),
+                Op::Add | Op::Triad => T::launch_binary(gpu, m, op, layout, shape, binary),
+            }),
+        };
+        if let Some(twin) = twin
+            && !twin_agrees(gpu, &mut row, twin, &c_d)?
+        {
+            return Err(Error::Io(format!(
+                "the CUDA C twin of {} wrote different results",
+                row.name
+            )));
+        }
+        measured.push(measure(gpu, row, twin, settings.reps)?);
+    }
+    Ok(measured)
+}

@@ -1,0 +1,139 @@
+//! ch2-limiting-factor: is a kernel limited by memory or by math? (book §2.2, `limitingFactor`)
+//!
+//! Times `base` (`a = sin(b)`), `memory` (`a = b`) and `math` (the sine without the store), with
+//! the accurate sine and with the hardware one (the book's `-Mcuda=fastmath`), at the book's
+//! size, 8*1024*1024 floats, 256 threads per block.
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::reference;
+use book_kernels::ch2::limiting_factor::{Base, BaseFast, LimitingFactorArgs, Math, MathArgs, MathFast, Memory};
+use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
+use ferrocuda::measure::{Stats, time_reps};
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch2-limiting-factor",
+    description: "base, memory-only and math-only kernels, accurate and fast sine: what limits a kernel (book 2.2)",
+    flags: &[],
+    run,
+};
+
+/// The book's size, 8*1024*1024.
+pub const N: usize = 8 * 1024 * 1024;
+/// The book's `blockSize`.
+pub const THREADS_PER_BLOCK: u32 = 256;
+
+/// The accurate kernel runs the same `libm` sine as the CPU, but the GPU contracts its
+/// multiply-adds into FMAs: a few ulps apart for |sin| <= 1.
+pub const ACCURATE_SIN: Tolerance = Tolerance {
+    abs: 4.0 * f32::EPSILON as f64,
+    rel: 4.0 * f32::EPSILON as f64,
+};
+/// `sin.approx.f32` has an absolute error below 2^-20.9 on [-pi, pi] (PTX ISA, `sin`), which
+/// the inputs stay in; relative error is meaningless near its zeros.
+pub const FAST_SIN: Tolerance = Tolerance {
+    abs: 1.0 / (1u64 << 20) as f64,
+    rel: 0.0,
+};
+
+/// The variants, in the book's column order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Base,
+    Memory,
+    Math,
+}
+
+/// Launches one variant over `a_d`, reading `b_d` (base, memory) or the scalar `b` (math).
+pub fn launch(
+    gpu: &Gpu,
+    variant: Variant,
+    fast_math: bool,
+    a_d: &mut DeviceBuffer<f32>,
+    b_d: &DeviceBuffer<f32>,
+    b: f32,
+) -> Result<()> {
+    let shape = LaunchShape::cover_1d(same_len("limitingFactor", &[a_d.len(), b_d.len()])?, THREADS_PER_BLOCK)?;
+    let array_args = |a_d: &mut DeviceBuffer<f32>| LimitingFactorArgs {
+        a: a_d.view_mut(),
+        b: b_d.view(),
+    };
+    let math_args = MathArgs {
+        a: a_d.view_mut(),
+        b,
+        flag: 0,
+    };
+    match (variant, fast_math) {
+        (Variant::Base, false) => crate::kernels(gpu)?.launch(Base, shape, array_args(a_d)),
+        (Variant::Base, true) => crate::kernels(gpu)?.launch(BaseFast, shape, array_args(a_d)),
+        (Variant::Memory, _) => crate::kernels(gpu)?.launch(Memory, shape, array_args(a_d)),
+        (Variant::Math, false) => crate::kernels(gpu)?.launch(Math, shape, math_args),
+        (Variant::Math, true) => crate::kernels(gpu)?.launch(MathFast, shape, math_args),
+    }
+}
+
+/// Prints the book's table (gputime, us) and verifies each variant's output.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
+    // Arguments spread over [-pi, pi] (the book uses b = 1 everywhere, which checks one value).
+    let b: Vec<f32> = (0..n)
+        .map(|i| ((i % 4096) as f32 / 4096.0 * 2.0 - 1.0) * std::f32::consts::PI)
+        .collect();
+    let b_d = gpu.upload(&b)?;
+    let poison = vec![f32::NAN; n];
+    let mut a_d = gpu.upload(&poison)?;
+    let mut expected = vec![0.0; n];
+    reference::ch2::limiting_factor::base(&mut expected, &b);
+
+    let mut checks = Vec::new();
+    let mut rows = Vec::new();
+    for fast_math in [false, true] {
+        let mut times = Vec::new();
+        for variant in [Variant::Base, Variant::Memory, Variant::Math] {
+            gpu.upload_into(&poison, &mut a_d)?;
+            let stats: Stats = time_reps(gpu, options.reps, || {
+                launch(gpu, variant, fast_math, &mut a_d, &b_d, 1.0)
+            })?;
+            times.push(stats.median_ms * 1e3);
+            let got = gpu.download(&a_d)?;
+            let label = format!("{variant:?}{}", if fast_math { " (fast math)" } else { "" }).to_lowercase();
+            checks.push(match variant {
+                Variant::Base => {
+                    Check::compare(&label, &got, &expected, if fast_math { FAST_SIN } else { ACCURATE_SIN })
+                }
+                Variant::Memory => Check::compare(&label, &got, &b, Tolerance::EXACT),
+                // The store never happens, so the poison must still be there.
+                Variant::Math => Check::condition(&format!("{label}: no store"), got.iter().all(|v| v.is_nan())),
+            });
+        }
+        rows.push((fast_math, times));
+    }
+    println!(
+        " {} floats, {THREADS_PER_BLOCK} threads per block; median gputime of {} runs (us)",
+        n, options.reps
+    );
+    println!("   {:<24} {:>10} {:>10} {:>10}", "build", "base", "memory", "math");
+    for (fast_math, t) in &rows {
+        let build = if *fast_math {
+            "fast math (__sinf)"
+        } else {
+            "default (libm sinf)"
+        };
+        println!("   {build:<24} {:>10.3} {:>10.3} {:>10.3}", t[0], t[1], t[2]);
+    }
+    for (fast_math, t) in &rows {
+        let verdict = if t[2] > 0.8 * t[0] {
+            "math-bound"
+        } else if t[1] > 0.8 * t[0] {
+            "memory-bound"
+        } else {
+            "latency-bound (little overlap of math and memory)"
+        };
+        println!(
+            "   {}: memory is {:.0}% and math {:.0}% of base: {verdict}",
+            if *fast_math { "fast math" } else { "default" },
+            100.0 * t[1] / t[0],
+            100.0 * t[2] / t[0]
+        );
+    }
+    Ok(Outcome { checks })
+}

@@ -1,0 +1,493 @@
+//! ch3-async: overlapping copies and kernels with streams (book §3.1.3, `program testAsync`).
+//!
+//! The array is cut into `nStreams` chunks; each chunk's copy in, kernel and copy out can run
+//! while other chunks' do, because copies from pinned memory in non-default streams are
+//! asynchronous and the GPU has separate engines for each copy direction and for kernels.
+//! Variants, as the book's: sequential (one copy in, one kernel, one copy out, stream 0); V1 (per
+//! stream: copy in, kernel, copy out); V2 (all copies in, then all kernels, then all copies out);
+//! V3 (V2 with an event recorded after each kernel, which on Fermi let the copies out start
+//! earlier).
+//!
+//! The file is `async_overlap.rs` because `async` is a Rust keyword.
+//!
+//! On an H100 the kernel at the book's size (16 MB) is much shorter than the copies, so only the
+//! two copy directions overlap and the speedup is bounded by `2 / (1 + 1/nStreams)` (1.6 for 4
+//! streams): the output prints this bound for the measured stage times. `--streams` raises it;
+//! `--size` changes the size of everything (the ratio of kernel to copy time stays the same, the
+//! fixed per-operation costs shrink relative to the data).
+use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE};
+use crate::reference;
+use book_kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
+use ferrocuda::gpu::{DeviceBuffer, Error, Event, Gpu, KernelView, LaunchShape, PinnedBuffer, Result, Stream};
+use ferrocuda::measure::Stats;
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch3-async",
+    description: "sequential copy-kernel-copy vs three stream orderings (V1, V2, V3) with 4 streams, and their timelines (book 3.1.3)",
+    flags: &[Flag {
+        name: "--streams",
+        value: Some("N"),
+        help: "number of streams (chunks), default 4 as the book; --size must be a multiple of 256 x N",
+    }],
+    run,
+};
+
+/// The book's `blockSize` and `nStreams`.
+pub const BLOCK_SIZE: usize = 256;
+pub const N_STREAMS: usize = 4;
+/// The book's `n = 4*1024*blockSize*nStreams` (4,194,304 floats, 16 MB).
+pub const N: usize = 4 * 1024 * BLOCK_SIZE * N_STREAMS;
+/// Columns of the text timelines.
+pub const TIMELINE_COLUMNS: usize = 64;
+
+/// `sqrt(s^2 + c^2)` is 1 within a rounding or two, and the reference's `sin_cos` is the host's,
+/// not the kernel's `libm` routine: they may differ in the last bit of `s` and `c`, which moves
+/// the sum by about one ulp of 1. So GPU and CPU agree within 4 ulps of 1 (4.8e-7).
+pub const TOLERANCE: Tolerance = Tolerance {
+    abs: 4.0 * f32::EPSILON as f64,
+    rel: 4.0 * f32::EPSILON as f64,
+};
+
+/// The orderings of copies and kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Sequential,
+    V1,
+    V2,
+    V3,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 4] = [Variant::Sequential, Variant::V1, Variant::V2, Variant::V3];
+
+    /// The book's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Variant::Sequential => "sequential transfer and execute",
+            Variant::V1 => "asynchronous V1 transfer and execute",
+            Variant::V2 => "asynchronous V2 transfer and execute",
+            Variant::V3 => "asynchronous V3 transfer and execute",
+        }
+    }
+}
+
+/// An operation of the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    HostToDevice,
+    Kernel,
+    DeviceToHost,
+}
+
+impl Op {
+    fn symbol(self) -> char {
+        match self {
+            Op::HostToDevice => 'H',
+            Op::Kernel => 'K',
+            Op::DeviceToHost => 'D',
+        }
+    }
+}
+
+/// One operation's place in time, ms from the variant's start: `ready` is when its stream reached
+/// it (the event before it completed), `end` when it finished.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Span {
+    /// 0 for stream 0 (sequential), 1.. for `stream(i)`.
+    pub stream: usize,
+    pub op: Op,
+    pub ready_ms: f64,
+    pub end_ms: f64,
+}
+
+/// The buffers and streams of one run.
+pub struct Setup {
+    pub n: usize,
+    pub streams: Vec<Stream>,
+    pub a: PinnedBuffer<f32>,
+    pub a_d: DeviceBuffer<f32>,
+}
+
+impl Setup {
+    /// `n` floats of pinned and device memory and `n_streams` streams; `n` must be a multiple of
+    /// `BLOCK_SIZE * n_streams`, as the book's sizes are.
+    pub fn new(gpu: &Gpu, n: usize, n_streams: usize) -> Result<Self> {
+        if n_streams == 0 {
+            return Err(Error::InvalidArgument("--streams must be at least 1".into()));
+        }
+        if n == 0 || !n.is_multiple_of(BLOCK_SIZE * n_streams) || u32::try_from(n).is_err() {
+            return Err(Error::InvalidArgument(format!(
+                "the array size must be a positive multiple of blockSize x nStreams = {}, below 2^32, not {n}",
+                BLOCK_SIZE * n_streams
+            )));
+        }
+        Ok(Self {
+            n,
+            streams: (0..n_streams).map(|_| gpu.new_stream()).collect::<Result<_>>()?,
+            a: gpu.pinned(n)?,
+            a_d: gpu.zeros(n)?,
+        })
+    }
+
+    fn stream_size(&self) -> usize {
+        self.n / self.streams.len()
+    }
+}
+
+/// Events around each operation, when a timeline is wanted.
+struct Recorder<'a> {
+    gpu: &'a Gpu,
+    marks: Vec<(usize, Op, Event, Event)>,
+}
+
+impl Recorder<'_> {
+    /// Runs `work` on `stream` (`None`: stream 0) between two events.
+    fn around(&mut self, stream: Option<(usize, &Stream)>, op: Op, work: impl FnOnce() -> Result<()>) -> Result<()> {
+        let on = stream.map(|(_, s)| s);
+        let before = self.gpu.record_event(on)?;
+        work()?;
+        let after = self.gpu.record_event(on)?;
+        self.marks.push((stream.map_or(0, |(i, _)| i + 1), op, before, after));
+        Ok(())
+    }
+}
+
+/// Queues one variant: the book's loops, verbatim in order. With `recorder`, each operation is
+/// bracketed by events (which changes V2 into something like V3: see `run`).
+fn issue(gpu: &Gpu, setup: &mut Setup, variant: Variant, mut recorder: Option<&mut Recorder>) -> Result<()> {
+    let n = setup.n;
+    let stream_size = setup.stream_size();
+    let Setup { streams, a, a_d, .. } = setup;
+    let streams: &[Stream] = streams;
+    let mut op = |stream: Option<usize>, op: Op, work: &mut dyn FnMut() -> Result<()>| -> Result<()> {
+        match recorder.as_deref_mut() {
+            Some(r) => r.around(stream.map(|i| (i, &streams[i])), op, work),
+            None => work(),
+        }
+    };
+    match variant {
+        Variant::Sequential => {
+            let shape = LaunchShape::cover_1d(n, BLOCK_SIZE as u32)?;
+            op(None, Op::HostToDevice, &mut || gpu.upload_pinned(a, a_d))?;
+            op(None, Op::Kernel, &mut || {
+                crate::kernels(gpu)?.launch(
+                    AsyncKernel,
+                    shape,
+                    AsyncArgs {
+                        a: a_d.view_mut(),
+                        offset: 0,
+                    },
+                )
+            })?;
+            op(None, Op::DeviceToHost, &mut || gpu.download_pinned(a_d, a))?;
+        }
+        _ => {
+            let shape = LaunchShape::cover_1d(stream_size, BLOCK_SIZE as u32)?;
+            let chunk = |i: usize| i * stream_size..(i + 1) * stream_size;
+            let copy_in = |i: usize, a: &PinnedBuffer<f32>, a_d: &mut DeviceBuffer<f32>| {
+                gpu.upload_async(&streams[i], a, a_d, chunk(i))
+            };
+            let launch = |i: usize, a_d: &mut DeviceBuffer<f32>| {
+                let args = AsyncArgs {
+                    a: a_d.view_mut(),
+                    offset: (i * stream_size) as u32,
+                };
+                crate::kernels(gpu)?.launch_on(&streams[i], AsyncKernel, shape, args)
+            };
+            let copy_out = |i: usize, a_d: &DeviceBuffer<f32>, a: &mut PinnedBuffer<f32>| {
+                gpu.download_async(&streams[i], a_d, a, chunk(i))
+            };
+            let count = streams.len();
+            match variant {
+                Variant::V1 => {
+                    for i in 0..count {
+                        op(Some(i), Op::HostToDevice, &mut || copy_in(i, a, a_d))?;
+                        op(Some(i), Op::Kernel, &mut || launch(i, a_d))?;
+                        op(Some(i), Op::DeviceToHost, &mut || copy_out(i, a_d, a))?;
+                    }
+                }
+                Variant::V2 | Variant::V3 => {
+                    for i in 0..count {
+                        op(Some(i), Op::HostToDevice, &mut || copy_in(i, a, a_d))?;
+                    }
+                    for (i, stream) in streams.iter().enumerate() {
+                        op(Some(i), Op::Kernel, &mut || launch(i, a_d))?;
+                        if variant == Variant::V3 {
+                            // The book's `cudaEventRecord(dummyEvent, stream(i))`.
+                            gpu.record_event(Some(stream))?;
+                        }
+                    }
+                    for i in 0..count {
+                        op(Some(i), Op::DeviceToHost, &mut || copy_out(i, a_d, a))?;
+                    }
+                }
+                Variant::Sequential => unreachable!("handled above"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sets `a = 0`, runs `variant` once timed with events in stream 0 (the book's `start` and
+/// `stop`), and returns the time and the resulting `a`.
+pub fn timed(gpu: &Gpu, setup: &mut Setup, variant: Variant) -> Result<(f64, Vec<f32>)> {
+    setup.a.as_mut_slice()?.fill(0.0);
+    let start = gpu.record_event(None)?;
+    issue(gpu, setup, variant, None)?;
+    let stop = gpu.record_event(None)?;
+    let ms = start.elapsed_ms(&stop)?;
+    gpu.synchronize()?;
+    Ok((ms, setup.a.as_slice()?.to_vec()))
+}
+
+/// Runs `variant` once with events around every operation and returns the spans, ms from the
+/// start.
+pub fn timeline(gpu: &Gpu, setup: &mut Setup, variant: Variant) -> Result<Vec<Span>> {
+    setup.a.as_mut_slice()?.fill(0.0);
+    let start = gpu.record_event(None)?;
+    let mut recorder = Recorder { gpu, marks: Vec::new() };
+    issue(gpu, setup, variant, Some(&mut recorder))?;
+    gpu.synchronize()?;
+    recorder
+        .marks
+        .iter()
+        .map(|(stream, op, before, after)| {
+            Ok(Span {
+                stream: *stream,
+                op: *op,
+                ready_ms: start.elapsed_ms(before)?,
+                end_ms: start.elapsed_ms(after)?,
+            })
+        })
+        .collect()
+}
+
+/// The spans as text bars, one row per stream, `columns` wide over `[0, total]`. Each operation
+/// gets at least one column, and starts no earlier than the one before it in its row ends, so
+/// a short copy stays visible beside a long kernel.
+pub fn timeline_text(spans: &[Span], columns: usize) -> Vec<String> {
+    let total = spans.iter().map(|s| s.end_ms).fold(0.0, f64::max).max(1e-9);
+    let column = |ms: f64| (((ms / total) * columns as f64) as usize).min(columns);
+    let mut streams: Vec<usize> = spans.iter().map(|s| s.stream).collect();
+    streams.sort_unstable();
+    streams.dedup();
+    streams
+        .iter()
+        .map(|&stream| {
+            let mut row = vec![' '; columns];
+            let mut cursor = 0;
+            for s in spans.iter().filter(|s| s.stream == stream) {
+                let start = column(s.ready_ms).max(cursor).min(columns.saturating_sub(1));
+                let end = column(s.end_ms).max(start + 1).min(columns);
+                row[start..end].fill(s.op.symbol());
+                cursor = end;
+            }
+            format!(
+                "   {:>9} |{}|",
+                format!("stream {stream}"),
+                row.into_iter().collect::<String>()
+            )
+        })
+        .chain(std::iter::once(format!(
+            "   {:>9}  0 ms{:>width$}",
+            "",
+            format!("{total:.3} ms"),
+            width = columns.saturating_sub(4)
+        )))
+        .collect()
+}
+
+/// The time of each stage in the sequential timeline, ms: `[copy in, kernel, copy out]`.
+fn stage_ms(spans: &[Span]) -> [f64; 3] {
+    let mut stages = [0.0; 3];
+    let mut previous_end = 0.0;
+    for s in spans {
+        let k = match s.op {
+            Op::HostToDevice => 0,
+            Op::Kernel => 1,
+            Op::DeviceToHost => 2,
+        };
+        stages[k] += s.end_ms - s.ready_ms.max(previous_end);
+        previous_end = s.end_ms;
+    }
+    stages
+}
+
+/// The shortest time `chunks` chunks can take through three engines (copy in, kernel, copy
+/// out) working in parallel, each stage `stages[k] / chunks` per chunk: the first chunk passes
+/// all three, the rest follow at the pace of the slowest.
+pub fn pipeline_bound_ms(stages: [f64; 3], chunks: usize) -> f64 {
+    let per_chunk = stages.map(|s| s / chunks.max(1) as f64);
+    per_chunk.iter().sum::<f64>() + (chunks.max(1) - 1) as f64 * per_chunk.iter().copied().fold(0.0, f64::max)
+}
+
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let n_streams = options.parsed::<usize>("--streams")?.unwrap_or(N_STREAMS);
+    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE / 4))?;
+    let mut setup = Setup::new(gpu, n, n_streams)?;
+    let p = gpu.properties();
+    println!();
+    println!(" Device : {}", p.name);
+    // The book's `deviceOverlap` check: overlap needs at least one copy engine beside the SMs.
+    println!(
+        " Concurrent copy and execution: {} ({} copy engines, concurrent kernels {})",
+        if p.async_engine_count > 0 { "yes" } else { "no" },
+        p.async_engine_count,
+        if p.concurrent_kernels { "yes" } else { "no" }
+    );
+    println!(
+        " Time for {} floats ({} MB), {n_streams} streams, blocks of {BLOCK_SIZE} threads ({}):",
+        n,
+        n * 4 / (1 << 20),
+        gpu.timing_label()
+    );
+
+    let mut expected = vec![0.0f32; n];
+    reference::ch3::async_overlap::kernel(&mut expected);
+
+    // A warm-up of every variant (module load, first use of each stream and engine), then the
+    // medians of `reps` timed runs, each variant once per round so drift hits all alike.
+    for variant in Variant::ALL {
+        timed(gpu, &mut setup, variant)?;
+    }
+    let mut samples = vec![Vec::new(); Variant::ALL.len()];
+    let mut results = vec![Vec::new(); Variant::ALL.len()];
+    for _ in 0..options.reps.max(1) {
+        for (k, variant) in Variant::ALL.into_iter().enumerate() {
+            let (ms, a) = timed(gpu, &mut setup, variant)?;
+            samples[k].push(ms);
+            results[k] = a;
+        }
+    }
+    let mut checks = Vec::new();
+    let mut medians = Vec::new();
+    for ((variant, samples), a) in Variant::ALL.into_iter().zip(&mut samples).zip(&results) {
+        let ms = Stats::of(samples).median_ms;
+        medians.push(ms);
+        let max_error = a.iter().map(|&x| (x - 1.0).abs()).fold(0.0f32, f32::max);
+        println!(" Time for {} (ms): {ms:12.6}", variant.label());
+        println!("   max error: {max_error:e}");
+        checks.push(Check::compare(variant.label(), a, &expected, TOLERANCE));
+    }
+
+    let sequential = medians[0];
+    let (best, best_ms) =
+        Variant::ALL[1..]
+            .iter()
+            .zip(&medians[1..])
+            .fold(
+                (Variant::V1, f64::INFINITY),
+                |(v, m), (&w, &x)| if x < m { (w, x) } else { (v, m) },
+            );
+    println!();
+    println!(" Timelines, one run of each with an event before and after every operation");
+    println!(" (H = copy host to device, K = kernel, D = copy device to host; a bar runs from when");
+    println!("  its stream reached the operation to when it finished, so it includes any wait for a");
+    println!("  copy engine; the extra events make V2 behave like V3):");
+    let mut sequential_spans = Vec::new();
+    for variant in Variant::ALL {
+        let spans = timeline(gpu, &mut setup, variant)?;
+        println!("  {}:", variant.label());
+        for line in timeline_text(&spans, TIMELINE_COLUMNS) {
+            println!("{line}");
+        }
+        if variant == Variant::Sequential {
+            sequential_spans = spans;
+        }
+    }
+    println!();
+    if gpu.is_simulator() {
+        println!(" Overlap: not available on the simulator (it runs each operation to completion when issued,");
+        println!(" so every variant takes the sequential time; the results are checked all the same).");
+    } else {
+        let stages = stage_ms(&sequential_spans);
+        let bound = pipeline_bound_ms(stages, n_streams);
+        println!(
+            " Stages in the sequential run: copy in {:.4} ms, kernel {:.4} ms, copy out {:.4} ms",
+            stages[0], stages[1], stages[2]
+        );
+        println!(
+            " Pipeline bound with {n_streams} streams (copy in, kernel and copy out each on its own engine): {bound:.4} ms, {:.2}x sequential",
+            sequential / bound
+        );
+        println!(
+            " Best asynchronous variant: {} at {best_ms:.4} ms, {:.2}x faster than sequential",
+            match best {
+                Variant::V1 => "V1",
+                Variant::V2 => "V2",
+                _ => "V3",
+            },
+            sequential / best_ms
+        );
+    }
+    Ok(Outcome { checks })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipeline_bound_of_equal_stages_and_of_copy_bound_work() {
+        // Three equal stages of 3 ms in 3 chunks: 3 + 2 = 5 chunk-times of 1 ms.
+        assert!((pipeline_bound_ms([3.0, 3.0, 3.0], 3) - 5.0).abs() < 1e-12);
+        // A negligible kernel and 4 chunks: T/4 * 2 + 3 * T/4 = 1.25 T for equal copies.
+        let t = pipeline_bound_ms([4.0, 0.0, 4.0], 4);
+        assert!((t - 5.0).abs() < 1e-12, "{t}");
+        assert!((pipeline_bound_ms([2.0, 1.0, 2.0], 1) - 5.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn timeline_rows_place_the_operations() {
+        let spans = [
+            Span {
+                stream: 1,
+                op: Op::HostToDevice,
+                ready_ms: 0.0,
+                end_ms: 1.0,
+            },
+            Span {
+                stream: 1,
+                op: Op::Kernel,
+                ready_ms: 1.0,
+                end_ms: 2.0,
+            },
+            Span {
+                stream: 2,
+                op: Op::DeviceToHost,
+                ready_ms: 3.0,
+                end_ms: 4.0,
+            },
+        ];
+        let rows = timeline_text(&spans, 8);
+        assert_eq!(rows[0], "    stream 1 |HHKK    |");
+        assert_eq!(rows[1], "    stream 2 |      DD|");
+        assert!(rows[2].ends_with("4.000 ms"));
+    }
+
+    #[test]
+    fn stages_skip_the_gap_before_each_operation() {
+        let spans = [
+            Span {
+                stream: 0,
+                op: Op::HostToDevice,
+                ready_ms: 0.0,
+                end_ms: 2.0,
+            },
+            Span {
+                stream: 0,
+                op: Op::Kernel,
+                ready_ms: 2.0,
+                end_ms: 2.5,
+            },
+            Span {
+                stream: 0,
+                op: Op::DeviceToHost,
+                ready_ms: 2.5,
+                end_ms: 4.5,
+            },
+        ];
+        assert_eq!(stage_ms(&spans), [2.0, 0.5, 2.0]);
+    }
+}

@@ -1,0 +1,136 @@
+//! ch3-bank-conflicts: what shared-memory bank conflicts cost on a 32-bank GPU (book §3.3.3.2).
+//!
+//! Every warp reads 32 words of shared memory at a stride of 1, 2, 3, 4, 8, 16 and 32 words, and
+//! at 33, which is stride 32 with one word of padding per 32-word row (the transpose's column
+//! read from `tile(TILE_DIM+1, TILE_DIM)`). The conflict degree is `gcd(stride, 32)`, so the
+//! time per read should double with each power of two and fall back at 3 and 33. The book's
+//! other knobs are gone: compute capability 1.x's 16 banks per half-warp, and 3.x's 8-byte bank
+//! mode (`cudaDeviceSetSharedMemConfig`), which later GPUs ignore (4-byte banks).
+use crate::examples::{Example, Flag, Options, Outcome};
+use crate::plot::{Chart, Series};
+use crate::reference;
+use book_kernels::ch3::bank_conflicts::{BankArgs, BankConflicts, BankTile, MAX_STRIDE, READS};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::measure::time_reps;
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch3-bank-conflicts",
+    description: "shared-memory reads at strides 1 to 32 words and padded, time per read (book 3.3.3.2); --size sets passes",
+    flags: &[Flag {
+        name: "--plot",
+        value: Some("FILE.png"),
+        help: "also draw the time per read against the stride",
+    }],
+    run,
+};
+
+/// The strides measured, in words; 33 is 32 with one word of padding.
+pub const STRIDES: [u32; 8] = [1, 2, 3, 4, 8, 16, 32, 33];
+/// Threads per block.
+pub const THREADS_PER_BLOCK: u32 = 256;
+/// Blocks per SM: enough warps to keep the shared-memory pipe busy.
+pub const BLOCKS_PER_SM: u32 = 8;
+/// Passes of `READS` reads per thread on a GPU (`--size` sets it).
+pub const PASSES: usize = 4096;
+
+/// Number of shared-memory reads `bank_conflicts` makes per thread with `passes`.
+pub fn reads_per_thread(passes: usize) -> usize {
+    passes * READS
+}
+
+/// Runs `bank_conflicts` over `out_d` (one sum per thread, a multiple of
+/// [`THREADS_PER_BLOCK`] threads) at `stride` words, `passes` times.
+pub fn launch(gpu: &Gpu, out_d: &mut DeviceBuffer<u32>, stride: u32, passes: usize) -> Result<()> {
+    if !(1..=MAX_STRIDE).contains(&stride) {
+        return Err(Error::InvalidArgument(format!(
+            "the stride must be 1 to {MAX_STRIDE} words, not {stride}"
+        )));
+    }
+    let blocks = out_d.len() / THREADS_PER_BLOCK as usize;
+    if blocks == 0 || !out_d.len().is_multiple_of(THREADS_PER_BLOCK as usize) {
+        return Err(Error::InvalidArgument(format!(
+            "the output holds one sum per thread: a positive multiple of {THREADS_PER_BLOCK}, not {}",
+            out_d.len()
+        )));
+    }
+    let passes = u32::try_from(passes).map_err(|_| Error::InvalidArgument(format!("{passes} passes exceed u32")))?;
+    let shape =
+        LaunchShape::new((blocks as u32, 1, 1), (THREADS_PER_BLOCK, 1, 1)).with_shared_bytes(BankTile::BYTES as u32);
+    let args = BankArgs {
+        out: out_d.view_mut(),
+        stride,
+        passes,
+    };
+    crate::kernels(gpu)?.launch(BankConflicts, shape, args)
+}
+
+/// The table: per stride, the conflict degree, the time per launch, the time per warp-wide read
+/// per SM, and the slowdown against stride 1; every thread's sum checked exactly.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let passes = options.size_or(gpu.pick(PASSES, 4))?;
+    let plot = options.value("--plot");
+    let p = gpu.properties();
+    let blocks = gpu.pick(p.multiprocessor_count * BLOCKS_PER_SM, 2);
+    let threads = blocks as usize * THREADS_PER_BLOCK as usize;
+    let mut out_d = gpu.zeros::<u32>(threads)?;
+    let warp_reads_per_sm =
+        reads_per_thread(passes) as f64 * (threads / 32) as f64 / p.multiprocessor_count.max(1) as f64;
+    println!(
+        "{blocks} blocks of {THREADS_PER_BLOCK} threads, {} reads of 4 bytes per thread, {} ({})",
+        reads_per_thread(passes),
+        format_args!("{} SMs", p.multiprocessor_count),
+        gpu.timing_label()
+    );
+    println!();
+    println!(
+        "{:>8} {:>10} {:>12} {:>18} {:>10}",
+        "stride", "conflicts", "time (ms)", "ns per warp read", "x stride 1"
+    );
+    let mut checks = Vec::new();
+    let mut points = Vec::new();
+    let mut base_ms = None;
+    for stride in STRIDES {
+        let stats = time_reps(gpu, options.reps, || launch(gpu, &mut out_d, stride, passes))?;
+        let expected = reference::ch3::bank_conflicts::sums(threads, stride as usize, passes);
+        checks.push(Check::compare(
+            &format!("stride {stride}"),
+            &gpu.download(&out_d)?,
+            &expected,
+            Tolerance::EXACT,
+        ));
+        let ms = stats.median_ms;
+        let base = *base_ms.get_or_insert(ms);
+        let ns_per_read = ms * 1e6 / warp_reads_per_sm;
+        let label = if stride == 33 {
+            "32+1".to_string()
+        } else {
+            stride.to_string()
+        };
+        println!(
+            "{label:>8} {:>9}x {ms:>12.4} {ns_per_read:>18.3} {:>10.2}",
+            conflict_degree(stride),
+            ms / base
+        );
+        points.push((stride as f64, ns_per_read));
+    }
+    if let Some(path) = plot {
+        Chart::new(
+            format!("Shared-memory reads by stride, {}", p.name),
+            "stride (words; 33 = 32 with padding)",
+            "ns per warp-wide read per SM",
+        )
+        .write(path, &[Series::new("bank_conflicts", points)])?;
+        println!("plot written to {path}");
+    }
+    Ok(Outcome { checks })
+}
+
+/// Lanes that fall on one bank when a warp reads 32 words `stride` words apart: `gcd(stride, 32)`.
+pub fn conflict_degree(stride: u32) -> u32 {
+    let (mut a, mut b) = (stride, 32);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}

@@ -1,0 +1,89 @@
+//! ch3-divergence: a branch that splits every warp against the same work split by warp (book
+//! §3.6.3). Each side is a loop of 256 dependent operations, different on the two sides, so a
+//! warp that takes both runs both loops one after the other.
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::reference;
+use book_kernels::ch3::divergence::{DivergenceArgs, Divergent, WarpUniform};
+use ferrocuda::device::warp::WARP_SIZE;
+use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::measure::time_reps;
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch3-divergence",
+    description: "if mod(i,2) (every warp diverges) vs if mod(i/warpsize,2) (warp-uniform): times (book 3.6.3)",
+    flags: &[],
+    run,
+};
+
+pub const N: usize = 1 << 24;
+pub const THREADS_PER_BLOCK: u32 = 256;
+
+/// The two kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Divergent,
+    WarpUniform,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 2] = [Variant::Divergent, Variant::WarpUniform];
+
+    pub fn kernel(self) -> &'static str {
+        match self {
+            Variant::Divergent => "divergent",
+            Variant::WarpUniform => "warp_uniform",
+        }
+    }
+
+    /// The condition under which element `i` takes the first side.
+    pub fn first_side(self, i: usize) -> bool {
+        match self {
+            Variant::Divergent => i.is_multiple_of(2),
+            Variant::WarpUniform => (i / WARP_SIZE).is_multiple_of(2),
+        }
+    }
+}
+
+/// Runs `variant` over `x_d`.
+pub fn launch(gpu: &Gpu, variant: Variant, x_d: &mut DeviceBuffer<f32>, threads: u32) -> Result<()> {
+    let shape = LaunchShape::cover_1d(x_d.len(), threads)?;
+    let args = DivergenceArgs { x: x_d.view_mut() };
+    match variant {
+        Variant::Divergent => crate::kernels(gpu)?.launch(Divergent, shape, args),
+        Variant::WarpUniform => crate::kernels(gpu)?.launch(WarpUniform, shape, args),
+    }
+}
+
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE / 16))?;
+    let mut x_d = gpu.zeros::<f32>(n)?;
+    let mut checks = Vec::new();
+    let mut times = Vec::new();
+    for variant in Variant::ALL {
+        gpu.upload_into(&vec![f32::NAN; n], &mut x_d)?;
+        let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut x_d, THREADS_PER_BLOCK))?;
+        times.push(stats.median_ms);
+        let expected = reference::ch3::divergence::divergence(n, |i| variant.first_side(i));
+        // Explicitly rounded operations on both sides: bit-identical.
+        checks.push(Check::compare(
+            variant.kernel(),
+            &gpu.download(&x_d)?,
+            &expected,
+            Tolerance::EXACT,
+        ));
+    }
+    println!(
+        " {n} elements, {THREADS_PER_BLOCK} threads per block, median of {} runs ({}):",
+        options.reps,
+        gpu.timing_label()
+    );
+    println!("   {:<44} {:>10}", "branch", "time (ms)");
+    println!("   {:<44} {:>10.4}", "if mod(i, 2) == 0          (divergent)", times[0]);
+    println!(
+        "   {:<44} {:>10.4}",
+        "if mod(i / warpsize, 2) == 0 (warp-uniform)", times[1]
+    );
+    println!("   divergent / warp-uniform: {:.2}x the time", times[0] / times[1]);
+    Ok(Outcome { checks })
+}

@@ -1,0 +1,83 @@
+//! Book chapter 3: optimization.
+//! Book chapter 3 (Ruetsch & Fatica, *CUDA Fortran for Scientists and Engineers*): optimization.
+
+use ferrocuda::gpu::Gpu;
+use ferrocuda::ptx::{self, KernelResources, ResourceReport};
+
+/// The book's PTX module `gpu` loads (the newest one on the simulator).
+fn module_for(gpu: &Gpu) -> Option<ptx::PtxModule> {
+    if gpu.is_simulator() {
+        crate::KERNELS.modules().max_by_key(|m| m.compute_capability)
+    } else {
+        crate::KERNELS.for_compute_capability(gpu.properties().compute_capability_number())
+    }
+}
+
+/// The lines of `kernel`'s PTX that contain one of `patterns`, trimmed, at most `limit` of them:
+/// the evidence an example prints for where its reads land.
+pub fn ptx_lines(gpu: &Gpu, kernel: &str, patterns: &[&str], limit: usize) -> Vec<String> {
+    module_for(gpu)
+        .and_then(|m| ptx::entry_ptx(m.ptx, kernel))
+        .map(|body| {
+            body.lines()
+                .filter(|l| patterns.iter().any(|p| l.contains(p)))
+                .map(|l| l.trim().replace('\t', " "))
+                .take(limit)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Prints [`ptx_lines`] under a heading naming the kernel.
+pub fn print_ptx_lines(gpu: &Gpu, kernel: &str, patterns: &[&str], limit: usize) {
+    let lines = ptx_lines(gpu, kernel, patterns, limit);
+    println!("   PTX of {kernel} ({}):", patterns.join(", "));
+    if lines.is_empty() {
+        println!("     (none)");
+    }
+    for line in lines {
+        println!("     {line}");
+    }
+}
+
+/// What `ptxas -v` reports for `kernels` in the module `gpu` loads, or why it could not be run
+/// (ptxas missing).
+pub fn ptxas_resources(gpu: &Gpu, kernels: &[&str]) -> Result<Vec<KernelResources>, String> {
+    let module = module_for(gpu).ok_or("this build embeds no PTX")?;
+    let report = ResourceReport::parse(&ptx::ptxas_verbose(&module)?);
+    Ok(report
+        .kernels
+        .into_iter()
+        .filter(|k| kernels.contains(&k.name.as_str()))
+        .collect())
+}
+
+/// Prints [`ptxas_resources`] as the book prints ptxinfo, or the reason it is missing.
+pub fn print_ptxas_resources(gpu: &Gpu, kernels: &[&str]) {
+    match ptxas_resources(gpu, kernels) {
+        Ok(rows) => {
+            for k in rows {
+                println!(
+                    "   ptxas {}: {} bytes stack frame, {} bytes spill stores, {} bytes spill loads; Used {} registers",
+                    k.name, k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes, k.registers
+                );
+            }
+        }
+        Err(e) => println!("   ptxas report not available: {e}"),
+    }
+}
+pub mod async_overlap;
+pub mod bandwidth_test;
+pub mod bank_conflicts;
+pub mod batching;
+pub mod constant_increment;
+pub mod divergence;
+pub mod ilp_copy;
+pub mod intrinsics;
+pub mod localmem;
+pub mod offset_stride;
+pub mod shared_reverse;
+pub mod stride_texture;
+pub mod texture_average;
+pub mod tlp_copy;
+pub mod transpose;

@@ -1,0 +1,339 @@
+//! ch3-offset-stride: the array increment at offsets 0..=32 and strides 1..=32, in place (the
+//! book's `offset` and `stride` kernels, §3.2.2, program `offsetNStride`) and out of place
+//! (`b = a + 1`, the variant of Figures 3.12 and 3.13), in f32 or f64, with the book's 4 MB of
+//! data per launch; `--plot` draws Figures 3.6/3.10 (bandwidth vs offset) and 3.14 (vs stride).
+use crate::examples::{Example, Options, Outcome, Precision};
+use crate::plot::{self, Chart, Series};
+use crate::reference::ch3::offset_stride as reference;
+pub use crate::reference::ch3::offset_stride::Pattern;
+use book_kernels::ch3::offset_stride::{
+    InPlaceArgs, Offset, OffsetOutOfPlace, OutOfPlaceArgs, Stride, StrideOutOfPlace,
+};
+use ferrocuda::device::real::Real;
+use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::measure::{gb_per_s, time_reps};
+use ferrocuda::verify::{Check, Tolerance};
+use std::path::Path;
+
+pub const EXAMPLE: Example = Example {
+    id: "ch3-offset-stride",
+    description: "array increment at offsets 0..32 and strides 1..32, in place and out of place, f32 or f64 (book 3.2.2)",
+    flags: &[plot::PLOT_FLAG],
+    run,
+};
+
+/// The book's `nMB = 4`: megabytes each launch reads (and writes).
+pub const N_MB: usize = 4;
+/// The book's `blockSize = 256`.
+pub const BLOCK_SIZE: u32 = 256;
+/// The largest offset and stride of the sweeps.
+pub const MAX_S: usize = 32;
+/// The book's arrays hold `33 * n` elements: room for an offset or a stride of 32.
+pub const SPAN_FACTOR: usize = MAX_S + 1;
+/// Threads per launch on the simulator: a few dozen blocks, so the 130 timed configurations
+/// finish in about a second.
+pub const SIMULATOR_N: usize = 1 << 14;
+
+/// Whether the kernel writes the array it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// `a = a + 1`: the book's kernels.
+    InPlace,
+    /// `b = a + 1`.
+    OutOfPlace,
+}
+
+impl Placement {
+    /// Both, the book's first.
+    pub const ALL: [Placement; 2] = [Placement::InPlace, Placement::OutOfPlace];
+
+    /// The column header.
+    pub fn label(self) -> &'static str {
+        match self {
+            Placement::InPlace => "in-place",
+            Placement::OutOfPlace => "out-of-place",
+        }
+    }
+}
+
+/// An element type of the increment kernels (`f32`, `f64`).
+pub trait OffsetStrideReal: Real + Into<f64> + Element + Send + Sync {
+    /// Launches `offset` or `stride`.
+    fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()>;
+    /// Launches `offset_out_of_place` or `stride_out_of_place`.
+    fn launch_out_of_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: OutOfPlaceArgs<Self>) -> Result<()>;
+}
+
+macro_rules! offset_stride_real {
+    ($($t:ty),*) => {$(
+        impl OffsetStrideReal for $t {
+            fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()> {
+                match pattern {
+                    Pattern::Offset => crate::kernels(gpu)?.launch(Offset, shape, args),
+                    Pattern::Stride => crate::kernels(gpu)?.launch(Stride, shape, args),
+                }
+            }
+            fn launch_out_of_place(
+                gpu: &Gpu,
+                pattern: Pattern,
+                shape: LaunchShape,
+                args: OutOfPlaceArgs<Self>,
+            ) -> Result<()> {
+                match pattern {
+                    Pattern::Offset => crate::kernels(gpu)?.launch(OffsetOutOfPlace, shape, args),
+                    Pattern::Stride => crate::kernels(gpu)?.launch(StrideOutOfPlace, shape, args),
+                }
+            }
+        }
+    )*};
+}
+offset_stride_real!(f32, f64);
+
+/// Fails unless `len` elements hold `n` threads' accesses at `s`.
+fn check_span(pattern: Pattern, n: usize, s: usize, len: usize) -> Result<()> {
+    let span = pattern.span(n, s);
+    if span > len {
+        return Err(Error::InvalidArgument(format!(
+            "{} {s} with {n} threads touches {span} elements, and the array holds {len}",
+            pattern.label().to_lowercase()
+        )));
+    }
+    Ok(())
+}
+
+/// `a[k] += 1` at `k = i + s` or `k = i * s` for `i < n`, blocks of `threads`.
+pub fn in_place<T: OffsetStrideReal>(
+    gpu: &Gpu,
+    pattern: Pattern,
+    a: &mut DeviceBuffer<T>,
+    n: usize,
+    s: usize,
+    threads: u32,
+) -> Result<()> {
+    check_span(pattern, n, s, a.len())?;
+    let args = InPlaceArgs { a: a.view_mut(), n, s };
+    T::launch_in_place(gpu, pattern, LaunchShape::cover_1d(n, threads)?, args)
+}
+
+/// `b[k] = a[k] + 1` at `k = i + s` or `k = i * s` for `i < n`, blocks of `threads`.
+pub fn out_of_place<T: OffsetStrideReal>(
+    gpu: &Gpu,
+    pattern: Pattern,
+    a: &DeviceBuffer<T>,
+    b: &mut DeviceBuffer<T>,
+    n: usize,
+    s: usize,
+    threads: u32,
+) -> Result<()> {
+    if a.len() != b.len() {
+        return Err(Error::InvalidArgument(format!(
+            "out of place needs arrays of one length, not {} and {}",
+            a.len(),
+            b.len()
+        )));
+    }
+    check_span(pattern, n, s, a.len())?;
+    let args = OutOfPlaceArgs {
+        a: a.view(),
+        b: b.view_mut(),
+        n,
+        s,
+    };
+    T::launch_out_of_place(gpu, pattern, LaunchShape::cover_1d(n, threads)?, args)
+}
+
+/// One sweep: per offset or stride, the effective bandwidth of each placement, GB/s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sweep {
+    pub pattern: Pattern,
+    /// `(s, in-place GB/s, out-of-place GB/s)`.
+    pub rows: Vec<(usize, f64, f64)>,
+}
+
+/// The offsets (0..=32) or strides (1..=32) of the book's loops.
+pub fn values(pattern: Pattern) -> std::ops::RangeInclusive<usize> {
+    match pattern {
+        Pattern::Offset => 0..=MAX_S,
+        Pattern::Stride => 1..=MAX_S,
+    }
+}
+
+/// Times each kernel of `pattern` at every offset or stride (`reps` launches after a warm-up,
+/// median) with `n` threads over arrays of `33 n` elements, and checks every array exactly: in
+/// place, `a` starts at zero (the book's `a_d = 0.0`) and must end with `reps + 1` at each
+/// touched element; out of place, `b` must hold `a + 1` there and its zeros elsewhere.
+pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: usize) -> Result<(Sweep, Vec<Check>)> {
+    let len = SPAN_FACTOR * n;
+    let zeros = vec![T::from_f64(0.0); len];
+    // Small integers and halves: `x + 1` is exact in both precisions.
+    let a: Vec<T> = (0..len).map(|i| T::from_f64((i % 2048) as f64 * 0.5)).collect();
+    let a_d = gpu.upload(&a)?;
+    let mut x_d = gpu.upload(&zeros)?;
+    let bytes = 2 * n * size_of::<T>();
+    let mut rows = Vec::new();
+    let mut merged = [SweepCheck::default(), SweepCheck::default()];
+    for s in values(pattern) {
+        let mut gb = [0.0; 2];
+        for (k, placement) in Placement::ALL.into_iter().enumerate() {
+            gpu.upload_into(&zeros, &mut x_d)?;
+            let stats = time_reps(gpu, reps, || match placement {
+                Placement::InPlace => in_place(gpu, pattern, &mut x_d, n, s, BLOCK_SIZE),
+                Placement::OutOfPlace => out_of_place(gpu, pattern, &a_d, &mut x_d, n, s, BLOCK_SIZE),
+            })?;
+            gb[k] = gb_per_s(bytes, stats.median_ms);
+            let got = gpu.download(&x_d)?;
+            let expected = match placement {
+                Placement::InPlace => reference::in_place(&zeros, pattern, n, s, reps.max(1) + 1),
+                Placement::OutOfPlace => reference::out_of_place(&a, &zeros, pattern, n, s),
+            };
+            merged[k].add(
+                format!("s = {s}"),
+                Check::compare("", &got, &expected, Tolerance::EXACT),
+            );
+        }
+        rows.push((s, gb[0], gb[1]));
+    }
+    let checks = Placement::ALL
+        .into_iter()
+        .zip(merged)
+        .map(|(placement, m)| {
+            m.into_check(&format!(
+                "{} {}, every {} of the sweep",
+                pattern.label().to_lowercase(),
+                placement.label(),
+                pattern.label().to_lowercase()
+            ))
+        })
+        .collect();
+    Ok((Sweep { pattern, rows }, checks))
+}
+
+/// The checks of one sweep as one line: the values compared, the largest errors, the sum of
+/// the mismatches, and the first configuration that failed.
+#[derive(Default)]
+pub struct SweepCheck {
+    checks: Vec<(String, Check)>,
+}
+
+impl SweepCheck {
+    /// Adds the check of the configuration `label` (`s = 3`, `256 threads`).
+    pub fn add(&mut self, label: impl Into<String>, check: Check) {
+        self.checks.push((label.into(), check));
+    }
+
+    /// The merged check, named `what`.
+    pub fn into_check(self, what: &str) -> Check {
+        let first_bad = self.checks.iter().find(|(_, c)| !c.passed());
+        let what = match first_bad {
+            Some((label, _)) => format!("{what} (first mismatch at {label})"),
+            None => what.to_string(),
+        };
+        let mut out = Check::condition(&what, true);
+        out.len = self.checks.iter().map(|(_, c)| c.len).sum();
+        for (_, c) in &self.checks {
+            out.max_abs_err = out.max_abs_err.max(c.max_abs_err);
+            out.max_rel_err = out.max_rel_err.max(c.max_rel_err);
+            out.mismatches += c.mismatches;
+        }
+        out.first_mismatch = first_bad.and_then(|(_, c)| c.first_mismatch);
+        out
+    }
+}
+
+/// `path` with `-suffix` before its extension: `sweep.png` becomes `sweep-offset.png`.
+pub fn suffixed(path: &str, suffix: &str) -> String {
+    let p = Path::new(path);
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match p.extension() {
+        Some(ext) => format!("{stem}-{suffix}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{suffix}"),
+    };
+    p.with_file_name(name).to_string_lossy().into_owned()
+}
+
+/// Both sweeps in precision `T`, printed in the book's shape.
+pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<Outcome> {
+    let p = gpu.properties();
+    println!(" Device: {}", p.name);
+    println!(
+        " Transfer size (MB): {:.3}",
+        (n * size_of::<T>()) as f64 / (1 << 20) as f64
+    );
+    println!(
+        " {} Precision ({} threads per launch, blocks of {BLOCK_SIZE}, arrays of {SPAN_FACTOR} x {n} elements, median of {} launches, {})",
+        if size_of::<T>() == 4 { "Single" } else { "Double" },
+        n,
+        options.reps,
+        gpu.timing_label()
+    );
+    let moved = 2 * n * size_of::<T>();
+    if (p.l2_cache_bytes as usize) > moved {
+        println!(
+            " note: the {} MB each launch moves fit in the {} MB L2, as the book's 4 MB fit no cache of 2012; --size N (threads) for more",
+            moved as f64 * 1e-6,
+            p.l2_cache_bytes as f64 * 1e-6
+        );
+    }
+    let mut checks = Vec::new();
+    for pattern in Pattern::ALL {
+        let (sweep, sweep_checks) = sweep::<T>(gpu, pattern, n, options.reps)?;
+        checks.extend(sweep_checks);
+        println!();
+        println!(" {}, Bandwidth (GB/s):", pattern.label());
+        println!(
+            " {:>6} {:>12} {:>13}",
+            "",
+            Placement::InPlace.label(),
+            Placement::OutOfPlace.label()
+        );
+        for (s, in_place, out_of_place) in &sweep.rows {
+            println!(" {s:>6} {in_place:>12.2} {out_of_place:>13.2}");
+        }
+        if let Some(path) = options.value("--plot") {
+            let path = suffixed(path, &pattern.label().to_lowercase());
+            let chart = Chart::new(
+                format!(
+                    "Effective bandwidth vs {} ({}, {})",
+                    pattern.label().to_lowercase(),
+                    T::NAME,
+                    p.name
+                ),
+                format!("{} (elements)", pattern.label()),
+                "effective bandwidth (GB/s)",
+            );
+            let series: Vec<Series> = Placement::ALL
+                .into_iter()
+                .enumerate()
+                .map(|(k, placement)| {
+                    let points = sweep
+                        .rows
+                        .iter()
+                        .map(|&(s, a, b)| (s as f64, if k == 0 { a } else { b }))
+                        .collect();
+                    Series::new(placement.label(), points)
+                })
+                .collect();
+            chart.write(&path, &series)?;
+            println!(" plot written to {path}");
+        }
+    }
+    Ok(Outcome { checks })
+}
+
+/// `--size`, or the book's `N_MB` MB of `T` on a GPU ([`SIMULATOR_N`] on the simulator).
+pub fn book_elements<T>(gpu: &Gpu, options: &Options) -> Result<usize> {
+    options.size_or(gpu.pick(N_MB * 1024 * 1024 / size_of::<T>(), SIMULATOR_N))
+}
+
+/// `ch3-offset-stride` with `--precision`, `--size` (threads per launch; the book's 4 MB by
+/// default) and `--plot`.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    plot::check_path(options)?;
+    match options.precision {
+        Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?),
+        Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?),
+    }
+}

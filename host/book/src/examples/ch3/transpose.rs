@@ -1,0 +1,265 @@
+//! ch3-transpose: the book's transpose ladder (§3.4, Appendix D.2, `program transposeTest`),
+//! with the PGI article's three transposes and the tutorial's padded one as variants of the same
+//! kernel code.
+//!
+//! As the book: f32, out of place, 32 x 32 tiles and 32 x 8 blocks, one warm-up launch, then
+//! `NUM_REPS` = 100 launches between two events; outputs preset to -1 and compared exactly (the
+//! copies with the input, the transposes with the rayon CPU transpose); bandwidth
+//! `2 * mem_size / time` (1e9 B/GB). Added: the fraction of a device-to-device memcpy of the same
+//! bytes, and any extent (the book refuses extents that are not multiples of `TILE_DIM`; the
+//! kernels here bound-test only the edge tiles). The default is the book's 1024 x 1024 (256 x
+//! 256 on the simulator); `--size 16384` is the size the benchmark uses.
+use crate::examples::{Example, Options, Outcome};
+use crate::reference;
+use book_kernels::ch3::transpose::{
+    BLOCK_ROWS, CARTESIAN, CopySharedMem, DIAGONAL, DIAGONAL_SHARED, Gtranspose2, PGI_TILE, SimpleCopy, TILE_DIM,
+    TUTORIAL_MX, Transpose1, Transpose2, Transpose3, TransposeArgs, TransposeCoalesced, TransposeDiagonal,
+    TransposeNaive, TransposeNoBankConflicts, transpose_shared_bytes,
+};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch3-transpose",
+    description: "copy, naive, coalesced, conflict-free and diagonal transposes of a 1024^2 f32 matrix, GB/s and /memcpy (book 3.4; PGI article; Decyk tutorial); --size sets nx = ny",
+    flags: &[],
+    run,
+};
+
+/// The book's `nx = ny`.
+pub const N_BOOK: usize = 1024;
+/// The book's `NUM_REPS`: launches timed together.
+pub const NUM_REPS: usize = 100;
+/// The most blocks a grid holds along y (every CUDA device since compute capability 2.0).
+pub const MAX_GRID_Y: u32 = 65535;
+/// The largest matrix: [`input`] keeps every element distinct up to 2^30 elements.
+pub const MAX_ELEMENTS: usize = 1 << 30;
+
+/// The kernels: the book's five rows and its simple copy, the PGI article's three, the
+/// tutorial's one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    SimpleCopy,
+    CopySharedMem,
+    Naive,
+    Coalesced,
+    NoBankConflicts,
+    Diagonal,
+    PgiNaive,
+    PgiTile,
+    PgiPaddedDiagonal,
+    Tutorial,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 10] = [
+        Variant::SimpleCopy,
+        Variant::CopySharedMem,
+        Variant::Naive,
+        Variant::Coalesced,
+        Variant::NoBankConflicts,
+        Variant::Diagonal,
+        Variant::PgiNaive,
+        Variant::PgiTile,
+        Variant::PgiPaddedDiagonal,
+        Variant::Tutorial,
+    ];
+
+    /// The PTX symbol.
+    pub fn kernel(self) -> &'static str {
+        match self {
+            Variant::SimpleCopy => "simple_copy",
+            Variant::CopySharedMem => "copy_shared_mem",
+            Variant::Naive => "transpose_naive",
+            Variant::Coalesced => "transpose_coalesced",
+            Variant::NoBankConflicts => "transpose_no_bank_conflicts",
+            Variant::Diagonal => "transpose_diagonal",
+            Variant::PgiNaive => "transpose1",
+            Variant::PgiTile => "transpose2",
+            Variant::PgiPaddedDiagonal => "transpose3",
+            Variant::Tutorial => "gtranspose2",
+        }
+    }
+
+    /// The row label: the book's, or the source and what the variant does.
+    pub fn label(self) -> &'static str {
+        match self {
+            Variant::SimpleCopy => "simple copy",
+            Variant::CopySharedMem => "shared memory copy",
+            Variant::Naive => "naive transpose",
+            Variant::Coalesced => "coalesced transpose",
+            Variant::NoBankConflicts => "conflict-free transpose",
+            Variant::Diagonal => "diagonal transpose",
+            Variant::PgiNaive => "PGI transpose1 (naive)",
+            Variant::PgiTile => "PGI transpose2 (16x16 tile)",
+            Variant::PgiPaddedDiagonal => "PGI transpose3 (17x16, diagonal)",
+            Variant::Tutorial => "tutorial gtranspose2 (33x32)",
+        }
+    }
+
+    /// True for the copies, which `odata = idata` rather than transpose.
+    pub fn is_copy(self) -> bool {
+        matches!(self, Variant::SimpleCopy | Variant::CopySharedMem)
+    }
+
+    /// (tile side, block rows, dynamic shared memory bytes).
+    fn tile(self) -> (usize, usize, usize) {
+        let bytes = |tile, pad, order| transpose_shared_bytes(tile, pad, order);
+        match self {
+            Variant::SimpleCopy | Variant::Naive => (TILE_DIM, BLOCK_ROWS, 0),
+            Variant::CopySharedMem | Variant::Coalesced => (TILE_DIM, BLOCK_ROWS, bytes(TILE_DIM, 0, CARTESIAN)),
+            Variant::NoBankConflicts => (TILE_DIM, BLOCK_ROWS, bytes(TILE_DIM, 1, CARTESIAN)),
+            Variant::Diagonal => (TILE_DIM, BLOCK_ROWS, bytes(TILE_DIM, 1, DIAGONAL)),
+            Variant::PgiNaive => (PGI_TILE, PGI_TILE, 0),
+            Variant::PgiTile => (PGI_TILE, PGI_TILE, bytes(PGI_TILE, 0, CARTESIAN)),
+            Variant::PgiPaddedDiagonal => (PGI_TILE, PGI_TILE, bytes(PGI_TILE, 1, DIAGONAL_SHARED)),
+            Variant::Tutorial => (TUTORIAL_MX, TUTORIAL_MX, bytes(TUTORIAL_MX, 1, CARTESIAN)),
+        }
+    }
+
+    /// One block of `tile x rows` threads per `tile x tile` tile of an `nx x ny` input, with the
+    /// tile's shared memory.
+    pub fn shape(self, nx: usize, ny: usize) -> Result<LaunchShape> {
+        let (tile, rows, shared) = self.tile();
+        let grid = LaunchShape::cover_2d(nx, ny, (tile as u32, tile as u32))?.grid;
+        if grid.1 > MAX_GRID_Y {
+            return Err(Error::InvalidArgument(format!(
+                "{ny} rows need {} rows of {tile}-row tiles, more than a grid's {MAX_GRID_Y}",
+                grid.1
+            )));
+        }
+        Ok(LaunchShape::new(grid, (tile as u32, rows as u32, 1)).with_shared_bytes(shared as u32))
+    }
+}
+
+/// The arguments for an `nx x ny` input `idata_d` (`ny` rows of `nx`) and an output of the same
+/// element count; an error when the lengths or extents do not fit.
+pub fn args(
+    odata_d: &mut DeviceBuffer<f32>,
+    idata_d: &DeviceBuffer<f32>,
+    nx: usize,
+    ny: usize,
+) -> Result<TransposeArgs> {
+    if nx.checked_mul(ny) != Some(idata_d.len()) || odata_d.len() != idata_d.len() {
+        return Err(Error::InvalidArgument(format!(
+            "a {nx} x {ny} transpose needs two buffers of {} elements, not {} and {}",
+            nx.saturating_mul(ny),
+            idata_d.len(),
+            odata_d.len()
+        )));
+    }
+    let extent = |v: usize| u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("extent {v} exceeds u32")));
+    Ok(TransposeArgs {
+        odata: odata_d.view_mut(),
+        idata: idata_d.view(),
+        nx: extent(nx)?,
+        ny: extent(ny)?,
+    })
+}
+
+/// Launches `variant` with `args` from this library's kernels (`None`) or a CUDA C twin's
+/// module, which has the same symbols.
+pub fn launch_from(gpu: &Gpu, module: Option<&Kernels>, variant: Variant, args: TransposeArgs) -> Result<()> {
+    let shape = variant.shape(args.nx as usize, args.ny as usize)?;
+    match variant {
+        Variant::SimpleCopy => crate::twin_or_book(gpu, module)?.launch(SimpleCopy, shape, args),
+        Variant::CopySharedMem => crate::twin_or_book(gpu, module)?.launch(CopySharedMem, shape, args),
+        Variant::Naive => crate::twin_or_book(gpu, module)?.launch(TransposeNaive, shape, args),
+        Variant::Coalesced => crate::twin_or_book(gpu, module)?.launch(TransposeCoalesced, shape, args),
+        Variant::NoBankConflicts => crate::twin_or_book(gpu, module)?.launch(TransposeNoBankConflicts, shape, args),
+        Variant::Diagonal => crate::twin_or_book(gpu, module)?.launch(TransposeDiagonal, shape, args),
+        Variant::PgiNaive => crate::twin_or_book(gpu, module)?.launch(Transpose1, shape, args),
+        Variant::PgiTile => crate::twin_or_book(gpu, module)?.launch(Transpose2, shape, args),
+        Variant::PgiPaddedDiagonal => crate::twin_or_book(gpu, module)?.launch(Transpose3, shape, args),
+        Variant::Tutorial => crate::twin_or_book(gpu, module)?.launch(Gtranspose2, shape, args),
+    }
+}
+
+/// `odata_d = idata_d^T` (or `= idata_d` for the copies) with `variant`; `idata_d` is `ny` rows
+/// of `nx`.
+pub fn transpose(
+    gpu: &Gpu,
+    variant: Variant,
+    odata_d: &mut DeviceBuffer<f32>,
+    idata_d: &DeviceBuffer<f32>,
+    nx: usize,
+    ny: usize,
+) -> Result<()> {
+    let args = args(odata_d, idata_d, nx, ny)?;
+    launch_from(gpu, None, variant, args)
+}
+
+/// The input: element `i` is `1 + i * 2^-23` while that is exact, then larger, one f32 bit
+/// pattern per element (`0x3f80_0000 + i`), so every element of up to [`MAX_ELEMENTS`] is
+/// distinct and finite and a misplaced one always shows. (The book's `in_h(i,j) = i +
+/// (j-1)*nx` repeats values beyond 2^24 elements, in f32.)
+pub fn input(n: usize) -> Vec<f32> {
+    assert!(n <= MAX_ELEMENTS, "at most {MAX_ELEMENTS} distinct inputs");
+    (0..n as u32).map(|i| f32::from_bits(0x3f80_0000 + i)).collect()
+}
+
+/// The book's program, with the PGI and tutorial variants in a second table.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let n = options.size_or(gpu.pick(N_BOOK, 256))?;
+    let (nx, ny) = (n, n);
+    if n.checked_mul(n).is_none_or(|e| e > MAX_ELEMENTS) {
+        return Err(Error::InvalidArgument(format!(
+            "--size {n} makes more than {MAX_ELEMENTS} elements (at most 32768)"
+        )));
+    }
+    let reps = options.reps.max(gpu.pick(NUM_REPS, 1));
+    let p = gpu.properties();
+    let shape = Variant::NoBankConflicts.shape(nx, ny)?;
+    println!();
+    println!("Device Name: {}", p.name);
+    println!(
+        "Compute Capability: {}.{}",
+        p.compute_capability.0, p.compute_capability.1
+    );
+    println!();
+    println!("Matrix size: {nx} {ny}, Block size: {TILE_DIM} {BLOCK_ROWS}, Tile size: {TILE_DIM} {TILE_DIM}");
+    println!(
+        "grid: {} {} {}, tBlock: {} {} {}",
+        shape.grid.0, shape.grid.1, shape.grid.2, shape.block.0, shape.block.1, shape.block.2
+    );
+    let mem_size = nx * ny * size_of::<f32>();
+    let in_h = input(nx * ny);
+    let mut gold = vec![0.0f32; nx * ny];
+    reference::ch3::transpose::transpose(&mut gold, &in_h, nx, ny);
+    let idata_d = gpu.upload(&in_h)?;
+    let mut odata_d = gpu.zeros::<f32>(nx * ny)?;
+    let memcpy = crate::bench::memcpy_gb_per_s(gpu, mem_size, reps.min(20))?;
+    println!(
+        "memcpy device-to-device of {:.1} MiB: {memcpy:.2} GB/s ({}, {reps} launches per timing)",
+        mem_size as f64 / (1 << 20) as f64,
+        gpu.timing_label()
+    );
+    let mut checks = Vec::new();
+    for (title, variants) in [
+        ("book 3.4", &Variant::ALL[..6]),
+        ("PGI article and Decyk tutorial", &Variant::ALL[6..]),
+    ] {
+        println!();
+        println!(
+            "{:<36}{:>20}{:>10}   ({title})",
+            "Routine", "Bandwidth (GB/s)", "/memcpy"
+        );
+        for &variant in variants {
+            let expected = if variant.is_copy() { &in_h } else { &gold };
+            // The book presets the output to -1, so an element the kernel skips shows.
+            gpu.upload_into(&vec![-1.0f32; nx * ny], &mut odata_d)?;
+            let args = args(&mut odata_d, &idata_d, nx, ny)?;
+            launch_from(gpu, None, variant, args)?;
+            let ms = gpu.time_ms(|| (0..reps).try_for_each(|_| launch_from(gpu, None, variant, args)))?;
+            let check = Check::compare(variant.kernel(), &gpu.download(&odata_d)?, expected, Tolerance::EXACT);
+            let gb_per_s = 2.0 * mem_size as f64 * 1e-6 / (ms / reps as f64);
+            if check.passed() {
+                println!("{:<36}{gb_per_s:>20.2}{:>10.3}", variant.label(), gb_per_s / memcpy);
+            } else {
+                println!("{:<36}{:>20}", variant.label(), "*** Failed ***");
+            }
+            checks.push(check);
+        }
+    }
+    Ok(Outcome { checks })
+}

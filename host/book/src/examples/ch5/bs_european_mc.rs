@@ -1,0 +1,604 @@
+//! ch5-bs-european-mc: a European put and call priced by Monte Carlo against the Black-Scholes
+//! closed form (book §5.5, module `blackscholes_m` and program `mc`).
+//!
+//! `N` standard normals from cuRAND (the book's XORWOW, seed 1234) or this library's Philox
+//! (`--generator`), then the book's two CUF kernels (`kernels::ch5::bs_european_mc`): the
+//! discounted payoffs and their sums, then the sums of squared deviations from the means; the
+//! partial sums per block are folded by `ferrocuda::reduce::sum`. Printed as the book prints it:
+//! the Monte Carlo values, the closed form with Hastings' normal CDF, the 95% confidence
+//! intervals, and the time of the whole sequence (generator, kernels, reductions) by CUDA events.
+//!
+//! Checks: the GPU's payoffs bit for bit, and its means, deviations and intervals within bounds
+//! derived from the two summation orders ([`Bounds`]), against the CPU's Monte Carlo over the
+//! same normals (downloaded); the
+//! Monte Carlo within two interval half-widths of the closed form; Hastings' CDF against the
+//! exact one. `--book` runs the book's four runs (SP and DP, 10^6 and 10^8 samples, cuRAND seed
+//! 1234) and checks the intervals the book prints.
+use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE};
+use crate::reference::ch5::bs_european_mc::{
+    self as reference, BOOK_OPTION, EuropeanOption, HASTINGS_MAX_ERROR, McFloat, McReference, McStats,
+};
+use book_kernels::ch5::bs_european_mc::{
+    McModel, McPayoffs, McPayoffsArgs, McSquaredDeviations, McSquaredDeviationsArgs, shared_bytes,
+};
+use ferrocuda::device::collective::Reducible;
+use ferrocuda::device::math::Rounded;
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::random::{Generator, RandomFloat};
+use ferrocuda::reduce::{self, Reduce};
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch5-bs-european-mc",
+    description: "European put and call by Monte Carlo on cuRAND normals vs the Black-Scholes closed form, 95% confidence intervals (book 5.5)",
+    flags: &[
+        Flag {
+            name: "--generator",
+            value: Some("curand|philox"),
+            help: "the normals: cuRAND's XORWOW, the book's (default on a GPU), or this library's Philox (default on the simulator)",
+        },
+        Flag {
+            name: "--seed",
+            value: Some("N"),
+            help: "the generator's seed (default 1234, the book's)",
+        },
+        Flag {
+            name: "--book",
+            value: None,
+            help: "the book's four runs (SP and DP, 10^6 and 10^8 samples, cuRAND seed 1234) against its printed intervals",
+        },
+    ],
+    run,
+};
+
+/// Samples by default. The book's listing defaults to `N = 100000`, but its text says a run
+/// without arguments "will use 1 million samples" and its output shows 1000000: the output's.
+pub const BOOK_SAMPLES: usize = 1_000_000;
+/// The book's seed.
+pub const BOOK_SEED: u64 = 1234;
+/// Threads per block: the book's compiler chose `<<<(*),(128)>>>` for both CUF kernels.
+pub const THREADS_PER_BLOCK: u32 = 128;
+/// Blocks per SM at most: 16 x 128 = 2048 threads, an H100 SM's maximum; the grid-stride loops
+/// cover any `N` with this one wave.
+pub const BLOCKS_PER_SM: u32 = 16;
+/// Samples below which the closed-form check is left out: a confidence interval from the sample
+/// deviation needs enough samples for the central limit theorem (at 2 samples, both put payoffs
+/// are 0, and so is the interval's width, 60% of the time).
+pub const MIN_SAMPLES_FOR_CLOSED_FORM: usize = 1000;
+/// The closed-form check allows this many confidence-interval half-widths (3.92 standard errors):
+/// a correct generator misses it with probability 9e-5 per value, and for one seed and `N` the
+/// outcome is fixed.
+pub const HALF_WIDTHS: f64 = 2.0;
+/// The spec: the option values with Hastings' CDF and with the exact one differ by 4.1e-7.
+pub const HASTINGS_VS_EXACT: Tolerance = Tolerance { abs: 1e-6, rel: 0.0 };
+
+/// The launch of both kernels over `n` samples: blocks of [`THREADS_PER_BLOCK`], one per 128
+/// samples up to [`BLOCKS_PER_SM`] per SM.
+pub fn shape<T: Copy>(gpu: &Gpu, n: usize) -> LaunchShape {
+    let fill = (gpu.properties().multiprocessor_count * BLOCKS_PER_SM).max(1);
+    let blocks = n.div_ceil(THREADS_PER_BLOCK as usize).clamp(1, fill as usize) as u32;
+    LaunchShape::new((blocks, 1, 1), (THREADS_PER_BLOCK, 1, 1)).with_shared_bytes(shared_bytes::<T>() as u32)
+}
+
+/// `f32` or `f64`: the precisions of the example, with their kernels.
+pub trait McReal: McFloat + Rounded + Reducible + Reduce + RandomFloat + Into<f64> {
+    /// The book's label: `SP` or `DP`.
+    const LABEL: &'static str;
+    /// Significant digits Fortran prints (list-directed): 7 for `real(4)`, 16 for `real(8)`.
+    const DIGITS: usize;
+    /// `T::EPSILON`, as f64.
+    const EPSILON: f64;
+    /// Launches `mc_payoffs` for this type.
+    fn launch_payoffs(gpu: &Gpu, shape: LaunchShape, args: McPayoffsArgs<Self>) -> Result<()>;
+    /// Launches `mc_squared_deviations` for this type.
+    fn launch_squared_deviations(gpu: &Gpu, shape: LaunchShape, args: McSquaredDeviationsArgs<Self>) -> Result<()>;
+}
+
+macro_rules! mc_real {
+    ($($t:ty: $label:literal, $digits:literal;)*) => {$(
+        impl McReal for $t {
+            const LABEL: &'static str = $label;
+            const DIGITS: usize = $digits;
+            const EPSILON: f64 = <$t>::EPSILON as f64;
+            fn launch_payoffs(gpu: &Gpu, shape: LaunchShape, args: McPayoffsArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(McPayoffs, shape, args)
+            }
+            fn launch_squared_deviations(gpu: &Gpu, shape: LaunchShape, args: McSquaredDeviationsArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(McSquaredDeviations, shape, args)
+            }
+        }
+    )*};
+}
+mc_real! {
+    f32: "SP", 7;
+    f64: "DP", 16;
+}
+
+/// `v` widened to f64.
+pub fn wide<T: McReal>(v: T) -> f64 {
+    v.into()
+}
+
+/// The device arrays of one Monte Carlo run: the discounted payoffs of each sample (the book's
+/// `putValue`, `callValue`) and one partial sum per block of each option.
+pub struct McBuffers<T> {
+    pub put_d: DeviceBuffer<T>,
+    pub call_d: DeviceBuffer<T>,
+    pub put_partials_d: DeviceBuffer<T>,
+    pub call_partials_d: DeviceBuffer<T>,
+}
+
+impl<T: McReal> McBuffers<T> {
+    /// The arrays for `n` samples and a launch of `shape`.
+    pub fn new(gpu: &Gpu, n: usize, shape: LaunchShape) -> Result<Self> {
+        let blocks = shape.grid.0 as usize;
+        Ok(Self {
+            put_d: gpu.zeros(n)?,
+            call_d: gpu.zeros(n)?,
+            put_partials_d: gpu.zeros(blocks)?,
+            call_partials_d: gpu.zeros(blocks)?,
+        })
+    }
+
+    /// Queues `mc_payoffs` over the first `n` normals of `normals_d`: the payoffs, and the
+    /// partials of their sums.
+    pub fn launch_payoffs(
+        &mut self,
+        gpu: &Gpu,
+        shape: LaunchShape,
+        normals_d: &DeviceBuffer<T>,
+        model: McModel<T>,
+    ) -> Result<()> {
+        let args = McPayoffsArgs {
+            normals: normals_d.view(),
+            put: self.put_d.view_mut(),
+            call: self.call_d.view_mut(),
+            put_partials: self.put_partials_d.view_mut(),
+            call_partials: self.call_partials_d.view_mut(),
+            model,
+        };
+        T::launch_payoffs(gpu, shape, args)
+    }
+
+    /// Queues `mc_squared_deviations`: the partials of the sums of the payoffs' squared
+    /// deviations from the means.
+    pub fn launch_squared_deviations(
+        &mut self,
+        gpu: &Gpu,
+        shape: LaunchShape,
+        mean_put: T,
+        mean_call: T,
+    ) -> Result<()> {
+        let args = McSquaredDeviationsArgs {
+            put: self.put_d.view(),
+            call: self.call_d.view(),
+            put_partials: self.put_partials_d.view_mut(),
+            call_partials: self.call_partials_d.view_mut(),
+            mean_put,
+            mean_call,
+        };
+        T::launch_squared_deviations(gpu, shape, args)
+    }
+
+    /// The partials of the last launch, summed (`reduce::sum`): `(put, call)`.
+    pub fn sums(&self, gpu: &Gpu) -> Result<(T, T)> {
+        Ok((
+            reduce::sum(gpu, &self.put_partials_d)?,
+            reduce::sum(gpu, &self.call_partials_d)?,
+        ))
+    }
+}
+
+/// What the GPU computed from `N` samples.
+pub struct GpuMc<T> {
+    pub stats: McStats<T>,
+    pub buffers: McBuffers<T>,
+    /// The launch of both kernels.
+    pub shape: LaunchShape,
+}
+
+/// The book's GPU part after the generator: the payoffs of the first `n` normals of `normals_d`
+/// and their means (`mc_payoffs`, then the partials summed), then the sample deviations
+/// (`mc_squared_deviations` around those means, the partials summed).
+pub fn monte_carlo<T: McReal>(gpu: &Gpu, normals_d: &DeviceBuffer<T>, n: usize, model: McModel<T>) -> Result<GpuMc<T>> {
+    if n == 0 || n > normals_d.len() {
+        return Err(Error::InvalidArgument(format!(
+            "the Monte Carlo needs 1 to {} samples (the normals given), not {n}",
+            normals_d.len()
+        )));
+    }
+    let shape = shape::<T>(gpu, n);
+    let mut buffers = McBuffers::new(gpu, n, shape)?;
+    buffers.launch_payoffs(gpu, shape, normals_d, model)?;
+    let (put_sum, call_sum) = buffers.sums(gpu)?;
+    let (mean_put, mean_call) = (reference::mean(put_sum, n), reference::mean(call_sum, n));
+    buffers.launch_squared_deviations(gpu, shape, mean_put, mean_call)?;
+    let (put_squares, call_squares) = buffers.sums(gpu)?;
+    let stats = McStats {
+        mean_put,
+        mean_call,
+        sd_put: reference::std_dev(put_squares, n),
+        sd_call: reference::std_dev(call_squares, n),
+    };
+    Ok(GpuMc { stats, buffers, shape })
+}
+
+/// Normals for `n` samples from `generator`: a buffer of `n` rounded up to even, since cuRAND
+/// makes normals in Box-Muller pairs (the Monte Carlo reads the first `n`).
+pub fn normals<T: McReal>(gpu: &Gpu, generator: Generator, seed: u64, n: usize) -> Result<DeviceBuffer<T>> {
+    let mut normals_d = gpu.zeros::<T>(n + n % 2)?;
+    generator.fill_normal(gpu, seed, &mut normals_d)?;
+    Ok(normals_d)
+}
+
+/// Additions the GPU's sums may put a payoff through beyond its thread's own loop: the block
+/// reduction (two 5-level warp trees), then `reduce::sum` of the partials (a 16-byte chunk of 4
+/// and a 256-thread block's 10 levels in each of its two passes), with room to spare.
+pub const GPU_TREE_DEPTH: usize = 40;
+
+/// Bounds on `|GPU - CPU|` for each statistic, `[put, call]`. The payoffs agree bit for bit
+/// (every rounding in `payoffs` is explicit, the exponential included), so only the order of the
+/// additions differs. Both sides add nonnegative payoffs, so each sum is within `depth * u` of
+/// the exact sum of its terms (first-order error analysis; `depth` the most additions a term
+/// meets in that order, `u` half an ulp). The deviations from the means then differ by at most
+/// the means' difference (in root mean square, by the triangle inequality) plus their own
+/// roundings, and the intervals by the mean's bound plus `1.96/sqrt(N)` times the deviation's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub mean: [f64; 2],
+    pub sd: [f64; 2],
+    pub ci: [f64; 2],
+}
+
+impl Bounds {
+    /// The bounds for the CPU's statistics over `n` samples and a GPU launch of `gpu_threads`
+    /// threads in all.
+    pub fn new<T: McReal>(cpu: &McStats<T>, n: usize, gpu_threads: usize) -> Self {
+        let u = T::EPSILON / 2.0;
+        let depth = (n.div_ceil(gpu_threads) + GPU_TREE_DEPTH + reference::pairwise_depth(n)) as f64;
+        let per_option = |mean: T, sd: T| {
+            let (mean, sd) = (wide(mean).abs(), wide(sd));
+            // The division by N rounds on each side.
+            let mean_bound = (depth + 2.0) * u * mean;
+            // Each squared deviation rounds its difference and its square (fused on the GPU),
+            // then the division by N - 1 and the root round.
+            let sd_bound = mean_bound * (n as f64 / (n as f64 - 1.0)).sqrt() + (depth + 8.0) * u * sd;
+            let half_width = reference::Z_95 * sd / (n as f64).sqrt();
+            // 1.96 sd, / sqrt(N) and the sum or difference each round on each side.
+            let ci_bound = mean_bound + reference::Z_95 / (n as f64).sqrt() * sd_bound + 8.0 * u * (mean + half_width);
+            (mean_bound, sd_bound, ci_bound)
+        };
+        let put = per_option(cpu.mean_put, cpu.sd_put);
+        let call = per_option(cpu.mean_call, cpu.sd_call);
+        Self {
+            mean: [put.0, call.0],
+            sd: [put.1, call.1],
+            ci: [put.2, call.2],
+        }
+    }
+}
+
+/// A check that `gpu[i]` is within `bounds[i]` of `cpu[i]` (both NaN agrees: the deviation of
+/// one sample is 0/0 on both sides).
+pub fn check_within(what: &str, gpu: &[f64], cpu: &[f64], bounds: &[f64]) -> Check {
+    let mut check = Check::compare(what, gpu, cpu, Tolerance::EXACT);
+    check.mismatches = 0;
+    check.first_mismatch = None;
+    for (i, ((&g, &c), &bound)) in gpu.iter().zip(cpu).zip(bounds).enumerate() {
+        let agree = (g - c).abs() <= bound || (g.is_nan() && c.is_nan());
+        if !agree {
+            check.mismatches += 1;
+            check.first_mismatch.get_or_insert((i, g, c));
+        }
+    }
+    check
+}
+
+/// The statistics as `[mean put, mean call, sd put, sd call, CI put low, high, CI call low,
+/// high]`, widened to f64.
+pub fn statistics<T: McReal>(stats: &McStats<T>, n: usize) -> [f64; 8] {
+    let [put_low, put_high] = stats.ci_put(n);
+    let [call_low, call_high] = stats.ci_call(n);
+    [
+        stats.mean_put,
+        stats.mean_call,
+        stats.sd_put,
+        stats.sd_call,
+        put_low,
+        put_high,
+        call_low,
+        call_high,
+    ]
+    .map(wide)
+}
+
+/// The checks of a GPU run against the CPU's Monte Carlo over the same normals: the statistics
+/// within [`Bounds`], and every payoff bit for bit.
+pub fn agreement_checks<T: McReal>(gpu: &Gpu, mc: &GpuMc<T>, reference: &McReference<T>) -> Result<Vec<Check>> {
+    let n = reference.put.len();
+    let threads = (mc.shape.grid.0 * mc.shape.block.0) as usize;
+    let bounds = Bounds::new(&reference.stats, n, threads);
+    let ([mean_put, mean_call], [sd_put, sd_call], [ci_put, ci_call]) = (bounds.mean, bounds.sd, bounds.ci);
+    let statistics_check = check_within(
+        &format!(
+            "{} {n} samples: means, deviations, intervals vs the CPU over the same normals",
+            T::LABEL
+        ),
+        &statistics(&mc.stats, n),
+        &statistics(&reference.stats, n),
+        &[mean_put, mean_call, sd_put, sd_call, ci_put, ci_put, ci_call, ci_call],
+    );
+    let put = gpu.download(&mc.buffers.put_d)?;
+    let call = gpu.download(&mc.buffers.call_d)?;
+    Ok(vec![
+        statistics_check,
+        Check::compare(
+            &format!("{} put payoffs vs the CPU", T::LABEL),
+            &put,
+            &reference.put,
+            Tolerance::EXACT,
+        ),
+        Check::compare(
+            &format!("{} call payoffs vs the CPU", T::LABEL),
+            &call,
+            &reference.call,
+            Tolerance::EXACT,
+        ),
+    ])
+}
+
+/// `v` with `digits` significant digits, as Fortran's list-directed output prints a real.
+pub fn significant(v: f64, digits: usize) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let decimals = digits as i32 - 1 - v.abs().log10().floor() as i32;
+    format!("{v:.*}", decimals.max(0) as usize)
+}
+
+/// One run of the book's program in precision `T`.
+pub struct ProgramRun<T> {
+    pub n: usize,
+    pub stats: McStats<T>,
+    pub elapsed_ms: f64,
+    pub checks: Vec<Check>,
+}
+
+/// The book's program: normals, both kernels and their sums timed together with events (the
+/// book's events also cover the allocations and the generator's creation), printed in the book's
+/// shape, then checked against the CPU and the closed form.
+pub fn program<T: McReal>(
+    gpu: &Gpu,
+    option: &EuropeanOption,
+    n: usize,
+    generator: Generator,
+    seed: u64,
+) -> Result<ProgramRun<T>> {
+    let model = option.model::<T>();
+    let timer = gpu.timer()?;
+    let normals_d = normals::<T>(gpu, generator, seed, n)?;
+    let mc = monte_carlo(gpu, &normals_d, n, model)?;
+    let elapsed_ms = timer.stop_ms()?;
+    gpu.synchronize()?;
+
+    let closed_form = reference::black_scholes(option, reference::cnd_hastings);
+    let stats = mc.stats;
+    let print_value = |v: T| significant(wide(v), T::DIGITS);
+    let print_interval = |[low, high]: [T; 2]| format!("[{}, {}]", print_value(low), print_value(high));
+    println!("{}, {n} samples ({}, seed {seed}):", T::LABEL, generator.name());
+    println!("Montecarlo value of put option = {}", print_value(stats.mean_put));
+    println!(
+        "BlackScholes value of put option = {}",
+        print_value(T::from_f64(closed_form.put))
+    );
+    println!(
+        "Confidence interval of put option = {}",
+        print_interval(stats.ci_put(n))
+    );
+    println!("Montecarlo value of call option = {}", print_value(stats.mean_call));
+    println!(
+        "BlackScholes value of call option = {}",
+        print_value(T::from_f64(closed_form.call))
+    );
+    println!(
+        "Confidence interval of call option = {}",
+        print_interval(stats.ci_call(n))
+    );
+    println!("Elapsed time (ms) : {elapsed_ms:.5} ({})", gpu.timing_label());
+
+    let normals = gpu.download(&normals_d)?;
+    let cpu = reference::monte_carlo(model, &normals[..n]);
+    let mut checks = agreement_checks(gpu, &mc, &cpu)?;
+    if n >= MIN_SAMPLES_FOR_CLOSED_FORM {
+        checks.push(closed_form_check(option, &stats, n));
+    } else {
+        println!("(the closed-form check needs at least {MIN_SAMPLES_FOR_CLOSED_FORM} samples: left out at {n})");
+    }
+    Ok(ProgramRun {
+        n,
+        stats,
+        elapsed_ms,
+        checks,
+    })
+}
+
+/// The Monte Carlo values within [`HALF_WIDTHS`] confidence-interval half-widths of the closed
+/// form with Hastings' CDF (plus that CDF's error, at most `7.5e-8 (S + E)` on a price).
+pub fn closed_form_check<T: McReal>(option: &EuropeanOption, stats: &McStats<T>, n: usize) -> Check {
+    let closed_form = reference::black_scholes(option, reference::cnd_hastings);
+    let hastings = HASTINGS_MAX_ERROR * (option.s + option.e);
+    let half_width = |sd: T| reference::Z_95 * wide(sd) / (n as f64).sqrt();
+    check_within(
+        &format!(
+            "{} {n} samples: Monte Carlo within {HALF_WIDTHS} half-widths of the closed form",
+            T::LABEL
+        ),
+        &[wide(stats.mean_put), wide(stats.mean_call)],
+        &[closed_form.put, closed_form.call],
+        &[
+            HALF_WIDTHS * half_width(stats.sd_put) + hastings,
+            HALF_WIDTHS * half_width(stats.sd_call) + hastings,
+        ],
+    )
+}
+
+/// The closed form with Hastings' CDF (the book's) and with the exact one, printed, and checked
+/// to differ by less than [`HASTINGS_VS_EXACT`].
+pub fn hastings_check(option: &EuropeanOption) -> Check {
+    let hastings = reference::black_scholes(option, reference::cnd_hastings);
+    let exact = reference::black_scholes(option, reference::cnd_exact);
+    println!(
+        "Black-Scholes in f64: Hastings' CDF (the book's) put {:.16}, call {:.16}; exact CDF (erfc) put {:.16}, call {:.16}",
+        hastings.put, hastings.call, exact.put, exact.call
+    );
+    Check::compare(
+        "closed form: Hastings' CDF vs the exact CDF",
+        &[hastings.put, hastings.call],
+        &[exact.put, exact.call],
+        HASTINGS_VS_EXACT,
+    )
+}
+
+/// A run the book prints: its precision, samples, and the values shown (the Monte Carlo means
+/// only where the book's text keeps them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BookRun {
+    pub precision: Precision,
+    pub n: usize,
+    pub ci_put: [f64; 2],
+    /// The book's text is cut off after the DP 10^6 call mean.
+    pub ci_call: Option<[f64; 2]>,
+    /// `(put, call)` Monte Carlo values.
+    pub means: Option<(f64, f64)>,
+}
+
+/// The book's printed runs (cuRAND XORWOW, seed 1234, Tesla K20x).
+// The digits exactly as printed, trailing zeros included.
+#[allow(clippy::excessive_precision)]
+pub const BOOK_RUNS: [BookRun; 4] = [
+    BookRun {
+        precision: Precision::F32,
+        n: 1_000_000,
+        ci_put: [0.1269990, 0.1282227],
+        ci_call: Some([1.319741, 1.325168]),
+        means: None,
+    },
+    BookRun {
+        precision: Precision::F64,
+        n: 1_000_000,
+        ci_put: [0.1273886989425723, 0.1286151344613610],
+        ci_call: None,
+        means: Some((0.1280019167019667, 1.322242692975769)),
+    },
+    BookRun {
+        precision: Precision::F32,
+        n: 100_000_000,
+        ci_put: [0.1279276, 0.1280502],
+        ci_call: Some([1.322789, 1.323332]),
+        means: None,
+    },
+    BookRun {
+        precision: Precision::F64,
+        n: 100_000_000,
+        ci_put: [0.1279554295131442, 0.1280780256895671],
+        ci_call: Some([1.322905719832569, 1.323448600037688]),
+        means: None,
+    },
+];
+
+/// How close a run must come to the book's printed values. Only the order of the additions
+/// differs (the same normals, the same formulas), and that moves the last digits:
+/// - SP: 6 significant digits (relative 1e-5) of the 7 printed: an f32 sum of 10^8 payoffs in a
+///   different order moves the 7th;
+/// - DP means: 12 significant digits (relative 1e-11), far above f64 summation error (1e-14);
+/// - DP intervals: 10 digits (relative 1e-9): the Fortran may form `1.96` as a default (single
+///   precision) real, `1.9600000381`, which moves an endpoint by 3.9e-8 of the half-width, up to
+///   2.4e-11 at 10^6 samples; the means, free of it, keep 12.
+pub fn book_tolerances(precision: Precision) -> (Tolerance, Tolerance) {
+    match precision {
+        Precision::F32 => (Tolerance { abs: 0.0, rel: 1e-5 }, Tolerance { abs: 0.0, rel: 1e-5 }),
+        Precision::F64 => (Tolerance { abs: 0.0, rel: 1e-11 }, Tolerance { abs: 0.0, rel: 1e-9 }),
+    }
+}
+
+/// The significant digits on which `ours` and `book` agree (`-log10` of the relative difference).
+fn digits_agreeing(ours: f64, book: f64) -> f64 {
+    let relative = ((ours - book) / book).abs();
+    if relative == 0.0 { 17.0 } else { -relative.log10() }
+}
+
+/// One of the book's runs, checked against its printed values.
+fn book_run<T: McReal>(gpu: &Gpu, book: &BookRun) -> Result<Vec<Check>> {
+    let run = program::<T>(gpu, &BOOK_OPTION, book.n, Generator::Curand, BOOK_SEED)?;
+    let mut checks = run.checks;
+    let (mean_tolerance, ci_tolerance) = book_tolerances(book.precision);
+    let mut ours = run.stats.ci_put(book.n).map(wide).to_vec();
+    let mut printed = book.ci_put.to_vec();
+    if let Some(ci_call) = book.ci_call {
+        ours.extend(run.stats.ci_call(book.n).map(wide));
+        printed.extend(ci_call);
+    }
+    let agreeing = |ours: &[f64], printed: &[f64]| {
+        ours.iter()
+            .zip(printed)
+            .map(|(&o, &p)| format!("{:.1}", digits_agreeing(o, p)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "Book: intervals {printed:?}; significant digits agreeing: {}",
+        agreeing(&ours, &printed)
+    );
+    checks.push(Check::compare(
+        &format!("{} {}: confidence intervals vs the book's", T::LABEL, book.n),
+        &ours,
+        &printed,
+        ci_tolerance,
+    ));
+    if let Some((put, call)) = book.means {
+        let ours = [wide(run.stats.mean_put), wide(run.stats.mean_call)];
+        println!(
+            "Book: Monte Carlo values [{put}, {call}]; significant digits agreeing: {}",
+            agreeing(&ours, &[put, call])
+        );
+        checks.push(Check::compare(
+            &format!("{} {}: Monte Carlo values vs the book's", T::LABEL, book.n),
+            &ours,
+            &[put, call],
+            mean_tolerance,
+        ));
+    }
+    println!();
+    Ok(checks)
+}
+
+/// The book's program at `--size` samples (10^6; [`SIMULATOR_SIZE`] on the simulator) in
+/// `--precision`, or its four printed runs with `--book`.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let generator = options.parsed::<Generator>("--generator")?;
+    let seed = options.parsed::<u64>("--seed")?.unwrap_or(BOOK_SEED);
+    let book = options.switch("--book");
+    if book && (gpu.is_simulator() || generator == Some(Generator::Philox) || seed != BOOK_SEED) {
+        return Err(Error::InvalidArgument(
+            "--book reproduces the book's numbers, which come from cuRAND's XORWOW normals with seed 1234: it needs a CUDA device and takes neither --generator philox nor another --seed".into(),
+        ));
+    }
+    let mut checks = vec![hastings_check(&BOOK_OPTION)];
+    println!();
+    if book {
+        for printed in &BOOK_RUNS {
+            checks.extend(match printed.precision {
+                Precision::F32 => book_run::<f32>(gpu, printed)?,
+                Precision::F64 => book_run::<f64>(gpu, printed)?,
+            });
+        }
+        return Ok(Outcome { checks });
+    }
+    let generator = generator.unwrap_or(Generator::default_for(gpu));
+    let n = options.size_or(gpu.pick(BOOK_SAMPLES, SIMULATOR_SIZE))?;
+    checks.extend(match options.precision {
+        Precision::F32 => program::<f32>(gpu, &BOOK_OPTION, n, generator, seed)?.checks,
+        Precision::F64 => program::<f64>(gpu, &BOOK_OPTION, n, generator, seed)?.checks,
+    });
+    Ok(Outcome { checks })
+}

@@ -1,0 +1,267 @@
+//! course-histogram: the IT4I course's text histogram ("Programming Massively Parallel
+//! Processors" in 7 bins of 4 letters) with global atomics (`histo_kernel`) and with a privatized
+//! shared histogram (`histo_privatized_kernel`), then both designs over 256 bins of bytes on a
+//! large input, uniform or skewed, for the performance comparison.
+//!
+//! The course's kernel counts `a..=z` only; the phrase is lowercased first, as the PMPP book's
+//! figure spells it, so its capitals count too.
+use crate::examples::{Example, Flag, Options, Outcome};
+use crate::reference::course::histogram as reference;
+use book_kernels::course::histogram::{
+    BYTE_BINS, Histo256Naive, Histo256Privatized, HistoArgs, HistoKernel, HistoPrivatizedKernel, LETTER_BINS,
+    LETTER_SHARED_BYTES, histo256_shared_bytes,
+};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::measure::{gb_per_s, time_reps};
+use ferrocuda::verify::{Check, Tolerance};
+use rayon::prelude::*;
+use std::str::FromStr;
+
+pub const EXAMPLE: Example = Example {
+    id: "course-histogram",
+    description: "text histogram in 7 letter bins, then 256-bin byte histograms: global atomics vs privatized shared (IT4I course)",
+    flags: &[Flag {
+        name: "--data",
+        value: Some("uniform|skewed|text|all"),
+        help: "the 256-bin input: uniform bytes, 90% one byte, the phrase repeated, or each (default uniform and skewed)",
+    }],
+    run,
+};
+
+/// The course's input.
+pub const TEXT: &str = "Programming Massively Parallel Processors";
+/// Bytes of the 256-bin input on a GPU: 2^28 (256 MiB, five times the H100's L2).
+pub const N: usize = 1 << 28;
+/// Bytes on the simulator.
+pub const SIMULATOR_N: usize = 1 << 20;
+/// Threads per block of every histogram launch.
+pub const THREADS_PER_BLOCK: u32 = 256;
+/// Blocks per SM of the grid-stride launches: 8 x 256 = 2048 threads, an H100 SM's maximum
+/// (8 x 8 KiB of private copies fit its shared memory).
+pub const BLOCKS_PER_SM: u32 = 8;
+/// The byte that skewed data repeats.
+pub const SKEWED_BYTE: u8 = b'e';
+/// Percent of skewed data that is [`SKEWED_BYTE`].
+pub const SKEW_PERCENT: u64 = 90;
+
+/// The 256-bin inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Data {
+    /// Every byte value equally likely.
+    Uniform,
+    /// 90% one byte, the rest uniform.
+    Skewed,
+    /// The course's phrase, lowercased, repeated.
+    Text,
+}
+
+impl FromStr for Data {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "uniform" => Ok(Data::Uniform),
+            "skewed" => Ok(Data::Skewed),
+            "text" => Ok(Data::Text),
+            other => Err(Error::InvalidArgument(format!(
+                "--data is uniform, skewed, text or all, not `{other}`"
+            ))),
+        }
+    }
+}
+
+impl Data {
+    /// `n` bytes of this kind, the same for a given `seed`.
+    pub fn generate(self, n: usize, seed: u64) -> Vec<u8> {
+        let mut data = vec![0u8; n];
+        match self {
+            Data::Text => {
+                let phrase = format!("{} ", TEXT.to_lowercase()).into_bytes();
+                data.par_iter_mut()
+                    .enumerate()
+                    .for_each(|(i, b)| *b = phrase[i % phrase.len()]);
+            }
+            Data::Uniform | Data::Skewed => data.par_chunks_mut(1 << 16).enumerate().for_each(|(c, chunk)| {
+                let mut state = seed ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                for b in chunk {
+                    let x = splitmix64(&mut state);
+                    *b = if self == Data::Skewed && (x >> 32) % 100 < SKEW_PERCENT {
+                        SKEWED_BYTE
+                    } else {
+                        x as u8
+                    };
+                }
+            }),
+        }
+        data
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Data::Uniform => "uniform",
+            Data::Skewed => "skewed (90% one byte)",
+            Data::Text => "text",
+        }
+    }
+}
+
+/// SplitMix64: a seeded, portable generator.
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// `histo_kernel`, 7 letter bins, global atomics.
+    Letters,
+    /// `histo_privatized_kernel`, 7 letter bins, shared atomics.
+    LettersPrivatized,
+    /// `histo256_naive`, 256 byte bins, global atomics.
+    Bytes,
+    /// `histo256_privatized`, 256 byte bins, per-warp shared copies.
+    BytesPrivatized,
+}
+
+impl Kernel {
+    /// The kernel's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Letters => "histo_kernel",
+            Kernel::LettersPrivatized => "histo_privatized_kernel",
+            Kernel::Bytes => "histo256_naive",
+            Kernel::BytesPrivatized => "histo256_privatized",
+        }
+    }
+
+    /// Counters of its histogram.
+    pub fn bins(self) -> usize {
+        match self {
+            Kernel::Letters | Kernel::LettersPrivatized => LETTER_BINS,
+            Kernel::Bytes | Kernel::BytesPrivatized => BYTE_BINS,
+        }
+    }
+
+    /// Its launch over `n` bytes: blocks of `threads`, at most [`BLOCKS_PER_SM`] per SM and no
+    /// more than one 16-byte chunk per thread needs, with the kernel's shared memory.
+    pub fn shape(self, gpu: &Gpu, n: usize, threads: u32) -> Result<LaunchShape> {
+        if threads == 0 || threads > 1024 {
+            return Err(Error::InvalidArgument(format!(
+                "a histogram block has 1 to 1024 threads, not {threads}"
+            )));
+        }
+        let fill = gpu.properties().multiprocessor_count * BLOCKS_PER_SM;
+        let blocks = (n.div_ceil(16 * threads as usize) as u32).clamp(1, fill.max(1));
+        let shared = match self {
+            Kernel::Letters | Kernel::Bytes => 0,
+            Kernel::LettersPrivatized => LETTER_SHARED_BYTES,
+            Kernel::BytesPrivatized => histo256_shared_bytes(threads as usize),
+        };
+        Ok(LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(shared as u32))
+    }
+}
+
+/// Zeroes `histo_d` ([`Kernel::bins`] counters) and counts `buffer_d` into it with `kernel`.
+///
+/// The zeroing is a copy of at most 1 KiB, so the timings of the 256 MiB inputs include it at
+/// a few microseconds.
+pub fn histogram(
+    gpu: &Gpu,
+    kernel: Kernel,
+    buffer_d: &DeviceBuffer<u8>,
+    histo_d: &mut DeviceBuffer<u32>,
+    threads: u32,
+) -> Result<()> {
+    if histo_d.len() != kernel.bins() {
+        return Err(Error::InvalidArgument(format!(
+            "{} counts into {} bins, not {}",
+            kernel.name(),
+            kernel.bins(),
+            histo_d.len()
+        )));
+    }
+    let shape = kernel.shape(gpu, buffer_d.len(), threads)?;
+    gpu.upload_into(&vec![0; kernel.bins()], histo_d)?;
+    let args = HistoArgs {
+        buffer: buffer_d.view(),
+        histo: histo_d.view_mut(),
+    };
+    match kernel {
+        Kernel::Letters => crate::kernels(gpu)?.launch(HistoKernel, shape, args),
+        Kernel::LettersPrivatized => crate::kernels(gpu)?.launch(HistoPrivatizedKernel, shape, args),
+        Kernel::Bytes => crate::kernels(gpu)?.launch(Histo256Naive, shape, args),
+        Kernel::BytesPrivatized => crate::kernels(gpu)?.launch(Histo256Privatized, shape, args),
+    }
+}
+
+/// The course's phrase in 7 bins, by both kernels.
+fn text_histogram(gpu: &Gpu) -> Result<Vec<Check>> {
+    let text = TEXT.to_lowercase().into_bytes();
+    let expected = reference::letters(&text);
+    let buffer_d = gpu.upload(&text)?;
+    let mut histo_d = gpu.zeros::<u32>(LETTER_BINS)?;
+    println!("\"{TEXT}\" (lowercased), {} bytes, 7 bins of 4 letters:", text.len());
+    let labels = ["a-d", "e-h", "i-l", "m-p", "q-t", "u-x", "y-z"];
+    let mut checks = Vec::new();
+    for kernel in [Kernel::Letters, Kernel::LettersPrivatized] {
+        histogram(gpu, kernel, &buffer_d, &mut histo_d, THREADS_PER_BLOCK)?;
+        let histo = gpu.download(&histo_d)?;
+        let bins: Vec<String> = labels.iter().zip(&histo).map(|(l, c)| format!("{l}: {c}")).collect();
+        println!(" {:<24} {}", kernel.name(), bins.join("  "));
+        checks.push(Check::compare(kernel.name(), &histo, &expected, Tolerance::EXACT));
+    }
+    Ok(checks)
+}
+
+/// Both 256-bin kernels on `n` bytes of `data`: GB/s of input read and the privatized/naive
+/// ratio.
+fn byte_histograms(gpu: &Gpu, data: Data, n: usize, reps: usize) -> Result<Vec<Check>> {
+    let input = data.generate(n, 1234);
+    let expected = reference::bytes(&input);
+    let buffer_d = gpu.upload(&input)?;
+    let mut histo_d = gpu.zeros::<u32>(BYTE_BINS)?;
+    println!("{n} bytes, {}, 256 bins:", data.label());
+    let mut checks = Vec::new();
+    let mut rates = Vec::new();
+    for kernel in [Kernel::Bytes, Kernel::BytesPrivatized] {
+        let stats = time_reps(gpu, reps, || {
+            histogram(gpu, kernel, &buffer_d, &mut histo_d, THREADS_PER_BLOCK)
+        })?;
+        let rate = gb_per_s(n, stats.median_ms);
+        println!(
+            " {:<20} {}: {:.4} ms ({}), {rate:.1} GB/s read",
+            kernel.name(),
+            kernel.shape(gpu, n, THREADS_PER_BLOCK)?,
+            stats.median_ms,
+            gpu.timing_label()
+        );
+        checks.push(Check::compare(
+            &format!("{} ({})", kernel.name(), data.label()),
+            &gpu.download(&histo_d)?,
+            &expected,
+            Tolerance::EXACT,
+        ));
+        rates.push(rate);
+    }
+    println!(" privatized / naive: {:.2}x", rates[1] / rates[0]);
+    Ok(checks)
+}
+
+/// The text histogram, then the 256-bin comparison on `--data` (uniform and skewed by default).
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let mut checks = text_histogram(gpu)?;
+    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
+    let kinds = match options.value("--data") {
+        None => vec![Data::Uniform, Data::Skewed],
+        Some("all") => vec![Data::Uniform, Data::Skewed, Data::Text],
+        Some(kind) => vec![kind.parse()?],
+    };
+    for data in kinds {
+        println!();
+        checks.extend(byte_histograms(gpu, data, n, options.reps)?);
+    }
+    Ok(Outcome { checks })
+}

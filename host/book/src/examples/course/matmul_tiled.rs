@@ -1,0 +1,315 @@
+//! course-matmul-tiled: SGEMM `C = A B` (IT4I course, hands-on 6, and the tiling lecture):
+//! naive, shared-memory tiled (`TILE_WIDTH` 16), register-tiled (128 x 128 block tiles, 8 x 8 per
+//! thread, 16-byte loads, double-buffered shared tiles; its `k` loop rolled or spelled out), and
+//! cuBLAS's SGEMM in the same run.
+//!
+//! Prints the course's "Matrix multiplication naive seems OK" lines, each variant's time, GFLOP/s
+//! and fraction of cuBLAS, and the tiled kernels' speedups. The default size is 4096^3 on a GPU
+//! and a small non-square case (200 x 136 x 72, no dimension a multiple of a tile) on the
+//! simulator; `--size N` sets m = n = k = N, `--m`, `--n`, `--k` each dimension.
+//!
+//! cuBLAS runs in its default math mode, `CUBLAS_DEFAULT_MATH`: FP32 SGEMM on the SIMT cores,
+//! no tensor cores (those need `CUBLAS_TF32_TENSOR_OP_MATH`, and round the inputs to TF32).
+use crate::examples::{Example, Flag, Options, Outcome};
+use crate::reference::course::matmul_tiled as reference;
+use book_kernels::course::matmul_tiled::{
+    BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulRegisterTiledUnrolled, MatmulTiled,
+    REGISTER_TILED_SHARED_BYTES, REGISTER_TILED_THREADS, TILE_WIDTH, TILED_SHARED_BYTES,
+};
+use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::measure::{Stats, time_reps};
+use ferrocuda::verify::Check;
+
+pub const EXAMPLE: Example = Example {
+    id: "course-matmul-tiled",
+    description: "SGEMM naive, shared-memory tiled, register-tiled, and cuBLAS: GFLOP/s and fraction of cuBLAS (IT4I course, hands-on 6)",
+    flags: &[
+        Flag {
+            name: "--m",
+            value: Some("M"),
+            help: "rows of A and C",
+        },
+        Flag {
+            name: "--n",
+            value: Some("N"),
+            help: "columns of B and C",
+        },
+        Flag {
+            name: "--k",
+            value: Some("K"),
+            help: "columns of A, rows of B",
+        },
+    ],
+    run,
+};
+
+/// The GPU default, m = n = k.
+pub const SIZE: usize = 4096;
+/// The simulator default: non-square, no dimension a multiple of 16 or 128.
+pub const SIMULATOR_DIMS: (usize, usize, usize) = (200, 136, 72);
+
+/// Matrix dimensions `(m, n, k)`.
+pub type Dims = (usize, usize, usize);
+
+/// The variants, slowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Naive,
+    Tiled,
+    RegisterTiled,
+    RegisterTiledUnrolled,
+    Cublas,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 5] = [
+        Variant::Naive,
+        Variant::Tiled,
+        Variant::RegisterTiled,
+        Variant::RegisterTiledUnrolled,
+        Variant::Cublas,
+    ];
+    /// This library's kernels (the simulator runs only these).
+    pub const KERNELS: [Variant; 4] = [
+        Variant::Naive,
+        Variant::Tiled,
+        Variant::RegisterTiled,
+        Variant::RegisterTiledUnrolled,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Naive => "naive",
+            Variant::Tiled => "tiled",
+            Variant::RegisterTiled => "register-tiled",
+            Variant::RegisterTiledUnrolled => "register-tiled, k unrolled",
+            Variant::Cublas => "cuBLAS",
+        }
+    }
+
+    /// The PTX symbol, or cuBLAS's routine.
+    pub fn kernel(self) -> &'static str {
+        match self {
+            Variant::Naive => "matmul_naive",
+            Variant::Tiled => "matmul_tiled",
+            Variant::RegisterTiled => "matmul_register_tiled",
+            Variant::RegisterTiledUnrolled => "matmul_register_tiled_unrolled",
+            Variant::Cublas => "cublasSgemm",
+        }
+    }
+
+    /// The launch shape of one of this library's kernels for `dims`.
+    pub fn shape(self, (m, n, _): Dims) -> Result<LaunchShape> {
+        match self {
+            Variant::Naive => LaunchShape::cover_2d(n, m, (16, 16)),
+            Variant::Tiled => Ok(LaunchShape::cover_2d(n, m, (TILE_WIDTH as u32, TILE_WIDTH as u32))?
+                .with_shared_bytes(TILED_SHARED_BYTES as u32)),
+            Variant::RegisterTiled | Variant::RegisterTiledUnrolled => {
+                let blocks = |x: usize, tile: usize| {
+                    u32::try_from(x.div_ceil(tile).max(1))
+                        .map_err(|_| Error::InvalidArgument(format!("{x} rows or columns need too many blocks")))
+                };
+                Ok(
+                    LaunchShape::new((blocks(n, BN)?, blocks(m, BM)?, 1), (REGISTER_TILED_THREADS, 1, 1))
+                        .with_shared_bytes(REGISTER_TILED_SHARED_BYTES as u32),
+                )
+            }
+            Variant::Cublas => Err(Error::InvalidArgument("cuBLAS chooses its own launch shape".into())),
+        }
+    }
+}
+
+/// Device copies of the operands and the product.
+pub struct Operands {
+    pub dims: Dims,
+    pub a_d: DeviceBuffer<f32>,
+    pub b_d: DeviceBuffer<f32>,
+    pub c_d: DeviceBuffer<f32>,
+}
+
+impl Operands {
+    /// Uploads `a` (`m x k`) and `b` (`k x n`), row-major, and allocates `C`.
+    pub fn new(gpu: &Gpu, dims: Dims, a: &[f32], b: &[f32]) -> Result<Self> {
+        let (m, n, k) = dims;
+        if a.len() != m * k || b.len() != k * n {
+            return Err(Error::InvalidArgument(format!(
+                "a {m} x {k} times {k} x {n} product needs {} and {} elements, not {} and {}",
+                m * k,
+                k * n,
+                a.len(),
+                b.len()
+            )));
+        }
+        let dim32 = |x: usize| u32::try_from(x).is_ok();
+        if !(dim32(m) && dim32(n) && dim32(k)) {
+            return Err(Error::InvalidArgument(format!(
+                "dimensions {m} x {n} x {k} exceed 2^32"
+            )));
+        }
+        Ok(Self {
+            dims,
+            a_d: gpu.upload(a)?,
+            b_d: gpu.upload(b)?,
+            c_d: gpu.zeros(m * n)?,
+        })
+    }
+
+    /// Runs one of this library's kernels.
+    pub fn launch(&mut self, gpu: &Gpu, variant: Variant) -> Result<()> {
+        let (m, n, k) = self.dims;
+        let shape = variant.shape(self.dims)?;
+        let args = MatmulArgs {
+            a: self.a_d.view(),
+            b: self.b_d.view(),
+            c: self.c_d.view_mut(),
+            m: m as u32,
+            n: n as u32,
+            k: k as u32,
+        };
+        match variant {
+            Variant::Naive => crate::kernels(gpu)?.launch(MatmulNaive, shape, args),
+            Variant::Tiled => crate::kernels(gpu)?.launch(MatmulTiled, shape, args),
+            Variant::RegisterTiled => crate::kernels(gpu)?.launch(MatmulRegisterTiled, shape, args),
+            Variant::RegisterTiledUnrolled => crate::kernels(gpu)?.launch(MatmulRegisterTiledUnrolled, shape, args),
+            Variant::Cublas => Err(Error::InvalidArgument("cuBLAS runs through `Operands::cublas`".into())),
+        }
+    }
+
+    /// Runs cuBLAS's SGEMM on the same operands.
+    pub fn cublas(&mut self, cublas: &mut Cublas) -> Result<()> {
+        cublas.sgemm_row_major(self.dims, &self.a_d, &self.b_d, &mut self.c_d)
+    }
+}
+
+/// Uniform inputs in [-1, 1) from a fixed seed (a 64-bit LCG, so runs are reproducible).
+pub fn random_matrix(len: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// `2 m n k / time`, GFLOP/s.
+pub fn gflop_per_s((m, n, k): Dims, ms: f64) -> f64 {
+    2.0 * m as f64 * n as f64 * k as f64 / ms * 1e-6
+}
+
+/// One variant's timing.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub variant: Variant,
+    pub stats: Stats,
+    /// `None` for cuBLAS.
+    pub shape: Option<LaunchShape>,
+}
+
+/// Times every variant `reps` times on `ops` (cuBLAS when `cublas` is given), checking each
+/// product against the CPU's (`expected`, `scale`: see `reference::course::matmul_tiled`).
+pub fn measure(
+    gpu: &Gpu,
+    ops: &mut Operands,
+    mut cublas: Option<&mut Cublas>,
+    reps: usize,
+    expected: Option<(&[f32], &[f32])>,
+) -> Result<(Vec<Measured>, Vec<Check>)> {
+    let (mut rows, mut checks) = (Vec::new(), Vec::new());
+    for variant in Variant::ALL {
+        let n_out = ops.c_d.len();
+        gpu.upload_into(&vec![f32::NAN; n_out], &mut ops.c_d)?;
+        let stats = match (variant, cublas.as_deref_mut()) {
+            (Variant::Cublas, None) => continue,
+            (Variant::Cublas, Some(cublas)) => time_reps(gpu, reps, || ops.cublas(cublas))?,
+            (kernel, _) => time_reps(gpu, reps, || ops.launch(gpu, kernel))?,
+        };
+        if let Some((c, scale)) = expected {
+            let got = gpu.download(&ops.c_d)?;
+            checks.push(reference::check(variant.kernel(), &got, c, scale, ops.dims.2));
+        }
+        let shape = (variant != Variant::Cublas)
+            .then(|| variant.shape(ops.dims))
+            .transpose()?;
+        rows.push(Measured { variant, stats, shape });
+    }
+    Ok((rows, checks))
+}
+
+/// `(m, n, k)` from `--size`, `--m`, `--n`, `--k`, or the default.
+fn dims(gpu: &Gpu, options: &Options) -> Result<Dims> {
+    let (dm, dn, dk) = match options.size {
+        Some(s) => (s, s, s),
+        None => gpu.pick((SIZE, SIZE, SIZE), SIMULATOR_DIMS),
+    };
+    let pick = |flag: &str, default: usize| -> Result<usize> {
+        match options.parsed::<usize>(flag)?.unwrap_or(default) {
+            0 => Err(Error::InvalidArgument(format!("`{flag}` must be at least 1"))),
+            x => Ok(x),
+        }
+    };
+    Ok((pick("--m", dm)?, pick("--n", dn)?, pick("--k", dk)?))
+}
+
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let dims = dims(gpu, options)?;
+    let (m, n, k) = dims;
+    let (a, b) = (random_matrix(m * k, 1), random_matrix(k * n, 2));
+    let (expected, scale) = reference::sgemm(&a, &b, dims);
+    let mut ops = Operands::new(gpu, dims, &a, &b)?;
+    let mut cublas = match gpu.cuda("cuBLAS SGEMM").and_then(Cublas::new) {
+        Ok(cublas) => Some(cublas),
+        Err(e) => {
+            println!(" cuBLAS not measured: {e}");
+            None
+        }
+    };
+    let (rows, checks) = measure(gpu, &mut ops, cublas.as_mut(), options.reps, Some((&expected, &scale)))?;
+    for (row, check) in rows.iter().zip(&checks) {
+        let verdict = if check.passed() { "seems OK" } else { "is WRONG" };
+        println!("Matrix multiplication {} {verdict}", row.variant.name());
+    }
+    println!(
+        " C({m} x {n}) = A({m} x {k}) B({k} x {n}), f32, median of {} runs ({}):",
+        options.reps,
+        gpu.timing_label()
+    );
+    let cublas_ms = rows
+        .iter()
+        .find(|r| r.variant == Variant::Cublas)
+        .map(|r| r.stats.median_ms);
+    println!(
+        "   {:<27} {:<44} {:>12} {:>10} {:>10}",
+        "variant", "launch shape", "time (ms)", "GFLOP/s", "/ cuBLAS"
+    );
+    for row in &rows {
+        let ms = row.stats.median_ms;
+        let shape = row.shape.map_or("(cuBLAS's own)".to_string(), |s| s.to_string());
+        let fraction = cublas_ms.map_or("-".to_string(), |c| format!("{:.3}", c / ms));
+        println!(
+            "   {:<27} {:<44} {:>12.4} {:>10.1} {:>10}",
+            row.variant.name(),
+            shape,
+            ms,
+            gflop_per_s(dims, ms),
+            fraction
+        );
+    }
+    let time_of = |v: Variant| rows.iter().find(|r| r.variant == v).map(|r| r.stats.median_ms);
+    if let (Some(naive), Some(tiled), Some(register)) = (
+        time_of(Variant::Naive),
+        time_of(Variant::Tiled),
+        time_of(Variant::RegisterTiled),
+    ) {
+        println!("Time multiplication naive:   {naive:>12.3} ms");
+        println!("Time multiplication tiled:   {tiled:>12.3} ms");
+        println!(
+            "Speedup is {:>8.2} (tiled), {:.2} (register-tiled)",
+            naive / tiled,
+            naive / register
+        );
+    }
+    Ok(Outcome { checks })
+}

@@ -1,0 +1,224 @@
+//! The examples of the classic CUDA teaching material, one module per example id
+//! (`ch1-increment-2d` lives in `ch1/increment_2d.rs`), each a plain function that runs the GPU
+//! version and its CPU reference, prints the source's output shape, and returns its checks.
+pub mod ch1;
+pub mod ch2;
+pub mod ch3;
+pub mod ch5;
+pub mod course;
+pub mod stream;
+pub mod thesis;
+pub mod tutorial;
+
+use ferrocuda::gpu::{Error, Gpu, Result};
+use ferrocuda::verify::Check;
+use std::fmt;
+use std::str::FromStr;
+
+/// Floating-point precision of an example (`--precision`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    #[default]
+    F32,
+    F64,
+}
+
+impl FromStr for Precision {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "f32" | "single" => Ok(Precision::F32),
+            "f64" | "double" => Ok(Precision::F64),
+            other => Err(Error::InvalidArgument(format!(
+                "precision must be f32 or f64, not `{other}`"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        })
+    }
+}
+
+/// The runner's options: those every example shares, and the example's own [`Flag`]s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Problem size (elements; each example says what it means), or the source's own size.
+    pub size: Option<usize>,
+    /// Precision, for the examples that have both.
+    pub precision: Precision,
+    /// Timed repetitions.
+    pub reps: usize,
+    /// The example's own flags as given: `("--seed", Some("1234"))`, `("--book", None)`.
+    pub flags: Vec<FlagValue>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            size: None,
+            precision: Precision::F32,
+            reps: 10,
+            flags: Vec::new(),
+        }
+    }
+}
+
+/// A flag as given on the command line, with its value (`None` for a switch).
+pub type FlagValue = (String, Option<String>);
+
+/// One option an example takes beyond the shared ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flag {
+    /// `--seed`.
+    pub name: &'static str,
+    /// The value's placeholder (`N`, `on|off`), or `None` for a switch that takes no value.
+    pub value: Option<&'static str>,
+    /// One line.
+    pub help: &'static str,
+}
+
+impl Options {
+    /// `--size`, or `default` (callers pass `gpu.pick(book_size, SIMULATOR_SIZE)` where the source's
+    /// size is large); at least one element.
+    pub fn size_or(&self, default: usize) -> Result<usize> {
+        match self.size.unwrap_or(default) {
+            0 => Err(Error::InvalidArgument("--size must be at least 1".into())),
+            n => Ok(n),
+        }
+    }
+
+    /// With `flag` set to `value` (`None` for a switch), replacing an earlier value.
+    pub fn with_flag(mut self, flag: &str, value: Option<&str>) -> Self {
+        self.flags.retain(|(f, _)| f != flag);
+        self.flags.push((flag.to_string(), value.map(str::to_string)));
+        self
+    }
+
+    /// True when the switch `flag` (`--book`) was given.
+    pub fn switch(&self, flag: &str) -> bool {
+        self.flags.iter().any(|(f, _)| f == flag)
+    }
+
+    /// The value of `flag`, if given.
+    pub fn value(&self, flag: &str) -> Option<&str> {
+        self.flags
+            .iter()
+            .rev()
+            .find(|(f, _)| f == flag)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// The value of `flag` parsed as a `T` (a number, an enum with `FromStr`), if given; a
+    /// one-sentence error when it does not parse.
+    pub fn parsed<T: FromStr>(&self, flag: &str) -> Result<Option<T>> {
+        self.value(flag)
+            .map(|v| {
+                v.parse()
+                    .map_err(|_| Error::InvalidArgument(format!("`{flag}` does not take `{v}`")))
+            })
+            .transpose()
+    }
+}
+
+/// Prints one kernel's time and effective bandwidth (bytes read plus written, 1e9 B/GB), saying
+/// how it was timed.
+pub fn print_kernel_time(gpu: &Gpu, kernel: &str, ms: f64, bytes: usize) {
+    let bandwidth = ferrocuda::measure::gb_per_s(bytes, ms);
+    println!(
+        " {kernel}: {ms:.4} ms ({}), {bandwidth:.1} GB/s effective",
+        gpu.timing_label()
+    );
+}
+
+/// The simulator's default problem size for examples whose sources use millions of elements:
+/// large enough to span many blocks, small enough to finish in seconds.
+pub const SIMULATOR_SIZE: usize = 1 << 20;
+
+/// What an example verified.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub checks: Vec<Check>,
+}
+
+impl Outcome {
+    /// True when every check passed.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(Check::passed)
+    }
+
+    /// Prints each check and the verdict.
+    pub fn print(&self) {
+        for check in &self.checks {
+            println!("  {check}");
+        }
+        println!("{}", if self.passed() { "PASSED" } else { "FAILED" });
+    }
+}
+
+/// One runnable example.
+pub struct Example {
+    /// `ch1-increment`, as in the spec.
+    pub id: &'static str,
+    /// One line.
+    pub description: &'static str,
+    /// Its own options, beyond size, precision and repetitions.
+    pub flags: &'static [Flag],
+    /// Runs it on `gpu`.
+    pub run: fn(&Gpu, &Options) -> Result<Outcome>,
+}
+
+/// Every example, in the order of the sources.
+pub static EXAMPLES: &[Example] = &[
+    ch1::increment::EXAMPLE,
+    ch1::increment_multiblock::EXAMPLE,
+    ch1::increment_2d::EXAMPLE,
+    ch1::devicequery::EXAMPLE,
+    ch1::precision::EXAMPLE,
+    ch1::error_handling::EXAMPLE,
+    ch2::timing::EXAMPLE,
+    ch2::limiting_factor::EXAMPLE,
+    ch2::effective_bandwidth::EXAMPLE,
+    ch3::bandwidth_test::EXAMPLE,
+    ch3::batching::EXAMPLE,
+    ch3::async_overlap::EXAMPLE,
+    ch3::offset_stride::EXAMPLE,
+    ch3::stride_texture::EXAMPLE,
+    ch3::texture_average::EXAMPLE,
+    ch3::localmem::EXAMPLE,
+    ch3::constant_increment::EXAMPLE,
+    ch3::shared_reverse::EXAMPLE,
+    ch3::bank_conflicts::EXAMPLE,
+    ch3::transpose::EXAMPLE,
+    ch3::tlp_copy::EXAMPLE,
+    ch3::ilp_copy::EXAMPLE,
+    ch3::intrinsics::EXAMPLE,
+    ch3::divergence::EXAMPLE,
+    stream::EXAMPLE,
+    course::vector_add::EXAMPLE,
+    tutorial::vector_copy::EXAMPLE,
+    ch5::pi_cuf::EXAMPLE,
+    ch5::pi_fma::EXAMPLE,
+    ch5::pi_reduction_twopass::EXAMPLE,
+    ch5::pi_reduction_atomiclock::EXAMPLE,
+    ch5::curand_basic::EXAMPLE,
+    ch5::sum_accuracy::EXAMPLE,
+    ch5::bs_european_mc::EXAMPLE,
+    tutorial::sum_reduction::EXAMPLE,
+    course::reduction::EXAMPLE,
+    course::histogram::EXAMPLE,
+    course::matmul_tiled::EXAMPLE,
+    thesis::sor::EXAMPLE,
+    thesis::sor_multi::EXAMPLE,
+    thesis::comm_model::EXAMPLE,
+];
+
+/// The example with this id.
+pub fn find(id: &str) -> Option<&'static Example> {
+    EXAMPLES.iter().find(|e| e.id == id)
+}

@@ -1,0 +1,252 @@
+//! thesis-sor: red-black SOR for the 2-D Laplace equation on one GPU (thesis "Modeling
+//! Communication on Multi-GPU Systems", eq. 4.18, §5.4.2): the thesis's global-memory and
+//! texture kernels (the read-only path here) and the split red/black layout, each checked bit
+//! for bit against the rayon CPU solver; then the discretisation error against a harmonic
+//! function, which falls as O(h^2).
+use crate::examples::{Example, Flag, Options, Outcome, Precision};
+use ferrocuda::gpu::{Gpu, Result};
+use ferrocuda::measure::gb_per_s;
+use ferrocuda::sor::cpu as reference;
+use ferrocuda::sor::single::{Solution, Stop, solve};
+use ferrocuda::sor::state::bytes_per_iteration;
+use ferrocuda::sor::{Kernel, Omega, Problem, SorReal};
+use ferrocuda::verify::{Check, Tolerance};
+use std::time::Instant;
+
+pub const EXAMPLE: Example = Example {
+    id: "thesis-sor",
+    description: "red-black SOR on one GPU: the thesis's window kernels and a split red/black layout vs rayon; O(h^2) error (thesis 4.3, 5.4)",
+    flags: &[
+        Flag {
+            name: "--rows",
+            value: Some("M"),
+            help: "grid rows, boundary included (default: --size)",
+        },
+        Flag {
+            name: "--iterations",
+            value: Some("I"),
+            help: "red-black iterations (default 100, the thesis's), or tol=X to stop at a residual",
+        },
+        Flag {
+            name: "--omega",
+            value: Some("W"),
+            help: "thesis (optimum capped at 1.9, default), optimum, or a value in (0, 2)",
+        },
+        Flag {
+            name: "--kernel",
+            value: Some("K"),
+            help: "gm, lintex, split, tiled or all (default)",
+        },
+        Flag {
+            name: "--problem",
+            value: Some("P"),
+            help: "thesis (boundary 100, default) or harmonic",
+        },
+    ],
+    run,
+};
+
+/// The default side on a GPU: large enough to be bandwidth-bound, small enough for the CPU
+/// reference to take a second or two.
+pub const N: usize = 2048;
+/// The default side on the simulator.
+pub const SIMULATOR_N: usize = 130;
+/// The thesis's iteration count (Table 6.3 runs).
+pub const ITERATIONS: usize = 100;
+/// Point updates beyond which the CPU reference is skipped (the kernels are then compared with
+/// one another, which run different code on different layouts).
+pub const CPU_BUDGET: usize = 4_000_000_000;
+/// The convergence study's sides: h halves from one to the next.
+pub const STUDY_SIDES: [usize; 5] = [17, 33, 65, 129, 257];
+/// The simulator's.
+pub const SIMULATOR_STUDY_SIDES: [usize; 3] = [9, 17, 33];
+/// The study's residual tolerance (f64): far below the O(h^2) error, so that the error measured
+/// is the discretisation's.
+pub const STUDY_TOLERANCE: f64 = 1e-12;
+
+/// The run's parameters, from the options.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub rows: usize,
+    pub cols: usize,
+    pub stop: Stop,
+    pub omega: Omega,
+    pub kernels: Vec<Kernel>,
+    pub problem: Problem,
+}
+
+impl Setup {
+    /// The setup `options` ask for, with `default_side` (GPU, simulator) when `--size` is not
+    /// given.
+    pub fn from_options(gpu: &Gpu, options: &Options, default_side: (usize, usize)) -> Result<Self> {
+        let cols = options.size_or(gpu.pick(default_side.0, default_side.1))?;
+        let rows = options.parsed("--rows")?.unwrap_or(cols);
+        ferrocuda::sor::domain::check_extents(rows, cols)?;
+        let kernels = match options.value("--kernel") {
+            None | Some("all") => Kernel::ALL.to_vec(),
+            Some(k) => vec![k.parse()?],
+        };
+        Ok(Self {
+            rows,
+            cols,
+            stop: options.parsed("--iterations")?.unwrap_or(Stop::Iterations(ITERATIONS)),
+            omega: options.parsed("--omega")?.unwrap_or_default(),
+            kernels,
+            problem: options.parsed("--problem")?.unwrap_or_default(),
+        })
+    }
+}
+
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let setup = Setup::from_options(gpu, options, (N, SIMULATOR_N))?;
+    let mut checks = match options.precision {
+        Precision::F32 => run_typed::<f32>(gpu, &setup)?,
+        Precision::F64 => run_typed::<f64>(gpu, &setup)?,
+    };
+    checks.extend(convergence_study(gpu)?);
+    Ok(Outcome { checks })
+}
+
+/// Solves with each kernel, prints the thesis's per-iteration kernel time (MKT) and the
+/// bandwidth, and compares each grid with the CPU's.
+pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
+    let Setup { rows, cols, stop, .. } = *setup;
+    let omega = setup.omega.value(cols);
+    let initial: Vec<T> = setup.problem.initial(rows, cols)?;
+    println!(
+        " {}: {rows} x {cols} {}, {} problem, omega = {omega:.6}, {stop} ({})",
+        gpu.properties().name,
+        std::any::type_name::<T>(),
+        setup.problem,
+        gpu.timing_label()
+    );
+    let points = (rows - 2) * (cols - 2);
+    let bytes = bytes_per_iteration(points, size_of::<T>());
+    println!(
+        " {:<8} {:>11} {:>14} {:>12} {:>16}",
+        "kernel", "iterations", "MKT [ms/it]", "GB/s", "residual"
+    );
+    let mut solutions: Vec<(Kernel, Solution<T>)> = Vec::new();
+    for &kernel in &setup.kernels {
+        let solution = solve(gpu, kernel, &initial, rows, cols, T::from_f64(omega), stop)?;
+        let per_iteration = solution.elapsed_ms / solution.iterations.max(1) as f64;
+        println!(
+            " {kernel:<8} {:>11} {per_iteration:>14.4} {:>12.1} {:>16}",
+            solution.iterations,
+            gb_per_s(bytes, per_iteration),
+            solution.residual.map_or("-".into(), |r| format!("{r:.3e}"))
+        );
+        solutions.push((kernel, solution));
+    }
+    let mut checks = Vec::new();
+    let iterations = solutions.first().map_or(0, |(_, s)| s.iterations);
+    if points.saturating_mul(iterations) <= CPU_BUDGET {
+        let started = Instant::now();
+        let mut cpu = initial.clone();
+        reference::solve(&mut cpu, rows, cols, T::from_f64(omega), iterations);
+        println!(
+            " CPU (rayon, {} threads): {iterations} iterations in {:.3} s",
+            rayon::current_num_threads(),
+            started.elapsed().as_secs_f64()
+        );
+        for (kernel, solution) in &solutions {
+            checks.push(compare(
+                &format!("{kernel} vs CPU, {iterations} iterations"),
+                &solution.grid,
+                &cpu,
+            ));
+        }
+        println!(
+            " max |u - {}| after {iterations} iterations: {:.4e}",
+            if setup.problem == Problem::Thesis {
+                "100"
+            } else {
+                "u_exact"
+            },
+            setup.problem.max_error(&cpu, rows, cols)
+        );
+    } else {
+        println!(
+            " CPU reference skipped: {points} points x {iterations} iterations is beyond its budget; kernels compared with one another"
+        );
+        for pair in solutions.windows(2) {
+            let ((a, sa), (b, sb)) = (&pair[0], &pair[1]);
+            checks.push(compare(
+                &format!("{a} vs {b}, {iterations} iterations"),
+                &sa.grid,
+                &sb.grid,
+            ));
+        }
+    }
+    Ok(checks)
+}
+
+/// Bit-for-bit comparison: every kernel rounds as the CPU reference does.
+pub fn compare<T: SorReal>(what: &str, got: &[T], expected: &[T]) -> Check {
+    Check::compare(what, got, expected, Tolerance::EXACT)
+}
+
+/// One row of the convergence study.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvergencePoint {
+    pub side: usize,
+    pub h: f64,
+    pub iterations: usize,
+    pub max_error: f64,
+}
+
+/// Solves the harmonic problem to a residual of [`STUDY_TOLERANCE`] in f64 with the optimum
+/// omega (split kernel) on each side of `sides`, and returns the error against the continuous
+/// solution.
+pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<ConvergencePoint>> {
+    sides
+        .iter()
+        .map(|&n| {
+            let initial: Vec<f64> = Problem::Harmonic.initial(n, n)?;
+            let omega = Omega::Optimum.value(n);
+            let stop = Stop::tolerance(STUDY_TOLERANCE, 200 * n)?;
+            let solution = solve(gpu, Kernel::Split, &initial, n, n, omega, stop)?;
+            Ok(ConvergencePoint {
+                side: n,
+                h: 1.0 / (n - 1) as f64,
+                iterations: solution.iterations,
+                max_error: Problem::Harmonic.max_error(&solution.grid, n, n),
+            })
+        })
+        .collect()
+}
+
+/// Prints the study and checks the O(h^2) rate: each halving of h divides the error by 4
+/// (3.5 to 4.5 allowed: the leading term dominates from the first sides on).
+fn convergence_study(gpu: &Gpu) -> Result<Vec<Check>> {
+    let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
+    let points = convergence(gpu, sides)?;
+    println!(" Harmonic u = sin(pi x) sinh(pi y) / sinh(pi), f64, optimum omega, residual <= {STUDY_TOLERANCE:e}:");
+    println!(
+        " {:>6} {:>12} {:>11} {:>16} {:>8}",
+        "n", "h", "iterations", "max |u - exact|", "ratio"
+    );
+    let mut checks = Vec::new();
+    for (k, p) in points.iter().enumerate() {
+        let ratio = k.checked_sub(1).map(|prev| points[prev].max_error / p.max_error);
+        println!(
+            " {:>6} {:>12.6e} {:>11} {:>16.6e} {:>8}",
+            p.side,
+            p.h,
+            p.iterations,
+            p.max_error,
+            ratio.map_or("-".into(), |r| format!("{r:.3}"))
+        );
+        if let Some(r) = ratio {
+            checks.push(Check::condition(
+                &format!(
+                    "error ratio {r:.3} from n = {} to {} is about 4 (O(h^2))",
+                    points[k - 1].side,
+                    p.side
+                ),
+                (3.5..=4.5).contains(&r),
+            ));
+        }
+    }
+    Ok(checks)
+}

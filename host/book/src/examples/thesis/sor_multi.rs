@@ -1,0 +1,579 @@
+//! thesis-sor-multi: red-black SOR over several partitions, one host thread each, on one or
+//! more GPUs (thesis "Modeling Communication on Multi-GPU Systems", Fig. 5.5, §5.5, §6.2–6.3):
+//! the thesis's exchange through pageable host memory against pinned asynchronous copies
+//! overlapped with the interior update, peer copies and NCCL (one partition per GPU), every final
+//! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
+//! strong and weak scaling, strips against blocks, border widths, and the time split into
+//! compute, transfer and sync.
+use super::sor::{Setup, compare};
+use crate::examples::{Example, Flag, Options, Outcome, Precision};
+use crate::plot::{self, Chart, Series};
+use ferrocuda::gpu::{Error, Gpu, Result, device_count};
+use ferrocuda::sor::exchange::Strategy;
+use ferrocuda::sor::multi::{self, MultiConfig, MultiSolution};
+use ferrocuda::sor::partition::Decomposition;
+use ferrocuda::sor::single::{Stop, solve_iterations};
+use ferrocuda::sor::{Kernel, Problem, SorReal};
+use ferrocuda::verify::Check;
+use std::path::PathBuf;
+
+pub const EXAMPLE: Example = Example {
+    id: "thesis-sor-multi",
+    description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
+    flags: &[
+        Flag {
+            name: "--gpus",
+            value: Some("G"),
+            help: "GPUs to use (default: all; partition r runs on GPU r mod G)",
+        },
+        Flag {
+            name: "--partitions",
+            value: Some("P"),
+            help: "partitions, one host thread each (default: --gpus; more than the GPUs shares them)",
+        },
+        Flag {
+            name: "--decomposition",
+            value: Some("D"),
+            help: "strips (default) or blocks (2 x 2, 4 partitions)",
+        },
+        Flag {
+            name: "--exchange",
+            value: Some("E"),
+            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), or all (default; nccl where it runs)",
+        },
+        Flag {
+            name: "--overlap",
+            value: Some("on|off"),
+            help: "update the borders first and send them during the interior update (default on; pinned and peer only)",
+        },
+        Flag {
+            name: "--border",
+            value: Some("BS"),
+            help: "iterations between exchanges; ghosts are 2 BS deep (default 1)",
+        },
+        Flag {
+            name: "--rows",
+            value: Some("M"),
+            help: "grid rows (default: --size)",
+        },
+        Flag {
+            name: "--iterations",
+            value: Some("I"),
+            help: "red-black iterations (default 100)",
+        },
+        Flag {
+            name: "--omega",
+            value: Some("W"),
+            help: "thesis (default), optimum, or a value",
+        },
+        Flag {
+            name: "--kernel",
+            value: Some("K"),
+            help: "gm, lintex or split (default split)",
+        },
+        Flag {
+            name: "--study",
+            value: None,
+            help: "the thesis's experiments: scaling over 1, 2, 4 partitions, weak scaling, blocks, border widths",
+        },
+        Flag {
+            name: "--plot",
+            value: Some("PREFIX.png"),
+            help: "with --study: PNG charts PREFIX-speedup.png, PREFIX-split.png, PREFIX-border.png",
+        },
+    ],
+    run,
+};
+
+/// The default side on a GPU.
+pub const N: usize = 8192;
+/// The default side on the simulator.
+pub const SIMULATOR_N: usize = 130;
+/// The study's strong-scaling sides (f32: 32768^2 is 4 GiB).
+pub const STUDY_SIDES: [usize; 4] = [4096, 8192, 16384, 32768];
+pub const SIMULATOR_STUDY_SIDES: [usize; 2] = [66, 130];
+/// The study's partition counts, the thesis's GPU counts.
+pub const STUDY_PARTITIONS: [usize; 3] = [1, 2, 4];
+/// The thesis launcher's border widths (`bsList`).
+pub const THESIS_BORDERS: [usize; 11] = [1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100];
+pub const SIMULATOR_BORDERS: [usize; 3] = [1, 2, 5];
+
+/// The options beyond the one-GPU example's.
+#[derive(Clone, Debug)]
+struct MultiSetup {
+    base: Setup,
+    gpus: usize,
+    partitions: usize,
+    decomposition: Decomposition,
+    strategies: Vec<Strategy>,
+    /// `--exchange all`: NCCL too, where it runs.
+    all_strategies: bool,
+    overlap: bool,
+    border: usize,
+    /// Red-black iterations (`--iterations`; a tolerance is refused).
+    iterations: usize,
+}
+
+impl MultiSetup {
+    fn from_options(gpu: &Gpu, options: &Options) -> Result<Self> {
+        let mut base = Setup::from_options(gpu, options, (N, SIMULATOR_N))?;
+        if options.value("--kernel").is_none() {
+            base.kernels = vec![Kernel::Split];
+        }
+        if options.value("--kernel") == Some("all") {
+            base.kernels.retain(|k| k.runs_partitioned());
+        }
+        let Stop::Iterations(iterations) = base.stop else {
+            return Err(Error::InvalidArgument(
+                "the multi-GPU solver runs a fixed iteration count, as the thesis's".into(),
+            ));
+        };
+        let available = if gpu.is_simulator() { 1 } else { device_count()? };
+        let gpus = options.parsed("--gpus")?.unwrap_or(available);
+        if gpus == 0 || gpus > available {
+            return Err(Error::InvalidArgument(format!(
+                "--gpus must be between 1 and the {available} GPU(s) present, not {gpus}"
+            )));
+        }
+        let decomposition: Decomposition = options.parsed("--decomposition")?.unwrap_or_default();
+        let default_partitions = if decomposition == Decomposition::Blocks {
+            4
+        } else {
+            gpus
+        };
+        let all_strategies = matches!(options.value("--exchange"), None | Some("all"));
+        let strategies = match options.value("--exchange") {
+            Some(s) if !all_strategies => vec![s.parse()?],
+            _ => Strategy::ALL.to_vec(),
+        };
+        let overlap = match options.value("--overlap") {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => return Err(Error::InvalidArgument(format!("--overlap is on or off, not `{other}`"))),
+        };
+        Ok(Self {
+            base,
+            gpus,
+            partitions: options.parsed("--partitions")?.unwrap_or(default_partitions),
+            decomposition,
+            strategies,
+            all_strategies,
+            overlap,
+            border: options.parsed("--border")?.unwrap_or(1),
+            iterations,
+        })
+    }
+}
+
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    plot::check_path(options)?;
+    let setup = MultiSetup::from_options(gpu, options)?;
+    let checks = match options.precision {
+        Precision::F32 => run_typed::<f32>(gpu, &setup, options)?,
+        Precision::F64 => run_typed::<f64>(gpu, &setup, options)?,
+    };
+    Ok(Outcome { checks })
+}
+
+fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
+    // Devices 1.. beside `gpu` (device 0, or the simulator, which stands for one GPU).
+    let others = (1..setup.gpus).map(Gpu::new).collect::<Result<Vec<_>>>()?;
+    let gpus: Vec<&Gpu> = std::iter::once(gpu).chain(&others).collect();
+    if options.switch("--study") {
+        return study::<T>(&gpus, setup, options);
+    }
+    let (rows, cols, iterations) = (setup.base.rows, setup.base.cols, setup.iterations);
+    let omega = setup.base.omega.value(cols);
+    let initial: Vec<T> = setup.base.problem.initial(rows, cols)?;
+    println!(
+        " {rows} x {cols} {}, {} problem, omega = {omega:.6}, {iterations} iterations, {} over {} partition(s) on {} GPU(s) ({}), border {} (ghosts {} deep)",
+        T::NAME,
+        setup.base.problem,
+        setup.decomposition,
+        setup.partitions,
+        gpus.len(),
+        gpus.iter()
+            .map(|g| g.properties().name.clone())
+            .collect::<Vec<_>>()
+            .join(", "),
+        setup.border,
+        2 * setup.border
+    );
+    println!(
+        " {:<7} {:<8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}",
+        "kernel", "exchange", "overlap", "MKT[ms]", "MST[ms]", "MTT[ms]", "MCT[ms]", "loop[ms/it]", "ET[s]", "vs 1 GPU"
+    );
+    let mut strategies = setup.strategies.clone();
+    if setup.all_strategies {
+        let refused = match setup.partitions {
+            0 | 1 => Some("one partition exchanges nothing".to_string()),
+            p => Strategy::nccl_refused(&gpus, p),
+        };
+        match refused {
+            None => strategies.push(Strategy::Nccl),
+            Some(why) => println!(" nccl exchange skipped: {why}"),
+        }
+    }
+    // The CPU solver, once, where it takes seconds: every one-GPU grid is compared with it.
+    let cpu =
+        (setup.base.problem == Problem::Thesis && rows * cols * iterations <= super::sor::CPU_BUDGET).then(|| {
+            let mut cpu = initial.clone();
+            ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, T::from_f64(omega), iterations);
+            cpu
+        });
+    let mut checks = Vec::new();
+    let mut csv = Vec::new();
+    for &kernel in &setup.base.kernels {
+        let one = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations)?;
+        if let Some(cpu) = &cpu {
+            checks.push(compare(&format!("{kernel}, one GPU vs CPU"), &one.grid, cpu));
+        }
+        let one_ms = one.elapsed_ms / iterations.max(1) as f64;
+        println!(
+            " {kernel:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
+            "1 GPU", "-", one_ms, "-", "-", "-", "-", "1.00"
+        );
+        for &strategy in &strategies {
+            let config = MultiConfig {
+                decomposition: setup.decomposition,
+                partitions: setup.partitions,
+                strategy,
+                overlap: setup.overlap && strategy.is_async(),
+                border: setup.border,
+                kernel,
+                iterations,
+                omega,
+            };
+            let solution = multi::solve(&gpus, &initial, rows, cols, config)?;
+            let [mkt, mst, mtt, mct] = solution.metrics(iterations);
+            let loop_ms = solution.loop_time.as_secs_f64() * 1e3 / iterations.max(1) as f64;
+            println!(
+                " {kernel:<7} {strategy:<8} {:>7} {mkt:>9.4} {mst:>9.4} {mtt:>9.4} {mct:>9.4} {loop_ms:>11.4} {:>9.4} {:>9.2}",
+                if config.overlap { "on" } else { "off" },
+                solution.elapsed.as_secs_f64(),
+                one_ms / loop_ms
+            );
+            if strategy == Strategy::HostSync {
+                print_thread_lines(&solution, iterations);
+            }
+            csv.push(format!(
+                "{rows};{cols};{};{mkt:.6};{mst:.6};{mtt:.6};{mct:.6};{:.9}",
+                setup.border,
+                solution.elapsed.as_secs_f64()
+            ));
+            checks.push(compare(
+                &format!("{kernel}, {strategy} exchange, {} vs one GPU", setup.decomposition),
+                &solution.grid,
+                &one.grid,
+            ));
+        }
+    }
+    println!(" M;N;Border_Size;MKT[ms];MST[ms];MTT[ms];MCT[ms];Elapsed Time[s]");
+    for line in csv {
+        println!(" {line}");
+    }
+    Ok(checks)
+}
+
+/// The thesis's per-thread lines (`t%d avarage RSOR kernel time per iteration`, ...), for the
+/// exchange it implemented.
+fn print_thread_lines<T>(solution: &MultiSolution<T>, iterations: usize) {
+    for r in &solution.ranks {
+        let per = |d: std::time::Duration| d.as_secs_f64() * 1e3 / r.exchanges.max(1) as f64;
+        println!(
+            "   t{} (GPU {}): total kernel time {:.3} ms, MKT {:.4}; total transfer time {:.3} ms, MTT {:.4}; total synchronization time {:.3} ms, MST {:.4}; MCT {:.4}",
+            r.rank,
+            r.device,
+            r.kernel_ms,
+            r.kernel_ms / iterations.max(1) as f64,
+            r.times.transfer.as_secs_f64() * 1e3,
+            per(r.times.transfer),
+            r.times.sync.as_secs_f64() * 1e3,
+            per(r.times.sync),
+            per(r.times.transfer + r.times.sync)
+        );
+    }
+}
+
+/// One measured configuration of the study.
+#[derive(Clone, Copy, Debug)]
+struct Measured {
+    ms_per_iteration: f64,
+    metrics: [f64; 4],
+}
+
+fn measure<T: SorReal>(
+    gpus: &[&Gpu],
+    initial: &[T],
+    rows: usize,
+    cols: usize,
+    config: MultiConfig,
+    one: &[T],
+    checks: &mut Vec<Check>,
+) -> Result<Measured> {
+    let solution = multi::solve(gpus, initial, rows, cols, config)?;
+    let check = compare(&format!("{rows}x{cols} {config:?} vs one GPU"), &solution.grid, one);
+    if !check.passed() {
+        checks.push(check);
+    } else if checks.is_empty() {
+        checks.push(Check::condition(
+            "every study configuration equals the one-GPU grid",
+            true,
+        ));
+    }
+    Ok(Measured {
+        ms_per_iteration: solution.loop_time.as_secs_f64() * 1e3 / config.iterations.max(1) as f64,
+        metrics: solution.metrics(config.iterations),
+    })
+}
+
+/// The thesis's experiments (§6.3) on the GPUs present.
+fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
+    let gpu = gpus[0];
+    let iterations = setup.iterations;
+    let kernel = setup.base.kernels[0];
+    let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
+    let base = |cols: usize, partitions, strategy: Strategy, border, decomposition| MultiConfig {
+        decomposition,
+        partitions,
+        strategy,
+        overlap: strategy.is_async(),
+        border,
+        kernel,
+        iterations,
+        omega: setup.base.omega.value(cols),
+    };
+    let mut checks = Vec::new();
+    let mut speedups: Vec<Series> = Vec::new();
+    let mut split: Vec<Series> = vec![
+        Series::new("kernel (MKT)", vec![]),
+        Series::new("transfer (MTT)", vec![]),
+        Series::new("sync (MST)", vec![]),
+        Series::new("loop per iteration", vec![]),
+    ];
+    println!(
+        " Strong scaling: ms per iteration (slowest partition's loop / {iterations}), {kernel} kernel, {} partition(s) over {} GPU(s), border 1; speedup vs one GPU",
+        STUDY_PARTITIONS
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join("/"),
+        gpus.len()
+    );
+    println!(
+        " {:>6} {:>3} {:>8} {:>11} {:>8} {:>9} {:>9} {:>9} {:>8}",
+        "N", "P", "exchange", "ms/it", "speedup", "MKT", "MTT", "MST", "hidden"
+    );
+    for &n in sides {
+        let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
+        let omega = setup.base.omega.value(n);
+        let one = solve_iterations(gpu, kernel, &initial, n, n, omega, iterations)?;
+        let one_ms = one.elapsed_ms / iterations as f64;
+        println!(" {n:>6} {:>3} {:>8} {one_ms:>11.4} {:>8.2}", 1, "1 GPU", 1.0);
+        for strategy in Strategy::ALL {
+            let mut points = vec![(1.0, 1.0)];
+            for &p in &STUDY_PARTITIONS[1..] {
+                let sequential = measure(
+                    gpus,
+                    &initial,
+                    n,
+                    n,
+                    MultiConfig {
+                        overlap: false,
+                        ..base(n, p, strategy, 1, Decomposition::Strips)
+                    },
+                    &one.grid,
+                    &mut checks,
+                )?;
+                let m = if strategy.is_async() {
+                    measure(
+                        gpus,
+                        &initial,
+                        n,
+                        n,
+                        base(n, p, strategy, 1, Decomposition::Strips),
+                        &one.grid,
+                        &mut checks,
+                    )?
+                } else {
+                    sequential
+                };
+                // The exchange time the overlap hides: of the loop time beyond the kernels in the
+                // sequential run, the share the overlapped run no longer spends (only with a GPU
+                // per partition: partitions sharing a GPU also share its time).
+                let exposed = sequential.ms_per_iteration - sequential.metrics[0];
+                let hidden = (strategy.is_async() && exposed > 0.0 && p <= gpus.len())
+                    .then(|| (sequential.ms_per_iteration - m.ms_per_iteration) / exposed);
+                println!(
+                    " {n:>6} {p:>3} {strategy:>8} {:>11.4} {:>8.2} {:>9.4} {:>9.4} {:>9.4} {:>8}",
+                    m.ms_per_iteration,
+                    one_ms / m.ms_per_iteration,
+                    m.metrics[0],
+                    m.metrics[2],
+                    m.metrics[1],
+                    hidden.map_or("-".into(), |h| format!("{:.0}%", 100.0 * h))
+                );
+                points.push((p as f64, one_ms / m.ms_per_iteration));
+                if n == *sides.last().unwrap_or(&0) && strategy == Strategy::HostSync {
+                    for (series, y) in
+                        split
+                            .iter_mut()
+                            .zip([m.metrics[0], m.metrics[2], m.metrics[1], m.ms_per_iteration])
+                    {
+                        series.points.push((p as f64, y));
+                    }
+                }
+            }
+            speedups.push(Series::new(format!("N={n} {strategy}"), points));
+        }
+        if n == *sides.last().unwrap_or(&0) {
+            let blocks = measure(
+                gpus,
+                &initial,
+                n,
+                n,
+                base(n, 4, Strategy::HostSync, 1, Decomposition::Blocks),
+                &one.grid,
+                &mut checks,
+            )?;
+            let strips = measure(
+                gpus,
+                &initial,
+                n,
+                n,
+                base(n, 4, Strategy::HostSync, 1, Decomposition::Strips),
+                &one.grid,
+                &mut checks,
+            )?;
+            println!(
+                " Strips vs 2x2 blocks, N = {n}, 4 partitions, host exchange: strips {:.4} ms/it (MTT {:.4}), blocks {:.4} ms/it (MTT {:.4}): blocks / strips = {:.2}",
+                strips.ms_per_iteration,
+                strips.metrics[2],
+                blocks.ms_per_iteration,
+                blocks.metrics[2],
+                blocks.ms_per_iteration / strips.ms_per_iteration
+            );
+        }
+    }
+    weak_scaling::<T>(gpus, setup, &base, &mut checks)?;
+    let border_points = border_study::<T>(gpus, setup, &base, &mut checks)?;
+    if let Some(prefix) = options.value("--plot") {
+        let path = |name: &str| -> PathBuf {
+            let p = PathBuf::from(prefix);
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            p.with_file_name(format!("{stem}-{name}.png"))
+        };
+        Chart::new(
+            "Red-black SOR: speedup over one GPU (strips, border 1)",
+            "partitions (GPUs)",
+            "speedup",
+        )
+        .write(path("speedup"), &speedups)?;
+        Chart::new(
+            format!("Time per iteration, N = {}, host exchange", sides.last().unwrap_or(&0)),
+            "partitions (GPUs)",
+            "ms",
+        )
+        .write(path("split"), &split)?;
+        Chart::new(
+            "Border width: ms per iteration (4 partitions)",
+            "border width bs (iterations between exchanges)",
+            "ms per iteration",
+        )
+        .log_x()
+        .write(path("border"), &border_points)?;
+        println!(
+            " plots written to {}, {} and {}",
+            path("speedup").display(),
+            path("split").display(),
+            path("border").display()
+        );
+    }
+    Ok(checks)
+}
+
+/// Weak scaling: each partition keeps an `n0 x n0` strip (rows = n0 P).
+fn weak_scaling<T: SorReal>(
+    gpus: &[&Gpu],
+    setup: &MultiSetup,
+    base: &dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig,
+    checks: &mut Vec<Check>,
+) -> Result<()> {
+    let gpu = gpus[0];
+    let n0 = gpu.pick(8192, 66);
+    let iterations = setup.iterations;
+    let kernel = setup.base.kernels[0];
+    let mut base_ms = 0.0;
+    println!(" Weak scaling: {n0} x {n0} per partition, pinned exchange with overlap; efficiency = t(1) / t(P)");
+    for &p in &STUDY_PARTITIONS {
+        let (rows, cols) = (n0 * p, n0);
+        let initial: Vec<T> = Problem::Thesis.initial(rows, cols)?;
+        let omega = setup.base.omega.value(cols);
+        let one = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations)?;
+        let ms = if p == 1 {
+            one.elapsed_ms / iterations as f64
+        } else {
+            measure(
+                gpus,
+                &initial,
+                rows,
+                cols,
+                base(cols, p, Strategy::PinnedAsync, 1, Decomposition::Strips),
+                &one.grid,
+                checks,
+            )?
+            .ms_per_iteration
+        };
+        if p == 1 {
+            base_ms = ms;
+        }
+        println!(
+            "  P = {p}: {rows} x {cols}, {ms:.4} ms per iteration, efficiency {:.2}",
+            base_ms / ms
+        );
+    }
+    Ok(())
+}
+
+/// The thesis's border-width experiment (Fig. 6.11): strips over 4 partitions.
+fn border_study<T: SorReal>(
+    gpus: &[&Gpu],
+    setup: &MultiSetup,
+    base: &dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig,
+    checks: &mut Vec<Check>,
+) -> Result<Vec<Series>> {
+    let gpu = gpus[0];
+    // The thesis's Fig. 6.11 used 10000^2 (and 44000^2, 52000^2 on four 4 GB GPUs).
+    let n = gpu.pick(8192, 130);
+    let iterations = setup.iterations;
+    let borders = gpu.pick(&THESIS_BORDERS[..], &SIMULATOR_BORDERS[..]);
+    let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
+    let omega = setup.base.omega.value(n);
+    let one = solve_iterations(gpu, setup.base.kernels[0], &initial, n, n, omega, iterations)?;
+    println!(" Border width, N = {n}, 4 strips, ms per iteration (ghosts 2 bs deep):");
+    // The thesis's exchange and the overlapped one (peer copies behave as the pinned ones here).
+    let strategies = [Strategy::HostSync, Strategy::PinnedAsync];
+    println!(" {:>5} {:>10} {:>10}", "bs", "host", "pinned");
+    let mut series: Vec<Series> = strategies.iter().map(|s| Series::new(s.to_string(), vec![])).collect();
+    for &bs in borders.iter().filter(|&&bs| bs <= iterations) {
+        let mut line = format!(" {bs:>5}");
+        for (k, strategy) in strategies.into_iter().enumerate() {
+            let m = measure(
+                gpus,
+                &initial,
+                n,
+                n,
+                base(n, 4, strategy, bs, Decomposition::Strips),
+                &one.grid,
+                checks,
+            )?;
+            line += &format!(" {:>10.4}", m.ms_per_iteration);
+            series[k].points.push((bs as f64, m.ms_per_iteration));
+        }
+        println!("{line}");
+    }
+    Ok(series)
+}

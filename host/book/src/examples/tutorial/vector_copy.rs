@@ -1,0 +1,118 @@
+//! tutorial-vector-copy: segmented copies in 1-D and 2-D (Decyk's tutorial: `gpu_copy1`,
+//! `gpu_copy2a`, `gpu_copy2b`, `gpu_copy3`), timed against the CPU copy.
+//!
+//! The tutorial gives no sizes ("vary blocksize mx and data lengths nx, ny"); the defaults here
+//! are nx = 2^24 for 1-D, 4096 x 4096 for 2-D (2^20 and 1024 x 1024 on the simulator), mx = 128,
+//! and mx x my = 32 x 8 for `gcopy3`.
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::reference;
+use book_kernels::tutorial::vector_copy::{CopyArgs, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::measure::time_reps;
+use ferrocuda::verify::{Check, Tolerance};
+use std::time::Instant;
+
+pub const EXAMPLE: Example = Example {
+    id: "tutorial-vector-copy",
+    description: "1-D and three 2-D segmented copies against the CPU copy, with the empty-kernel time (Decyk tutorial)",
+    flags: &[],
+    run,
+};
+
+/// 1-D length.
+pub const NX_1D: usize = 1 << 24;
+/// 2-D extents (`--size` sets both).
+pub const NX_2D: usize = 4096;
+/// The tutorial's 1-D block size `mx`.
+pub const MX: u32 = 128;
+/// `gcopy3`'s `mx x my` block.
+pub const BLOCK_2D: (u32, u32) = (32, 8);
+
+/// The copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// `gcopy1`: blocks of `mx` along the array.
+    OneD,
+    /// `gcopy2a`: a row of blocks per array row, grid `(ceil(nx/mx), ny)`.
+    RowOfBlocks,
+    /// `gcopy2b`: one block per array row, striding along it.
+    BlockPerRow,
+    /// `gcopy3`: `mx x my` blocks on a 2-D grid.
+    Tiled,
+}
+
+/// `a_d = b_d` (`nx * ny` elements) with the chosen variant.
+pub fn copy(
+    gpu: &Gpu,
+    variant: Variant,
+    a_d: &mut DeviceBuffer<f32>,
+    b_d: &DeviceBuffer<f32>,
+    nx: usize,
+    ny: usize,
+) -> Result<()> {
+    if nx.checked_mul(ny) != Some(a_d.len()) || a_d.len() != b_d.len() {
+        return Err(Error::InvalidArgument(format!(
+            "a {nx} x {ny} copy needs two buffers of {} elements",
+            nx * ny
+        )));
+    }
+    let extent = |v: usize| u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("extent {v} exceeds u32")));
+    let args = CopyArgs {
+        a: a_d.view_mut(),
+        b: b_d.view(),
+        nx: extent(nx)?,
+        ny: extent(ny)?,
+    };
+    match variant {
+        Variant::OneD => crate::kernels(gpu)?.launch(
+            Gcopy1,
+            LaunchShape::cover_1d(nx * ny, MX)?,
+            CopyArgs {
+                nx: extent(nx * ny)?,
+                ny: 1,
+                ..args
+            },
+        ),
+        Variant::RowOfBlocks => {
+            let shape = LaunchShape::new((nx.div_ceil(MX as usize) as u32, extent(ny)?, 1), (MX, 1, 1));
+            crate::kernels(gpu)?.launch(Gcopy2a, shape, args)
+        }
+        Variant::BlockPerRow => {
+            crate::kernels(gpu)?.launch(Gcopy2b, LaunchShape::new((extent(ny)?, 1, 1), (MX, 1, 1)), args)
+        }
+        Variant::Tiled => crate::kernels(gpu)?.launch(Gcopy3, LaunchShape::cover_2d(nx, ny, BLOCK_2D)?, args),
+    }
+}
+
+/// The tutorial's output: empty kernel time, CPU and GPU copy times (seconds), maximum difference.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    super::print_empty_kernel_time(gpu, options.reps)?;
+    let n2 = options.size_or(gpu.pick(NX_2D, 1024))?;
+    let mut checks = Vec::new();
+    for (label, variant, nx, ny) in [
+        (
+            "1d copy",
+            Variant::OneD,
+            options.size_or(gpu.pick(NX_1D, SIMULATOR_SIZE))?,
+            1,
+        ),
+        ("2d copy (gcopy2a)", Variant::RowOfBlocks, n2, n2),
+        ("2d copy (gcopy2b)", Variant::BlockPerRow, n2, n2),
+        ("2d copy (gcopy3)", Variant::Tiled, n2, n2),
+    ] {
+        let b: Vec<f32> = (0..nx * ny).map(|j| j as f32).collect();
+        let mut a = vec![0.0; nx * ny];
+        let t = Instant::now();
+        reference::tutorial::vector_copy::copy(&mut a, &b);
+        let cpu_s = t.elapsed().as_secs_f64();
+        let b_d = gpu.upload(&b)?;
+        let mut a_d = gpu.upload(&vec![f32::NAN; nx * ny])?;
+        let stats = time_reps(gpu, options.reps, || copy(gpu, variant, &mut a_d, &b_d, nx, ny))?;
+        let check = Check::compare(label, &gpu.download(&a_d)?, &a, Tolerance::EXACT);
+        println!("CPU {label} time= {cpu_s:.7E}");
+        println!("GPU {label} time= {:.7E}", stats.median_ms * 1e-3);
+        println!("{label} maximum difference = {:.6}", check.max_abs_err);
+        checks.push(check);
+    }
+    Ok(Outcome { checks })
+}

@@ -1,0 +1,38 @@
+//! The book on top of ferrocuda: every example of the CUDA teaching material (the book "CUDA
+//! Fortran for Scientists and Engineers" chapters 1-5, the thesis on multi-GPU red-black SOR, the
+//! PGI article, Decyk's tutorial, the IT4I course, STREAM) as a plain function that runs the GPU
+//! version and its CPU reference and returns its checks; the benchmarks with their CUDA C twins;
+//! the simulator-against-GPU agreement; charts.
+//!
+//! It is ferrocuda's first user and takes exactly a user's path: its kernels are their own crate
+//! (`book-kernels`), built to PTX by `ferrocuda_builder` from `build.rs`, embedded with
+//! `ferrocuda::include_kernels!`, and launched through [`kernels`] = `Gpu::load(&KERNELS)`.
+//!
+//! - [`examples`]: one module per example id (`ch1-increment-2d` lives in `ch1/increment_2d.rs`),
+//!   and the registry `cargo xtask run` reads;
+//! - [`reference`]: their CPU references (rayon);
+//! - [`bench`]: the benchmarks of `cargo xtask bench`; [`agreement`]: `cargo xtask agree`;
+//! - [`plot`]: PNG line charts for the sweeps' `--plot`.
+pub mod agreement;
+pub mod bench;
+pub mod examples;
+pub mod plot;
+pub mod reference;
+
+use ferrocuda::{Gpu, KernelSet, Kernels, Result};
+
+/// The book's kernels (`book-kernels`), one PTX module per architecture in `FERROCUDA_ARCHS`.
+pub static KERNELS: KernelSet = ferrocuda::include_kernels!("book_kernels");
+
+/// The book's kernels on `gpu`, loaded on first use.
+pub fn kernels(gpu: &Gpu) -> Result<Kernels<'_>> {
+    gpu.load(&KERNELS)
+}
+
+/// `twin` (a CUDA C twin's kernels, for a benchmark's comparison), else the book's own kernels.
+pub fn twin_or_book<'g>(gpu: &'g Gpu, twin: Option<&Kernels<'g>>) -> Result<Kernels<'g>> {
+    match twin {
+        Some(kernels) => Ok(kernels.clone()),
+        None => kernels(gpu),
+    }
+}

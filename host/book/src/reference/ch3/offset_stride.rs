@@ -1,0 +1,61 @@
+//! The offset and stride increments on the CPU (book §3.2.2).
+use ferrocuda::device::real::Real;
+
+/// Where thread `i` of the increment kernels works.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Element `i + s`: the `offset` kernels.
+    Offset,
+    /// Element `i * s`: the `stride` kernels.
+    Stride,
+}
+
+impl Pattern {
+    /// Both, in the book's order.
+    pub const ALL: [Pattern; 2] = [Pattern::Offset, Pattern::Stride];
+
+    /// The element thread `i` touches at offset or stride `s`.
+    pub fn index(self, i: usize, s: usize) -> usize {
+        match self {
+            Pattern::Offset => i + s,
+            Pattern::Stride => i * s,
+        }
+    }
+
+    /// Elements an array needs for `n` threads at offset or stride `s` (0 for no thread).
+    pub fn span(self, n: usize, s: usize) -> usize {
+        if n == 0 { 0 } else { self.index(n - 1, s) + 1 }
+    }
+
+    /// `"Offset"` or `"Stride"`, as the book's table headers.
+    pub fn label(self) -> &'static str {
+        match self {
+            Pattern::Offset => "Offset",
+            Pattern::Stride => "Stride",
+        }
+    }
+}
+
+/// `a` after `launches` in-place launches of the `pattern` kernel with `n` threads at `s`: each
+/// touched element incremented by one `launches` times, the others unchanged.
+pub fn in_place<T: Real>(a: &[T], pattern: Pattern, n: usize, s: usize, launches: usize) -> Vec<T> {
+    let mut out = a.to_vec();
+    for i in 0..n {
+        let k = pattern.index(i, s);
+        for _ in 0..launches {
+            out[k] = out[k] + T::from_f64(1.0);
+        }
+    }
+    out
+}
+
+/// `b` after the out-of-place kernel: `b[k] = a[k] + 1` at the touched `k`, the rest of `b` as
+/// it was.
+pub fn out_of_place<T: Real>(a: &[T], b: &[T], pattern: Pattern, n: usize, s: usize) -> Vec<T> {
+    let mut out = b.to_vec();
+    for i in 0..n {
+        let k = pattern.index(i, s);
+        out[k] = a[k] + T::from_f64(1.0);
+    }
+    out
+}

@@ -1,0 +1,196 @@
+//! Kernel sets: the PTX of one kernel crate, one module per architecture, embedded at build time
+//! ([`KernelSet`], [`include_kernels!`](crate::include_kernels)), and the handle through which a
+//! set's kernels launch on either backend ([`Kernels`]).
+//!
+//! The library's own kernels, the book's and a user's go through this one path: on CUDA,
+//! [`Gpu::load`] loads the module for the device's architecture once and keeps it; on the CPU
+//! simulator it loads nothing, and a launch runs the kernel's body (`Kernel::RUN`) on the host.
+use super::cuda::Module;
+use super::error::{Error, Result};
+use super::launch::LaunchShape;
+use super::{Backend, Gpu, Stream};
+use ferrocuda_device::launch::{Kernel, KernelArgs};
+use std::sync::Arc;
+
+/// The PTX of one kernel crate, one module per architecture, as `ferrocuda_builder`'s `embed`
+/// wrote it; make one with [`include_kernels!`](crate::include_kernels).
+#[derive(Debug)]
+pub struct KernelSet {
+    name: &'static str,
+    modules: &'static [(&'static str, u32, &'static str)],
+}
+
+/// One architecture's module of a [`KernelSet`].
+#[derive(Clone, Copy, Debug)]
+pub struct PtxModule {
+    /// `sm_90`, ...
+    pub arch: &'static str,
+    /// 90 for sm_90.
+    pub compute_capability: u32,
+    /// The PTX text.
+    pub ptx: &'static str,
+}
+
+impl KernelSet {
+    /// A set named `name` (the kernel crate's library name) of `(arch, compute capability, PTX)`
+    /// modules; [`include_kernels!`](crate::include_kernels) calls this.
+    pub const fn new(name: &'static str, modules: &'static [(&'static str, u32, &'static str)]) -> Self {
+        Self { name, modules }
+    }
+
+    /// The kernel crate's library name (`my_kernels`).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Every module, in the order they were built (`FERROCUDA_ARCHS`).
+    pub fn modules(&self) -> impl Iterator<Item = PtxModule> + '_ {
+        self.modules.iter().map(|&(arch, compute_capability, ptx)| PtxModule {
+            arch,
+            compute_capability,
+            ptx,
+        })
+    }
+
+    /// The module a device of compute capability `cc` (90 for 9.0) should load: the newest
+    /// architecture not newer than the device, whose PTX the driver compiles for it.
+    pub fn for_compute_capability(&self, cc: u32) -> Option<PtxModule> {
+        self.modules()
+            .filter(|m| m.compute_capability <= cc)
+            .max_by_key(|m| m.compute_capability)
+    }
+
+    /// The architectures built, as a list for messages (`sm_80, sm_90`).
+    pub fn archs(&self) -> String {
+        self.modules().map(|m| m.arch).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// The [`KernelSet`] that `ferrocuda_builder::PtxBuilder::new(..).embed()` wrote for the kernel
+/// crate whose library name is `$name`, from the calling crate's build script.
+///
+/// ```ignore
+/// static KERNELS: ferrocuda::KernelSet = ferrocuda::include_kernels!("my_kernels");
+/// ```
+#[macro_export]
+macro_rules! include_kernels {
+    ($name:literal) => {
+        $crate::KernelSet::new($name, &include!(concat!(env!("OUT_DIR"), "/", $name, ".kernels.rs")))
+    };
+}
+
+/// The kernels of one [`KernelSet`] on one [`Gpu`]: every launch of a kernel goes through here,
+/// on CUDA and on the simulator alike, with no backend branch in the caller.
+///
+/// Before each launch it checks what a GPU would not report clearly: views the argument struct
+/// declares equal in length (`#[kernel_args(same_len(..))]`) and the shape against the device's
+/// limits, each refused with an error naming the kernel.
+#[derive(Clone)]
+pub struct Kernels<'g> {
+    gpu: &'g Gpu,
+    /// The kernel crate whose kernels these are; `None` for PTX compiled elsewhere.
+    set: Option<&'static str>,
+    /// `None` on the simulator, which runs kernel bodies without PTX.
+    module: Option<Arc<Module>>,
+}
+
+impl Gpu {
+    /// The kernels of `set` on this device: on CUDA its module for the device's architecture,
+    /// loaded on first use and kept; on the simulator, nothing to load.
+    ///
+    /// Fails with one sentence when the set has no PTX the device can run.
+    pub fn load(&self, set: &'static KernelSet) -> Result<Kernels<'_>> {
+        let module = match &self.backend {
+            Backend::Cuda(cuda) => Some(cuda.module_of(set, &self.properties)?),
+            Backend::Sim(_) => None,
+        };
+        Ok(Kernels {
+            gpu: self,
+            set: Some(set.name()),
+            module,
+        })
+    }
+
+    /// A PTX text compiled elsewhere (a CUDA C twin from nvcc, say), loaded as a kernel set whose
+    /// entry points launch with the same typed handles; CUDA only.
+    pub fn load_ptx(&self, ptx: &str, what: &str) -> Result<Kernels<'_>> {
+        match &self.backend {
+            Backend::Cuda(cuda) => Ok(Kernels {
+                gpu: self,
+                set: None,
+                module: Some(Arc::new(cuda.load_module(ptx, what)?)),
+            }),
+            Backend::Sim(_) => Err(Error::NeedsCuda(format!("loading {what}"))),
+        }
+    }
+}
+
+impl Gpu {
+    /// `twin` (a CUDA C twin's kernels, for a benchmark's comparison), else the library's own.
+    pub(crate) fn twin_or_library<'g>(&'g self, twin: Option<&Kernels<'g>>) -> Result<Kernels<'g>> {
+        match twin {
+            Some(kernels) => Ok(kernels.clone()),
+            None => self.library(),
+        }
+    }
+}
+
+impl<'g> Kernels<'g> {
+    /// The device these kernels run on.
+    pub fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+
+    /// The CUDA module, on CUDA.
+    pub(crate) fn module(&self) -> Option<&Module> {
+        self.module.as_deref()
+    }
+
+    /// Launches kernel `K` with `args` (`kernel<<<grid, block, shared>>>(args)`); returns once it
+    /// is queued (on the simulator: once it has run).
+    ///
+    /// The `K: Kernel<A>` bound makes a launch with the wrong arguments a compile error. Views of
+    /// unequal length where the arguments declare them equal, or a shape beyond the device's
+    /// limits, are an error here; a fault while the kernel runs is returned by the next
+    /// synchronisation or copy, as in CUDA.
+    pub fn launch<K: Kernel<A>, A: KernelArgs + 'static>(&self, kernel: K, shape: LaunchShape, args: A) -> Result<()> {
+        self.check::<K, A>(&shape, &args)?;
+        match (&self.gpu.backend, &self.module) {
+            (Backend::Cuda(cuda), Some(module)) => module.launch(&cuda.stream, kernel, shape, args),
+            (Backend::Sim(sim), _) => sim.launch::<K, A>(shape, args),
+            (Backend::Cuda(_), None) => Err(super::stream::mixed()),
+        }
+    }
+
+    /// Launches kernel `K` with `args` on `stream` (`<<<grid, block, shared, stream>>>`).
+    pub fn launch_on<K: Kernel<A>, A: KernelArgs + 'static>(
+        &self,
+        stream: &Stream,
+        kernel: K,
+        shape: LaunchShape,
+        args: A,
+    ) -> Result<()> {
+        self.check::<K, A>(&shape, &args)?;
+        match (&self.gpu.backend, &self.module, stream.cuda()) {
+            (Backend::Cuda(_), Some(module), Some(s)) => module.launch(s, kernel, shape, args),
+            (Backend::Sim(sim), None, None) => sim.launch::<K, A>(shape, args),
+            _ => Err(super::stream::mixed()),
+        }
+    }
+
+    fn check<K: Kernel<A>, A: KernelArgs>(&self, shape: &LaunchShape, args: &A) -> Result<()> {
+        if let Some(set) = self.set.filter(|set| *set != K::CRATE) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}` is defined in `{}`, not in the kernel set `{set}`: launch it through `gpu.load(..)` of `{}`'s set",
+                K::NAME,
+                K::CRATE,
+                K::CRATE
+            )));
+        }
+        args.check_lengths()
+            .map_err(|mismatch| Error::InvalidArgument(format!("kernel `{}`: {mismatch}", K::NAME)))?;
+        shape
+            .check(self.gpu.properties())
+            .map_err(|why| Error::InvalidArgument(format!("launch of kernel `{}` ({shape}): {why}", K::NAME)))
+    }
+}

@@ -1,0 +1,165 @@
+//! Random numbers into device buffers (issue 5): this library's Philox4x32-10 ([`fill_uniform`],
+//! [`fill_normal`]), whose every element the CPU reproduces bit for bit
+//! (`random::cpu`), and cuRAND's host generators for runs that must match the book's
+//! printed numbers ([`Generator`]).
+//!
+//! The stream of a `(seed, offset)` does not depend on the launch: element `i` comes from Philox
+//! block `offset + i / P`, with `P` = 4 for `f32` and 2 for `f64` (`ferrocuda_device::random::stream`
+//! has the whole layout; [`blocks_for`] gives the offset of a following, non-overlapping
+//! buffer). Normals come from Box-Muller with a logarithm and a sine rounded identically on the
+//! GPU and the CPU (`ln` within 1 ulp, `sincospi` within 2 ulps, of glibc).
+//!
+//! ```no_run
+//! let gpu = ferrocuda::Gpu::new(0)?;
+//! let mut x_d = gpu.zeros::<f32>(1 << 20)?;
+//! ferrocuda::random::fill_normal(&gpu, 1234, 0, &mut x_d)?;
+//! let x = gpu.download(&x_d)?;
+//! assert_eq!(x, ferrocuda::random::cpu::normal::<f32>(1234, 0, 1 << 20));
+//! # Ok::<(), ferrocuda::Error>(())
+//! ```
+use crate::gpu::{Curand, CurandFloat, CurandGenerator, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda_device::random::PhiloxReal;
+pub use ferrocuda_device::random::blocks_for;
+use ferrocuda_device::real::Real;
+use gpu_kernels::random::{PhiloxArgs, PhiloxNormal, PhiloxUniform};
+use std::str::FromStr;
+
+pub mod cpu;
+
+/// Threads per block of the Philox kernels.
+pub const THREADS_PER_BLOCK: u32 = 256;
+/// Blocks per SM at most. The normals' registers (about 50 in `f32`, 76 in `f64` with ptxas
+/// 13.0 for sm_90) let only 3 to 5 blocks of 256 threads reside on an SM at once, so a grid of
+/// one full wave (8 per SM) would run as 1.6 waves with a 60%-empty second one; 64 per SM makes
+/// 13 to 22 waves of equal work, whose last partial wave costs 3% at most.
+pub const BLOCKS_PER_SM: u32 = 64;
+
+/// `f32` or `f64`: the types both generators fill.
+pub trait RandomFloat: PhiloxReal + CurandFloat + Real {
+    /// Launches `philox_uniform` for this type.
+    fn launch_uniform(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<Self>) -> Result<()>;
+    /// Launches `philox_normal` for this type.
+    fn launch_normal(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<Self>) -> Result<()>;
+}
+
+macro_rules! random_float {
+    ($($t:ty),*) => {$(
+        impl RandomFloat for $t {
+            fn launch_uniform(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<Self>) -> Result<()> {
+                gpu.library()?.launch(PhiloxUniform, shape, args)
+            }
+            fn launch_normal(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<Self>) -> Result<()> {
+                gpu.library()?.launch(PhiloxNormal, shape, args)
+            }
+        }
+    )*};
+}
+random_float!(f32, f64);
+
+/// The launch that fills `n` elements: four per thread per step of a grid-stride loop, at most
+/// [`BLOCKS_PER_SM`] blocks per SM.
+pub fn shape(gpu: &Gpu, n: usize) -> LaunchShape {
+    let fill = gpu.properties().multiprocessor_count * BLOCKS_PER_SM;
+    let blocks = n
+        .div_ceil(4 * THREADS_PER_BLOCK as usize)
+        .clamp(1, fill.max(1) as usize) as u32;
+    LaunchShape::new((blocks, 1, 1), (THREADS_PER_BLOCK, 1, 1))
+}
+
+/// Fills `out` with the uniforms in (0, 1] of the Philox stream `(seed, offset)`; queued on the
+/// device's stream.
+pub fn fill_uniform<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+    let args = PhiloxArgs {
+        out: out.view_mut(),
+        seed,
+        offset,
+    };
+    T::launch_uniform(gpu, shape(gpu, out.len()), args)
+}
+
+/// Fills `out` with the normals (mean 0, standard deviation 1, Box-Muller) of the Philox stream
+/// `(seed, offset)`; queued on the device's stream. Any length, odd included.
+pub fn fill_normal<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+    let args = PhiloxArgs {
+        out: out.view_mut(),
+        seed,
+        offset,
+    };
+    T::launch_normal(gpu, shape(gpu, out.len()), args)
+}
+
+/// Which generator fills a buffer: the book's, or this library's.
+///
+/// ```no_run
+/// use ferrocuda::random::Generator;
+/// let gpu = ferrocuda::Gpu::new(0)?;
+/// let mut x_d = gpu.zeros::<f64>(20)?;
+/// let generator: Generator = "curand".parse()?;
+/// generator.fill_uniform(&gpu, 1234, &mut x_d)?;
+/// println!("{:?}", &gpu.download(&x_d)?[..4]); // the book's 0.4348988043884129 ...
+/// # Ok::<(), ferrocuda::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generator {
+    /// cuRAND's `CURAND_RNG_PSEUDO_DEFAULT` (XORWOW), the book's, created and seeded for each
+    /// call as the book's listings do; CUDA only.
+    Curand,
+    /// This library's Philox4x32-10 at offset 0, on either backend.
+    Philox,
+}
+
+impl Generator {
+    /// The book's generator on a CUDA device; Philox on the simulator, which has no cuRAND.
+    pub fn default_for(gpu: &Gpu) -> Self {
+        if gpu.is_simulator() {
+            Generator::Philox
+        } else {
+            Generator::Curand
+        }
+    }
+
+    /// The flag value that names this generator (`curand`, `philox`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Generator::Curand => "curand",
+            Generator::Philox => "philox",
+        }
+    }
+
+    /// Fills `out` with uniforms in (0, 1] from this generator seeded with `seed`.
+    pub fn fill_uniform<T: RandomFloat>(self, gpu: &Gpu, seed: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+        match self {
+            Generator::Curand => curand(gpu, seed, "cuRAND's uniforms")?.fill_uniform(out),
+            Generator::Philox => fill_uniform(gpu, seed, 0, out),
+        }
+    }
+
+    /// Fills `out` with normals of mean 0 and standard deviation 1 from this generator seeded
+    /// with `seed` (cuRAND makes them in pairs: its length must be even).
+    pub fn fill_normal<T: RandomFloat>(self, gpu: &Gpu, seed: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+        match self {
+            Generator::Curand => {
+                curand(gpu, seed, "cuRAND's normals")?.fill_normal(out, T::from_f64(0.0), T::from_f64(1.0))
+            }
+            Generator::Philox => fill_normal(gpu, seed, 0, out),
+        }
+    }
+}
+
+/// cuRAND's default generator on `gpu`'s device, seeded with `seed`.
+fn curand<'a>(gpu: &'a Gpu, seed: u64, what: &str) -> Result<Curand<'a>> {
+    Curand::new(gpu.cuda(what)?, CurandGenerator::PseudoDefault, seed)
+}
+
+impl FromStr for Generator {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "curand" => Ok(Generator::Curand),
+            "philox" => Ok(Generator::Philox),
+            other => Err(Error::InvalidArgument(format!(
+                "the generator is curand or philox, not `{other}`"
+            ))),
+        }
+    }
+}

@@ -1,2 +1,0 @@
-//! CPU references of the thesis's examples.
-pub mod sor;

@@ -1,0 +1,77 @@
+//! Red-black SOR on the CPU with rayon (thesis eq. 4.18), the reference of every GPU kernel and
+//! of the multi-GPU drivers: the same colouring, region, update order and roundings as
+//! `gpu_kernels::sor`, so results agree bit for bit in f32 and f64.
+//!
+//! Layout: natural, row-major, `pitch` elements a row. Within a colour the updates are
+//! independent (each reads only the other colour), so each half-sweep computes the new values
+//! of all rows in parallel from the unchanged array, then stores them.
+use ferrocuda_device::real::Real;
+use gpu_kernels::sor::{BLACK, RED, Region, relax, residual_at};
+use rayon::prelude::*;
+
+/// One colour half-sweep of `region` of the `rows x pitch` array `grid`, whose local `(0, 0)`
+/// has absolute parity `parity`.
+pub fn half_sweep<T: Real + Send + Sync>(
+    grid: &mut [T],
+    pitch: usize,
+    region: Region,
+    parity: u32,
+    color: u32,
+    omega: T,
+) {
+    let (r0, r1) = (region.row_begin as usize, region.row_end as usize);
+    let (c0, c1) = (region.col_begin as usize, region.col_end as usize);
+    let first_col = |r: usize| {
+        let q = (color as usize + parity as usize + r) & 1;
+        c0 + ((c0 & 1) != q) as usize
+    };
+    let read: &[T] = grid;
+    let updated: Vec<Vec<T>> = (r0..r1)
+        .into_par_iter()
+        .map(|r| {
+            let at = |r: usize, j: usize| read[r * pitch + j];
+            (first_col(r)..c1)
+                .step_by(2)
+                .map(|j| relax(at(r, j), at(r, j - 1), at(r, j + 1), at(r - 1, j), at(r + 1, j), omega))
+                .collect()
+        })
+        .collect();
+    for (r, values) in (r0..r1).zip(updated) {
+        for (j, v) in (first_col(r)..c1).step_by(2).zip(values) {
+            grid[r * pitch + j] = v;
+        }
+    }
+}
+
+/// `iterations` red-black iterations (red half-sweep, then black) over the interior of the
+/// `rows x cols` array `grid` (pitch `cols`, absolute parity 0): the whole solver.
+pub fn solve<T: Real + Send + Sync>(grid: &mut [T], rows: usize, cols: usize, omega: T, iterations: usize) {
+    let interior = interior(rows, cols);
+    for _ in 0..iterations {
+        half_sweep(grid, cols, interior, 0, RED, omega);
+        half_sweep(grid, cols, interior, 0, BLACK, omega);
+    }
+}
+
+/// Every point but the boundary rows and columns of a `rows x cols` array.
+pub fn interior(rows: usize, cols: usize) -> Region {
+    Region {
+        row_begin: 1,
+        row_end: rows.saturating_sub(1).max(1) as u32,
+        col_begin: 1,
+        col_end: cols.saturating_sub(1).max(1) as u32,
+    }
+}
+
+/// The largest `|(W + E + N + S) / 4 - u|` over the interior, computed as the GPU's residual
+/// kernels compute it.
+pub fn max_residual<T: Real + Send + Sync>(grid: &[T], rows: usize, cols: usize) -> f64 {
+    (1..rows.saturating_sub(1))
+        .into_par_iter()
+        .map(|r| {
+            (1..cols.saturating_sub(1))
+                .map(|j| residual_at(|r, j| grid[r * cols + j], r, j).to_f64())
+                .fold(0.0, f64::max)
+        })
+        .reduce(|| 0.0, f64::max)
+}

@@ -257,14 +257,14 @@ fn ch3_access_references() -> TestResult {
 /// sentence; one in the working directory or an existing one is accepted.
 fn ch3_offset_stride_plot_path() -> TestResult {
     let with = |path: &str| Options::default().with_flag("--plot", Some(path));
-    let missing = ferrocuda_book::plot::check_path(&with("/nonexistent-ferrocuda-dir/sweep.png"));
+    let missing = ferrocuda_book::examples::plot_option::check_path(&with("/nonexistent-ferrocuda-dir/sweep.png"));
     ensure(
         matches!(&missing, Err(Error::InvalidArgument(m)) if m.contains("does not exist")),
         || format!("{missing:?}"),
     )?;
     let tmp = std::env::temp_dir().join("sweep.png");
     for ok in [with("sweep.png"), with(&tmp.to_string_lossy()), Options::default()] {
-        ferrocuda_book::plot::check_path(&ok).map_err(fail)?;
+        ferrocuda_book::examples::plot_option::check_path(&ok).map_err(fail)?;
     }
     Ok(())
 }

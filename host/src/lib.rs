@@ -30,14 +30,15 @@
 //!
 //! #[kernel]
 //! pub fn saxpy(args: SaxpyArgs) {
-//!     let i = global_index_x();
+//!     let i = global_idx_x();
 //!     if i < args.y.len() {
 //!         args.y.set(i, args.a * args.x.get(i) + args.y.get(i));
 //!     }
 //! }
 //!
-//! // In a project: `static KERNELS: KernelSet = ferrocuda::include_kernels!("my_kernels");`
-//! static KERNELS: KernelSet = KernelSet::new("my_kernels", &[]);
+//! // In a project: `static KERNELS: KernelSet = ferrocuda::include_kernels!("my_kernels");`.
+//! // Here the kernel is in this very crate, and the simulator needs no PTX:
+//! static KERNELS: KernelSet = KernelSet::new(env!("CARGO_CRATE_NAME"), &[]);
 //!
 //! let gpu = Gpu::simulator(); // or Gpu::from_env(0)?: a GPU when there is one
 //! let n = 1000;

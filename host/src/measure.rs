@@ -48,6 +48,19 @@ pub fn gb_per_s(bytes: usize, ms: f64) -> f64 {
     bytes as f64 / ms * 1e-6
 }
 
+/// Device-to-device `cudaMemcpy` of one `bytes`-sized array: the bandwidth ceiling, GB/s,
+/// counting bytes read plus bytes written.
+pub fn memcpy_gb_per_s(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
+    let from = gpu.zeros::<u8>(bytes)?;
+    let mut to = gpu.zeros::<u8>(bytes)?;
+    gpu.copy_device_to_device(&from, &mut to)?;
+    let mut samples = Vec::new();
+    for _ in 0..reps.max(1) {
+        samples.push(gpu.time_ms(|| gpu.copy_device_to_device(&from, &mut to))?);
+    }
+    Ok(gb_per_s(2 * bytes, Stats::of(&mut samples).median_ms))
+}
+
 /// Weighted least-squares line through `points`: `(intercept, slope)` of `y = intercept +
 /// slope * x`, minimising `sum(w_i * (y_i - intercept - slope * x_i)^2)`. NaN unless at least two
 /// distinct `x` carry weight.

@@ -24,7 +24,7 @@
 //! /// `y = a x + y`, one thread per element.
 //! #[kernel]
 //! pub fn saxpy(args: SaxpyArgs) {
-//!     let i = global_index_x();
+//!     let i = global_idx_x();
 //!     if i < args.y.len() {
 //!         args.y.set(i, args.a * args.x.get(i) + args.y.get(i));
 //!     }

@@ -1,11 +1,11 @@
 //! PNG line charts of the sweeps (`--plot FILE.png`), like the book's figures: one or more named
 //! series of `(x, y)` points, linear or logarithmic x axis.
 //!
-//! The font (DejaVu Sans, `host/assets/`, Bitstream Vera license) is embedded and rasterised in
+//! The font (DejaVu Sans, `host/book/assets/`, Bitstream Vera license) is embedded and rasterised in
 //! Rust, so a chart renders on a machine without fonts or fontconfig, such as the GPU machines.
 //!
 //! ```no_run
-//! use ferrocuda::plot::{Chart, Series};
+//! use ferrocuda_book::plot::{Chart, Series};
 //! let series = [Series::new("pinned", vec![(1e3, 1.2), (1e6, 20.5), (1e8, 25.1)])];
 //! Chart::new("Host to device", "transfer size (bytes)", "GB/s").log_x().write("h2d.png", &series)?;
 //! # Ok::<(), ferrocuda::Error>(())
@@ -157,36 +157,6 @@ fn register_embedded_font() {
         let _ = register_font("sans-serif", FontStyle::Normal, FONT);
     });
 }
-
-/// Fails, before a sweep runs, when the directory of the `--plot` file does not exist (the
-/// chart is drawn only after minutes of measurements on a GPU).
-pub fn check_path(options: &crate::examples::Options) -> Result<()> {
-    let Some(path) = options.value("--plot") else {
-        return Ok(());
-    };
-    match Path::new(path).parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(Error::InvalidArgument(format!(
-            "the directory of the --plot file {path} does not exist"
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// Writes `series` as `chart` to the file `--plot` names, if it was given, and says where.
-pub fn write_if_asked(options: &crate::examples::Options, chart: &Chart, series: &[Series]) -> Result<()> {
-    if let Some(path) = options.value("--plot") {
-        chart.write(path, series)?;
-        println!("plot written to {path}");
-    }
-    Ok(())
-}
-
-/// The `--plot FILE.png` flag of the sweeps.
-pub const PLOT_FLAG: crate::examples::Flag = crate::examples::Flag {
-    name: "--plot",
-    value: Some("FILE.png"),
-    help: "also draw the sweep as a PNG line chart",
-};
 
 #[cfg(test)]
 mod tests {

@@ -24,6 +24,10 @@ pub enum Error {
     Cuda { call: String, error: DriverError },
     /// An argument the caller chose is out of range (a size, an option).
     InvalidArgument(String),
+    /// A launch shape the device cannot run (too many threads per block, too much shared
+    /// memory), refused before it reached the driver or the simulator: CUDA's invalid
+    /// configuration.
+    InvalidLaunch(String),
     /// A CUDA library (cuRAND, cuBLAS, NCCL) call failed: `call` says which.
     Library { call: String, error: String },
     /// A file, a compiler or another program the call needed failed.
@@ -46,7 +50,7 @@ impl Error {
     pub fn is_invalid_launch(&self) -> bool {
         match self {
             Error::Cuda { error, .. } => error.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_INVALID_VALUE,
-            Error::Simulator(ferrocuda_sim::SimError::InvalidLaunch(_)) => true,
+            Error::Simulator(ferrocuda_sim::SimError::InvalidLaunch(_)) | Error::InvalidLaunch(_) => true,
             _ => false,
         }
     }
@@ -97,7 +101,9 @@ impl fmt::Display for Error {
                 write!(f, "{call} failed: {} ({text})", error_name(error))
             }
             Error::Library { call, error } => write!(f, "{call} failed: {error}"),
-            Error::InvalidArgument(message) | Error::Io(message) => f.write_str(message),
+            Error::InvalidArgument(message) | Error::InvalidLaunch(message) | Error::Io(message) => {
+                f.write_str(message)
+            }
             Error::Simulator(e) => write!(f, "simulator: {e}"),
             Error::NeedsCuda(what) => write!(f, "{what} needs a CUDA device, and this run uses the CPU simulator"),
         }

@@ -191,6 +191,6 @@ impl<'g> Kernels<'g> {
             .map_err(|mismatch| Error::InvalidArgument(format!("kernel `{}`: {mismatch}", K::NAME)))?;
         shape
             .check(self.gpu.properties())
-            .map_err(|why| Error::InvalidArgument(format!("launch of kernel `{}` ({shape}): {why}", K::NAME)))
+            .map_err(|why| Error::InvalidLaunch(format!("launch of kernel `{}` ({shape}): {why}", K::NAME)))
     }
 }

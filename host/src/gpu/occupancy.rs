@@ -23,7 +23,7 @@ impl Kernels<'_> {
     /// use ferrocuda::kernels::reduce::{ReduceArgs, ReduceSum};
     /// let gpu = Gpu::simulator();
     /// let kernels = gpu.load(&ferrocuda::ptx::LIBRARY)?;
-    /// let blocks = kernels.max_active_blocks_per_multiprocessor::<_, ReduceArgs<f32>>(ReduceSum, 256, 0)?;
+    /// let blocks = kernels.max_active_blocks_per_multiprocessor::<_, ReduceArgs<f32, f32>>(ReduceSum, 256, 0)?;
     /// assert_eq!(blocks, 8); // 2048 threads per multiprocessor
     /// # Ok::<(), ferrocuda::Error>(())
     /// ```

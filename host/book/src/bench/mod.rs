@@ -93,19 +93,6 @@ pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&Kernels>, reps: usize)
     })
 }
 
-/// Device-to-device `cudaMemcpy` of one `bytes`-sized array: the bandwidth ceiling, GB/s,
-/// counting bytes read plus bytes written.
-pub fn memcpy_gb_per_s(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
-    let from = gpu.zeros::<u8>(bytes)?;
-    let mut to = gpu.zeros::<u8>(bytes)?;
-    gpu.copy_device_to_device(&from, &mut to)?;
-    let mut samples = Vec::new();
-    for _ in 0..reps.max(1) {
-        samples.push(gpu.time_ms(|| gpu.copy_device_to_device(&from, &mut to))?);
-    }
-    Ok(gb_per_s(2 * bytes, Stats::of(&mut samples).median_ms))
-}
-
 /// Runs every benchmark: on a CUDA device the kernels against memcpy and their CUDA C twins, then
 /// the CPU simulator's throughput.
 pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
@@ -129,7 +116,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         p.multiprocessor_count,
         if p.ecc_enabled { "on" } else { "off" }
     );
-    let memcpy = memcpy_gb_per_s(gpu, array_bytes, settings.reps)?;
+    let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, array_bytes, settings.reps)?;
     println!(
         "memcpy device-to-device, {} MiB: {memcpy:.0} GB/s (read + write), {:.0}% of the {:.0} GB/s theoretical peak",
         settings.working_set_mib,

@@ -6,6 +6,7 @@ pub mod ch2;
 pub mod ch3;
 pub mod ch5;
 pub mod course;
+pub mod plot_option;
 pub mod stream;
 pub mod thesis;
 pub mod tutorial;

@@ -4,8 +4,9 @@
 //!
 //! Pageable memory is an ordinary `Vec`: the driver first copies it into a pinned staging buffer
 //! of its own (book Figure 3.1), which the pinned buffer (`cudaMallocHost`) skips.
+use crate::examples::plot_option;
 use crate::examples::{Example, Flag, Options, Outcome};
-use crate::plot::{self, Chart, Series};
+use crate::plot::{Chart, Series};
 use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, Result};
 use ferrocuda::measure::{Stats, gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -14,7 +15,7 @@ pub const EXAMPLE: Example = Example {
     id: "ch3-bandwidth-test",
     description: "pageable vs pinned host memory, H2D and D2H, at 16 MB (book 3.1.1) and from 4 KiB to 256 MiB",
     flags: &[
-        plot::PLOT_FLAG,
+        plot_option::FLAG,
         Flag {
             name: "--max-mib",
             value: Some("N"),
@@ -167,7 +168,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         "GB/s",
     )
     .log_x();
-    plot::write_if_asked(options, &chart, &series)?;
+    plot_option::write_if_asked(options, &chart, &series)?;
 
     let sweep = Check::condition(
         &if failures.is_empty() {

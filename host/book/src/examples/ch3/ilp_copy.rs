@@ -4,15 +4,16 @@
 //! of the book's K20 table; plus the ILP copy with as many blocks as fit.
 use crate::examples::ch3::offset_stride::SweepCheck;
 use crate::examples::ch3::tlp_copy::{self, CopyReal, Kernel, N, SIMULATOR_N, block_sizes, input, measure};
+use crate::examples::plot_option;
 use crate::examples::{Example, Options, Outcome, Precision};
-use crate::plot::{self, Chart, Series};
+use crate::plot::{Chart, Series};
 use book_kernels::ch3::ilp_copy::ILP;
 use ferrocuda::gpu::{Gpu, Result};
 
 pub const EXAMPLE: Example = Example {
     id: "ch3-ilp-copy",
     description: "copy with ILP = 4 loads in flight per thread vs one, one block per SM, with occupancy (book 3.5.2)",
-    flags: &[plot::PLOT_FLAG],
+    flags: &[plot_option::FLAG],
     run,
 };
 
@@ -59,7 +60,7 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
         Series::new("one block per SM, ILP = 4", ilp),
         Series::new("ILP = 4, blocks per SM as many as fit", ilp_many),
     ];
-    plot::write_if_asked(options, &chart, &series)?;
+    plot_option::write_if_asked(options, &chart, &series)?;
     let [plain, ilp, ilp_many] = merged;
     let checks = vec![
         plain.into_check("tlp_copy, one block per SM, every block size"),
@@ -71,7 +72,7 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
 
 /// `ch3-ilp-copy` with `--precision` (the book's table is f64), `--size` and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot::check_path(options)?;
+    plot_option::check_path(options)?;
     let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, n),

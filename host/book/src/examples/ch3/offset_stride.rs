@@ -2,8 +2,9 @@
 //! book's `offset` and `stride` kernels, §3.2.2, program `offsetNStride`) and out of place
 //! (`b = a + 1`, the variant of Figures 3.12 and 3.13), in f32 or f64, with the book's 4 MB of
 //! data per launch; `--plot` draws Figures 3.6/3.10 (bandwidth vs offset) and 3.14 (vs stride).
+use crate::examples::plot_option;
 use crate::examples::{Example, Options, Outcome, Precision};
-use crate::plot::{self, Chart, Series};
+use crate::plot::{Chart, Series};
 use crate::reference::ch3::offset_stride as reference;
 pub use crate::reference::ch3::offset_stride::Pattern;
 use book_kernels::ch3::offset_stride::{
@@ -18,7 +19,7 @@ use std::path::Path;
 pub const EXAMPLE: Example = Example {
     id: "ch3-offset-stride",
     description: "array increment at offsets 0..32 and strides 1..32, in place and out of place, f32 or f64 (book 3.2.2)",
-    flags: &[plot::PLOT_FLAG],
+    flags: &[plot_option::FLAG],
     run,
 };
 
@@ -331,7 +332,7 @@ pub fn book_elements<T>(gpu: &Gpu, options: &Options) -> Result<usize> {
 /// `ch3-offset-stride` with `--precision`, `--size` (threads per launch; the book's 4 MB by
 /// default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot::check_path(options)?;
+    plot_option::check_path(options)?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?),
         Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?),

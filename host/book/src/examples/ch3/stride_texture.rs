@@ -4,8 +4,9 @@
 //! and `ld.global.nc` reads through it, so the read-only load is today's form of that texture
 //! fetch (see `book_kernels::ch3::stride_texture`).
 use crate::examples::ch3::offset_stride::{BLOCK_SIZE, MAX_S, SPAN_FACTOR, SweepCheck, book_elements};
+use crate::examples::plot_option;
 use crate::examples::{Example, Options, Outcome, Precision};
-use crate::plot::{self, Chart, Series};
+use crate::plot::{Chart, Series};
 use crate::reference::ch3::stride_texture as reference;
 use book_kernels::ch3::stride_texture::{StrideGlobal, StrideReadArgs, StrideTex};
 use ferrocuda::device::real::Real;
@@ -16,7 +17,7 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-stride-texture",
     description: "strided reads through global loads vs the read-only (texture) path, strides 1..32 (book 3.2.3)",
-    flags: &[plot::PLOT_FLAG],
+    flags: &[plot_option::FLAG],
     run,
 };
 
@@ -157,14 +158,14 @@ pub fn run_typed<T: StrideReal>(gpu: &Gpu, options: &Options, n: usize) -> Resul
         "stride (elements)",
         "effective bandwidth (GB/s)",
     );
-    plot::write_if_asked(options, &chart, &series)?;
+    plot_option::write_if_asked(options, &chart, &series)?;
     Ok(Outcome { checks })
 }
 
 /// `ch3-stride-texture` with `--precision` (the book's is single), `--size` (outputs; the book's
 /// 4 MB by default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot::check_path(options)?;
+    plot_option::check_path(options)?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?),
         Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?),

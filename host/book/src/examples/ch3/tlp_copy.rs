@@ -4,8 +4,9 @@
 //! only one block fits (the book's §3.5.1.1 trick), each with its occupancy; `--plot` draws the
 //! bandwidth against the block size.
 use crate::examples::ch3::offset_stride::SweepCheck;
+use crate::examples::plot_option;
 use crate::examples::{Example, Options, Outcome, Precision};
-use crate::plot::{self, Chart, Series};
+use crate::plot::{Chart, Series};
 use book_kernels::ch3::ilp_copy::{ILP, IlpCopy};
 use book_kernels::ch3::tlp_copy::{CopyArgs, TlpCopy};
 use ferrocuda::device::real::Real;
@@ -16,7 +17,7 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-tlp-copy",
     description: "copy at block sizes 32..1024, many vs one block per SM, with occupancy (book 3.5.1; its tables are f64)",
-    flags: &[plot::PLOT_FLAG],
+    flags: &[plot_option::FLAG],
     run,
 };
 
@@ -288,14 +289,14 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
         Series::new("blocks per SM as many as fit", many),
         Series::new("one block per SM (extra shared memory)", one),
     ];
-    plot::write_if_asked(options, &chart, &series)?;
+    plot_option::write_if_asked(options, &chart, &series)?;
     Ok(Outcome { checks })
 }
 
 /// `ch3-tlp-copy` with `--precision` (the book's tables are f64), `--size` (elements; the book's
 /// 2^20 by default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot::check_path(options)?;
+    plot_option::check_path(options)?;
     let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, n),

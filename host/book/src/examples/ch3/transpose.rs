@@ -228,7 +228,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     reference::ch3::transpose::transpose(&mut gold, &in_h, nx, ny);
     let idata_d = gpu.upload(&in_h)?;
     let mut odata_d = gpu.zeros::<f32>(nx * ny)?;
-    let memcpy = crate::bench::memcpy_gb_per_s(gpu, mem_size, reps.min(20))?;
+    let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, mem_size, reps.min(20))?;
     println!(
         "memcpy device-to-device of {:.1} MiB: {memcpy:.2} GB/s ({}, {reps} launches per timing)",
         mem_size as f64 / (1 << 20) as f64,

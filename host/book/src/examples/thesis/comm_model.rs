@@ -6,8 +6,9 @@
 //!
 //! The thesis had one path, GPU -> pageable host memory -> GPU through synchronous
 //! `cudaMemcpy2D`; pinned `cudaMemcpy2DAsync` and device-to-device copies are extensions.
+use crate::examples::plot_option;
 use crate::examples::{Example, Flag, Options, Outcome};
-use crate::plot::{self, Chart, Series};
+use crate::plot::{Chart, Series};
 use ferrocuda::gpu::{Copy2d, DeviceBuffer, Error, Gpu, PinnedBuffer, Result, Stream, device_count};
 use ferrocuda::measure::{LinearFit, PowerFit, Stats, mean_relative_error, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -16,7 +17,7 @@ pub const EXAMPLE: Example = Example {
     id: "thesis-comm-model",
     description: "copy latency and bandwidth per path, linear and power-law fits, Table 6.4, border exchange predicted vs measured",
     flags: &[
-        plot::PLOT_FLAG,
+        plot_option::FLAG,
         Flag {
             name: "--ghost",
             value: Some("N"),
@@ -446,7 +447,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             sides[0] / 4
         )));
     }
-    plot::check_path(options)?;
+    plot_option::check_path(options)?;
     let peer_gpu = match gpu.is_simulator() || device_count()? < 2 {
         true => None,
         false => Some(Gpu::new(usize::from(gpu.properties().ordinal == 0))?),
@@ -483,7 +484,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         options.reps,
         gpu.timing_label()
     );
-    plot::write_if_asked(options, &chart(gpu), &series(&reports))?;
+    plot_option::write_if_asked(options, &chart(gpu), &series(&reports))?;
 
     let mut checks = vec![Check::condition(
         &match failures.is_empty() {

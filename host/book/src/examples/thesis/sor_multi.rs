@@ -6,8 +6,9 @@
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
 use super::sor::{Setup, compare};
+use crate::examples::plot_option;
 use crate::examples::{Example, Flag, Options, Outcome, Precision};
-use crate::plot::{self, Chart, Series};
+use crate::plot::{Chart, Series};
 use ferrocuda::gpu::{Error, Gpu, Result, device_count};
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig, MultiSolution};
@@ -166,7 +167,7 @@ impl MultiSetup {
 }
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot::check_path(options)?;
+    plot_option::check_path(options)?;
     let setup = MultiSetup::from_options(gpu, options)?;
     let checks = match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, &setup, options)?,

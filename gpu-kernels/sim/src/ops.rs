@@ -126,7 +126,7 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
 }
 
 /// `activemask`: the lanes of the warp that are at this call together. Resolved by the block's
-/// scheduler once every live lane of the warp waits somewhere ([`resolve_active_masks`]).
+/// scheduler once every live lane of the warp waits somewhere (`resolve_active_masks`).
 pub fn active_mask() -> u32 {
     const OP: &str = "activemask";
     let (warp, lane) = with_thread(|t, b| {

@@ -10,8 +10,8 @@
 //!
 //! - [`examples`]: one module per example id (`ch1-increment-2d` lives in `ch1/increment_2d.rs`),
 //!   and the registry `cargo xtask run` reads;
-//! - [`reference`]: their CPU references (rayon);
-//! - [`bench`]: the benchmarks of `cargo xtask bench`; [`agreement`]: `cargo xtask agree`;
+//! - [`reference`](mod@reference): their CPU references (rayon);
+//! - [`bench`](mod@bench): the benchmarks of `cargo xtask bench`; [`agreement`]: `cargo xtask agree`;
 //! - [`plot`]: PNG line charts for the sweeps' `--plot`.
 pub mod agreement;
 pub mod bench;

@@ -2,11 +2,13 @@
 //! of the `unsafe` kernel launch.
 //!
 //! Layers, as in cudarc: cudarc's `result`/`sys` (raw driver calls) below, then this safe layer:
-//! [`Gpu`] (a device and its kernels, on one of two backends: [`CudaDevice`], or the CPU
-//! simulator, which runs the same kernel code on the host), [`LaunchShape`] and typed launches,
-//! device buffers and their kernel views ([`memory`]), pinned host buffers, streams with their
-//! events and asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]),
-//! cuBLAS's SGEMM ([`Cublas`]), NCCL's send and receive ([`NcclComm`]) and the constant bank ([`Gpu::write_constant`]).
+//! [`Gpu`] (a device, on one of two backends: [`CudaDevice`], or the CPU simulator, which runs the
+//! same kernel code on the host), kernel sets ([`KernelSet`], loaded by [`Gpu::load`] as
+//! [`Kernels`], through which every typed launch goes) and [`LaunchShape`]s, device buffers and
+//! their kernel views ([`memory`]), pinned host buffers, streams with their events and
+//! asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]), cuBLAS's
+//! SGEMM ([`Cublas`]), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
+//! ([`Kernels::write_constant`]).
 mod constant;
 mod cublas;
 mod cuda;

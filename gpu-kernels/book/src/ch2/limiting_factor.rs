@@ -26,7 +26,7 @@ impl LimitingFactorArgs {
     }
 }
 
-/// Arguments of [`math`] and [`math_fast`].
+/// Arguments of [`math`](fn@math) and [`math_fast`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 pub struct MathArgs {
@@ -38,7 +38,7 @@ pub struct MathArgs {
     pub flag: i32,
 }
 
-/// `a[i] = sin(b[i])`: the memory traffic of [`memory`] and the math of [`math`].
+/// `a[i] = sin(b[i])`: the memory traffic of [`memory`] and the math of [`math`](fn@math).
 #[kernel]
 pub fn base(args: LimitingFactorArgs) {
     let i = global_idx_x();
@@ -75,7 +75,7 @@ pub fn math(args: MathArgs) {
     }
 }
 
-/// [`math`] with the hardware sine (`__sinf`).
+/// [`math`](fn@math) with the hardware sine (`__sinf`).
 #[kernel]
 pub fn math_fast(args: MathArgs) {
     let i = global_idx_x();

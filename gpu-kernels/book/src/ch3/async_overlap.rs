@@ -4,7 +4,7 @@
 use ferrocuda_device::elementary::Elementary;
 use ferrocuda_device::prelude::*;
 
-/// Arguments of [`kernel`].
+/// Arguments of [`kernel`](fn@kernel).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 pub struct AsyncArgs {

@@ -39,7 +39,7 @@ fn terms(x: f32, sin: impl Fn(f32) -> f32, exp: impl Fn(f32) -> f32, div: impl F
     sum
 }
 
-/// [`terms`] with `libm`'s `sinf` and `expf` and IEEE division.
+/// `terms` with `libm`'s `sinf` and `expf` and IEEE division.
 #[kernel]
 pub fn intrinsics_accurate(args: IntrinsicsArgs) {
     let i = global_idx_x();
@@ -49,7 +49,7 @@ pub fn intrinsics_accurate(args: IntrinsicsArgs) {
     }
 }
 
-/// [`terms`] with `__sinf`, `__expf` and `__fdividef`.
+/// `terms` with `__sinf`, `__expf` and `__fdividef`.
 #[kernel]
 pub fn intrinsics_fast(args: IntrinsicsArgs) {
     let i = global_idx_x();

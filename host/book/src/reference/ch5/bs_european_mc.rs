@@ -185,7 +185,7 @@ fn pairwise_sum<T: McFloat>(lo: usize, hi: usize, term: &(impl Fn(usize) -> T + 
     left + right
 }
 
-/// The additions a term of [`pairwise_sum`] of `n` terms meets, at most.
+/// The additions a term of `pairwise_sum` of `n` terms meets, at most.
 pub fn pairwise_depth(n: usize) -> usize {
     PAIRWISE_BASE + n.next_power_of_two().trailing_zeros() as usize
 }

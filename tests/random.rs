@@ -37,7 +37,7 @@ fn first_difference<T: RandomFloat>(got: &[T], want: &[T]) -> Option<(usize, f64
 type Pair<T> = (
     &'static str,
     fn(&Gpu, u64, u64, &mut ferrocuda::DeviceBuffer<T>) -> ferrocuda::Result<()>,
-    fn(u64, u64, usize) -> Vec<T>,
+    fn(u64, u64, usize) -> ferrocuda::Result<Vec<T>>,
 );
 
 fn uniform_and_normal_match_cpu<T: RandomFloat + Send>(gpu: &Gpu) -> TestResult {
@@ -51,7 +51,7 @@ fn uniform_and_normal_match_cpu<T: RandomFloat + Send>(gpu: &Gpu) -> TestResult 
                 let mut x_d = gpu.zeros::<T>(n).map_err(fail)?;
                 fill(gpu, SEED, offset, &mut x_d).map_err(fail)?;
                 let got = gpu.download(&x_d).map_err(fail)?;
-                let difference = first_difference(&got, &cpu(SEED, offset, n));
+                let difference = first_difference(&got, &cpu(SEED, offset, n).map_err(fail)?);
                 ensure(difference.is_none(), || {
                     format!(
                         "{} {what}, n = {n}, offset {offset}: first difference {difference:?}",
@@ -90,7 +90,7 @@ fn unaligned_view_and_other_shapes<T: RandomFloat + Send>(gpu: &Gpu) -> TestResu
         };
         T::launch_normal(gpu, shape, args).map_err(fail)?;
         let got = gpu.download(&x_d).map_err(fail)?;
-        let want = reference::normal::<T>(SEED, 3, n);
+        let want = reference::normal::<T>(SEED, 3, n).map_err(fail)?;
         ensure(
             got[0] == T::from_f64(0.0) && first_difference(&got[1..], &want).is_none(),
             || {
@@ -109,7 +109,7 @@ fn unaligned_view_and_other_shapes<T: RandomFloat + Send>(gpu: &Gpu) -> TestResu
         };
         T::launch_uniform(gpu, shape, args).map_err(fail)?;
         let got = gpu.download(&y_d).map_err(fail)?;
-        let want = reference::uniform::<T>(SEED, 3, n);
+        let want = reference::uniform::<T>(SEED, 3, n).map_err(fail)?;
         ensure(first_difference(&got, &want).is_none(), || {
             format!("{} uniforms with {blocks} x {threads}", T::NAME)
         })?;
@@ -251,9 +251,10 @@ fn random_generator_front_end(gpu: &Gpu) -> TestResult {
     let mut x_d = gpu.zeros::<f64>(5).map_err(fail)?;
     Generator::Philox.fill_normal(gpu, 9, &mut x_d).map_err(fail)?;
     let got = gpu.download(&x_d).map_err(fail)?;
-    ensure(bits(&got) == bits(&reference::normal::<f64>(9, 0, 5)), || {
-        "Generator::Philox is not offset 0".into()
-    })?;
+    ensure(
+        bits(&got) == bits(&reference::normal::<f64>(9, 0, 5).map_err(fail)?),
+        || "Generator::Philox is not offset 0".into(),
+    )?;
     if gpu.is_simulator() {
         match Generator::Curand.fill_uniform(gpu, SEED, &mut x_d) {
             Err(e @ Error::NeedsCuda(_)) => ensure(!e.to_string().contains('\n'), || e.to_string())?,
@@ -295,21 +296,49 @@ fn random_curand_normals(gpu: &Gpu) -> TestResult {
 /// The CPU reference alone: a stream at `offset + 1` is the stream at `offset` shifted by one
 /// block, for both types and both distributions.
 fn random_reference_layout() -> TestResult {
-    let a = reference::uniform::<f32>(5, 10, 23);
-    let b = reference::uniform::<f32>(5, 11, 19);
+    let a = reference::uniform::<f32>(5, 10, 23).map_err(fail)?;
+    let b = reference::uniform::<f32>(5, 11, 19).map_err(fail)?;
     ensure(bits(&a[4..]) == bits(&b), || {
         "f32 uniforms: offset + 1 is not four elements on".into()
     })?;
-    let a = reference::normal::<f64>(5, 10, 23);
-    let b = reference::normal::<f64>(5, 11, 21);
+    let a = reference::normal::<f64>(5, 10, 23).map_err(fail)?;
+    let b = reference::normal::<f64>(5, 11, 21).map_err(fail)?;
     ensure(bits(&a[2..]) == bits(&b), || {
         "f64 normals: offset + 1 is not two elements on".into()
     })?;
-    ensure(reference::normal::<f32>(5, 10, 0).is_empty(), || "n = 0".into())
+    ensure(reference::normal::<f32>(5, 10, 0).map_err(fail)?.is_empty(), || {
+        "n = 0".into()
+    })
+}
+
+/// The CPU reference refuses what it cannot compute with one sentence, never a panic: more
+/// elements than memory can address, a stream past the last Philox block; the last block itself
+/// is fine.
+fn random_reference_refuses_bad_input() -> TestResult {
+    let refused = |what: &str, result: ferrocuda::Result<Vec<f32>>| match result {
+        Err(e @ Error::InvalidArgument(_)) => ensure(!e.to_string().contains('\n'), || e.to_string()),
+        other => Err(format!("{what}: {:?}", other.map(|v| v.len()))),
+    };
+    refused("usize::MAX uniforms", reference::uniform::<f32>(SEED, 0, usize::MAX))?;
+    refused("usize::MAX normals", reference::normal::<f32>(SEED, 0, usize::MAX))?;
+    refused("f64 normals past the last block", {
+        reference::normal::<f64>(SEED, u64::MAX, 3).map(|v| v.into_iter().map(|x| x as f32).collect())
+    })?;
+    refused(
+        "uniforms past the last block",
+        reference::uniform::<f32>(SEED, u64::MAX - 1, 9),
+    )?;
+    let last = reference::uniform::<f32>(SEED, u64::MAX, 4).map_err(fail)?;
+    ensure(last.len() == 4, || {
+        format!("the last block gave {} elements", last.len())
+    })
 }
 
 fn main() {
-    let cpu_tests: Vec<CpuTest> = vec![("random_reference_layout", random_reference_layout)];
+    let cpu_tests: Vec<CpuTest> = vec![
+        ("random_reference_layout", random_reference_layout),
+        ("random_reference_refuses_bad_input", random_reference_refuses_bad_input),
+    ];
     let gpu_tests: Vec<GpuTest> = vec![
         ("random_philox_f32_matches_cpu", random_philox_f32_matches_cpu),
         ("random_philox_f64_matches_cpu", random_philox_f64_matches_cpu),

@@ -5,15 +5,15 @@
 //! the NCCL exchange, which needs one partition per GPU, on two GPUs when there are two.
 mod common;
 
-use common::{TestResult, ensure, example_passes, fail};
-use ferrocuda::Gpu;
+use common::{CpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::sor::cpu as reference;
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig};
 use ferrocuda::sor::partition::Decomposition;
 use ferrocuda::sor::single::{Stop, solve, solve_iterations};
-use ferrocuda::sor::{Kernel, Omega, Problem, SorReal};
+use ferrocuda::sor::{DeviceGrid, Omega, Problem, SorReal, Variant};
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda::{Error, Gpu};
 use ferrocuda_book::examples::{Options, Precision};
 
 /// Grid shapes: the smallest with an interior, sides one off the window's 110 columns and the
@@ -25,10 +25,10 @@ fn same<T: SorReal>(what: &str, got: &[T], expected: &[T]) -> TestResult {
     ensure(check.passed(), || check.to_string())
 }
 
-fn cpu<T: SorReal>(initial: &[T], rows: usize, cols: usize, omega: f64, iterations: usize) -> Vec<T> {
+fn cpu<T: SorReal>(initial: &[T], rows: usize, cols: usize, omega: f64, iterations: usize) -> Result<Vec<T>, String> {
     let mut grid = initial.to_vec();
-    reference::solve(&mut grid, rows, cols, T::from_f64(omega), iterations);
-    grid
+    reference::solve(&mut grid, rows, cols, omega, iterations).map_err(fail)?;
+    Ok(grid)
 }
 
 fn kernels_match_cpu<T: SorReal>(gpu: &Gpu) -> TestResult {
@@ -36,11 +36,11 @@ fn kernels_match_cpu<T: SorReal>(gpu: &Gpu) -> TestResult {
         for problem in [Problem::Thesis, Problem::Harmonic] {
             let initial: Vec<T> = problem.initial(rows, cols).map_err(fail)?;
             for (omega, iterations) in [(1.9, 7), (1.0, 3)] {
-                let expected = cpu(&initial, rows, cols, omega, iterations);
-                for kernel in Kernel::ALL {
-                    let got = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations).map_err(fail)?;
+                let expected = cpu(&initial, rows, cols, omega, iterations)?;
+                for variant in Variant::ALL {
+                    let got = solve_iterations(gpu, variant, &initial, rows, cols, omega, iterations).map_err(fail)?;
                     same(
-                        &format!("{kernel} {rows}x{cols} {problem} omega {omega}"),
+                        &format!("{variant} {rows}x{cols} {problem} omega {omega}"),
                         &got.grid,
                         &expected,
                     )?;
@@ -67,9 +67,9 @@ fn thesis_sor_tolerance_stops_at_the_residual(gpu: &Gpu) -> TestResult {
         max_iterations: 10_000,
         check_every: 10,
     };
-    let solution = solve(gpu, Kernel::Split, &initial, n, n, Omega::Optimum.value(n), stop).map_err(fail)?;
+    let solution = solve(gpu, Variant::Split, &initial, n, n, Omega::Optimum.value(n), stop).map_err(fail)?;
     let residual = solution.residual.ok_or("no residual reported")?;
-    let cpu_residual = reference::max_residual(&solution.grid, n, n);
+    let cpu_residual = reference::max_residual(&solution.grid, n, n).map_err(fail)?;
     ensure(residual <= 1e-9 && residual == cpu_residual, || {
         format!(
             "residual {residual:e} (CPU {cpu_residual:e}) after {} iterations",
@@ -99,16 +99,171 @@ fn thesis_sor_program_f32_and_f64(gpu: &Gpu) -> TestResult {
 fn thesis_sor_refuses_bad_input(gpu: &Gpu) -> TestResult {
     let initial = vec![0.0f32; 4];
     ensure(
-        solve(gpu, Kernel::Split, &initial, 2, 2, 1.5, Stop::Iterations(1)).is_err(),
+        solve(gpu, Variant::Split, &initial, 2, 2, 1.5, Stop::Iterations(1)).is_err(),
         || "a 2 x 2 grid was accepted".into(),
     )?;
     ensure(
-        "2.5".parse::<Omega>().is_err() && "x".parse::<Kernel>().is_err(),
+        "2.5".parse::<Omega>().is_err() && "x".parse::<Variant>().is_err(),
         || "a bad omega or kernel was accepted".into(),
     )?;
     ensure(Stop::tolerance(-1.0, 10).is_err(), || {
         "a negative tolerance was accepted".into()
     })
+}
+
+/// Fails unless `result` is one `InvalidArgument` sentence containing `expected`.
+fn refused<R: std::fmt::Debug>(what: &str, result: ferrocuda::Result<R>, expected: &str) -> TestResult {
+    match result {
+        Err(e @ Error::InvalidArgument(_)) => {
+            let message = e.to_string();
+            ensure(message.contains(expected) && !message.contains('\n'), || {
+                format!("{what}: `{message}` does not say `{expected}` in one line")
+            })
+        }
+        other => Err(format!("{what}: {other:?}, not a refusal")),
+    }
+}
+
+/// Omega outside the open interval (0, 2) (0, 2, 5, -1, NaN) is refused with one sentence at
+/// every entry that takes it: parsing, both one-GPU solvers, the multi-GPU solver, the device
+/// grid's half-sweeps and iterations, the CPU reference, and the example's `--omega`; 1.0 and
+/// 1.9 are accepted everywhere.
+fn thesis_sor_refuses_omega_outside_0_2(gpu: &Gpu) -> TestResult {
+    let n = 9;
+    let initial: Vec<f32> = Problem::Thesis.initial(n, n).map_err(fail)?;
+    let config = |omega| MultiConfig {
+        omega,
+        iterations: 2,
+        ..configs(2, Decomposition::Strips, &Strategy::ALL)[0]
+    };
+    for omega in [0.0, 2.0, 5.0, -1.0, f64::NAN] {
+        let sentence = format!("omega must lie in (0, 2) for SOR to converge, not {omega}");
+        refused(
+            &format!("`{omega}` parsed"),
+            omega.to_string().parse::<Omega>(),
+            &sentence,
+        )?;
+        let stop = Stop::Iterations(1);
+        refused(
+            "solve",
+            solve(gpu, Variant::Split, &initial, n, n, omega, stop),
+            &sentence,
+        )?;
+        for variant in Variant::ALL {
+            let result = solve_iterations(gpu, variant, &initial, n, n, omega, 1);
+            refused(&format!("solve_iterations {variant}"), result, &sentence)?;
+        }
+        let result = multi::solve(&[gpu], &initial, n, n, config(omega));
+        refused("multi::solve", result.map(|s| s.grid), &sentence)?;
+        let mut grid = DeviceGrid::upload(gpu, Variant::Gm, &initial, n, n, 0).map_err(fail)?;
+        let region = grid.interior();
+        let w = omega as f32;
+        refused("half_sweep", grid.half_sweep(gpu, None, region, 0, w), &sentence)?;
+        refused("iterations", grid.iterations(gpu, None, region, w, 1), &sentence)?;
+        let mut cpu_grid = initial.clone();
+        refused(
+            "the CPU solve",
+            reference::solve(&mut cpu_grid, n, n, omega, 1),
+            &sentence,
+        )?;
+        let result = reference::half_sweep(&mut cpu_grid, n, region, 0, 0, w);
+        refused("the CPU half-sweep", result, &sentence)?;
+        let example = ferrocuda_book::examples::find("thesis-sor").ok_or("no thesis-sor")?;
+        let options = Options::default().with_flag("--omega", Some(&omega.to_string()));
+        refused(
+            "thesis-sor --omega",
+            (example.run)(gpu, &options).map(|_| ()),
+            &sentence,
+        )?;
+    }
+    for omega in [1.0, 1.9] {
+        let parsed = omega.to_string().parse::<Omega>().map_err(fail)?;
+        ensure(parsed == Omega::Value(omega), || {
+            format!("`{omega}` parsed as {parsed:?}")
+        })?;
+        let expected = cpu(&initial, n, n, omega, 3)?;
+        let got = solve(gpu, Variant::Split, &initial, n, n, omega, Stop::Iterations(3)).map_err(fail)?;
+        same(&format!("solve, omega {omega}"), &got.grid, &expected)?;
+        let got = solve_iterations(gpu, Variant::Gm, &initial, n, n, omega, 3).map_err(fail)?;
+        same(&format!("solve_iterations, omega {omega}"), &got.grid, &expected)?;
+        let got = multi::solve(
+            &[gpu],
+            &initial,
+            n,
+            n,
+            MultiConfig {
+                iterations: 3,
+                ..config(omega)
+            },
+        )
+        .map_err(fail)?;
+        same(&format!("multi::solve, omega {omega}"), &got.grid, &expected)?;
+        let mut grid = DeviceGrid::upload(gpu, Variant::Lintex, &initial, n, n, 0).map_err(fail)?;
+        let region = grid.interior();
+        grid.iterations(gpu, None, region, omega as f32, 3).map_err(fail)?;
+        same(
+            &format!("DeviceGrid, omega {omega}"),
+            &grid.download(gpu).map_err(fail)?,
+            &expected,
+        )?;
+    }
+    Ok(())
+}
+
+/// The CPU reference refuses bad input with one sentence instead of panicking: a grid of other
+/// than `rows x cols` points (the 100 points of the issue for 66 x 66), a grid that is not whole
+/// rows of its pitch, a region whose points reach the array's edge, a colour other than red or
+/// black.
+fn thesis_sor_cpu_reference_refuses_bad_input() -> TestResult {
+    let mut short = vec![0.0f32; 100];
+    refused(
+        "66 x 66 from 100 points",
+        reference::solve(&mut short, 66, 66, 1.9, 1),
+        "66 x 66 grid needs 4356 points, not 100",
+    )?;
+    refused(
+        "residual of 100 points",
+        reference::max_residual(&short, 66, 66),
+        "needs 4356 points",
+    )?;
+    refused(
+        "rows x cols overflowing",
+        reference::max_residual(&short, usize::MAX, 3),
+        "grid",
+    )?;
+    let interior = reference::interior(10, 10);
+    refused(
+        "pitch 0",
+        reference::half_sweep(&mut short, 0, interior, 0, 0, 1.5f32),
+        "whole rows",
+    )?;
+    refused(
+        "pitch 7",
+        reference::half_sweep(&mut short, 7, interior, 0, 0, 1.5f32),
+        "whole rows",
+    )?;
+    let outside = reference::interior(11, 10);
+    refused(
+        "a region past the last row",
+        reference::half_sweep(&mut short, 10, outside, 0, 0, 1.5f32),
+        "region",
+    )?;
+    refused(
+        "colour 2",
+        reference::half_sweep(&mut short, 10, interior, 0, 2, 1.5f32),
+        "colour",
+    )?;
+    let mut grid: Vec<f64> = Problem::Harmonic.initial(10, 10).map_err(fail)?;
+    reference::half_sweep(&mut grid, 10, interior, 1, 1, 1.5).map_err(fail)?;
+    reference::solve(&mut grid, 10, 10, 1.5, 2).map_err(fail)?;
+    let residual = reference::max_residual(&grid, 10, 10).map_err(fail)?;
+    ensure(residual > 0.0 && residual.is_finite(), || {
+        format!("residual {residual}")
+    })?;
+    // Without an interior there is nothing to do, as before.
+    let mut line = vec![1.0f32; 2 * 5];
+    reference::solve(&mut line, 2, 5, 1.5, 3).map_err(fail)?;
+    ensure(line.iter().all(|&v| v == 1.0), || format!("{line:?}"))
 }
 
 /// The configurations the multi-GPU tests sweep.
@@ -120,14 +275,14 @@ fn configs(partitions: usize, decomposition: Decomposition, strategies: &[Strate
                 continue;
             }
             for border in [1, 3] {
-                for kernel in [Kernel::Split, Kernel::Gm] {
+                for variant in [Variant::Split, Variant::Gm] {
                     all.push(MultiConfig {
                         decomposition,
                         partitions,
                         strategy,
                         overlap,
                         border,
-                        kernel,
+                        variant,
                         iterations: 7,
                         omega: 1.9,
                     });
@@ -151,7 +306,7 @@ fn multi_matches_one_gpu<T: SorReal>(
 
 fn multi_matches_cpu<T: SorReal>(gpus: &[&Gpu], rows: usize, cols: usize, configs: Vec<MultiConfig>) -> TestResult {
     let initial: Vec<T> = Problem::Harmonic.initial(rows, cols).map_err(fail)?;
-    let expected = cpu(&initial, rows, cols, 1.9, 7);
+    let expected = cpu(&initial, rows, cols, 1.9, 7)?;
     for config in configs {
         let solution = multi::solve(gpus, &initial, rows, cols, config).map_err(fail)?;
         same(&format!("{rows}x{cols} {config:?}"), &solution.grid, &expected)?;
@@ -280,8 +435,12 @@ fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
 }
 
 fn main() {
+    let cpu_tests: Vec<CpuTest> = vec![(
+        "thesis_sor_cpu_reference_refuses_bad_input",
+        thesis_sor_cpu_reference_refuses_bad_input,
+    )];
     common::main_with_multi_gpu(
-        vec![],
+        cpu_tests,
         vec![
             ("thesis_sor_kernels_match_cpu_f32", thesis_sor_kernels_match_cpu_f32),
             ("thesis_sor_kernels_match_cpu_f64", thesis_sor_kernels_match_cpu_f64),
@@ -291,6 +450,10 @@ fn main() {
             ),
             ("thesis_sor_program_f32_and_f64", thesis_sor_program_f32_and_f64),
             ("thesis_sor_refuses_bad_input", thesis_sor_refuses_bad_input),
+            (
+                "thesis_sor_refuses_omega_outside_0_2",
+                thesis_sor_refuses_omega_outside_0_2,
+            ),
             (
                 "thesis_sor_multi_strips_match_one_gpu",
                 thesis_sor_multi_strips_match_one_gpu,

@@ -3,7 +3,7 @@
 //! comparisons agree with their formulas, and the example passes on the available backend.
 mod common;
 
-use common::{CpuTest, GpuTest, TestResult, ensure, example_passes};
+use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::measure::{LinearFit, PowerFit, mean_relative_error};
 use ferrocuda::{Error, Gpu};
 use ferrocuda_book::examples::Options;
@@ -104,9 +104,11 @@ fn thesis_comm_model_analytic_comparisons() -> TestResult {
             format!("n {n}: end {end}, mid {mid}, block {block}")
         })?;
     }
-    let rows = held_out_rows(11585);
+    let rows = held_out_rows(11585).map_err(fail)?;
     ensure(rows.iter().all(|&k| (1..=11585).contains(&k)), || format!("{rows:?}"))?;
-    ensure(rows == held_out_rows(11585), || "held-out sizes are not seeded".into())
+    ensure(rows == held_out_rows(11585).map_err(fail)?, || {
+        "held-out sizes are not seeded".into()
+    })
 }
 
 fn thesis_comm_model_program(gpu: &Gpu) -> TestResult {

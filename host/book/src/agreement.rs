@@ -599,9 +599,9 @@ fn sor<T: SorReal>(c: &mut Comparison) -> Result<()> {
     use ferrocuda::sor::single::{Stop, solve, solve_iterations};
     let (rows, cols) = (67, 229);
     let initial: Vec<T> = ferrocuda::sor::Problem::Harmonic.initial(rows, cols)?;
-    for kernel in ferrocuda::sor::Kernel::ALL {
-        c.compare(&format!("sor_{kernel}_{}", T::NAME), Tolerance::EXACT, |gpu| {
-            Ok(solve_iterations(gpu, kernel, &initial, rows, cols, 1.7, 10)?.grid)
+    for variant in ferrocuda::sor::Variant::ALL {
+        c.compare(&format!("sor_{variant}_{}", T::NAME), Tolerance::EXACT, |gpu| {
+            Ok(solve_iterations(gpu, variant, &initial, rows, cols, 1.7, 10)?.grid)
         })?;
     }
     c.compare(&format!("sor_residual_{}", T::NAME), Tolerance::EXACT, |gpu| {
@@ -610,15 +610,7 @@ fn sor<T: SorReal>(c: &mut Comparison) -> Result<()> {
             max_iterations: 3,
             check_every: 3,
         };
-        let solution = solve(
-            gpu,
-            ferrocuda::sor::Kernel::Split,
-            &initial,
-            rows,
-            cols,
-            T::from_f64(1.7),
-            stop,
-        )?;
+        let solution = solve(gpu, ferrocuda::sor::Variant::Split, &initial, rows, cols, 1.7, stop)?;
         Ok(vec![solution.residual.unwrap_or(f64::NAN)])
     })
 }

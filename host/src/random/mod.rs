@@ -14,7 +14,7 @@
 //! let mut x_d = gpu.zeros::<f32>(1 << 20)?;
 //! ferrocuda::random::fill_normal(&gpu, 1234, 0, &mut x_d)?;
 //! let x = gpu.download(&x_d)?;
-//! assert_eq!(x, ferrocuda::random::cpu::normal::<f32>(1234, 0, 1 << 20));
+//! assert_eq!(x, ferrocuda::random::cpu::normal::<f32>(1234, 0, 1 << 20)?);
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
 use crate::gpu::{Curand, CurandFloat, CurandGenerator, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};

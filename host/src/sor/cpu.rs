@@ -5,12 +5,20 @@
 //! Layout: natural, row-major, `pitch` elements a row. Within a colour the updates are
 //! independent (each reads only the other colour), so each half-sweep computes the new values
 //! of all rows in parallel from the unchanged array, then stores them.
+//!
+//! Bad input (a grid that is not `rows x cols` or not whole rows of `pitch`, a region that
+//! reaches the edge, omega outside (0, 2)) is refused with [`Error::InvalidArgument`], never a
+//! panic.
+use super::domain::{check_extents, check_grid_len, check_omega};
+use crate::gpu::{Error, Result};
 use ferrocuda_device::real::Real;
 use gpu_kernels::sor::{BLACK, RED, Region, relax, residual_at};
 use rayon::prelude::*;
 
-/// One colour half-sweep of `region` of the `rows x pitch` array `grid`, whose local `(0, 0)`
-/// has absolute parity `parity`.
+/// One colour half-sweep of `region` of the `rows x pitch` array `grid` (`rows` is
+/// `grid.len() / pitch`), whose local `(0, 0)` has absolute parity `parity`. Refuses a grid that
+/// is not whole rows, a region whose points have a neighbour outside the array, a colour other
+/// than `RED` or `BLACK`, and omega outside (0, 2).
 pub fn half_sweep<T: Real + Send + Sync>(
     grid: &mut [T],
     pitch: usize,
@@ -18,7 +26,28 @@ pub fn half_sweep<T: Real + Send + Sync>(
     parity: u32,
     color: u32,
     omega: T,
-) {
+) -> Result<()> {
+    check_omega(omega.to_f64())?;
+    if pitch == 0 || !grid.len().is_multiple_of(pitch) {
+        return Err(Error::InvalidArgument(format!(
+            "a grid of {} points is not whole rows of {pitch}",
+            grid.len()
+        )));
+    }
+    let rows = grid.len() / pitch;
+    if !region.fits(rows, pitch) {
+        return Err(Error::InvalidArgument(format!(
+            "the region {region:?} reaches the edge of a {rows} x {pitch} grid"
+        )));
+    }
+    if color != RED && color != BLACK {
+        return Err(Error::InvalidArgument(format!(
+            "the colour is RED ({RED}) or BLACK ({BLACK}), not {color}"
+        )));
+    }
+    if region.is_empty() {
+        return Ok(());
+    }
     let (r0, r1) = (region.row_begin as usize, region.row_end as usize);
     let (c0, c1) = (region.col_begin as usize, region.col_end as usize);
     let first_col = |r: usize| {
@@ -41,16 +70,32 @@ pub fn half_sweep<T: Real + Send + Sync>(
             grid[r * pitch + j] = v;
         }
     }
+    Ok(())
 }
 
 /// `iterations` red-black iterations (red half-sweep, then black) over the interior of the
-/// `rows x cols` array `grid` (pitch `cols`, absolute parity 0): the whole solver.
-pub fn solve<T: Real + Send + Sync>(grid: &mut [T], rows: usize, cols: usize, omega: T, iterations: usize) {
-    let interior = interior(rows, cols);
-    for _ in 0..iterations {
-        half_sweep(grid, cols, interior, 0, RED, omega);
-        half_sweep(grid, cols, interior, 0, BLACK, omega);
+/// `rows x cols` array `grid` (pitch `cols`, absolute parity 0) with `omega` converted to `T`:
+/// the whole solver (nothing to do without an interior). Refuses a grid of other than
+/// `rows * cols` points and omega outside (0, 2).
+pub fn solve<T: Real + Send + Sync>(
+    grid: &mut [T],
+    rows: usize,
+    cols: usize,
+    omega: f64,
+    iterations: usize,
+) -> Result<()> {
+    check_grid_len(grid.len(), rows, cols)?;
+    check_omega(omega)?;
+    if rows < 3 || cols < 3 {
+        return Ok(());
     }
+    check_extents(rows, cols)?;
+    let (interior, omega) = (interior(rows, cols), T::from_f64(omega));
+    for _ in 0..iterations {
+        half_sweep(grid, cols, interior, 0, RED, omega)?;
+        half_sweep(grid, cols, interior, 0, BLACK, omega)?;
+    }
+    Ok(())
 }
 
 /// Every point but the boundary rows and columns of a `rows x cols` array.
@@ -63,15 +108,17 @@ pub fn interior(rows: usize, cols: usize) -> Region {
     }
 }
 
-/// The largest `|(W + E + N + S) / 4 - u|` over the interior, computed as the GPU's residual
-/// kernels compute it.
-pub fn max_residual<T: Real + Send + Sync>(grid: &[T], rows: usize, cols: usize) -> f64 {
-    (1..rows.saturating_sub(1))
+/// The largest `|(W + E + N + S) / 4 - u|` over the interior of the `rows x cols` array `grid`,
+/// computed as the GPU's residual kernels compute it. Refuses a grid of other than `rows * cols`
+/// points.
+pub fn max_residual<T: Real + Send + Sync>(grid: &[T], rows: usize, cols: usize) -> Result<f64> {
+    check_grid_len(grid.len(), rows, cols)?;
+    Ok((1..rows.saturating_sub(1))
         .into_par_iter()
         .map(|r| {
             (1..cols.saturating_sub(1))
                 .map(|j| residual_at(|r, j| grid[r * cols + j], r, j).to_f64())
                 .fold(0.0, f64::max)
         })
-        .reduce(|| 0.0, f64::max)
+        .reduce(|| 0.0, f64::max))
 }

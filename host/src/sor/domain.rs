@@ -100,6 +100,31 @@ pub fn check_extents(rows: usize, cols: usize) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a relaxation factor outside the open interval (0, 2), where red-black SOR diverges
+/// (or, at 0, never moves): NaN and the infinities included.
+pub fn check_omega(omega: f64) -> Result<()> {
+    if omega > 0.0 && omega < 2.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "omega must lie in (0, 2) for SOR to converge, not {omega}"
+        )))
+    }
+}
+
+/// Refuses a natural `rows x cols` grid that does not hold `rows * cols` points.
+pub fn check_grid_len(len: usize, rows: usize, cols: usize) -> Result<()> {
+    match rows.checked_mul(cols) {
+        Some(points) if points == len => Ok(()),
+        Some(points) => Err(Error::InvalidArgument(format!(
+            "a {rows} x {cols} grid needs {points} points, not {len}"
+        ))),
+        None => Err(Error::InvalidArgument(format!(
+            "a {rows} x {cols} grid has more points than memory can address"
+        ))),
+    }
+}
+
 /// The relaxation factor.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum Omega {
@@ -120,9 +145,9 @@ impl FromStr for Omega {
             "thesis" => Ok(Self::Thesis),
             "optimum" | "opt" => Ok(Self::Optimum),
             value => match value.parse::<f64>() {
-                Ok(w) if w > 0.0 && w < 2.0 => Ok(Self::Value(w)),
-                _ => Err(Error::InvalidArgument(format!(
-                    "omega is thesis, optimum or a number in (0, 2), not `{value}` (SOR converges only for 0 < omega < 2)"
+                Ok(w) => check_omega(w).map(|()| Self::Value(w)),
+                Err(_) => Err(Error::InvalidArgument(format!(
+                    "omega is thesis, optimum or a number in (0, 2), not `{value}`"
                 ))),
             },
         }

@@ -13,4 +13,4 @@ pub mod single;
 pub mod state;
 
 pub use domain::{Omega, Problem};
-pub use state::{DeviceGrid, Kernel, Layout, SorReal};
+pub use state::{DeviceGrid, Layout, SorReal, Variant};

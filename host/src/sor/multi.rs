@@ -3,9 +3,10 @@
 //! grid assembled from every partition's own points. Several partitions may share a GPU, so the
 //! whole scheme runs, and is tested, on one GPU or on the simulator (all but the NCCL exchange,
 //! which needs one partition per GPU).
+use super::domain::{check_extents, check_grid_len, check_omega};
 use super::exchange::{Exchange, ExchangeTimes, Mailboxes, Strategy};
-use super::partition::{Area, Decomposition, Layout, Partition};
-use super::state::{DeviceGrid, Kernel, SorReal};
+use super::partition::{Area, Decomposition, Partition, Partitioning};
+use super::state::{DeviceGrid, SorReal, Variant};
 use crate::gpu::{Error, Event, Gpu, NcclComm, Result, Stream};
 use gpu_kernels::sor::Region;
 use std::sync::Barrier;
@@ -24,8 +25,11 @@ pub struct MultiConfig {
     /// Red-black iterations between exchanges (the thesis's border size `bs`); ghosts are
     /// `2 bs` deep (see `partition`).
     pub border: usize,
-    pub kernel: Kernel,
+    /// The kernels that update each partition (any but [`Variant::Tiled`], which runs on one
+    /// GPU only).
+    pub variant: Variant,
     pub iterations: usize,
+    /// The relaxation factor, in (0, 2).
     pub omega: f64,
 }
 
@@ -71,7 +75,8 @@ impl<T> MultiSolution<T> {
 }
 
 /// Solves on `gpus` (one or more GPUs, or simulators) from the natural `rows x cols` grid
-/// `initial`, as `config` says.
+/// `initial`, as `config` says. Refuses omega outside (0, 2), a grid of other than
+/// `rows * cols` points, and a configuration the decomposition or the strategy cannot run.
 pub fn solve<T: SorReal>(
     gpus: &[&Gpu],
     initial: &[T],
@@ -79,26 +84,28 @@ pub fn solve<T: SorReal>(
     cols: usize,
     config: MultiConfig,
 ) -> Result<MultiSolution<T>> {
-    super::domain::check_extents(rows, cols)?;
+    check_extents(rows, cols)?;
+    check_grid_len(initial.len(), rows, cols)?;
     if gpus.is_empty() || config.partitions == 0 || config.border == 0 {
         return Err(Error::InvalidArgument(
             "the multi-GPU solver needs at least one GPU, one partition and a border of at least 1".into(),
         ));
     }
+    check_omega(config.omega)?;
     if config.border > config.iterations.max(1) {
         return Err(Error::InvalidArgument(format!(
             "the border ({}) can't be greater than the iterations ({}), as the thesis says",
             config.border, config.iterations
         )));
     }
-    if !config.kernel.runs_partitioned() {
+    if !config.variant.runs_partitioned() {
         return Err(Error::InvalidArgument(format!(
             "the {} kernel runs on one GPU only: it updates several half-sweeps per launch out of place",
-            config.kernel
+            config.variant
         )));
     }
     let ghost = 2 * config.border;
-    let layout = Layout::new(config.decomposition, rows, cols, config.partitions, ghost)?;
+    let partitioning = Partitioning::new(config.decomposition, rows, cols, config.partitions, ghost)?;
     if config.strategy == Strategy::Peer {
         for a in gpus {
             for b in gpus {
@@ -111,28 +118,36 @@ pub fn solve<T: SorReal>(
     }
     let gpu_of = |partition: &Partition| gpus[partition.rank % gpus.len()];
     // Each partition's copy stream, made here because NCCL's communicators need all of them.
-    let copies = (layout.partitions.iter())
+    let copies = (partitioning.partitions.iter())
         .map(|p| gpu_of(p).new_stream())
         .collect::<Result<Vec<_>>>()?;
     let comms: Vec<Option<NcclComm>> = if config.strategy == Strategy::Nccl {
-        let ranks: Vec<_> = layout.partitions.iter().map(gpu_of).zip(&copies).collect();
+        let ranks: Vec<_> = partitioning.partitions.iter().map(gpu_of).zip(&copies).collect();
         NcclComm::new_all(&ranks)?.into_iter().map(Some).collect()
     } else {
         copies.iter().map(|_| None).collect()
     };
-    let mailboxes = Mailboxes::new(&layout.borders);
-    let started = Barrier::new(layout.partitions.len());
+    let mailboxes = Mailboxes::new(&partitioning.borders);
+    let started = Barrier::new(partitioning.partitions.len());
     let clock = Instant::now();
     let results: Vec<Result<(Vec<T>, RankReport)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (layout.partitions.iter().zip(&copies).zip(comms))
+        let handles: Vec<_> = (partitioning.partitions.iter().zip(&copies).zip(comms))
             .map(|((partition, copy), comm)| {
-                let (layout, mailboxes, started) = (&layout, &mailboxes, &started);
+                let (partitioning, mailboxes, started) = (&partitioning, &mailboxes, &started);
                 let link = Link { copy, comm };
                 let device = partition.rank % gpus.len();
                 let gpu = gpus[device];
                 scope.spawn(move || {
                     run_rank(
-                        gpu, device, partition, layout, mailboxes, link, started, initial, config,
+                        gpu,
+                        device,
+                        partition,
+                        partitioning,
+                        mailboxes,
+                        link,
+                        started,
+                        initial,
+                        config,
                     )
                 })
             })
@@ -147,7 +162,7 @@ pub fn solve<T: SorReal>(
     });
     let mut grid = vec![T::default(); rows * cols];
     let mut ranks = Vec::new();
-    for (partition, result) in layout.partitions.iter().zip(results) {
+    for (partition, result) in partitioning.partitions.iter().zip(results) {
         let (own, report) = result?;
         let width = partition.own.cols.len();
         for (k, r) in partition.own.rows.clone().enumerate() {
@@ -207,7 +222,7 @@ fn run_rank<T: SorReal>(
     gpu: &Gpu,
     device: usize,
     partition: &Partition,
-    layout: &Layout,
+    partitioning: &Partitioning,
     mailboxes: &Mailboxes<T>,
     link: Link,
     started: &Barrier,
@@ -216,17 +231,24 @@ fn run_rank<T: SorReal>(
 ) -> Result<(Vec<T>, RankReport)> {
     let compute = gpu.new_stream()?;
     let copy = link.copy;
-    let (rows, cols) = (layout.rows, layout.cols);
+    let (rows, cols) = (partitioning.rows, partitioning.cols);
     let local = &partition.local;
     let mut grid = DeviceGrid::upload(
         gpu,
-        config.kernel,
+        config.variant,
         &extract(initial, cols, local),
         local.rows.len(),
         local.cols.len(),
         partition.parity(),
     )?;
-    let mut exchange = Exchange::new(config.strategy, partition, &layout.borders, mailboxes, &grid, link.comm)?;
+    let mut exchange = Exchange::new(
+        config.strategy,
+        partition,
+        &partitioning.borders,
+        mailboxes,
+        &grid,
+        link.comm,
+    )?;
     exchange.prepare(gpu)?;
     gpu.synchronize()?;
     started.wait();
@@ -240,11 +262,11 @@ fn run_rank<T: SorReal>(
         done += iterations;
         let exchange_follows = done < config.iterations && exchange.has_borders();
         for h in 0..2 * iterations {
-            let region = partition.region(layout.ghost - 1 - h, (rows, cols));
+            let region = partition.region(partitioning.ghost - 1 - h, (rows, cols));
             let color = (h % 2) as u32;
             let last = h == 2 * iterations - 1;
             if last && exchange_follows && overlap {
-                let (edges, center) = split_edges(region, partition, layout.ghost);
+                let (edges, center) = split_edges(region, partition, partitioning.ghost);
                 clock.time(gpu, &compute, || {
                     edges
                         .iter()
@@ -267,7 +289,7 @@ fn run_rank<T: SorReal>(
             if !overlap {
                 step += 1;
             }
-            for phase in 0..layout.phases() {
+            for phase in 0..partitioning.phases() {
                 if phase > 0 || !overlap {
                     exchange.send(gpu, copy, &grid, phase, step, Some(&swept))?;
                 }

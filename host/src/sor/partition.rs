@@ -129,9 +129,9 @@ impl Partition {
     }
 }
 
-/// A decomposed domain.
+/// A decomposed domain: the partitions of a decomposition and the borders they exchange.
 #[derive(Clone, Debug)]
-pub struct Layout {
+pub struct Partitioning {
     pub decomposition: Decomposition,
     pub rows: usize,
     pub cols: usize,
@@ -141,7 +141,7 @@ pub struct Layout {
     pub borders: Vec<Border>,
 }
 
-impl Layout {
+impl Partitioning {
     /// `parts` partitions of a `rows x cols` grid with `ghost`-deep ghost layers. Block columns
     /// are cut at an even column, which the split storage layout needs (and `ghost` must then
     /// be even, as `2 bs` is).
@@ -265,23 +265,27 @@ mod tests {
 
     #[test]
     fn strips_own_every_row_once() {
-        let layout = Layout::new(Decomposition::Strips, 103, 50, 4, 2).unwrap();
-        let owned: usize = layout.partitions.iter().map(|p| p.own.len()).sum();
+        let partitioning = Partitioning::new(Decomposition::Strips, 103, 50, 4, 2).unwrap();
+        let owned: usize = partitioning.partitions.iter().map(|p| p.own.len()).sum();
         assert_eq!(owned, 103 * 50);
-        assert_eq!(layout.partitions[3].own.rows, 75..103);
-        assert_eq!(layout.partitions[1].local.rows, 23..52);
-        assert_eq!(layout.borders.len(), 6);
+        assert_eq!(partitioning.partitions[3].own.rows, 75..103);
+        assert_eq!(partitioning.partitions[1].local.rows, 23..52);
+        assert_eq!(partitioning.borders.len(), 6);
         // Half-sweep 0 of a period reaches one ghost layer; the domain boundary never moves.
-        let r = layout.partitions[0].region(1, (103, 50));
+        let r = partitioning.partitions[0].region(1, (103, 50));
         assert_eq!((r.row_begin, r.row_end, r.col_begin, r.col_end), (1, 26, 1, 49));
     }
 
     #[test]
     fn blocks_cut_columns_evenly_and_send_corners() {
-        let layout = Layout::new(Decomposition::Blocks, 40, 31, 4, 2).unwrap();
-        assert_eq!(layout.partitions[1].own.cols, 14..31);
-        assert_eq!(layout.phases(), 2);
-        let corner = layout.borders.iter().find(|b| b.phase == 1 && b.from == 0).unwrap();
+        let partitioning = Partitioning::new(Decomposition::Blocks, 40, 31, 4, 2).unwrap();
+        assert_eq!(partitioning.partitions[1].own.cols, 14..31);
+        assert_eq!(partitioning.phases(), 2);
+        let corner = partitioning
+            .borders
+            .iter()
+            .find(|b| b.phase == 1 && b.from == 0)
+            .unwrap();
         assert_eq!(
             corner.area,
             Area {
@@ -289,7 +293,7 @@ mod tests {
                 cols: 12..14
             }
         );
-        assert!(Layout::new(Decomposition::Blocks, 40, 31, 2, 2).is_err());
-        assert!(Layout::new(Decomposition::Strips, 7, 31, 4, 2).is_err());
+        assert!(Partitioning::new(Decomposition::Blocks, 40, 31, 2, 2).is_err());
+        assert!(Partitioning::new(Decomposition::Strips, 7, 31, 4, 2).is_err());
     }
 }

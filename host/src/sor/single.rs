@@ -1,6 +1,7 @@
 //! The one-GPU solver: upload, iterate (a fixed count, the thesis's mode, or until the residual
 //! falls below a tolerance), download.
-use super::state::{DeviceGrid, Kernel, SorReal};
+use super::domain::check_omega;
+use super::state::{DeviceGrid, SorReal, Variant};
 use crate::gpu::{Error, Gpu, Result};
 use std::fmt;
 use std::str::FromStr;
@@ -85,17 +86,26 @@ pub struct Solution<T> {
     pub elapsed_ms: f64,
 }
 
-/// Solves on `gpu` from the natural `rows x cols` grid `initial` with `kernel`.
+/// Solves on `gpu` from the natural `rows x cols` grid `initial` with the kernels of `variant`
+/// and `omega` converted to `T`. Refuses omega outside (0, 2), a grid smaller than 3 x 3 and
+/// one of other than `rows * cols` points.
 pub fn solve<T: SorReal>(
     gpu: &Gpu,
-    kernel: Kernel,
+    variant: Variant,
     initial: &[T],
     rows: usize,
     cols: usize,
-    omega: T,
+    omega: f64,
     stop: Stop,
 ) -> Result<Solution<T>> {
-    let mut grid = DeviceGrid::upload(gpu, kernel, initial, rows, cols, 0)?;
+    check_omega(omega)?;
+    if let Stop::Tolerance { check_every: 0, .. } = stop {
+        return Err(Error::InvalidArgument(
+            "a tolerance stop must check the residual every 1 or more iterations, not every 0".into(),
+        ));
+    }
+    let omega = T::from_f64(omega);
+    let mut grid = DeviceGrid::upload(gpu, variant, initial, rows, cols, 0)?;
     let region = grid.interior();
     let start = gpu.record_event(None)?;
     let (iterations, residual) = match stop {
@@ -130,23 +140,15 @@ pub fn solve<T: SorReal>(
     })
 }
 
-/// [`solve`] for a fixed count of `iterations`, with `omega` converted to `T`: the thesis's mode.
+/// [`solve`] for a fixed count of `iterations`: the thesis's mode.
 pub fn solve_iterations<T: SorReal>(
     gpu: &Gpu,
-    kernel: Kernel,
+    variant: Variant,
     initial: &[T],
     rows: usize,
     cols: usize,
     omega: f64,
     iterations: usize,
 ) -> Result<Solution<T>> {
-    solve(
-        gpu,
-        kernel,
-        initial,
-        rows,
-        cols,
-        T::from_f64(omega),
-        Stop::Iterations(iterations),
-    )
+    solve(gpu, variant, initial, rows, cols, omega, Stop::Iterations(iterations))
 }

@@ -1,10 +1,11 @@
 //! One partition's grid on one GPU: its storage in the layout its kernel needs, half-sweeps of
 //! a region, the residual, and the mapping of a natural rectangle onto the stored planes that
 //! the border exchange copies.
+use super::domain::{check_extents, check_grid_len, check_omega};
 use crate::gpu::{Copy2d, DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, NcclElement, Result, Stream};
 use ferrocuda_device::collective::Reducible;
 use ferrocuda_device::collective::block::BLOCK_REDUCE_SCRATCH;
-use ferrocuda_device::launch::{Kernel as KernelHandle, KernelArgs};
+use ferrocuda_device::launch::{Kernel, KernelArgs};
 use ferrocuda_device::real::Real;
 use gpu_kernels::sor::{
     BLACK, BsorGm, BsorLintex, LOCAL_W, RED, Region, ResidualArgs, RsorGm, RsorLintex, SPLIT_BLOCK, SorResidual,
@@ -15,9 +16,9 @@ use rayon::prelude::*;
 use std::fmt;
 use std::str::FromStr;
 
-/// Which kernels update the grid.
+/// The SOR variant: which kernels update the grid, and so how it is stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Kernel {
+pub enum Variant {
     /// The thesis's 4 x 112 shared window, global loads (`rsor_gm`, `bsor_gm`).
     Gm,
     /// The same window through the read-only path, in place of the thesis's texture kernels
@@ -31,26 +32,26 @@ pub enum Kernel {
     Tiled,
 }
 
-impl Kernel {
+impl Variant {
     /// All of them, in the order tables print them.
-    pub const ALL: [Kernel; 4] = [Kernel::Gm, Kernel::Lintex, Kernel::Split, Kernel::Tiled];
+    pub const ALL: [Variant; 4] = [Variant::Gm, Variant::Lintex, Variant::Split, Variant::Tiled];
 
     /// True for the kernels that update a region in place, one half-sweep per launch, which the
     /// multi-GPU solver interleaves with its border exchange.
     pub fn runs_partitioned(self) -> bool {
-        self != Kernel::Tiled
+        self != Variant::Tiled
     }
 
     /// How the kernel needs the grid stored.
     pub fn layout(self) -> Layout {
         match self {
-            Kernel::Gm | Kernel::Lintex | Kernel::Tiled => Layout::Natural,
-            Kernel::Split => Layout::Split,
+            Variant::Gm | Variant::Lintex | Variant::Tiled => Layout::Natural,
+            Variant::Split => Layout::Split,
         }
     }
 }
 
-impl FromStr for Kernel {
+impl FromStr for Variant {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         match s {
@@ -65,7 +66,7 @@ impl FromStr for Kernel {
     }
 }
 
-impl fmt::Display for Kernel {
+impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(match self {
             Self::Gm => "gm",
@@ -235,11 +236,11 @@ impl Rect {
 /// The element types of the solver (which NCCL also transfers), with the launches of their
 /// kernel instances.
 pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send + Sync {
-    /// Launches `kernel`'s half-sweep of `color` on the natural layout.
+    /// Launches `variant`'s half-sweep of `color` on the natural layout.
     fn launch_window(
         gpu: &Gpu,
         stream: Option<&Stream>,
-        kernel: Kernel,
+        variant: Variant,
         color: u32,
         shape: LaunchShape,
         args: WindowArgs<Self>,
@@ -259,7 +260,7 @@ pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send +
 }
 
 /// Launches on `stream`, or on the GPU's own stream for `None`.
-fn launch_maybe_on<K: KernelHandle<A>, A: KernelArgs + 'static>(
+fn launch_maybe_on<K: Kernel<A>, A: KernelArgs + 'static>(
     gpu: &Gpu,
     stream: Option<&Stream>,
     kernel: K,
@@ -275,10 +276,10 @@ fn launch_maybe_on<K: KernelHandle<A>, A: KernelArgs + 'static>(
 macro_rules! sor_real {
     ($($t:ty),*) => {$(
         impl SorReal for $t {
-            fn launch_window(gpu: &Gpu, stream: Option<&Stream>, kernel: Kernel, color: u32, shape: LaunchShape, args: WindowArgs<Self>) -> Result<()> {
-                match (kernel, color) {
-                    (Kernel::Lintex, RED) => launch_maybe_on(gpu, stream, RsorLintex, shape, args),
-                    (Kernel::Lintex, _) => launch_maybe_on(gpu, stream, BsorLintex, shape, args),
+            fn launch_window(gpu: &Gpu, stream: Option<&Stream>, variant: Variant, color: u32, shape: LaunchShape, args: WindowArgs<Self>) -> Result<()> {
+                match (variant, color) {
+                    (Variant::Lintex, RED) => launch_maybe_on(gpu, stream, RsorLintex, shape, args),
+                    (Variant::Lintex, _) => launch_maybe_on(gpu, stream, BsorLintex, shape, args),
                     (_, RED) => launch_maybe_on(gpu, stream, RsorGm, shape, args),
                     (_, _) => launch_maybe_on(gpu, stream, BsorGm, shape, args),
                 }
@@ -308,7 +309,7 @@ const RESIDUAL_GRID: (u32, u32) = (32, 64);
 
 /// A `rows x cols` grid (a whole domain, or one partition with its ghost layers) on one GPU.
 pub struct DeviceGrid<T> {
-    kernel: Kernel,
+    variant: Variant,
     planes: Vec<DeviceBuffer<T>>,
     rows: usize,
     cols: usize,
@@ -320,29 +321,23 @@ pub struct DeviceGrid<T> {
 
 impl<T: SorReal> DeviceGrid<T> {
     /// Uploads the natural `rows x cols` grid `grid`, whose local `(0, 0)` has absolute parity
-    /// `parity`, stored as `kernel` needs it.
-    pub fn upload(gpu: &Gpu, kernel: Kernel, grid: &[T], rows: usize, cols: usize, parity: u32) -> Result<Self> {
-        super::domain::check_extents(rows, cols)?;
-        if grid.len() != rows * cols {
-            return Err(Error::InvalidArgument(format!(
-                "a {rows} x {cols} grid has {} points, not {}",
-                rows * cols,
-                grid.len()
-            )));
-        }
-        let planes = kernel
+    /// `parity`, stored as `variant` needs it.
+    pub fn upload(gpu: &Gpu, variant: Variant, grid: &[T], rows: usize, cols: usize, parity: u32) -> Result<Self> {
+        check_extents(rows, cols)?;
+        check_grid_len(grid.len(), rows, cols)?;
+        let planes = variant
             .layout()
             .store(grid, rows, cols, parity)
             .iter()
             .map(|p| gpu.upload(p))
             .collect::<Result<Vec<_>>>()?;
         let partials = gpu.zeros((RESIDUAL_GRID.0 * RESIDUAL_GRID.1) as usize)?;
-        let scratch = match kernel {
-            Kernel::Tiled => Some(gpu.zeros(rows * cols)?),
+        let scratch = match variant {
+            Variant::Tiled => Some(gpu.zeros(rows * cols)?),
             _ => None,
         };
         Ok(Self {
-            kernel,
+            variant,
             planes,
             rows,
             cols,
@@ -362,14 +357,14 @@ impl<T: SorReal> DeviceGrid<T> {
         Ok(self.layout().load(&planes, self.rows, self.cols, self.parity))
     }
 
-    /// The kernel that updates it.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
+    /// The variant whose kernels update it.
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// Its storage layout.
     pub fn layout(&self) -> Layout {
-        self.kernel.layout()
+        self.variant.layout()
     }
 
     /// Rows and columns.
@@ -400,8 +395,8 @@ impl<T: SorReal> DeviceGrid<T> {
     /// The launch shape of a half-sweep of `region`: the thesis's 112-thread blocks, one per
     /// 110 x 2 window, or 32 x 8 threads per block over one colour's points.
     pub fn shape(&self, region: Region) -> Result<LaunchShape> {
-        match self.kernel {
-            Kernel::Gm | Kernel::Lintex => Ok(LaunchShape::new(
+        match self.variant {
+            Variant::Gm | Variant::Lintex => Ok(LaunchShape::new(
                 (
                     region.cols().div_ceil(WINDOW_STEP_X) as u32,
                     region.rows().div_ceil(WINDOW_STEP_Y) as u32,
@@ -410,9 +405,9 @@ impl<T: SorReal> DeviceGrid<T> {
                 (LOCAL_W as u32, 1, 1),
             )
             .with_shared_bytes(window_bytes(size_of::<T>()) as u32)),
-            Kernel::Split => LaunchShape::cover_2d(split_span(&region), region.rows(), SPLIT_BLOCK),
+            Variant::Split => LaunchShape::cover_2d(split_span(&region), region.rows(), SPLIT_BLOCK),
             // Tiles cover the whole array: every point of the output grid is written.
-            Kernel::Tiled => Ok(LaunchShape::new(
+            Variant::Tiled => Ok(LaunchShape::new(
                 (self.cols.div_ceil(TILE_W) as u32, self.rows.div_ceil(TILE_H) as u32, 1),
                 (TILED_BLOCK.0, TILED_BLOCK.1, 1),
             )
@@ -420,7 +415,8 @@ impl<T: SorReal> DeviceGrid<T> {
         }
     }
 
-    /// Updates the points of `color` in `region`, on `stream` (or the GPU's own stream).
+    /// Updates the points of `color` in `region`, on `stream` (or the GPU's own stream); refuses
+    /// omega outside (0, 2) and a region that reaches the grid's edge.
     pub fn half_sweep(
         &mut self,
         gpu: &Gpu,
@@ -443,7 +439,8 @@ impl<T: SorReal> DeviceGrid<T> {
         color: u32,
         omega: T,
     ) -> Result<()> {
-        if twin.is_some() && self.kernel != Kernel::Split {
+        check_omega(omega.to_f64())?;
+        if twin.is_some() && self.variant != Variant::Split {
             return Err(Error::InvalidArgument("only the split kernel has a CUDA C twin".into()));
         }
         if !region.fits(self.rows, self.cols) {
@@ -456,8 +453,8 @@ impl<T: SorReal> DeviceGrid<T> {
             return Ok(());
         }
         let (rows, cols, pitch) = (self.rows as u32, self.cols as u32, self.pitch() as u32);
-        match self.kernel {
-            Kernel::Gm | Kernel::Lintex => {
+        match self.variant {
+            Variant::Gm | Variant::Lintex => {
                 let shape = self.shape(region)?;
                 let args = WindowArgs {
                     grid: self.planes[0].view_mut(),
@@ -468,9 +465,9 @@ impl<T: SorReal> DeviceGrid<T> {
                     parity: self.parity,
                     omega,
                 };
-                T::launch_window(gpu, stream, self.kernel, color, shape, args)
+                T::launch_window(gpu, stream, self.variant, color, shape, args)
             }
-            Kernel::Split => {
+            Variant::Split => {
                 let shape = self.shape(region)?;
                 let (red, black) = self.planes.split_at_mut(1);
                 let (own, other) = if color == RED {
@@ -491,7 +488,7 @@ impl<T: SorReal> DeviceGrid<T> {
                 };
                 T::launch_split(gpu, stream, twin, shape, args)
             }
-            Kernel::Tiled => self.tiled(gpu, stream, region, color, 1, omega),
+            Variant::Tiled => self.tiled(gpu, stream, region, color, 1, omega),
         }
     }
 
@@ -533,7 +530,8 @@ impl<T: SorReal> DeviceGrid<T> {
         self.iterations(gpu, stream, region, omega, 1)
     }
 
-    /// `count` red-black iterations of `region`: the tiled kernel runs two per launch.
+    /// `count` red-black iterations of `region`: the tiled kernel runs two per launch. Refuses
+    /// omega outside (0, 2).
     pub fn iterations(
         &mut self,
         gpu: &Gpu,
@@ -542,7 +540,8 @@ impl<T: SorReal> DeviceGrid<T> {
         omega: T,
         count: usize,
     ) -> Result<()> {
-        if self.kernel == Kernel::Tiled && region.fits(self.rows, self.cols) && !region.is_empty() {
+        check_omega(omega.to_f64())?;
+        if self.variant == Variant::Tiled && region.fits(self.rows, self.cols) && !region.is_empty() {
             let mut left = 2 * count;
             while left > 0 {
                 // Chunks of an even count of half-sweeps, so each starts with red.

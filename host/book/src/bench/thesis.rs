@@ -7,7 +7,7 @@
 use super::{Measured, Row, Settings, measure};
 use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
 use ferrocuda::sor::state::bytes_per_iteration;
-use ferrocuda::sor::{DeviceGrid, Kernel, Problem, SorReal};
+use ferrocuda::sor::{DeviceGrid, Problem, SorReal, Variant};
 
 /// The goal's side: 16384^2 f32 is 1 GiB, far beyond L2.
 pub const N: usize = 16384;
@@ -17,28 +17,28 @@ const OMEGA: f64 = 1.9;
 /// Measures every kernel in f32, and the split and tiled kernels in f64.
 pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
     let mut rows = Vec::new();
-    for kernel in Kernel::ALL {
-        rows.push(typed::<f32>(gpu, settings, kernel, twin)?);
+    for variant in Variant::ALL {
+        rows.push(typed::<f32>(gpu, settings, variant, twin)?);
     }
-    rows.push(typed::<f64>(gpu, settings, Kernel::Split, twin)?);
-    rows.push(typed::<f64>(gpu, settings, Kernel::Tiled, twin)?);
+    rows.push(typed::<f64>(gpu, settings, Variant::Split, twin)?);
+    rows.push(typed::<f64>(gpu, settings, Variant::Tiled, twin)?);
     Ok(rows)
 }
 
-fn typed<T: SorReal>(gpu: &Gpu, settings: &Settings, kernel: Kernel, twin: Option<&Kernels>) -> Result<Measured> {
+fn typed<T: SorReal>(gpu: &Gpu, settings: &Settings, variant: Variant, twin: Option<&Kernels>) -> Result<Measured> {
     let initial: Vec<T> = Problem::Harmonic.initial(N, N)?;
     let omega = T::from_f64(OMEGA);
-    let twin = twin.filter(|_| kernel == Kernel::Split);
+    let twin = twin.filter(|_| variant == Variant::Split);
     if let Some(module) = twin {
         check_twin(gpu, &initial, module)?;
     }
-    let mut grid = DeviceGrid::upload(gpu, kernel, &initial, N, N, 0)?;
+    let mut grid = DeviceGrid::upload(gpu, variant, &initial, N, N, 0)?;
     let region = grid.interior();
     let shape = grid.shape(region)?;
     // Two red-black iterations per timed run: the tiled kernel's one launch.
     let iterations = 2;
     let row = Row {
-        name: format!("sor_{kernel}_2_iterations_{}", T::NAME),
+        name: format!("sor_{variant}_2_iterations_{}", T::NAME),
         shape,
         bytes: iterations * bytes_per_iteration(region.rows() * region.cols(), size_of::<T>()),
         launch: Box::new(move |module: Option<&Kernels>| match module {
@@ -54,7 +54,7 @@ fn typed<T: SorReal>(gpu: &Gpu, settings: &Settings, kernel: Kernel, twin: Optio
 /// layout drifted would not).
 fn check_twin<T: SorReal>(gpu: &Gpu, initial: &[T], twin: &Kernels) -> Result<()> {
     let run = |module: Option<&Kernels>| -> Result<Vec<T>> {
-        let mut grid = DeviceGrid::upload(gpu, Kernel::Split, initial, N, N, 0)?;
+        let mut grid = DeviceGrid::upload(gpu, Variant::Split, initial, N, N, 0)?;
         let region = grid.interior();
         for color in [0, 1, 0, 1, 0, 1] {
             grid.half_sweep_from(gpu, None, module, region, color, T::from_f64(OMEGA))?;

@@ -73,7 +73,7 @@ fn generate<T: RandomFloat + Send>(
         Generator::Philox => checks.push(Check::compare(
             "GPU vs CPU reference (Philox, bit for bit)",
             &x.iter().map(|v| v.to_f64()).collect::<Vec<_>>(),
-            &reference::uniform::<T>(seed, 0, n)
+            &reference::uniform::<T>(seed, 0, n)?
                 .iter()
                 .map(|v| v.to_f64())
                 .collect::<Vec<_>>(),

@@ -318,7 +318,7 @@ impl<'a> Rig<'a> {
             strided.push((k, STRIDE_WIDTH, ms));
         }
         let mut held_out = Vec::new();
-        for k in held_out_rows(n) {
+        for k in held_out_rows(n)? {
             held_out.push(((k * n) as f64, self.measure(path, k, n, &mut failures)?.median_ms));
         }
         let linear = LinearFit::fit(&contiguous);
@@ -343,11 +343,11 @@ fn powers_of_4_to(n: usize) -> impl Iterator<Item = usize> {
 }
 
 /// [`HELD_OUT`] row counts in `1..=n`, log-uniform from the seeded Philox stream.
-pub fn held_out_rows(n: usize) -> Vec<usize> {
-    ferrocuda::random::cpu::uniform::<f32>(SEED, 0, HELD_OUT)
+pub fn held_out_rows(n: usize) -> Result<Vec<usize>> {
+    Ok(ferrocuda::random::cpu::uniform::<f32>(SEED, 0, HELD_OUT)?
         .into_iter()
         .map(|u| ((n as f64).powf(f64::from(u)).round() as usize).clamp(1, n))
-        .collect()
+        .collect())
 }
 
 /// A partition's device array and the busiest GPU's borders: `(sent section, ghost section)`,

@@ -9,7 +9,7 @@ use ferrocuda::measure::gb_per_s;
 use ferrocuda::sor::cpu as reference;
 use ferrocuda::sor::single::{Solution, Stop, solve};
 use ferrocuda::sor::state::bytes_per_iteration;
-use ferrocuda::sor::{Kernel, Omega, Problem, SorReal};
+use ferrocuda::sor::{Omega, Problem, SorReal, Variant};
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
@@ -71,7 +71,7 @@ pub struct Setup {
     pub cols: usize,
     pub stop: Stop,
     pub omega: Omega,
-    pub kernels: Vec<Kernel>,
+    pub variants: Vec<Variant>,
     pub problem: Problem,
 }
 
@@ -82,16 +82,18 @@ impl Setup {
         let cols = options.size_or(gpu.pick(default_side.0, default_side.1))?;
         let rows = options.parsed("--rows")?.unwrap_or(cols);
         ferrocuda::sor::domain::check_extents(rows, cols)?;
-        let kernels = match options.value("--kernel") {
-            None | Some("all") => Kernel::ALL.to_vec(),
+        let variants = match options.value("--kernel") {
+            None | Some("all") => Variant::ALL.to_vec(),
             Some(k) => vec![k.parse()?],
         };
+        // Parsed here rather than through `Options::parsed`, so that a refused omega says why.
+        let omega = options.value("--omega").map(str::parse::<Omega>).transpose()?;
         Ok(Self {
             rows,
             cols,
             stop: options.parsed("--iterations")?.unwrap_or(Stop::Iterations(ITERATIONS)),
-            omega: options.parsed("--omega")?.unwrap_or_default(),
-            kernels,
+            omega: omega.unwrap_or_default(),
+            variants,
             problem: options.parsed("--problem")?.unwrap_or_default(),
         })
     }
@@ -126,32 +128,32 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
         " {:<8} {:>11} {:>14} {:>12} {:>16}",
         "kernel", "iterations", "MKT [ms/it]", "GB/s", "residual"
     );
-    let mut solutions: Vec<(Kernel, Solution<T>)> = Vec::new();
-    for &kernel in &setup.kernels {
-        let solution = solve(gpu, kernel, &initial, rows, cols, T::from_f64(omega), stop)?;
+    let mut solutions: Vec<(Variant, Solution<T>)> = Vec::new();
+    for &variant in &setup.variants {
+        let solution = solve(gpu, variant, &initial, rows, cols, omega, stop)?;
         let per_iteration = solution.elapsed_ms / solution.iterations.max(1) as f64;
         println!(
-            " {kernel:<8} {:>11} {per_iteration:>14.4} {:>12.1} {:>16}",
+            " {variant:<8} {:>11} {per_iteration:>14.4} {:>12.1} {:>16}",
             solution.iterations,
             gb_per_s(bytes, per_iteration),
             solution.residual.map_or("-".into(), |r| format!("{r:.3e}"))
         );
-        solutions.push((kernel, solution));
+        solutions.push((variant, solution));
     }
     let mut checks = Vec::new();
     let iterations = solutions.first().map_or(0, |(_, s)| s.iterations);
     if points.saturating_mul(iterations) <= CPU_BUDGET {
         let started = Instant::now();
         let mut cpu = initial.clone();
-        reference::solve(&mut cpu, rows, cols, T::from_f64(omega), iterations);
+        reference::solve(&mut cpu, rows, cols, omega, iterations)?;
         println!(
             " CPU (rayon, {} threads): {iterations} iterations in {:.3} s",
             rayon::current_num_threads(),
             started.elapsed().as_secs_f64()
         );
-        for (kernel, solution) in &solutions {
+        for (variant, solution) in &solutions {
             checks.push(compare(
-                &format!("{kernel} vs CPU, {iterations} iterations"),
+                &format!("{variant} vs CPU, {iterations} iterations"),
                 &solution.grid,
                 &cpu,
             ));
@@ -205,7 +207,7 @@ pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<ConvergencePoint>> 
             let initial: Vec<f64> = Problem::Harmonic.initial(n, n)?;
             let omega = Omega::Optimum.value(n);
             let stop = Stop::tolerance(STUDY_TOLERANCE, 200 * n)?;
-            let solution = solve(gpu, Kernel::Split, &initial, n, n, omega, stop)?;
+            let solution = solve(gpu, Variant::Split, &initial, n, n, omega, stop)?;
             Ok(ConvergencePoint {
                 side: n,
                 h: 1.0 / (n - 1) as f64,

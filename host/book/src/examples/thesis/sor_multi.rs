@@ -14,7 +14,7 @@ use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig, MultiSolution};
 use ferrocuda::sor::partition::Decomposition;
 use ferrocuda::sor::single::{Stop, solve_iterations};
-use ferrocuda::sor::{Kernel, Problem, SorReal};
+use ferrocuda::sor::{Problem, SorReal, Variant};
 use ferrocuda::verify::Check;
 use std::path::PathBuf;
 
@@ -119,10 +119,10 @@ impl MultiSetup {
     fn from_options(gpu: &Gpu, options: &Options) -> Result<Self> {
         let mut base = Setup::from_options(gpu, options, (N, SIMULATOR_N))?;
         if options.value("--kernel").is_none() {
-            base.kernels = vec![Kernel::Split];
+            base.variants = vec![Variant::Split];
         }
         if options.value("--kernel") == Some("all") {
-            base.kernels.retain(|k| k.runs_partitioned());
+            base.variants.retain(|v| v.runs_partitioned());
         }
         let Stop::Iterations(iterations) = base.stop else {
             return Err(Error::InvalidArgument(
@@ -219,19 +219,19 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
     let cpu =
         (setup.base.problem == Problem::Thesis && rows * cols * iterations <= super::sor::CPU_BUDGET).then(|| {
             let mut cpu = initial.clone();
-            ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, T::from_f64(omega), iterations);
-            cpu
+            ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, omega, iterations).map(|()| cpu)
         });
+    let cpu = cpu.transpose()?;
     let mut checks = Vec::new();
     let mut csv = Vec::new();
-    for &kernel in &setup.base.kernels {
-        let one = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations)?;
+    for &variant in &setup.base.variants {
+        let one = solve_iterations(gpu, variant, &initial, rows, cols, omega, iterations)?;
         if let Some(cpu) = &cpu {
-            checks.push(compare(&format!("{kernel}, one GPU vs CPU"), &one.grid, cpu));
+            checks.push(compare(&format!("{variant}, one GPU vs CPU"), &one.grid, cpu));
         }
         let one_ms = one.elapsed_ms / iterations.max(1) as f64;
         println!(
-            " {kernel:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
+            " {variant:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
             "1 GPU", "-", one_ms, "-", "-", "-", "-", "1.00"
         );
         for &strategy in &strategies {
@@ -241,7 +241,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
                 strategy,
                 overlap: setup.overlap && strategy.is_async(),
                 border: setup.border,
-                kernel,
+                variant,
                 iterations,
                 omega,
             };
@@ -249,7 +249,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
             let [mkt, mst, mtt, mct] = solution.metrics(iterations);
             let loop_ms = solution.loop_time.as_secs_f64() * 1e3 / iterations.max(1) as f64;
             println!(
-                " {kernel:<7} {strategy:<8} {:>7} {mkt:>9.4} {mst:>9.4} {mtt:>9.4} {mct:>9.4} {loop_ms:>11.4} {:>9.4} {:>9.2}",
+                " {variant:<7} {strategy:<8} {:>7} {mkt:>9.4} {mst:>9.4} {mtt:>9.4} {mct:>9.4} {loop_ms:>11.4} {:>9.4} {:>9.2}",
                 if config.overlap { "on" } else { "off" },
                 solution.elapsed.as_secs_f64(),
                 one_ms / loop_ms
@@ -263,7 +263,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
                 solution.elapsed.as_secs_f64()
             ));
             checks.push(compare(
-                &format!("{kernel}, {strategy} exchange, {} vs one GPU", setup.decomposition),
+                &format!("{variant}, {strategy} exchange, {} vs one GPU", setup.decomposition),
                 &solution.grid,
                 &one.grid,
             ));
@@ -332,7 +332,7 @@ fn measure<T: SorReal>(
 fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
     let gpu = gpus[0];
     let iterations = setup.iterations;
-    let kernel = setup.base.kernels[0];
+    let variant = setup.base.variants[0];
     let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
     let base = |cols: usize, partitions, strategy: Strategy, border, decomposition| MultiConfig {
         decomposition,
@@ -340,7 +340,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
         strategy,
         overlap: strategy.is_async(),
         border,
-        kernel,
+        variant,
         iterations,
         omega: setup.base.omega.value(cols),
     };
@@ -353,7 +353,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
         Series::new("loop per iteration", vec![]),
     ];
     println!(
-        " Strong scaling: ms per iteration (slowest partition's loop / {iterations}), {kernel} kernel, {} partition(s) over {} GPU(s), border 1; speedup vs one GPU",
+        " Strong scaling: ms per iteration (slowest partition's loop / {iterations}), {variant} kernel, {} partition(s) over {} GPU(s), border 1; speedup vs one GPU",
         STUDY_PARTITIONS
             .iter()
             .map(usize::to_string)
@@ -368,7 +368,7 @@ fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Re
     for &n in sides {
         let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
         let omega = setup.base.omega.value(n);
-        let one = solve_iterations(gpu, kernel, &initial, n, n, omega, iterations)?;
+        let one = solve_iterations(gpu, variant, &initial, n, n, omega, iterations)?;
         let one_ms = one.elapsed_ms / iterations as f64;
         println!(" {n:>6} {:>3} {:>8} {one_ms:>11.4} {:>8.2}", 1, "1 GPU", 1.0);
         for strategy in Strategy::ALL {
@@ -506,14 +506,14 @@ fn weak_scaling<T: SorReal>(
     let gpu = gpus[0];
     let n0 = gpu.pick(8192, 66);
     let iterations = setup.iterations;
-    let kernel = setup.base.kernels[0];
+    let variant = setup.base.variants[0];
     let mut base_ms = 0.0;
     println!(" Weak scaling: {n0} x {n0} per partition, pinned exchange with overlap; efficiency = t(1) / t(P)");
     for &p in &STUDY_PARTITIONS {
         let (rows, cols) = (n0 * p, n0);
         let initial: Vec<T> = Problem::Thesis.initial(rows, cols)?;
         let omega = setup.base.omega.value(cols);
-        let one = solve_iterations(gpu, kernel, &initial, rows, cols, omega, iterations)?;
+        let one = solve_iterations(gpu, variant, &initial, rows, cols, omega, iterations)?;
         let ms = if p == 1 {
             one.elapsed_ms / iterations as f64
         } else {
@@ -553,7 +553,7 @@ fn border_study<T: SorReal>(
     let borders = gpu.pick(&THESIS_BORDERS[..], &SIMULATOR_BORDERS[..]);
     let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
     let omega = setup.base.omega.value(n);
-    let one = solve_iterations(gpu, setup.base.kernels[0], &initial, n, n, omega, iterations)?;
+    let one = solve_iterations(gpu, setup.base.variants[0], &initial, n, n, omega, iterations)?;
     println!(" Border width, N = {n}, 4 strips, ms per iteration (ghosts 2 bs deep):");
     // The thesis's exchange and the overlapped one (peer copies behave as the pinned ones here).
     let strategies = [Strategy::HostSync, Strategy::PinnedAsync];

@@ -7,6 +7,8 @@ use ferrocuda_book::examples::{self, Options};
 use ferrocuda_book::{agreement, bench};
 use std::process::ExitCode;
 
+mod new;
+
 const USAGE: &str = "usage:
   cargo xtask list
   cargo xtask run <example-id> [--size N] [--precision f32|f64] [--device N] [--reps N] [--backend auto|cuda|sim]
@@ -16,7 +18,8 @@ const USAGE: &str = "usage:
 The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator
 otherwise.
   cargo xtask agree [--device N]     (every kernel on the simulator and on the GPU, compared)
-  cargo xtask ptx --report | --validate | <kernel>";
+  cargo xtask ptx --report | --validate | <kernel>
+  cargo xtask new <name> [--dir <parent>]   (a project of your own, from the examples/dot template)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -74,6 +77,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
             })
         }
         Some("ptx") => ptx_command(&args[1..]),
+        Some("new") => new::run(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

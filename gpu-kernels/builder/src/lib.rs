@@ -105,17 +105,22 @@ impl PtxBuilder {
 
     /// Compiles one module per architecture, and tells cargo when to do it again.
     pub fn build(&self) -> Result<Vec<PtxModule>, BuildError> {
+        self.build_named().map(|(_, modules)| modules)
+    }
+
+    /// [`PtxBuilder::build`], with the kernel crate's library name.
+    fn build_named(&self) -> Result<(String, Vec<PtxModule>), BuildError> {
         for arch in &self.archs {
             parse_arch(arch)?;
         }
         check_toolchain()?;
-        print_rerun_lines(&self.crate_dir)?;
+        let lib_name = read_metadata(&self.crate_dir)?;
         let target_root = match &self.target_dir {
             Some(dir) => dir.clone(),
             None => default_target_dir()?,
         };
-        let lib_name = lib_name(&self.crate_dir)?;
-        self.archs
+        let modules = self
+            .archs
             .iter()
             .map(|arch| {
                 let target_dir = target_root.join(arch);
@@ -134,15 +139,19 @@ impl PtxBuilder {
                     path,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, BuildError>>()?;
+        Ok((lib_name, modules))
     }
 
     /// Builds, and copies each module to `<dir>/<crate>.<arch>.ptx` (`my_kernels.sm_90.ptx`).
     pub fn copy_to(&self, dir: impl AsRef<Path>) -> Result<Vec<PtxModule>, BuildError> {
-        let dir = dir.as_ref();
-        let lib_name = lib_name(&self.crate_dir)?;
+        self.copy_to_named(dir.as_ref()).map(|(_, modules)| modules)
+    }
+
+    fn copy_to_named(&self, dir: &Path) -> Result<(String, Vec<PtxModule>), BuildError> {
         std::fs::create_dir_all(dir).map_err(|e| BuildError(format!("cannot create {}: {e}", dir.display())))?;
-        self.build()?
+        let (lib_name, modules) = self.build_named()?;
+        let copies = modules
             .into_iter()
             .map(|module| {
                 let path = dir.join(format!("{lib_name}.{}.ptx", module.arch));
@@ -158,7 +167,8 @@ impl PtxBuilder {
                     path,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, BuildError>>()?;
+        Ok((lib_name, copies))
     }
 
     /// Builds, copies the modules into `OUT_DIR`, and writes `<crate>.kernels.rs` there: the
@@ -167,7 +177,7 @@ impl PtxBuilder {
         let out_dir = env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
             BuildError("OUT_DIR is not set: call `embed` from a build script, or use `copy_to`".into())
         })?;
-        let modules = self.copy_to(&out_dir)?;
+        let (lib_name, modules) = self.copy_to_named(&out_dir)?;
         let mut table = String::from("[\n");
         for module in &modules {
             let cc = parse_arch(&module.arch)?;
@@ -178,7 +188,7 @@ impl PtxBuilder {
             );
         }
         table += "]\n";
-        let table_path = out_dir.join(format!("{}.kernels.rs", lib_name(&self.crate_dir)?));
+        let table_path = out_dir.join(format!("{lib_name}.kernels.rs"));
         std::fs::write(&table_path, table)
             .map_err(|e| BuildError(format!("cannot write {}: {e}", table_path.display())))?;
         Ok(modules)
@@ -327,8 +337,9 @@ fn hint(stderr: &str) -> Option<String> {
 }
 
 /// `cargo::rerun-if-changed` for the kernel crate and every local (path) package it depends on,
-/// as `cargo metadata` lists them: a change in the device library rebuilds the PTX too.
-fn print_rerun_lines(crate_dir: &Path) -> Result<(), BuildError> {
+/// as `cargo metadata` lists them (a change in the device library rebuilds the PTX too), and
+/// returns the kernel crate's library name as rustc names its output (`-` as `_`).
+fn read_metadata(crate_dir: &Path) -> Result<String, BuildError> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .current_dir(crate_dir)
@@ -355,16 +366,39 @@ fn print_rerun_lines(crate_dir: &Path) -> Result<(), BuildError> {
     let manifest = crate_dir.join("Cargo.toml");
     let packages = metadata["packages"].as_array().map(Vec::as_slice).unwrap_or_default();
     let same_file = |a: &str| Path::new(a).canonicalize().ok() == manifest.canonicalize().ok();
-    let root = packages
+    let package = packages
         .iter()
         .find(|p| p["manifest_path"].as_str().is_some_and(same_file))
-        .and_then(|p| p["id"].as_str())
         .ok_or_else(|| {
             BuildError(format!(
                 "cargo metadata does not list the package of {}",
                 manifest.display()
             ))
         })?;
+    let lib_name = package["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        // lib, rlib, cdylib, ...: the kinds of a library target.
+        .find(|t| {
+            t["kind"]
+                .as_array()
+                .is_some_and(|kinds| kinds.iter().any(|k| k.as_str().is_some_and(|k| k.ends_with("lib"))))
+        })
+        .and_then(|t| t["name"].as_str())
+        .map(|name| name.replace('-', "_"))
+        .ok_or_else(|| {
+            BuildError(format!(
+                "{} has no library target: a kernel crate is a library (src/lib.rs)",
+                manifest.display()
+            ))
+        })?;
+    let root = package["id"].as_str().ok_or_else(|| {
+        BuildError(format!(
+            "cargo metadata does not list the package of {}",
+            manifest.display()
+        ))
+    })?;
     let nodes = metadata["resolve"]["nodes"]
         .as_array()
         .map(Vec::as_slice)
@@ -390,7 +424,7 @@ fn print_rerun_lines(crate_dir: &Path) -> Result<(), BuildError> {
             }
         }
     }
-    Ok(())
+    Ok(lib_name)
 }
 
 /// The workspace target directory seen from a build script: `OUT_DIR` is
@@ -404,17 +438,4 @@ fn default_target_dir() -> Result<PathBuf, BuildError> {
         .find(|dir| dir.join("CACHEDIR.TAG").is_file())
         .map(|target| target.join("ptx"))
         .ok_or_else(|| BuildError(format!("no cargo target directory above {}", out_dir.display())))
-}
-
-/// The library name cargo gives the kernel crate (its package name with `-` as `_`).
-fn lib_name(crate_dir: &Path) -> Result<String, BuildError> {
-    let manifest = crate_dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&manifest)
-        .map_err(|e| BuildError(format!("cannot read {}: {e}", manifest.display())))?;
-    text.lines()
-        .find_map(|line| {
-            let (key, value) = line.split_once('=')?;
-            (key.trim() == "name").then(|| value.trim().trim_matches('"').replace('-', "_"))
-        })
-        .ok_or_else(|| BuildError(format!("{} names no package", manifest.display())))
 }

@@ -2,7 +2,6 @@
 //! only home of the `unsafe` kernel launch.
 use super::device::DeviceProperties;
 use super::error::{Error, Result};
-use super::kernels::KernelSet;
 use super::launch::LaunchShape;
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -24,8 +23,7 @@ pub struct CudaDevice {
 }
 
 impl CudaDevice {
-    /// Opens device `ordinal` (properties already queried) and loads the library's kernels on it,
-    /// so a device no module runs on is refused here.
+    /// Opens device `ordinal` (properties already queried).
     pub(super) fn open(properties: &DeviceProperties) -> Result<Self> {
         let ordinal = properties.ordinal;
         let context =
@@ -35,30 +33,26 @@ impl CudaDevice {
         // needed, and they would add event records to every timed launch.
         unsafe { context.disable_event_tracking() };
         let stream = context.default_stream();
-        let device = Self {
+        Ok(Self {
             context,
             stream,
             modules: Mutex::new(Vec::new()),
             last_launched: LastLaunched::default(),
-        };
-        device.module_of(&crate::ptx::LIBRARY, properties)?;
-        Ok(device)
+        })
     }
 
-    /// The module of `set` for this device, loaded on first use.
-    pub(super) fn module_of(&self, set: &'static KernelSet, properties: &DeviceProperties) -> Result<Arc<Module>> {
+    /// The module of the kernel set `name`, loaded by `load` on first use and kept.
+    pub(super) fn module_named(
+        &self,
+        name: &'static str,
+        load: impl FnOnce() -> Result<Module>,
+    ) -> Result<Arc<Module>> {
         let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, module)) = modules.iter().find(|(name, _)| *name == set.name()) {
+        if let Some((_, module)) = modules.iter().find(|(loaded, _)| *loaded == name) {
             return Ok(module.clone());
         }
-        let cc = properties.compute_capability_number();
-        let ptx = set.for_compute_capability(cc).ok_or_else(|| Error::NoPtxForDevice {
-            kernels: set.name(),
-            compute_capability: cc,
-            built: set.archs(),
-        })?;
-        let module = Arc::new(self.load_module(ptx.ptx, &format!("the {} PTX of `{}`", ptx.arch, set.name()))?);
-        modules.push((set.name(), module.clone()));
+        let module = Arc::new(load()?);
+        modules.push((name, module.clone()));
         Ok(module)
     }
 

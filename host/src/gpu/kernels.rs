@@ -101,7 +101,15 @@ impl Gpu {
     /// Fails with one sentence when the set has no PTX the device can run.
     pub fn load(&self, set: &'static KernelSet) -> Result<Kernels<'_>> {
         let module = match &self.backend {
-            Backend::Cuda(cuda) => Some(cuda.module_of(set, &self.properties)?),
+            Backend::Cuda(cuda) => Some(cuda.module_named(set.name(), || {
+                let cc = self.properties.compute_capability_number();
+                let ptx = set.for_compute_capability(cc).ok_or_else(|| Error::NoPtxForDevice {
+                    kernels: set.name(),
+                    compute_capability: cc,
+                    built: set.archs(),
+                })?;
+                cuda.load_module(ptx.ptx, &format!("the {} PTX of `{}`", ptx.arch, set.name()))
+            })?),
             Backend::Sim(_) => None,
         };
         Ok(Kernels {

@@ -99,16 +99,19 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Opens CUDA device `ordinal` (0-based) and loads the embedded PTX for its architecture.
+    /// Opens CUDA device `ordinal` (0-based) and loads the library's kernels for its architecture.
     ///
     /// Fails with one clear error when there is no driver, no such GPU, or no PTX that runs on it.
     pub fn new(ordinal: usize) -> Result<Self> {
         let properties = DeviceProperties::query(ordinal)?;
         let cuda = CudaDevice::open(&properties)?;
-        Ok(Self {
+        let gpu = Self {
             backend: Backend::Cuda(cuda),
             properties,
-        })
+        };
+        // The library's own kernels load now, so a device no module runs on is refused here.
+        gpu.library()?;
+        Ok(gpu)
     }
 
     /// Opens device `ordinal` on the backend `FERROCUDA_BACKEND` names: `cuda`, `sim`, or `auto`

@@ -9,12 +9,12 @@
 //! buffer). Normals come from Box-Muller with a logarithm and a sine rounded identically on the
 //! GPU and the CPU (`ln` within 1 ulp, `sincospi` within 2 ulps, of glibc).
 //!
-//! ```no_run
-//! let gpu = ferrocuda::Gpu::new(0)?;
-//! let mut x_d = gpu.zeros::<f32>(1 << 20)?;
+//! ```
+//! let gpu = ferrocuda::Gpu::from_env(0)?; // a GPU, or the simulator without one
+//! let mut x_d = gpu.zeros::<f32>(1 << 12)?;
 //! ferrocuda::random::fill_normal(&gpu, 1234, 0, &mut x_d)?;
 //! let x = gpu.download(&x_d)?;
-//! assert_eq!(x, ferrocuda::random::cpu::normal::<f32>(1234, 0, 1 << 20)?);
+//! assert_eq!(x, ferrocuda::random::cpu::normal::<f32>(1234, 0, 1 << 12)?);
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
 use crate::gpu::{Curand, CurandFloat, CurandGenerator, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};

@@ -124,7 +124,7 @@ fn ch3_transpose_program(gpu: &Gpu) -> TestResult {
 fn check_variants(gpu: &Gpu, nx: usize, ny: usize) -> TestResult {
     let input = transpose::input(nx * ny);
     let mut gold = vec![0.0f32; nx * ny];
-    reference::transpose::transpose(&mut gold, &input, nx, ny);
+    reference::transpose::transpose(&mut gold, &input, nx, ny).map_err(fail)?;
     let idata_d = gpu.upload(&input).map_err(fail)?;
     let mut odata_d = gpu.zeros::<f32>(nx * ny).map_err(fail)?;
     for variant in Variant::ALL {
@@ -223,12 +223,21 @@ fn ch3_transpose_kernel_checks_its_launch() -> TestResult {
         .map_err(fail)
 }
 
-/// The CPU reference itself on a small case written out by hand.
+/// The CPU reference itself on a small case written out by hand; arrays of other than
+/// `nx * ny` elements are refused, not a panic.
 fn ch3_transpose_reference_by_hand() -> TestResult {
     let input = [1, 2, 3, 4, 5, 6]; // 2 rows of 3
     let mut out = [0; 6];
-    reference::transpose::transpose(&mut out, &input, 3, 2);
-    ensure(out == [1, 4, 2, 5, 3, 6], || format!("{out:?}"))
+    reference::transpose::transpose(&mut out, &input, 3, 2).map_err(fail)?;
+    ensure(out == [1, 4, 2, 5, 3, 6], || format!("{out:?}"))?;
+    let mut short = [0; 5];
+    ensure(
+        reference::transpose::transpose(&mut short, &input, 3, 2).is_err()
+            && reference::transpose::transpose(&mut out, &input[..4], 3, 2).is_err()
+            && reference::transpose::transpose(&mut out, &input, 4, 2).is_err()
+            && reference::transpose::transpose(&mut out, &input, usize::MAX, 2).is_err(),
+        || "a transpose of mismatched lengths was accepted".into(),
+    )
 }
 
 fn main() {

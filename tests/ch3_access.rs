@@ -53,11 +53,11 @@ fn ch3_offset_stride_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
                     let expected = match placement {
                         Placement::InPlace => {
                             offset_stride::in_place(gpu, pattern, &mut x_d, n, s, threads).map_err(fail)?;
-                            os_ref::in_place(&a, pattern, n, s, 1)
+                            os_ref::in_place(&a, pattern, n, s, 1).map_err(fail)?
                         }
                         Placement::OutOfPlace => {
                             offset_stride::out_of_place(gpu, pattern, &a_d, &mut x_d, n, s, threads).map_err(fail)?;
-                            os_ref::out_of_place(&a, &a, pattern, n, s)
+                            os_ref::out_of_place(&a, &a, pattern, n, s).map_err(fail)?
                         }
                     };
                     let check = Check::compare("a", &gpu.download(&x_d).map_err(fail)?, &expected, Tolerance::EXACT);
@@ -108,7 +108,7 @@ fn ch3_stride_texture_block_shapes(gpu: &Gpu) -> TestResult {
                 let check = Check::compare(
                     "b",
                     &gpu.download(&b_d).map_err(fail)?,
-                    &st_ref::stride_read(&a, n, s),
+                    &st_ref::stride_read(&a, n, s).map_err(fail)?,
                     Tolerance::EXACT,
                 );
                 ensure(check.passed(), || {
@@ -141,8 +141,8 @@ fn ch3_texture_average_tile_shapes(gpu: &Gpu) -> TestResult {
                 let mut b_d = gpu.upload(&vec![f32::NAN; n * n]).map_err(fail)?;
                 texture_average::average(gpu, points, load, &a_d, &mut b_d, n, tile).map_err(fail)?;
                 let expected = match points {
-                    Points::Four => avg_ref::average4(&a, n),
-                    Points::Eight => avg_ref::average8(&a, n),
+                    Points::Four => avg_ref::average4(&a, n).map_err(fail)?,
+                    Points::Eight => avg_ref::average8(&a, n).map_err(fail)?,
                 };
                 let check = Check::compare("b", &gpu.download(&b_d).map_err(fail)?, &expected, Tolerance::EXACT);
                 ensure(check.passed(), || format!("{points:?}, {load:?}, tile {tile}: {check}"))?;
@@ -225,27 +225,67 @@ fn ch3_tlp_copy_one_block_shared_bytes() -> TestResult {
     ensure(sizes == [32, 64, 128, 256, 512, 1024], || format!("{sizes:?}"))
 }
 
-/// The references on cases worked by hand.
+/// The references on cases worked by hand; arrays too short for the threads are refused.
 fn ch3_access_references() -> TestResult {
     let a = vec![0.0f32; 10];
-    let offset = os_ref::in_place(&a, Pattern::Offset, 3, 2, 2);
+    let offset = os_ref::in_place(&a, Pattern::Offset, 3, 2, 2).map_err(fail)?;
     ensure(offset == [0., 0., 2., 2., 2., 0., 0., 0., 0., 0.], || {
         format!("{offset:?}")
     })?;
-    let stride = os_ref::out_of_place(&[5.0f32; 10], &a, Pattern::Stride, 3, 4);
+    let stride = os_ref::out_of_place(&[5.0f32; 10], &a, Pattern::Stride, 3, 4).map_err(fail)?;
     ensure(stride == [6., 0., 0., 0., 6., 0., 0., 0., 6., 0.], || {
         format!("{stride:?}")
     })?;
     ensure(
-        st_ref::stride_read(&[1.0f64, 2., 3., 4., 5.], 3, 2) == [2., 4., 6.],
+        st_ref::stride_read(&[1.0f64, 2., 3., 4., 5.], 3, 2).map_err(fail)? == [2., 4., 6.],
         || "stride_read".into(),
     )?;
     // 3 x 3 with halo, interior 1 x 1: the centre's neighbours are 1..=8 around a 100.
     let grid = [1., 2., 3., 4., 100., 5., 6., 7., 8.];
-    let (four, eight) = (avg_ref::average4(&grid, 1), avg_ref::average8(&grid, 1));
+    let (four, eight) = (
+        avg_ref::average4(&grid, 1).map_err(fail)?,
+        avg_ref::average8(&grid, 1).map_err(fail)?,
+    );
     ensure(four == [0.25 * (4. + 2. + 7. + 5.)] && eight == [4.5], || {
         format!("{four:?} {eight:?}")
     })?;
+    let refusals = [
+        (
+            "in place, offset past the end",
+            os_ref::in_place(&a, Pattern::Offset, 9, 2, 1).is_err(),
+        ),
+        (
+            "in place, stride past the end",
+            os_ref::in_place(&a, Pattern::Stride, 4, 4, 1).is_err(),
+        ),
+        (
+            "in place, stride overflowing",
+            os_ref::in_place(&a, Pattern::Stride, 3, usize::MAX, 1).is_err(),
+        ),
+        (
+            "out of place, short a",
+            os_ref::out_of_place(&a[..5], &a, Pattern::Offset, 4, 2).is_err(),
+        ),
+        (
+            "out of place, short b",
+            os_ref::out_of_place(&a, &a[..5], Pattern::Stride, 4, 2).is_err(),
+        ),
+        ("stride_read past the end", st_ref::stride_read(&a, 4, 4).is_err()),
+        (
+            "stride_read overflowing",
+            st_ref::stride_read(&a, 3, usize::MAX).is_err(),
+        ),
+        ("average4 of a short grid", avg_ref::average4(&grid[..8], 1).is_err()),
+        ("average8 of a long grid", avg_ref::average8(&a, 1).is_err()),
+    ];
+    for (what, refused) in refusals {
+        ensure(refused, || format!("{what} was accepted"))?;
+    }
+    ensure(
+        os_ref::in_place(&a, Pattern::Stride, 4, 3, 1).is_ok()
+            && os_ref::in_place(&a, Pattern::Offset, 0, 99, 1).is_ok(),
+        || "an array that just fits, or no thread, was refused".into(),
+    )?;
     ensure(
         offset_stride::suffixed("out/sweep.png", "offset") == "out/sweep-offset.png"
             && offset_stride::suffixed("sweep", "stride") == "sweep-stride",

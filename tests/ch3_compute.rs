@@ -180,7 +180,7 @@ fn ch3_divergence_program(gpu: &Gpu) -> TestResult {
 fn matmul_case(gpu: &Gpu, dims: (usize, usize, usize), seed: u64) -> TestResult {
     let (m, n, k) = dims;
     let (a, b) = (random_matrix(m * k, seed), random_matrix(k * n, seed + 1));
-    let (expected, scale) = matmul_reference::sgemm(&a, &b, dims);
+    let (expected, scale) = matmul_reference::sgemm(&a, &b, dims).map_err(fail)?;
     let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
     for variant in Matmul::KERNELS {
         ops.launch(gpu, variant).map_err(fail)?;
@@ -222,7 +222,11 @@ fn course_matmul_tiled_exact_on_integers(gpu: &Gpu) -> TestResult {
     let dims @ (m, n, k) = (131, 257, 72);
     let int = |len: usize, s: usize| -> Vec<f32> { (0..len).map(|i| ((i * 7 + s * 13) % 5) as f32 - 2.0).collect() };
     let (a, b) = (int(m * k, 1), int(k * n, 2));
-    let (expected, _) = matmul_reference::sgemm(&a, &b, dims);
+    let (expected, _) = matmul_reference::sgemm(&a, &b, dims).map_err(fail)?;
+    ensure(
+        matmul_reference::sgemm(&a[1..], &b, dims).is_err() && matmul_reference::sgemm(&a, &b, (m, n + 1, k)).is_err(),
+        || "the reference accepted operands of the wrong lengths".into(),
+    )?;
     let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
     for variant in Matmul::KERNELS {
         ops.launch(gpu, variant).map_err(fail)?;
@@ -255,7 +259,7 @@ fn course_matmul_tiled_cublas_matches_cpu(gpu: &Gpu) -> TestResult {
     let mut cublas = Cublas::new(gpu.cuda("cuBLAS").map_err(fail)?).map_err(fail)?;
     for dims @ (m, n, k) in [(1, 1, 1), (33, 65, 17), (300, 200, 100)] {
         let (a, b) = (random_matrix(m * k, 3), random_matrix(k * n, 4));
-        let (expected, scale) = matmul_reference::sgemm(&a, &b, dims);
+        let (expected, scale) = matmul_reference::sgemm(&a, &b, dims).map_err(fail)?;
         let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
         ops.cublas(&mut cublas).map_err(fail)?;
         let check = matmul_reference::check("cublas", &gpu.download(&ops.c_d).map_err(fail)?, &expected, &scale, k);

@@ -93,7 +93,7 @@ fn ch3_batching_sections_with_different_pitches(gpu: &Gpu) -> TestResult {
     };
     let src: Vec<f32> = (0..37 * 29).map(|i| i as f32).collect();
     let mut expected = vec![-1.0f32; 20 * 41];
-    reference::batching::copy_section(&src, &mut expected, copy);
+    reference::batching::copy_section(&src, &mut expected, copy).map_err(fail)?;
     let mut a_d = gpu.upload(&vec![-1.0f32; 20 * 41]).map_err(fail)?;
     gpu.upload_2d(&src, &mut a_d, copy).map_err(fail)?;
     let check = Check::compare(
@@ -115,7 +115,7 @@ fn ch3_batching_sections_with_different_pitches(gpu: &Gpu) -> TestResult {
     let mut back = vec![-2.0f32; 37 * 29];
     gpu.download_2d(&a_d, &mut back, back_copy).map_err(fail)?;
     let mut expected_back = vec![-2.0f32; 37 * 29];
-    reference::batching::copy_section(&expected, &mut expected_back, back_copy);
+    reference::batching::copy_section(&expected, &mut expected_back, back_copy).map_err(fail)?;
     let check = Check::compare("download_2d", &back, &expected_back, Tolerance::EXACT);
     ensure(check.passed(), || check.to_string())?;
 
@@ -127,6 +127,32 @@ fn ch3_batching_sections_with_different_pitches(gpu: &Gpu) -> TestResult {
         ensure(
             matches!(gpu.upload_2d(&src, &mut a_d, bad), Err(Error::InvalidArgument(_))),
             || format!("{what} was accepted"),
+        )?;
+    }
+    // The CPU reference refuses a section that leaves either array, rather than panicking.
+    for (what, bad) in [
+        ("rows beyond the source", Copy2d { height: 40, ..copy }),
+        (
+            "an offset beyond the destination",
+            Copy2d {
+                dst_offset: 20 * 41,
+                ..copy
+            },
+        ),
+        (
+            "a pitch overflowing",
+            Copy2d {
+                src_pitch: usize::MAX,
+                ..copy
+            },
+        ),
+    ] {
+        ensure(
+            matches!(
+                reference::batching::copy_section(&src, &mut expected, bad),
+                Err(Error::InvalidArgument(_))
+            ),
+            || format!("the reference accepted {what}"),
         )?;
     }
     ensure(

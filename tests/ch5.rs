@@ -68,10 +68,14 @@ fn ch5_sum_accuracy_sevens() -> TestResult {
     ensure(methods::recursive_sp(&x) != 7.0e7, || {
         "the recursive SP sum cannot be exact past 2^24".into()
     })?;
-    ensure(methods::lanes_sum(&x, 8) == 7.0e7, || "8 lanes".into())?;
-    ensure(methods::lanes_sum(&x, 4) != 7.0e7, || {
+    ensure(methods::lanes_sum(&x, 8).map_err(fail)? == 7.0e7, || "8 lanes".into())?;
+    ensure(methods::lanes_sum(&x, 4).map_err(fail)? != 7.0e7, || {
         "4 lanes are inexact in the book".into()
-    })
+    })?;
+    ensure(
+        methods::lanes_sum(&x, 0).is_err() && methods::lanes_sum(&x, 3).is_err(),
+        || "0 or 3 lanes were accepted".into(),
+    )
 }
 
 /// Pairwise, Kahan and the lane sums add every element once at lengths that break the halving
@@ -86,8 +90,8 @@ fn ch5_sum_accuracy_awkward_lengths() -> TestResult {
             ("Kahan", f64::from(methods::kahan(&x))),
             ("recursive", f64::from(methods::recursive_sp(&x))),
             ("backward", f64::from(methods::recursive_sp_backward(&x))),
-            ("4 lanes", f64::from(methods::lanes_sum(&x, 4))),
-            ("16 lanes", f64::from(methods::lanes_sum(&x, 16))),
+            ("4 lanes", f64::from(methods::lanes_sum(&x, 4).map_err(fail)?)),
+            ("16 lanes", f64::from(methods::lanes_sum(&x, 16).map_err(fail)?)),
         ];
         for (method, value) in got {
             ensure(value == exact, || {

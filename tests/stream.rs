@@ -120,10 +120,15 @@ fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
 
 fn stream_reference_sequence() -> TestResult {
     // One round from (a, b, c) = (2, 0.5, 0) with s = 0.4: c = 2, b = 0.8, c = 2.8, a = 0.8 + 1.12.
-    let [a, b, c] = reference::sequence(&[2.0f64], &[0.5], &[0.0], 0.4, 1);
+    let [a, b, c] = reference::sequence(&[2.0f64], &[0.5], &[0.0], 0.4, 1).map_err(fail)?;
     ensure(
         (a[0] - 1.92).abs() < 1e-12 && (b[0] - 0.8).abs() < 1e-12 && (c[0] - 2.8).abs() < 1e-12,
         || format!("{a:?} {b:?} {c:?}"),
+    )?;
+    // Arrays of different lengths are refused rather than read past the shortest.
+    ensure(
+        reference::sequence(&[2.0f64, 1.0], &[0.5], &[0.0, 0.0], 0.4, 1).is_err(),
+        || "arrays of different lengths were accepted".into(),
     )
 }
 

@@ -290,7 +290,7 @@ pub fn run_layout<T: StreamReal>(gpu: &Gpu, layout: Layout, n: usize, reps: usiz
             stats.max_ms * 1e-3
         );
     }
-    let [ea, eb, ec] = reference::stream::sequence(&a0, &b0, &c0, scalar, reps + 1);
+    let [ea, eb, ec] = reference::stream::sequence(&a0, &b0, &c0, scalar, reps + 1)?;
     let what = |name: &str| format!("{name}{}", layout.label());
     let checks = vec![
         Check::compare(&what("a"), &gpu.download(&arrays.a)?, &ea, Tolerance::EXACT),

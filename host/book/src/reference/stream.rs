@@ -1,5 +1,6 @@
 //! STREAM on the CPU: the triad element, and the arrays after the benchmark loop.
 use ferrocuda::device::real::Real;
+use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
 /// `a + b * scalar` rounded once, as the triad kernel computes it.
@@ -19,8 +20,17 @@ pub fn sequence_element<T: Real>(mut a: T, mut b: T, mut c: T, scalar: T, iterat
     (a, b, c)
 }
 
-/// The three arrays after `iterations` rounds of the loop (each element evolves alone).
-pub fn sequence<T: Real + Send + Sync>(a: &[T], b: &[T], c: &[T], scalar: T, iterations: usize) -> [Vec<T>; 3] {
+/// The three arrays after `iterations` rounds of the loop (each element evolves alone). Refuses
+/// arrays of different lengths.
+pub fn sequence<T: Real + Send + Sync>(a: &[T], b: &[T], c: &[T], scalar: T, iterations: usize) -> Result<[Vec<T>; 3]> {
+    if a.len() != b.len() || a.len() != c.len() {
+        return Err(Error::InvalidArgument(format!(
+            "STREAM's arrays have one length, not {}, {} and {}",
+            a.len(),
+            b.len(),
+            c.len()
+        )));
+    }
     let (mut ra, mut rb, mut rc) = (Vec::new(), Vec::new(), Vec::new());
     let results: Vec<(T, T, T)> = (0..a.len())
         .into_par_iter()
@@ -31,10 +41,10 @@ pub fn sequence<T: Real + Send + Sync>(a: &[T], b: &[T], c: &[T], scalar: T, ite
         rb.push(y);
         rc.push(z);
     }
-    [ra, rb, rc]
+    Ok([ra, rb, rc])
 }
 
-/// `c[i] = a[i] + b[i] * scalar`, fused.
+/// `c[i] = a[i] + b[i] * scalar`, fused, for `i` below the shorter of `a` and `b`.
 pub fn triad<T: Real + Send + Sync>(a: &[T], b: &[T], scalar: T) -> Vec<T> {
     a.par_iter()
         .zip(b)

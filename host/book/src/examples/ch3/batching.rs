@@ -123,7 +123,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let copy = section(m);
     let a: Vec<f32> = (0..m * m).map(|i| (i % (1 << 24)) as f32 + 0.5).collect();
     let mut expected = vec![0.0f32; m * m];
-    copy_section(&a, &mut expected, copy);
+    copy_section(&a, &mut expected, copy)?;
     let section_bytes = copy.width * copy.height * 4;
     println!();
     println!(

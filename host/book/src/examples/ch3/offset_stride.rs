@@ -184,8 +184,8 @@ pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: u
             gb[k] = gb_per_s(bytes, stats.median_ms);
             let got = gpu.download(&x_d)?;
             let expected = match placement {
-                Placement::InPlace => reference::in_place(&zeros, pattern, n, s, reps.max(1) + 1),
-                Placement::OutOfPlace => reference::out_of_place(&a, &zeros, pattern, n, s),
+                Placement::InPlace => reference::in_place(&zeros, pattern, n, s, reps.max(1) + 1)?,
+                Placement::OutOfPlace => reference::out_of_place(&a, &zeros, pattern, n, s)?,
             };
             merged[k].add(
                 format!("s = {s}"),

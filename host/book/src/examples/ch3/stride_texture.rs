@@ -109,7 +109,7 @@ pub fn sweep<T: StrideReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<(Rows, V
             gpu.upload_into(&vec![T::from_f64(-1.0); n], &mut b_d)?;
             let stats = time_reps(gpu, reps, || stride_read(gpu, load, &a_d, &mut b_d, s, BLOCK_SIZE))?;
             gb[k] = gb_per_s(2 * n * size_of::<T>(), stats.median_ms);
-            let expected = reference::stride_read(&a, n, s);
+            let expected = reference::stride_read(&a, n, s)?;
             merged[k].add(
                 format!("stride {s}"),
                 Check::compare("", &gpu.download(&b_d)?, &expected, Tolerance::EXACT),

@@ -112,8 +112,8 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mut checks = Vec::new();
     for (points, label) in [(Points::Four, "4-point versions"), (Points::Eight, "8-point versions")] {
         let expected = match points {
-            Points::Four => reference::average4(&a, n),
-            Points::Eight => reference::average8(&a, n),
+            Points::Four => reference::average4(&a, n)?,
+            Points::Eight => reference::average8(&a, n)?,
         };
         let mut gb = [0.0; 2];
         let mut max_error = 0.0f64;

@@ -225,7 +225,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mem_size = nx * ny * size_of::<f32>();
     let in_h = input(nx * ny);
     let mut gold = vec![0.0f32; nx * ny];
-    reference::ch3::transpose::transpose(&mut gold, &in_h, nx, ny);
+    reference::ch3::transpose::transpose(&mut gold, &in_h, nx, ny)?;
     let idata_d = gpu.upload(&in_h)?;
     let mut odata_d = gpu.zeros::<f32>(nx * ny)?;
     let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, mem_size, reps.min(20))?;

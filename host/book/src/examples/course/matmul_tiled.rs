@@ -257,7 +257,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let dims = dims(gpu, options)?;
     let (m, n, k) = dims;
     let (a, b) = (random_matrix(m * k, 1), random_matrix(k * n, 2));
-    let (expected, scale) = reference::sgemm(&a, &b, dims);
+    let (expected, scale) = reference::sgemm(&a, &b, dims)?;
     let mut ops = Operands::new(gpu, dims, &a, &b)?;
     let mut cublas = match gpu.cuda("cuBLAS SGEMM").and_then(Cublas::new) {
         Ok(cublas) => Some(cublas),

@@ -8,10 +8,11 @@ use rayon::prelude::*;
 pub fn sums(threads: usize, stride: usize, passes: usize) -> Vec<u32> {
     let per_lane: Vec<u32> = (0..32)
         .map(|lane| {
-            let first = lane * stride;
+            // In the kernels' 32-bit index arithmetic: wrapping, whatever the stride.
+            let first = (lane as u32).wrapping_mul(stride as u32);
             (0..passes).fold(0u32, |sum, p| {
                 (0..READS).fold(sum, |sum, k| {
-                    sum.wrapping_add(word_value((first + 32 * (p % 8 + k)) as u32))
+                    sum.wrapping_add(word_value(first.wrapping_add(32 * (p % 8 + k) as u32)))
                 })
             })
         })

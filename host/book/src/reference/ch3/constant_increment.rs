@@ -2,9 +2,9 @@
 //! multiply-add per step, as the kernels round.
 use rayon::prelude::*;
 
-/// `a[i] + b`.
+/// `a[i] + b`, wrapping on overflow as the GPU's 32-bit add does.
 pub fn increment(a: &[i32], b: i32) -> Vec<i32> {
-    a.par_iter().map(|&x| x + b).collect()
+    a.par_iter().map(|&x| x.wrapping_add(b)).collect()
 }
 
 /// `y[i] = p(x[i])`, `coeffs` highest degree first, `y <- fma(y, x, c)`.

@@ -3,7 +3,8 @@
 use book_kernels::ch3::localmem::PRIVATE_LEN;
 use rayon::prelude::*;
 
-/// `a[i]` for `x[i]` and the walk's multiplier `stride`.
+/// `a[i]` for `x[i]` and the walk's multiplier `stride`, for `i` below the shorter of `a` and
+/// `x`.
 pub fn localmem(a: &mut [f32], x: &[f32], stride: u32) {
     a.par_iter_mut().zip(x).for_each(|(a, &x)| {
         let (mut j, mut sum) = (0u32, 0.0f32);

@@ -1,5 +1,6 @@
 //! The offset and stride increments on the CPU (book §3.2.2).
 use ferrocuda::device::real::Real;
+use ferrocuda::gpu::{Error, Result};
 
 /// Where thread `i` of the increment kernels works.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +28,25 @@ impl Pattern {
         if n == 0 { 0 } else { self.index(n - 1, s) + 1 }
     }
 
+    /// Refuses arrays of `lens` elements that do not hold every element `n` threads at `s` touch.
+    fn check(self, lens: &[usize], n: usize, s: usize) -> Result<()> {
+        let last = n.checked_sub(1).map(|i| match self {
+            Pattern::Offset => i.checked_add(s),
+            Pattern::Stride => i.checked_mul(s),
+        });
+        let needed = match last {
+            None => 0,
+            Some(last) => last.and_then(|k| k.checked_add(1)).unwrap_or(usize::MAX),
+        };
+        match lens.iter().find(|&&len| len < needed) {
+            Some(len) => Err(Error::InvalidArgument(format!(
+                "{n} threads at {} {s} touch {needed} elements, more than the {len} given",
+                self.label().to_lowercase()
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// `"Offset"` or `"Stride"`, as the book's table headers.
     pub fn label(self) -> &'static str {
         match self {
@@ -37,8 +57,10 @@ impl Pattern {
 }
 
 /// `a` after `launches` in-place launches of the `pattern` kernel with `n` threads at `s`: each
-/// touched element incremented by one `launches` times, the others unchanged.
-pub fn in_place<T: Real>(a: &[T], pattern: Pattern, n: usize, s: usize, launches: usize) -> Vec<T> {
+/// touched element incremented by one `launches` times, the others unchanged. Refuses an `a`
+/// shorter than [`Pattern::span`].
+pub fn in_place<T: Real>(a: &[T], pattern: Pattern, n: usize, s: usize, launches: usize) -> Result<Vec<T>> {
+    pattern.check(&[a.len()], n, s)?;
     let mut out = a.to_vec();
     for i in 0..n {
         let k = pattern.index(i, s);
@@ -46,16 +68,17 @@ pub fn in_place<T: Real>(a: &[T], pattern: Pattern, n: usize, s: usize, launches
             out[k] = out[k] + T::from_f64(1.0);
         }
     }
-    out
+    Ok(out)
 }
 
 /// `b` after the out-of-place kernel: `b[k] = a[k] + 1` at the touched `k`, the rest of `b` as
-/// it was.
-pub fn out_of_place<T: Real>(a: &[T], b: &[T], pattern: Pattern, n: usize, s: usize) -> Vec<T> {
+/// it was. Refuses an `a` or a `b` shorter than [`Pattern::span`].
+pub fn out_of_place<T: Real>(a: &[T], b: &[T], pattern: Pattern, n: usize, s: usize) -> Result<Vec<T>> {
+    pattern.check(&[a.len(), b.len()], n, s)?;
     let mut out = b.to_vec();
     for i in 0..n {
         let k = pattern.index(i, s);
         out[k] = a[k] + T::from_f64(1.0);
     }
-    out
+    Ok(out)
 }

@@ -1,5 +1,6 @@
 //! The CPU transpose (rayon), the reference of every transpose kernel (book §3.4: `gold =
 //! transpose(in_h)`).
+use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
 /// Output rows each rayon task fills: 32 rows of `ny`, so each input row is read in 32-element
@@ -7,15 +8,18 @@ use rayon::prelude::*;
 const ROWS_PER_TASK: usize = 32;
 
 /// `odata[x * ny + y] = idata[y * nx + x]`: `idata` is `ny` rows of `nx`, `odata` `nx` rows of
-/// `ny`. Panics unless both hold `nx * ny` elements.
-pub fn transpose<T: Copy + Send + Sync>(odata: &mut [T], idata: &[T], nx: usize, ny: usize) {
-    assert!(
-        idata.len() == nx * ny && odata.len() == nx * ny,
-        "a {nx} x {ny} transpose needs two arrays of {} elements",
-        nx * ny
-    );
+/// `ny`. Refuses arrays of other than `nx * ny` elements.
+pub fn transpose<T: Copy + Send + Sync>(odata: &mut [T], idata: &[T], nx: usize, ny: usize) -> Result<()> {
+    let len = nx.checked_mul(ny);
+    if len != Some(idata.len()) || len != Some(odata.len()) {
+        return Err(Error::InvalidArgument(format!(
+            "a {nx} x {ny} transpose needs two arrays of nx * ny elements, not {} and {}",
+            idata.len(),
+            odata.len()
+        )));
+    }
     if nx * ny == 0 {
-        return;
+        return Ok(());
     }
     odata
         .par_chunks_mut(ROWS_PER_TASK * ny)
@@ -29,4 +33,5 @@ pub fn transpose<T: Copy + Send + Sync>(odata: &mut [T], idata: &[T], nx: usize,
                 }
             }
         });
+    Ok(())
 }

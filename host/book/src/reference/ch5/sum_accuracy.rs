@@ -3,6 +3,7 @@
 //! book's in-place pairwise sum, Kahan's compensated sum in the book's form, and an `L`-lane sum
 //! that models the SSE vectorisation of `pgf90 -fast`. Every function is sequential and
 //! deterministic: these are exact regression targets, not approximations.
+use ferrocuda::gpu::{Error, Result};
 
 /// Recursive (sequential) sum with a single-precision accumulator, first element first.
 pub fn recursive_sp(x: &[f32]) -> f32 {
@@ -78,9 +79,14 @@ pub fn kahan(x: &[f32]) -> f32 {
 /// elements added at the end; `lanes` is a power of two.
 ///
 /// Models `pgf90 -fast`, which vectorises `sum(x)` over 4 SSE lanes (book §5.4, the `-fast`
-/// listing): with 4 lanes the 10^7 sevens give the book's `-fast` value.
-pub fn lanes_sum(x: &[f32], lanes: usize) -> f32 {
-    debug_assert!(lanes.is_power_of_two());
+/// listing): with 4 lanes the 10^7 sevens give the book's `-fast` value. Refuses a `lanes` that
+/// is not a power of two (0 included).
+pub fn lanes_sum(x: &[f32], lanes: usize) -> Result<f32> {
+    if !lanes.is_power_of_two() {
+        return Err(Error::InvalidArgument(format!(
+            "the lanes of a vectorised sum are a power of two, not {lanes}"
+        )));
+    }
     let mut acc = vec![0.0f32; lanes];
     let full = x.len() / lanes * lanes;
     for chunk in x[..full].chunks_exact(lanes) {
@@ -95,7 +101,7 @@ pub fn lanes_sum(x: &[f32], lanes: usize) -> f32 {
     for &v in &x[full..] {
         sum += v;
     }
-    sum
+    Ok(sum)
 }
 
 /// The series of Table 5.2, with terms computed in f32 as the book's `1./i` and `1./(i*i)`
@@ -117,12 +123,12 @@ impl Series {
         }
     }
 
-    /// Terms `i = 1..=n` in f32.
+    /// Terms `i = 1..=n` in f32 (`i * i` saturates past 2^64, where its term is 0 in f32 anyway).
     pub fn terms(self, n: usize) -> Vec<f32> {
         (1..=n as u64)
             .map(|i| match self {
                 Series::Harmonic => 1.0 / i as f32,
-                Series::InverseSquares => 1.0 / (i * i) as f32,
+                Series::InverseSquares => 1.0 / i.saturating_mul(i) as f32,
             })
             .collect()
     }

@@ -4,7 +4,7 @@ mod common;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::examples::ch1::{error_handling, increment, increment_2d, increment_multiblock, precision};
+use ferrocuda_book::examples::ch1::{error_handling, increment, increment_2d, increment_launch, precision};
 use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch1 as reference;
 
@@ -56,7 +56,7 @@ fn ch1_increment_multiblock_book_program(gpu: &Gpu) -> TestResult {
 fn ch1_increment_multiblock_sizes_and_blocks(gpu: &Gpu) -> TestResult {
     for threads in THREADS_PER_BLOCK {
         for n in awkward_sizes(256) {
-            compare_increment(gpu, n, |a_d| increment_multiblock::increment(gpu, a_d, 3, threads))
+            compare_increment(gpu, n, |a_d| increment_launch::increment(gpu, a_d, 3, threads))
                 .map_err(|e| format!("{threads} threads per block: {e}"))?;
         }
     }

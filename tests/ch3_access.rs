@@ -8,10 +8,11 @@ use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::gpu::{DeviceProperties, Error};
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::examples::ch3::copy::{self, CopyReal, Variant};
 use ferrocuda_book::examples::ch3::offset_stride::{self, Pattern, Placement};
 use ferrocuda_book::examples::ch3::stride_texture::{self, Load as StrideLoad};
+use ferrocuda_book::examples::ch3::sweep;
 use ferrocuda_book::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
-use ferrocuda_book::examples::ch3::tlp_copy::{self, Kernel};
 use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch3::{offset_stride as os_ref, stride_texture as st_ref, texture_average as avg_ref};
 
@@ -39,7 +40,7 @@ fn ch3_offset_stride_program_f32_and_f64(gpu: &Gpu) -> TestResult {
 
 fn ch3_offset_stride_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
     let n = 1001;
-    let len = offset_stride::SPAN_FACTOR * n;
+    let len = sweep::SPAN_FACTOR * n;
     let a: Vec<f32> = (0..len).map(|i| (i % 977) as f32 * 0.25).collect();
     let a_d = gpu.upload(&a).map_err(fail)?;
     for threads in BLOCK_SHAPES {
@@ -85,7 +86,7 @@ fn ch3_offset_stride_refuses_short_arrays(gpu: &Gpu) -> TestResult {
 
 fn ch3_stride_texture_program_f32_and_f64(gpu: &Gpu) -> TestResult {
     for precision in [Precision::F32, Precision::F64] {
-        for n in awkward_sizes(offset_stride::BLOCK_SIZE as usize)
+        for n in awkward_sizes(sweep::BLOCK_SIZE as usize)
             .into_iter()
             .filter(|&n| n < 10_000)
         {
@@ -177,14 +178,14 @@ fn ch3_ilp_copy_partial_tiles(gpu: &Gpu) -> TestResult {
     for threads in [1u32, 7, 32, 65, 128] {
         let tile = threads as usize * ILP;
         for n in [1, 2, 3, 5, tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile + 3] {
-            let a: Vec<f64> = tlp_copy::input(n);
+            let a: Vec<f64> = copy::input(n);
             let a_d = gpu.upload(&a).map_err(fail)?;
-            for (kernel, shared) in [(Kernel::Ilp, 0), (Kernel::Tlp, 0), (Kernel::Ilp, 4096)] {
+            for (variant, shared) in [(Variant::Ilp, 0), (Variant::Tlp, 0), (Variant::Ilp, 4096)] {
                 let mut b_d = gpu.upload(&vec![f64::NAN; n]).map_err(fail)?;
-                tlp_copy::copy(gpu, kernel, &a_d, &mut b_d, threads, shared).map_err(fail)?;
+                copy::copy(gpu, variant, &a_d, &mut b_d, threads, shared).map_err(fail)?;
                 let check = Check::compare("b", &gpu.download(&b_d).map_err(fail)?, &a, Tolerance::EXACT);
                 ensure(check.passed(), || {
-                    format!("{kernel:?}, {threads} threads, n = {n}: {check}")
+                    format!("{variant:?}, {threads} threads, n = {n}: {check}")
                 })?;
             }
         }
@@ -194,13 +195,12 @@ fn ch3_ilp_copy_partial_tiles(gpu: &Gpu) -> TestResult {
 
 /// The extra shared memory holds one block per multiprocessor, as the occupancy query reports.
 fn ch3_tlp_copy_one_block_per_multiprocessor(gpu: &Gpu) -> TestResult {
-    let bytes = tlp_copy::prepare_one_block::<f32>(gpu).map_err(fail)?;
-    for threads in tlp_copy::block_sizes(gpu.properties()) {
-        for kernel in [Kernel::Tlp, Kernel::Ilp] {
-            use ferrocuda_book::examples::ch3::tlp_copy::CopyReal;
-            let blocks = f32::blocks_per_multiprocessor(gpu, kernel, threads, bytes).map_err(fail)?;
+    let bytes = copy::prepare_one_block::<f32>(gpu).map_err(fail)?;
+    for threads in copy::block_sizes(gpu.properties()) {
+        for variant in [Variant::Tlp, Variant::Ilp] {
+            let blocks = f32::blocks_per_multiprocessor(gpu, variant, threads, bytes).map_err(fail)?;
             ensure(blocks == 1, || {
-                format!("{kernel:?}, {threads} threads: {blocks} blocks per SM")
+                format!("{variant:?}, {threads} threads: {blocks} blocks per SM")
             })?;
         }
     }
@@ -215,13 +215,13 @@ fn ch3_tlp_copy_one_block_shared_bytes() -> TestResult {
     k20.shared_mem_per_multiprocessor_bytes = 48 * 1024;
     k20.shared_mem_per_block_optin_bytes = 48 * 1024;
     for (name, p) in [("H100", h100), ("K20", k20)] {
-        let s = tlp_copy::one_block_shared_bytes(&p);
+        let s = copy::one_block_shared_bytes(&p);
         ensure(
             s <= p.shared_mem_per_block_optin_bytes && 2 * s > p.shared_mem_per_multiprocessor_bytes,
             || format!("{name}: {s} B"),
         )?;
     }
-    let sizes = tlp_copy::block_sizes(&DeviceProperties::simulator());
+    let sizes = copy::block_sizes(&DeviceProperties::simulator());
     ensure(sizes == [32, 64, 128, 256, 512, 1024], || format!("{sizes:?}"))
 }
 

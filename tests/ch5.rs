@@ -10,11 +10,12 @@ use ferrocuda::reduce;
 use ferrocuda_book::examples::Options;
 use ferrocuda_book::examples::Precision;
 use ferrocuda_book::examples::ch5::bs_european_mc::{self as bs_example, BOOK_RUNS, Bounds, McReal, wide};
-use ferrocuda_book::examples::ch5::pi_cuf::{self, PiFloat, Rounding};
+use ferrocuda_book::examples::ch5::fortran::fortran_e;
+use ferrocuda_book::examples::ch5::pi::{self, PiFloat, Rounding};
 use ferrocuda_book::examples::ch5::pi_fma::{self, TABLE_5_1};
 use ferrocuda_book::examples::ch5::pi_reduction_atomiclock::LockedSum;
 use ferrocuda_book::examples::ch5::pi_reduction_twopass::TwoPass;
-use ferrocuda_book::examples::ch5::sum_accuracy::{self, BOOK_SERIES_ERRORS, FIRST_INEXACT_N, SERIES_N};
+use ferrocuda_book::examples::ch5::sum_accuracy::{BOOK_SERIES_ERRORS, FIRST_INEXACT_N, SERIES_N};
 use ferrocuda_book::reference::ch5::bs_european_mc::{self as bs, BOOK_OPTION, EuropeanOption};
 use ferrocuda_book::reference::ch5::pi::{self as pi_reference, PiReference};
 use ferrocuda_book::reference::ch5::sum_accuracy::{self as methods, Series};
@@ -39,11 +40,11 @@ fn ch5_sum_accuracy_pairwise_kahan_errors() -> TestResult {
             ("pairwise", f64::from(methods::pairwise(&x)) - reference, pairwise),
             ("Kahan", f64::from(methods::kahan(&x)) - reference, kahan),
         ] {
-            ensure(sum_accuracy::fortran_e(got) == sum_accuracy::fortran_e(book), || {
+            ensure(fortran_e(got) == fortran_e(book), || {
                 format!(
                     "{series:?} {method}: error {} where the book prints {}",
-                    sum_accuracy::fortran_e(got),
-                    sum_accuracy::fortran_e(book)
+                    fortran_e(got),
+                    fortran_e(book)
                 )
             })?;
         }
@@ -124,9 +125,7 @@ fn ch5_sum_accuracy_fortran_e_format() -> TestResult {
         (70_000_000.0, "0.7000000E+08"),
     ];
     for (v, text) in cases {
-        ensure(sum_accuracy::fortran_e(v) == text, || {
-            format!("{v} printed {}", sum_accuracy::fortran_e(v))
-        })?;
+        ensure(fortran_e(v) == text, || format!("{v} printed {}", fortran_e(v)))?;
     }
     Ok(())
 }
@@ -179,7 +178,7 @@ fn pi_count_matches_cpu<T: PiFloat>(gpu: &Gpu) -> TestResult {
             (Rounding::Separate, T::norm2_separate as fn(T, T) -> T),
             (Rounding::Fma, T::norm2_fma),
         ] {
-            let got = pi_cuf::count(gpu, rounding, &xy_d).map_err(fail)?;
+            let got = pi::count(gpu, rounding, &xy_d).map_err(fail)?;
             let expected = pi_reference::count_inside(&xy, norm2);
             ensure(got == expected, || {
                 format!("{} n = {n} {rounding:?}: GPU {got}, CPU {expected}", T::NAME)
@@ -212,8 +211,8 @@ fn ch5_pi_cuf_program(gpu: &Gpu) -> TestResult {
 
 fn ch5_pi_cuf_estimate_and_row() -> TestResult {
     // The book's first SP row: 7778 of 10^4 points; pi and its error in f32.
-    let (pi, error) = pi_cuf::estimate::<f32>(7778, 10_000);
-    let row = pi_cuf::row(10_000, pi, error);
+    let (pi, error) = pi::estimate::<f32>(7778, 10_000);
+    let row = pi::row(10_000, pi, error);
     ensure(row == "  Samples=     10000  Pi=3.11120009 Error= 0.3039E-01", || {
         row.clone()
     })
@@ -223,8 +222,8 @@ fn ch5_pi_cuf_estimate_and_row() -> TestResult {
 /// `fma(y, y, x*x)`, and the mismatch kernel lists all three.
 fn ch5_pi_fma_table_5_1_points(gpu: &Gpu) -> TestResult {
     let xy_d = gpu.upload(&pi_fma::table_5_1_points()).map_err(fail)?;
-    let separate = pi_cuf::count(gpu, Rounding::Separate, &xy_d).map_err(fail)?;
-    let fused = pi_cuf::count(gpu, Rounding::Fma, &xy_d).map_err(fail)?;
+    let separate = pi::count(gpu, Rounding::Separate, &xy_d).map_err(fail)?;
+    let fused = pi::count(gpu, Rounding::Fma, &xy_d).map_err(fail)?;
     ensure((separate, fused) == (3, 0), || {
         format!("separate {separate}, fma {fused}")
     })?;

@@ -5,7 +5,7 @@ use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda_book::examples::Options;
-use ferrocuda_book::examples::course::histogram::{self, Data, Kernel};
+use ferrocuda_book::examples::course::histogram::{self, Data, Variant as HistoVariant};
 use ferrocuda_book::examples::course::reduction::{self, Plan, Variant};
 use ferrocuda_book::examples::course::vector_add;
 use ferrocuda_book::reference::course as reference;
@@ -120,12 +120,12 @@ fn course_histogram_text_by_hand(gpu: &Gpu) -> TestResult {
     let text = histogram::TEXT.to_lowercase().into_bytes();
     let buffer_d = gpu.upload(&text).map_err(fail)?;
     let mut histo_d = gpu.zeros::<u32>(7).map_err(fail)?;
-    for kernel in [Kernel::Letters, Kernel::LettersPrivatized] {
+    for variant in [HistoVariant::Letters, HistoVariant::LettersPrivatized] {
         for threads in [1, 7, 32, 256] {
-            histogram::histogram(gpu, kernel, &buffer_d, &mut histo_d, threads).map_err(fail)?;
+            histogram::histogram(gpu, variant, &buffer_d, &mut histo_d, threads).map_err(fail)?;
             let histo = gpu.download(&histo_d).map_err(fail)?;
             ensure(histo == PHRASE_BY_HAND, || {
-                format!("{kernel:?}, {threads} threads: {histo:?}")
+                format!("{variant:?}, {threads} threads: {histo:?}")
             })?;
         }
     }
@@ -142,11 +142,11 @@ fn course_histogram_sizes(gpu: &Gpu) -> TestResult {
             let buffer_d = gpu.upload(&input).map_err(fail)?;
             let mut histo_d = gpu.zeros::<u32>(256).map_err(fail)?;
             for threads in [1, 7, 32, 65, 256] {
-                for kernel in [Kernel::Bytes, Kernel::BytesPrivatized] {
-                    histogram::histogram(gpu, kernel, &buffer_d, &mut histo_d, threads).map_err(fail)?;
+                for variant in [HistoVariant::Bytes, HistoVariant::BytesPrivatized] {
+                    histogram::histogram(gpu, variant, &buffer_d, &mut histo_d, threads).map_err(fail)?;
                     let histo = gpu.download(&histo_d).map_err(fail)?;
                     ensure(histo == expected, || {
-                        format!("{kernel:?} {data:?}, n = {n}, {threads} threads")
+                        format!("{variant:?} {data:?}, n = {n}, {threads} threads")
                     })?;
                 }
             }
@@ -159,12 +159,12 @@ fn course_histogram_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
     let buffer_d = gpu.upload(&[1u8, 2, 3]).map_err(fail)?;
     let mut seven = gpu.zeros::<u32>(7).map_err(fail)?;
     ensure(
-        histogram::histogram(gpu, Kernel::Bytes, &buffer_d, &mut seven, 32).is_err(),
+        histogram::histogram(gpu, HistoVariant::Bytes, &buffer_d, &mut seven, 32).is_err(),
         || "256 bins counted into 7".into(),
     )?;
     let mut bins = gpu.zeros::<u32>(256).map_err(fail)?;
     ensure(
-        histogram::histogram(gpu, Kernel::BytesPrivatized, &buffer_d, &mut bins, 2048).is_err(),
+        histogram::histogram(gpu, HistoVariant::BytesPrivatized, &buffer_d, &mut bins, 2048).is_err(),
         || "a block of 2048 threads accepted".into(),
     )
 }

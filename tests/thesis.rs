@@ -415,13 +415,22 @@ fn thesis_sor_multi_program(gpu: &Gpu) -> TestResult {
         gpu,
         "thesis-sor-multi",
         options("blocks", "4").with_flag("--kernel", Some("lintex")),
+    )?;
+    // Two partitions sharing the one device listed.
+    example_passes(
+        gpu,
+        "thesis-sor-multi",
+        options("strips", "2").with_flag("--devices", Some("0")),
     )
 }
 
 fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
     let example = ferrocuda_book::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     for (flag, value) in [
-        ("--gpus", "99"),
+        ("--devices", "99"),
+        ("--devices", "0,0"),
+        ("--devices", "0,x"),
+        ("--devices", ""),
         ("--overlap", "maybe"),
         ("--exchange", "carrier-pigeon"),
         ("--iterations", "tol=1e-3"),
@@ -431,7 +440,13 @@ fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
             format!("{flag} {value} was accepted")
         })?;
     }
-    Ok(())
+    // A device listed twice is refused in one sentence that says so: each is opened once.
+    let options = Options::default().with_flag("--devices", Some("0,0"));
+    refused(
+        "--devices 0,0",
+        (example.run)(gpu, &options).map(|_| ()),
+        "--devices names device 0 twice",
+    )
 }
 
 fn main() {

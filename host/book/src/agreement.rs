@@ -3,11 +3,11 @@
 //! whose multiply-adds the GPU contracts into FMAs and whose hardware sine the simulator
 //! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
 //! requires every row to agree.
-use crate::examples::ch1::{increment, increment_2d, increment_multiblock, precision};
+use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use crate::examples::ch5::bs_european_mc::McReal;
-use crate::examples::ch5::pi_cuf::PiFloat;
-use crate::examples::course::histogram::{self, Data, Kernel as HistoKernel};
+use crate::examples::ch5::pi::PiFloat;
+use crate::examples::course::histogram::{self, Data, Variant as HistoVariant};
 use crate::examples::course::reduction::{self as course_reduction, Variant as ReductionVariant};
 use crate::examples::course::vector_add;
 use crate::examples::stream::{self, Layout, Op, StreamReal};
@@ -144,7 +144,7 @@ fn chapter_one(c: &mut Comparison) -> Result<()> {
     })?;
     c.compare("increment_multiblock", Tolerance::EXACT, |gpu| {
         let mut a = gpu.upload(&ramp_i32(100_003))?;
-        increment_multiblock::increment(gpu, &mut a, 3, 256)?;
+        increment_launch::increment(gpu, &mut a, 3, 256)?;
         gpu.download(&a)
     })?;
     c.compare("increment_2d", Tolerance::EXACT, |gpu| {
@@ -225,11 +225,11 @@ where
     T: StreamReal
         + crate::examples::ch3::offset_stride::OffsetStrideReal
         + crate::examples::ch3::stride_texture::StrideReal
-        + crate::examples::ch3::tlp_copy::CopyReal,
+        + crate::examples::ch3::copy::CopyReal,
 {
+    use crate::examples::ch3::copy::{self, Variant as Ch3Copy};
     use crate::examples::ch3::offset_stride::{self, Pattern, Placement};
     use crate::examples::ch3::stride_texture::{self, Load};
-    use crate::examples::ch3::tlp_copy::{self, Kernel};
     let n = 10_007;
     let a = ramp_real::<T>(33 * n, 64.0);
     for pattern in Pattern::ALL {
@@ -257,10 +257,10 @@ where
             gpu.download(&b)
         })?;
     }
-    for (kernel, name) in [(Kernel::Tlp, "tlp_copy"), (Kernel::Ilp, "ilp_copy")] {
+    for (variant, name) in [(Ch3Copy::Tlp, "tlp_copy"), (Ch3Copy::Ilp, "ilp_copy")] {
         c.compare(&format!("{name}_{}", T::NAME), Tolerance::EXACT, |gpu| {
             let mut b = gpu.zeros::<T>(a.len())?;
-            tlp_copy::copy(gpu, kernel, &gpu.upload(&a)?, &mut b, 96, 0)?;
+            copy::copy(gpu, variant, &gpu.upload(&a)?, &mut b, 96, 0)?;
             gpu.download(&b)
         })?;
     }
@@ -482,16 +482,16 @@ fn sums_and_histograms(c: &mut Comparison) -> Result<()> {
             Ok(vec![plan.result(gpu)?])
         })?;
     }
-    for (kernel, data) in [
-        (HistoKernel::Letters, Data::Text),
-        (HistoKernel::LettersPrivatized, Data::Text),
-        (HistoKernel::Bytes, Data::Skewed),
-        (HistoKernel::BytesPrivatized, Data::Skewed),
+    for (variant, data) in [
+        (HistoVariant::Letters, Data::Text),
+        (HistoVariant::LettersPrivatized, Data::Text),
+        (HistoVariant::Bytes, Data::Skewed),
+        (HistoVariant::BytesPrivatized, Data::Skewed),
     ] {
-        c.compare(kernel.name(), Tolerance::EXACT, |gpu| {
+        c.compare(variant.name(), Tolerance::EXACT, |gpu| {
             let buffer = gpu.upload(&data.generate(n, 11))?;
-            let mut histo = gpu.zeros::<u32>(kernel.bins())?;
-            histogram::histogram(gpu, kernel, &buffer, &mut histo, histogram::THREADS_PER_BLOCK)?;
+            let mut histo = gpu.zeros::<u32>(variant.bins())?;
+            histogram::histogram(gpu, variant, &buffer, &mut histo, histogram::THREADS_PER_BLOCK)?;
             gpu.download(&histo)
         })?;
     }
@@ -502,7 +502,7 @@ fn sums_and_histograms(c: &mut Comparison) -> Result<()> {
 /// counts and point indices, so exact whatever order the blocks finish in. The points are a
 /// ramp plus Table 5.1's three, which the two roundings classify differently.
 fn pi_counts<T: PiFloat>(c: &mut Comparison) -> Result<()> {
-    use crate::examples::ch5::pi_cuf::{self, Rounding};
+    use crate::examples::ch5::pi::{self, Rounding};
     use crate::examples::ch5::pi_fma::{self, TABLE_5_1};
     use crate::examples::ch5::pi_reduction_atomiclock::{self as atomiclock, LockedSum};
     use crate::examples::ch5::pi_reduction_twopass::{self as twopass, TwoPass};
@@ -521,7 +521,7 @@ fn pi_counts<T: PiFloat>(c: &mut Comparison) -> Result<()> {
     let xy = &xy;
     for (kernel, rounding) in [("pi_count", Rounding::Separate), ("pi_count_fma", Rounding::Fma)] {
         c.compare(&format!("{kernel}_{}", T::NAME), Tolerance::EXACT, |gpu| {
-            Ok(vec![pi_cuf::count(gpu, rounding, &gpu.upload(xy)?)? as f64])
+            Ok(vec![pi::count(gpu, rounding, &gpu.upload(xy)?)? as f64])
         })?;
     }
     c.compare(&format!("pi_fma_mismatches_{}", T::NAME), Tolerance::EXACT, |gpu| {

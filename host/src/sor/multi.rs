@@ -37,6 +37,7 @@ pub struct MultiConfig {
 #[derive(Clone, Debug)]
 pub struct RankReport {
     pub rank: usize,
+    /// The index in `solve`'s `gpus` of the device it ran on (`rank % gpus.len()`).
     pub device: usize,
     /// Kernel time of all half-sweeps, CUDA events (MKT = this / iterations).
     pub kernel_ms: f64,

@@ -1,7 +1,7 @@
 //! The multi-block increment (in place: a read and a write per element), 256 threads per block.
 //! Being in place, its twin's output cannot be compared with a second run's; the tests check it.
 use super::{Measured, Row, Settings, measure};
-use crate::examples::ch1::increment_multiblock::THREADS_PER_BLOCK;
+use crate::examples::ch1::increment_launch::THREADS_PER_BLOCK;
 use book_kernels::ch1::increment_multiblock::{IncrementArgs, IncrementMultiblock};
 use ferrocuda::gpu::{Gpu, KernelView, Kernels, LaunchShape, Result};
 

@@ -2,7 +2,7 @@
 //! copy (`ilp_copy`), each at its best block size of 32..1024 (chosen by a short sweep of the
 //! Rust kernel, then measured with its CUDA C twin at that shape), f32 and f64.
 use super::{Measured, Row, Settings, measure};
-use crate::examples::ch3::tlp_copy::{CopyReal, Kernel, block_sizes, input};
+use crate::examples::ch3::copy::{CopyReal, Variant, block_sizes, input};
 use book_kernels::ch3::tlp_copy::CopyArgs;
 use ferrocuda::gpu::{Error, Gpu, KernelView, Kernels, Result};
 use ferrocuda::measure::time_reps;
@@ -23,7 +23,7 @@ fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) ->
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
     let mut measured = Vec::new();
-    for kernel in [Kernel::Tlp, Kernel::Ilp] {
+    for variant in [Variant::Tlp, Variant::Ilp] {
         let args = CopyArgs {
             input: a_d.view(),
             output: b_d.view_mut(),
@@ -31,8 +31,8 @@ fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) ->
         // The block size with the shortest median time.
         let mut best: Option<(f64, u32)> = None;
         for threads in block_sizes(gpu.properties()) {
-            let shape = kernel.shape(n, threads)?;
-            let ms = time_reps(gpu, SWEEP_REPS, || T::launch(gpu, None, kernel, shape, args))?.median_ms;
+            let shape = variant.shape(n, threads)?;
+            let ms = time_reps(gpu, SWEEP_REPS, || T::launch(gpu, None, variant, shape, args))?.median_ms;
             if best.is_none_or(|(b, _)| ms < b) {
                 best = Some((ms, threads));
             }
@@ -42,12 +42,16 @@ fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) ->
                 "the device reports no block size to sweep".into(),
             ));
         };
-        let shape = kernel.shape(n, threads)?;
+        let shape = variant.shape(n, threads)?;
         let mut row = Row {
-            name: format!("{}_copy_{}", if kernel == Kernel::Tlp { "tlp" } else { "ilp" }, T::NAME),
+            name: format!(
+                "{}_copy_{}",
+                if variant == Variant::Tlp { "tlp" } else { "ilp" },
+                T::NAME
+            ),
             shape,
             bytes: 2 * n * size_of::<T>(),
-            launch: Box::new(move |m: Option<&Kernels>| T::launch(gpu, m, kernel, shape, args)),
+            launch: Box::new(move |m: Option<&Kernels>| T::launch(gpu, m, variant, shape, args)),
         };
         // Each kernel copies into a poisoned output and must reproduce the input exactly (a
         // twin whose argument layout drifted, or that copied nothing, would not).

@@ -5,6 +5,7 @@
 //! the wasted sectors. The transposes, the copies and the transfers have their own tables.
 use super::Settings;
 use crate::examples::ch3::offset_stride::{self, Pattern};
+use crate::examples::ch3::sweep::BLOCK_SIZE;
 use crate::examples::ch3::{
     async_overlap, bank_conflicts, constant_increment, divergence, intrinsics, localmem, stride_texture,
 };
@@ -144,7 +145,7 @@ fn coalescing(gpu: &Gpu, reps: usize) -> Result<[Lesson; 2]> {
     let a_d = gpu.upload(&vec![1.0f32; 2 * COPY_N])?;
     let mut b_d = gpu.zeros::<f32>(2 * COPY_N)?;
     let mut run = |(pattern, s): (Pattern, usize)| {
-        offset_stride::out_of_place(gpu, pattern, &a_d, &mut b_d, COPY_N, s, offset_stride::BLOCK_SIZE)
+        offset_stride::out_of_place(gpu, pattern, &a_d, &mut b_d, COPY_N, s, BLOCK_SIZE)
     };
     Ok([
         Lesson::new(
@@ -170,7 +171,7 @@ fn read_only(gpu: &Gpu, reps: usize) -> Result<Lesson> {
     Ok(Lesson::new(
         "stride-2 read: read-only / global",
         pair(gpu, reps, [Load::ReadOnly, Load::Global], |load| {
-            stride_read(gpu, load, &a_d, &mut b_d, 2, offset_stride::BLOCK_SIZE)
+            stride_read(gpu, load, &a_d, &mut b_d, 2, BLOCK_SIZE)
         })?,
         "below 1 only if ld.global.nc still helps",
     ))

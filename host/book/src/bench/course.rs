@@ -58,20 +58,20 @@ pub fn reduction(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
 /// Measures the 256-bin histograms, global atomics against privatized shared ones, on 2^28
 /// bytes of uniform and of skewed (90% one value) data: GB/s of input read.
 pub fn histogram(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
-    use crate::examples::course::histogram::{self, Data, Kernel, THREADS_PER_BLOCK};
+    use crate::examples::course::histogram::{self, Data, THREADS_PER_BLOCK, Variant};
     let n = settings.elements::<u8>()?.min(histogram::N);
     let mut rows = Vec::new();
     for data in [Data::Uniform, Data::Skewed] {
         let buffer = gpu.upload(&data.generate(n, 1234))?;
         let buffer = &buffer;
-        for kernel in [Kernel::Bytes, Kernel::BytesPrivatized] {
-            let mut histo = gpu.zeros::<u32>(kernel.bins())?;
+        for variant in [Variant::Bytes, Variant::BytesPrivatized] {
+            let mut histo = gpu.zeros::<u32>(variant.bins())?;
             let row = Row {
-                name: format!("{} {}", kernel.name(), format!("{data:?}").to_lowercase()),
-                shape: kernel.shape(gpu, n, THREADS_PER_BLOCK)?,
+                name: format!("{} {}", variant.name(), format!("{data:?}").to_lowercase()),
+                shape: variant.shape(gpu, n, THREADS_PER_BLOCK)?,
                 bytes: n,
                 launch: Box::new(move |_: Option<&Kernels>| {
-                    histogram::histogram(gpu, kernel, buffer, &mut histo, THREADS_PER_BLOCK)
+                    histogram::histogram(gpu, variant, buffer, &mut histo, THREADS_PER_BLOCK)
                 }),
             };
             rows.push(measure(gpu, row, None, settings.reps)?);

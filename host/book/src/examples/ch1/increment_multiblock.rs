@@ -1,8 +1,8 @@
 //! ch1-increment-multiblock: many blocks and a bounds test (book §1.3.2).
+use crate::examples::ch1::increment_launch::{THREADS_PER_BLOCK, increment};
 use crate::examples::{Example, Options, Outcome, print_kernel_time};
 use crate::reference;
-use book_kernels::ch1::increment_multiblock::{IncrementArgs, IncrementMultiblock};
-use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
@@ -14,15 +14,6 @@ pub const EXAMPLE: Example = Example {
 
 /// The book's array length, 1024*1024.
 pub const N: usize = 1024 * 1024;
-/// The book's threads per block, `tPB`.
-pub const THREADS_PER_BLOCK: u32 = 256;
-
-/// `a_d[i] += b` with `ceil(n / threads_per_block)` blocks.
-pub fn increment(gpu: &Gpu, a_d: &mut DeviceBuffer<i32>, b: i32, threads_per_block: u32) -> Result<()> {
-    let shape = LaunchShape::cover_1d(a_d.len(), threads_per_block)?;
-    crate::kernels(gpu)?.launch(IncrementMultiblock, shape, IncrementArgs { a: a_d.view_mut(), b })
-}
-
 /// The book's program: n = 1024*1024, `a = 1`, `b = 3`, check `a == 4`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(N)?;

@@ -3,5 +3,6 @@ pub mod devicequery;
 pub mod error_handling;
 pub mod increment;
 pub mod increment_2d;
+pub mod increment_launch;
 pub mod increment_multiblock;
 pub mod precision;

@@ -1,8 +1,8 @@
 //! ch2-effective-bandwidth: theoretical peak versus effective bandwidth (book §2.3).
-use crate::examples::ch2::limiting_factor::{self, Variant};
-use crate::examples::stream::{self, Layout, Op};
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
-use ferrocuda::gpu::{Gpu, Result};
+use book_kernels::ch2::limiting_factor::{BaseFast, LimitingFactorArgs, Memory};
+use book_kernels::stream::{StreamCopyVec4, UnaryArgs};
+use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
@@ -17,6 +17,44 @@ pub const EXAMPLE: Example = Example {
 /// beyond the 50 MB L2 (2^28 floats, 1 GiB each way), so the copy measures memory, not cache.
 pub const N_WORKED: usize = 8 * 1024 * 1024;
 pub const N_COPY: usize = 1 << 28;
+/// Threads per block of `base` and the 4-byte copy (`ch2-limiting-factor`'s `memory` kernel),
+/// the book's `blockSize`.
+pub const THREADS_PER_BLOCK: u32 = 256;
+/// Threads per block of the 16-byte copy (`stream`'s `copy_vec4`), the article's.
+pub const VEC4_THREADS_PER_BLOCK: u32 = 512;
+
+/// The kernels this example times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// `base_fast`: `a = __sinf(b)`, the book's worked example.
+    BaseFast,
+    /// `memory`: `a = b`, one 4-byte element per thread.
+    Copy,
+    /// `copy_vec4`: `a = b`, four elements per thread in 16-byte accesses.
+    CopyVec4,
+}
+
+/// Launches `variant` over `a_d`, reading `b_d`.
+pub fn launch(gpu: &Gpu, variant: Variant, a_d: &mut DeviceBuffer<f32>, b_d: &DeviceBuffer<f32>) -> Result<()> {
+    let n = same_len("effective bandwidth", &[a_d.len(), b_d.len()])?;
+    let args = LimitingFactorArgs {
+        a: a_d.view_mut(),
+        b: b_d.view(),
+    };
+    match variant {
+        Variant::BaseFast => crate::kernels(gpu)?.launch(BaseFast, LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?, args),
+        Variant::Copy => crate::kernels(gpu)?.launch(Memory, LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?, args),
+        Variant::CopyVec4 => {
+            let args = UnaryArgs {
+                input: b_d.view(),
+                output: a_d.view_mut(),
+                scalar: 1.0,
+            };
+            let shape = LaunchShape::cover_1d(n.div_ceil(4), VEC4_THREADS_PER_BLOCK)?;
+            crate::kernels(gpu)?.launch(StreamCopyVec4, shape, args)
+        }
+    }
+}
 
 /// Prints the peak, the worked example (`base` with fast math) and the copy kernel's bandwidth.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
@@ -34,33 +72,21 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         (
             "base, fast math (book's worked example)",
             gpu.pick(N_WORKED, SIMULATOR_SIZE),
-            Kernel::BaseFast,
+            Variant::BaseFast,
         ),
-        ("copy kernel, 4-byte accesses (Table 2.1)", n_copy, Kernel::Copy),
+        ("copy kernel, 4-byte accesses (Table 2.1)", n_copy, Variant::Copy),
         (
             "copy kernel, 16-byte accesses (Table 2.1, best shape)",
             n_copy,
-            Kernel::CopyVec4,
+            Variant::CopyVec4,
         ),
     ];
     let mut checks = Vec::new();
-    for (label, n, kernel) in rows {
+    for (label, n, variant) in rows {
         let b: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 1e-3).collect();
         let b_d = gpu.upload(&b)?;
         let mut a_d = gpu.zeros::<f32>(n)?;
-        let stats = time_reps(gpu, options.reps, || match kernel {
-            Kernel::BaseFast => limiting_factor::launch(gpu, Variant::Base, true, &mut a_d, &b_d, 1.0),
-            Kernel::Copy => limiting_factor::launch(gpu, Variant::Memory, false, &mut a_d, &b_d, 1.0),
-            Kernel::CopyVec4 => stream::unary(
-                gpu,
-                Op::Copy,
-                Layout::Vec4,
-                &b_d,
-                &mut a_d,
-                1.0,
-                stream::THREADS_PER_BLOCK,
-            ),
-        })?;
+        let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut a_d, &b_d))?;
         let bytes = 2 * n * size_of::<f32>();
         let bw = gb_per_s(bytes, stats.median_ms);
         let of_peak = if peak > 0.0 {
@@ -73,17 +99,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             stats.median_ms * 1e-3,
             gpu.timing_label()
         );
-        if kernel != Kernel::BaseFast {
+        if variant != Variant::BaseFast {
             checks.push(Check::compare(label, &gpu.download(&a_d)?, &b, Tolerance::EXACT));
         }
     }
     Ok(Outcome { checks })
-}
-
-/// The kernels this example times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kernel {
-    BaseFast,
-    Copy,
-    CopyVec4,
 }

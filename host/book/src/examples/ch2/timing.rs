@@ -1,5 +1,5 @@
 //! ch2-timing: a host timer versus CUDA events around one kernel (book §2.1.1, §2.1.2).
-use crate::examples::ch1::increment_multiblock::{THREADS_PER_BLOCK, increment};
+use crate::examples::ch1::increment_launch::{THREADS_PER_BLOCK, increment};
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference;
 use ferrocuda::gpu::{Gpu, Result};

@@ -2,8 +2,10 @@
 //! `copy_ILP`): with one block per multiprocessor, the copy that batches ILP = 4 loads per
 //! thread before its stores against the one-element copy, at block sizes 32..1024, in the shape
 //! of the book's K20 table; plus the ILP copy with as many blocks as fit.
-use crate::examples::ch3::offset_stride::SweepCheck;
-use crate::examples::ch3::tlp_copy::{self, CopyReal, Kernel, N, SIMULATOR_N, block_sizes, input, measure};
+use crate::examples::ch3::copy::{
+    CopyReal, N, SIMULATOR_N, Variant, block_sizes, input, measure, prepare_one_block, print_heading,
+};
+use crate::examples::ch3::sweep::SweepCheck;
 use crate::examples::plot_option;
 use crate::examples::{Example, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
@@ -19,11 +21,11 @@ pub const EXAMPLE: Example = Example {
 
 /// The book's table in precision `T`.
 pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<Outcome> {
-    let one_block = tlp_copy::prepare_one_block::<T>(gpu)?;
+    let one_block = prepare_one_block::<T>(gpu)?;
     let a = input::<T>(n);
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
-    tlp_copy::print_heading::<T>(gpu, options, n, &format!(", ILP = {ILP}"));
+    print_heading::<T>(gpu, options, n, &format!(", ILP = {ILP}"));
     println!(
         " {:>12} {:>22} {:>16} {:>16} {:>20}",
         "Thread Block", "Occupancy (1 blk/SM)", "no ILP GB/s", "ILP=4 GB/s", "ILP=4, no smem GB/s"
@@ -31,9 +33,9 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
     let mut merged: [SweepCheck; 3] = Default::default();
     let (mut plain, mut ilp, mut ilp_many) = (Vec::new(), Vec::new(), Vec::new());
     for threads in block_sizes(gpu.properties()) {
-        let (p, c1) = measure(gpu, Kernel::Tlp, &a, &a_d, &mut b_d, threads, one_block, options.reps)?;
-        let (i, c2) = measure(gpu, Kernel::Ilp, &a, &a_d, &mut b_d, threads, one_block, options.reps)?;
-        let (m, c3) = measure(gpu, Kernel::Ilp, &a, &a_d, &mut b_d, threads, 0, options.reps)?;
+        let (p, c1) = measure(gpu, Variant::Tlp, &a, &a_d, &mut b_d, threads, one_block, options.reps)?;
+        let (i, c2) = measure(gpu, Variant::Ilp, &a, &a_d, &mut b_d, threads, one_block, options.reps)?;
+        let (m, c3) = measure(gpu, Variant::Ilp, &a, &a_d, &mut b_d, threads, 0, options.reps)?;
         for (m, c) in merged.iter_mut().zip([c1, c2, c3]) {
             m.add(format!("{threads} threads"), c);
         }

@@ -2,6 +2,7 @@
 //! book's `offset` and `stride` kernels, §3.2.2, program `offsetNStride`) and out of place
 //! (`b = a + 1`, the variant of Figures 3.12 and 3.13), in f32 or f64, with the book's 4 MB of
 //! data per launch; `--plot` draws Figures 3.6/3.10 (bandwidth vs offset) and 3.14 (vs stride).
+use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SPAN_FACTOR, SweepCheck, book_elements};
 use crate::examples::plot_option;
 use crate::examples::{Example, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
@@ -22,18 +23,6 @@ pub const EXAMPLE: Example = Example {
     flags: &[plot_option::FLAG],
     run,
 };
-
-/// The book's `nMB = 4`: megabytes each launch reads (and writes).
-pub const N_MB: usize = 4;
-/// The book's `blockSize = 256`.
-pub const BLOCK_SIZE: u32 = 256;
-/// The largest offset and stride of the sweeps.
-pub const MAX_S: usize = 32;
-/// The book's arrays hold `33 * n` elements: room for an offset or a stride of 32.
-pub const SPAN_FACTOR: usize = MAX_S + 1;
-/// Threads per launch on the simulator: a few dozen blocks, so the 130 timed configurations
-/// finish in about a second.
-pub const SIMULATOR_N: usize = 1 << 14;
 
 /// Whether the kernel writes the array it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,38 +198,6 @@ pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: u
     Ok((Sweep { pattern, rows }, checks))
 }
 
-/// The checks of one sweep as one line: the values compared, the largest errors, the sum of
-/// the mismatches, and the first configuration that failed.
-#[derive(Default)]
-pub struct SweepCheck {
-    checks: Vec<(String, Check)>,
-}
-
-impl SweepCheck {
-    /// Adds the check of the configuration `label` (`s = 3`, `256 threads`).
-    pub fn add(&mut self, label: impl Into<String>, check: Check) {
-        self.checks.push((label.into(), check));
-    }
-
-    /// The merged check, named `what`.
-    pub fn into_check(self, what: &str) -> Check {
-        let first_bad = self.checks.iter().find(|(_, c)| !c.passed());
-        let what = match first_bad {
-            Some((label, _)) => format!("{what} (first mismatch at {label})"),
-            None => what.to_string(),
-        };
-        let mut out = Check::condition(&what, true);
-        out.len = self.checks.iter().map(|(_, c)| c.len).sum();
-        for (_, c) in &self.checks {
-            out.max_abs_err = out.max_abs_err.max(c.max_abs_err);
-            out.max_rel_err = out.max_rel_err.max(c.max_rel_err);
-            out.mismatches += c.mismatches;
-        }
-        out.first_mismatch = first_bad.and_then(|(_, c)| c.first_mismatch);
-        out
-    }
-}
-
 /// `path` with `-suffix` before its extension: `sweep.png` becomes `sweep-offset.png`.
 pub fn suffixed(path: &str, suffix: &str) -> String {
     let p = Path::new(path);
@@ -322,11 +279,6 @@ pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) ->
         }
     }
     Ok(Outcome { checks })
-}
-
-/// `--size`, or the book's `N_MB` MB of `T` on a GPU ([`SIMULATOR_N`] on the simulator).
-pub fn book_elements<T>(gpu: &Gpu, options: &Options) -> Result<usize> {
-    options.size_or(gpu.pick(N_MB * 1024 * 1024 / size_of::<T>(), SIMULATOR_N))
 }
 
 /// `ch3-offset-stride` with `--precision`, `--size` (threads per launch; the book's 4 MB by

@@ -6,7 +6,7 @@
 //! prints them: cuRAND's XORWOW stream has not changed since. With this library's Philox (the
 //! default on the simulator, which has no cuRAND) the book's numbers cannot come out; instead
 //! the GPU's numbers must equal the CPU reference's bit for bit.
-use crate::examples::ch5::pi_cuf::{FLAGS, generator_and_seed};
+use crate::examples::ch5::generator::{FLAGS, generator_and_seed};
 use crate::examples::{Example, Options, Outcome, Precision};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::random::cpu as reference;
@@ -16,9 +16,8 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-curand-basic",
     description: "20 uniforms from cuRAND's default generator, seed 1234, the first four as the book prints them (book 5.1)",
-    // `--generator` and `--seed`, as every chapter 5 example takes them (the pi examples' first
-    // two flags).
-    flags: FLAGS.split_at(2).0,
+    // `--generator` and `--seed`, as every chapter 5 example takes them.
+    flags: FLAGS,
     run,
 };
 

@@ -6,9 +6,8 @@
 //! `--fma off` counts with separate roundings on the GPU too (the book's `-Mcuda=nofma`), and the
 //! counts agree. The program `test_accuracy` (the first point of Table 5.1 in single and double
 //! precision) is printed after the table.
-use crate::examples::ch5::pi_cuf::{
-    self, BOOK_SIZES, FLAGS, PiFloat, Rounding, estimate, generator_and_seed, heading, points, require_curand, row,
-};
+use crate::examples::ch5::generator::{generator_and_seed, require_curand};
+use crate::examples::ch5::pi::{self, BOOK_SIZES, FLAGS, PiFloat, Rounding, estimate, heading, points, row};
 use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE};
 use crate::reference::ch5::pi as reference;
 use book_kernels::ch5::pi_fma::MismatchArgs;
@@ -84,7 +83,7 @@ impl FromStr for FmaSwitch {
 pub fn mismatches<T: PiFloat>(gpu: &Gpu, xy_d: &DeviceBuffer<T>) -> Result<(usize, Vec<u64>)> {
     let mut count_d = gpu.zeros::<u32>(1)?;
     let mut indices_d = gpu.zeros::<u64>(MISMATCH_SLOTS)?;
-    let shape = pi_cuf::count_shape(gpu, xy_d.len() / 2).with_shared_bytes(0);
+    let shape = pi::count_shape(gpu, xy_d.len() / 2).with_shared_bytes(0);
     let args = MismatchArgs {
         xy: xy_d.view(),
         count: count_d.view_mut(),
@@ -111,7 +110,7 @@ struct Sample<T> {
 
 fn sample<T: PiFloat>(gpu: &Gpu, generator: Generator, seed: u64, n: usize, rounding: Rounding) -> Result<Sample<T>> {
     let xy_d = points::<T>(gpu, generator, seed, n)?;
-    let inside_gpu = pi_cuf::count(gpu, rounding, &xy_d)?;
+    let inside_gpu = pi::count(gpu, rounding, &xy_d)?;
     let gpu_mismatches = mismatches(gpu, &xy_d)?;
     let xy = gpu.download(&xy_d)?;
     let inside_cpu = reference::count_inside(&xy, T::norm2_separate);
@@ -176,8 +175,8 @@ fn print_table_5_1<T: TableFloat>(points: &[(u64, T, T)]) {
 /// inside (x² + y² = 1 exactly), under `fma(y, y, x*x)` none is.
 fn table_5_1_on_gpu(gpu: &Gpu) -> Result<Check> {
     let xy_d = gpu.upload(&table_5_1_points())?;
-    let separate = pi_cuf::count(gpu, Rounding::Separate, &xy_d)?;
-    let fused = pi_cuf::count(gpu, Rounding::Fma, &xy_d)?;
+    let separate = pi::count(gpu, Rounding::Separate, &xy_d)?;
+    let fused = pi::count(gpu, Rounding::Fma, &xy_d)?;
     println!("Table 5.1's points on the GPU: {separate} inside with separate roundings, {fused} with fma(y,y,x*x)");
     Ok(Check::condition(
         "Table 5.1's points: 3 inside with separate roundings, 0 with FMA (GPU)",

@@ -1,10 +1,9 @@
 //! ch5-pi-reduction-atomiclock: the pi count in one kernel, each block adding its count to
 //! `partial[0]` under a global lock taken with `atomicCAS` and released after `__threadfence`
 //! (book §5.3.1): `partial(1) = 0`, `sum<<<64, 256, 256*4>>>`, `inside = partial(1)`.
-use crate::examples::ch5::pi_cuf::{FLAGS, N, PiFloat, SEED, estimate, generator_and_seed, heading, points, row};
-use crate::examples::ch5::pi_reduction_twopass::{
-    BLOCKS, THREADS, check_points, reduction_checks, shape_flags, tree_shape,
-};
+use crate::examples::ch5::generator::{self, generator_and_seed};
+use crate::examples::ch5::pi::{N, PiFloat, SEED, estimate, heading, points, row};
+use crate::examples::ch5::pi_reduction::{BLOCKS, THREADS, check_points, reduction_checks, shape_flags, tree_shape};
 use crate::examples::{Example, Options, Outcome, Precision};
 use book_kernels::ch5::pi_reduction_atomiclock::LockedSumArgs;
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
@@ -13,7 +12,7 @@ use ferrocuda::measure::time_reps;
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-reduction-atomiclock",
     description: "pi count in one kernel, block counts added under an atomicCAS lock with threadfence (book 5.3.1)",
-    flags: &[FLAGS[0], FLAGS[1], BLOCKS, THREADS],
+    flags: &[generator::GENERATOR_FLAG, generator::SEED_FLAG, BLOCKS, THREADS],
     run,
 };
 

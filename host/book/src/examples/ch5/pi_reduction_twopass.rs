@@ -2,71 +2,23 @@
 //! `partial_sum<<<256, 512, 512*4>>>` leaves one count per block, `final_sum<<<1, 256, 256*4>>>`
 //! adds them (the first kernel's blocks must equal the second's threads). The total must equal
 //! the CPU's count and the CUF-style count of `ch5-pi-cuf`.
-use crate::examples::ch5::pi_cuf::{
-    self, FLAGS, N, PiFloat, Rounding, SEED, estimate, generator_and_seed, heading, points, row,
-};
-use crate::examples::{Example, Flag, Options, Outcome, Precision};
-use crate::reference::ch5::pi as reference;
-use book_kernels::ch5::pi_reduction_twopass::{FinalSum, FinalSumArgs, PartialSumArgs, shared_bytes};
+use crate::examples::ch5::generator::{self, generator_and_seed};
+use crate::examples::ch5::pi::{N, PiFloat, SEED, estimate, heading, points, row};
+use crate::examples::ch5::pi_reduction::{BLOCKS, THREADS, check_points, reduction_checks, shape_flags, tree_shape};
+use crate::examples::{Example, Options, Outcome, Precision};
+use book_kernels::ch5::pi_reduction_twopass::{FinalSum, FinalSumArgs, PartialSumArgs};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
-use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-reduction-twopass",
     description: "pi count by partial_sum<<<256,512>>> (shared-memory tree per block) then final_sum<<<1,256>>> (book 5.3)",
-    flags: &[FLAGS[0], FLAGS[1], BLOCKS, THREADS],
+    flags: &[generator::GENERATOR_FLAG, generator::SEED_FLAG, BLOCKS, THREADS],
     run,
-};
-
-/// `--blocks`: the first kernel's blocks.
-pub const BLOCKS: Flag = Flag {
-    name: "--blocks",
-    value: Some("N"),
-    help: "blocks of the first kernel (default: the book's)",
-};
-/// `--threads`: threads per block of the first kernel.
-pub const THREADS: Flag = Flag {
-    name: "--threads",
-    value: Some("N"),
-    help: "threads per block of the first kernel, a power of two (default: the book's)",
 };
 
 /// The book's `partial_sum<<<256, 512, 512*4>>>`.
 pub const BOOK_SHAPE: (u32, u32) = (256, 512);
-
-/// The launch of a block-tree kernel: `blocks` of `threads` threads, one `i32` of shared memory
-/// per thread; `threads` must be a power of two (the tree halves the block) up to 1024.
-pub fn tree_shape(blocks: u32, threads: u32) -> Result<LaunchShape> {
-    if !threads.is_power_of_two() || threads > 1024 {
-        return Err(Error::InvalidArgument(format!(
-            "threads per block must be a power of two from 1 to 1024 (the tree halves the block), not {threads}"
-        )));
-    }
-    if blocks == 0 {
-        return Err(Error::InvalidArgument("at least one block is needed".into()));
-    }
-    Ok(LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(shared_bytes(threads as usize) as u32))
-}
-
-/// `--blocks` and `--threads`, or `default`.
-pub fn shape_flags(options: &Options, default: (u32, u32)) -> Result<(u32, u32)> {
-    Ok((
-        options.parsed::<u32>("--blocks")?.unwrap_or(default.0),
-        options.parsed::<u32>("--threads")?.unwrap_or(default.1),
-    ))
-}
-
-/// The counts fit the book's `integer` (i32): at most `i32::MAX` points.
-pub fn check_points(n: usize) -> Result<()> {
-    if n > i32::MAX as usize {
-        return Err(Error::InvalidArgument(format!(
-            "{n} points overflow the book's 4-byte integer counts (at most {})",
-            i32::MAX
-        )));
-    }
-    Ok(())
-}
 
 /// The two-pass count's buffers and shapes.
 pub struct TwoPass {
@@ -125,27 +77,6 @@ impl TwoPass {
             self.second.shared_bytes
         )
     }
-}
-
-/// The checks every written-out reduction makes: its total against the CPU's count and the
-/// CUF-style kernel's count of the same points.
-pub fn reduction_checks<T: PiFloat>(gpu: &Gpu, what: &str, xy_d: &DeviceBuffer<T>, total: u64) -> Result<Vec<Check>> {
-    let cuf = pi_cuf::count(gpu, Rounding::Separate, xy_d)?;
-    let cpu = reference::count_inside(&gpu.download(xy_d)?, T::norm2_separate);
-    Ok(vec![
-        Check::compare(
-            &format!("{what} vs the CPU count"),
-            &[total as f64],
-            &[cpu as f64],
-            Tolerance::EXACT,
-        ),
-        Check::compare(
-            &format!("{what} vs the pi_count kernel"),
-            &[total as f64],
-            &[cuf as f64],
-            Tolerance::EXACT,
-        ),
-    ])
 }
 
 fn run_in<T: PiFloat>(gpu: &Gpu, options: &Options) -> Result<Outcome> {

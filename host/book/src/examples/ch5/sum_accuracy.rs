@@ -6,6 +6,7 @@
 //! 2*10^7 sevens with every method, the first `N` at which the recursive sum goes wrong
 //! (Fig. 5.6), the `-fast` (SSE) listing, and both series with every method. `--size` sets the
 //! length of the GPU sum (10^7 by default, on the simulator too: it takes a second).
+use crate::examples::ch5::fortran::fortran_e;
 use crate::examples::{Example, Options, Outcome};
 use crate::reference::ch5::sum_accuracy::{self as methods, Series};
 use ferrocuda::gpu::{Gpu, Result};
@@ -35,29 +36,6 @@ pub const BOOK_SERIES_ERRORS: [(Series, f64, f64); 2] = [
 ];
 /// The book prints 7 significant digits: one unit of the 7th is at most 1e-6 of the value.
 const SEVEN_DIGITS: Tolerance = Tolerance { abs: 0.0, rel: 1e-6 };
-
-/// Fortran's `E15.7` shape, `0.9588196E+01`.
-pub fn fortran_e(v: f64) -> String {
-    fortran_e_digits(v, 7)
-}
-
-/// Fortran's `Ew.d` shape with `digits` significant digits (`E11.4`: `0.5273E-02`), unpadded.
-pub fn fortran_e_digits(v: f64, digits: usize) -> String {
-    if v == 0.0 {
-        return format!("0.{}E+00", "0".repeat(digits));
-    }
-    // `{:.(d-1)e}` rounds to d significant digits: `d.ddde<x>`, here moved to `0.dddd`.
-    let s = format!("{:.*e}", digits.saturating_sub(1), v.abs());
-    let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0) + 1;
-    let sign = if v < 0.0 { "-" } else { "" };
-    format!(
-        "{sign}0.{}E{}{:02}",
-        mantissa.replace('.', ""),
-        if exponent < 0 { '-' } else { '+' },
-        exponent.abs()
-    )
-}
 
 /// Every method's sum of `x`, as f64 (f32 results widened exactly).
 #[derive(Clone, Copy, Debug)]

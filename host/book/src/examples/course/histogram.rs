@@ -113,9 +113,9 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The kernels.
+/// The histogram variants: which kernel counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
+pub enum Variant {
     /// `histo_kernel`, 7 letter bins, global atomics.
     Letters,
     /// `histo_privatized_kernel`, 7 letter bins, shared atomics.
@@ -126,22 +126,22 @@ pub enum Kernel {
     BytesPrivatized,
 }
 
-impl Kernel {
-    /// The kernel's name.
+impl Variant {
+    /// Its kernel's name.
     pub fn name(self) -> &'static str {
         match self {
-            Kernel::Letters => "histo_kernel",
-            Kernel::LettersPrivatized => "histo_privatized_kernel",
-            Kernel::Bytes => "histo256_naive",
-            Kernel::BytesPrivatized => "histo256_privatized",
+            Variant::Letters => "histo_kernel",
+            Variant::LettersPrivatized => "histo_privatized_kernel",
+            Variant::Bytes => "histo256_naive",
+            Variant::BytesPrivatized => "histo256_privatized",
         }
     }
 
     /// Counters of its histogram.
     pub fn bins(self) -> usize {
         match self {
-            Kernel::Letters | Kernel::LettersPrivatized => LETTER_BINS,
-            Kernel::Bytes | Kernel::BytesPrivatized => BYTE_BINS,
+            Variant::Letters | Variant::LettersPrivatized => LETTER_BINS,
+            Variant::Bytes | Variant::BytesPrivatized => BYTE_BINS,
         }
     }
 
@@ -156,44 +156,44 @@ impl Kernel {
         let fill = gpu.properties().multiprocessor_count * BLOCKS_PER_SM;
         let blocks = (n.div_ceil(16 * threads as usize) as u32).clamp(1, fill.max(1));
         let shared = match self {
-            Kernel::Letters | Kernel::Bytes => 0,
-            Kernel::LettersPrivatized => LETTER_SHARED_BYTES,
-            Kernel::BytesPrivatized => histo256_shared_bytes(threads as usize),
+            Variant::Letters | Variant::Bytes => 0,
+            Variant::LettersPrivatized => LETTER_SHARED_BYTES,
+            Variant::BytesPrivatized => histo256_shared_bytes(threads as usize),
         };
         Ok(LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(shared as u32))
     }
 }
 
-/// Zeroes `histo_d` ([`Kernel::bins`] counters) and counts `buffer_d` into it with `kernel`.
+/// Zeroes `histo_d` ([`Variant::bins`] counters) and counts `buffer_d` into it with `variant`.
 ///
 /// The zeroing is a copy of at most 1 KiB, so the timings of the 256 MiB inputs include it at
 /// a few microseconds.
 pub fn histogram(
     gpu: &Gpu,
-    kernel: Kernel,
+    variant: Variant,
     buffer_d: &DeviceBuffer<u8>,
     histo_d: &mut DeviceBuffer<u32>,
     threads: u32,
 ) -> Result<()> {
-    if histo_d.len() != kernel.bins() {
+    if histo_d.len() != variant.bins() {
         return Err(Error::InvalidArgument(format!(
             "{} counts into {} bins, not {}",
-            kernel.name(),
-            kernel.bins(),
+            variant.name(),
+            variant.bins(),
             histo_d.len()
         )));
     }
-    let shape = kernel.shape(gpu, buffer_d.len(), threads)?;
-    gpu.upload_into(&vec![0; kernel.bins()], histo_d)?;
+    let shape = variant.shape(gpu, buffer_d.len(), threads)?;
+    gpu.upload_into(&vec![0; variant.bins()], histo_d)?;
     let args = HistoArgs {
         buffer: buffer_d.view(),
         histo: histo_d.view_mut(),
     };
-    match kernel {
-        Kernel::Letters => crate::kernels(gpu)?.launch(HistoKernel, shape, args),
-        Kernel::LettersPrivatized => crate::kernels(gpu)?.launch(HistoPrivatizedKernel, shape, args),
-        Kernel::Bytes => crate::kernels(gpu)?.launch(Histo256Naive, shape, args),
-        Kernel::BytesPrivatized => crate::kernels(gpu)?.launch(Histo256Privatized, shape, args),
+    match variant {
+        Variant::Letters => crate::kernels(gpu)?.launch(HistoKernel, shape, args),
+        Variant::LettersPrivatized => crate::kernels(gpu)?.launch(HistoPrivatizedKernel, shape, args),
+        Variant::Bytes => crate::kernels(gpu)?.launch(Histo256Naive, shape, args),
+        Variant::BytesPrivatized => crate::kernels(gpu)?.launch(Histo256Privatized, shape, args),
     }
 }
 
@@ -206,12 +206,12 @@ fn text_histogram(gpu: &Gpu) -> Result<Vec<Check>> {
     println!("\"{TEXT}\" (lowercased), {} bytes, 7 bins of 4 letters:", text.len());
     let labels = ["a-d", "e-h", "i-l", "m-p", "q-t", "u-x", "y-z"];
     let mut checks = Vec::new();
-    for kernel in [Kernel::Letters, Kernel::LettersPrivatized] {
-        histogram(gpu, kernel, &buffer_d, &mut histo_d, THREADS_PER_BLOCK)?;
+    for variant in [Variant::Letters, Variant::LettersPrivatized] {
+        histogram(gpu, variant, &buffer_d, &mut histo_d, THREADS_PER_BLOCK)?;
         let histo = gpu.download(&histo_d)?;
         let bins: Vec<String> = labels.iter().zip(&histo).map(|(l, c)| format!("{l}: {c}")).collect();
-        println!(" {:<24} {}", kernel.name(), bins.join("  "));
-        checks.push(Check::compare(kernel.name(), &histo, &expected, Tolerance::EXACT));
+        println!(" {:<24} {}", variant.name(), bins.join("  "));
+        checks.push(Check::compare(variant.name(), &histo, &expected, Tolerance::EXACT));
     }
     Ok(checks)
 }
@@ -226,20 +226,20 @@ fn byte_histograms(gpu: &Gpu, data: Data, n: usize, reps: usize) -> Result<Vec<C
     println!("{n} bytes, {}, 256 bins:", data.label());
     let mut checks = Vec::new();
     let mut rates = Vec::new();
-    for kernel in [Kernel::Bytes, Kernel::BytesPrivatized] {
+    for variant in [Variant::Bytes, Variant::BytesPrivatized] {
         let stats = time_reps(gpu, reps, || {
-            histogram(gpu, kernel, &buffer_d, &mut histo_d, THREADS_PER_BLOCK)
+            histogram(gpu, variant, &buffer_d, &mut histo_d, THREADS_PER_BLOCK)
         })?;
         let rate = gb_per_s(n, stats.median_ms);
         println!(
             " {:<20} {}: {:.4} ms ({}), {rate:.1} GB/s read",
-            kernel.name(),
-            kernel.shape(gpu, n, THREADS_PER_BLOCK)?,
+            variant.name(),
+            variant.shape(gpu, n, THREADS_PER_BLOCK)?,
             stats.median_ms,
             gpu.timing_label()
         );
         checks.push(Check::compare(
-            &format!("{} ({})", kernel.name(), data.label()),
+            &format!("{} ({})", variant.name(), data.label()),
             &gpu.download(&histo_d)?,
             &expected,
             Tolerance::EXACT,

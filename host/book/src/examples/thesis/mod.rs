@@ -3,3 +3,4 @@
 pub mod comm_model;
 pub mod sor;
 pub mod sor_multi;
+pub mod sor_setup;

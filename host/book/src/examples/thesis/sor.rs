@@ -3,6 +3,7 @@
 //! texture kernels (the read-only path here) and the split red/black layout, each checked bit
 //! for bit against the rayon CPU solver; then the discretisation error against a harmonic
 //! function, which falls as O(h^2).
+use crate::examples::thesis::sor_setup::{CPU_BUDGET, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::gb_per_s;
@@ -10,7 +11,7 @@ use ferrocuda::sor::cpu as reference;
 use ferrocuda::sor::single::{Solution, Stop, solve};
 use ferrocuda::sor::state::bytes_per_iteration;
 use ferrocuda::sor::{Omega, Problem, SorReal, Variant};
-use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda::verify::Check;
 use std::time::Instant;
 
 pub const EXAMPLE: Example = Example {
@@ -51,11 +52,6 @@ pub const EXAMPLE: Example = Example {
 pub const N: usize = 2048;
 /// The default side on the simulator.
 pub const SIMULATOR_N: usize = 130;
-/// The thesis's iteration count (Table 6.3 runs).
-pub const ITERATIONS: usize = 100;
-/// Point updates beyond which the CPU reference is skipped (the kernels are then compared with
-/// one another, which run different code on different layouts).
-pub const CPU_BUDGET: usize = 4_000_000_000;
 /// The convergence study's sides: h halves from one to the next.
 pub const STUDY_SIDES: [usize; 5] = [17, 33, 65, 129, 257];
 /// The simulator's.
@@ -63,41 +59,6 @@ pub const SIMULATOR_STUDY_SIDES: [usize; 3] = [9, 17, 33];
 /// The study's residual tolerance (f64): far below the O(h^2) error, so that the error measured
 /// is the discretisation's.
 pub const STUDY_TOLERANCE: f64 = 1e-12;
-
-/// The run's parameters, from the options.
-#[derive(Clone, Debug)]
-pub struct Setup {
-    pub rows: usize,
-    pub cols: usize,
-    pub stop: Stop,
-    pub omega: Omega,
-    pub variants: Vec<Variant>,
-    pub problem: Problem,
-}
-
-impl Setup {
-    /// The setup `options` ask for, with `default_side` (GPU, simulator) when `--size` is not
-    /// given.
-    pub fn from_options(gpu: &Gpu, options: &Options, default_side: (usize, usize)) -> Result<Self> {
-        let cols = options.size_or(gpu.pick(default_side.0, default_side.1))?;
-        let rows = options.parsed("--rows")?.unwrap_or(cols);
-        ferrocuda::sor::domain::check_extents(rows, cols)?;
-        let variants = match options.value("--kernel") {
-            None | Some("all") => Variant::ALL.to_vec(),
-            Some(k) => vec![k.parse()?],
-        };
-        // Parsed here rather than through `Options::parsed`, so that a refused omega says why.
-        let omega = options.value("--omega").map(str::parse::<Omega>).transpose()?;
-        Ok(Self {
-            rows,
-            cols,
-            stop: options.parsed("--iterations")?.unwrap_or(Stop::Iterations(ITERATIONS)),
-            omega: omega.unwrap_or_default(),
-            variants,
-            problem: options.parsed("--problem")?.unwrap_or_default(),
-        })
-    }
-}
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let setup = Setup::from_options(gpu, options, (N, SIMULATOR_N))?;
@@ -181,11 +142,6 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
         }
     }
     Ok(checks)
-}
-
-/// Bit-for-bit comparison: every kernel rounds as the CPU reference does.
-pub fn compare<T: SorReal>(what: &str, got: &[T], expected: &[T]) -> Check {
-    Check::compare(what, got, expected, Tolerance::EXACT)
 }
 
 /// One row of the convergence study.

@@ -5,11 +5,11 @@
 //! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
-use super::sor::{Setup, compare};
 use crate::examples::plot_option;
+use crate::examples::thesis::sor_setup::{CPU_BUDGET, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
-use ferrocuda::gpu::{Error, Gpu, Result, device_count};
+use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig, MultiSolution};
 use ferrocuda::sor::partition::Decomposition;
@@ -23,14 +23,14 @@ pub const EXAMPLE: Example = Example {
     description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
     flags: &[
         Flag {
-            name: "--gpus",
-            value: Some("G"),
-            help: "GPUs to use (default: all; partition r runs on GPU r mod G)",
+            name: "--devices",
+            value: Some("D0,D1,.."),
+            help: "device ordinals to run on, each once (default: --device's, 0); partition r runs on the (r mod count)-th",
         },
         Flag {
             name: "--partitions",
             value: Some("P"),
-            help: "partitions, one host thread each (default: --gpus; more than the GPUs shares them)",
+            help: "partitions, one host thread each (default: one per device; more than the devices share them)",
         },
         Flag {
             name: "--decomposition",
@@ -103,7 +103,8 @@ pub const SIMULATOR_BORDERS: [usize; 3] = [1, 2, 5];
 #[derive(Clone, Debug)]
 struct MultiSetup {
     base: Setup,
-    gpus: usize,
+    /// The device ordinals of `--devices`, in order, each once.
+    devices: Vec<usize>,
     partitions: usize,
     decomposition: Decomposition,
     strategies: Vec<Strategy>,
@@ -129,18 +130,20 @@ impl MultiSetup {
                 "the multi-GPU solver runs a fixed iteration count, as the thesis's".into(),
             ));
         };
-        let available = if gpu.is_simulator() { 1 } else { device_count()? };
-        let gpus = options.parsed("--gpus")?.unwrap_or(available);
-        if gpus == 0 || gpus > available {
+        let devices = parse_devices(options.value("--devices"), gpu.properties().ordinal)?;
+        if let Some(other) = devices
+            .iter()
+            .find(|&&d| gpu.is_simulator() && d != gpu.properties().ordinal)
+        {
             return Err(Error::InvalidArgument(format!(
-                "--gpus must be between 1 and the {available} GPU(s) present, not {gpus}"
+                "the simulator stands for one device, 0, so --devices cannot name device {other}"
             )));
         }
         let decomposition: Decomposition = options.parsed("--decomposition")?.unwrap_or_default();
         let default_partitions = if decomposition == Decomposition::Blocks {
             4
         } else {
-            gpus
+            devices.len()
         };
         let all_strategies = matches!(options.value("--exchange"), None | Some("all"));
         let strategies = match options.value("--exchange") {
@@ -154,7 +157,7 @@ impl MultiSetup {
         };
         Ok(Self {
             base,
-            gpus,
+            devices,
             partitions: options.parsed("--partitions")?.unwrap_or(default_partitions),
             decomposition,
             strategies,
@@ -166,23 +169,60 @@ impl MultiSetup {
     }
 }
 
+/// The device ordinals `list` names (`0,1,3`), in order, or `default` alone when it is not
+/// given; a device named twice is refused (each is opened once; partitions share devices through
+/// `--partitions`).
+fn parse_devices(list: Option<&str>, default: usize) -> Result<Vec<usize>> {
+    let Some(list) = list else {
+        return Ok(vec![default]);
+    };
+    let mut devices = Vec::new();
+    for item in list.split(',') {
+        let ordinal = item.trim().parse::<usize>().map_err(|_| {
+            Error::InvalidArgument(format!(
+                "--devices takes device ordinals separated by commas, such as 0,1, not `{list}`"
+            ))
+        })?;
+        if devices.contains(&ordinal) {
+            return Err(Error::InvalidArgument(format!(
+                "--devices names device {ordinal} twice: each device is opened once, and --partitions shares them"
+            )));
+        }
+        devices.push(ordinal);
+    }
+    Ok(devices)
+}
+
+/// The devices of `--devices` beyond `gpu`, the runner's (the one of `--device`), each opened
+/// once: `None` where the ordinal is `gpu`'s own, which is used as it is.
+fn open_devices(gpu: &Gpu, devices: &[usize]) -> Result<Vec<Option<Gpu>>> {
+    devices
+        .iter()
+        .map(|&ordinal| match ordinal == gpu.properties().ordinal {
+            true => Ok(None),
+            false => Gpu::new(ordinal).map(Some),
+        })
+        .collect()
+}
+
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     plot_option::check_path(options)?;
     let setup = MultiSetup::from_options(gpu, options)?;
+    let opened = open_devices(gpu, &setup.devices)?;
+    let gpus: Vec<&Gpu> = opened.iter().map(|g| g.as_ref().unwrap_or(gpu)).collect();
     let checks = match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, &setup, options)?,
-        Precision::F64 => run_typed::<f64>(gpu, &setup, options)?,
+        Precision::F32 => run_typed::<f32>(&gpus, &setup, options)?,
+        Precision::F64 => run_typed::<f64>(&gpus, &setup, options)?,
     };
     Ok(Outcome { checks })
 }
 
-fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
-    // Devices 1.. beside `gpu` (device 0, or the simulator, which stands for one GPU).
-    let others = (1..setup.gpus).map(Gpu::new).collect::<Result<Vec<_>>>()?;
-    let gpus: Vec<&Gpu> = std::iter::once(gpu).chain(&others).collect();
+/// Runs on `gpus`, the devices of `--devices` in order; the one-GPU solutions on the first.
+fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
     if options.switch("--study") {
-        return study::<T>(&gpus, setup, options);
+        return study::<T>(gpus, setup, options);
     }
+    let gpu = gpus[0];
     let (rows, cols, iterations) = (setup.base.rows, setup.base.cols, setup.iterations);
     let omega = setup.base.omega.value(cols);
     let initial: Vec<T> = setup.base.problem.initial(rows, cols)?;
@@ -194,7 +234,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
         setup.partitions,
         gpus.len(),
         gpus.iter()
-            .map(|g| g.properties().name.clone())
+            .map(|g| format!("{}: {}", g.properties().ordinal, g.properties().name))
             .collect::<Vec<_>>()
             .join(", "),
         setup.border,
@@ -208,7 +248,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
     if setup.all_strategies {
         let refused = match setup.partitions {
             0 | 1 => Some("one partition exchanges nothing".to_string()),
-            p => Strategy::nccl_refused(&gpus, p),
+            p => Strategy::nccl_refused(gpus, p),
         };
         match refused {
             None => strategies.push(Strategy::Nccl),
@@ -216,11 +256,10 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
         }
     }
     // The CPU solver, once, where it takes seconds: every one-GPU grid is compared with it.
-    let cpu =
-        (setup.base.problem == Problem::Thesis && rows * cols * iterations <= super::sor::CPU_BUDGET).then(|| {
-            let mut cpu = initial.clone();
-            ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, omega, iterations).map(|()| cpu)
-        });
+    let cpu = (setup.base.problem == Problem::Thesis && rows * cols * iterations <= CPU_BUDGET).then(|| {
+        let mut cpu = initial.clone();
+        ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, omega, iterations).map(|()| cpu)
+    });
     let cpu = cpu.transpose()?;
     let mut checks = Vec::new();
     let mut csv = Vec::new();
@@ -245,7 +284,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
                 iterations,
                 omega,
             };
-            let solution = multi::solve(&gpus, &initial, rows, cols, config)?;
+            let solution = multi::solve(gpus, &initial, rows, cols, config)?;
             let [mkt, mst, mtt, mct] = solution.metrics(iterations);
             let loop_ms = solution.loop_time.as_secs_f64() * 1e3 / iterations.max(1) as f64;
             println!(
@@ -255,7 +294,7 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
                 one_ms / loop_ms
             );
             if strategy == Strategy::HostSync {
-                print_thread_lines(&solution, iterations);
+                print_thread_lines(gpus, &solution, iterations);
             }
             csv.push(format!(
                 "{rows};{cols};{};{mkt:.6};{mst:.6};{mtt:.6};{mct:.6};{:.9}",
@@ -277,14 +316,14 @@ fn run_typed<T: SorReal>(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Re
 }
 
 /// The thesis's per-thread lines (`t%d avarage RSOR kernel time per iteration`, ...), for the
-/// exchange it implemented.
-fn print_thread_lines<T>(solution: &MultiSolution<T>, iterations: usize) {
+/// exchange it implemented, each with its device's ordinal.
+fn print_thread_lines<T>(gpus: &[&Gpu], solution: &MultiSolution<T>, iterations: usize) {
     for r in &solution.ranks {
         let per = |d: std::time::Duration| d.as_secs_f64() * 1e3 / r.exchanges.max(1) as f64;
         println!(
             "   t{} (GPU {}): total kernel time {:.3} ms, MKT {:.4}; total transfer time {:.3} ms, MTT {:.4}; total synchronization time {:.3} ms, MST {:.4}; MCT {:.4}",
             r.rank,
-            r.device,
+            gpus.get(r.device).map_or(r.device, |g| g.properties().ordinal),
             r.kernel_ms,
             r.kernel_ms / iterations.max(1) as f64,
             r.times.transfer.as_secs_f64() * 1e3,

@@ -1,0 +1,42 @@
+//! What the chapter 5 examples that draw random numbers share: the `--generator` and `--seed`
+//! flags, and the generator they choose (cuRAND's, the book's, on a GPU; this library's Philox
+//! on the simulator).
+use crate::examples::{Flag, Options};
+use ferrocuda::gpu::{Error, Gpu, Result};
+use ferrocuda::random::Generator;
+
+/// `--generator`.
+pub const GENERATOR_FLAG: Flag = Flag {
+    name: "--generator",
+    value: Some("curand|philox"),
+    help: "cuRAND's default generator (the book's; the default on a GPU) or this library's Philox",
+};
+
+/// `--seed`.
+pub const SEED_FLAG: Flag = Flag {
+    name: "--seed",
+    value: Some("N"),
+    help: "the generator's seed (default: the book's)",
+};
+
+/// `--generator` and `--seed`, as every chapter 5 example that draws numbers takes them.
+pub const FLAGS: &[Flag] = &[GENERATOR_FLAG, SEED_FLAG];
+
+/// The generator and seed the flags ask for.
+pub fn generator_and_seed(gpu: &Gpu, options: &Options, default_seed: u64) -> Result<(Generator, u64)> {
+    let generator = options
+        .parsed::<Generator>("--generator")?
+        .unwrap_or_else(|| Generator::default_for(gpu));
+    Ok((generator, options.parsed::<u64>("--seed")?.unwrap_or(default_seed)))
+}
+
+/// `--book` needs the book's generator.
+pub fn require_curand(generator: Generator) -> Result<()> {
+    if generator == Generator::Curand {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(
+            "--book reproduces the book's cuRAND streams: it needs a CUDA device and --generator curand".into(),
+        ))
+    }
+}

@@ -74,6 +74,11 @@ fn ramp_real<T: StreamReal>(n: usize, scale: f64) -> Vec<T> {
 }
 
 /// Compares every kernel of the library on `cuda` and `sim`.
+/// The library's own kernels (probes, reductions) on `gpu`.
+fn library(gpu: &Gpu) -> Result<ferrocuda::Kernels<'_>> {
+    gpu.load(&ferrocuda::ptx::LIBRARY)
+}
+
 pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     let mut c = Comparison {
         cuda,
@@ -125,12 +130,12 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
             input: input.view(),
             partials: partials.view_mut(),
         };
-        crate::kernels(gpu)?.launch(ReduceSumKahan, shape(64), first)?;
+        library(gpu)?.launch(ReduceSumKahan, shape(64), first)?;
         let second = ReduceArgs {
             input: partials.view(),
             partials: total.view_mut(),
         };
-        crate::kernels(gpu)?.launch(ReduceSum, shape(1), second)?;
+        library(gpu)?.launch(ReduceSum, shape(1), second)?;
         gpu.download(&total)
     })?;
     Ok(c.rows)
@@ -634,7 +639,7 @@ fn philox<T: RandomFloat + Into<f64>>(c: &mut Comparison) -> Result<()> {
 fn probes(c: &mut Comparison) -> Result<()> {
     c.compare("probe_index", Tolerance::EXACT, |gpu| {
         let mut out = gpu.zeros::<u32>(INDEX_FIELDS * 12 * 6 * 4)?;
-        crate::kernels(gpu)?.launch(
+        library(gpu)?.launch(
             ProbeIndex,
             LaunchShape::new((3, 2, 2), (4, 3, 2)),
             OutArgs { out: out.view_mut() },
@@ -643,7 +648,7 @@ fn probes(c: &mut Comparison) -> Result<()> {
     })?;
     c.compare("probe_grid_stride", Tolerance::EXACT, |gpu| {
         let mut out = gpu.zeros::<u32>(100_003)?;
-        crate::kernels(gpu)?.launch(
+        library(gpu)?.launch(
             ProbeGridStride,
             LaunchShape::new((7, 1, 1), (128, 1, 1)),
             OutArgs { out: out.view_mut() },
@@ -653,7 +658,7 @@ fn probes(c: &mut Comparison) -> Result<()> {
     c.compare("probe_shared_reverse", Tolerance::EXACT, |gpu| {
         let mut data = gpu.upload(&ramp_i32(65 * 40))?;
         let shape = LaunchShape::new((40, 1, 1), (65, 1, 1)).with_shared_bytes(Tile1d::<i32>::bytes(65) as u32);
-        crate::kernels(gpu)?.launch(ProbeSharedReverse, shape, OutArgs { out: data.view_mut() })?;
+        library(gpu)?.launch(ProbeSharedReverse, shape, OutArgs { out: data.view_mut() })?;
         gpu.download(&data)
     })?;
     c.compare("probe_tile_transpose", Tolerance::EXACT, |gpu| {
@@ -668,13 +673,13 @@ fn probes(c: &mut Comparison) -> Result<()> {
             nx: nx as u32,
             ny: ny as u32,
         };
-        crate::kernels(gpu)?.launch(ProbeTileTranspose, shape, args)?;
+        library(gpu)?.launch(ProbeTileTranspose, shape, args)?;
         gpu.download(&out)
     })?;
     c.compare("probe_warp", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&ramp_i32(256))?;
         let mut out = gpu.zeros::<i32>(WARP_FIELDS * 256)?;
-        crate::kernels(gpu)?.launch(
+        library(gpu)?.launch(
             ProbeWarp,
             LaunchShape::new((2, 1, 1), (128, 1, 1)),
             WarpArgs {
@@ -687,7 +692,7 @@ fn probes(c: &mut Comparison) -> Result<()> {
     c.compare("probe_warp_sum_f64", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&(0..512).map(|i| (i as f64 - 200.0) * 0.25).collect::<Vec<_>>())?;
         let mut out = gpu.zeros::<f64>(16)?;
-        crate::kernels(gpu)?.launch(
+        library(gpu)?.launch(
             ProbeWarpSumF64,
             LaunchShape::cover_1d(512, 128)?,
             WarpSumF64Args {
@@ -710,7 +715,7 @@ fn probes(c: &mut Comparison) -> Result<()> {
             f64s: f64s.view_mut(),
         };
         let shape = LaunchShape::new((40, 1, 1), (256, 1, 1)).with_shared_bytes(Tile1d::<u32>::bytes(1) as u32);
-        crate::kernels(gpu)?.launch(ProbeAtomics, shape, args)?;
+        library(gpu)?.launch(ProbeAtomics, shape, args)?;
         let (i, u, l) = (gpu.download(&i32s)?, gpu.download(&u32s)?, gpu.download(&u64s)?);
         // The exchanges keep whichever thread came last, which differs by design: left out.
         let mut values: Vec<f64> = i.iter().map(|&v| v as f64).collect();
@@ -746,7 +751,7 @@ where
             fused: fused.view_mut(),
             unfused: unfused.view_mut(),
         };
-        crate::kernels(gpu)?.launch(ProbeRounding, LaunchShape::cover_1d(n, 128)?, args)?;
+        library(gpu)?.launch(ProbeRounding, LaunchShape::cover_1d(n, 128)?, args)?;
         let mut out = gpu.download(&fused)?;
         out.extend(gpu.download(&unfused)?);
         Ok(out)

@@ -119,7 +119,7 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
         }
     }
     if let Ok((_, compiler)) = &twin {
-        println!("CUDA C twin: gpu-kernels/nvcc/ch3/bandwidth_test.cu, {compiler}");
+        println!("CUDA C twin: host/book/nvcc/ch3/bandwidth_test.cu, {compiler}");
     }
     println!(
         "{:<16} {:>10} {:>12} {:>12} {:>8}",

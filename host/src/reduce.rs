@@ -6,10 +6,10 @@
 //! fill every SM; each thread folds a grid-stride share of the input, 16 bytes per load), each
 //! writing one partial; the second folds the partials in one block.
 //!
-//! ```no_run
-//! let gpu = ferrocuda::Gpu::new(0)?;
-//! let x = gpu.upload(&vec![7.0f32; 10_000_000])?;
-//! assert_eq!(ferrocuda::reduce::sum(&gpu, &x)?, 7.0e7); // a tree: exact, where a loop is not
+//! ```
+//! let gpu = ferrocuda::Gpu::from_env(0)?; // a GPU, or the simulator without one
+//! let x = gpu.upload(&vec![7.0f32; 1 << 20])?;
+//! assert_eq!(ferrocuda::reduce::sum(&gpu, &x)?, 7340032.0); // a tree: exact, where a loop is not
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
 use crate::gpu::{DeviceBuffer, Element, Gpu, KernelView, Kernels, LaunchShape, Result};

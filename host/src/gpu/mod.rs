@@ -7,9 +7,10 @@
 //! [`Kernels`], through which every typed launch goes) and [`LaunchShape`]s, device buffers and
 //! their kernel views ([`memory`]), pinned host buffers, streams with their events and
 //! asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]), cuBLAS's
-//! SGEMM ([`Cublas`]), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
+//! SGEMM (`Cublas`, with the feature `cublas`), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
 //! ([`Kernels::write_constant`]).
 mod constant;
+#[cfg(feature = "cublas")]
 mod cublas;
 mod cuda;
 mod curand;
@@ -25,6 +26,7 @@ mod stream;
 mod timing;
 mod transfer;
 
+#[cfg(feature = "cublas")]
 pub use cublas::Cublas;
 pub use cuda::{CudaDevice, Module};
 pub use curand::{Curand, CurandFloat, CurandGenerator};

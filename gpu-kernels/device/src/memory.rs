@@ -38,25 +38,6 @@ pub trait Element4: Element {
     unsafe fn store4(address: *mut Self, values: [Self; 4]);
 }
 
-#[cfg(not(target_arch = "nvptx64"))]
-macro_rules! element {
-    ($($t:ty => $bits:ty, $load:ident, $store:ident;)*) => {$(
-        impl Element for $t {
-            #[inline(always)]
-            unsafe fn load(address: *const Self) -> Self {
-                // SAFETY: forwarded to the caller.
-                unsafe { address.read() }
-            }
-            #[inline(always)]
-            unsafe fn store(address: *mut Self, value: Self) {
-                // SAFETY: forwarded to the caller.
-                unsafe { address.write(value) }
-            }
-        }
-    )*};
-}
-
-#[cfg(target_arch = "nvptx64")]
 macro_rules! element {
     ($($t:ty => $bits:ty, $load:ident, $store:ident;)*) => {$(
         impl Element for $t {
@@ -88,25 +69,6 @@ element! {
     f64 => f64, ld_global_f64, st_global_f64;
 }
 
-#[cfg(not(target_arch = "nvptx64"))]
-macro_rules! element4 {
-    ($($t:ty => $bits:ty;)*) => {$(
-        impl Element4 for $t {
-            #[inline(always)]
-            unsafe fn load4(address: *const Self) -> [Self; 4] {
-                // SAFETY: forwarded to the caller.
-                unsafe { address.cast::<[Self; 4]>().read() }
-            }
-            #[inline(always)]
-            unsafe fn store4(address: *mut Self, values: [Self; 4]) {
-                // SAFETY: forwarded to the caller.
-                unsafe { address.cast::<[Self; 4]>().write(values) }
-            }
-        }
-    )*};
-}
-
-#[cfg(target_arch = "nvptx64")]
 macro_rules! element4 {
     ($($t:ty => $bits:ty;)*) => {$(
         impl Element4 for $t {
@@ -127,7 +89,6 @@ macro_rules! element4 {
 }
 
 /// Four words of 4 bytes (one `v4.b32` access) or of 8 bytes (two `v2.b64` accesses).
-#[cfg(target_arch = "nvptx64")]
 trait Wide: Copy {
     /// # Safety
     /// As [`Element4::load4`].
@@ -136,7 +97,6 @@ trait Wide: Copy {
     /// As [`Element4::store4`].
     unsafe fn store16(address: *mut Self, values: [Self; 4]);
 }
-#[cfg(target_arch = "nvptx64")]
 impl Wide for u32 {
     #[inline(always)]
     unsafe fn load16(address: *const Self) -> [Self; 4] {
@@ -149,7 +109,6 @@ impl Wide for u32 {
         unsafe { crate::arch::st_global_v4_b32(address, values) }
     }
 }
-#[cfg(target_arch = "nvptx64")]
 impl Wide for u64 {
     #[inline(always)]
     unsafe fn load16(address: *const Self) -> [Self; 4] {
@@ -383,21 +342,6 @@ pub trait ReadOnlyElement: Element {
     unsafe fn load_nc(address: *const Self) -> Self;
 }
 
-#[cfg(not(target_arch = "nvptx64"))]
-macro_rules! read_only_element {
-    ($($t:ty => $bits:ty, $load:ident;)*) => {$(
-        impl ReadOnlyElement for $t {
-            /// On the host every read is coherent: a plain read.
-            #[inline(always)]
-            unsafe fn load_nc(address: *const Self) -> Self {
-                // SAFETY: forwarded to the caller.
-                unsafe { address.read() }
-            }
-        }
-    )*};
-}
-
-#[cfg(target_arch = "nvptx64")]
 macro_rules! read_only_element {
     ($($t:ty => $bits:ty, $load:ident;)*) => {$(
         impl ReadOnlyElement for $t {
@@ -529,10 +473,7 @@ fn check_index(i: usize, len: usize) {
 /// the GPU.
 #[inline(always)]
 fn check_index_on_host(i: usize, len: usize) {
-    #[cfg(not(target_arch = "nvptx64"))]
-    check_index(i, len);
-    #[cfg(target_arch = "nvptx64")]
-    let _ = (i, len);
+    crate::arch::check_unchecked_index(i, len);
 }
 
 /// Stops the kernel on an out-of-bounds index, as a view does: `trap` on the GPU (no panic message, so no

@@ -233,6 +233,102 @@ pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
     unsafe { address.write_volatile(value) }
 }
 
+/// The global-memory loads and stores of `nvptx.rs`: plain host reads and writes, all of them
+/// coherent on the host, so `ld.global.nc` is an ordinary read too.
+macro_rules! global_access {
+    ($load:ident, $store:ident, $t:ty) => {
+        #[doc = concat!("`ld.global` of a `", stringify!($t), "`: a host read.")]
+        ///
+        /// # Safety
+        /// `address` is valid for reads and aligned for the type.
+        #[inline(always)]
+        pub unsafe fn $load(address: *const $t) -> $t {
+            // SAFETY: forwarded to the caller.
+            unsafe { address.read() }
+        }
+        #[doc = concat!("`st.global` of a `", stringify!($t), "`: a host write.")]
+        ///
+        /// # Safety
+        /// `address` is valid for writes and aligned for the type.
+        #[inline(always)]
+        pub unsafe fn $store(address: *mut $t, value: $t) {
+            // SAFETY: forwarded to the caller.
+            unsafe { address.write(value) }
+        }
+    };
+}
+global_access!(ld_global_u8, st_global_u8, u8);
+global_access!(ld_global_u16, st_global_u16, u16);
+global_access!(ld_global_b32, st_global_b32, u32);
+global_access!(ld_global_f32, st_global_f32, f32);
+global_access!(ld_global_b64, st_global_b64, u64);
+global_access!(ld_global_f64, st_global_f64, f64);
+
+/// `ld.global.v4.b32`: four words in one host read.
+///
+/// # Safety
+/// `address` is valid for reads of 16 bytes and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_v4_b32(address: *const u32) -> [u32; 4] {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.cast::<[u32; 4]>().read() }
+}
+/// `st.global.v4.b32`: four words in one host write.
+///
+/// # Safety
+/// `address` is valid for writes of 16 bytes and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn st_global_v4_b32(address: *mut u32, v: [u32; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.cast::<[u32; 4]>().write(v) }
+}
+/// `ld.global.v2.b64`: two words in one host read.
+///
+/// # Safety
+/// `address` is valid for reads of 16 bytes and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_v2_b64(address: *const u64) -> [u64; 2] {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.cast::<[u64; 2]>().read() }
+}
+/// `st.global.v2.b64`: two words in one host write.
+///
+/// # Safety
+/// `address` is valid for writes of 16 bytes and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn st_global_v2_b64(address: *mut u64, v: [u64; 2]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.cast::<[u64; 2]>().write(v) }
+}
+
+/// `ld.global.nc.b32`: a host read (the host has no incoherent path).
+///
+/// # Safety
+/// `address` is valid for reads and 4-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_nc_b32(address: *const u32) -> u32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.read() }
+}
+/// `ld.global.nc.b64`: a host read (the host has no incoherent path).
+///
+/// # Safety
+/// `address` is valid for reads and 8-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_nc_b64(address: *const u64) -> u64 {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.read() }
+}
+
+/// The bound test of an `_unchecked` view access: made on the simulator, where it costs nothing
+/// that matters and names the thread; the GPU leaves it to the caller's contract.
+#[inline(always)]
+pub fn check_unchecked_index(i: usize, len: usize) {
+    if i >= len {
+        trap()
+    }
+}
+
 /// `a * b` rounded (the host never contracts it).
 #[inline(always)]
 pub fn mul_rn_f32(a: f32, b: f32) -> f32 {

@@ -129,7 +129,7 @@ fn window_sweep<T: Real, const COLOR: u32>(args: &WindowArgs<T>, load: impl Fn(u
     let (pitch, rows, cols) = (args.pitch as usize, args.rows as usize, args.cols as usize);
     let region = args.region;
     if block_dim().x != LOCAL_W || !region.fits(rows, cols) || rows * pitch > args.grid.len() || cols > pitch {
-        ferrocuda_device::memory::bounds_failure()
+        ferrocuda_device::global::bounds_failure()
     }
     let i = thread_idx_x();
     let col0 = region.col_begin as usize - 1 + block_idx().x * WINDOW_STEP_X;
@@ -262,7 +262,7 @@ pub fn sor_split<T: Real>(args: SplitArgs<T>) {
     // included), every index below is less than `rows * pitch` (a compacted row holds the
     // points of `cols` columns), so the accesses skip their own tests, as the CUDA C twin's.
     if !region.fits(rows, cols) || cols.div_ceil(2) > pitch || rows * pitch > args.own.len().min(args.other.len()) {
-        ferrocuda_device::memory::bounds_failure()
+        ferrocuda_device::global::bounds_failure()
     }
     let y = global_idx_y();
     let r = region.row_begin as usize + y;
@@ -352,7 +352,7 @@ pub fn sor_tiled<T: Real>(args: TiledArgs<T>) {
         || rows * pitch > args.src.len().min(args.dst.len())
         || args.half_sweeps as usize > TILE_HALO
     {
-        ferrocuda_device::memory::bounds_failure()
+        ferrocuda_device::global::bounds_failure()
     }
     // SAFETY: the launch provides `tiled_bytes` of dynamic shared memory (the host launcher's
     // shape); this is the launch's only tile.
@@ -470,7 +470,7 @@ pub fn residual_at<T: Real>(at: impl Fn(usize, usize) -> T, r: usize, j: usize) 
 fn residual_blocks<T: Real + Reducible>(args: &ResidualArgs<T>, at: impl Fn(usize, usize) -> T) {
     let region = args.region;
     if !region.fits(args.rows as usize, args.cols as usize) {
-        ferrocuda_device::memory::bounds_failure()
+        ferrocuda_device::global::bounds_failure()
     }
     let mut largest = T::LEAST;
     let (sx, sy) = (block_dim().x * grid_dim().x, block_dim().y * grid_dim().y);

@@ -71,8 +71,8 @@ pub mod verify;
 
 /// The device library kernels are written against (`ferrocuda-device`).
 pub use ferrocuda_device as device;
+pub use ferrocuda_device::global::{Slice, SliceMut};
 pub use ferrocuda_device::launch::{Kernel, KernelArgs};
-pub use ferrocuda_device::memory::{Slice, SliceMut};
 pub use gpu::{BackendChoice, DeviceBuffer, Error, Gpu, KernelSet, KernelView, Kernels, LaunchShape, Result};
 /// The library's own kernels (`gpu-kernels`), for launching them directly through
 /// `gpu.load(&ferrocuda::ptx::LIBRARY)`.

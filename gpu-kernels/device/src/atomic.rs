@@ -142,7 +142,7 @@ pub unsafe fn atomic_cas<T: AtomicExchange>(address: *mut T, compare: T, new: T)
     unsafe { T::atomic_cas(address, compare, new) }
 }
 
-use crate::memory::{Element, SliceMut};
+use crate::global::{Element, SliceMut};
 use crate::shared::Tile1d;
 
 impl<T: AtomicAdd + Element> SliceMut<T> {

@@ -57,7 +57,7 @@ impl ConstantWord for f32 {
 #[inline(always)]
 pub fn constant_load<T: ConstantWord>(word: usize) -> T {
     if word >= CONSTANT_BANK_BYTES / 4 {
-        crate::memory::bounds_failure()
+        crate::global::bounds_failure()
     }
     // SAFETY: `4 * word + 4 <= CONSTANT_BANK_BYTES`, checked above, and a multiple of 4.
     T::from_word(unsafe { arch::ld_const_b32(4 * word) })

@@ -1,7 +1,7 @@
 //! One kernel source for single and double precision (the book's `precision_m` module, §1.4.1.1).
 
+use crate::global::{Element4, ReadOnlyElement};
 use crate::math::Rounded;
-use crate::memory::{Element4, ReadOnlyElement};
 use core::ops::{Add, Div, Mul, Sub};
 
 /// `f32` or `f64`: the arithmetic the generic kernels need.

@@ -59,7 +59,7 @@ impl<T: Copy> Tile1d<T> {
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
         if i >= self.len {
-            crate::memory::bounds_failure()
+            crate::global::bounds_failure()
         }
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
         unsafe { arch::shared_load(self.base.add(i)) }
@@ -69,7 +69,7 @@ impl<T: Copy> Tile1d<T> {
     #[inline(always)]
     pub fn element_ptr(&self, i: usize) -> *mut T {
         if i >= self.len {
-            crate::memory::bounds_failure()
+            crate::global::bounds_failure()
         }
         // SAFETY: `i < len`: the result stays inside the tile.
         unsafe { self.base.add(i) }
@@ -79,7 +79,7 @@ impl<T: Copy> Tile1d<T> {
     #[inline(always)]
     pub fn set(&self, i: usize, value: T) {
         if i >= self.len {
-            crate::memory::bounds_failure()
+            crate::global::bounds_failure()
         }
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
         unsafe { arch::shared_store(self.base.add(i), value) }
@@ -144,7 +144,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
             )
         };
         if row >= ROWS || 4 * chunk + 4 > COLS {
-            crate::memory::bounds_failure()
+            crate::global::bounds_failure()
         }
         // SAFETY: in bounds of the tile (checked), 16-byte aligned (see above).
         unsafe { arch::shared_load(self.base.add(row * Self::PITCH + 4 * chunk).cast::<Quad<T>>()).0 }
@@ -161,7 +161,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
             )
         };
         if row >= ROWS || 4 * chunk + 4 > COLS {
-            crate::memory::bounds_failure()
+            crate::global::bounds_failure()
         }
         // SAFETY: as in `get4`.
         unsafe {
@@ -176,7 +176,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     #[inline(always)]
     pub fn get(&self, row: usize, col: usize) -> T {
         if row >= ROWS || col >= COLS {
-            crate::memory::bounds_failure()
+            crate::global::bounds_failure()
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
         unsafe { arch::shared_load(self.base.add(row * Self::PITCH + col)) }
@@ -207,7 +207,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     #[inline(always)]
     pub fn set(&self, row: usize, col: usize, value: T) {
         if row >= ROWS || col >= COLS {
-            crate::memory::bounds_failure()
+            crate::global::bounds_failure()
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
         unsafe { arch::shared_store(self.base.add(row * Self::PITCH + col), value) }

@@ -2,7 +2,7 @@
 //! from them, and pinned host buffers.
 use super::{Backend, Error, Gpu, Result};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
-use ferrocuda_device::memory::{Slice, SliceMut};
+use ferrocuda_device::global::{Slice, SliceMut};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -40,7 +40,7 @@ pub const fn word_value(w: u32) -> u32 {
 pub fn bank_conflicts(args: BankArgs) {
     let stride = args.stride as usize;
     if stride == 0 || stride > MAX_STRIDE as usize {
-        ferrocuda_device::memory::bounds_failure()
+        ferrocuda_device::global::bounds_failure()
     }
     // SAFETY: the launch provides `BankTile::BYTES` bytes (host driver).
     let tile = unsafe { BankTile::dynamic() };

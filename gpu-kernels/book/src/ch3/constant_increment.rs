@@ -120,7 +120,7 @@ pub fn poly_param(args: PolyParamArgs) {
 pub fn poly_global(args: PolyGlobalArgs) {
     // One test for all coefficients, so the loop's reads carry no bounds test of their own.
     if args.c.len() < COEFFS {
-        ferrocuda_device::memory::bounds_failure()
+        ferrocuda_device::global::bounds_failure()
     }
     let i = global_idx_x();
     if i < args.y.len() {

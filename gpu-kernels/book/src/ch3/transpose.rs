@@ -58,7 +58,7 @@ fn extents(args: &TransposeArgs) -> (usize, usize) {
     let (nx, ny) = (args.nx as usize, args.ny as usize);
     let n = nx * ny;
     if args.idata.len() != n || args.odata.len() != n {
-        ferrocuda_device::memory::bounds_failure()
+        ferrocuda_device::global::bounds_failure()
     }
     (nx, ny)
 }
@@ -69,7 +69,7 @@ fn extents(args: &TransposeArgs) -> (usize, usize) {
 fn thread_in_tile<const TILE: usize, const ROWS: usize>() -> (usize, usize) {
     let d = block_dim();
     if d.x != TILE || d.y != ROWS || d.z != 1 {
-        ferrocuda_device::memory::bounds_failure()
+        ferrocuda_device::global::bounds_failure()
     }
     let t = thread_idx();
     (t.x, t.y)

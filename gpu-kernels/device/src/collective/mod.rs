@@ -8,7 +8,7 @@ pub mod warp;
 use crate::warp::Shuffle;
 
 /// A value type the reductions handle: `i32`, `u32`, `u64`, `f32`, `f64`.
-pub trait Reducible: Shuffle + PartialOrd + core::ops::Add<Output = Self> + crate::memory::Element {
+pub trait Reducible: Shuffle + PartialOrd + core::ops::Add<Output = Self> + crate::global::Element {
     /// The additive identity.
     const ZERO: Self;
     /// The identity of `max`: the type's least value (`-inf` for floats).

@@ -17,7 +17,7 @@
 //! [`blocks_for`] gives the offset of the next, non-overlapping buffer.
 use super::philox::{Key, counter, philox4x32_10, uniform_f32, uniform_f64};
 use crate::elementary::Elementary;
-use crate::memory::Element4;
+use crate::global::Element4;
 
 /// The Philox block of stream 0 at `offset + block` under `key`.
 #[inline(always)]

@@ -439,3 +439,37 @@ fn default_target_dir() -> Result<PathBuf, BuildError> {
         .map(|target| target.join("ptx"))
         .ok_or_else(|| BuildError(format!("no cargo target directory above {}", out_dir.display())))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toolchain_is_the_workspace_channel() {
+        let file = include_str!("../../../rust-toolchain.toml");
+        assert!(
+            file.lines().any(|l| l.trim() == format!("channel = \"{TOOLCHAIN}\"")),
+            "TOOLCHAIN ({TOOLCHAIN}) must be rust-toolchain.toml's channel, which its error message names"
+        );
+    }
+
+    #[test]
+    fn hints_name_the_fix_for_the_first_errors() {
+        let no_std = "error[E0463]: can't find crate for `std`";
+        assert!(hint(no_std).is_some_and(|h| h.contains("#![no_std]")));
+        let abi = "error[E0658]: the extern \"gpu-kernel\" ABI is experimental and subject to change";
+        assert!(hint(abi).is_some_and(|h| h.contains("feature(abi_gpu_kernel)")));
+        let clash = "error: Linking globals named 'increment': symbol multiply defined!";
+        assert!(hint(clash).is_some_and(|h| h.contains("`increment`")));
+        assert!(hint("error[E0308]: mismatched types").is_none());
+    }
+
+    #[test]
+    fn architectures_are_checked() {
+        assert_eq!(parse_arch("sm_90").ok(), Some(90));
+        assert_eq!(parse_arch("sm_90a").ok(), Some(90));
+        for bad in ["sm_60", "90", "compute_90", "sm_x"] {
+            assert!(parse_arch(bad).is_err(), "{bad}");
+        }
+    }
+}

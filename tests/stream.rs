@@ -132,8 +132,40 @@ fn stream_reference_sequence() -> TestResult {
     )
 }
 
+/// Views the arguments declare equal in length, of other lengths: refused before the launch,
+/// with the kernel and both lengths named; nothing is written.
+fn stream_triad_refuses_views_of_other_lengths(gpu: &Gpu) -> TestResult {
+    use book_kernels::stream::{BinaryArgs, StreamTriad};
+    use ferrocuda::{KernelView, LaunchShape};
+    let a_d = gpu.upload(&vec![1.0f32; 1000]).map_err(fail)?;
+    let b_d = gpu.upload(&vec![2.0f32; 500]).map_err(fail)?;
+    let mut c_d = gpu.zeros::<f32>(1000).map_err(fail)?;
+    let args = BinaryArgs {
+        a: a_d.view(),
+        b: b_d.view(),
+        c: c_d.view_mut(),
+        scalar: 3.0,
+    };
+    let shape = LaunchShape::cover_1d(1000, 256).map_err(fail)?;
+    let message = match common::book(gpu)?.launch(StreamTriad, shape, args) {
+        Err(e) => e.to_string(),
+        Ok(()) => return Err("a triad over views of 1000, 500 and 1000 elements was launched".into()),
+    };
+    ensure(
+        message.contains("stream_triad_f32") && message.contains("1000") && message.contains("500"),
+        || format!("the error does not name the kernel and the lengths: {message}"),
+    )?;
+    ensure(gpu.download(&c_d).map_err(fail)?.iter().all(|&c| c == 0.0), || {
+        "the refused launch wrote to c".into()
+    })
+}
+
 fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
+        (
+            "stream_triad_refuses_views_of_other_lengths",
+            stream_triad_refuses_views_of_other_lengths,
+        ),
         ("stream_program_f32_and_f64", stream_program_f32_and_f64),
         ("stream_each_kernel_block_shapes", stream_each_kernel_block_shapes),
         ("stream_triad_four_per_thread_tails", stream_triad_four_per_thread_tails),

@@ -8,6 +8,7 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`stream_copy`] and [`stream_scale`]: `out = in` or `out = scalar * in`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
+#[kernel_args(same_len(input, output))]
 pub struct UnaryArgs<T> {
     /// Input.
     pub input: Slice<T>,
@@ -20,6 +21,7 @@ pub struct UnaryArgs<T> {
 /// Arguments of [`stream_add`] and [`stream_triad`]: `c = a + b` or `c = a + b * scalar`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
+#[kernel_args(same_len(a, b, c))]
 pub struct BinaryArgs<T> {
     /// First input.
     pub a: Slice<T>,

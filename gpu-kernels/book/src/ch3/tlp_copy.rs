@@ -6,6 +6,7 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`tlp_copy`] and [`ilp_copy`](super::ilp_copy::ilp_copy): `output = input`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
+#[kernel_args(same_len(input, output))]
 pub struct CopyArgs<T> {
     /// Input.
     pub input: Slice<T>,

@@ -4,6 +4,7 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`vec_add_kernel`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
+#[kernel_args(same_len(a, b, c))]
 pub struct VecAddArgs {
     pub a: Slice<f32>,
     pub b: Slice<f32>,

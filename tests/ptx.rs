@@ -3,7 +3,7 @@
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
 use book_kernels::{ch1, ch2, ch3, ch5, course, stream, tutorial};
 use ferrocuda::kernels::{probe, random, reduce, sor};
-use ferrocuda::ptx::{self, KernelSet, PtxModule, ResourceReport};
+use ferrocuda::ptx::{self, PtxModule, ResourceReport};
 use ferrocuda::{Kernel, KernelArgs};
 
 /// `(kernel crate, PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
@@ -11,14 +11,12 @@ fn entry<K: Kernel<A>, A: KernelArgs>(_kernel: K) -> (&'static str, &'static str
     (K::CRATE, K::NAME, size_of::<A>())
 }
 
-/// The kernel sets the build embeds: the library's and the book's.
-fn sets() -> [&'static KernelSet; 2] {
-    [&ptx::LIBRARY, &ferrocuda_book::KERNELS]
-}
-
 /// Every embedded module, of every set.
 fn modules() -> Vec<PtxModule> {
-    sets().iter().flat_map(|set| set.modules()).collect()
+    ferrocuda_book::KERNEL_SETS
+        .iter()
+        .flat_map(|set| set.modules())
+        .collect()
 }
 
 /// Every kernel the host can launch.
@@ -206,7 +204,7 @@ fn kernel_ptx(name: &str) -> Vec<&'static str> {
 
 #[test]
 fn every_module_holds_exactly_its_crates_kernels() {
-    for set in sets() {
+    for set in ferrocuda_book::KERNEL_SETS {
         let mut expected: Vec<&str> = host_entries()
             .iter()
             .filter(|(krate, ..)| *krate == set.name())

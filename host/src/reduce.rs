@@ -73,10 +73,10 @@ macro_rules! reduce {
             }
             fn launch(gpu: &Gpu, module: Option<&Kernels>, kind: Kind, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()> {
                 match kind {
-                    Kind::Sum => gpu.twin_or_library(module)?.launch(ReduceSum, shape, args),
-                    Kind::Min => gpu.twin_or_library(module)?.launch(ReduceMin, shape, args),
-                    Kind::Max => gpu.twin_or_library(module)?.launch(ReduceMax, shape, args),
-                    Kind::SumAtomic => gpu.twin_or_library(module)?.launch(ReduceSumAtomic, shape, args),
+                    Kind::Sum => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceSum, shape, args),
+                    Kind::Min => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceMin, shape, args),
+                    Kind::Max => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceMax, shape, args),
+                    Kind::SumAtomic => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceSumAtomic, shape, args),
                 }
             }
         }

@@ -2,7 +2,7 @@
 //!
 //! Every failure is one sentence on stderr and a non-zero exit code.
 use ferrocuda::gpu::BackendChoice;
-use ferrocuda::{Error, Gpu, KernelSet, ptx};
+use ferrocuda::{Error, Gpu, ptx};
 use ferrocuda_book::examples::{self, Options};
 use ferrocuda_book::{agreement, bench};
 use std::process::ExitCode;
@@ -198,15 +198,10 @@ impl Flags {
     }
 }
 
-/// The kernel sets this build embeds: the library's and the book's.
-fn kernel_sets() -> [&'static KernelSet; 2] {
-    [&ptx::LIBRARY, &ferrocuda_book::KERNELS]
-}
-
 fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
     match args.first().map(String::as_str) {
         Some("--report") => {
-            for set in kernel_sets() {
+            for set in ferrocuda_book::KERNEL_SETS {
                 for module in set.modules() {
                     println!("== {} {} ==", set.name(), module.arch);
                     let report = ptx::ptxas_verbose(&module)?;
@@ -216,7 +211,7 @@ fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Some("--validate") => {
-            for set in kernel_sets() {
+            for set in ferrocuda_book::KERNEL_SETS {
                 for module in set.modules() {
                     ptx::ptxas_verbose(&module)?;
                     println!(
@@ -230,7 +225,7 @@ fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Some(kernel) if !kernel.starts_with("--") => {
-            let modules = kernel_sets().map(|set| set.modules().next());
+            let modules = ferrocuda_book::KERNEL_SETS.map(|set| set.modules().next());
             let text = modules
                 .iter()
                 .flatten()

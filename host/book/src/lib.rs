@@ -24,15 +24,11 @@ use ferrocuda::{Gpu, KernelSet, Kernels, Result};
 /// The book's kernels (`book-kernels`), one PTX module per architecture in `FERROCUDA_ARCHS`.
 pub static KERNELS: KernelSet = ferrocuda::include_kernels!("book_kernels");
 
+/// Every kernel set this build embeds: the library's and the book's (for `xtask ptx` and the
+/// PTX tests).
+pub static KERNEL_SETS: [&KernelSet; 2] = [&ferrocuda::ptx::LIBRARY, &KERNELS];
+
 /// The book's kernels on `gpu`, loaded on first use.
 pub fn kernels(gpu: &Gpu) -> Result<Kernels<'_>> {
     gpu.load(&KERNELS)
-}
-
-/// `twin` (a CUDA C twin's kernels, for a benchmark's comparison), else the book's own kernels.
-pub fn twin_or_book<'g>(gpu: &'g Gpu, twin: Option<&Kernels<'g>>) -> Result<Kernels<'g>> {
-    match twin {
-        Some(kernels) => Ok(kernels.clone()),
-        None => kernels(gpu),
-    }
 }

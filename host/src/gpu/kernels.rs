@@ -119,6 +119,15 @@ impl Gpu {
         })
     }
 
+    /// `twin` when given (a CUDA C twin's kernels, for a benchmark's comparison), else the
+    /// kernels of `set`.
+    pub fn load_or<'g>(&'g self, twin: Option<&Kernels<'g>>, set: &'static KernelSet) -> Result<Kernels<'g>> {
+        match twin {
+            Some(kernels) => Ok(kernels.clone()),
+            None => self.load(set),
+        }
+    }
+
     /// A PTX text compiled elsewhere (a CUDA C twin from nvcc, say), loaded as a kernel set whose
     /// entry points launch with the same typed handles; CUDA only.
     pub fn load_ptx(&self, ptx: &str, what: &str) -> Result<Kernels<'_>> {
@@ -129,16 +138,6 @@ impl Gpu {
                 module: Some(Arc::new(cuda.load_module(ptx, what)?)),
             }),
             Backend::Sim(_) => Err(Error::NeedsCuda(format!("loading {what}"))),
-        }
-    }
-}
-
-impl Gpu {
-    /// `twin` (a CUDA C twin's kernels, for a benchmark's comparison), else the library's own.
-    pub(crate) fn twin_or_library<'g>(&'g self, twin: Option<&Kernels<'g>>) -> Result<Kernels<'g>> {
-        match twin {
-            Some(kernels) => Ok(kernels.clone()),
-            None => self.library(),
         }
     }
 }

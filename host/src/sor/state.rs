@@ -286,7 +286,7 @@ macro_rules! sor_real {
             }
             fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&Kernels>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()> {
                 match module {
-                    Some(_) => gpu.twin_or_library(module)?.launch(SorSplit, shape, args),
+                    Some(_) => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(SorSplit, shape, args),
                     None => launch_maybe_on(gpu, stream, SorSplit, shape, args),
                 }
             }

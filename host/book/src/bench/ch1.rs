@@ -19,7 +19,8 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
         shape,
         bytes: 2 * n * size_of::<i32>(),
         launch: Box::new(move |m: Option<&Kernels>| {
-            crate::twin_or_book(gpu, m)?.launch(IncrementMultiblock, shape, args)
+            gpu.load_or(m, &crate::KERNELS)?
+                .launch(IncrementMultiblock, shape, args)
         }),
     };
     measure(gpu, row, twin, settings.reps).map(|m| vec![m])

@@ -21,7 +21,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
         name: "vec_add_kernel".into(),
         shape,
         bytes: 3 * n * size_of::<f32>(),
-        launch: Box::new(move |m: Option<&Kernels>| crate::twin_or_book(gpu, m)?.launch(VecAddKernel, shape, args)),
+        launch: Box::new(move |m: Option<&Kernels>| gpu.load_or(m, &crate::KERNELS)?.launch(VecAddKernel, shape, args)),
     };
     if let Some(twin) = twin
         && !twin_agrees(gpu, &mut row, twin, &c_d)?

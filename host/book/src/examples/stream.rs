@@ -126,24 +126,24 @@ macro_rules! stream_real {
             fn launch_unary(gpu: &Gpu,
         module: Option<&Kernels>, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<Self>) -> Result<()> {
                 match (op, layout) {
-                    (Op::Copy, Layout::OnePerThread) => crate::twin_or_book(gpu, module)?.launch(StreamCopy, shape, args),
-                    (Op::Copy, Layout::Vec4) => crate::twin_or_book(gpu, module)?.launch(StreamCopyVec4, shape, args),
-                    (_, Layout::OnePerThread) => crate::twin_or_book(gpu, module)?.launch(StreamScale, shape, args),
-                    (_, Layout::Vec4) => crate::twin_or_book(gpu, module)?.launch(StreamScaleVec4, shape, args),
+                    (Op::Copy, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamCopy, shape, args),
+                    (Op::Copy, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamCopyVec4, shape, args),
+                    (_, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamScale, shape, args),
+                    (_, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamScaleVec4, shape, args),
                 }
             }
             fn launch_binary(gpu: &Gpu,
         module: Option<&Kernels>, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
                 match (op, layout) {
-                    (Op::Add, Layout::OnePerThread) => crate::twin_or_book(gpu, module)?.launch(StreamAdd, shape, args),
-                    (Op::Add, Layout::Vec4) => crate::twin_or_book(gpu, module)?.launch(StreamAddVec4, shape, args),
-                    (_, Layout::OnePerThread) => crate::twin_or_book(gpu, module)?.launch(StreamTriad, shape, args),
-                    (_, Layout::Vec4) => crate::twin_or_book(gpu, module)?.launch(StreamTriadVec4, shape, args),
+                    (Op::Add, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamAdd, shape, args),
+                    (Op::Add, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamAddVec4, shape, args),
+                    (_, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriad, shape, args),
+                    (_, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriadVec4, shape, args),
                 }
             }
             fn launch_triad_four_per_thread(gpu: &Gpu,
         module: Option<&Kernels>, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
-                crate::twin_or_book(gpu, module)?.launch(StreamTriadFourPerThread, shape, args)
+                gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriadFourPerThread, shape, args)
             }
         }
     )*};

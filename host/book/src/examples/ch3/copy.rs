@@ -60,8 +60,8 @@ macro_rules! copy_real {
                 args: CopyArgs<Self>,
             ) -> Result<()> {
                 match variant {
-                    Variant::Tlp => crate::twin_or_book(gpu, module)?.launch(TlpCopy, shape, args),
-                    Variant::Ilp => crate::twin_or_book(gpu, module)?.launch(IlpCopy, shape, args),
+                    Variant::Tlp => gpu.load_or(module, &crate::KERNELS)?.launch(TlpCopy, shape, args),
+                    Variant::Ilp => gpu.load_or(module, &crate::KERNELS)?.launch(IlpCopy, shape, args),
                 }
             }
             fn blocks_per_multiprocessor(gpu: &Gpu, variant: Variant, threads: u32, shared_bytes: u32) -> Result<u32> {

@@ -162,16 +162,24 @@ pub fn args(
 pub fn launch_from(gpu: &Gpu, module: Option<&Kernels>, variant: Variant, args: TransposeArgs) -> Result<()> {
     let shape = variant.shape(args.nx as usize, args.ny as usize)?;
     match variant {
-        Variant::SimpleCopy => crate::twin_or_book(gpu, module)?.launch(SimpleCopy, shape, args),
-        Variant::CopySharedMem => crate::twin_or_book(gpu, module)?.launch(CopySharedMem, shape, args),
-        Variant::Naive => crate::twin_or_book(gpu, module)?.launch(TransposeNaive, shape, args),
-        Variant::Coalesced => crate::twin_or_book(gpu, module)?.launch(TransposeCoalesced, shape, args),
-        Variant::NoBankConflicts => crate::twin_or_book(gpu, module)?.launch(TransposeNoBankConflicts, shape, args),
-        Variant::Diagonal => crate::twin_or_book(gpu, module)?.launch(TransposeDiagonal, shape, args),
-        Variant::PgiNaive => crate::twin_or_book(gpu, module)?.launch(Transpose1, shape, args),
-        Variant::PgiTile => crate::twin_or_book(gpu, module)?.launch(Transpose2, shape, args),
-        Variant::PgiPaddedDiagonal => crate::twin_or_book(gpu, module)?.launch(Transpose3, shape, args),
-        Variant::Tutorial => crate::twin_or_book(gpu, module)?.launch(Gtranspose2, shape, args),
+        Variant::SimpleCopy => gpu.load_or(module, &crate::KERNELS)?.launch(SimpleCopy, shape, args),
+        Variant::CopySharedMem => gpu.load_or(module, &crate::KERNELS)?.launch(CopySharedMem, shape, args),
+        Variant::Naive => gpu
+            .load_or(module, &crate::KERNELS)?
+            .launch(TransposeNaive, shape, args),
+        Variant::Coalesced => gpu
+            .load_or(module, &crate::KERNELS)?
+            .launch(TransposeCoalesced, shape, args),
+        Variant::NoBankConflicts => gpu
+            .load_or(module, &crate::KERNELS)?
+            .launch(TransposeNoBankConflicts, shape, args),
+        Variant::Diagonal => gpu
+            .load_or(module, &crate::KERNELS)?
+            .launch(TransposeDiagonal, shape, args),
+        Variant::PgiNaive => gpu.load_or(module, &crate::KERNELS)?.launch(Transpose1, shape, args),
+        Variant::PgiTile => gpu.load_or(module, &crate::KERNELS)?.launch(Transpose2, shape, args),
+        Variant::PgiPaddedDiagonal => gpu.load_or(module, &crate::KERNELS)?.launch(Transpose3, shape, args),
+        Variant::Tutorial => gpu.load_or(module, &crate::KERNELS)?.launch(Gtranspose2, shape, args),
     }
 }
 

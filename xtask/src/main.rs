@@ -13,7 +13,7 @@ const USAGE: &str = "usage:
   cargo xtask list
   cargo xtask run <example-id> [--size N] [--precision f32|f64] [--device N] [--reps N] [--backend auto|cuda|sim]
                                [the example's own options: `cargo xtask list` shows them]
-  cargo xtask bench [--device N] [--size-mib N] [--reps N] [--backend auto|cuda|sim]
+  cargo xtask bench [--device N] [--size-mib N] [--reps N] [--backend auto|cuda|sim] [--only GROUP,..]
 
 The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator
 otherwise.
@@ -49,13 +49,17 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
         }
         Some("run") => run(&args[1..]),
         Some("bench") => {
-            let flags = Flags::parse(&args[1..], &["--device", "--size-mib", "--reps", "--backend"])?;
+            let flags = Flags::parse(&args[1..], &["--device", "--size-mib", "--reps", "--backend", "--only"])?;
             let gpu = open(&flags)?;
             let settings = bench::Settings {
                 working_set_mib: flags
                     .number("--size-mib")?
                     .unwrap_or(bench::Settings::default().working_set_mib),
                 reps: flags.number("--reps")?.unwrap_or(bench::Settings::default().reps),
+                only: flags
+                    .value("--only")
+                    .map(|groups| groups.split(',').map(str::to_string).collect())
+                    .unwrap_or_default(),
             };
             bench::run(&gpu, &settings).map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)

@@ -21,13 +21,15 @@ use ferrocuda::gpu::{Error, Gpu, Kernels, LaunchShape, Result};
 use ferrocuda::measure::{Stats, gb_per_s};
 
 /// Benchmark settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     /// Bytes of each array, MiB: 512 MiB arrays make every kernel move at least 1 GiB, 20 times
     /// the H100's 50 MB L2.
     pub working_set_mib: usize,
     /// Timed repetitions per row (the median is reported).
     pub reps: usize,
+    /// The groups to run (`--only stream,ch3`), or every group when empty.
+    pub only: Vec<String>,
 }
 
 impl Default for Settings {
@@ -35,11 +37,28 @@ impl Default for Settings {
         Self {
             working_set_mib: 512,
             reps: 20,
+            only: Vec::new(),
         }
     }
 }
 
 impl Settings {
+    /// True when the group `name` is to run.
+    pub fn wants(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|g| g == name)
+    }
+
+    /// Refuses an `--only` that names no group, listing the groups.
+    pub fn check_groups(&self) -> Result<()> {
+        match self.only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
+            Some(g) => Err(Error::InvalidArgument(format!(
+                "--only takes bench groups ({}), not `{g}`",
+                GROUPS.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Elements of `T` per array.
     pub fn elements<T>(&self) -> Result<usize> {
         match self.working_set_mib * (1 << 20) / size_of::<T>() {
@@ -48,6 +67,21 @@ impl Settings {
         }
     }
 }
+
+/// The bench groups `--only` selects from, in the order they run.
+pub const GROUPS: &[&str] = &[
+    "stream",
+    "course",
+    "ch1",
+    "reduce",
+    "ch3",
+    "thesis",
+    "ch3-lessons",
+    "random",
+    "matmul",
+    "transfers",
+    "simulator",
+];
 
 /// Launches a row's kernel from this library's kernels (`None`) or a twin's module.
 pub type Launcher<'a> = Box<dyn FnMut(Option<&Kernels>) -> Result<()> + 'a>;
@@ -96,12 +130,16 @@ pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&Kernels>, reps: usize)
 /// Runs every benchmark: on a CUDA device the kernels against memcpy and their CUDA C twins, then
 /// the CPU simulator's throughput.
 pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
+    settings.check_groups()?;
     if gpu.is_simulator() {
         println!("no CUDA device: only the simulator's throughput is measured");
     } else {
         run_cuda(gpu, settings)?;
     }
-    simulator::run(settings.reps.min(5)).map(|_| ())
+    if settings.wants("simulator") {
+        simulator::run(settings.reps.min(5))?;
+    }
+    Ok(())
 }
 
 /// The memory-bound kernels against memcpy and their CUDA C twins, in one table.
@@ -130,19 +168,31 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     let twins = twins.ok();
     let mut rows = Vec::new();
-    rows.extend(stream::run(gpu, settings, twins.as_ref().map(|t| &t.stream))?);
-    rows.extend(course::run(gpu, settings, twins.as_ref().map(|t| &t.vector_add))?);
-    rows.extend(course::reduction(gpu, settings)?);
-    rows.extend(course::histogram(gpu, settings)?);
-    rows.extend(ch1::run(
-        gpu,
-        settings,
-        twins.as_ref().map(|t| &t.increment_multiblock),
-    )?);
-    rows.extend(reduce::run(gpu, settings, twins.as_ref().map(|t| &t.reduce))?);
-    rows.extend(ch3::run(gpu, settings, twins.as_ref().map(|t| &t.transpose))?);
-    rows.extend(ch3_access::run(gpu, settings, twins.as_ref().map(|t| &t.ilp_copy))?);
-    rows.extend(thesis::run(gpu, settings, twins.as_ref().map(|t| &t.sor))?);
+    if settings.wants("stream") {
+        rows.extend(stream::run(gpu, settings, twins.as_ref().map(|t| &t.stream))?);
+    }
+    if settings.wants("course") {
+        rows.extend(course::run(gpu, settings, twins.as_ref().map(|t| &t.vector_add))?);
+        rows.extend(course::reduction(gpu, settings)?);
+        rows.extend(course::histogram(gpu, settings)?);
+    }
+    if settings.wants("ch1") {
+        rows.extend(ch1::run(
+            gpu,
+            settings,
+            twins.as_ref().map(|t| &t.increment_multiblock),
+        )?);
+    }
+    if settings.wants("reduce") {
+        rows.extend(reduce::run(gpu, settings, twins.as_ref().map(|t| &t.reduce))?);
+    }
+    if settings.wants("ch3") {
+        rows.extend(ch3::run(gpu, settings, twins.as_ref().map(|t| &t.transpose))?);
+        rows.extend(ch3_access::run(gpu, settings, twins.as_ref().map(|t| &t.ilp_copy))?);
+    }
+    if settings.wants("thesis") {
+        rows.extend(thesis::run(gpu, settings, twins.as_ref().map(|t| &t.sor))?);
+    }
 
     println!();
     println!(
@@ -173,10 +223,19 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
         settings.reps
     );
-    ch3_lessons::run(gpu, settings)?;
-    random::run(gpu, settings)?;
-    course::matmul(gpu, settings)?;
-    ch3_transfers::run(gpu, settings)
+    if settings.wants("ch3-lessons") {
+        ch3_lessons::run(gpu, settings)?;
+    }
+    if settings.wants("random") {
+        random::run(gpu, settings)?;
+    }
+    if settings.wants("matmul") {
+        course::matmul(gpu, settings)?;
+    }
+    if settings.wants("transfers") {
+        ch3_transfers::run(gpu, settings)?;
+    }
+    Ok(())
 }
 
 /// Runs `row` from the embedded module and from `twin`, downloading `output` after each: true

@@ -11,7 +11,7 @@ use ferrocuda::reduce::{Kind, Plan, Reduce, THREADS_PER_BLOCK};
 pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
     let doubled = Settings {
         working_set_mib: 2 * settings.working_set_mib,
-        ..*settings
+        ..settings.clone()
     };
     Ok(vec![
         sum_row::<f32>(gpu, &doubled, Kind::Sum, twin)?,

@@ -240,8 +240,8 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let expected = reference::course::vector_add::vector_add(&a, &b);
     let p = gpu.properties();
     println!(
-        "Vector addition of {n} floats ({} MB per array) from pinned host memory, blocks of {THREADS_PER_BLOCK} threads",
-        n * size_of::<f32>() / 1_000_000
+        "Vector addition of {n} floats ({:.1} MB per array) from pinned host memory, blocks of {THREADS_PER_BLOCK} threads",
+        (n * size_of::<f32>()) as f64 / 1e6
     );
     println!(
         " {}: {} copy engines, concurrent kernels {}; medians of {} runs ({})",

@@ -35,7 +35,10 @@ fn child_hello(args: &[&str]) -> TestResult {
     let [blocks, threads] = args else {
         return Err(format!("`hello` takes blocks and threads, not {args:?}"));
     };
-    let (blocks, threads) = (blocks.parse().map_err(|_| "blocks")?, threads.parse().map_err(|_| "threads")?);
+    let (blocks, threads) = (
+        blocks.parse().map_err(|_| "blocks")?,
+        threads.parse().map_err(|_| "threads")?,
+    );
     let gpu = common::gpu().as_ref().map_err(|e| e.to_string())?;
     example_passes(gpu, "course-hello-world", hello_options(blocks, threads))
 }
@@ -297,9 +300,10 @@ fn course_vector_add_streams_rejects_bad_flags(gpu: &Gpu) -> TestResult {
             ..Options::default()
         }
         .with_flag(flag, Some(value));
-        ensure(matches!((example.run)(gpu, &options), Err(Error::InvalidArgument(_))), || {
-            format!("{flag} {value} was not refused")
-        })?;
+        ensure(
+            matches!((example.run)(gpu, &options), Err(Error::InvalidArgument(_))),
+            || format!("{flag} {value} was not refused"),
+        )?;
     }
     Ok(())
 }
@@ -308,7 +312,10 @@ fn main() {
     let children: [ChildAction; 1] = [("hello", child_hello)];
     common::run_child_action(&children);
     let cpu_tests: Vec<CpuTest> = vec![
-        ("course_hello_world_reference_by_hand", course_hello_world_reference_by_hand),
+        (
+            "course_hello_world_reference_by_hand",
+            course_hello_world_reference_by_hand,
+        ),
         (
             "managed_buffer_reports_a_kernel_fault_on_the_simulator",
             managed_buffer_reports_a_kernel_fault_on_the_simulator,
@@ -318,10 +325,16 @@ fn main() {
         ("course_hello_world_program", course_hello_world_program),
         ("course_hello_world_shapes", course_hello_world_shapes),
         ("course_hello_world_standard_output", course_hello_world_standard_output),
-        ("course_hello_world_rejects_bad_shapes", course_hello_world_rejects_bad_shapes),
+        (
+            "course_hello_world_rejects_bad_shapes",
+            course_hello_world_rejects_bad_shapes,
+        ),
         ("course_vector_add_managed_program", course_vector_add_managed_program),
         ("course_vector_add_managed_sizes", course_vector_add_managed_sizes),
-        ("managed_buffer_host_and_kernel_share_it", managed_buffer_host_and_kernel_share_it),
+        (
+            "managed_buffer_host_and_kernel_share_it",
+            managed_buffer_host_and_kernel_share_it,
+        ),
         ("course_vector_add_streams_program", course_vector_add_streams_program),
         ("course_vector_add_streams_sizes", course_vector_add_streams_sizes),
         (

@@ -329,7 +329,16 @@ fn device_clocks_advance(gpu: &Gpu) -> TestResult {
 /// What `probe_print` is given: values of every kind `{:.3}` and `{:e}` meet (signs, zero,
 /// tiny, huge, NaN, infinity), for 40 threads (a warp and part of another).
 fn print_values() -> Vec<f32> {
-    let special = [0.0, -1.5, std::f32::consts::PI, 1e-7, 6.02e23, f32::NAN, f32::NEG_INFINITY, -0.0];
+    let special = [
+        0.0,
+        -1.5,
+        std::f32::consts::PI,
+        1e-7,
+        6.02e23,
+        f32::NAN,
+        f32::NEG_INFINITY,
+        -0.0,
+    ];
     (0..40)
         .map(|i| special.get(i).copied().unwrap_or((i as f32 - 20.0) * 0.37))
         .collect()
@@ -368,12 +377,17 @@ fn same_lines(printed: &str, expected: &[String]) -> TestResult {
     let mut want: Vec<&str> = expected.iter().map(String::as_str).collect();
     got.sort_unstable();
     want.sort_unstable();
-    ensure(got == want, || format!("printed:\n{printed}\nexpected:\n{}", want.join("\n")))
+    ensure(got == want, || {
+        format!("printed:\n{printed}\nexpected:\n{}", want.join("\n"))
+    })
 }
 
 /// Child action: `probe_print` with the dash count given, on the test's backend.
 fn child_print(args: &[&str]) -> TestResult {
-    let dashes = args.first().and_then(|d| d.parse().ok()).ok_or("`print` takes a dash count")?;
+    let dashes = args
+        .first()
+        .and_then(|d| d.parse().ok())
+        .ok_or("`print` takes a dash count")?;
     let gpu = common::gpu().as_ref().map_err(|e| e.to_string())?;
     launch_print(gpu, dashes).map_err(fail)
 }
@@ -385,7 +399,10 @@ fn device_print_on_the_simulator_formats_as_the_host() -> TestResult {
     let gpu = Gpu::simulator();
     for dashes in [10, 300] {
         let ((), printed) = gpu.capture_output(|| launch_print(&gpu, dashes)).map_err(fail)?;
-        same_lines(&printed.unwrap_or_default(), &expected_print_lines(&print_values(), dashes as usize))?;
+        same_lines(
+            &printed.unwrap_or_default(),
+            &expected_print_lines(&print_values(), dashes as usize),
+        )?;
     }
     Ok(())
 }

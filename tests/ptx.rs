@@ -259,14 +259,11 @@ const PRINTING_KERNELS: [&str; 2] = ["say_hello", "probe_print"];
 #[test]
 fn no_kernel_uses_local_memory() {
     for module in modules() {
-        for name in ptx::entry_points(module.ptx)
-            .into_iter()
-            .filter(|n| {
-                !ACCURATE_SINE_KERNELS.contains(n)
-                    && !LOCAL_MEMORY_DEMONSTRATIONS.contains(n)
-                    && !PRINTING_KERNELS.contains(n)
-            })
-        {
+        for name in ptx::entry_points(module.ptx).into_iter().filter(|n| {
+            !ACCURATE_SINE_KERNELS.contains(n)
+                && !LOCAL_MEMORY_DEMONSTRATIONS.contains(n)
+                && !PRINTING_KERNELS.contains(n)
+        }) {
             let body = ptx::entry_ptx(module.ptx, name).unwrap_or_default();
             assert!(!body.contains(".local"), "`{name}` ({}) uses local memory", module.arch);
         }
@@ -326,7 +323,12 @@ fn only_printing_kernels_call_vprintf() {
             .collect();
         expected.sort_unstable();
         assert_eq!(printing, expected, "{} kernels that reach vprintf", module.arch);
-        assert_eq!(declared, !expected.is_empty(), "{}: the vprintf declaration", module.arch);
+        assert_eq!(
+            declared,
+            !expected.is_empty(),
+            "{}: the vprintf declaration",
+            module.arch
+        );
     }
 }
 
@@ -634,7 +636,8 @@ fn only_printing_kernels_link_formatting_code() {
     for module in modules() {
         for name in ptx::entry_points(module.ptx) {
             let body = ptx::entry_ptx(module.ptx, name).unwrap_or_default();
-            let formats = body.contains("fmt") || reachable_functions(module.ptx, body).iter().any(|f| f.contains("fmt"));
+            let formats =
+                body.contains("fmt") || reachable_functions(module.ptx, body).iter().any(|f| f.contains("fmt"));
             assert_eq!(
                 formats,
                 PRINTING_KERNELS.contains(&name),

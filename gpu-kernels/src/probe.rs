@@ -303,7 +303,7 @@ pub fn probe_print(args: PrintArgs) {
     if i < args.x.len() {
         let x = args.x.get(i);
         let (bits, positive) = (x.to_bits(), x > 0.0);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             ferrocuda_device::println!("probe {i:>3}: {x:.3} {x:e} {bits:#010x} {positive} é");
         } else {
             ferrocuda_device::print!("probe {i:>3}: {x:.3} {x:e} {bits:#010x} {positive} é\n");

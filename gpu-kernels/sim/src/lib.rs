@@ -26,8 +26,8 @@ mod ops;
 mod output;
 
 pub use context::fault;
-pub use output::{capture_output, print};
 pub use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
+pub use output::{capture_output, print};
 
 use context::with_thread;
 

@@ -47,7 +47,10 @@ pub fn capture_output<R>(work: impl FnOnce() -> R) -> (R, String) {
 /// output in one write (outside a launch, too).
 pub fn print(text: &[u8]) {
     match with_block_if_any(|block| block.output.clone()).flatten() {
-        Some(sink) => sink.lock().unwrap_or_else(PoisonError::into_inner).extend_from_slice(text),
+        Some(sink) => sink
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend_from_slice(text),
         None => {
             // A failed write to stdout (closed pipe) is not the kernel's fault; it is dropped,
             // as the driver drops printf output nobody reads.

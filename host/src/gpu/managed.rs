@@ -14,7 +14,7 @@
 use super::memory::DeviceBuffer;
 use super::simulator::{FaultSlot, take_fault};
 use super::{Backend, Element, Error, Gpu, KernelView, Result};
-use cudarc::driver::sys::{self, CUdevice_attribute as Attr, CUmemLocationType, CUmem_advise};
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr, CUmem_advise, CUmemLocationType};
 use cudarc::driver::{CudaContext, CudaStream, result};
 use ferrocuda_device::global::{Slice, SliceMut};
 use std::marker::PhantomData;
@@ -42,7 +42,10 @@ pub struct ManagedBuffer<T> {
 enum Storage<T> {
     Cuda(ManagedAllocation<T>),
     /// The simulator's: host memory, and where its launches leave their faults.
-    Sim { buffer: DeviceBuffer<T>, faults: FaultSlot },
+    Sim {
+        buffer: DeviceBuffer<T>,
+        faults: FaultSlot,
+    },
 }
 
 /// A `cuMemAllocManaged` allocation, freed when dropped, once the device is idle.
@@ -164,11 +167,20 @@ impl<T: Element> ManagedAllocation<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.context.bind_to_thread().map_err(Error::cuda("binding the context"))?;
+        self.context
+            .bind_to_thread()
+            .map_err(Error::cuda("binding the context"))?;
         // SAFETY: the range is exactly this live managed allocation, which outlives the queued
         // prefetch (its drop waits for the device); the stream belongs to this context.
-        unsafe { result::mem_prefetch_async(self.address, self.len * size_of::<T>(), location, self.stream.cu_stream()) }
-            .map_err(Error::cuda(format!("cudaMemPrefetchAsync to the {to}")))
+        unsafe {
+            result::mem_prefetch_async(
+                self.address,
+                self.len * size_of::<T>(),
+                location,
+                self.stream.cu_stream(),
+            )
+        }
+        .map_err(Error::cuda(format!("cudaMemPrefetchAsync to the {to}")))
     }
 }
 
@@ -215,10 +227,9 @@ impl<T: Element> ManagedBuffer<T> {
     /// device has finished (on CUDA), and returns the fault of an earlier kernel, if any.
     fn settle(&self) -> Result<()> {
         match &self.storage {
-            Storage::Cuda(m) => m
-                .context
-                .synchronize()
-                .map_err(Error::cuda("synchronizing the device before a host access to managed memory")),
+            Storage::Cuda(m) => m.context.synchronize().map_err(Error::cuda(
+                "synchronizing the device before a host access to managed memory",
+            )),
             Storage::Sim { faults, .. } => take_fault(faults),
         }
     }

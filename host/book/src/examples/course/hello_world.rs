@@ -41,7 +41,7 @@ pub const MAX_THREADS: usize = 8192;
 
 /// The launch's shape, or one sentence on why it cannot be.
 pub fn shape(blocks: usize, threads: usize) -> Result<LaunchShape> {
-    let total = blocks.checked_mul(threads).unwrap_or(usize::MAX);
+    let total = blocks.saturating_mul(threads);
     if blocks == 0 || threads == 0 || threads > 1024 || total > MAX_THREADS {
         return Err(Error::InvalidArgument(format!(
             "hello world launches at least one block of 1 to 1024 threads and at most {MAX_THREADS} threads in all (one printed line each), not {blocks} blocks of {threads}"

@@ -127,7 +127,11 @@ pub fn add_chunk(
     range: Range<usize>,
 ) -> Result<()> {
     let lens = [a_d.len(), b_d.len(), c_d.len()];
-    let outside = || Error::InvalidArgument(format!("chunk {range:?} does not lie inside arrays of {lens:?} elements"));
+    let outside = || {
+        Error::InvalidArgument(format!(
+            "chunk {range:?} does not lie inside arrays of {lens:?} elements"
+        ))
+    };
     let a = a_d.view().subview(range.clone()).ok_or_else(outside)?;
     let b = b_d.view().subview(range.clone()).ok_or_else(outside)?;
     let c = c_d.view_mut().subview(range.clone()).ok_or_else(outside)?;
@@ -167,7 +171,10 @@ pub fn pipelined(gpu: &Gpu, s: &mut Setup, chunks: usize, streams: usize) -> Res
 pub enum Program {
     NonPipelined,
     /// `chunks` phases over `streams` streams.
-    Pipelined { chunks: usize, streams: usize },
+    Pipelined {
+        chunks: usize,
+        streams: usize,
+    },
 }
 
 impl Program {

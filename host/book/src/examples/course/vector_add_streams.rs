@@ -26,7 +26,7 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--chunks",
             value: Some("C"),
-            help: "chunks (phases) of the pipeline; with --streams, runs that one pipeline instead of the default five",
+            help: "chunks (phases) of the pipeline: either flag runs one pipeline (default 8 chunks over 4 streams) instead of the default five",
         },
         Flag {
             name: "--streams",

@@ -326,31 +326,25 @@ fn device_clocks_advance(gpu: &Gpu) -> TestResult {
     ensure(ok, || format!("cycles / ns per thread: {:?}", &out[..6]))
 }
 
-/// What `probe_print` is given: values of every kind `{:.3}` and `{:e}` meet (signs, zero,
-/// tiny, huge, NaN, infinity), for 40 threads (a warp and part of another).
-fn print_values() -> Vec<f32> {
-    let special = [
-        0.0,
-        -1.5,
-        std::f32::consts::PI,
-        1e-7,
-        6.02e23,
-        f32::NAN,
-        f32::NEG_INFINITY,
-        -0.0,
-    ];
+/// What `probe_print` is given: values of every kind the integer formats meet (zero, signs,
+/// the extremes), for 40 threads (a warp and part of another).
+fn print_values() -> Vec<i32> {
+    let special = [0, -1, 1, i32::MIN, i32::MAX, 42, -7, 1_000_000];
     (0..40)
-        .map(|i| special.get(i).copied().unwrap_or((i as f32 - 20.0) * 0.37))
+        .map(|i| special.get(i).copied().unwrap_or((i as i32 - 20) * 37))
         .collect()
 }
 
 /// The lines `probe_print` prints, formatted here by the host's `format!`, and the dash line cut
 /// as the device library documents: text beyond `MAX_LINE_TEXT_BYTES` bytes dropped, `...` after.
-fn expected_print_lines(x: &[f32], dashes: usize) -> Vec<String> {
+fn expected_print_lines(x: &[i32], dashes: usize) -> Vec<String> {
     let mut lines: Vec<String> = x
         .iter()
         .enumerate()
-        .map(|(i, &x)| format!("probe {i:>3}: {x:.3} {x:e} {:#010x} {} é", x.to_bits(), x > 0.0))
+        .map(|(i, &x)| {
+            let name = PRINT_NAMES[i % PRINT_NAMES.len()];
+            format!("probe {i:>3}: {x} {x:+07} {:#010x} {} {name:>5}| é", x as u32, x > 0)
+        })
         .collect();
     let dash_line = format!("{:-<dashes$}|", "");
     let max = ferrocuda::device::print::MAX_LINE_TEXT_BYTES;
@@ -392,9 +386,9 @@ fn child_print(args: &[&str]) -> TestResult {
     launch_print(gpu, dashes).map_err(fail)
 }
 
-/// On the simulator, what the device library's `println!` and `print!` make of floats, hex,
-/// booleans, widths and a non-ASCII character is what the host's `format!` makes, and a line
-/// longer than the limit is cut and marked.
+/// On the simulator, what the device library's `println!` and `print!` make of integers, signs,
+/// zero padding, hex, booleans, string widths and a non-ASCII character is what the host's
+/// `format!` makes, and a line longer than the limit is cut and marked.
 fn device_print_on_the_simulator_formats_as_the_host() -> TestResult {
     let gpu = Gpu::simulator();
     for dashes in [10, 300] {

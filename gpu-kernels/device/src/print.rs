@@ -35,9 +35,15 @@
 //!
 //! What a printing kernel does pay: a thread's registers are allocated for the deepest call it
 //! can make, so the formatter's needs become the kernel's, whether or not the print runs. Per
-//! `ptxas -v` (sm_90): `say_hello`, which prints integers, 55 registers and 440 bytes of stack;
-//! `probe_print`, which prints floats through `core`'s exact float formatter, 255 registers.
-//! Keep prints out of kernels whose speed matters (behind a `cfg` or a `const` switch).
+//! `ptxas -v` (sm_90): `say_hello`, which prints integers, 55 registers and 440 bytes of stack,
+//! 0.2 s to compile. Keep prints out of kernels whose speed matters (behind a `cfg` or a `const`
+//! switch).
+//!
+//! **Floats are expensive to print.** `{}` of an `f32` or `f64` links `core`'s float formatter
+//! (Grisu with a Dragon4 fallback, on big integers): the kernel then needs 255 registers, and
+//! ptxas takes some 12 s to compile it, which the driver pays when it first loads the module
+//! (its JIT cache keeps the result for later runs). For a quick look at a float, print its
+//! integer part and a scaled fraction, or its bits (`{:#x}` of `x.to_bits()`).
 //!
 //! # Limits
 //! - A line holds at most [`MAX_LINE_TEXT_BYTES`] bytes of text (its newline not counted).

@@ -2,7 +2,7 @@
 //! `gpu-kernels/src/kernels/probe.rs`, each checked against values computed here on the CPU.
 mod common;
 
-use common::{GpuTest, TestResult, ensure, fail};
+use common::{ChildAction, CpuTest, GpuTest, TestResult, ensure, fail};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::kernels::probe::*;
 use ferrocuda::verify::{Check, Tolerance};
@@ -326,7 +326,94 @@ fn device_clocks_advance(gpu: &Gpu) -> TestResult {
     ensure(ok, || format!("cycles / ns per thread: {:?}", &out[..6]))
 }
 
+/// What `probe_print` is given: values of every kind the integer formats meet (zero, signs,
+/// the extremes), for 40 threads (a warp and part of another).
+fn print_values() -> Vec<i32> {
+    let special = [0, -1, 1, i32::MIN, i32::MAX, 42, -7, 1_000_000];
+    (0..40)
+        .map(|i| special.get(i).copied().unwrap_or((i as i32 - 20) * 37))
+        .collect()
+}
+
+/// The lines `probe_print` prints, formatted here by the host's `format!`, and the dash line cut
+/// as the device library documents: text beyond `MAX_LINE_TEXT_BYTES` bytes dropped, `...` after.
+fn expected_print_lines(x: &[i32], dashes: usize) -> Vec<String> {
+    let mut lines: Vec<String> = x
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let name = PRINT_NAMES[i % PRINT_NAMES.len()];
+            format!("probe {i:>3}: {x} {x:+07} {:#010x} {} {name:>5}| é", x as u32, x > 0)
+        })
+        .collect();
+    let dash_line = format!("{:-<dashes$}|", "");
+    let max = ferrocuda::device::print::MAX_LINE_TEXT_BYTES;
+    lines.push(if dash_line.len() > max {
+        format!("{}...", &dash_line[..max])
+    } else {
+        dash_line
+    });
+    lines
+}
+
+/// Launches `probe_print` over the values, 32 threads per block.
+fn launch_print(gpu: &Gpu, dashes: u32) -> Result<(), ferrocuda::Error> {
+    let x_d = gpu.upload(&print_values())?;
+    let args = PrintArgs { x: x_d.view(), dashes };
+    let shape = LaunchShape::cover_1d(x_d.len(), 32)?;
+    gpu.load(&ferrocuda::ptx::LIBRARY)?.launch(ProbePrint, shape, args)?;
+    gpu.synchronize_output()
+}
+
+/// Compares printed text with the expected lines, as sets (the order of threads' lines varies).
+fn same_lines(printed: &str, expected: &[String]) -> TestResult {
+    let mut got: Vec<&str> = printed.lines().collect();
+    let mut want: Vec<&str> = expected.iter().map(String::as_str).collect();
+    got.sort_unstable();
+    want.sort_unstable();
+    ensure(got == want, || {
+        format!("printed:\n{printed}\nexpected:\n{}", want.join("\n"))
+    })
+}
+
+/// Child action: `probe_print` with the dash count given, on the test's backend.
+fn child_print(args: &[&str]) -> TestResult {
+    let dashes = args
+        .first()
+        .and_then(|d| d.parse().ok())
+        .ok_or("`print` takes a dash count")?;
+    let gpu = common::gpu().as_ref().map_err(|e| e.to_string())?;
+    launch_print(gpu, dashes).map_err(fail)
+}
+
+/// On the simulator, what the device library's `println!` and `print!` make of integers, signs,
+/// zero padding, hex, booleans, string widths and a non-ASCII character is what the host's
+/// `format!` makes, and a line longer than the limit is cut and marked.
+fn device_print_on_the_simulator_formats_as_the_host() -> TestResult {
+    let gpu = Gpu::simulator();
+    for dashes in [10, 300] {
+        let ((), printed) = gpu.capture_output(|| launch_print(&gpu, dashes)).map_err(fail)?;
+        same_lines(
+            &printed.unwrap_or_default(),
+            &expected_print_lines(&print_values(), dashes as usize),
+        )?;
+    }
+    Ok(())
+}
+
+/// The same lines on the test's backend, read from a child process's standard output: on a GPU,
+/// the lines CUDA's `vprintf` printed.
+fn device_print_standard_output(_gpu: &Gpu) -> TestResult {
+    for dashes in [10, 300] {
+        let stdout = common::child_output(&format!("print {dashes}"))?;
+        same_lines(&stdout, &expected_print_lines(&print_values(), dashes as usize))?;
+    }
+    Ok(())
+}
+
 fn main() {
+    let children: [ChildAction; 1] = [("print", child_print)];
+    common::run_child_action(&children);
     let gpu_tests: Vec<GpuTest> = vec![
         ("device_index_3d", device_index_3d),
         ("device_grid_stride_covers_once", device_grid_stride_covers_once),
@@ -337,6 +424,11 @@ fn main() {
         ("device_atomics_global_and_shared", device_atomics_global_and_shared),
         ("device_fused_and_unfused_rounding", device_fused_and_unfused_rounding),
         ("device_clocks_advance", device_clocks_advance),
+        ("device_print_standard_output", device_print_standard_output),
     ];
-    common::main(vec![], gpu_tests)
+    let cpu_tests: Vec<CpuTest> = vec![(
+        "device_print_on_the_simulator_formats_as_the_host",
+        device_print_on_the_simulator_formats_as_the_host,
+    )];
+    common::main(cpu_tests, gpu_tests)
 }

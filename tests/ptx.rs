@@ -103,6 +103,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::tlp_copy::CopyArgs<f32>>(ch3::ilp_copy::IlpCopy),
         entry::<_, ch3::tlp_copy::CopyArgs<f64>>(ch3::ilp_copy::IlpCopy),
         entry::<_, course::vector_add::VecAddArgs>(course::vector_add::VecAddKernel),
+        entry::<_, course::hello_world::SayHelloArgs>(course::hello_world::SayHello),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy1),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy2a),
         entry::<_, tutorial::vector_copy::CopyArgs>(tutorial::vector_copy::Gcopy2b),
@@ -149,6 +150,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::RoundingArgs<f32>>(probe::ProbeRounding),
         entry::<_, probe::RoundingArgs<f64>>(probe::ProbeRounding),
         entry::<_, probe::OutArgs<u64>>(probe::ProbeClock),
+        entry::<_, probe::PrintArgs>(probe::ProbePrint),
     ];
     use sor::{ResidualArgs, SplitArgs, WindowArgs};
     macro_rules! sor {
@@ -250,17 +252,83 @@ fn parameter_blocks_match_the_host_args_structs() {
 const ACCURATE_SINE_KERNELS: [&str; 4] = ["base", "math", "kernel", "intrinsics_accurate"];
 /// Kernels that use local memory on purpose: ch3-localmem's private array indexed at run time.
 const LOCAL_MEMORY_DEMONSTRATIONS: [&str; 1] = ["localmem_dynamic"];
+/// Kernels that print (`ferrocuda_device::println!`): the arguments of each line are gathered in
+/// the kernel's stack frame (local memory) for the formatter, which runs out of line.
+const PRINTING_KERNELS: [&str; 2] = ["say_hello", "probe_print"];
 
 #[test]
 fn no_kernel_uses_local_memory() {
     for module in modules() {
-        for name in ptx::entry_points(module.ptx)
-            .into_iter()
-            .filter(|n| !ACCURATE_SINE_KERNELS.contains(n) && !LOCAL_MEMORY_DEMONSTRATIONS.contains(n))
-        {
+        for name in ptx::entry_points(module.ptx).into_iter().filter(|n| {
+            !ACCURATE_SINE_KERNELS.contains(n)
+                && !LOCAL_MEMORY_DEMONSTRATIONS.contains(n)
+                && !PRINTING_KERNELS.contains(n)
+        }) {
             let body = ptx::entry_ptx(module.ptx, name).unwrap_or_default();
             assert!(!body.contains(".local"), "`{name}` ({}) uses local memory", module.arch);
         }
+    }
+}
+
+/// The functions (`.func`) an entry calls, directly or through the functions it calls.
+fn reachable_functions<'a>(ptx: &'a str, entry_body: &'a str) -> Vec<&'a str> {
+    let function_body = |name: &str| {
+        let start = ptx.find(&format!("{name}("))?;
+        let header = ptx[..start].rfind(".func")?;
+        let open = ptx[header..].find('{')? + header;
+        let close = ptx[open..].find("\n}")? + open;
+        Some(&ptx[open..close])
+    };
+    let callees = |body: &'a str| -> Vec<&'a str> {
+        body.match_indices("call.uni ")
+            .filter_map(|(at, _)| {
+                let rest = &body[at + "call.uni ".len()..];
+                let rest = rest.strip_prefix("(retval0), ").unwrap_or(rest);
+                rest.split([',', ';', ' ']).next()
+            })
+            .collect()
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let mut todo = callees(entry_body);
+    while let Some(name) = todo.pop() {
+        if !seen.contains(&name) {
+            seen.push(name);
+            if let Some(body) = function_body(name) {
+                todo.extend(callees(body));
+            }
+        }
+    }
+    seen
+}
+
+/// Device printing is CUDA's `vprintf` system call, declared `.extern` for the driver to resolve
+/// (as nvcc declares it), and reached only from the kernels that print: the others link no
+/// formatting code.
+#[test]
+fn only_printing_kernels_call_vprintf() {
+    for module in modules() {
+        let declared = module.ptx.contains(".extern .func  (.param .b32 func_retval0) vprintf")
+            || module.ptx.contains(".extern .func (.param .b32 func_retval0) vprintf");
+        let mut printing = Vec::new();
+        for name in ptx::entry_points(module.ptx) {
+            let body = ptx::entry_ptx(module.ptx, name).unwrap_or_default();
+            if reachable_functions(module.ptx, body).contains(&"vprintf") {
+                printing.push(name);
+            }
+        }
+        printing.sort_unstable();
+        let mut expected: Vec<&str> = PRINTING_KERNELS
+            .into_iter()
+            .filter(|k| ptx::entry_points(module.ptx).contains(k))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(printing, expected, "{} kernels that reach vprintf", module.arch);
+        assert_eq!(
+            declared,
+            !expected.is_empty(),
+            "{}: the vprintf declaration",
+            module.arch
+        );
     }
 }
 
@@ -561,14 +629,22 @@ fn ch3_shared_memory_kernels_use_shared_memory_as_written() {
     }
 }
 
+/// A panic traps without formatting a message, so only the kernels that print reach
+/// formatting code (`core::fmt`, through the device library's out-of-line `_print`).
 #[test]
-fn kernels_do_not_link_formatting_code() {
+fn only_printing_kernels_link_formatting_code() {
     for module in modules() {
-        assert!(
-            !module.ptx.contains("fmt"),
-            "{}: formatting machinery in the PTX",
-            module.arch
-        );
+        for name in ptx::entry_points(module.ptx) {
+            let body = ptx::entry_ptx(module.ptx, name).unwrap_or_default();
+            let formats =
+                body.contains("fmt") || reachable_functions(module.ptx, body).iter().any(|f| f.contains("fmt"));
+            assert_eq!(
+                formats,
+                PRINTING_KERNELS.contains(&name),
+                "`{name}` ({}): reaches formatting code",
+                module.arch
+            );
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! One thin kernel per device-library primitive, so each is tested on its own against values the
 //! CPU computes (CUDA.jl's and CUB's way): indexing, grid-stride loops, shared tiles, warp
 //! shuffles and votes, warp reductions, atomics on global and shared memory, explicit rounding,
-//! clocks. Their tests, which launch them through the public host API, are in `tests/device.rs`.
+//! clocks, printing. Their tests, which launch them through the public host API, are in `tests/device.rs`.
 use ferrocuda_device::collective::warp::{warp_max, warp_sum};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::{Tile1d, Tile2d};
@@ -282,4 +282,41 @@ pub fn probe_clock(args: OutArgs<u64>) {
     args.out.set(3 * i, c1.wrapping_sub(c0));
     args.out.set(3 * i + 1, t1.wrapping_sub(t0));
     args.out.set(3 * i + 2, acc);
+}
+
+/// Arguments of [`probe_print`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct PrintArgs {
+    /// One value per thread to print.
+    pub x: Slice<i32>,
+    /// Dashes in thread 0's extra line: more than `print::MAX_LINE_TEXT_BYTES` shows the cut.
+    pub dashes: u32,
+}
+
+/// Names printed by [`probe_print`], one per thread in turn.
+pub const PRINT_NAMES: [&str; 3] = ["zero", "one", "two"];
+
+/// Each thread `i < x.len()` prints one line with `x[i]` in several formats (even threads with
+/// `println!`, odd ones with `print!` and an explicit `\n`); thread 0 also prints a line of
+/// `dashes` dashes and a `|`.
+///
+/// Integers, booleans and strings only: a float would link `core`'s float formatter, which
+/// costs the library's module some 12 s of JIT compilation at every first load (see
+/// `ferrocuda_device::print`).
+#[kernel]
+pub fn probe_print(args: PrintArgs) {
+    let i = global_idx_x();
+    if i < args.x.len() {
+        let x = args.x.get(i);
+        let (bits, positive, name) = (x as u32, x > 0, PRINT_NAMES[i % PRINT_NAMES.len()]);
+        if i.is_multiple_of(2) {
+            ferrocuda_device::println!("probe {i:>3}: {x} {x:+07} {bits:#010x} {positive} {name:>5}| é");
+        } else {
+            ferrocuda_device::print!("probe {i:>3}: {x} {x:+07} {bits:#010x} {positive} {name:>5}| é\n");
+        }
+    }
+    if i == 0 {
+        ferrocuda_device::println!("{:-<width$}|", "", width = args.dashes as usize);
+    }
 }

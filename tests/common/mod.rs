@@ -139,3 +139,53 @@ pub fn example_passes(gpu: &Gpu, id: &str, options: Options) -> TestResult {
 pub fn awkward_sizes(b: usize) -> Vec<usize> {
     vec![1, 31, 33, b - 1, b + 1, 100_003]
 }
+
+/// The environment variable that turns a run of a test binary into one child action (see
+/// [`child_output`]): the action's name, then its arguments, separated by spaces.
+pub const CHILD_ENV: &str = "FERROCUDA_TEST_CHILD";
+
+/// A program a test runs in a child process of its own binary, to read what it prints to
+/// standard output (where CUDA writes the kernels' `printf` lines): its name, and the body,
+/// given the arguments.
+pub type ChildAction = (&'static str, fn(&[&str]) -> TestResult);
+
+/// Call first in `main`: when this process is a child started by [`child_output`], runs the
+/// action `CHILD_ENV` names and exits (status 1, the error on standard error, when it fails).
+pub fn run_child_action(actions: &[ChildAction]) {
+    let Ok(request) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let words: Vec<&str> = request.split_whitespace().collect();
+    let result = match actions.iter().find(|(name, _)| words.first() == Some(name)) {
+        Some((_, action)) => action(&words[1..]),
+        None => Err(format!("no child action `{request}`")),
+    };
+    match result {
+        Ok(()) => std::process::exit(0),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1)
+        }
+    }
+}
+
+/// Runs this test binary again as a child that performs `request` (an action of
+/// [`run_child_action`] and its arguments) on the same backend, and returns its standard
+/// output; fails with its standard error when it fails.
+pub fn child_output(request: &str) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the test binary: {e}"))?;
+    let output = std::process::Command::new(exe)
+        .env(CHILD_ENV, request)
+        .output()
+        .map_err(|e| format!("cannot start the child `{request}`: {e}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    if output.status.success() {
+        Ok(stdout)
+    } else {
+        Err(format!(
+            "the child `{request}` failed ({}): {}\nits output:\n{stdout}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}

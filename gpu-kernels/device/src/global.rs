@@ -194,6 +194,16 @@ impl<T> Slice<T> {
     pub const fn as_ptr(&self) -> *const T {
         self.ptr
     }
+
+    /// The elements `range` of this view as a view of their own (CUDA C's `a + start` with its
+    /// length), or `None` when `range` does not lie inside it: how a host hands one chunk of a
+    /// buffer to a kernel.
+    pub fn subview(&self, range: core::ops::Range<usize>) -> Option<Self> {
+        (range.start <= range.end && range.end <= self.len).then(|| Self {
+            ptr: self.ptr.wrapping_add(range.start),
+            len: range.end - range.start,
+        })
+    }
 }
 
 impl<T: Element> Slice<T> {
@@ -260,6 +270,16 @@ impl<T> SliceMut<T> {
     /// The device address of the first element.
     pub const fn as_mut_ptr(&self) -> *mut T {
         self.ptr
+    }
+
+    /// The elements `range` of this view as a writable view of their own, or `None` when
+    /// `range` does not lie inside it (see [`Slice::subview`]).
+    pub fn subview(&self, range: core::ops::Range<usize>) -> Option<Self> {
+        (range.start <= range.end && range.end <= self.len).then(|| Self {
+            ptr: self.ptr.wrapping_add(range.start),
+            len: range.end - range.start,
+            _owns: PhantomData,
+        })
     }
 }
 
@@ -482,4 +502,31 @@ fn check_index_on_host(i: usize, len: usize) {
 #[inline(never)]
 pub fn bounds_failure() -> ! {
     crate::arch::trap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subviews_lie_inside_their_view() {
+        let data = [1u32, 2, 3, 4, 5];
+        // SAFETY: the views address `data`, which outlives them; nothing reads through them here
+        // but the address arithmetic.
+        let (view, view_mut) = unsafe {
+            (
+                Slice::from_raw_parts(data.as_ptr(), data.len()),
+                SliceMut::from_raw_parts(data.as_ptr().cast_mut(), data.len()),
+            )
+        };
+        let middle = view.subview(1..4).expect("inside");
+        assert_eq!((middle.len(), middle.as_ptr()), (3, data[1..].as_ptr()));
+        assert_eq!(view.subview(5..5).map(|v| v.len()), Some(0));
+        // A range that starts after it ends is refused, as slicing refuses it.
+        let (start, end) = (3, 2);
+        assert!(view.subview(4..6).is_none() && view.subview(start..end).is_none());
+        let tail = view_mut.subview(2..5).expect("inside");
+        assert_eq!((tail.len(), tail.as_mut_ptr().cast_const()), (3, data[2..].as_ptr()));
+        assert!(view_mut.subview(0..6).is_none());
+    }
 }

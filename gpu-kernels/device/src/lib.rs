@@ -43,6 +43,7 @@
 //! | [`warp`] | warp shuffle and vote | `__shfl_*_sync`, `__any_sync`, `__ballot_sync`, `__activemask` |
 //! | [`atomic`] | atomic functions | `atomicAdd`, `atomicMin`, `atomicExch`, `atomicCAS` |
 //! | [`math`] | mathematical functions, intrinsics | `__fmaf_rn`, `__fmul_rn`, `__sinf`, `sinf` |
+//! | [`print`] | formatted output | `printf` ([`println!`], [`print!`]) |
 //! | [`collective`] | (CUB) | `WarpReduce`, `BlockReduce` |
 //! | [`random`] | (cuRAND) | Philox4x32-10, identical on the GPU and the CPU |
 //!
@@ -86,6 +87,7 @@ pub mod global;
 pub mod index;
 pub mod launch;
 pub mod math;
+pub mod print;
 pub mod random;
 pub mod real;
 pub mod shared;

@@ -32,7 +32,8 @@ pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) 
     let [gx, gy, gz] = launch.grid.map(|d| d as usize);
     let block_idx = |id: usize| [(id % gx) as u32, (id / gx % gy) as u32, (id / (gx * gy)) as u32];
     let args = SharedArgs(args);
-    let first = BlockCtx::new(
+    let output = super::output::launch_sink();
+    let mut first = BlockCtx::new(
         launch.kernel,
         block_idx(0),
         launch.block,
@@ -40,10 +41,11 @@ pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) 
         launch.shared_bytes,
         true,
     );
+    first.output = output.clone();
     run_block(&first, run, args.0)?;
     let cooperative = first.cooperative.get();
     (1..gx * gy * gz).into_par_iter().try_for_each(|id| {
-        let block = BlockCtx::new(
+        let mut block = BlockCtx::new(
             launch.kernel,
             block_idx(id),
             launch.block,
@@ -51,6 +53,7 @@ pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) 
             launch.shared_bytes,
             cooperative,
         );
+        block.output = output.clone();
         let args = &args;
         run_block(&block, run, args.0)
     })

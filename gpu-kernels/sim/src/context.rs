@@ -62,6 +62,8 @@ pub(crate) struct BlockCtx {
     pub cooperative: Cell<bool>,
     /// False on the fast path, where a thread cannot be suspended.
     pub can_suspend: bool,
+    /// Where the block's threads print: the launching thread's capture, or standard output.
+    pub output: Option<super::output::Sink>,
 }
 
 impl BlockCtx {
@@ -89,6 +91,7 @@ impl BlockCtx {
             progress: Cell::new(0),
             cooperative: Cell::new(false),
             can_suspend,
+            output: None,
         }
     }
 
@@ -133,6 +136,12 @@ pub(crate) fn with_thread<R>(f: impl FnOnce(&ThreadCtx, &BlockCtx) -> R) -> R {
     // SAFETY: `enter` sets the pointers to a thread and block that outlive the resume in which
     // the kernel code calling this runs.
     unsafe { f(&*current.thread, &*current.block) }
+}
+
+/// Calls `f` with the current block, or returns `None` outside a simulated launch.
+pub(crate) fn with_block_if_any<R>(f: impl FnOnce(&BlockCtx) -> R) -> Option<R> {
+    // SAFETY: as in `with_thread`.
+    CURRENT.get().map(|current| f(unsafe { &*current.block }))
 }
 
 /// Suspends the current thread until the block's scheduler resumes it.

@@ -12,6 +12,9 @@
 //!   operation whose mask names lanes that never arrive, is found when no thread can move on, and
 //!   reported the same way; the simulator never hangs on one.
 //!
+//! - What kernels print (`ferrocuda_device::println!`) goes to standard output one whole call at
+//!   a time, or, inside [`capture_output`], to a string the caller checks.
+//!
 //! Fast path: the first block runs with coroutines and records whether any thread used a
 //! barrier, a warp operation or shared memory. If none did, every other block runs each thread
 //! to completion as a plain call, one after another, without coroutines (about ten times faster).
@@ -20,9 +23,11 @@
 mod block;
 mod context;
 mod ops;
+mod output;
 
 pub use context::fault;
 pub use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
+pub use output::{capture_output, print};
 
 use context::with_thread;
 

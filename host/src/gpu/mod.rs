@@ -8,7 +8,8 @@
 //! their kernel views ([`memory`]), pinned host buffers, streams with their events and
 //! asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]), cuBLAS's
 //! SGEMM (`Cublas`, with the feature `cublas`), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
-//! ([`Kernels::write_constant`]).
+//! ([`Kernels::write_constant`]), managed memory ([`ManagedBuffer`]) and the kernels' printed
+//! output ([`Gpu::synchronize_output`], [`Gpu::capture_output`]).
 mod constant;
 #[cfg(feature = "cublas")]
 mod cublas;
@@ -18,9 +19,11 @@ mod device;
 mod error;
 mod kernels;
 mod launch;
+mod managed;
 pub mod memory;
 mod nccl;
 mod occupancy;
+mod output;
 mod simulator;
 mod stream;
 mod timing;
@@ -34,6 +37,7 @@ pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
 pub use kernels::{KernelSet, Kernels, PtxModule};
 pub use launch::LaunchShape;
+pub use managed::{Advice, ManagedBuffer};
 pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, same_len};
 pub use nccl::{NcclComm, NcclElement};
 pub use stream::{Copy2d, Event, Stream};

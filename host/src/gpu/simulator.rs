@@ -5,13 +5,17 @@ use super::error::{Error, Result};
 use super::launch::LaunchShape;
 use ferrocuda_device::launch::{Kernel, KernelArgs};
 use ferrocuda_sim::{self as sim, SimError};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+/// A fault of an earlier launch, not yet reported; shared with the buffers whose host access
+/// reports it (managed memory).
+pub(super) type FaultSlot = Arc<Mutex<Option<Error>>>;
 
 /// The CPU simulator as a device.
 #[derive(Default)]
 pub struct SimDevice {
     /// A fault of an earlier launch, not yet reported.
-    pending: Mutex<Option<Error>>,
+    pending: FaultSlot,
 }
 
 impl SimDevice {
@@ -32,9 +36,19 @@ impl SimDevice {
 
     /// Reports (once) the fault of an earlier launch.
     pub(super) fn take_fault(&self) -> Result<()> {
-        match self.pending.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            Some(fault) => Err(fault),
-            None => Ok(()),
-        }
+        take_fault(&self.pending)
+    }
+
+    /// The slot in which a launch leaves its fault.
+    pub(super) fn fault_slot(&self) -> FaultSlot {
+        self.pending.clone()
+    }
+}
+
+/// Reports (once) the fault left in `slot`.
+pub(super) fn take_fault(slot: &FaultSlot) -> Result<()> {
+    match slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        Some(fault) => Err(fault),
+        None => Ok(()),
     }
 }

@@ -393,3 +393,11 @@ pub fn div_approx_f32(a: f32, b: f32) -> f32 {
 pub unsafe fn ld_const_b32(byte_offset: usize) -> u32 {
     sim::constant_word(byte_offset)
 }
+
+/// Prints one NUL-terminated line: to the host's standard output in one write, or to the
+/// launch's capture (`ferrocuda_sim::capture_output`).
+#[inline(always)]
+pub fn print_line(line_with_nul: &[u8]) {
+    let text = line_with_nul.strip_suffix(&[0]).unwrap_or(line_with_nul);
+    sim::print(text)
+}

@@ -542,3 +542,24 @@ pub fn div_approx_f32(a: f32, b: f32) -> f32 {
     };
     out
 }
+
+unsafe extern "C" {
+    /// CUDA's device-side `printf` system call (`printf` in CUDA C compiles to it): `format` and
+    /// the argument buffer `args` (each argument at its natural alignment) are generic addresses.
+    /// Declared here, it is an `.extern .func` of the PTX that the driver resolves at load
+    /// (PTX ISA §7.2, "System Calls").
+    fn vprintf(format: *const u8, args: *const u8) -> i32;
+}
+
+/// Prints one NUL-terminated line through `vprintf("%s", line)`.
+#[inline(always)]
+pub fn print_line(line_with_nul: &[u8]) {
+    // `%s` takes one pointer; the buffer holds it at its natural (8-byte) alignment.
+    let args: [*const u8; 1] = [line_with_nul.as_ptr()];
+    if line_with_nul.last() == Some(&0) {
+        // SAFETY: the format is a NUL-terminated literal, `args` holds the one pointer its `%s`
+        // reads, and that pointer is a NUL-terminated string (tested above); both outlive the
+        // call, which copies them into the driver's printf buffer before it returns.
+        unsafe { vprintf(c"%s".as_ptr().cast(), args.as_ptr().cast()) };
+    }
+}

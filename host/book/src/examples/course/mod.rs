@@ -1,4 +1,5 @@
 //! The IT4I GPU course (Říha, Kadlubiak, Homola).
+pub mod heat;
 pub mod histogram;
 pub mod matmul_tiled;
 pub mod reduction;

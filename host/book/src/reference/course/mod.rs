@@ -1,4 +1,5 @@
 //! IT4I course references.
+pub mod heat;
 pub mod histogram;
 pub mod matmul_tiled;
 pub mod reduction;

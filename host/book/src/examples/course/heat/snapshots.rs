@@ -63,13 +63,27 @@ pub struct Report {
 }
 
 /// Runs `plan` from `initial` with `solver`, handing each snapshot, in step order, to
-/// `consume(step, field)`.
+/// `consume(step, field)`; the snapshots may hold [`PINNED_BUDGET_BYTES`] of pinned memory.
 pub fn run<T: HeatReal>(
     gpu: &Gpu,
     solver: Solver,
     grid: &Grid,
     initial: &[T],
     plan: Plan,
+    consume: &mut dyn FnMut(usize, &[T]) -> Result<()>,
+) -> Result<Report> {
+    run_with_budget(gpu, solver, grid, initial, plan, PINNED_BUDGET_BYTES, consume)
+}
+
+/// [`run`] with `pinned_budget_bytes` of pinned memory for the snapshots (at least one field's
+/// worth is used, whatever the budget).
+pub fn run_with_budget<T: HeatReal>(
+    gpu: &Gpu,
+    solver: Solver,
+    grid: &Grid,
+    initial: &[T],
+    plan: Plan,
+    pinned_budget_bytes: usize,
     consume: &mut dyn FnMut(usize, &[T]) -> Result<()>,
 ) -> Result<Report> {
     let n = grid.points();
@@ -80,7 +94,7 @@ pub fn run<T: HeatReal>(
         )));
     }
     let snapshot_steps = plan.snapshot_steps();
-    let slots = (PINNED_BUDGET_BYTES / (n * size_of::<T>()).max(1)).clamp(1, snapshot_steps.len());
+    let slots = (pinned_budget_bytes / (n * size_of::<T>()).max(1)).clamp(1, snapshot_steps.len());
     let mut pinned: Vec<PinnedBuffer<T>> = (0..slots).map(|_| gpu.pinned(n)).collect::<Result<_>>()?;
     let mut held: Vec<Option<usize>> = vec![None; slots];
     let (compute, copy) = (gpu.new_stream()?, gpu.new_stream()?);

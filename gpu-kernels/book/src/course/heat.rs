@@ -16,7 +16,7 @@
 //! steps there per launch (temporal blocking, as `sor_tiled`).
 use ferrocuda_device::math::fma;
 use ferrocuda_device::prelude::*;
-use ferrocuda_device::shared::Tile1d;
+use ferrocuda_device::shared::Tile2d;
 
 /// Edges held at fixed temperatures.
 pub const DIRICHLET: u32 = 0;
@@ -107,10 +107,14 @@ pub const TILE_SH: usize = TILE_H + 2 * HALO;
 /// Threads a block of [`heat_step_tiled`].
 pub const TILED_BLOCK: (u32, u32) = (32, 8);
 
+/// The two shared tiles of [`heat_step_tiled`], halo included, one above the other: tile `b`
+/// is rows `b * TILE_SH ..` (an offset, not an array of tiles, which would live in local memory).
+pub type HaloTiles<T> = Tile2d<T, { 2 * TILE_SH }, TILE_SW, 0>;
+
 /// Dynamic shared memory of [`heat_step_tiled`]: two haloed tiles (the step reads one and
 /// writes the other), 20 KiB in f32 and 40 KiB in f64, below the default 48 KiB limit.
 pub const fn tiled_shared_bytes(element_bytes: usize) -> usize {
-    2 * TILE_SW * TILE_SH * element_bytes
+    2 * TILE_SH * TILE_SW * element_bytes
 }
 
 /// Arguments of [`heat_step_tiled`]: `steps` time steps from `src` into `dst`.
@@ -143,13 +147,16 @@ pub struct TiledHeatArgs<T> {
 #[kernel(f32, f64)]
 pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<T>) {
     let (rows, cols, steps) = (args.rows as usize, args.cols as usize, args.steps as usize);
+    // The one bound test of the launch: below, every global index is less than `rows * cols`
+    // and every tile index inside the tile (step `s >= 1` touches rows and columns `s - 1 +
+    // HALO - steps ..` at least, and `steps <= HALO`), so the accesses skip their own tests,
+    // as the CUDA C twin's.
     if rows.saturating_mul(cols) > args.src.len() || steps == 0 || steps > HALO {
         ferrocuda_device::global::bounds_failure()
     }
-    const LEN: usize = TILE_SW * TILE_SH;
-    // SAFETY: the launch provides `tiled_shared_bytes` (the host launcher's shape); this is the
-    // launch's only tile. Buffer `b` is elements `b * LEN .. (b + 1) * LEN`.
-    let tile = unsafe { Tile1d::<T>::dynamic(2 * LEN) };
+    // SAFETY: the launch provides `tiled_shared_bytes` = `HaloTiles::BYTES` (the host
+    // launcher's shape); this is the launch's only tile.
+    let tiles = unsafe { HaloTiles::<T>::dynamic() };
     let (tx, ty) = (thread_idx().x, thread_idx().y);
     let (step_x, step_y) = (block_dim().x, block_dim().y);
     // Tile element (y, x) is grid point (r0 + y - HALO, c0 + x - HALO); wrapping turns the
@@ -170,7 +177,8 @@ pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<T>) {
         while x < x_end {
             let gc = grid_col(x);
             if gr < rows && gc < cols {
-                tile.set(y * TILE_SW + x, args.src.get_nc(gr * cols + gc));
+                // SAFETY: `(y, x)` lies in the tile and `gr * cols + gc < rows * cols` (above).
+                unsafe { tiles.set_unchecked(y, x, args.src.get_nc_unchecked(gr * cols + gc)) };
             }
             x += step_x;
         }
@@ -179,7 +187,7 @@ pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<T>) {
     for s in 1..=steps {
         // SAFETY: every thread of the block reaches every barrier (uniform loop bounds).
         unsafe { sync_threads() };
-        let (from, to) = (((s - 1) & 1) * LEN, (s & 1) * LEN);
+        let (from, to) = (((s - 1) & 1) * TILE_SH, (s & 1) * TILE_SH);
         let (y_begin, y_end) = span(TILE_H, s);
         let (x_begin, x_end) = span(TILE_W, s);
         let mut y = y_begin + ty;
@@ -191,18 +199,21 @@ pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<T>) {
                 // Points outside the grid are never written and never read: a point inside
                 // reads outside only at an edge, which is fixed or mirrors itself.
                 if gr < rows && gc < cols {
-                    let k = from + y * TILE_SW + x;
-                    let u = tile.get(k);
+                    // SAFETY: `1 <= y, x` and `y + 1 < TILE_SH`, `x + 1 < TILE_SW` for `s >= 1`
+                    // (the bound test above), so the point and its neighbours lie in the tile.
+                    let at = |yy: usize, xx: usize| unsafe { tiles.get_unchecked(from + yy, xx) };
+                    let u = at(y, x);
                     let value = if args.edges == DIRICHLET && on_edge(gr, gc, rows, cols) {
                         u
                     } else {
-                        let west = if gc > 0 { tile.get(k - 1) } else { u };
-                        let east = if gc + 1 < cols { tile.get(k + 1) } else { u };
-                        let north = if gr > 0 { tile.get(k - TILE_SW) } else { u };
-                        let south = if gr + 1 < rows { tile.get(k + TILE_SW) } else { u };
+                        let west = if gc > 0 { at(y, x - 1) } else { u };
+                        let east = if gc + 1 < cols { at(y, x + 1) } else { u };
+                        let north = if gr > 0 { at(y - 1, x) } else { u };
+                        let south = if gr + 1 < rows { at(y + 1, x) } else { u };
                         ftcs(u, west, east, north, south, args.r)
                     };
-                    tile.set(to + y * TILE_SW + x, value);
+                    // SAFETY: as above.
+                    unsafe { tiles.set_unchecked(to + y, x, value) };
                 }
                 x += step_x;
             }
@@ -211,7 +222,7 @@ pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<T>) {
     }
     // SAFETY: as above.
     unsafe { sync_threads() };
-    let last = (steps & 1) * LEN;
+    let last = (steps & 1) * TILE_SH;
     let mut y = HALO + ty;
     while y < HALO + TILE_H {
         let gr = grid_row(y);
@@ -219,7 +230,8 @@ pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<T>) {
         while x < HALO + TILE_W && gr < rows {
             let gc = grid_col(x);
             if gc < cols {
-                args.dst.set(gr * cols + gc, tile.get(last + y * TILE_SW + x));
+                // SAFETY: as for the load.
+                unsafe { args.dst.set_unchecked(gr * cols + gc, tiles.get_unchecked(last + y, x)) };
             }
             x += step_x;
         }

@@ -98,14 +98,15 @@ pub fn run_with_budget<T: HeatReal>(
     let mut pinned: Vec<PinnedBuffer<T>> = (0..slots).map(|_| gpu.pinned(n)).collect::<Result<_>>()?;
     let mut held: Vec<Option<usize>> = vec![None; slots];
     let (compute, copy) = (gpu.new_stream()?, gpu.new_stream()?);
-    let mut fields = Fields::upload(gpu, initial)?;
+    let mut fields = Fields::upload(gpu, grid, solver, initial)?;
+    fields.warm_up(gpu, Some(&compute))?;
     let mut frozen: Option<(usize, Event)> = None;
     let mut marks: Vec<(usize, Event)> = vec![(0, gpu.record_event(Some(&compute))?)];
     let mut drains = 0;
     for (k, &step) in snapshot_steps.iter().enumerate() {
         let done = marks.last().map_or(0, |(s, _)| *s);
         let keep = frozen.as_ref().map(|(b, _)| *b);
-        fields.advance(gpu, Some(&compute), solver, grid, step - done, keep)?;
+        fields.advance(gpu, None, Some(&compute), step - done, keep)?;
         let ready = gpu.record_event(Some(&compute))?;
         let slot = k % slots;
         if let Some(earlier) = held[slot].take() {

@@ -223,14 +223,26 @@ pub fn launch<T: HeatReal>(
 pub struct Fields<T> {
     buffers: [DeviceBuffer<T>; 3],
     current: usize,
+    grid: Grid,
+    solver: Solver,
 }
 
 impl<T: HeatReal> Fields<T> {
-    /// Three copies of `initial` (each holds the Dirichlet edges, which no step changes).
-    pub fn upload(gpu: &Gpu, initial: &[T]) -> Result<Self> {
+    /// Three copies of `initial` on `grid` (each holds the Dirichlet edges, which no step
+    /// changes), to advance with `solver`.
+    pub fn upload(gpu: &Gpu, grid: &Grid, solver: Solver, initial: &[T]) -> Result<Self> {
+        if initial.len() != grid.points() {
+            return Err(Error::InvalidArgument(format!(
+                "the initial field holds {} values, not the grid's {}",
+                initial.len(),
+                grid.points()
+            )));
+        }
         Ok(Self {
             buffers: [gpu.upload(initial)?, gpu.upload(initial)?, gpu.upload(initial)?],
             current: 0,
+            grid: *grid,
+            solver,
         })
     }
 
@@ -244,20 +256,32 @@ impl<T: HeatReal> Fields<T> {
         self.current
     }
 
-    /// Advances by `steps` steps with `solver` on `stream`, writing into neither the current
-    /// buffer nor `frozen`.
+    /// Runs one step from the current buffer into a spare one and keeps the current one: the
+    /// first launch of each kernel loads its code (CUDA loads functions lazily), which a timed
+    /// run should not include.
+    pub fn warm_up(&mut self, gpu: &Gpu, stream: Option<&Stream>) -> Result<()> {
+        let spare = (self.current + 1) % 3;
+        let [src, dst] = self
+            .buffers
+            .get_disjoint_mut([self.current, spare])
+            .map_err(|_| Error::InvalidArgument("a step would write the field it reads".into()))?;
+        launch(gpu, None, stream, self.solver, &self.grid, src, dst, 1)
+    }
+
+    /// Advances by `steps` steps on `stream` (the default stream for `None`) with the kernels of
+    /// `twin` (a CUDA C module) or the book's, writing into neither the current buffer nor
+    /// `frozen`.
     pub fn advance(
         &mut self,
         gpu: &Gpu,
+        twin: Option<&Kernels>,
         stream: Option<&Stream>,
-        solver: Solver,
-        grid: &Grid,
         steps: usize,
         frozen: Option<usize>,
     ) -> Result<()> {
         let mut left = steps;
         while left > 0 {
-            let now = left.min(solver.steps_per_launch);
+            let now = left.min(self.solver.steps_per_launch);
             let next = (0..3)
                 .find(|&b| b != self.current && Some(b) != frozen)
                 .unwrap_or((self.current + 1) % 3);
@@ -265,7 +289,7 @@ impl<T: HeatReal> Fields<T> {
                 .buffers
                 .get_disjoint_mut([self.current, next])
                 .map_err(|_| Error::InvalidArgument("a step would write the field it reads".into()))?;
-            launch(gpu, None, stream, solver, grid, src, dst, now)?;
+            launch(gpu, twin, stream, self.solver, &self.grid, src, dst, now)?;
             self.current = next;
             left -= now;
         }
@@ -275,14 +299,7 @@ impl<T: HeatReal> Fields<T> {
 
 /// `steps` steps of `initial` with `solver` on the default stream: the final field.
 pub fn solve<T: HeatReal>(gpu: &Gpu, solver: Solver, grid: &Grid, initial: &[T], steps: usize) -> Result<Vec<T>> {
-    if initial.len() != grid.points() {
-        return Err(Error::InvalidArgument(format!(
-            "the initial field holds {} values, not the grid's {}",
-            initial.len(),
-            grid.points()
-        )));
-    }
-    let mut fields = Fields::upload(gpu, initial)?;
-    fields.advance(gpu, None, solver, grid, steps, None)?;
+    let mut fields = Fields::upload(gpu, grid, solver, initial)?;
+    fields.advance(gpu, None, None, steps, None)?;
     gpu.download(fields.current())
 }

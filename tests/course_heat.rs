@@ -391,6 +391,20 @@ fn course_heat_snapshot_plan() -> TestResult {
     })
 }
 
+/// The CPU follows the snapshots as far as its budget allows: the example's GPU default (4096^2,
+/// a snapshot every 200 steps) to step 200; with the first snapshot at 250, not at all.
+fn course_heat_cpu_budget() -> TestResult {
+    use ferrocuda_book::examples::course::heat::{N, cpu_limit};
+    let grid = Grid::new(N, N, Edges::Dirichlet, 0.8).map_err(fail)?;
+    let limit = |every| Plan::new(2000, every).map(|plan| cpu_limit(&grid, &plan)).map_err(fail);
+    ensure(limit(200)? == 200, || "4096^2, every 200".into())?;
+    ensure(limit(250)? == 0, || "4096^2, every 250".into())?;
+    let small = Grid::new(64, 64, Edges::Insulated, 0.8).map_err(fail)?;
+    ensure(cpu_limit(&small, &Plan::new(77, 10).map_err(fail)?) == 77, || {
+        "64^2".into()
+    })
+}
+
 fn course_heat_heat_map() -> TestResult {
     let path = std::env::temp_dir().join(format!("ferrocuda-heat-map-{}.png", std::process::id()));
     let field: Vec<f32> = (0..12).map(|i| i as f32).collect();
@@ -463,6 +477,7 @@ fn main() {
             ("course_heat_reference_by_hand", course_heat_reference_by_hand),
             ("course_heat_snapshot_plan", course_heat_snapshot_plan),
             ("course_heat_heat_map", course_heat_heat_map),
+            ("course_heat_cpu_budget", course_heat_cpu_budget),
             ("course_heat_ptx", course_heat_ptx),
         ],
         gpu_tests,

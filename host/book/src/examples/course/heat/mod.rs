@@ -203,7 +203,8 @@ pub struct KernelRun<T> {
     pub final_field: Vec<T>,
 }
 
-/// Runs `solver` with snapshots, following them with `cpu` up to step `cpu_limit` (when given).
+/// Runs `solver` with snapshots; `cpu`, when given, is the CPU field and the last step it
+/// follows: each snapshot up to that step is compared with it, bit for bit.
 pub fn run_kernel<T: HeatReal>(
     gpu: &Gpu,
     setup: &Setup,

@@ -149,7 +149,8 @@ where
         .draw()
 }
 
-fn register_embedded_font() {
+/// Registers the embedded font as "sans-serif", once: for every drawing with text.
+pub(crate) fn register_embedded_font() {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
         // The embedded file is a valid TrueType font; a failure here would be a build defect

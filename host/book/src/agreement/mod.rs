@@ -4,6 +4,7 @@
 //! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
 //! requires every row to agree.
 mod course_runtime;
+mod course_heat;
 
 use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
@@ -109,6 +110,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     probes(&mut c)?;
     sor::<f32>(&mut c)?;
     sor::<f64>(&mut c)?;
+    course_heat::course_heat(&mut c)?;
     reductions::<i32>(&mut c)?;
     reductions::<u32>(&mut c)?;
     reductions::<u64>(&mut c)?;

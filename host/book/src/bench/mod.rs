@@ -10,6 +10,7 @@ pub mod ch3_access;
 pub mod ch3_lessons;
 pub mod ch3_transfers;
 pub mod course;
+pub mod course_heat;
 pub mod nvcc;
 pub mod random;
 pub mod reduce;
@@ -76,6 +77,7 @@ pub const GROUPS: &[&str] = &[
     "reduce",
     "ch3",
     "thesis",
+    "heat",
     "ch3-lessons",
     "random",
     "matmul",
@@ -192,6 +194,9 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     if settings.wants("thesis") {
         rows.extend(thesis::run(gpu, settings, twins.as_ref().map(|t| &t.sor))?);
+    }
+    if settings.wants("heat") {
+        rows.extend(course_heat::run(gpu, settings, twins.as_ref().map(|t| &t.heat))?);
     }
 
     println!();

@@ -217,6 +217,7 @@ pub static EXAMPLES: &[Example] = &[
     course::reduction::EXAMPLE,
     course::histogram::EXAMPLE,
     course::matmul_tiled::EXAMPLE,
+    course::heat::EXAMPLE,
     thesis::sor::EXAMPLE,
     thesis::sor_multi::EXAMPLE,
     thesis::comm_model::EXAMPLE,

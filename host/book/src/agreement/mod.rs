@@ -3,6 +3,8 @@
 //! whose multiply-adds the GPU contracts into FMAs and whose hardware sine the simulator
 //! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
 //! requires every row to agree.
+mod ch6_laplace;
+
 use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use crate::examples::ch5::bs_european_mc::McReal;
@@ -104,6 +106,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     philox::<f32>(&mut c)?;
     philox::<f64>(&mut c)?;
     probes(&mut c)?;
+    ch6_laplace::compare_all(&mut c)?;
     sor::<f32>(&mut c)?;
     sor::<f64>(&mut c)?;
     reductions::<i32>(&mut c)?;

@@ -109,9 +109,9 @@ pub fn run_typed<T: LaplaceGpu>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result
     println!();
     println!("Relaxation calculation on {nx} x {ny} mesh");
     println!(
-        " ({}, tol = {}, iterMax = {}; last column: the residual to {} significant digits)",
+        " ({}, tol = {:e}, iterMax = {}; last column: the residual to {} significant digits)",
         std::any::type_name::<T>(),
-        scientific(T::from_f64(stop.tolerance)),
+        stop.tolerance,
         stop.iter_max,
         significant_digits::<T>()
     );

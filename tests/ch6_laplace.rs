@@ -123,6 +123,50 @@ fn ch6_laplace2d_report_format() -> TestResult {
     })
 }
 
+/// The embedded PTX of every kernel: no `fma` (the CPU rounds each product and sum, so a
+/// contracted multiply-add would break the bit-for-bit residuals), both products `mul.rn`, the
+/// loads each kernel was written for, no local memory.
+fn ch6_laplace2d_ptx() -> TestResult {
+    let sweeps = ["global", "shared", "texture", "strip", "tiled"];
+    for precision in ["f32", "f64"] {
+        for kernel in sweeps.iter().map(|k| format!("jacobi_{k}")).chain(["max_residual".to_string()]) {
+            let name = format!("{kernel}_{precision}");
+            let bodies: Vec<&str> = ferrocuda_book::KERNELS
+                .modules()
+                .filter_map(|m| ferrocuda::ptx::entry_ptx(m.ptx, &name))
+                .collect();
+            ensure(!bodies.is_empty(), || format!("no PTX entry `{name}`"))?;
+            for body in bodies {
+                let has = |pattern: &str| body.contains(pattern);
+                let mut wanted: Vec<String> = Vec::new();
+                if kernel != "max_residual" {
+                    wanted.push(format!("mul.rn.{precision}"));
+                }
+                match kernel.as_str() {
+                    "jacobi_global" | "jacobi_shared" => wanted.push(format!("ld.global.{precision}")),
+                    "max_residual" => wanted.extend(["ld.global.nc".into(), "atom.max.u64".into()]),
+                    _ => wanted.push("ld.global.nc".into()),
+                }
+                if kernel == "jacobi_shared" || kernel == "jacobi_tiled" {
+                    wanted.extend(["bar.sync".into(), "ld.shared".into(), "st.shared".into()]);
+                }
+                if kernel == "jacobi_tiled" {
+                    wanted.push("atom.max.u64".into());
+                }
+                let missing: Vec<&String> = wanted.iter().filter(|p| !has(p)).collect();
+                ensure(missing.is_empty(), || format!("`{name}` lacks {missing:?}"))?;
+                ensure(!has("fma.") && !has(".local"), || {
+                    format!("`{name}` has an fma or local memory")
+                })?;
+                ensure(kernel != "jacobi_global" || !has(".nc"), || {
+                    "jacobi_global reads through the read-only path".into()
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs the book's loop with every kernel and checks residuals and field against the CPU's, and
 /// that each prints the CPU's lines.
 fn every_kernel_matches_cpu<T: LaplaceGpu>(gpu: &Gpu, nx: usize, ny: usize, stop: Stop, update: Update) -> TestResult {
@@ -307,6 +351,7 @@ fn main() {
             ("ch6_laplace2d_constants", ch6_laplace2d_constants),
             ("ch6_laplace2d_initial_field", ch6_laplace2d_initial_field),
             ("ch6_laplace2d_report_format", ch6_laplace2d_report_format),
+            ("ch6_laplace2d_ptx", ch6_laplace2d_ptx),
         ],
         gpu_tests,
     )

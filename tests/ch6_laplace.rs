@@ -129,7 +129,11 @@ fn ch6_laplace2d_report_format() -> TestResult {
 fn ch6_laplace2d_ptx() -> TestResult {
     let sweeps = ["global", "shared", "texture", "strip", "tiled"];
     for precision in ["f32", "f64"] {
-        for kernel in sweeps.iter().map(|k| format!("jacobi_{k}")).chain(["max_residual".to_string()]) {
+        for kernel in sweeps
+            .iter()
+            .map(|k| format!("jacobi_{k}"))
+            .chain(["max_residual".to_string()])
+        {
             let name = format!("{kernel}_{precision}");
             let bodies: Vec<&str> = ferrocuda_book::KERNELS
                 .modules()
@@ -174,7 +178,11 @@ fn every_kernel_matches_cpu<T: LaplaceGpu>(gpu: &Gpu, nx: usize, ny: usize, stop
     let cpu = reference::solve(&initial, nx, ny, stop).map_err(fail)?;
     for variant in Variant::ALL {
         let got = solve(gpu, variant, update, &initial, nx, ny, stop).map_err(fail)?;
-        let same_residuals = got.residuals.iter().map(|r| r.abs_bits()).eq(cpu.residuals.iter().map(|r| r.abs_bits()));
+        let same_residuals = got
+            .residuals
+            .iter()
+            .map(|r| r.abs_bits())
+            .eq(cpu.residuals.iter().map(|r| r.abs_bits()));
         ensure(same_residuals, || {
             format!(
                 "{variant}, {nx} x {ny}, {update}: {} residuals differ from the CPU's {}",
@@ -262,7 +270,11 @@ fn ch6_laplace2d_program(gpu: &Gpu) -> TestResult {
         reps: 2,
         ..Options::default()
     };
-    example_passes(gpu, "ch6-laplace2d", options.clone().with_flag("--iterations", Some("30")))?;
+    example_passes(
+        gpu,
+        "ch6-laplace2d",
+        options.clone().with_flag("--iterations", Some("30")),
+    )?;
     let f64_options = Options {
         precision: ferrocuda_book::examples::Precision::F64,
         ..options
@@ -270,7 +282,9 @@ fn ch6_laplace2d_program(gpu: &Gpu) -> TestResult {
     example_passes(
         gpu,
         "ch6-laplace2d",
-        f64_options.with_flag("--ny", Some("20")).with_flag("--update", Some("swap")),
+        f64_options
+            .with_flag("--ny", Some("20"))
+            .with_flag("--update", Some("swap")),
     )
 }
 

@@ -76,10 +76,7 @@ impl LaplaceReal for f64 {
 pub fn jacobi_point<T: Real>(s: &[[T; 3]; 3]) -> T {
     let edges = ((s[1][0] + s[1][2]) + s[0][1]) + s[2][1];
     let corners = ((s[0][0] + s[0][2]) + s[2][0]) + s[2][2];
-    add_rn(
-        mul_rn(T::from_f64(0.2), edges),
-        mul_rn(T::from_f64(0.05), corners),
-    )
+    add_rn(mul_rn(T::from_f64(0.2), edges), mul_rn(T::from_f64(0.05), corners))
 }
 
 /// The neighbourhood `s[dy][dx] = at(dx, dy)` that [`jacobi_point`] takes, `at(1, 1)` being the
@@ -237,16 +234,18 @@ pub fn jacobi_strip<T: Real>(args: JacobiArgs<T>) {
         return;
     }
     if j0 >= 1 && j0 + STRIP_ROWS < ny {
-        // SAFETY (every access below): rows `j0 - 1 ..= j0 + STRIP_ROWS` and columns
-        // `i - 1 ..= i + 1` lie inside the `nx x ny` points of both views (the two tests above
-        // and `extents`).
-        let load = |j: usize| unsafe {
+        // Rows `j0 - 1 ..= j0 + STRIP_ROWS` and columns `i - 1 ..= i + 1` lie inside the
+        // `nx x ny` points of both views (the two tests above and `extents`).
+        let load = |j: usize| {
             let k = j * nx + i;
-            [
-                args.a.get_nc_unchecked(k - 1),
-                args.a.get_nc_unchecked(k),
-                args.a.get_nc_unchecked(k + 1),
-            ]
+            // SAFETY: `k - 1 .. k + 1` are points of those rows and columns (above).
+            unsafe {
+                [
+                    args.a.get_nc_unchecked(k - 1),
+                    args.a.get_nc_unchecked(k),
+                    args.a.get_nc_unchecked(k + 1),
+                ]
+            }
         };
         let mut rows = [[T::default(); 3]; STRIP_ROWS + 2];
         unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] => {
@@ -376,7 +375,12 @@ pub fn jacobi_tiled<T: LaplaceReal>(args: JacobiTiledArgs<T>) {
     }
     // SAFETY: the launch provides `tiled_shared_bytes::<T>()` bytes of dynamic shared memory (the
     // host launcher's shape): the two tiles, then the scratch at a multiple of 16 bytes.
-    let (first, second) = unsafe { (TiledTile::<T>::dynamic(), TiledTile::<T>::dynamic_at(TiledTile::<T>::BYTES)) };
+    let (first, second) = unsafe {
+        (
+            TiledTile::<T>::dynamic(),
+            TiledTile::<T>::dynamic_at(TiledTile::<T>::BYTES),
+        )
+    };
     // SAFETY: as above; the scratch follows the two tiles.
     let scratch = unsafe { Tile1d::<u64>::dynamic_at(2 * TiledTile::<T>::BYTES, BLOCK_REDUCE_SCRATCH) };
     let (tx, ty) = (thread_idx().x, thread_idx().y);
@@ -395,7 +399,7 @@ pub fn jacobi_tiled<T: LaplaceReal>(args: JacobiTiledArgs<T>) {
     for h in 0..sweeps {
         // SAFETY: every thread of the block reaches every barrier (uniform loop bounds).
         unsafe { sync_threads() };
-        let largest = if h % 2 == 0 {
+        let largest = if h.is_multiple_of(2) {
             tiled_sweep(&first, &second, h + 1, (i0, j0), (nx, ny))
         } else {
             tiled_sweep(&second, &first, h + 1, (i0, j0), (nx, ny))
@@ -407,7 +411,7 @@ pub fn jacobi_tiled<T: LaplaceReal>(args: JacobiTiledArgs<T>) {
     }
     // SAFETY: as above.
     unsafe { sync_threads() };
-    let last = if sweeps % 2 == 0 { &first } else { &second };
+    let last = if sweeps.is_multiple_of(2) { &first } else { &second };
     unroll!(ry in [0, 1, 2, 3] => {
         unroll!(rx in [0, 1, 2, 3] => {
             let (x, y) = (tx + TILED_BLOCK.0 * rx, ty + TILED_BLOCK.1 * ry);

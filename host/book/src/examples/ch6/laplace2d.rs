@@ -124,7 +124,10 @@ pub fn run_typed<T: LaplaceGpu>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result
         Some(solution)
     } else {
         println!();
-        println!(" CPU loop skipped: {nx} x {ny} points x {} sweeps is beyond its budget", stop.max_sweeps());
+        println!(
+            " CPU loop skipped: {nx} x {ny} points x {} sweeps is beyond its budget",
+            stop.max_sweeps()
+        );
         None
     };
     let mut timing = DeviceField::upload(gpu, &initial, nx, ny, Variant::Tiled.sweeps_per_launch())?;
@@ -157,7 +160,10 @@ pub fn run_typed<T: LaplaceGpu>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result
     );
     for (variant, solution) in &solutions {
         checks.push(Check::compare(
-            &format!("{variant}: residuals of all {} sweeps vs {against}", last_residuals.len()),
+            &format!(
+                "{variant}: residuals of all {} sweeps vs {against}",
+                last_residuals.len()
+            ),
             &solution.residuals,
             last_residuals,
             Tolerance::EXACT,

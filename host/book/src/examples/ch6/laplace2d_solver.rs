@@ -3,9 +3,9 @@
 //! each kernel.
 use crate::reference::ch6::laplace2d::{Elementary, Stop, check_mesh};
 use book_kernels::ch6::laplace2d::{
-    BLOCK_X, BLOCK_Y, JacobiArgs, JacobiGlobal, JacobiShared, JacobiStrip, JacobiTexture, JacobiTiled,
-    JacobiTiledArgs, MaxResidual, MaxResidualArgs, RESIDUAL_THREADS, STRIP_BLOCK, STRIP_ROWS, TILED_BLOCK, TILED_H,
-    TILED_SWEEPS, TILED_W, residual_shared_bytes, shared_bytes, tiled_shared_bytes,
+    BLOCK_X, BLOCK_Y, JacobiArgs, JacobiGlobal, JacobiShared, JacobiStrip, JacobiTexture, JacobiTiled, JacobiTiledArgs,
+    MaxResidual, MaxResidualArgs, RESIDUAL_THREADS, STRIP_BLOCK, STRIP_ROWS, TILED_BLOCK, TILED_H, TILED_SWEEPS,
+    TILED_W, residual_shared_bytes, shared_bytes, tiled_shared_bytes,
 };
 use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
 use std::fmt;
@@ -70,8 +70,10 @@ impl Variant {
             Variant::Strip => LaunchShape::cover_2d(nx, ny.div_ceil(STRIP_ROWS), block(STRIP_BLOCK)),
             Variant::Tiled => {
                 let tiles = LaunchShape::cover_2d(nx.div_ceil(TILED_W), ny.div_ceil(TILED_H), (1, 1))?;
-                Ok(LaunchShape::new(tiles.grid, (TILED_BLOCK.0 as u32, TILED_BLOCK.1 as u32, 1))
-                    .with_shared_bytes(tiled_shared_bytes::<T>() as u32))
+                Ok(
+                    LaunchShape::new(tiles.grid, (TILED_BLOCK.0 as u32, TILED_BLOCK.1 as u32, 1))
+                        .with_shared_bytes(tiled_shared_bytes::<T>() as u32),
+                )
             }
         }
     }

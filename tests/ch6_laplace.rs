@@ -81,6 +81,23 @@ fn ch6_laplace2d_stencil_order() -> TestResult {
     })
 }
 
+/// Converged (f64, a tolerance far below the discretisation error), the field is the harmonic
+/// `sin(pi x) exp(-pi y)` up to the compact stencil's error, sixth order for a harmonic
+/// function: halving h divides it by 64 (50 to 80 allowed; the leading term dominates already).
+fn ch6_laplace2d_converges_to_harmonic() -> TestResult {
+    let error = |n: usize, tolerance: f64| -> Result<f64, String> {
+        let initial: Vec<f64> = reference::initial(n, n).map_err(fail)?;
+        let stop = Stop::new(tolerance, 100_000).map_err(fail)?;
+        let solution = reference::solve(&initial, n, n, stop).map_err(fail)?;
+        ensure(solution.residuals.len() < 100_000, || format!("{n}^2 did not converge"))?;
+        Ok(reference::max_error_vs_harmonic(&solution.field, n, n))
+    };
+    let (coarse, fine) = (error(17, 1e-14)?, error(33, 1e-15)?);
+    ensure((50.0..80.0).contains(&(coarse / fine)) && fine < 1e-10, || {
+        format!("errors {coarse:e} at 17^2 and {fine:e} at 33^2: not sixth order")
+    })
+}
+
 /// The working-precision constants: `T::from_f64(0.2)` is the book's `0.2_fp_kind` literal.
 fn ch6_laplace2d_constants() -> TestResult {
     ensure(0.2f64 as f32 == 0.2f32 && 0.05f64 as f32 == 0.05f32, || {
@@ -363,6 +380,10 @@ fn main() {
             ("ch6_laplace2d_book_column_on_cpu", ch6_laplace2d_book_column_on_cpu),
             ("ch6_laplace2d_stencil_order", ch6_laplace2d_stencil_order),
             ("ch6_laplace2d_constants", ch6_laplace2d_constants),
+            (
+                "ch6_laplace2d_converges_to_harmonic",
+                ch6_laplace2d_converges_to_harmonic,
+            ),
             ("ch6_laplace2d_initial_field", ch6_laplace2d_initial_field),
             ("ch6_laplace2d_report_format", ch6_laplace2d_report_format),
             ("ch6_laplace2d_ptx", ch6_laplace2d_ptx),

@@ -136,6 +136,9 @@ pub fn run_typed<T: LaplaceGpu>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result
         let solution = solve(gpu, variant, setup.update, &initial, nx, ny, stop)?;
         println!();
         println!(" GPU {variant}, {} ({})", setup.update, gpu.properties().name);
+        if let Some(note) = variant.note() {
+            println!(" ({note})");
+        }
         print_column(&solution.residuals, solution.elapsed_s);
         let ms = time_sweep(gpu, &mut timing, variant, reps)?;
         println!(

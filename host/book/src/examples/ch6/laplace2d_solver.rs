@@ -50,6 +50,17 @@ impl Variant {
         }
     }
 
+    /// What to say of it beside the book's name, if anything.
+    pub fn note(self) -> Option<&'static str> {
+        match self {
+            Variant::Texture => Some(
+                "the book's texture reference is gone since CUDA 12: read-only loads (ld.global.nc) through the same cache",
+            ),
+            Variant::Strip | Variant::Tiled => Some("not in the book"),
+            Variant::Global | Variant::Shared => None,
+        }
+    }
+
     /// Sweeps one launch makes at most.
     pub fn sweeps_per_launch(self) -> usize {
         match self {
@@ -186,6 +197,9 @@ macro_rules! laplace_gpu {
 }
 laplace_gpu!(f32, f64);
 
+/// Dynamic shared memory a launch may take without opting in (CUDA's default limit).
+const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
+
 /// Blocks of the residual fold per SM: enough to keep every SM's loads in flight.
 const RESIDUAL_BLOCKS_PER_SM: usize = 4;
 
@@ -212,6 +226,11 @@ impl<T: LaplaceGpu> DeviceField<T> {
         }
         if u32::try_from(slots).is_err() {
             return Err(Error::InvalidArgument(format!("{slots} residual slots are too many")));
+        }
+        // The tiled kernel's f64 tiles take more than the 48 KiB a launch gets without opting in.
+        let tiled_bytes = tiled_shared_bytes::<T>() as u32;
+        if tiled_bytes > DEFAULT_SHARED_BYTES {
+            T::allow_tiled_shared_bytes(gpu, tiled_bytes)?;
         }
         Ok(Self {
             a_d: gpu.upload(initial)?,
@@ -272,9 +291,6 @@ impl<T: LaplaceGpu> DeviceField<T> {
         }
         self.check_slots(first_slot, sweeps)?;
         let shape = Variant::Tiled.shape::<T>(self.nx, self.ny)?;
-        if shape.shared_bytes > 48 * 1024 {
-            T::allow_tiled_shared_bytes(gpu, shape.shared_bytes)?;
-        }
         let args = JacobiTiledArgs {
             a: self.a_d.view(),
             a_new: self.a_new_d.view_mut(),

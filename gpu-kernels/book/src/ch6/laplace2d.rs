@@ -384,7 +384,7 @@ pub fn jacobi_tiled<T: LaplaceReal>(args: JacobiTiledArgs<T>) {
     // SAFETY: as above; the scratch follows the two tiles.
     let scratch = unsafe { Tile1d::<u64>::dynamic_at(2 * TiledTile::<T>::BYTES, BLOCK_REDUCE_SCRATCH) };
     let (tx, ty) = (thread_idx().x, thread_idx().y);
-    // Tile cell (y, x) is point (i0 + x - HALO, j0 + y - HALO); thread (tx, ty) takes the 16 cells
+    // Tile cell (y, x) is point (i0 + x - TILED_SWEEPS, j0 + y - TILED_SWEEPS); thread (tx, ty) loads the 16 cells
     // (ty + 8 ry, tx + 32 rx), so each row of a warp's cells is 32 consecutive points.
     let (i0, j0) = (block_idx().x * TILED_W, block_idx().y * TILED_H);
     unroll!(ry in [0, 1, 2, 3] => {

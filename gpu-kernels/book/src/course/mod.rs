@@ -1,6 +1,6 @@
 //! The IT4I GPU course's kernels.
-pub mod hello_world;
 pub mod heat;
+pub mod hello_world;
 pub mod histogram;
 pub mod matmul_tiled;
 pub mod reduction;

@@ -3,8 +3,9 @@
 //! whose multiply-adds the GPU contracts into FMAs and whose hardware sine the simulator
 //! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
 //! requires every row to agree.
-mod course_runtime;
+mod ch6_laplace;
 mod course_heat;
+mod course_runtime;
 
 use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
@@ -108,6 +109,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     philox::<f32>(&mut c)?;
     philox::<f64>(&mut c)?;
     probes(&mut c)?;
+    ch6_laplace::compare_all(&mut c)?;
     sor::<f32>(&mut c)?;
     sor::<f64>(&mut c)?;
     course_heat::course_heat(&mut c)?;

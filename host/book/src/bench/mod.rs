@@ -9,6 +9,7 @@ pub mod ch3;
 pub mod ch3_access;
 pub mod ch3_lessons;
 pub mod ch3_transfers;
+pub mod ch6_laplace;
 pub mod course;
 pub mod course_heat;
 pub mod nvcc;
@@ -78,6 +79,7 @@ pub const GROUPS: &[&str] = &[
     "ch3",
     "thesis",
     "heat",
+    "ch6",
     "ch3-lessons",
     "random",
     "matmul",
@@ -197,6 +199,9 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     if settings.wants("heat") {
         rows.extend(course_heat::run(gpu, settings, twins.as_ref().map(|t| &t.heat))?);
+    }
+    if settings.wants("ch6") {
+        rows.extend(ch6_laplace::run(gpu, settings, twins.as_ref().map(|t| &t.laplace2d))?);
     }
 
     println!();

@@ -14,6 +14,7 @@ const TRANSPOSE: &str = include_str!("../../nvcc/ch3/transpose.cu");
 const ILP_COPY: &str = include_str!("../../nvcc/ch3/ilp_copy.cu");
 const SOR: &str = include_str!("../../nvcc/thesis/sor.cu");
 const HEAT: &str = include_str!("../../nvcc/course/heat.cu");
+const LAPLACE2D: &str = include_str!("../../nvcc/ch6/laplace2d.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins<'g> {
@@ -30,6 +31,8 @@ pub struct Twins<'g> {
     pub sor: Kernels<'g>,
     /// `heat_step_*`, `heat_step_tiled_*` (course-heat's FTCS steps).
     pub heat: Kernels<'g>,
+    /// `jacobi_strip_*` (the book's 9-point Laplace sweep, 8 points per thread).
+    pub laplace2d: Kernels<'g>,
 }
 
 impl<'g> Twins<'g> {
@@ -55,6 +58,7 @@ impl<'g> Twins<'g> {
             ilp_copy: load("ch3/ilp_copy.cu", ILP_COPY)?,
             sor: load("thesis/sor.cu", SOR)?,
             heat: load("course/heat.cu", HEAT)?,
+            laplace2d: load("ch6/laplace2d.cu", LAPLACE2D)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

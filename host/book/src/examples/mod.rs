@@ -5,6 +5,7 @@ pub mod ch1;
 pub mod ch2;
 pub mod ch3;
 pub mod ch5;
+pub mod ch6;
 pub mod course;
 pub mod plot_option;
 pub mod stream;
@@ -213,6 +214,7 @@ pub static EXAMPLES: &[Example] = &[
     ch5::curand_basic::EXAMPLE,
     ch5::sum_accuracy::EXAMPLE,
     ch5::bs_european_mc::EXAMPLE,
+    ch6::laplace2d::EXAMPLE,
     tutorial::sum_reduction::EXAMPLE,
     course::reduction::EXAMPLE,
     course::histogram::EXAMPLE,

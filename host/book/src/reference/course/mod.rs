@@ -1,6 +1,6 @@
 //! IT4I course references.
-pub mod hello_world;
 pub mod heat;
+pub mod hello_world;
 pub mod histogram;
 pub mod matmul_tiled;
 pub mod reduction;

@@ -1,0 +1,2 @@
+//! The book's chapter 6, finite differences.
+pub mod laplace2d;

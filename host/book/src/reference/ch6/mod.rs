@@ -1,0 +1,2 @@
+//! Book chapter 6 references.
+pub mod laplace2d;

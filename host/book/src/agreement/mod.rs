@@ -3,6 +3,8 @@
 //! whose multiply-adds the GPU contracts into FMAs and whose hardware sine the simulator
 //! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
 //! requires every row to agree.
+mod course_images;
+
 use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use crate::examples::ch5::bs_european_mc::McReal;
@@ -97,6 +99,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     stream_kernels::<f64>(&mut c)?;
     others(&mut c)?;
     sums_and_histograms(&mut c)?;
+    course_images::course_images(&mut c)?;
     pi_counts::<f32>(&mut c)?;
     pi_counts::<f64>(&mut c)?;
     bs_european_mc::<f32>(&mut c)?;

@@ -10,6 +10,7 @@ pub mod ch3_access;
 pub mod ch3_lessons;
 pub mod ch3_transfers;
 pub mod course;
+pub mod course_images;
 pub mod nvcc;
 pub mod random;
 pub mod reduce;
@@ -134,6 +135,14 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     rows.extend(course::run(gpu, settings, twins.as_ref().map(|t| &t.vector_add))?);
     rows.extend(course::reduction(gpu, settings)?);
     rows.extend(course::histogram(gpu, settings)?);
+    rows.extend(course_images::run(
+        gpu,
+        settings,
+        twins.as_ref().map(|t| course_images::ImageTwins {
+            image_blur: &t.image_blur,
+            convolution: &t.convolution,
+        }),
+    )?);
     rows.extend(ch1::run(
         gpu,
         settings,

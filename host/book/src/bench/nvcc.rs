@@ -13,6 +13,9 @@ const REDUCE: &str = include_str!("../../nvcc/reduce.cu");
 const TRANSPOSE: &str = include_str!("../../nvcc/ch3/transpose.cu");
 const ILP_COPY: &str = include_str!("../../nvcc/ch3/ilp_copy.cu");
 const SOR: &str = include_str!("../../nvcc/thesis/sor.cu");
+const IMAGE_FILTER: &str = include_str!("../../nvcc/course/image_filter.cuh");
+const IMAGE_BLUR: &str = include_str!("../../nvcc/course/image_blur.cu");
+const CONVOLUTION: &str = include_str!("../../nvcc/course/convolution.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins<'g> {
@@ -27,6 +30,11 @@ pub struct Twins<'g> {
     pub ilp_copy: Kernels<'g>,
     /// `sor_split_*` (the thesis's red-black SOR, split layout).
     pub sor: Kernels<'g>,
+    /// `blur_kernel`, `blur_fast` (course-image-blur).
+    pub image_blur: Kernels<'g>,
+    /// `convolution_2d_basic_kernel`, `convolution_2d_tiled_kernel`, `convolution_2d_fast_m5`
+    /// (course-convolution).
+    pub convolution: Kernels<'g>,
 }
 
 impl<'g> Twins<'g> {
@@ -36,6 +44,7 @@ impl<'g> Twins<'g> {
         let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-{}", std::process::id()));
         let write = |rel: &str, text: &str| write_source(&dir, rel, text);
         write("common.cuh", COMMON)?;
+        write("course/image_filter.cuh", IMAGE_FILTER)?;
         let arch = format!("sm_{}", gpu.properties().compute_capability_number());
         let load = |rel: &str, text: &str| -> Result<Kernels<'g>> {
             let source = write(rel, text)?;
@@ -51,6 +60,8 @@ impl<'g> Twins<'g> {
             transpose: load("ch3/transpose.cu", TRANSPOSE)?,
             ilp_copy: load("ch3/ilp_copy.cu", ILP_COPY)?,
             sor: load("thesis/sor.cu", SOR)?,
+            image_blur: load("course/image_blur.cu", IMAGE_BLUR)?,
+            convolution: load("course/convolution.cu", CONVOLUTION)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

@@ -29,7 +29,7 @@ use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use std::sync::{Mutex, MutexGuard};
 
-mod report;
+pub mod report;
 
 pub const EXAMPLE: Example = Example {
     id: "course-convolution",

@@ -109,14 +109,16 @@ fn course_matrix_sum_sizes(gpu: &Gpu) -> TestResult {
             let mut sums_d = gpu.upload(&vec![f32::NAN; expected.len()]).map_err(fail)?;
             matrix_sum::matrix_sum(gpu, which, &a_d, &mut sums_d, rows, cols).map_err(fail)?;
             let sums = gpu.download(&sums_d).map_err(fail)?;
-            ensure(sums == expected, || format!("{rows} x {cols}: {} differ", which.label()))?;
+            ensure(sums == expected, || {
+                format!("{rows} x {cols}: {} differ", which.label())
+            })?;
         }
     }
     Ok(())
 }
 
 fn course_matrix_sum_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
-    let a_d = gpu.upload(&vec![1.0f32; 12]).map_err(fail)?;
+    let a_d = gpu.upload(&[1.0f32; 12]).map_err(fail)?;
     let mut three = gpu.zeros::<f32>(3).map_err(fail)?;
     ensure(
         matrix_sum::matrix_sum(gpu, Sums::EachRow, &a_d, &mut three, 4, 3).is_err(),
@@ -126,7 +128,9 @@ fn course_matrix_sum_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
         matrix_sum::matrix_sum(gpu, Sums::EachCol, &a_d, &mut three, 3, 3).is_err(),
         || "a 12-element matrix taken for 3 x 3".into(),
     )?;
-    ensure(matrix_sum::matrix(0, 5, 1).is_err(), || "an empty matrix accepted".into())
+    ensure(matrix_sum::matrix(0, 5, 1).is_err(), || {
+        "an empty matrix accepted".into()
+    })
 }
 
 fn course_image_blur_program(gpu: &Gpu) -> TestResult {
@@ -165,7 +169,11 @@ fn course_image_blur_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
 }
 
 fn course_convolution_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "course-convolution", options(Some(41)).with_flag("--mask", Some("3")))
+    example_passes(
+        gpu,
+        "course-convolution",
+        options(Some(41)).with_flag("--mask", Some("3")),
+    )
 }
 
 /// Both 1-D kernels at lengths around the tiles, every mask width, tiles of 1, 16 and the
@@ -279,7 +287,9 @@ fn course_convolution_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
             format!("a 2-D mask {width} wide accepted")
         })?;
     }
-    ensure(masks.set_2d(&[1; 24], 5).is_err(), || "24 weights taken for 5 x 5".into())?;
+    ensure(masks.set_2d(&[1; 24], 5).is_err(), || {
+        "24 weights taken for 5 x 5".into()
+    })?;
     ensure(masks.set_1d(&[1.0; 4]).is_err(), || "an even 1-D mask accepted".into())?;
     masks.set_2d(&mask_2d(5), 5).map_err(fail)?;
     for o_tile in [0, 29] {
@@ -306,6 +316,26 @@ fn course_convolution_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
     )
 }
 
+/// The benchmark's rows run (here at 1 MiB, one repetition) and each declares its bytes.
+fn course_images_bench_rows(gpu: &Gpu) -> TestResult {
+    use ferrocuda_book::bench::{Settings, course_images};
+    let settings = Settings {
+        working_set_mib: 1,
+        reps: 1,
+    };
+    let rows = course_images::run(gpu, &settings, None).map_err(fail)?;
+    ensure(
+        rows.len() == 10 && rows.iter().all(|r| r.bytes > 0 && r.rust.median_ms > 0.0),
+        || {
+            format!(
+                "{} rows: {:?}",
+                rows.len(),
+                rows.iter().map(|r| &r.name).collect::<Vec<_>>()
+            )
+        },
+    )
+}
+
 fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         ("course_picture_kernel_program", course_picture_kernel_program),
@@ -315,16 +345,29 @@ fn main() {
         ("course_color_convert_many_colours", course_color_convert_many_colours),
         ("course_matrix_sum_program", course_matrix_sum_program),
         ("course_matrix_sum_sizes", course_matrix_sum_sizes),
-        ("course_matrix_sum_rejects_bad_arguments", course_matrix_sum_rejects_bad_arguments),
+        (
+            "course_matrix_sum_rejects_bad_arguments",
+            course_matrix_sum_rejects_bad_arguments,
+        ),
         ("course_image_blur_program", course_image_blur_program),
         ("course_image_blur_sizes", course_image_blur_sizes),
-        ("course_image_blur_rejects_bad_arguments", course_image_blur_rejects_bad_arguments),
+        (
+            "course_image_blur_rejects_bad_arguments",
+            course_image_blur_rejects_bad_arguments,
+        ),
         ("course_convolution_program", course_convolution_program),
         ("course_convolution_1d_sizes", course_convolution_1d_sizes),
         ("course_convolution_2d_sizes", course_convolution_2d_sizes),
-        ("course_convolution_ones_is_the_blur", course_convolution_ones_is_the_blur),
+        (
+            "course_convolution_ones_is_the_blur",
+            course_convolution_ones_is_the_blur,
+        ),
         ("course_convolution_1d_by_hand", course_convolution_1d_by_hand),
-        ("course_convolution_rejects_bad_arguments", course_convolution_rejects_bad_arguments),
+        (
+            "course_convolution_rejects_bad_arguments",
+            course_convolution_rejects_bad_arguments,
+        ),
+        ("course_images_bench_rows", course_images_bench_rows),
     ];
     common::main(cpu::tests(), gpu_tests)
 }

@@ -8,8 +8,7 @@
 //! the first row from every box). [`blur_fast`] computes the same image with 4 pixels x 8 rows
 //! per thread (see [`super::image_filter`]): 5-pixel row sums by `dp4a`, then 5-row column sums.
 use super::image_filter::{
-    FAST_BLOCK, PIXELS_PER_THREAD, ROWS_PER_THREAD, Reciprocal, WordImage, byte, normalise, pack, taps_in_range,
-    window,
+    FAST_BLOCK, PIXELS_PER_THREAD, ROWS_PER_THREAD, Reciprocal, WordImage, byte, normalise, pack, taps_in_range, window,
 };
 use ferrocuda_device::prelude::*;
 
@@ -59,10 +58,11 @@ pub fn blur_kernel(args: BlurArgs) {
 }
 
 /// Division by 25 of sums up to 25 * 255.
-const BY_BOX: Reciprocal = match Reciprocal::new((BLUR_WIDTH * BLUR_WIDTH) as u32, (BLUR_WIDTH * BLUR_WIDTH * 255) as u32) {
-    Some(r) => r,
-    None => panic!("25 has a reciprocal"),
-};
+const BY_BOX: Reciprocal =
+    match Reciprocal::new((BLUR_WIDTH * BLUR_WIDTH) as u32, (BLUR_WIDTH * BLUR_WIDTH * 255) as u32) {
+        Some(r) => r,
+        None => panic!("25 has a reciprocal"),
+    };
 
 /// The blur of [`blur_kernel`], 4 pixels by [`ROWS_PER_THREAD`] rows per thread: each of the
 /// 12 input rows it reads gives the 5-pixel sums of its 4 pixels (one `dp4a` of a 4-byte window

@@ -31,7 +31,7 @@ pub const FAST_BLOCK: (u32, u32) = (32, 8);
 /// `floor(sum / weight)`, 0 when `weight` is 0: a filter's output byte.
 #[inline(always)]
 pub fn normalise(sum: u32, weight: u32) -> u8 {
-    if weight == 0 { 0 } else { (sum / weight) as u8 }
+    sum.checked_div(weight).map_or(0, |q| q as u8)
 }
 
 /// The taps `0..count` of a mask of half-width `half` centred at `center` that land in
@@ -44,9 +44,9 @@ pub fn taps_in_range(center: usize, half: usize, count: usize, len: usize) -> (u
     (first, end.max(first))
 }
 
-/// Division by a fixed divisor `d` as a multiply and shifts: `floor(n / d) = (n * multiplier)
-/// >> s` for every `n <= max_numerator`, where `multiplier = ceil(2^s / d)` and `2^s >
-/// max_numerator * d` (the error `n (multiplier d - 2^s) / (d 2^s)` stays below `1/d`, too
+/// Division by a fixed divisor `d` as a multiply and shifts: `floor(n / d)` is
+/// `(n * multiplier) >> s` for every `n <= max_numerator`, where `multiplier = ceil(2^s / d)`
+/// and `2^s > max_numerator * d` (the error `n (multiplier d - 2^s) / (d 2^s)` stays below `1/d`, too
 /// little to reach the next integer). On the GPU: `mul.hi.u32` of `n << pre_shift` (making the
 /// shift 32 when `s < 32`), then `>> post_shift` (the rest of `s` above 32).
 #[repr(C)]
@@ -162,7 +162,12 @@ impl WordImage {
     #[inline(always)]
     pub fn row_buffer(&self, y: isize, c: usize) -> [u32; 4] {
         let c = c as isize;
-        [self.load_word(y, c - 1), self.load_word(y, c), self.load_word(y, c + 1), 0]
+        [
+            self.load_word(y, c - 1),
+            self.load_word(y, c),
+            self.load_word(y, c + 1),
+            0,
+        ]
     }
 
     /// True when the image is word-aligned and a thread's words `c - 1 ..= c + 1` of rows

@@ -14,8 +14,8 @@ use crate::examples::course::image_blur::Variant as BlurVariant;
 use crate::examples::course::matrix_sum::{self, Sums};
 use book_kernels::course::color_convert::{CHANNELS, ColorConvert, ColorConvertArgs};
 use book_kernels::course::convolution::{
-    Convolution1dArgs, Convolution1dBasicKernel, Convolution1dTiledArgs, Convolution1dTiledKernel,
-    Convolution2dArgs, Convolution2dBasicKernel, Convolution2dTiledArgs, Convolution2dTiledKernel, O_TILE_WIDTH,
+    Convolution1dArgs, Convolution1dBasicKernel, Convolution1dTiledArgs, Convolution1dTiledKernel, Convolution2dArgs,
+    Convolution2dBasicKernel, Convolution2dTiledArgs, Convolution2dTiledKernel, O_TILE_WIDTH,
 };
 use book_kernels::course::convolution_fast::Convolution2dFastM5;
 use book_kernels::course::image_blur::{BlurArgs, BlurFast, BlurKernel};
@@ -89,7 +89,13 @@ pub fn run(gpu: &Gpu, settings: &Settings, twins: Option<ImageTwins>) -> Result<
         };
         rows.push(with_twin(gpu, row, blur_twin, &out_d, settings.reps)?);
     }
-    rows.extend(convolutions_2d(gpu, settings, twins.map(|t| t.convolution), (&in_d, &mut out_d), (w, h))?);
+    rows.extend(convolutions_2d(
+        gpu,
+        settings,
+        twins.map(|t| t.convolution),
+        (&in_d, &mut out_d),
+        (w, h),
+    )?);
     rows.extend(others(gpu, settings)?);
     Ok(rows)
 }
@@ -128,7 +134,8 @@ fn convolutions_2d(
         shape,
         bytes,
         launch: Box::new(move |m: Option<&Kernels>| {
-            gpu.load_or(m, &crate::KERNELS)?.launch(Convolution2dBasicKernel, shape, args)
+            gpu.load_or(m, &crate::KERNELS)?
+                .launch(Convolution2dBasicKernel, shape, args)
         }),
     };
     rows.push(with_twin(gpu, row, twin, out_d, settings.reps)?);
@@ -148,7 +155,8 @@ fn convolutions_2d(
         shape,
         bytes,
         launch: Box::new(move |m: Option<&Kernels>| {
-            gpu.load_or(m, &crate::KERNELS)?.launch(Convolution2dTiledKernel, shape, args)
+            gpu.load_or(m, &crate::KERNELS)?
+                .launch(Convolution2dTiledKernel, shape, args)
         }),
     };
     rows.push(with_twin(gpu, row, twin, out_d, settings.reps)?);
@@ -160,7 +168,8 @@ fn convolutions_2d(
         shape,
         bytes,
         launch: Box::new(move |m: Option<&Kernels>| {
-            gpu.load_or(m, &crate::KERNELS)?.launch(Convolution2dFastM5, shape, args)
+            gpu.load_or(m, &crate::KERNELS)?
+                .launch(Convolution2dFastM5, shape, args)
         }),
     };
     rows.push(with_twin(gpu, row, twin, out_d, settings.reps)?);
@@ -172,7 +181,10 @@ fn convolutions_2d(
 fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
     let mut rows = Vec::new();
     let n = settings.elements::<f32>()?;
-    let (n_d, m_d) = (gpu.upload(&convolution::signal(n, 1))?, gpu.upload(&convolution::mask_1d(MASK_WIDTH))?);
+    let (n_d, m_d) = (
+        gpu.upload(&convolution::signal(n, 1))?,
+        gpu.upload(&convolution::mask_1d(MASK_WIDTH))?,
+    );
     let mut p_d = gpu.zeros::<f32>(n)?;
     let mut masks = ConstantMasks::lock(gpu);
     masks.set_1d(&convolution::mask_1d(MASK_WIDTH))?;
@@ -189,9 +201,7 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
         name: format!("convolution_1d_basic_kernel m{MASK_WIDTH}"),
         shape,
         bytes,
-        launch: Box::new(move |_: Option<&Kernels>| {
-            crate::kernels(gpu)?.launch(Convolution1dBasicKernel, shape, args)
-        }),
+        launch: Box::new(move |_: Option<&Kernels>| crate::kernels(gpu)?.launch(Convolution1dBasicKernel, shape, args)),
     };
     rows.push(measure(gpu, row, None, settings.reps)?);
     let shape = convolution::shape_1d_tiled(n, MASK_WIDTH, O_TILE_WIDTH)?;
@@ -206,9 +216,7 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
         name: format!("convolution_1d_tiled_kernel m{MASK_WIDTH}"),
         shape,
         bytes,
-        launch: Box::new(move |_: Option<&Kernels>| {
-            crate::kernels(gpu)?.launch(Convolution1dTiledKernel, shape, args)
-        }),
+        launch: Box::new(move |_: Option<&Kernels>| crate::kernels(gpu)?.launch(Convolution1dTiledKernel, shape, args)),
     };
     rows.push(measure(gpu, row, None, settings.reps)?);
     drop(masks);

@@ -14,10 +14,10 @@
 use crate::examples::{Example, Flag, Options, Outcome};
 use crate::reference::course::convolution as reference;
 use book_kernels::course::convolution::{
-    Convolution1dArgs, Convolution1dBasicKernel, Convolution1dTiledArgs, Convolution1dTiledKernel,
-    Convolution2dArgs, Convolution2dBasicKernel, Convolution2dTiledArgs, Convolution2dTiledKernel, MASK_1D_WORD,
-    MASK_2D_PACKED_WORD, MASK_2D_WORD, MAX_MASK_1D, MAX_MASK_2D, O_TILE_WIDTH, PACKED_WORDS_PER_ROW,
-    tiled_1d_shared_bytes, tiled_2d_shared_bytes,
+    Convolution1dArgs, Convolution1dBasicKernel, Convolution1dTiledArgs, Convolution1dTiledKernel, Convolution2dArgs,
+    Convolution2dBasicKernel, Convolution2dTiledArgs, Convolution2dTiledKernel, MASK_1D_WORD, MASK_2D_PACKED_WORD,
+    MASK_2D_WORD, MAX_MASK_1D, MAX_MASK_2D, O_TILE_WIDTH, PACKED_WORDS_PER_ROW, tiled_1d_shared_bytes,
+    tiled_2d_shared_bytes,
 };
 use book_kernels::course::convolution_fast::{
     Convolution2dFastArgs, Convolution2dFastM1, Convolution2dFastM3, Convolution2dFastM5, Convolution2dFastM7,
@@ -68,7 +68,9 @@ pub fn mask_1d(width: usize) -> Vec<f32> {
 /// slide's `1 2 3 2 1 / 2 3 4 3 2 / 3 4 5 4 3 / 2 3 4 3 2 / 1 2 3 2 1` for 5.
 pub fn mask_2d(width: usize) -> Vec<u8> {
     let a = triangle(width);
-    a.iter().flat_map(|&ai| a.iter().map(move |&aj| (ai + aj - 1) as u8)).collect()
+    a.iter()
+        .flat_map(|&ai| a.iter().map(move |&aj| (ai + aj - 1) as u8))
+        .collect()
 }
 
 fn triangle(width: usize) -> Vec<usize> {
@@ -264,7 +266,11 @@ pub fn convolution_2d_basic(
 ) -> Result<()> {
     check_mask_width(mask_width, MAX_MASK_2D)?;
     check_lengths("a 2-D mask", mask_width * mask_width, &[mask_d.len()])?;
-    check_lengths(&format!("a {w} x {h} convolution"), pixels(w, h)?, &[in_d.len(), out_d.len()])?;
+    check_lengths(
+        &format!("a {w} x {h} convolution"),
+        pixels(w, h)?,
+        &[in_d.len(), out_d.len()],
+    )?;
     let args = Convolution2dArgs {
         in_image: in_d.view(),
         mask: mask_d.view(),
@@ -273,7 +279,11 @@ pub fn convolution_2d_basic(
         w,
         h,
     };
-    crate::kernels(gpu)?.launch(Convolution2dBasicKernel, LaunchShape::cover_2d(w, h, BASIC_2D_BLOCK)?, args)
+    crate::kernels(gpu)?.launch(
+        Convolution2dBasicKernel,
+        LaunchShape::cover_2d(w, h, BASIC_2D_BLOCK)?,
+        args,
+    )
 }
 
 /// The tiled 2-D launch: square blocks of `o_tile_width + mask_width - 1` (at most 32) a side.
@@ -304,7 +314,11 @@ pub fn convolution_2d_tiled(
     (w, h): (usize, usize),
 ) -> Result<()> {
     let (mask_width, mask_sum) = masks.width_and_sum_2d()?;
-    check_lengths(&format!("a {w} x {h} convolution"), pixels(w, h)?, &[in_d.len(), out_d.len()])?;
+    check_lengths(
+        &format!("a {w} x {h} convolution"),
+        pixels(w, h)?,
+        &[in_d.len(), out_d.len()],
+    )?;
     let shape = shape_2d_tiled(w, h, mask_width, o_tile_width)?;
     let args = Convolution2dTiledArgs {
         in_image: in_d.view(),
@@ -340,7 +354,11 @@ pub fn fast_args(
     (w, h): (usize, usize),
 ) -> Result<(usize, Convolution2dFastArgs)> {
     let (mask_width, mask_sum) = masks.width_and_sum_2d()?;
-    check_lengths(&format!("a {w} x {h} convolution"), pixels(w, h)?, &[in_d.len(), out_d.len()])?;
+    check_lengths(
+        &format!("a {w} x {h} convolution"),
+        pixels(w, h)?,
+        &[in_d.len(), out_d.len()],
+    )?;
     // Sums reach 255 times the mask's sum; an all-zero mask gives zeros everywhere.
     let by_mask_sum = Reciprocal::new(mask_sum, 255 * mask_sum).unwrap_or(Reciprocal {
         multiplier: 0,
@@ -392,7 +410,9 @@ pub fn convolution_2d_fast(
 
 /// `n` values, uniform in [-1, 1) with 24 bits, the same for a given `seed`.
 pub fn signal(n: usize, seed: u64) -> Vec<f32> {
-    bits(n, seed).map(|z| (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0).collect()
+    bits(n, seed)
+        .map(|z| (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+        .collect()
 }
 
 /// `n` uniform bytes, the same for a given `seed`.
@@ -424,7 +444,10 @@ fn timed<T: ferrocuda::gpu::Element + Copy + Into<f64>>(
 ) -> Result<(f64, Check)> {
     gpu.upload_into(&vec![poison; out_d.len()], out_d)?;
     let ms = time_reps(gpu, reps, || launch(out_d))?.median_ms;
-    Ok((ms, Check::compare(what, &gpu.download(out_d)?, expected, Tolerance::EXACT)))
+    Ok((
+        ms,
+        Check::compare(what, &gpu.download(out_d)?, expected, Tolerance::EXACT),
+    ))
 }
 
 /// The 1-D convolution with a `mask_width` mask: basic, then tiled at each measured tile.
@@ -435,9 +458,15 @@ fn one_d(gpu: &Gpu, options: &Options, width: usize, mask_width: usize) -> Resul
     let mut p_d = gpu.zeros::<f32>(width)?;
     let mut masks = ConstantMasks::lock(gpu);
     masks.set_1d(&m)?;
-    let (basic_ms, check) = timed(gpu, options.reps, &format!("1-D basic, mask {mask_width}"), &mut p_d, f32::NAN, &expected, |p| {
-        convolution_1d_basic(gpu, &n_d, &m_d, p)
-    })?;
+    let (basic_ms, check) = timed(
+        gpu,
+        options.reps,
+        &format!("1-D basic, mask {mask_width}"),
+        &mut p_d,
+        f32::NAN,
+        &expected,
+        |p| convolution_1d_basic(gpu, &n_d, &m_d, p),
+    )?;
     let mut checks = vec![check];
     let mut measured = Vec::new();
     for o_tile in report::measured_tiles_1d(mask_width) {
@@ -461,9 +490,15 @@ fn two_d(gpu: &Gpu, options: &Options, (w, h): (usize, usize), mask_width: usize
     let mut out_d = gpu.zeros::<u8>(w * h)?;
     let mut masks = ConstantMasks::lock(gpu);
     masks.set_2d(&mask, mask_width)?;
-    let (basic_ms, check) = timed(gpu, options.reps, &format!("2-D basic, mask {mask_width}"), &mut out_d, 0xa5, &expected, |out| {
-        convolution_2d_basic(gpu, &in_d, &mask_d, out, mask_width, (w, h))
-    })?;
+    let (basic_ms, check) = timed(
+        gpu,
+        options.reps,
+        &format!("2-D basic, mask {mask_width}"),
+        &mut out_d,
+        0xa5,
+        &expected,
+        |out| convolution_2d_basic(gpu, &in_d, &mask_d, out, mask_width, (w, h)),
+    )?;
     let mut checks = vec![check];
     let mut measured = Vec::new();
     for o_tile in report::measured_tiles_2d(mask_width) {
@@ -474,9 +509,15 @@ fn two_d(gpu: &Gpu, options: &Options, (w, h): (usize, usize), mask_width: usize
         checks.push(check);
         measured.push((o_tile, ms));
     }
-    let (fast_ms, check) = timed(gpu, options.reps, &format!("2-D fast, mask {mask_width}"), &mut out_d, 0xa5, &expected, |out| {
-        convolution_2d_fast(gpu, &masks, &in_d, out, (w, h))
-    })?;
+    let (fast_ms, check) = timed(
+        gpu,
+        options.reps,
+        &format!("2-D fast, mask {mask_width}"),
+        &mut out_d,
+        0xa5,
+        &expected,
+        |out| convolution_2d_fast(gpu, &masks, &in_d, out, (w, h)),
+    )?;
     checks.push(check);
     report::print_2d(gpu, (w, h), mask_width, basic_ms, &measured, fast_ms);
     Ok(checks)
@@ -496,10 +537,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             let side = options.size_or(SIDE_2D)?;
             (pixels(side, side)?, (side, side))
         }
-        None => gpu.pick(
-            (WIDTH_1D, (SIDE_2D, SIDE_2D)),
-            (SIMULATOR_WIDTH_1D, SIMULATOR_SIZE_2D),
-        ),
+        None => gpu.pick((WIDTH_1D, (SIDE_2D, SIDE_2D)), (SIMULATOR_WIDTH_1D, SIMULATOR_SIZE_2D)),
     };
     println!(
         "Convolution (median of {} launches, {}); the course's O_TILE_WIDTH for 1-D is {O_TILE_WIDTH} (blocks of 1024 with a 5-wide mask)",

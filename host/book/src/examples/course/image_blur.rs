@@ -158,7 +158,11 @@ pub fn unchanged_pixels(w: usize, h: usize) -> Vec<(usize, u8)> {
     };
     (0..h)
         .filter(|&r| inside(r, h))
-        .flat_map(|r| (0..w).filter(move |&c| inside(c, w)).map(move |c| (r * w + c, pattern_at(r, c))))
+        .flat_map(|r| {
+            (0..w)
+                .filter(move |&c| inside(c, w))
+                .map(move |c| (r * w + c, pattern_at(r, c)))
+        })
         .collect()
 }
 

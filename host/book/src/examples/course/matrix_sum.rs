@@ -214,7 +214,10 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mut ms = [0.0; 2];
     for (k, (which, count)) in [(Sums::EachRow, rows), (Sums::EachCol, cols)].into_iter().enumerate() {
         let mut sums_d = gpu.upload(&vec![f32::NAN; count])?;
-        ms[k] = time_reps(gpu, options.reps, || matrix_sum(gpu, which, &a_d, &mut sums_d, rows, cols))?.median_ms;
+        ms[k] = time_reps(gpu, options.reps, || {
+            matrix_sum(gpu, which, &a_d, &mut sums_d, rows, cols)
+        })?
+        .median_ms;
         let expected = match which {
             Sums::EachRow => reference::row_sums(&a, cols),
             Sums::EachCol => reference::col_sums(&a, cols),
@@ -237,7 +240,10 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     );
     println!();
     println!("Coalescing (L7): 4-byte loads, {SECTOR_BYTES}-byte sectors");
-    println!(" {:<34} {:>8} {:>12} {:>16}", "addresses", "sectors", "bus use", "course");
+    println!(
+        " {:<34} {:>8} {:>12} {:>16}",
+        "addresses", "sectors", "bus use", "course"
+    );
     for s in scenarios(cols) {
         let (sectors, used) = bus_utilisation(&s.addresses);
         println!(" {:<34} {sectors:>8} {:>11.1}% {:>16}", s.label, 100.0 * used, s.course);

@@ -39,7 +39,7 @@ pub fn convolution_2d(input: &[u8], w: usize, h: usize, mask: &[u8], mask_width:
                     }
                 }
             }
-            *out = if weight == 0 { 0 } else { (sum / weight) as u8 };
+            *out = sum.checked_div(weight).map_or(0, |q| q as u8);
         }
     });
     out

@@ -83,7 +83,14 @@ pub fn print_1d(gpu: &Gpu, width: usize, mask: &[f32], basic: (f64, f64), measur
 }
 
 /// The 2-D results of one mask: the basic kernel, each tile, and the fast kernel.
-pub fn print_2d(gpu: &Gpu, (w, h): (usize, usize), mask_width: usize, basic_ms: f64, measured: &[(usize, f64)], fast_ms: f64) {
+pub fn print_2d(
+    gpu: &Gpu,
+    (w, h): (usize, usize),
+    mask_width: usize,
+    basic_ms: f64,
+    measured: &[(usize, f64)],
+    fast_ms: f64,
+) {
     let bytes = 2 * w * h;
     println!(
         "2-D, u8, {w} x {h}, Mask_Width = {mask_width} (m[i][j] = a[i] + a[j] - 1: the slide's mask for 5), normalised by the in-image weights; on {}",

@@ -53,7 +53,9 @@ pub fn blur_kernel(args: BlurArgs) {
                 }
             }
         }
-        args.out_image.set(row * args.w + col, (pix_val / pixels) as u8);
+        // `pixVal / pixels`; `pixels >= 1` (the pixel itself), but `normalise` spells the
+        // division so that no division-by-zero panic is linked into the PTX.
+        args.out_image.set(row * args.w + col, normalise(pix_val, pixels));
     }
 }
 
@@ -112,7 +114,8 @@ fn blur_fast_rows<const INTERIOR: bool>(image: &WordImage, c: usize, y0: usize) 
         if INTERIOR || y < h {
             let mut pixels = [0u8; 4];
             unroll!(p in [0, 1, 2, 3] => {
-                let sum = row_sums[r][p] + row_sums[r + 1][p] + row_sums[r + 2][p] + row_sums[r + 3][p] + row_sums[r + 4][p];
+                let sum = row_sums[r][p] + row_sums[r + 1][p] + row_sums[r + 2][p]
+                    + row_sums[r + 3][p] + row_sums[r + 4][p];
                 let x = PIXELS_PER_THREAD * c + p;
                 let inside = y >= BLUR_SIZE && y + BLUR_SIZE < h && x >= BLUR_SIZE && x + BLUR_SIZE < w;
                 pixels[p] = if INTERIOR || inside {

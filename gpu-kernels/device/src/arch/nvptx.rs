@@ -532,7 +532,8 @@ pub unsafe fn ld_const_b32(byte_offset: usize) -> u32 {
     value
 }
 
-/// `dp4a.u32.u32` (PTX ISA, integer arithmetic instructions): `c` plus the dot product of the bytes of `a` and `b`.
+/// `dp4a.u32.u32` (PTX ISA, integer arithmetic instructions): `c` plus the dot product of the
+/// bytes of `a` and `b`.
 #[inline(always)]
 pub fn dp4a_u32(a: u32, b: u32, c: u32) -> u32 {
     let out: u32;

@@ -310,9 +310,15 @@ fn course_convolution_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
         || "100 values convolved into 99".into(),
     )?;
     let mut p_d = gpu.zeros::<f32>(100).map_err(fail)?;
+    for o_tile in [1021, usize::MAX] {
+        ensure(
+            convolution::convolution_1d_tiled(gpu, &masks, o_tile, &n_d, &mut p_d).is_err(),
+            || format!("O_TILE_WIDTH {o_tile} accepted with a 5-wide mask"),
+        )?;
+    }
     ensure(
-        convolution::convolution_1d_tiled(gpu, &masks, 1021, &n_d, &mut p_d).is_err(),
-        || "a 1025-thread block accepted".into(),
+        convolution::convolution_2d_tiled(gpu, &masks, usize::MAX, &in_d, &mut out_d, (w, h)).is_err(),
+        || "O_TILE_WIDTH usize::MAX accepted in 2-D".into(),
     )
 }
 

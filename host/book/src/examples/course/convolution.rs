@@ -223,7 +223,7 @@ pub fn convolution_1d_basic(
 
 /// The tiled 1-D launch: blocks of `o_tile_width + mask_width - 1` threads (at most 1024).
 pub fn shape_1d_tiled(width: usize, mask_width: usize, o_tile_width: usize) -> Result<LaunchShape> {
-    let block = o_tile_width + mask_width - 1;
+    let block = o_tile_width.saturating_add(mask_width.saturating_sub(1));
     if o_tile_width == 0 || block > MAX_BLOCK_THREADS {
         return Err(Error::InvalidArgument(format!(
             "O_TILE_WIDTH {o_tile_width} with a mask of {mask_width} makes blocks of {block} threads: 1 to {MAX_BLOCK_THREADS} output threads and halo fit"
@@ -288,8 +288,8 @@ pub fn convolution_2d_basic(
 
 /// The tiled 2-D launch: square blocks of `o_tile_width + mask_width - 1` (at most 32) a side.
 pub fn shape_2d_tiled(w: usize, h: usize, mask_width: usize, o_tile_width: usize) -> Result<LaunchShape> {
-    let side = o_tile_width + mask_width - 1;
-    if o_tile_width == 0 || side * side > MAX_BLOCK_THREADS {
+    let side = o_tile_width.saturating_add(mask_width.saturating_sub(1));
+    if o_tile_width == 0 || side.saturating_mul(side) > MAX_BLOCK_THREADS {
         return Err(Error::InvalidArgument(format!(
             "O_TILE_WIDTH {o_tile_width} with a {mask_width} x {mask_width} mask makes blocks of {side} x {side} threads: at most 32 x 32 fit"
         )));

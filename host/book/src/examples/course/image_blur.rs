@@ -1,7 +1,7 @@
 //! course-image-blur: the course's hands-on 4 (`04_image_blur`): a 5 x 5 box blur
 //! (`BLUR_SIZE = 2`) of an 8-bit grayscale image, the integer average over the box's in-image
 //! pixels, 16 x 16 blocks on a `((w-1)/16+1, (h-1)/16+1)` grid; then the same blur with 4 pixels
-//! by 8 rows per thread (`blur_fast`, ours), which reaches memory bandwidth.
+//! by 8 rows per thread (`blur_fast`, ours), written to run at memory bandwidth.
 //!
 //! "No actual image, just some pattern which is easy to check for correctness": here
 //! `pixel(r, c) = 2 (r mod 64) + 2 (c mod 64)` (0 to 252). Its rows and columns add up

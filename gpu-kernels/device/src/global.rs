@@ -243,6 +243,19 @@ impl Slice<u8> {
     }
 }
 
+impl SliceMut<u8> {
+    /// The view's whole 4-byte words as `u32`s, when it starts 4-byte aligned, as
+    /// [`Slice::words`]: kernels that write bytes 4 at a time (8-bit images) store one word.
+    #[inline(always)]
+    pub fn words(&self) -> Option<SliceMut<u32>> {
+        (self.ptr as usize).is_multiple_of(4).then_some(SliceMut {
+            ptr: self.ptr.cast(),
+            len: self.len / 4,
+            _owns: PhantomData,
+        })
+    }
+}
+
 impl<T> SliceMut<T> {
     /// A writable view of `len` elements starting at the device address `ptr`.
     ///

@@ -5,6 +5,7 @@
 //! book's §5.2.1 shows the consequence; these functions make the choice explicit:
 //! [`fma`] always fuses, [`mul_add_unfused`] never does (PTX `mul.rn`/`add.rn` are never
 //! contracted, PTX ISA §9.7.3.1). Approximate `*_fast` functions are CUDA C's `__sinf` family.
+//! Beside them, [`dp4a`]: CUDA C's `__dp4a`, the integer dot product of four bytes.
 use super::arch;
 
 /// A floating-point type with explicitly rounded operations.
@@ -101,4 +102,21 @@ pub fn ln_fast(x: f32) -> f32 {
 #[inline(always)]
 pub fn div_fast(a: f32, b: f32) -> f32 {
     arch::div_approx_f32(a, b)
+}
+
+/// `__dp4a` (unsigned): `c` plus the dot product of the four bytes of `a` with the four bytes of
+/// `b`, `c + a.byte[0] * b.byte[0] + ... + a.byte[3] * b.byte[3]`, wrapping at 2^32.
+///
+/// One `dp4a.u32.u32` (PTX ISA, integer arithmetic instructions; sm_61 and newer): four
+/// multiply-adds of bytes in one instruction, for 8-bit image filters (course-convolution) and
+/// byte sums (`b = 0x01010101`).
+///
+/// ```
+/// use ferrocuda_device::math::dp4a;
+/// assert_eq!(dp4a(0x0403_0201, 0x0101_0101, 10), 20); // 10 + 1 + 2 + 3 + 4
+/// assert_eq!(dp4a(0xff00_00ff, 0x0200_0003, 0), 3 * 255 + 2 * 255);
+/// ```
+#[inline(always)]
+pub fn dp4a(a: u32, b: u32, c: u32) -> u32 {
+    arch::dp4a_u32(a, b, c)
 }

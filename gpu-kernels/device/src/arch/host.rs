@@ -379,6 +379,12 @@ pub fn ex2_approx_f32(a: f32) -> f32 {
 pub fn lg2_approx_f32(a: f32) -> f32 {
     libm::log2f(a)
 }
+/// `dp4a.u32.u32`: `c` plus the dot product of the bytes of `a` and `b`, wrapping.
+#[inline(always)]
+pub fn dp4a_u32(a: u32, b: u32, c: u32) -> u32 {
+    let (a, b) = (a.to_le_bytes(), b.to_le_bytes());
+    (0..4).fold(c, |sum, k| sum.wrapping_add(u32::from(a[k]) * u32::from(b[k])))
+}
 /// `div.approx.f32`, simulated by the correctly rounded division.
 #[inline(always)]
 pub fn div_approx_f32(a: f32, b: f32) -> f32 {

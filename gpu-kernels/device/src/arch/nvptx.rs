@@ -532,6 +532,18 @@ pub unsafe fn ld_const_b32(byte_offset: usize) -> u32 {
     value
 }
 
+/// `dp4a.u32.u32` (PTX ISA, integer arithmetic instructions): `c` plus the dot product of the
+/// bytes of `a` and `b`.
+#[inline(always)]
+pub fn dp4a_u32(a: u32, b: u32, c: u32) -> u32 {
+    let out: u32;
+    // SAFETY: pure arithmetic.
+    unsafe {
+        asm!("dp4a.u32.u32 {}, {}, {}, {};", out(reg32) out, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack))
+    };
+    out
+}
+
 /// `div.approx.ftz.f32`: `__fdividef` (PTX ISA §9.7.3.8), about 2 ulp, `a * (1/b)` in hardware.
 #[inline(always)]
 pub fn div_approx_f32(a: f32, b: f32) -> f32 {

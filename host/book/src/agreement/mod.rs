@@ -5,6 +5,7 @@
 //! requires every row to agree.
 mod ch6_laplace;
 mod course_heat;
+mod course_images;
 mod course_runtime;
 
 use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
@@ -102,6 +103,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     others(&mut c)?;
     course_runtime::course_runtime(&mut c)?;
     sums_and_histograms(&mut c)?;
+    course_images::course_images(&mut c)?;
     pi_counts::<f32>(&mut c)?;
     pi_counts::<f64>(&mut c)?;
     bs_european_mc::<f32>(&mut c)?;

@@ -12,6 +12,7 @@ pub mod ch3_transfers;
 pub mod ch6_laplace;
 pub mod course;
 pub mod course_heat;
+pub mod course_images;
 pub mod nvcc;
 pub mod random;
 pub mod reduce;
@@ -80,6 +81,7 @@ pub const GROUPS: &[&str] = &[
     "thesis",
     "heat",
     "ch6",
+    "images",
     "ch3-lessons",
     "random",
     "matmul",
@@ -202,6 +204,16 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     if settings.wants("ch6") {
         rows.extend(ch6_laplace::run(gpu, settings, twins.as_ref().map(|t| &t.laplace2d))?);
+    }
+    if settings.wants("images") {
+        rows.extend(course_images::run(
+            gpu,
+            settings,
+            twins.as_ref().map(|t| course_images::ImageTwins {
+                image_blur: &t.image_blur,
+                convolution: &t.convolution,
+            }),
+        )?);
     }
 
     println!();

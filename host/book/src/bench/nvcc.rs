@@ -15,6 +15,9 @@ const ILP_COPY: &str = include_str!("../../nvcc/ch3/ilp_copy.cu");
 const SOR: &str = include_str!("../../nvcc/thesis/sor.cu");
 const HEAT: &str = include_str!("../../nvcc/course/heat.cu");
 const LAPLACE2D: &str = include_str!("../../nvcc/ch6/laplace2d.cu");
+const IMAGE_FILTER: &str = include_str!("../../nvcc/course/image_filter.cuh");
+const IMAGE_BLUR: &str = include_str!("../../nvcc/course/image_blur.cu");
+const CONVOLUTION: &str = include_str!("../../nvcc/course/convolution.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins<'g> {
@@ -33,6 +36,11 @@ pub struct Twins<'g> {
     pub heat: Kernels<'g>,
     /// `jacobi_strip_*` (the book's 9-point Laplace sweep, 8 points per thread).
     pub laplace2d: Kernels<'g>,
+    /// `blur_kernel`, `blur_fast` (course-image-blur).
+    pub image_blur: Kernels<'g>,
+    /// `convolution_2d_basic_kernel`, `convolution_2d_tiled_kernel`, `convolution_2d_fast_m5`
+    /// (course-convolution).
+    pub convolution: Kernels<'g>,
 }
 
 impl<'g> Twins<'g> {
@@ -42,6 +50,7 @@ impl<'g> Twins<'g> {
         let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-{}", std::process::id()));
         let write = |rel: &str, text: &str| write_source(&dir, rel, text);
         write("common.cuh", COMMON)?;
+        write("course/image_filter.cuh", IMAGE_FILTER)?;
         let arch = format!("sm_{}", gpu.properties().compute_capability_number());
         let load = |rel: &str, text: &str| -> Result<Kernels<'g>> {
             let source = write(rel, text)?;
@@ -59,6 +68,8 @@ impl<'g> Twins<'g> {
             sor: load("thesis/sor.cu", SOR)?,
             heat: load("course/heat.cu", HEAT)?,
             laplace2d: load("ch6/laplace2d.cu", LAPLACE2D)?,
+            image_blur: load("course/image_blur.cu", IMAGE_BLUR)?,
+            convolution: load("course/convolution.cu", CONVOLUTION)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

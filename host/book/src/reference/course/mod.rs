@@ -1,7 +1,12 @@
 //! IT4I course references.
+pub mod color_convert;
+pub mod convolution;
 pub mod heat;
 pub mod hello_world;
 pub mod histogram;
+pub mod image_blur;
 pub mod matmul_tiled;
+pub mod matrix_sum;
+pub mod picture_kernel;
 pub mod reduction;
 pub mod vector_add;

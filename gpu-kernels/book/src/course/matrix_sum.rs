@@ -1,0 +1,46 @@
+//! Sums of each row and of each column of a row-major matrix (IT4I course, hands-on 5
+//! `05_matrix_sum`): the coalescing lesson. One thread per row walks its row, so the 32 threads of
+//! a warp read 32 addresses a whole row apart (32 sectors per load); one thread per column walks
+//! down its column, so a warp reads 32 consecutive words (4 sectors per load).
+use ferrocuda_device::prelude::*;
+
+/// Arguments of both kernels: `a` is `rows x cols`, row-major; `sums` holds one sum per row
+/// ([`matrix_sum_each_row`]) or per column ([`matrix_sum_each_col`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct MatrixSumArgs {
+    pub a: Slice<f32>,
+    pub sums: SliceMut<f32>,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+/// `sums[row] = a[row][0] + a[row][1] + ...`, left to right in f32, one thread per row.
+///
+/// Launch: a 1-D grid of at least `rows` threads.
+#[kernel]
+pub fn matrix_sum_each_row(args: MatrixSumArgs) {
+    let row = global_idx_x();
+    if row < args.rows {
+        let mut sum = 0.0f32;
+        for col in 0..args.cols {
+            sum += args.a.get(row * args.cols + col);
+        }
+        args.sums.set(row, sum);
+    }
+}
+
+/// `sums[col] = a[0][col] + a[1][col] + ...`, top to bottom in f32, one thread per column.
+///
+/// Launch: a 1-D grid of at least `cols` threads.
+#[kernel]
+pub fn matrix_sum_each_col(args: MatrixSumArgs) {
+    let col = global_idx_x();
+    if col < args.cols {
+        let mut sum = 0.0f32;
+        for row in 0..args.rows {
+            sum += args.a.get(row * args.cols + col);
+        }
+        args.sums.set(col, sum);
+    }
+}

@@ -5,6 +5,7 @@ pub mod ch1;
 pub mod ch2;
 pub mod ch3;
 pub mod ch5;
+pub mod ch6;
 pub mod course;
 pub mod plot_option;
 pub mod stream;
@@ -217,6 +218,7 @@ pub static EXAMPLES: &[Example] = &[
     thesis::sor::EXAMPLE,
     thesis::sor_multi::EXAMPLE,
     thesis::comm_model::EXAMPLE,
+    ch6::deriv::EXAMPLE,
 ];
 
 /// The example with this id.

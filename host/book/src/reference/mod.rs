@@ -3,6 +3,7 @@ pub mod ch1;
 pub mod ch2;
 pub mod ch3;
 pub mod ch5;
+pub mod ch6;
 pub mod course;
 pub mod stream;
 pub mod tutorial;

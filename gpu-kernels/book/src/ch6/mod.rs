@@ -1,0 +1,3 @@
+//! The book's chapter 6, finite difference methods.
+pub mod deriv;
+pub mod deriv_nonuniform;

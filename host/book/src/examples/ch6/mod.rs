@@ -1,0 +1,3 @@
+//! Book chapter 6: finite difference methods.
+pub mod deriv;
+pub mod deriv_launch;

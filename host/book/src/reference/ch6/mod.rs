@@ -1,0 +1,2 @@
+//! CPU references of the book's chapter 6.
+pub mod deriv;

@@ -37,6 +37,11 @@ pub const EXAMPLE: Example = Example {
             help: "the uniform grid, the stretched grid (coefficients in constant and in device memory), or both (default)",
         },
         Flag {
+            name: "--line-threads",
+            value: Some("N"),
+            help: "threads per block along the line (x: default min(mx, 128); 4-wide y, z: min(m, 128); 32-wide: min(m/8, 32))",
+        },
+        Flag {
             name: "--dims",
             value: Some("MXxMYxMZ"),
             help: "extents, mx and my multiples of 32, mz of 4 (default: --size cubed, 64^3)",
@@ -102,6 +107,7 @@ pub struct Selection {
     pub directions: Vec<Direction>,
     pub variants: Vec<Variant>,
     pub reps: usize,
+    pub line_threads: Option<usize>,
 }
 
 impl Selection {
@@ -155,6 +161,7 @@ impl Selection {
             directions,
             variants,
             reps: gpu.pick(options.reps.max(N_REPS), 1),
+            line_threads: options.parsed("--line-threads")?,
         })
     }
 }
@@ -251,7 +258,8 @@ pub fn run_typed<T: DerivReal>(
         if !selection.variants.iter().any(|v| v.coefficients == coefficients) {
             continue;
         }
-        let problem = Problem::<T>::new(gpu, coefficients.grid(), e)?;
+        let mut problem = Problem::<T>::new(gpu, coefficients.grid(), e)?;
+        problem.line_threads = selection.line_threads;
         if coefficients != Coefficients::Uniform {
             println!();
             println!(
@@ -323,7 +331,7 @@ fn time_kernel<T: DerivReal>(
     df_d: &mut DeviceBuffer<T>,
     reps: usize,
 ) -> Result<(Vec<T>, f64)> {
-    variant.shape::<T>(gpu, problem.extents)?;
+    variant.shape::<T>(gpu, problem.extents, problem.line_threads)?;
     let kernels = crate::kernels(gpu)?;
     problem.with_constants(&kernels, variant, || {
         gpu.copy_device_to_device(poison_d, df_d)?;

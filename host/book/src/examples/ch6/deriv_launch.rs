@@ -190,10 +190,11 @@ impl Variant {
     }
 
     /// The launch: the book's grid, and its blocks capped at [`X_THREADS`],
-    /// [`SMALL_LINE_THREADS`] or [`LARGE_LINE_THREADS`] threads along the line; an error when
-    /// the extents are not multiples of the pencils (see [`check_extents`]), the line is too
-    /// short for the stencil, or the tile exceeds the shared memory a block may have.
-    pub fn shape<T>(self, gpu: &Gpu, extents: Extents) -> Result<LaunchShape> {
+    /// [`SMALL_LINE_THREADS`] or [`LARGE_LINE_THREADS`] threads along the line, or
+    /// `line_threads` there when given; an error when the extents are not multiples of the
+    /// pencils (see [`check_extents`]), the line is too short for the stencil, the tile exceeds
+    /// the shared memory a block may have, or a block would exceed 1024 threads.
+    pub fn shape<T>(self, gpu: &Gpu, extents: Extents, line_threads: Option<usize>) -> Result<LaunchShape> {
         check_extents(extents)?;
         let (m, lines) = (extents.along(self.direction), self.pencils.lines());
         if m <= HALO {
@@ -214,16 +215,24 @@ impl Variant {
         let u = |v: usize| v as u32;
         let Extents { mx, my, mz } = extents;
         let (grid, block) = match self.direction {
-            Direction::X => ((my / lines, mz), (mx.min(X_THREADS), S_PENCILS)),
+            Direction::X => ((my / lines, mz), (line_threads.unwrap_or(mx.min(X_THREADS)), S_PENCILS)),
             Direction::Y | Direction::Z => {
                 let across = if self.direction == Direction::Y { mz } else { my };
                 let along = match self.pencils {
                     Pencils::Small => m.min(SMALL_LINE_THREADS),
                     Pencils::Large => (m / 8).clamp(1, LARGE_LINE_THREADS),
                 };
-                ((mx / lines, across), (lines, along))
+                ((mx / lines, across), (lines, line_threads.unwrap_or(along)))
             }
         };
+        if block.0 * block.1 > 1024 || block.0 * block.1 == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "{} threads along the line make blocks of {} x {} threads: at least 1, at most 1024",
+                block.0.max(block.1),
+                block.0,
+                block.1
+            )));
+        }
         Ok(LaunchShape::new((u(grid.0), u(grid.1), 1), (u(block.0), u(block.1), 1)).with_shared_bytes(u(bytes)))
     }
 }
@@ -329,6 +338,8 @@ pub struct Problem<T: DerivReal> {
     /// Each direction's four arrays in one device buffer (`a` then `b`, `c`, `d`), for the
     /// global-memory kernels.
     pub coeffs_d: Vec<DeviceBuffer<T>>,
+    /// Threads along the line in each block, in place of the default (`--line-threads`).
+    pub line_threads: Option<usize>,
 }
 
 impl<T: DerivReal> Problem<T> {
@@ -348,6 +359,7 @@ impl<T: DerivReal> Problem<T> {
             grid,
             coeffs,
             coeffs_d,
+            line_threads: None,
         })
     }
 
@@ -399,7 +411,7 @@ impl<T: DerivReal> Problem<T> {
                 self.grid
             )));
         }
-        let shape = variant.shape::<T>(gpu, self.extents)?;
+        let shape = variant.shape::<T>(gpu, self.extents, self.line_threads)?;
         let Extents { mx, my, mz } = self.extents;
         let (mx, my, mz) = (mx as u32, my as u32, mz as u32);
         let args = match (variant.mode, variant.coefficients) {

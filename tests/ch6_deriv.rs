@@ -327,6 +327,28 @@ fn ch6_deriv_constant_bank(gpu: &Gpu) -> TestResult {
     ensure(err.contains("do not fit in the 64 KiB constant bank"), || err.clone())
 }
 
+/// The benchmark's rows run (here at 1 MiB per array, 64^3), each declaring one read and one
+/// write per point, in the launch shape the example uses.
+fn ch6_deriv_bench_rows(gpu: &Gpu) -> TestResult {
+    use ferrocuda_book::bench::{Settings, ch6_deriv as bench};
+    let settings = Settings {
+        working_set_mib: 1,
+        reps: 1,
+    };
+    ensure(bench::side(&settings).map_err(fail)? == 64, || "1 MiB is not 64^3".into())?;
+    let default = bench::side(&Settings::default()).map_err(fail)?;
+    ensure(default == 512, || format!("the default bench side is {default}"))?;
+    let rows = bench::run(gpu, &settings, None).map_err(fail)?;
+    ensure(rows.len() == bench::VARIANTS.len(), || format!("{} rows", rows.len()))?;
+    for (row, variant) in rows.iter().zip(bench::VARIANTS) {
+        let shape = variant.shape::<f32>(gpu, Extents::cube(64), None).map_err(fail)?;
+        ensure(row.bytes == 2 * 64 * 64 * 64 * 4 && row.shape == shape, || {
+            format!("{}: {} bytes, {}", row.name, row.bytes, row.shape)
+        })?;
+    }
+    Ok(())
+}
+
 /// The generated PTX: the 32-wide kernels issue four loads before their first shared store;
 /// the uniform kernels read their coefficients with `ld.const` (8-byte in f64), the global ones
 /// with `ld.global` and no `ld.const` beyond none; the stencil is fused multiply-adds; the
@@ -397,6 +419,7 @@ fn main() {
         ("ch6_deriv_nonuniform_chain_rule", ch6_deriv_nonuniform_chain_rule),
         ("ch6_deriv_refused_sizes", ch6_deriv_refused_sizes),
         ("ch6_deriv_constant_bank", ch6_deriv_constant_bank),
+        ("ch6_deriv_bench_rows", ch6_deriv_bench_rows),
     ];
     common::main(cpu_tests, gpu_tests)
 }

@@ -9,6 +9,7 @@ pub mod ch3;
 pub mod ch3_access;
 pub mod ch3_lessons;
 pub mod ch3_transfers;
+pub mod ch6_deriv;
 pub mod course;
 pub mod nvcc;
 pub mod random;
@@ -143,6 +144,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     rows.extend(ch3::run(gpu, settings, twins.as_ref().map(|t| &t.transpose))?);
     rows.extend(ch3_access::run(gpu, settings, twins.as_ref().map(|t| &t.ilp_copy))?);
     rows.extend(thesis::run(gpu, settings, twins.as_ref().map(|t| &t.sor))?);
+    rows.extend(ch6_deriv::run(gpu, settings, twins.as_ref().map(|t| &t.ch6_deriv))?);
 
     println!();
     println!(

@@ -13,6 +13,7 @@ const REDUCE: &str = include_str!("../../nvcc/reduce.cu");
 const TRANSPOSE: &str = include_str!("../../nvcc/ch3/transpose.cu");
 const ILP_COPY: &str = include_str!("../../nvcc/ch3/ilp_copy.cu");
 const SOR: &str = include_str!("../../nvcc/thesis/sor.cu");
+const CH6_DERIV: &str = include_str!("../../nvcc/ch6/deriv.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins<'g> {
@@ -27,6 +28,8 @@ pub struct Twins<'g> {
     pub ilp_copy: Kernels<'g>,
     /// `sor_split_*` (the thesis's red-black SOR, split layout).
     pub sor: Kernels<'g>,
+    /// `deriv_{x,y,z}[_l_pencils]_*` (book §6.1), with their own constant bank.
+    pub ch6_deriv: Kernels<'g>,
 }
 
 impl<'g> Twins<'g> {
@@ -51,6 +54,7 @@ impl<'g> Twins<'g> {
             transpose: load("ch3/transpose.cu", TRANSPOSE)?,
             ilp_copy: load("ch3/ilp_copy.cu", ILP_COPY)?,
             sor: load("thesis/sor.cu", SOR)?,
+            ch6_deriv: load("ch6/deriv.cu", CH6_DERIV)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

@@ -393,16 +393,9 @@ impl<T: DerivReal> Problem<T> {
         launches()
     }
 
-    /// Launches `variant`: `df_d` = the derivative of `f_d` (math-only: `df_d` untouched, the
-    /// tile filled with `val`), from `kernels`. Call inside [`Problem::with_constants`].
-    pub fn launch(
-        &self,
-        gpu: &Gpu,
-        kernels: &Kernels,
-        variant: Variant,
-        f_d: &DeviceBuffer<T>,
-        df_d: &mut DeviceBuffer<T>,
-    ) -> Result<()> {
+    /// The arguments of `variant` with input `f_d` and output `df_d` (math-only: the tile holds
+    /// 1, `df_d` stays untouched); an error when `variant` reads another grid's coefficients.
+    pub fn args(&self, variant: Variant, f_d: &DeviceBuffer<T>, df_d: &mut DeviceBuffer<T>) -> Result<Args<T>> {
         if variant.coefficients.grid() != self.grid {
             return Err(Error::InvalidArgument(format!(
                 "{} reads the {:?} grid's coefficients, not the {:?} grid's",
@@ -411,10 +404,9 @@ impl<T: DerivReal> Problem<T> {
                 self.grid
             )));
         }
-        let shape = variant.shape::<T>(gpu, self.extents, self.line_threads)?;
         let Extents { mx, my, mz } = self.extents;
         let (mx, my, mz) = (mx as u32, my as u32, mz as u32);
-        let args = match (variant.mode, variant.coefficients) {
+        Ok(match (variant.mode, variant.coefficients) {
             (Mode::MathOnly, _) => Args::Math(DerivMathArgs {
                 df: df_d.view_mut(),
                 mx,
@@ -437,8 +429,28 @@ impl<T: DerivReal> Problem<T> {
                 my,
                 mz,
             }),
-        };
+        })
+    }
+
+    /// Launches `variant` with `args` (see [`Problem::args`]) from `kernels`, in its launch
+    /// shape. Call inside [`Problem::with_constants`], or after it for `kernels`' bank.
+    pub fn launch_args(&self, gpu: &Gpu, kernels: &Kernels, variant: Variant, args: Args<T>) -> Result<()> {
+        let shape = variant.shape::<T>(gpu, self.extents, self.line_threads)?;
         T::launch(kernels, variant, shape, args)
+    }
+
+    /// Launches `variant`: `df_d` = the derivative of `f_d` (math-only: `df_d` untouched), from
+    /// `kernels`. Call inside [`Problem::with_constants`].
+    pub fn launch(
+        &self,
+        gpu: &Gpu,
+        kernels: &Kernels,
+        variant: Variant,
+        f_d: &DeviceBuffer<T>,
+        df_d: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        let args = self.args(variant, f_d, df_d)?;
+        self.launch_args(gpu, kernels, variant, args)
     }
 
     /// `df_d` = the derivative of `f_d` with `variant` from the book's kernels, constants

@@ -61,10 +61,15 @@ fn every_kernel<T: DerivReal>(
                 f = (0..n).map(input).collect();
             }
             let f_d = gpu.upload(&f).map_err(fail)?;
-            gpu.upload_into(&vec![T::from_f64(f64::NAN); n], &mut df_d).map_err(fail)?;
+            gpu.upload_into(&vec![T::from_f64(f64::NAN); n], &mut df_d)
+                .map_err(fail)?;
             problem.run(gpu, variant, &f_d, &mut df_d).map_err(fail)?;
             let got = gpu.download(&df_d).map_err(fail)?;
-            let what = format!("{}_{} at {extents}, {line_threads:?} threads", variant.kernel(), T::NAME);
+            let what = format!(
+                "{}_{} at {extents}, {line_threads:?} threads",
+                variant.kernel(),
+                T::NAME
+            );
             let check = match variant.mode {
                 Mode::MemOnly => Check::compare(&what, &got, &f, Tolerance::EXACT),
                 Mode::MathOnly => Check::condition(&what, got.iter().all(|v| v.to_f64().is_nan())),
@@ -94,7 +99,11 @@ fn ch6_deriv_non_cubic_sizes(gpu: &Gpu) -> TestResult {
     let sizes = [
         Extents { mx: 64, my: 32, mz: 8 },
         Extents { mx: 128, my: 64, mz: 4 },
-        Extents { mx: 160, my: 96, mz: 12 },
+        Extents {
+            mx: 160,
+            my: 96,
+            mz: 12,
+        },
         Extents { mx: 32, my: 32, mz: 36 },
     ];
     for extents in sizes {
@@ -132,10 +141,14 @@ fn noise(seed: u64) -> impl Fn(usize) -> f64 {
 fn ch6_deriv_wrap(gpu: &Gpu) -> TestResult {
     let m = 64;
     // `wrap(n, o, m)` is point n + o - 4 of the line.
-    ensure(reference::wrap(0, HALO - 1, m) == m - 2, || "point -1 is not m - 2".into())?;
+    ensure(reference::wrap(0, HALO - 1, m) == m - 2, || {
+        "point -1 is not m - 2".into()
+    })?;
     ensure(reference::wrap(m - 1, HALO + 1, m) == 1, || "point m is not 1".into())?;
     ensure(reference::wrap(2, 0, m) == m - 3, || "point -2 is not m - 3".into())?;
-    ensure(reference::wrap(m - 2, 2 * HALO, m) == 3, || "point m + 2 is not 3".into())?;
+    ensure(reference::wrap(m - 2, 2 * HALO, m) == 3, || {
+        "point m + 2 is not 3".into()
+    })?;
     let noise32 = noise(1234);
     every_kernel::<f32>(gpu, Extents::cube(m), None, Some(&|i| noise32(i) as f32))?;
     every_kernel::<f64>(gpu, Extents { mx: 32, my: 64, mz: 8 }, None, Some(&noise(99)))?;
@@ -165,7 +178,12 @@ fn ch6_deriv_wrap(gpu: &Gpu) -> TestResult {
         let mut df_d = gpu.zeros::<f64>(f.len()).map_err(fail)?;
         for pencils in [Pencils::Small, Pencils::Large] {
             problem
-                .run(gpu, Variant::new(direction, pencils, Coefficients::Uniform), &f_d, &mut df_d)
+                .run(
+                    gpu,
+                    Variant::new(direction, pencils, Coefficients::Uniform),
+                    &f_d,
+                    &mut df_d,
+                )
                 .map_err(fail)?;
             let got = gpu.download(&df_d).map_err(fail)?;
             let want: Vec<f64> = (0..f.len()).map(|p| expected((p / stride) % m)).collect();
@@ -198,7 +216,9 @@ fn ch6_deriv_book_errors(gpu: &Gpu) -> TestResult {
             )
         })?;
         // Round-off, not truncation: an error at the size of f64's would mean a wrong check.
-        ensure(max > 1e-6, || format!("{}: MAX {max:e} is not f32 round-off", variant.kernel()))?;
+        ensure(max > 1e-6, || {
+            format!("{}: MAX {max:e} is not f32 round-off", variant.kernel())
+        })?;
     }
     Ok(())
 }
@@ -224,7 +244,9 @@ fn ch6_deriv_nonuniform_chain_rule(gpu: &Gpu) -> TestResult {
     let h = 1e-6;
     for s in [0.0, 0.1, 0.25, 0.6, 0.75] {
         let dx_ds = (stretched_x(s + h) - stretched_x(s - h)) / (2.0 * h);
-        ensure((dx_ds * stretched_ds_dx(s) - 1.0).abs() < 1e-8, || format!("dx/ds at s = {s}"))?;
+        ensure((dx_ds * stretched_ds_dx(s) - 1.0).abs() < 1e-8, || {
+            format!("dx/ds at s = {s}")
+        })?;
     }
     let extents = Extents { mx: m, my: m, mz: 8 };
     let n = extents.points().map_err(fail)?;
@@ -233,7 +255,12 @@ fn ch6_deriv_nonuniform_chain_rule(gpu: &Gpu) -> TestResult {
     let mut df_d = gpu.zeros::<f64>(n).map_err(fail)?;
     Problem::<f64>::new(gpu, Grid::Uniform, extents)
         .map_err(fail)?
-        .run(gpu, Variant::new(Direction::X, Pencils::Small, Coefficients::Uniform), &f_d, &mut df_d)
+        .run(
+            gpu,
+            Variant::new(Direction::X, Pencils::Small, Coefficients::Uniform),
+            &f_d,
+            &mut df_d,
+        )
         .map_err(fail)?;
     let df_ds = gpu.download(&df_d).map_err(fail)?;
     let chain: Vec<f64> = df_ds
@@ -254,7 +281,10 @@ fn ch6_deriv_nonuniform_chain_rule(gpu: &Gpu) -> TestResult {
             let (_, max) = reference::errors(&df_dx, &sol);
             let tolerance = analytic_tolerance(Grid::Stretched, m, f64::EPSILON);
             ensure(max <= tolerance && max > 1e-8, || {
-                format!("{}: max error {max:e} against -2 pi sin(2 pi x), tolerance {tolerance:e}", variant.kernel())
+                format!(
+                    "{}: max error {max:e} against -2 pi sin(2 pi x), tolerance {tolerance:e}",
+                    variant.kernel()
+                )
             })?;
         }
     }
@@ -292,13 +322,22 @@ fn ch6_deriv_refused_sizes(gpu: &Gpu) -> TestResult {
         .unwrap_err()
         .to_string();
     ensure(err.contains("at most 1024"), || err.clone())?;
-    for (flag, value) in [("--direction", "w"), ("--variant", "huge"), ("--grid", "round"), ("--line-threads", "-3")] {
+    for (flag, value) in [
+        ("--direction", "w"),
+        ("--variant", "huge"),
+        ("--grid", "round"),
+        ("--line-threads", "-3"),
+    ] {
         ensure((deriv::EXAMPLE.run)(gpu, &options(&[(flag, value)])).is_err(), || {
             format!("{flag} {value} was accepted")
         })?;
     }
     // A lone tile larger than any device's shared memory: x lines of 65536 points.
-    let wide = Extents { mx: 65536, my: 32, mz: 4 };
+    let wide = Extents {
+        mx: 65536,
+        my: 32,
+        mz: 4,
+    };
     let err = Variant::new(Direction::X, Pencils::Large, Coefficients::Uniform)
         .shape::<f64>(gpu, wide, None)
         .map(|_| ())
@@ -314,16 +353,28 @@ fn ch6_deriv_constant_bank(gpu: &Gpu) -> TestResult {
     ensure(max_constant_points(1) == 4032 && max_constant_points(2) == 2016, || {
         format!("{} {}", max_constant_points(1), max_constant_points(2))
     })?;
-    let err = common::book(gpu)?.write_constant(257, &[1.0f64]).map(|_| ()).unwrap_err().to_string();
+    let err = common::book(gpu)?
+        .write_constant(257, &[1.0f64])
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
     ensure(err.contains("even word"), || err.clone())?;
     // An f64 stretched-grid derivative with a line too long for the bank is refused.
-    let extents = Extents { mx: 2048, my: 32, mz: 8 };
+    let extents = Extents {
+        mx: 2048,
+        my: 32,
+        mz: 8,
+    };
     let problem = Problem::<f64>::new(gpu, Grid::Stretched, extents).map_err(fail)?;
     let n = extents.points().map_err(fail)?;
     let f_d = gpu.zeros::<f64>(n).map_err(fail)?;
     let mut df_d = gpu.zeros::<f64>(n).map_err(fail)?;
     let variant = Variant::new(Direction::X, Pencils::Small, Coefficients::Constant);
-    let err = problem.run(gpu, variant, &f_d, &mut df_d).map(|_| ()).unwrap_err().to_string();
+    let err = problem
+        .run(gpu, variant, &f_d, &mut df_d)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
     ensure(err.contains("do not fit in the 64 KiB constant bank"), || err.clone())
 }
 
@@ -335,7 +386,9 @@ fn ch6_deriv_bench_rows(gpu: &Gpu) -> TestResult {
         working_set_mib: 1,
         reps: 1,
     };
-    ensure(bench::side(&settings).map_err(fail)? == 64, || "1 MiB is not 64^3".into())?;
+    ensure(bench::side(&settings).map_err(fail)? == 64, || {
+        "1 MiB is not 64^3".into()
+    })?;
     let default = bench::side(&Settings::default()).map_err(fail)?;
     ensure(default == 512, || format!("the default bench side is {default}"))?;
     let rows = bench::run(gpu, &settings, None).map_err(fail)?;
@@ -363,22 +416,31 @@ fn ch6_deriv_ptx() -> TestResult {
                 let b = body(&format!("{kernel}_{t}"))?;
                 let first_store = b.find("st.shared").ok_or(format!("{kernel}_{t} stores no tile"))?;
                 let loads = b[..first_store].matches(&format!("ld.global.{t}")).count();
-                ensure(loads >= 4, || format!("{kernel}_{t}: {loads} loads before the first shared store"))?;
-                ensure(b.matches("bar.sync").count() == 2, || format!("{kernel}_{t}: not two barriers"))?;
+                ensure(loads >= 4, || {
+                    format!("{kernel}_{t}: {loads} loads before the first shared store")
+                })?;
+                ensure(b.matches("bar.sync").count() == 2, || {
+                    format!("{kernel}_{t}: not two barriers")
+                })?;
                 ensure(b.contains(&format!("fma.rn.{t}")), || format!("{kernel}_{t}: no fma"))?;
             }
             let width = if t == "f32" { "b32" } else { "b64" };
-            ensure(body(&format!("deriv_x_{t}"))?.contains(&format!("ld.const.{width}")), || {
-                format!("deriv_x_{t}: no ld.const.{width}")
-            })?;
-            ensure(body(&format!("deriv_y_nonuniform_constant_{t}"))?.contains(&format!("ld.const.{width}")), || {
-                format!("deriv_y_nonuniform_constant_{t}: no ld.const.{width}")
-            })?;
+            ensure(
+                body(&format!("deriv_x_{t}"))?.contains(&format!("ld.const.{width}")),
+                || format!("deriv_x_{t}: no ld.const.{width}"),
+            )?;
+            ensure(
+                body(&format!("deriv_y_nonuniform_constant_{t}"))?.contains(&format!("ld.const.{width}")),
+                || format!("deriv_y_nonuniform_constant_{t}: no ld.const.{width}"),
+            )?;
             let global = body(&format!("deriv_y_nonuniform_global_{t}"))?;
-            ensure(!global.contains("ld.const"), || format!("deriv_y_nonuniform_global_{t} reads constant memory"))?;
-            ensure(body(&format!("deriv_x_1sync_{t}"))?.matches("bar.sync").count() == 1, || {
-                format!("deriv_x_1sync_{t}: not one barrier")
+            ensure(!global.contains("ld.const"), || {
+                format!("deriv_y_nonuniform_global_{t} reads constant memory")
             })?;
+            ensure(
+                body(&format!("deriv_x_1sync_{t}"))?.matches("bar.sync").count() == 1,
+                || format!("deriv_x_1sync_{t}: not one barrier"),
+            )?;
             ensure(!body(&format!("derivative_math_{t}"))?.contains("ld.global"), || {
                 format!("derivative_math_{t} loads from global memory")
             })?;

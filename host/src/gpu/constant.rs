@@ -12,8 +12,11 @@ impl Kernels<'_> {
     /// after it read the new values. The bank is one per loaded module (one per process on the
     /// simulator), as a module's `__constant__` variables are.
     pub fn write_constant<T: ConstantValue>(&self, word: usize, values: &[T]) -> Result<()> {
-        let words: Vec<u32> = values.iter().flat_map(|v| v.to_words().into_iter().take(T::WORDS)).collect();
-        let end_word = word.checked_add(words.len()).unwrap_or(usize::MAX);
+        let words: Vec<u32> = values
+            .iter()
+            .flat_map(|v| v.to_words().into_iter().take(T::WORDS))
+            .collect();
+        let end_word = word.saturating_add(words.len());
         if end_word > CONSTANT_BANK_BYTES / 4 {
             return Err(Error::InvalidArgument(format!(
                 "constant words {word}..{end_word} do not fit the {CONSTANT_BANK_BYTES}-byte constant bank",

@@ -163,13 +163,12 @@ pub(crate) struct Line {
 }
 
 /// Copies the thread's points of `line` from `f` into the tile, four loads in flight before
-/// their four stores (then one at a time for the rest); `also(n, value)` sees each value as it
-/// is stored (the one-barrier kernel writes the periodic images there).
+/// their four stores (then one at a time for the rest).
 ///
 /// # Safety
 /// Every global element of the line lies in `f`, every tile element in the tile.
 #[inline(always)]
-pub(crate) unsafe fn load_line<T: Element>(f: &Slice<T>, tile: &Tile1d<T>, line: Line, also: impl Fn(u32, T)) {
+pub(crate) unsafe fn load_line<T: Element>(f: &Slice<T>, tile: &Tile1d<T>, line: Line) {
     let Line {
         global,
         global_stride,
@@ -182,13 +181,13 @@ pub(crate) unsafe fn load_line<T: Element>(f: &Slice<T>, tile: &Tile1d<T>, line:
     let mut n = start;
     while n + 3 * step < m {
         // SAFETY: the four points lie on the line (`n + 3 step < m`): the caller's contract.
-        let v: [T; 4] =
-            core::array::from_fn(|q| unsafe { f.get_unchecked((global + (n + q as u32 * step) * global_stride) as usize) });
+        let v: [T; 4] = core::array::from_fn(|q| unsafe {
+            f.get_unchecked((global + (n + q as u32 * step) * global_stride) as usize)
+        });
         for (q, &value) in v.iter().enumerate() {
             let n = n + q as u32 * step;
             // SAFETY: as above, for the tile.
             unsafe { tile.set_unchecked((first + n * tile_stride) as usize, value) };
-            also(n, value);
         }
         n += 4 * step;
     }
@@ -197,7 +196,6 @@ pub(crate) unsafe fn load_line<T: Element>(f: &Slice<T>, tile: &Tile1d<T>, line:
         let value = unsafe { f.get_unchecked((global + n * global_stride) as usize) };
         // SAFETY: as above, for the tile.
         unsafe { tile.set_unchecked((first + n * tile_stride) as usize, value) };
-        also(n, value);
         n += step;
     }
 }
@@ -223,6 +221,30 @@ pub(crate) unsafe fn fill_ghosts<T: Copy>(tile: &Tile1d<T>, at: u32, stride: u32
             tile.set_unchecked((at + (m + g) * stride) as usize, high);
         }
         g += step;
+    }
+}
+
+/// The one-barrier kernel's ghosts of one x line (point i at tile element `at + i`): each thread
+/// copies its own points that are periodic images, the book's `if (i>mx-5 .and. i<mx)
+/// f_s(i-(mx-1),j_l) = f_s(i,j_l)` and `if (i>1 .and. i<6) f_s(i+(mx-1),j_l) = f_s(i,j_l)`, 0-based:
+/// points mx-5 ..= mx-2 are ghosts -4 ..= -1, points 1 ..= 4 ghosts mx ..= mx+3.
+///
+/// # Safety
+/// The line's `mx + 2 HALO` tile elements lie in the tile, `mx > HALO`, and the calling thread
+/// stored its points `start, start + step, .. < mx` of the line.
+#[inline(always)]
+unsafe fn own_images<T: Copy>(tile: &Tile1d<T>, at: u32, mx: u32, start: u32, step: u32) {
+    let mut i = start;
+    while i < mx {
+        if i + 5 >= mx && i + 1 < mx {
+            // SAFETY: ghost i - (mx - 1) >= -4 and point i lie in the line (the caller's contract).
+            unsafe { tile.set_unchecked((at + i + 1 - mx) as usize, tile.get_unchecked((at + i) as usize)) };
+        }
+        if (1..=HALO as u32).contains(&i) {
+            // SAFETY: ghost i + mx - 1 <= mx + 3 and point i lie in the line.
+            unsafe { tile.set_unchecked((at + i + mx - 1) as usize, tile.get_unchecked((at + i) as usize)) };
+        }
+        i += step;
     }
 }
 
@@ -260,23 +282,13 @@ pub(crate) fn deriv_x_body<T: Real, C: Coefficients<T>, const PENCILS: usize, co
             start: tx,
             step: dx,
         };
-        let images = |i: u32, value: T| {
-            if MODE != ONE_SYNC {
-                return;
-            }
-            // The book's `if (i>mx-5 .and. i<mx)` and `if (i>1 .and. i<6)`, 0-based: points
-            // mx-5 ..= mx-2 are the images of ghosts -4 ..= -1, points 1 ..= 4 of ghosts mx ..= mx+3.
-            if i + 5 >= mx && i + 1 < mx {
-                // SAFETY: ghost i - (mx - 1) >= -4 of the line lies in the tile.
-                unsafe { tile.set_unchecked((at + i + 1 - mx) as usize, value) };
-            }
-            if (1..=h).contains(&i) {
-                // SAFETY: ghost i + mx - 1 <= mx + 3 of the line lies in the tile.
-                unsafe { tile.set_unchecked((at + i + mx - 1) as usize, value) };
-            }
-        };
         // SAFETY: the line lies in `f` (`extents`, and the test of the block above) and in the tile.
-        unsafe { load_line(&f, &tile, line, images) };
+        unsafe { load_line(&f, &tile, line) };
+        if MODE == ONE_SYNC {
+            // SAFETY: the line lies in the tile and `mx > HALO`; each thread reads back only
+            // points it stored itself, so no barrier is needed before.
+            unsafe { own_images(&tile, at, mx, tx, dx) };
+        }
         j_l += dy;
     }
     // SAFETY: no thread has returned; every thread reaches every barrier of this kernel.
@@ -351,7 +363,7 @@ pub(crate) fn deriv_yz_body<T: Real, C: Coefficients<T>, const DIRECTION: u8, co
         step: dy,
     };
     // SAFETY: the line lies in `f` (`extents`, and the test of the block above) and in the tile.
-    unsafe { load_line(&f, &tile, line, |_, _| {}) };
+    unsafe { load_line(&f, &tile, line) };
     // SAFETY: no thread has returned; every thread reaches both barriers.
     unsafe { sync_threads() };
     // SAFETY: the line lies in the tile, `m > HALO`, its points stored before the barrier.
@@ -441,7 +453,9 @@ pub fn derivative_math<T: Real + ConstantValue>(args: DerivMathArgs<T>) {
         while i < mx {
             let at = j_l * pitch + i;
             // SAFETY: points i - 4 ..= i + 4 of the line (tile elements at ..= at + 8) lie in it.
-            let temp = stencil(coeffs.at(i as usize), |o| unsafe { tile.get_unchecked(at as usize + o) });
+            let temp = stencil(coeffs.at(i as usize), |o| unsafe {
+                tile.get_unchecked(at as usize + o)
+            });
             if args.val * temp == T::from_f64(1.0) {
                 // SAFETY: the point lies in `df` (`extents`, and the test of the block above).
                 unsafe { args.df.set_unchecked((first + j_l * mx + i) as usize, temp) };

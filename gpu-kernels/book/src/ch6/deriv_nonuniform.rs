@@ -8,7 +8,9 @@
 //! constant cache serves one address per request and serialises the others (x: 32 points per
 //! warp, 32 addresses; y and z with 4-wide tiles: 8; with 32-wide tiles: one), while L1 serves a
 //! warp's 32 addresses in one request.
-use super::deriv::{Coefficients, DerivArgs, L_PENCILS, S_PENCILS, STENCIL, Y, Z, deriv_x_body, deriv_yz_body, extents};
+use super::deriv::{
+    Coefficients, DerivArgs, L_PENCILS, S_PENCILS, STENCIL, Y, Z, deriv_x_body, deriv_yz_body, extents,
+};
 use ferrocuda_device::constant::{CONSTANT_BANK_WORDS, ConstantValue, constant_load};
 use ferrocuda_device::prelude::*;
 

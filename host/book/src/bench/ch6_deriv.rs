@@ -35,7 +35,11 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
     let n = extents.points()?;
     let problem = Problem::<f32>::new(gpu, Grid::Uniform, extents)?;
     let (line, _) = line_function::<f32>(Grid::Uniform, m);
-    let f_d = gpu.upload(&(0..n).map(|p| line[p % m] + line[(p / m) % m] * line[p / (m * m)]).collect::<Vec<_>>())?;
+    let f_d = gpu.upload(
+        &(0..n)
+            .map(|p| line[p % m] + line[(p / m) % m] * line[p / (m * m)])
+            .collect::<Vec<_>>(),
+    )?;
     let mut df_d = gpu.zeros::<f32>(n)?;
     let book = crate::kernels(gpu)?;
     let mut rows = Vec::new();

@@ -90,7 +90,10 @@ pub fn analytic_tolerance(grid: Grid, m: usize, epsilon: f64) -> f64 {
     let (k, h) = (2.0 * std::f64::consts::PI, 1.0 / (m - 1) as f64);
     let (truncation, scale) = match grid {
         Grid::Uniform => {
-            let modified: f64 = (1..=4).map(|j| 2.0 * STENCIL[j - 1] * (j as f64 * k * h).sin()).sum::<f64>() / h;
+            let modified: f64 = (1..=4)
+                .map(|j| 2.0 * STENCIL[j - 1] * (j as f64 * k * h).sin())
+                .sum::<f64>()
+                / h;
             ((k - modified).abs(), 1.0)
         }
         Grid::Stretched => (
@@ -264,7 +267,11 @@ pub fn run_typed<T: DerivReal>(
             println!();
             println!(
                 " Stretched grid (alpha = {ALPHA}), coefficients in {} memory",
-                if coefficients == Coefficients::Constant { "constant" } else { "device" }
+                if coefficients == Coefficients::Constant {
+                    "constant"
+                } else {
+                    "device"
+                }
             );
         }
         for &direction in &selection.directions {
@@ -302,8 +309,20 @@ pub fn run_typed<T: DerivReal>(
                 let gb_per_s = ferrocuda::measure::gb_per_s(2 * field_bytes, ms);
                 print_kernel(variant, e, Measured { rms, max, ms, gb_per_s }, precision);
                 measured.insert(variant, Measured { rms, max, ms, gb_per_s });
-                checks.extend(kernel_checks(&kernel, variant, &df, &f, &expected, (rms, max), tolerance));
-                if T::NAME == "f32" && e == Extents::cube(M_BOOK) && variant.mode == Mode::Stencil && variant.coefficients == Coefficients::Uniform {
+                checks.extend(kernel_checks(
+                    &kernel,
+                    variant,
+                    &df,
+                    &f,
+                    &expected,
+                    (rms, max),
+                    tolerance,
+                ));
+                if T::NAME == "f32"
+                    && e == Extents::cube(M_BOOK)
+                    && variant.mode == Mode::Stencil
+                    && variant.coefficients == Coefficients::Uniform
+                {
                     checks.push(Check::condition(
                         &format!("{kernel}: RMS {rms:.3e} < {BOOK_RMS_BOUND:e} and MAX {max:.3e} < {BOOK_MAX_BOUND:e} (book: {BOOK_RMS_ERROR:e}, {BOOK_MAX_ERROR:e})"),
                         rms < BOOK_RMS_BOUND && max < BOOK_MAX_BOUND,
@@ -440,7 +459,12 @@ fn print_table(gpu: &Gpu, e: Extents, precision: Precision, measured: &HashMap<V
         let v = Variant::table(Coefficients::Uniform)[row];
         println!(
             " {:<32} {:>9} {:>11} {:>11}   {:>9.1} {:>11.1} {:>11.1}",
-            format!("{} derivative, {} tile {}", v.direction.name(), v.tile_plane(), v.tile_dims(e)),
+            format!(
+                "{} derivative, {} tile {}",
+                v.direction.name(),
+                v.tile_plane(),
+                v.tile_dims(e)
+            ),
             cell(Coefficients::Uniform),
             cell(Coefficients::Constant),
             cell(Coefficients::Global),

@@ -8,10 +8,9 @@ use book_kernels::ch6::deriv::{
 };
 use book_kernels::ch6::deriv_nonuniform::{
     DerivGlobalArgs, DerivXLPencilsNonuniformConstant, DerivXLPencilsNonuniformGlobal, DerivXNonuniformConstant,
-    DerivXNonuniformGlobal, DerivYLPencilsNonuniformConstant, DerivYLPencilsNonuniformGlobal,
-    DerivYNonuniformConstant, DerivYNonuniformGlobal, DerivZLPencilsNonuniformConstant,
-    DerivZLPencilsNonuniformGlobal, DerivZNonuniformConstant, DerivZNonuniformGlobal, NONUNIFORM_WORD,
-    max_constant_points,
+    DerivXNonuniformGlobal, DerivYLPencilsNonuniformConstant, DerivYLPencilsNonuniformGlobal, DerivYNonuniformConstant,
+    DerivYNonuniformGlobal, DerivZLPencilsNonuniformConstant, DerivZLPencilsNonuniformGlobal, DerivZNonuniformConstant,
+    DerivZNonuniformGlobal, NONUNIFORM_WORD, max_constant_points,
 };
 use ferrocuda::device::constant::ConstantValue;
 use ferrocuda::device::launch::{Kernel, KernelArgs};
@@ -160,7 +159,11 @@ impl Variant {
             Mode::Stencil => format!(
                 "deriv_{}{}",
                 self.direction.name(),
-                if self.pencils == Pencils::Large { "_l_pencils" } else { "" }
+                if self.pencils == Pencils::Large {
+                    "_l_pencils"
+                } else {
+                    ""
+                }
             ),
         };
         match self.coefficients {
@@ -242,13 +245,21 @@ impl Variant {
 /// `mx`, `my` of `lPencils` (32), and the extents must fit the kernels' 32-bit arguments.
 pub fn check_extents(extents: Extents) -> Result<()> {
     let Extents { mx, my, mz } = extents;
-    if mx == 0 || my == 0 || mz == 0 || !mx.is_multiple_of(L_PENCILS) || !my.is_multiple_of(L_PENCILS) || !mz.is_multiple_of(S_PENCILS) {
+    if mx == 0
+        || my == 0
+        || mz == 0
+        || !mx.is_multiple_of(L_PENCILS)
+        || !my.is_multiple_of(L_PENCILS)
+        || !mz.is_multiple_of(S_PENCILS)
+    {
         return Err(Error::InvalidArgument(format!(
             "the derivative kernels need mx and my to be multiples of {L_PENCILS} (lPencils) and mz a multiple of {S_PENCILS} (sPencils), not {extents}"
         )));
     }
     if [mx, my, mz].iter().any(|&m| u32::try_from(m + 2 * HALO).is_err()) {
-        return Err(Error::InvalidArgument(format!("{extents} exceeds the kernels' 32-bit extents")));
+        return Err(Error::InvalidArgument(format!(
+            "{extents} exceeds the kernels' 32-bit extents"
+        )));
     }
     extents.points().map(|_| ())
 }
@@ -366,7 +377,12 @@ impl<T: DerivReal> Problem<T> {
     /// Writes what `variant` reads from the constant bank of `kernels` (the uniform scalars, or
     /// the stretched grid's arrays of its direction), then runs `launches` before another
     /// writer may touch the bank; an error when the arrays do not fit in the bank.
-    pub fn with_constants<R>(&self, kernels: &Kernels, variant: Variant, launches: impl FnOnce() -> Result<R>) -> Result<R> {
+    pub fn with_constants<R>(
+        &self,
+        kernels: &Kernels,
+        variant: Variant,
+        launches: impl FnOnce() -> Result<R>,
+    ) -> Result<R> {
         let _bank = CONSTANT_BANK.lock().unwrap_or_else(PoisonError::into_inner);
         match variant.coefficients {
             Coefficients::Uniform => {

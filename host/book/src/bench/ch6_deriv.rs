@@ -3,11 +3,12 @@
 //! be the best in its direction (x: 4 and 32 lines; y and z: 32-wide tiles, whose warps load 128
 //! contiguous bytes), against memcpy and their CUDA C twins (`host/book/nvcc/ch6/deriv.cu`).
 //! Bytes counted as the book: one read and one write per point. Each twin's output is compared
-//! bit for bit with the Rust kernel's before timing.
+//! bit for bit with the Rust kernel's before timing (a twin that differs is reported and left
+//! out of its row).
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::ch6::deriv_launch::{Coefficients, Pencils, Problem, Variant};
 use crate::reference::ch6::deriv::{Direction, Extents, Grid, line_function};
-use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
+use ferrocuda::gpu::{Gpu, Kernels, Result};
 
 /// The kernels measured.
 pub const VARIANTS: [Variant; 4] = [
@@ -42,13 +43,19 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
     )?;
     let mut df_d = gpu.zeros::<f32>(n)?;
     let book = crate::kernels(gpu)?;
+    // The uniform coefficients (every row's) stay in each module's bank for the timed launches.
+    // A twin whose bank cannot be written is left out of these rows, with a note, rather than
+    // ending the whole bench.
+    let twin = twin.and_then(|twin| match problem.with_constants(twin, VARIANTS[0], || Ok(())) {
+        Ok(()) => Some(twin),
+        Err(e) => {
+            println!("ch6-deriv's CUDA C twin not measured: {e}");
+            None
+        }
+    });
+    problem.with_constants(&book, VARIANTS[0], || Ok(()))?;
     let mut rows = Vec::new();
     for variant in VARIANTS {
-        // The constants stay in each module's bank for the timed launches.
-        problem.with_constants(&book, variant, || Ok(()))?;
-        if let Some(twin) = twin {
-            problem.with_constants(twin, variant, || Ok(()))?;
-        }
         let args = problem.args(variant, &f_d, &mut df_d)?;
         let problem = &problem;
         let mut row = Row {
@@ -59,15 +66,19 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
                 problem.launch_args(gpu, &gpu.load_or(module, &crate::KERNELS)?, variant, args)
             }),
         };
-        if let Some(twin) = twin
-            && !twin_agrees(gpu, &mut row, twin, &df_d)?
-        {
-            return Err(Error::Io(format!(
-                "the CUDA C twin of {}_f32 wrote different results",
-                variant.kernel()
-            )));
-        }
-        rows.push(measure(gpu, row, twin, settings.reps)?);
+        // A twin that writes other results is a bug to report, not a row to compare: noted, and
+        // the Rust kernel measured alone, so the rest of the bench still runs.
+        let agreeing_twin = match twin {
+            Some(twin) if !twin_agrees(gpu, &mut row, twin, &df_d)? => {
+                println!(
+                    "the CUDA C twin of {}_f32 wrote different results: not compared",
+                    variant.kernel()
+                );
+                None
+            }
+            other => other,
+        };
+        rows.push(measure(gpu, row, agreeing_twin, settings.reps)?);
     }
     Ok(rows)
 }

@@ -206,6 +206,35 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         )*};
     }
     reductions!(i32, u32, u64, f32, f64);
+    use book_kernels::ch6::{deriv as ch6_deriv, deriv_nonuniform as ch6_nonuniform};
+    use ch6_deriv::DerivArgs;
+    use ch6_nonuniform::DerivGlobalArgs;
+    macro_rules! ch6_deriv {
+        ($($t:ty),*) => {$(
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivX));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivX1sync));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivXLPencils));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivXMem));
+            entries.push(entry::<_, ch6_deriv::DerivMathArgs<$t>>(ch6_deriv::DerivativeMath));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivY));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivYLPencils));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivZ));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivZLPencils));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivXNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivXLPencilsNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivYNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivYLPencilsNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivZNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivZLPencilsNonuniformConstant));
+            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivXNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivXLPencilsNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivYNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivYLPencilsNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivZNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivZLPencilsNonuniformGlobal));
+        )*};
+    }
+    ch6_deriv!(f32, f64);
     for count in [
         entry::<_, reduce::ReduceArgs<i32, u64>>(reduce::CountNonzero),
         entry::<_, reduce::ReduceArgs<u32, u64>>(reduce::CountNonzero),
@@ -767,7 +796,7 @@ fn constant_increment_reads_its_state_space() {
         assert!(
             module
                 .ptx
-                .contains(".visible .const .align 16 .b8 ferrocuda_constant_bank[4096]"),
+                .contains(".visible .const .align 16 .b8 ferrocuda_constant_bank[65536]"),
             "{}: no constant bank",
             module.arch
         );

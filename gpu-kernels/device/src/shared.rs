@@ -84,6 +84,27 @@ impl<T: Copy> Tile1d<T> {
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
         unsafe { arch::shared_store(self.base.add(i), value) }
     }
+
+    /// Element `i` without the bound test, for kernels whose launch shape fixes the indices
+    /// (the simulator still checks the access against the launch's shared memory).
+    ///
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
+        // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
+        unsafe { arch::shared_load(self.base.add(i)) }
+    }
+
+    /// Stores `value` in element `i` without the bound test, as [`Tile1d::get_unchecked`].
+    ///
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, i: usize, value: T) {
+        // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
+        unsafe { arch::shared_store(self.base.add(i), value) }
+    }
 }
 
 /// A `ROWS x COLS` tile, row-major, each row padded by `PAD` elements.

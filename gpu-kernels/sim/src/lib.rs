@@ -37,7 +37,7 @@ use std::string::String;
 
 /// Bytes of the constant bank (`ferrocuda_constant_bank`); the device library asserts at compile
 /// time that its bank has the same size.
-pub const CONSTANT_BANK_BYTES: usize = 4096;
+pub const CONSTANT_BANK_BYTES: usize = 65536;
 
 /// `threadIdx` of the calling simulated thread.
 pub fn thread_idx() -> [u32; 3] {

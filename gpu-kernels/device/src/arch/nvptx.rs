@@ -510,7 +510,10 @@ pub fn shared_atomic_access(_address: *const u8, _bytes: usize) {}
 // Rust cannot place a static in the `.const` state space (a `#[link_section]` static stays in
 // `.global`; see ch3-constant-increment). `.visible`, so the host finds it with
 // `cuModuleGetGlobal`. Its size is `CONSTANT_BANK_BYTES` in `device/constant.rs`.
-core::arch::global_asm!(".visible .const .align 16 .b8 ferrocuda_constant_bank[4096];");
+core::arch::global_asm!(
+    ".visible .const .align 16 .b8 ferrocuda_constant_bank[{bytes}];",
+    bytes = const crate::constant::CONSTANT_BANK_BYTES
+);
 
 /// `ld.const.b32` of the constant bank's 4-byte word at `byte_offset` (PTX ISA §9.7.9.8, state
 /// space §5.1.3): a read every lane of a warp makes at one address is one broadcast from the
@@ -542,6 +545,20 @@ pub fn dp4a_u32(a: u32, b: u32, c: u32) -> u32 {
         asm!("dp4a.u32.u32 {}, {}, {}, {};", out(reg32) out, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack))
     };
     out
+/// `ld.const.b64` of the constant bank's 8 bytes at `byte_offset` (an `f64` or `u64`; PTX ISA
+/// §9.7.9.8): as [`ld_const_b32`], one broadcast when every lane reads the same address.
+///
+/// # Safety
+/// `byte_offset + 8 <= CONSTANT_BANK_BYTES`, and a multiple of 8.
+pub unsafe fn ld_const_b64(byte_offset: usize) -> u64 {
+    let value: u64;
+    // SAFETY: forwarded to the caller; the bank is never written while a kernel runs.
+        asm!(
+            "{{ .reg .u64 %bank; mov.u64 %bank, ferrocuda_constant_bank; add.u64 %bank, %bank, {off}; ld.const.b64 {v}, [%bank]; }}",
+            off = in(reg64) byte_offset as u64, v = out(reg64) value,
+            options(pure, readonly, nostack, preserves_flags)
+        )
+    value
 }
 
 /// `div.approx.ftz.f32`: `__fdividef` (PTX ISA §9.7.3.8), about 2 ulp, `a * (1/b)` in hardware.

@@ -27,6 +27,8 @@ use ferrocuda::reduce::{self, Kind, Plan, Reduce};
 use ferrocuda::sor::SorReal;
 use ferrocuda::verify::{Check, Tolerance};
 
+mod ch6_deriv;
+
 /// One kernel compared.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -120,6 +122,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     reductions::<u64>(&mut c)?;
     reductions::<f32>(&mut c)?;
     reductions::<f64>(&mut c)?;
+    ch6_deriv::ch6_deriv(&mut c)?;
     c.compare("count_nonzero_i32", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&ramp_i32(100_003).iter().map(|x| x % 3).collect::<Vec<_>>())?;
         Ok(vec![reduce::count_nonzero(gpu, &input)? as f64])

@@ -9,6 +9,7 @@ pub mod ch3;
 pub mod ch3_access;
 pub mod ch3_lessons;
 pub mod ch3_transfers;
+pub mod ch6_deriv;
 pub mod ch6_laplace;
 pub mod course;
 pub mod course_heat;
@@ -203,6 +204,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         rows.extend(course_heat::run(gpu, settings, twins.as_ref().map(|t| &t.heat))?);
     }
     if settings.wants("ch6") {
+        rows.extend(ch6_deriv::run(gpu, settings, twins.as_ref().map(|t| &t.ch6_deriv))?);
         rows.extend(ch6_laplace::run(gpu, settings, twins.as_ref().map(|t| &t.laplace2d))?);
     }
     if settings.wants("images") {

@@ -18,6 +18,7 @@ const LAPLACE2D: &str = include_str!("../../nvcc/ch6/laplace2d.cu");
 const IMAGE_FILTER: &str = include_str!("../../nvcc/course/image_filter.cuh");
 const IMAGE_BLUR: &str = include_str!("../../nvcc/course/image_blur.cu");
 const CONVOLUTION: &str = include_str!("../../nvcc/course/convolution.cu");
+const CH6_DERIV: &str = include_str!("../../nvcc/ch6/deriv.cu");
 
 /// The twins, loaded on one device.
 pub struct Twins<'g> {
@@ -41,6 +42,8 @@ pub struct Twins<'g> {
     /// `convolution_2d_basic_kernel`, `convolution_2d_tiled_kernel`, `convolution_2d_fast_m5`
     /// (course-convolution).
     pub convolution: Kernels<'g>,
+    /// `deriv_{x,y,z}[_l_pencils]_*` (book §6.1), with their own constant bank.
+    pub ch6_deriv: Kernels<'g>,
 }
 
 impl<'g> Twins<'g> {
@@ -70,6 +73,7 @@ impl<'g> Twins<'g> {
             laplace2d: load("ch6/laplace2d.cu", LAPLACE2D)?,
             image_blur: load("course/image_blur.cu", IMAGE_BLUR)?,
             convolution: load("course/convolution.cu", CONVOLUTION)?,
+            ch6_deriv: load("ch6/deriv.cu", CH6_DERIV)?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

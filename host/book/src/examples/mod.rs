@@ -228,6 +228,7 @@ pub static EXAMPLES: &[Example] = &[
     thesis::sor::EXAMPLE,
     thesis::sor_multi::EXAMPLE,
     thesis::comm_model::EXAMPLE,
+    ch6::deriv::EXAMPLE,
 ];
 
 /// The example with this id.

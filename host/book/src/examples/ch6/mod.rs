@@ -1,3 +1,5 @@
-//! Book chapter 6: finite differences.
+//! Book chapter 6: finite difference methods.
+pub mod deriv;
+pub mod deriv_launch;
 pub mod laplace2d;
 pub mod laplace2d_solver;

@@ -1,2 +1,3 @@
-//! Book chapter 6 references.
+//! CPU references of the book's chapter 6.
+pub mod deriv;
 pub mod laplace2d;

@@ -406,12 +406,15 @@ pub unsafe fn ld_const_b32(byte_offset: usize) -> u32 {
 pub fn print_line(line_with_nul: &[u8]) {
     let text = line_with_nul.strip_suffix(&[0]).unwrap_or(line_with_nul);
     sim::print(text)
+}
+
 /// `ld.const.b64` of the simulator's constant bank: its two words, low first (little-endian, as
 /// the GPU's bank holds the bytes the host wrote).
 ///
 /// # Safety
 /// `byte_offset + 8 <= CONSTANT_BANK_BYTES`, and a multiple of 8 (each word checked: a fault
 /// otherwise).
+#[inline(always)]
 pub unsafe fn ld_const_b64(byte_offset: usize) -> u64 {
     let low = sim::constant_word(byte_offset);
     let high = sim::constant_word(byte_offset + 4);

@@ -545,19 +545,24 @@ pub fn dp4a_u32(a: u32, b: u32, c: u32) -> u32 {
         asm!("dp4a.u32.u32 {}, {}, {}, {};", out(reg32) out, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack))
     };
     out
+}
+
 /// `ld.const.b64` of the constant bank's 8 bytes at `byte_offset` (an `f64` or `u64`; PTX ISA
 /// §9.7.9.8): as [`ld_const_b32`], one broadcast when every lane reads the same address.
 ///
 /// # Safety
 /// `byte_offset + 8 <= CONSTANT_BANK_BYTES`, and a multiple of 8.
+#[inline(always)]
 pub unsafe fn ld_const_b64(byte_offset: usize) -> u64 {
     let value: u64;
     // SAFETY: forwarded to the caller; the bank is never written while a kernel runs.
+    unsafe {
         asm!(
             "{{ .reg .u64 %bank; mov.u64 %bank, ferrocuda_constant_bank; add.u64 %bank, %bank, {off}; ld.const.b64 {v}, [%bank]; }}",
             off = in(reg64) byte_offset as u64, v = out(reg64) value,
             options(pure, readonly, nostack, preserves_flags)
         )
+    };
     value
 }
 

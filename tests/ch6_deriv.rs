@@ -385,6 +385,7 @@ fn ch6_deriv_bench_rows(gpu: &Gpu) -> TestResult {
     let settings = Settings {
         working_set_mib: 1,
         reps: 1,
+        ..Settings::default()
     };
     ensure(bench::side(&settings).map_err(fail)? == 64, || {
         "1 MiB is not 64^3".into()

@@ -328,6 +328,7 @@ fn course_images_bench_rows(gpu: &Gpu) -> TestResult {
     let settings = Settings {
         working_set_mib: 1,
         reps: 1,
+        ..Settings::default()
     };
     let rows = course_images::run(gpu, &settings, None).map_err(fail)?;
     ensure(

@@ -107,16 +107,26 @@ fn transform<T: ComplexScalar, const E: usize>(args: &FftRowsArgs<T>) {
     // early, and the pass loop's bounds are the same for all.
     unsafe { sync_threads() };
 
-    let base = (tid / threads_per_row) * pitch;
-    let t = tid % threads_per_row;
-    let mut span = 1;
-    while span < n {
-        match n / span {
-            2 => pass::<T, 2, E>(&tile, base, t, threads_per_row, n, span, args.twiddles),
-            4 => pass::<T, 4, E>(&tile, base, t, threads_per_row, n, span, args.twiddles),
-            _ => pass::<T, 8, E>(&tile, base, t, threads_per_row, n, span, args.twiddles),
+    // Row lengths and thread counts are powers of two: shifts and masks, no division.
+    let log2_per_row = args.log2_n - E.trailing_zeros();
+    let base = (tid >> log2_per_row) * pitch;
+    let t = tid & (threads_per_row - 1);
+    let mut log2_span = 0;
+    while log2_span < args.log2_n {
+        let left = args.log2_n - log2_span;
+        let step = Pass {
+            base,
+            t,
+            log2_per_row,
+            log2_n: args.log2_n,
+            log2_span,
+        };
+        match left {
+            1 => pass::<T, 2, E>(&tile, step, args.twiddles),
+            2 => pass::<T, 4, E>(&tile, step, args.twiddles),
+            _ => pass::<T, 8, E>(&tile, step, args.twiddles),
         }
-        span *= (n / span).min(8);
+        log2_span += left.min(3);
     }
 
     // Shared to global.
@@ -155,74 +165,86 @@ fn step_twiddle<T: ComplexScalar>(args: &FftRowsArgs<T>, m: usize) -> Complex<T>
     args.step_low.get_nc(low) * args.step_high.get_nc(m >> args.step_log2_low)
 }
 
+/// Where one thread works in one pass.
+#[derive(Clone, Copy)]
+struct Pass {
+    /// The first shared-memory slot of the thread's row.
+    base: usize,
+    /// The thread's index in its row.
+    t: usize,
+    log2_per_row: u32,
+    log2_n: u32,
+    /// `log2` of the length of the transforms done so far (Stockham's `Ns`).
+    log2_span: u32,
+}
+
 /// One radix-`R` Stockham pass over the block's rows, `E / R` butterflies per thread: butterfly
 /// `j` reads elements `j + r n / R`, twiddles them by `w_(span R)^(r (j mod span))`, transforms
 /// them, and writes them to `(j - j mod span) R + j mod span + r span`.
+///
+/// The loops are spelled out with `unroll!` and their bounds are constants, so every index
+/// into `v` is a constant and the eight values stay in registers.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn pass<T: ComplexScalar, const R: usize, const E: usize>(
     tile: &Tile1d<Complex<T>>,
-    base: usize,
-    t: usize,
-    threads_per_row: usize,
-    n: usize,
-    span: usize,
+    p: Pass,
     twiddles: Slice<Complex<T>>,
 ) {
-    let mut v = [Complex::<T>::zero(); E];
-    let stride = n / R;
-    for q in 0..E / R {
-        let j = t + q * threads_per_row;
-        for r in 0..R {
-            v[q * R + r] = tile.get(base + padded_index(j + r * stride));
+    let mut v = [Complex::<T>::zero(); 8];
+    let log2_stride = p.log2_n - R.trailing_zeros();
+    unroll!(q in [0, 1, 2, 3] => {
+        if q < E / R {
+            let j = p.t + (q << p.log2_per_row);
+            unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
+                if r < R {
+                    v[q * R + r] = tile.get(p.base + padded_index(j + (r << log2_stride)));
+                }
+            });
         }
-    }
+    });
     // SAFETY: called by every thread of the block (see `transform`).
     unsafe { sync_threads() };
     // The twiddle of `r` is `w_n^(r k n / (span R))`: one table for every pass.
-    let table_step = n / (span * R);
-    for q in 0..E / R {
-        let j = t + q * threads_per_row;
-        let k = j & (span - 1);
-        let mut x = [Complex::<T>::zero(); R];
-        for r in 0..R {
-            x[r] = v[q * R + r];
+    let log2_table_step = log2_stride - p.log2_span;
+    let span = 1usize << p.log2_span;
+    unroll!(q in [0, 1, 2, 3] => {
+        if q < E / R {
+            let j = p.t + (q << p.log2_per_row);
+            let k = j & (span - 1);
+            let mut x = [Complex::<T>::zero(); 8];
+            unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
+                if r < R {
+                    x[r] = v[q * R + r];
+                    if r > 0 && span > 1 {
+                        x[r] = x[r] * twiddles.get_nc((r * k) << log2_table_step);
+                    }
+                }
+            });
+            let y = butterfly::<T, R>(x);
+            let target = ((j - k) << R.trailing_zeros()) + k;
+            unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
+                if r < R {
+                    tile.set(p.base + padded_index(target + r * span), y[r]);
+                }
+            });
         }
-        if span > 1 {
-            for (r, xr) in x.iter_mut().enumerate().skip(1) {
-                *xr = *xr * twiddles.get_nc(r * k * table_step);
-            }
-        }
-        let y = butterfly::<T, R>(x);
-        let target = (j - k) * R + k;
-        for (r, yr) in y.into_iter().enumerate() {
-            tile.set(base + padded_index(target + r * span), yr);
-        }
-    }
+    });
     // SAFETY: as above.
     unsafe { sync_threads() };
 }
 
-/// The `R`-point DFT (forward), `R` in {1, 2, 4, 8}.
+/// The `R`-point DFT (forward) of `x[..R]`, `R` in {2, 4, 8}; the rest of the array is unused.
 #[inline(always)]
-fn butterfly<T: ComplexScalar, const R: usize>(x: [Complex<T>; R]) -> [Complex<T>; R] {
-    let mut y = x;
+fn butterfly<T: ComplexScalar, const R: usize>(x: [Complex<T>; 8]) -> [Complex<T>; 8] {
+    let zero = Complex::zero();
     match R {
-        2 => {
-            y[0] = x[0] + x[1];
-            y[1] = x[0] - x[1];
-        }
+        2 => [x[0] + x[1], x[0] - x[1], zero, zero, zero, zero, zero, zero],
         4 => {
             let z = dft4([x[0], x[1], x[2], x[3]]);
-            y[..4].copy_from_slice(&z);
+            [z[0], z[1], z[2], z[3], zero, zero, zero, zero]
         }
-        8 => {
-            let z = dft8([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]);
-            y[..8].copy_from_slice(&z);
-        }
-        _ => {}
+        _ => dft8(x),
     }
-    y
 }
 
 /// The forward 4-point DFT: 16 real additions, no multiplication.

@@ -57,6 +57,16 @@ fn bound<T: FftFloat>(shape: &Shape) -> f64 {
 
 fn within<T: FftFloat>(what: &str, shape: &Shape, error: f64) -> TestResult {
     let limit = bound::<T>(shape);
+    // FFT_PRINT_ERRORS=1 prints every error as a fraction of its bound (with --nocapture).
+    if std::env::var_os("FFT_PRINT_ERRORS").is_some() {
+        eprintln!(
+            "{what} {} {:?} x {}: {:.3} of the bound",
+            T::NAME,
+            shape.dims(),
+            shape.batch(),
+            error / limit
+        );
+    }
     ensure(error <= limit, || {
         format!(
             "{what} {} {:?} x {}: relative L2 error {error:.3e}, more than {limit:.3e}",
@@ -182,11 +192,45 @@ fn check_real<T: FftFloat>(gpu: &Gpu, shape: Shape, seed: u64) -> TestResult {
         .iter()
         .map(|x| x.to_f64())
         .collect();
-    within::<T>("C2R", &shape, cpu::relative_l2_error_real(&got_real, &want_real))
+    within::<T>("C2R", &shape, cpu::relative_l2_error_real(&got_real, &want_real))?;
+
+    // In place on padded rows of 2 (nx / 2 + 1) reals, cuFFT's layout.
+    let (nx, pitch) = (shape.nx(), 2 * (shape.nx() / 2 + 1));
+    let mut padded = vec![T::from_f64(0.0); shape.padded_real_len()];
+    for (row, values) in padded.chunks_mut(pitch).zip(input.chunks(nx)) {
+        for (p, &x) in row.iter_mut().zip(values) {
+            *p = T::from_f64(x);
+        }
+    }
+    let mut data_d = gpu.upload(&padded).map_err(fail)?;
+    r2c.r2c_in_place(gpu, &mut data_d).map_err(fail)?;
+    let parts = gpu.download(&data_d).map_err(fail)?;
+    let got: Vec<C64> = parts
+        .chunks(2)
+        .map(|p| C64::new(p[0].to_f64(), p[1].to_f64()))
+        .collect();
+    within::<T>("R2C in place", &shape, cpu::relative_l2_error(&got, &want))?;
+    let spectrum_parts: Vec<T> = want
+        .iter()
+        .flat_map(|c| [T::from_f64(c.re), T::from_f64(c.im)])
+        .collect();
+    let mut data_d = gpu.upload(&spectrum_parts).map_err(fail)?;
+    c2r.c2r_in_place(gpu, &mut data_d).map_err(fail)?;
+    let padded = gpu.download(&data_d).map_err(fail)?;
+    let got_real: Vec<f64> = padded
+        .chunks(pitch)
+        .flat_map(|row| row[..nx].iter().map(|x| x.to_f64()))
+        .collect();
+    within::<T>(
+        "C2R in place",
+        &shape,
+        cpu::relative_l2_error_real(&got_real, &want_real),
+    )
 }
 
 fn fft_r2c_c2r_1d(gpu: &Gpu) -> TestResult {
-    for log2_n in 1..=13 {
+    // Up to 2^14: a complex transform of 2^13, the four-step path.
+    for log2_n in 1..=14 {
         let n = 1usize << log2_n;
         let batch = [1, 5, 2][log2_n % 3];
         check_real::<f32>(gpu, Shape::new(&[n], batch).map_err(fail)?, log2_n as u64)?;
@@ -259,6 +303,12 @@ fn fft_refuses_bad_sizes(gpu: &Gpu) -> TestResult {
     let real_d = gpu.zeros::<f32>(128).map_err(fail)?;
     let mut spectrum_d = gpu.zeros::<Complex<f32>>(66).map_err(fail)?;
     expect_error(c2c.r2c(gpu, &real_d, &mut spectrum_d), "computes C2c, not R2c")?;
+    let mut r2c = Plan::<f32>::r2c_1d(gpu, 64, 2, Engine::Rust).map_err(fail)?;
+    let mut unpadded_d = gpu.zeros::<f32>(128).map_err(fail)?;
+    expect_error(
+        r2c.r2c_in_place(gpu, &mut unpadded_d),
+        "the padded real data of this FFT plan ([64] x 2) has 132 elements, not 128",
+    )?;
     if gpu.is_simulator() {
         let cufft = Plan::<f32>::c2c_1d(gpu, 64, 1, Engine::Cufft).map(|_| ());
         ensure(cufft.is_err(), || "cuFFT on the simulator did not fail".into())?;

@@ -95,7 +95,7 @@ pub fn c2r(shape: &Shape, input: &[C64]) -> Result<Vec<f64>> {
         .zip(spectrum.par_chunks_mut(half))
         .for_each(|(row, values)| {
             values[0].im = 0.0;
-            if nx % 2 == 0 {
+            if nx.is_multiple_of(2) {
                 values[half - 1].im = 0.0;
             }
             // Infallible: the lengths are the plan's and the two imaginary parts are zero.

@@ -10,7 +10,9 @@
 //!   Arrays are row-major, the last dimension contiguous. R2C keeps the `nx / 2 + 1` values
 //!   `k = 0..=nx/2` of each row (the rest are their conjugates), so its output has
 //!   `batch * ... * ny * (nx / 2 + 1)` elements; C2R takes that and returns the real array.
-//! - Out of place ([`Plan::c2c`]) or in place ([`Plan::c2c_in_place`]); on the device's stream
+//! - Out of place ([`Plan::c2c`], [`Plan::r2c`], [`Plan::c2r`]) or in place
+//!   ([`Plan::c2c_in_place`], and [`Plan::r2c_in_place`], [`Plan::c2r_in_place`] on cuFFT's padded
+//!   real rows of `2 (nx / 2 + 1)` values); on the device's stream
 //!   or on a [`Stream`] (the `*_on` methods).
 //! - [`Engine::Rust`] needs powers of two (each at most 4096 for the outer dimensions of 2-D
 //!   and 3-D arrays, and at most 2^24 for the innermost); cuFFT takes any size. A size a plan
@@ -167,6 +169,12 @@ impl Shape {
         self.rows() * (self.nx() / 2 + 1)
     }
 
+    /// Elements of the padded real arrays of the in-place R2C and C2R: `2 (nx / 2 + 1)` per row
+    /// (cuFFT's in-place layout: the complex output fits where the real input was).
+    pub fn padded_real_len(&self) -> usize {
+        2 * self.half_spectrum_len()
+    }
+
     /// The same shape with the innermost dimension `nx` (unchecked: for the half spectrum).
     pub(crate) fn with_nx(&self, nx: usize) -> Self {
         let mut shape = *self;
@@ -279,6 +287,15 @@ impl<T: FftFloat> Plan<T> {
         }
     }
 
+    /// The Rust engine's kernel launches per execution (each one pass through global memory);
+    /// `None` for cuFFT, which does not say.
+    pub fn launches(&self) -> Option<usize> {
+        match &self.backend {
+            Backend::Rust(plan) => Some(plan.launches()),
+            Backend::Cufft(_) => None,
+        }
+    }
+
     fn expect(&self, transform: Transform, lens: &[(&str, usize, usize)]) -> Result<()> {
         if self.transform != transform {
             return Err(Error::InvalidArgument(format!(
@@ -336,7 +353,7 @@ impl<T: FftFloat> Plan<T> {
         )?;
         let inverse = direction == Direction::Inverse;
         match &mut self.backend {
-            Backend::Rust(plan) => plan.execute(gpu, stream, rust::Io::complex(input, output), inverse),
+            Backend::Rust(plan) => plan.execute(gpu, stream, rust::Io::complex(input, output), inverse, false),
             Backend::Cufft(plan) => plan.c2c(gpu, stream, Some(input), output, inverse),
         }
     }
@@ -367,7 +384,7 @@ impl<T: FftFloat> Plan<T> {
         self.expect(Transform::C2c, &[("data", data.len(), self.shape.complex_len())])?;
         let inverse = direction == Direction::Inverse;
         match &mut self.backend {
-            Backend::Rust(plan) => plan.execute(gpu, stream, rust::Io::in_place(data), inverse),
+            Backend::Rust(plan) => plan.execute(gpu, stream, rust::Io::in_place(data), inverse, false),
             Backend::Cufft(plan) => plan.c2c(gpu, stream, None, data, inverse),
         }
     }
@@ -403,7 +420,7 @@ impl<T: FftFloat> Plan<T> {
             ],
         )?;
         match &mut self.backend {
-            Backend::Rust(plan) => plan.execute(gpu, stream, rust::Io::real_in(input, output), false),
+            Backend::Rust(plan) => plan.execute(gpu, stream, rust::Io::real_in(input, output), false, false),
             Backend::Cufft(plan) => plan.r2c(gpu, stream, input, output),
         }
     }
@@ -441,8 +458,50 @@ impl<T: FftFloat> Plan<T> {
         )?;
         match &mut self.backend {
             // The plan's passes are inverse already.
-            Backend::Rust(plan) => plan.execute(gpu, stream, rust::Io::real_out(input, output), false),
+            Backend::Rust(plan) => plan.execute(gpu, stream, rust::Io::real_out(input, output), false, false),
             Backend::Cufft(plan) => plan.c2r(gpu, stream, input, output),
+        }
+    }
+    /// Real to complex in place on padded rows (see [`Shape::padded_real_len`]): row `g`'s `nx`
+    /// reals start at `2 g (nx / 2 + 1)`, and its `nx / 2 + 1` complex results overwrite them.
+    pub fn r2c_in_place(&mut self, gpu: &Gpu, data: &mut DeviceBuffer<T>) -> Result<()> {
+        self.real_in_place(gpu, None, data, Transform::R2c)
+    }
+
+    /// [`Plan::r2c_in_place`] on `stream`.
+    pub fn r2c_in_place_on(&mut self, gpu: &Gpu, stream: &Stream, data: &mut DeviceBuffer<T>) -> Result<()> {
+        self.real_in_place(gpu, Some(stream), data, Transform::R2c)
+    }
+
+    /// Complex to real in place on padded rows: the `nx / 2 + 1` complex values of row `g`
+    /// (from `2 g (nx / 2 + 1)` in reals) become its `nx` reals.
+    pub fn c2r_in_place(&mut self, gpu: &Gpu, data: &mut DeviceBuffer<T>) -> Result<()> {
+        self.real_in_place(gpu, None, data, Transform::C2r)
+    }
+
+    /// [`Plan::c2r_in_place`] on `stream`.
+    pub fn c2r_in_place_on(&mut self, gpu: &Gpu, stream: &Stream, data: &mut DeviceBuffer<T>) -> Result<()> {
+        self.real_in_place(gpu, Some(stream), data, Transform::C2r)
+    }
+
+    fn real_in_place(
+        &mut self,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        data: &mut DeviceBuffer<T>,
+        transform: Transform,
+    ) -> Result<()> {
+        self.expect(
+            transform,
+            &[("padded real data", data.len(), self.shape.padded_real_len())],
+        )?;
+        match &mut self.backend {
+            Backend::Rust(plan) => {
+                plan.prepare_in_place(gpu)?;
+                // The C2R passes are inverse already.
+                plan.execute(gpu, stream, rust::Io::real_in_place(data), false, true)
+            }
+            Backend::Cufft(plan) => plan.real_in_place(gpu, stream, data, transform == Transform::R2c),
         }
     }
 }

@@ -150,6 +150,19 @@ impl<T: super::FftFloat> Io<T> {
         }
     }
 
+    /// A padded real array (`2 (nx / 2 + 1)` values per row), read and written as its
+    /// `nx / 2 + 1` complex values per row: cuFFT's in-place R2C and C2R layout.
+    pub(super) fn real_in_place(data: &mut DeviceBuffer<T>) -> Self {
+        let real = data.view_mut();
+        // SAFETY: as in `real_in`; one writable view, its read-only twin for the same launches
+        // (see `read_view`).
+        let output = unsafe { SliceMut::from_raw_parts(real.as_mut_ptr().cast::<Complex<T>>(), real.len() / 2) };
+        Self {
+            input: read_view(&output),
+            output,
+        }
+    }
+
     pub(super) fn real_out(input: &mut DeviceBuffer<Complex<T>>, output: &mut DeviceBuffer<T>) -> Self {
         let real = output.view_mut();
         // SAFETY: as in `real_in`, and the `&mut` borrow makes this the only writable view.
@@ -171,21 +184,21 @@ fn read_view<T: ComplexScalar>(view: &SliceMut<Complex<T>>) -> Slice<Complex<T>>
 
 /// The Rust engine's plan.
 pub struct RustPlan<T: ComplexScalar> {
+    shape: Shape,
+    transform: Transform,
+    /// The launches with distinct input and output (and the in-place C2C).
     steps: Vec<Step>,
+    /// The launches of the in-place real transforms (padded rows), built on first use.
+    in_place_steps: Option<Vec<Step>>,
     tables: Vec<DeviceBuffer<Complex<T>>>,
+    /// `(n, count)` of each table: `exp(-2 pi i m / n)`, `m < count`.
+    keys: Vec<(u64, u64)>,
     scratch: Option<DeviceBuffer<Complex<T>>>,
 }
 
 impl<T: super::FftFloat> RustPlan<T> {
     /// The launches of `transform` over `shape`.
     pub fn new(gpu: &Gpu, shape: &Shape, transform: Transform) -> Result<Self> {
-        let mut b = Builder::<T> {
-            gpu,
-            steps: Vec::new(),
-            tables: Vec::new(),
-            keys: Vec::new(),
-            scratch_len: 0,
-        };
         for &d in shape.dims() {
             if !d.is_power_of_two() {
                 return Err(Error::InvalidArgument(format!(
@@ -193,25 +206,50 @@ impl<T: super::FftFloat> RustPlan<T> {
                 )));
             }
         }
+        let mut plan = Self {
+            shape: *shape,
+            transform,
+            steps: Vec::new(),
+            in_place_steps: None,
+            tables: Vec::new(),
+            keys: Vec::new(),
+            scratch: None,
+        };
+        plan.steps = plan.build(gpu, false)?;
+        Ok(plan)
+    }
+
+    /// The launches, out of place or (real transforms) in place on padded rows; allocates the
+    /// scratch memory and tables they need.
+    fn build(&mut self, gpu: &Gpu, in_place: bool) -> Result<Vec<Step>> {
+        let shape = self.shape;
+        let mut b = Builder::<T> {
+            gpu,
+            steps: Vec::new(),
+            tables: &mut self.tables,
+            keys: &mut self.keys,
+            scratch_len: 0,
+        };
         let dims = shape.dims();
         let nx = shape.nx();
         let rows = shape.rows();
-        match transform {
-            Transform::C2c => {
+        let h = nx / 2;
+        match (self.transform, in_place) {
+            (Transform::C2c, _) => {
                 b.line_pass(nx, rows, (Buf::Input, Buf::Output), (nx, nx), false)?;
-                b.outer_passes(shape, nx, (Buf::Output, Buf::Output), false)?;
+                b.outer_passes(&shape, nx, (Buf::Output, Buf::Output), false)?;
             }
-            Transform::R2c => {
-                let h = nx / 2;
-                b.line_pass(h, rows, (Buf::Input, Buf::Output), (h, h + 1), false)?;
+            (Transform::R2c, _) => {
+                // In place, the real rows are padded to `h + 1` pairs.
+                let d_in = if in_place { h + 1 } else { h };
+                b.line_pass(h, rows, (Buf::Input, Buf::Output), (d_in, h + 1), false)?;
                 b.real_pass(true, nx, rows, (Buf::Output, Buf::Output), (h + 1, h + 1))?;
-                b.outer_passes(shape, h + 1, (Buf::Output, Buf::Output), false)?;
+                b.outer_passes(&shape, h + 1, (Buf::Output, Buf::Output), false)?;
             }
-            Transform::C2r => {
-                let h = nx / 2;
+            (Transform::C2r, false) => {
                 let spectrum = if dims.len() > 1 {
                     b.scratch_len = b.scratch_len.max(shape.half_spectrum_len());
-                    b.outer_passes(shape, h + 1, (Buf::Input, Buf::Scratch), true)?;
+                    b.outer_passes(&shape, h + 1, (Buf::Input, Buf::Scratch), true)?;
                     Buf::Scratch
                 } else {
                     Buf::Input
@@ -219,22 +257,46 @@ impl<T: super::FftFloat> RustPlan<T> {
                 b.real_pass(false, nx, rows, (spectrum, Buf::Output), (h + 1, h))?;
                 b.line_pass(h, rows, (Buf::Output, Buf::Output), (h, h), true)?;
             }
+            (Transform::C2r, true) => {
+                // The outer dimensions in place; the rows, which shrink from `h + 1` pairs to
+                // `h`, through scratch; the inverse rows back into the padded real rows.
+                b.outer_passes(&shape, h + 1, (Buf::Output, Buf::Output), true)?;
+                b.scratch_len = b.scratch_len.max(rows * h);
+                b.real_pass(false, nx, rows, (Buf::Output, Buf::Scratch), (h + 1, h))?;
+                b.line_pass(h, rows, (Buf::Scratch, Buf::Output), (h, h + 1), true)?;
+            }
         }
-        let scratch = match b.scratch_len {
-            0 => None,
-            len => Some(gpu.zeros(len)?),
-        };
-        Ok(Self {
-            steps: b.steps,
-            tables: b.tables,
-            scratch,
-        })
+        let (steps, scratch_len) = (b.steps, b.scratch_len);
+        if scratch_len > self.scratch.as_ref().map_or(0, |s| s.len()) {
+            self.scratch = Some(gpu.zeros(scratch_len)?);
+        }
+        Ok(steps)
+    }
+
+    /// The launches of the in-place real transforms, built on first use.
+    pub(super) fn prepare_in_place(&mut self, gpu: &Gpu) -> Result<()> {
+        if self.in_place_steps.is_none() {
+            self.in_place_steps = Some(self.build(gpu, true)?);
+        }
+        Ok(())
+    }
+
+    /// Kernel launches per execution: each one pass through global memory.
+    pub fn launches(&self) -> usize {
+        self.steps.len()
     }
 
     /// Queues the plan's launches on `stream` (or the device's); `flip` inverts every complex
     /// pass (a C2C plan's inverse).
-    pub fn execute(&mut self, gpu: &Gpu, stream: Option<&Stream>, io: Io<T>, flip: bool) -> Result<()> {
+    /// `padded` selects the in-place real transforms' launches ([`RustPlan::prepare_in_place`]
+    /// first).
+    pub fn execute(&mut self, gpu: &Gpu, stream: Option<&Stream>, io: Io<T>, flip: bool, padded: bool) -> Result<()> {
         let kernels = gpu.load(&crate::ptx::LIBRARY)?;
+        let steps = match (padded, &self.in_place_steps) {
+            (false, _) => &self.steps,
+            (true, Some(steps)) => steps,
+            (true, None) => return Err(Error::InvalidArgument("the in-place launches were not prepared".into())),
+        };
         let scratch = match &mut self.scratch {
             Some(s) => s.view_mut(),
             None => io.output,
@@ -248,7 +310,7 @@ impl<T: super::FftFloat> RustPlan<T> {
             Buf::Scratch => scratch,
             _ => io.output,
         };
-        for step in &self.steps {
+        for step in steps {
             match *step {
                 Step::Rows(s) => {
                     let twiddles = self.tables[s.table].view();
@@ -293,13 +355,12 @@ impl<T: super::FftFloat> RustPlan<T> {
     }
 }
 
-/// What a plan is assembled in.
-struct Builder<'g, T: ComplexScalar> {
-    gpu: &'g Gpu,
+/// What a plan's launches are assembled in.
+struct Builder<'a, T: ComplexScalar> {
+    gpu: &'a Gpu,
     steps: Vec<Step>,
-    tables: Vec<DeviceBuffer<Complex<T>>>,
-    /// `(n, count)` of each table: `exp(-2 pi i m / n)`, `m < count`.
-    keys: Vec<(u64, u64)>,
+    tables: &'a mut Vec<DeviceBuffer<Complex<T>>>,
+    keys: &'a mut Vec<(u64, u64)>,
     scratch_len: usize,
 }
 

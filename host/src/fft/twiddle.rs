@@ -22,7 +22,7 @@ pub fn exp_minus_2pi_i(m: u64, n: u64) -> (f64, f64) {
     } else {
         // (quadrant) pi / 2 - b, b = pi (n - rem) / (4n) in (0, pi / 4].
         let (s, c) = (PI * (n as u128 - rem) as f64 / (4.0 * n as f64)).sin_cos();
-        ((octant + 1) / 2, (c, -s))
+        (octant.div_ceil(2), (c, -s))
     };
     let (c, s) = cos_sin;
     // Rotate by `quadrant` quarter turns: (cos, sin) of the whole angle.

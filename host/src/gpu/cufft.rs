@@ -223,6 +223,29 @@ impl Cufft {
     }
 }
 
+impl Cufft {
+    /// Real to complex (`r2c`) or complex to real in place on `data` (padded rows).
+    pub fn real_in_place<T: CufftFloat>(
+        &mut self,
+        _gpu: &Gpu,
+        stream: Option<&Stream>,
+        data: &mut DeviceBuffer<T>,
+        r2c: bool,
+    ) -> Result<()> {
+        let s = self.prepare(stream)?;
+        let (ptr, _record) = cuda_slice_mut(data)?.device_ptr_mut(&s);
+        // SAFETY: `ptr` addresses the plan's padded array (the caller checked the length), used
+        // on `s`; cuFFT's in-place real transforms take one address for both sides.
+        unsafe {
+            if r2c {
+                T::exec_r2c(self.handle, ptr, ptr)
+            } else {
+                T::exec_c2r(self.handle, ptr, ptr)
+            }
+        }
+    }
+}
+
 fn cuda_slice<T>(buffer: &DeviceBuffer<T>) -> Result<&cudarc::driver::CudaSlice<T>> {
     buffer
         .as_cuda()

@@ -3,6 +3,8 @@
 //! whose multiply-adds the GPU contracts into FMAs and whose hardware sine the simulator
 //! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
 //! requires every row to agree.
+mod fft;
+
 use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use crate::examples::ch5::bs_european_mc::McReal;
@@ -106,6 +108,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     probes(&mut c)?;
     sor::<f32>(&mut c)?;
     sor::<f64>(&mut c)?;
+    fft::rows(&mut c)?;
     reductions::<i32>(&mut c)?;
     reductions::<u32>(&mut c)?;
     reductions::<u64>(&mut c)?;

@@ -10,6 +10,7 @@ pub mod ch3_access;
 pub mod ch3_lessons;
 pub mod ch3_transfers;
 pub mod course;
+pub mod fft;
 pub mod nvcc;
 pub mod random;
 pub mod reduce;
@@ -175,6 +176,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     );
     ch3_lessons::run(gpu, settings)?;
     random::run(gpu, settings)?;
+    fft::run(gpu, settings, memcpy)?;
     course::matmul(gpu, settings)?;
     ch3_transfers::run(gpu, settings)
 }

@@ -6,7 +6,7 @@
 //! into registers, applies the twiddles and the butterflies, and stores them in the pass's
 //! Stockham order; the rows are stored back (coalesced for the output's layout), multiplied by
 //! the four-step twiddles where asked.
-use super::{ELEMENTS_PER_THREAD, RowLayout, padded_index, row_pitch};
+use super::{ELEMENTS_PER_THREAD, RowLayout, row_pitch};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::Tile1d;
 
@@ -76,32 +76,38 @@ pub fn fft_rows<T: ComplexScalar>(args: FftRowsArgs<T>) {
 }
 
 /// The whole block's work with `E` elements per thread.
+///
+/// Shared-memory indices are `u32` (a block's tile is far below 2^32 elements): 32-bit
+/// arithmetic takes half the registers of 64-bit; only global offsets are `usize`.
 #[inline(always)]
 fn transform<T: ComplexScalar, const E: usize>(args: &FftRowsArgs<T>) {
-    let n = 1usize << args.log2_n;
-    let rows_per_block = 1usize << args.log2_rows_per_block;
-    let threads_per_row = n / E;
+    let e = E as u32;
+    let n = 1u32 << args.log2_n;
+    let rows_per_block = 1u32 << args.log2_rows_per_block;
+    let threads_per_row = n / e;
     let threads = threads_per_row * rows_per_block;
-    let pitch = row_pitch(n);
+    let pitch = row_pitch(n as usize) as u32;
     // SAFETY: the launch provides `shared_bytes(n, rows_per_block, size)` bytes (host driver),
     // the only tile of the kernel.
-    let tile = unsafe { Tile1d::<Complex<T>>::dynamic(rows_per_block * pitch) };
-    let tid = thread_idx_x();
-    let first_row = block_idx().x as usize * rows_per_block;
+    let tile = unsafe { Tile1d::<Complex<T>>::dynamic((rows_per_block * pitch) as usize) };
+    let tid = thread_idx_x() as u32;
+    let first_row = block_idx().x as u32 * rows_per_block;
     let inverse = args.inverse != 0;
 
     // Global to shared. Rows past the end are zeros, so every pass reads written memory.
     let layout = args.input_layout;
-    for c in 0..E {
+    for c in 0..e {
         let (row, i) = tile_position(tid + c * threads, args.log2_n, args.log2_rows_per_block, &layout);
         let g = first_row + row;
-        let value = if g < args.rows as usize {
-            let x = args.input.get(layout.row_offset(g as u32) + i * layout.element_stride);
+        let value = if g < args.rows {
+            let x = args
+                .input
+                .get(layout.row_offset(g) + i as usize * layout.element_stride);
             if inverse { x.conj() } else { x }
         } else {
             Complex::zero()
         };
-        tile.set(row * pitch + padded_index(i), value);
+        tile.set((row * pitch + padded32(i)) as usize, value);
     }
     // SAFETY: every thread of the block reaches every barrier of the kernel: no thread returns
     // early, and the pass loop's bounds are the same for all.
@@ -131,26 +137,32 @@ fn transform<T: ComplexScalar, const E: usize>(args: &FftRowsArgs<T>) {
 
     // Shared to global.
     let layout = args.output_layout;
-    for c in 0..E {
+    for c in 0..e {
         let (row, i) = tile_position(tid + c * threads, args.log2_n, args.log2_rows_per_block, &layout);
         let g = first_row + row;
-        if g < args.rows as usize {
-            let mut x = tile.get(row * pitch + padded_index(i));
+        if g < args.rows {
+            let mut x = tile.get((row * pitch + padded32(i)) as usize);
             if args.step_rows != 0 {
-                x = x * step_twiddle(args, (g % args.step_rows as usize) * i);
+                x = x * step_twiddle(args, (g % args.step_rows) as usize * i as usize);
             }
             args.output.set(
-                layout.row_offset(g as u32) + i * layout.element_stride,
+                layout.row_offset(g) + i as usize * layout.element_stride,
                 if inverse { x.conj() } else { x },
             );
         }
     }
 }
 
+/// [`padded_index`] in 32 bits.
+#[inline(always)]
+fn padded32(i: u32) -> u32 {
+    i + (i >> 5)
+}
+
 /// The (row in the block, element) that the block's `linear`-th load or store moves: along rows
 /// when the layout's rows are neighbours in memory, along the row otherwise.
 #[inline(always)]
-fn tile_position(linear: usize, log2_n: u32, log2_rows: u32, layout: &RowLayout) -> (usize, usize) {
+fn tile_position(linear: u32, log2_n: u32, log2_rows: u32, layout: &RowLayout) -> (u32, u32) {
     if layout.lanes_along_rows != 0 {
         (linear & ((1 << log2_rows) - 1), linear >> log2_rows)
     } else {
@@ -169,9 +181,9 @@ fn step_twiddle<T: ComplexScalar>(args: &FftRowsArgs<T>, m: usize) -> Complex<T>
 #[derive(Clone, Copy)]
 struct Pass {
     /// The first shared-memory slot of the thread's row.
-    base: usize,
+    base: u32,
     /// The thread's index in its row.
-    t: usize,
+    t: u32,
     log2_per_row: u32,
     log2_n: u32,
     /// `log2` of the length of the transforms done so far (Stockham's `Ns`).
@@ -191,13 +203,14 @@ fn pass<T: ComplexScalar, const R: usize, const E: usize>(
     twiddles: Slice<Complex<T>>,
 ) {
     let mut v = [Complex::<T>::zero(); 8];
-    let log2_stride = p.log2_n - R.trailing_zeros();
+    let log2_radix = R.trailing_zeros();
+    let log2_stride = p.log2_n - log2_radix;
     unroll!(q in [0, 1, 2, 3] => {
         if q < E / R {
-            let j = p.t + (q << p.log2_per_row);
+            let j = p.t + ((q as u32) << p.log2_per_row);
             unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
                 if r < R {
-                    v[q * R + r] = tile.get(p.base + padded_index(j + (r << log2_stride)));
+                    v[q * R + r] = tile.get((p.base + padded32(j + ((r as u32) << log2_stride))) as usize);
                 }
             });
         }
@@ -206,25 +219,25 @@ fn pass<T: ComplexScalar, const R: usize, const E: usize>(
     unsafe { sync_threads() };
     // The twiddle of `r` is `w_n^(r k n / (span R))`: one table for every pass.
     let log2_table_step = log2_stride - p.log2_span;
-    let span = 1usize << p.log2_span;
+    let span = 1u32 << p.log2_span;
     unroll!(q in [0, 1, 2, 3] => {
         if q < E / R {
-            let j = p.t + (q << p.log2_per_row);
+            let j = p.t + ((q as u32) << p.log2_per_row);
             let k = j & (span - 1);
             let mut x = [Complex::<T>::zero(); 8];
             unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
                 if r < R {
                     x[r] = v[q * R + r];
                     if r > 0 && span > 1 {
-                        x[r] = x[r] * twiddles.get_nc((r * k) << log2_table_step);
+                        x[r] = x[r] * twiddles.get_nc((((r as u32) * k) << log2_table_step) as usize);
                     }
                 }
             });
             let y = butterfly::<T, R>(x);
-            let target = ((j - k) << R.trailing_zeros()) + k;
+            let target = ((j - k) << log2_radix) + k;
             unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
                 if r < R {
-                    tile.set(p.base + padded_index(target + r * span), y[r]);
+                    tile.set((p.base + padded32(target + (r as u32) * span)) as usize, y[r]);
                 }
             });
         }

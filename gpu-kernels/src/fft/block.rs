@@ -143,7 +143,7 @@ fn transform<T: ComplexScalar, const E: usize>(args: &FftRowsArgs<T>) {
         if g < args.rows {
             let mut x = tile.get((row * pitch + padded32(i)) as usize);
             if args.step_rows != 0 {
-                x = x * step_twiddle(args, (g % args.step_rows) as usize * i as usize);
+                x = x * step_twiddle(args, (g % args.step_rows.max(1)) as usize * i as usize);
             }
             args.output.set(
                 layout.row_offset(g) + i as usize * layout.element_stride,

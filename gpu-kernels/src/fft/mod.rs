@@ -72,7 +72,9 @@ impl RowLayout {
     /// The offset of element 0 of row `g`.
     #[inline(always)]
     pub fn row_offset(&self, g: u32) -> usize {
-        (g / self.inner_rows) as usize * self.outer_stride + (g % self.inner_rows) as usize * self.inner_stride
+        // `max(1)`: a zero (never built by the host) cannot link a division-by-zero panic.
+        let inner_rows = self.inner_rows.max(1);
+        (g / inner_rows) as usize * self.outer_stride + (g % inner_rows) as usize * self.inner_stride
     }
 
     /// One past the largest offset `rows` rows of `n` elements reach (0 for no row), or `None`

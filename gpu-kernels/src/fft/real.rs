@@ -34,7 +34,8 @@ pub const fn pairs_per_row(half_n: u32) -> u32 {
 /// `(row, k)` of this thread, or `None` past the last pair.
 #[inline(always)]
 fn pair<T: ComplexScalar>(args: &RealPassArgs<T>) -> Option<(usize, usize)> {
-    let pairs = pairs_per_row(args.half_n) as usize;
+    // At least 1, which the compiler sees: no division-by-zero panic path.
+    let pairs = (pairs_per_row(args.half_n) as usize).max(1);
     let id = global_idx_x();
     (id < pairs * args.rows as usize).then(|| (id / pairs, id % pairs))
 }

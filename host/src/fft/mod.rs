@@ -327,6 +327,11 @@ impl<T: FftFloat> Plan<T> {
     }
 
     /// [`Plan::c2c`] on `stream`.
+    ///
+    /// As with cuFFT's `cufftSetStream`, executions of one plan on several streams share its
+    /// scratch memory (the Rust engine uses it for rows over 4096 and for multi-dimensional
+    /// C2R; cuFFT for its work area): to run transforms that need it concurrently, give each
+    /// stream its own plan.
     pub fn c2c_on(
         &mut self,
         gpu: &Gpu,

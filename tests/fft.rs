@@ -78,9 +78,12 @@ fn within<T: FftFloat>(what: &str, shape: &Shape, error: f64) -> TestResult {
 }
 
 /// C2C of `shape` both directions, out of place and in place, against the reference.
-fn check_c2c<T: FftFloat>(gpu: &Gpu, shape: Shape, seed: u64) -> TestResult {
+fn check_c2c<T: FftFloat>(gpu: &Gpu, engine: Engine, shape: Shape, seed: u64) -> TestResult {
     let input = complex_values(shape.complex_len(), seed);
-    let mut plan = Plan::<T>::new(gpu, shape, Transform::C2c, Engine::Rust).map_err(fail)?;
+    let mut plan = Plan::<T>::new(gpu, shape, Transform::C2c, engine).map_err(fail)?;
+    ensure(plan.engine() == engine, || {
+        format!("asked for {engine:?}, got {:?}", plan.engine())
+    })?;
     let input_d = gpu.upload(&to_device::<T>(&input)).map_err(fail)?;
     let mut output_d = gpu.zeros::<Complex<T>>(input.len()).map_err(fail)?;
     for direction in [Direction::Forward, Direction::Inverse] {
@@ -93,11 +96,13 @@ fn check_c2c<T: FftFloat>(gpu: &Gpu, shape: Shape, seed: u64) -> TestResult {
             &shape,
             cpu::relative_l2_error(&got, &want),
         )?;
-        // The input is left as it was.
-        let kept = to_reference(&gpu.download(&input_d).map_err(fail)?);
-        ensure(kept == to_reference(&to_device::<T>(&input)), || {
-            "C2C changed its input".into()
-        })?;
+        // The Rust engine leaves the input as it was (cuFFT does not promise it).
+        if engine == Engine::Rust {
+            let kept = to_reference(&gpu.download(&input_d).map_err(fail)?);
+            ensure(kept == to_reference(&to_device::<T>(&input)), || {
+                "C2C changed its input".into()
+            })?;
+        }
         let mut data_d = gpu.upload(&to_device::<T>(&input)).map_err(fail)?;
         plan.c2c_in_place(gpu, &mut data_d, direction).map_err(fail)?;
         let got = to_reference(&gpu.download(&data_d).map_err(fail)?);
@@ -117,8 +122,13 @@ fn fft_c2c_1d_sizes_and_batches(gpu: &Gpu) -> TestResult {
         let n = 1usize << log2_n;
         for batch in [1, 3, 33] {
             let batch = batch.min((1 << 16) / n).max(1);
-            check_c2c::<f32>(gpu, Shape::new(&[n], batch).map_err(fail)?, k as u64)?;
-            check_c2c::<f64>(gpu, Shape::new(&[n], batch).map_err(fail)?, 100 + k as u64)?;
+            check_c2c::<f32>(gpu, Engine::Rust, Shape::new(&[n], batch).map_err(fail)?, k as u64)?;
+            check_c2c::<f64>(
+                gpu,
+                Engine::Rust,
+                Shape::new(&[n], batch).map_err(fail)?,
+                100 + k as u64,
+            )?;
         }
     }
     Ok(())
@@ -127,8 +137,8 @@ fn fft_c2c_1d_sizes_and_batches(gpu: &Gpu) -> TestResult {
 fn fft_c2c_1d_four_step(gpu: &Gpu) -> TestResult {
     // Longer than a block: 2^13 = 64 x 128, 2^16 = 256 x 256; 2^18 = 512 x 512 once.
     for (n, batch) in [(1usize << 13, 3), (1 << 16, 1), (1 << 18, 1)] {
-        check_c2c::<f32>(gpu, Shape::new(&[n], batch).map_err(fail)?, n as u64)?;
-        check_c2c::<f64>(gpu, Shape::new(&[n], batch).map_err(fail)?, n as u64 + 1)?;
+        check_c2c::<f32>(gpu, Engine::Rust, Shape::new(&[n], batch).map_err(fail)?, n as u64)?;
+        check_c2c::<f64>(gpu, Engine::Rust, Shape::new(&[n], batch).map_err(fail)?, n as u64 + 1)?;
     }
     Ok(())
 }
@@ -143,8 +153,18 @@ fn fft_c2c_2d_and_3d_non_square(gpu: &Gpu) -> TestResult {
         (&[4, 8, 16], 2),
         (&[16, 2, 4], 1),
     ] {
-        check_c2c::<f32>(gpu, Shape::new(dims, batch).map_err(fail)?, dims[0] as u64)?;
-        check_c2c::<f64>(gpu, Shape::new(dims, batch).map_err(fail)?, dims[1] as u64)?;
+        check_c2c::<f32>(
+            gpu,
+            Engine::Rust,
+            Shape::new(dims, batch).map_err(fail)?,
+            dims[0] as u64,
+        )?;
+        check_c2c::<f64>(
+            gpu,
+            Engine::Rust,
+            Shape::new(dims, batch).map_err(fail)?,
+            dims[1] as u64,
+        )?;
     }
     Ok(())
 }
@@ -169,9 +189,9 @@ fn fft_c2c_round_trip_scales_by_n(gpu: &Gpu) -> TestResult {
 }
 
 /// R2C against realfft, then C2R of the reference spectrum against the reference's inverse.
-fn check_real<T: FftFloat>(gpu: &Gpu, shape: Shape, seed: u64) -> TestResult {
+fn check_real<T: FftFloat>(gpu: &Gpu, engine: Engine, shape: Shape, seed: u64) -> TestResult {
     let input = values(shape.real_len(), seed);
-    let mut r2c = Plan::<T>::new(gpu, shape, Transform::R2c, Engine::Rust).map_err(fail)?;
+    let mut r2c = Plan::<T>::new(gpu, shape, Transform::R2c, engine).map_err(fail)?;
     let input_d = gpu
         .upload(&input.iter().map(|&x| T::from_f64(x)).collect::<Vec<_>>())
         .map_err(fail)?;
@@ -181,7 +201,7 @@ fn check_real<T: FftFloat>(gpu: &Gpu, shape: Shape, seed: u64) -> TestResult {
     let got = to_reference(&gpu.download(&spectrum_d).map_err(fail)?);
     within::<T>("R2C", &shape, cpu::relative_l2_error(&got, &want))?;
 
-    let mut c2r = Plan::<T>::new(gpu, shape, Transform::C2r, Engine::Rust).map_err(fail)?;
+    let mut c2r = Plan::<T>::new(gpu, shape, Transform::C2r, engine).map_err(fail)?;
     let mut spectrum_d = gpu.upload(&to_device::<T>(&want)).map_err(fail)?;
     let mut real_d = gpu.zeros::<T>(shape.real_len()).map_err(fail)?;
     c2r.c2r(gpu, &mut spectrum_d, &mut real_d).map_err(fail)?;
@@ -233,8 +253,13 @@ fn fft_r2c_c2r_1d(gpu: &Gpu) -> TestResult {
     for log2_n in 1..=14 {
         let n = 1usize << log2_n;
         let batch = [1, 5, 2][log2_n % 3];
-        check_real::<f32>(gpu, Shape::new(&[n], batch).map_err(fail)?, log2_n as u64)?;
-        check_real::<f64>(gpu, Shape::new(&[n], batch).map_err(fail)?, 50 + log2_n as u64)?;
+        check_real::<f32>(gpu, Engine::Rust, Shape::new(&[n], batch).map_err(fail)?, log2_n as u64)?;
+        check_real::<f64>(
+            gpu,
+            Engine::Rust,
+            Shape::new(&[n], batch).map_err(fail)?,
+            50 + log2_n as u64,
+        )?;
     }
     Ok(())
 }
@@ -247,8 +272,18 @@ fn fft_r2c_c2r_2d_and_3d(gpu: &Gpu) -> TestResult {
         (&[128, 64], 1),
         (&[4, 8, 16], 1),
     ] {
-        check_real::<f32>(gpu, Shape::new(dims, batch).map_err(fail)?, dims[1] as u64)?;
-        check_real::<f64>(gpu, Shape::new(dims, batch).map_err(fail)?, dims[0] as u64)?;
+        check_real::<f32>(
+            gpu,
+            Engine::Rust,
+            Shape::new(dims, batch).map_err(fail)?,
+            dims[1] as u64,
+        )?;
+        check_real::<f64>(
+            gpu,
+            Engine::Rust,
+            Shape::new(dims, batch).map_err(fail)?,
+            dims[0] as u64,
+        )?;
     }
     Ok(())
 }
@@ -337,6 +372,55 @@ fn fft_reference_matches_direct_dft() -> TestResult {
     ensure(error < 1e-14, || format!("rustfft against the direct DFT: {error:e}"))
 }
 
+/// cuFFT through the same plans (CUDA only): power-of-two and other sizes, every transform,
+/// against the same reference and bound; `Auto` picks it; a stream gives the same values.
+fn fft_cufft_engine_matches_the_reference(gpu: &Gpu) -> TestResult {
+    let cufft = Engine::Cufft;
+    for (dims, batch) in [
+        (&[1usize][..], 3),
+        (&[8], 5),
+        (&[1000], 3),
+        (&[4096], 7),
+        (&[1 << 16], 1),
+        (&[64, 16], 2),
+        (&[96, 100], 1),
+        (&[4, 8, 16], 1),
+    ] {
+        check_c2c::<f32>(gpu, cufft, Shape::new(dims, batch).map_err(fail)?, 1)?;
+        check_c2c::<f64>(gpu, cufft, Shape::new(dims, batch).map_err(fail)?, 2)?;
+    }
+    for (dims, batch) in [
+        (&[2usize][..], 3),
+        (&[64], 5),
+        (&[1000], 2),
+        (&[4096], 1),
+        (&[32, 8], 2),
+        (&[100, 96], 1),
+    ] {
+        check_real::<f32>(gpu, cufft, Shape::new(dims, batch).map_err(fail)?, 3)?;
+        check_real::<f64>(gpu, cufft, Shape::new(dims, batch).map_err(fail)?, 4)?;
+    }
+    let auto = Plan::<f32>::c2c_1d(gpu, 64, 1, Engine::Auto).map_err(fail)?;
+    ensure(auto.engine() == Engine::Cufft, || {
+        format!("Auto picked {:?} on a GPU", auto.engine())
+    })?;
+    let shape = Shape::new(&[16, 64], 2).map_err(fail)?;
+    let input = to_device::<f32>(&complex_values(shape.complex_len(), 3));
+    let mut plan = Plan::<f32>::new(gpu, shape, Transform::C2c, cufft).map_err(fail)?;
+    let input_d = gpu.upload(&input).map_err(fail)?;
+    let mut a_d = gpu.zeros::<Complex<f32>>(input.len()).map_err(fail)?;
+    let mut b_d = gpu.zeros::<Complex<f32>>(input.len()).map_err(fail)?;
+    plan.c2c(gpu, &input_d, &mut a_d, Direction::Forward).map_err(fail)?;
+    let stream = gpu.new_stream().map_err(fail)?;
+    plan.c2c_on(gpu, &stream, &input_d, &mut b_d, Direction::Forward)
+        .map_err(fail)?;
+    drop(stream);
+    let (a, b) = (gpu.download(&a_d).map_err(fail)?, gpu.download(&b_d).map_err(fail)?);
+    ensure(a == b, || {
+        "cuFFT on a stream differs from cuFFT on the device's stream".into()
+    })
+}
+
 fn main() {
     let cpu_tests: Vec<CpuTest> = vec![("fft_reference_matches_direct_dft", fft_reference_matches_direct_dft)];
     let gpu_tests: Vec<GpuTest> = vec![
@@ -349,5 +433,9 @@ fn main() {
         ("fft_on_a_stream", fft_on_a_stream),
         ("fft_refuses_bad_sizes", fft_refuses_bad_sizes),
     ];
-    common::main(cpu_tests, gpu_tests)
+    let cuda_tests: Vec<GpuTest> = vec![(
+        "fft_cufft_engine_matches_the_reference",
+        fft_cufft_engine_matches_the_reference,
+    )];
+    common::main_with_cuda_only(cpu_tests, gpu_tests, cuda_tests)
 }

@@ -33,17 +33,6 @@ fn complex_values(count: usize, seed: u64) -> Vec<C64> {
         .collect()
 }
 
-fn to_device<T: FftFloat>(values: &[C64]) -> Vec<Complex<T>> {
-    values
-        .iter()
-        .map(|c| Complex::new(T::from_f64(c.re), T::from_f64(c.im)))
-        .collect()
-}
-
-fn to_reference<T: FftFloat>(values: &[Complex<T>]) -> Vec<C64> {
-    values.iter().map(|c| C64::new(c.re.to_f64(), c.im.to_f64())).collect()
-}
-
 /// The bound on the relative L2 error of a transform over `shape` in `T`.
 fn bound<T: FftFloat>(shape: &Shape) -> f64 {
     let log2_n = shape.dims().iter().map(|&d| (d as f64).log2()).sum::<f64>().max(1.0);
@@ -84,13 +73,13 @@ fn check_c2c<T: FftFloat>(gpu: &Gpu, engine: Engine, shape: Shape, seed: u64) ->
     ensure(plan.engine() == engine, || {
         format!("asked for {engine:?}, got {:?}", plan.engine())
     })?;
-    let input_d = gpu.upload(&to_device::<T>(&input)).map_err(fail)?;
+    let input_d = gpu.upload(&cpu::from_c64::<T>(&input)).map_err(fail)?;
     let mut output_d = gpu.zeros::<Complex<T>>(input.len()).map_err(fail)?;
     for direction in [Direction::Forward, Direction::Inverse] {
         let mut want = input.clone();
         cpu::c2c(&shape, &mut want, direction).map_err(fail)?;
         plan.c2c(gpu, &input_d, &mut output_d, direction).map_err(fail)?;
-        let got = to_reference(&gpu.download(&output_d).map_err(fail)?);
+        let got = cpu::to_c64(&gpu.download(&output_d).map_err(fail)?);
         within::<T>(
             &format!("C2C {direction:?}"),
             &shape,
@@ -98,14 +87,14 @@ fn check_c2c<T: FftFloat>(gpu: &Gpu, engine: Engine, shape: Shape, seed: u64) ->
         )?;
         // The Rust engine leaves the input as it was (cuFFT does not promise it).
         if engine == Engine::Rust {
-            let kept = to_reference(&gpu.download(&input_d).map_err(fail)?);
-            ensure(kept == to_reference(&to_device::<T>(&input)), || {
+            let kept = cpu::to_c64(&gpu.download(&input_d).map_err(fail)?);
+            ensure(kept == cpu::to_c64(&cpu::from_c64::<T>(&input)), || {
                 "C2C changed its input".into()
             })?;
         }
-        let mut data_d = gpu.upload(&to_device::<T>(&input)).map_err(fail)?;
+        let mut data_d = gpu.upload(&cpu::from_c64::<T>(&input)).map_err(fail)?;
         plan.c2c_in_place(gpu, &mut data_d, direction).map_err(fail)?;
-        let got = to_reference(&gpu.download(&data_d).map_err(fail)?);
+        let got = cpu::to_c64(&gpu.download(&data_d).map_err(fail)?);
         within::<T>(
             &format!("C2C in place {direction:?}"),
             &shape,
@@ -176,10 +165,10 @@ fn fft_c2c_round_trip_scales_by_n(gpu: &Gpu) -> TestResult {
         let count: usize = dims.iter().product();
         let input = complex_values(shape.complex_len(), 7);
         let mut plan = Plan::<f32>::new(gpu, shape, Transform::C2c, Engine::Rust).map_err(fail)?;
-        let mut data_d = gpu.upload(&to_device::<f32>(&input)).map_err(fail)?;
+        let mut data_d = gpu.upload(&cpu::from_c64::<f32>(&input)).map_err(fail)?;
         plan.c2c_in_place(gpu, &mut data_d, Direction::Forward).map_err(fail)?;
         plan.c2c_in_place(gpu, &mut data_d, Direction::Inverse).map_err(fail)?;
-        let got: Vec<C64> = to_reference(&gpu.download(&data_d).map_err(fail)?)
+        let got: Vec<C64> = cpu::to_c64(&gpu.download(&data_d).map_err(fail)?)
             .iter()
             .map(|c| c / count as f64)
             .collect();
@@ -198,11 +187,11 @@ fn check_real<T: FftFloat>(gpu: &Gpu, engine: Engine, shape: Shape, seed: u64) -
     let mut spectrum_d = gpu.zeros::<Complex<T>>(shape.half_spectrum_len()).map_err(fail)?;
     r2c.r2c(gpu, &input_d, &mut spectrum_d).map_err(fail)?;
     let want = cpu::r2c(&shape, &input).map_err(fail)?;
-    let got = to_reference(&gpu.download(&spectrum_d).map_err(fail)?);
+    let got = cpu::to_c64(&gpu.download(&spectrum_d).map_err(fail)?);
     within::<T>("R2C", &shape, cpu::relative_l2_error(&got, &want))?;
 
     let mut c2r = Plan::<T>::new(gpu, shape, Transform::C2r, engine).map_err(fail)?;
-    let mut spectrum_d = gpu.upload(&to_device::<T>(&want)).map_err(fail)?;
+    let mut spectrum_d = gpu.upload(&cpu::from_c64::<T>(&want)).map_err(fail)?;
     let mut real_d = gpu.zeros::<T>(shape.real_len()).map_err(fail)?;
     c2r.c2r(gpu, &mut spectrum_d, &mut real_d).map_err(fail)?;
     let want_real = cpu::c2r(&shape, &want).map_err(fail)?;
@@ -291,7 +280,7 @@ fn fft_r2c_c2r_2d_and_3d(gpu: &Gpu) -> TestResult {
 /// The same transform queued on a stream gives the same values.
 fn fft_on_a_stream(gpu: &Gpu) -> TestResult {
     let shape = Shape::new(&[16, 64], 2).map_err(fail)?;
-    let input = to_device::<f32>(&complex_values(shape.complex_len(), 3));
+    let input = cpu::from_c64::<f32>(&complex_values(shape.complex_len(), 3));
     let mut plan = Plan::<f32>::new(gpu, shape, Transform::C2c, Engine::Rust).map_err(fail)?;
     let input_d = gpu.upload(&input).map_err(fail)?;
     let mut a_d = gpu.zeros::<Complex<f32>>(input.len()).map_err(fail)?;
@@ -405,7 +394,7 @@ fn fft_cufft_engine_matches_the_reference(gpu: &Gpu) -> TestResult {
         format!("Auto picked {:?} on a GPU", auto.engine())
     })?;
     let shape = Shape::new(&[16, 64], 2).map_err(fail)?;
-    let input = to_device::<f32>(&complex_values(shape.complex_len(), 3));
+    let input = cpu::from_c64::<f32>(&complex_values(shape.complex_len(), 3));
     let mut plan = Plan::<f32>::new(gpu, shape, Transform::C2c, cufft).map_err(fail)?;
     let input_d = gpu.upload(&input).map_err(fail)?;
     let mut a_d = gpu.zeros::<Complex<f32>>(input.len()).map_err(fail)?;

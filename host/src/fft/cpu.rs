@@ -12,6 +12,19 @@ use rustfft::FftPlanner;
 /// A complex number of the reference (`num_complex::Complex<f64>`, rustfft's element).
 pub type C64 = NumComplex<f64>;
 
+/// `values` widened to the reference's `f64` complex numbers.
+pub fn to_c64<T: super::FftFloat>(values: &[super::Complex<T>]) -> Vec<C64> {
+    values.iter().map(|c| C64::new(c.re.to_f64(), c.im.to_f64())).collect()
+}
+
+/// `values` rounded to device complex numbers of `T`.
+pub fn from_c64<T: super::FftFloat>(values: &[C64]) -> Vec<super::Complex<T>> {
+    values
+        .iter()
+        .map(|c| super::Complex::new(T::from_f64(c.re), T::from_f64(c.im)))
+        .collect()
+}
+
 fn check_len(what: &str, got: usize, expected: usize) -> Result<()> {
     if got == expected {
         Ok(())

@@ -52,6 +52,19 @@ pub use ferrocuda_device::complex::{Complex, ComplexScalar};
 use rust::RustPlan;
 use std::str::FromStr;
 
+/// The wavenumber of each output index of a transform of `n`, in cuFFT's (and the book's)
+/// order: `0, 1, ..., n/2 - 1`, then `-n/2, ..., -1` (for odd `n`, `0..=(n-1)/2` then the
+/// negatives), as spectral derivatives and Poisson solvers need them.
+///
+/// ```
+/// assert_eq!(ferrocuda::fft::wavenumbers(8), [0, 1, 2, 3, -4, -3, -2, -1]);
+/// assert_eq!(ferrocuda::fft::wavenumbers(5), [0, 1, 2, -2, -1]);
+/// ```
+pub fn wavenumbers(n: usize) -> Vec<i64> {
+    let n = n as i64;
+    (0..n).map(|i| if i < (n + 1) / 2 { i } else { i - n }).collect()
+}
+
 /// The sign of the exponent: forward `-`, inverse `+`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {

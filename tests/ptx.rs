@@ -235,6 +235,15 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         )*};
     }
     ch6_deriv!(f32, f64);
+    use ferrocuda::kernels::fft;
+    macro_rules! ffts {
+        ($($t:ty),*) => {$(
+            entries.push(entry::<_, fft::FftRowsArgs<$t>>(fft::FftRows));
+            entries.push(entry::<_, fft::RealPassArgs<$t>>(fft::R2cPost));
+            entries.push(entry::<_, fft::RealPassArgs<$t>>(fft::C2rPre));
+        )*};
+    }
+    ffts!(f32, f64);
     for count in [
         entry::<_, reduce::ReduceArgs<i32, u64>>(reduce::CountNonzero),
         entry::<_, reduce::ReduceArgs<u32, u64>>(reduce::CountNonzero),
@@ -867,6 +876,29 @@ fn matmul_kernels_tile_and_vectorise() {
                 body.matches("fma.rn.f32").count() >= fmas,
                 "`{name}` has fewer than {fmas} fmas"
             );
+        }
+    }
+}
+
+#[test]
+fn fft_kernels_keep_their_values_in_registers_and_read_twiddles_non_coherently() {
+    for name in ["fft_rows_f32", "fft_rows_f64"] {
+        for body in kernel_ptx(name) {
+            // The eight values of a thread stay in registers (`unroll!`), the passes meet at
+            // barriers, the twiddle tables come through the read-only path, and each complex
+            // element moves in one access (`b64` for f32 pairs, `v2.b64` for f64 pairs).
+            assert!(!body.contains(".local"), "{name}: local memory");
+            assert!(body.contains("bar.sync"), "{name}: no barrier");
+            assert!(
+                body.contains("ld.global.nc"),
+                "{name}: twiddles not read through ld.global.nc"
+            );
+            let pair = if name.ends_with("f32") {
+                "ld.global.b64"
+            } else {
+                "ld.global.v2.b64"
+            };
+            assert!(body.contains(pair), "{name}: no {pair}");
         }
     }
 }

@@ -1,5 +1,5 @@
 //! ferrocuda's own kernels: the PTX the host library embeds and launches for its calls
-//! (`ferrocuda::reduce`, `ferrocuda::random`, `ferrocuda::sor`), and the probes that test the
+//! (`ferrocuda::reduce`, `ferrocuda::random`, `ferrocuda::sor`, `ferrocuda::fft`), and the probes that test the
 //! device library one primitive at a time.
 //!
 //! A kernel crate like any user's: `no_std`, written against `ferrocuda-device`, compiled to
@@ -8,6 +8,7 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 
+pub mod fft;
 pub mod probe;
 pub mod random;
 pub mod reduce;

@@ -46,6 +46,7 @@
 //! | [`print`] | formatted output | `printf` ([`println!`], [`print!`]) |
 //! | [`collective`] | (CUB) | `WarpReduce`, `BlockReduce` |
 //! | [`random`] | (cuRAND) | Philox4x32-10, identical on the GPU and the CPU |
+//! | [`complex`] | (cuComplex) | `cuFloatComplex`, `cuDoubleComplex` as one generic `Complex<T>` |
 //!
 //! Beside them: [`launch`] (the `Kernel` trait tying a kernel to its arguments), [`real`] (`f32`
 //! and `f64` as one generic `Real`), [`elementary`] (`ln`, `exp`, `sqrt`, `sincospi` rounded
@@ -81,6 +82,7 @@ extern crate self as ferrocuda_device;
 pub mod arch;
 pub mod atomic;
 pub mod collective;
+pub mod complex;
 pub mod constant;
 pub mod elementary;
 pub mod global;
@@ -110,6 +112,7 @@ macro_rules! unroll {
 
 /// What a kernel file imports.
 pub mod prelude {
+    pub use crate::complex::{Complex, ComplexScalar};
     pub use crate::global::{Element, Element4, ReadOnlyElement, Slice, SliceMut};
     pub use crate::launch::KernelArgs;
     pub use crate::real::Real;

@@ -10,6 +10,9 @@ use ferrocuda_device::launch::{Kernel, KernelArgs};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+/// Dynamic shared memory a kernel may use without opting in, bytes (every GPU since Volta).
+const DEFAULT_SHARED_LIMIT_BYTES: u32 = 48 * 1024;
+
 /// The kernel last launched on a device, to name it when a later synchronisation reports a fault.
 type LastLaunched = Arc<Mutex<Option<&'static str>>>;
 
@@ -157,6 +160,20 @@ impl Module {
         args: A,
     ) -> Result<()> {
         let function = self.function(K::NAME)?;
+        if shape.shared_bytes > DEFAULT_SHARED_LIMIT_BYTES {
+            // Above 48 KiB a kernel must opt in (cudaFuncSetAttribute); `LaunchShape::check`
+            // has already held the size to the device's opt-in limit.
+            function
+                .set_attribute(
+                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    shape.shared_bytes as i32,
+                )
+                .map_err(Error::cuda(format!(
+                    "allowing kernel `{}` {} bytes of dynamic shared memory",
+                    K::NAME,
+                    shape.shared_bytes
+                )))?;
+        }
         let param = ParamBlock(args);
         let config = LaunchConfig {
             grid_dim: shape.grid,

@@ -6,7 +6,7 @@
 //! same kernel code on the host), kernel sets ([`KernelSet`], loaded by [`Gpu::load`] as
 //! [`Kernels`], through which every typed launch goes) and [`LaunchShape`]s, device buffers and
 //! their kernel views ([`memory`]), pinned host buffers, streams with their events and
-//! asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]), cuBLAS's
+//! asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]), cuFFT's plans ([`Cufft`]), cuBLAS's
 //! SGEMM (`Cublas`, with the feature `cublas`), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
 //! ([`Kernels::write_constant`]), managed memory ([`ManagedBuffer`]) and the kernels' printed
 //! output ([`Gpu::synchronize_output`], [`Gpu::capture_output`]).
@@ -14,6 +14,7 @@ mod constant;
 #[cfg(feature = "cublas")]
 mod cublas;
 mod cuda;
+mod cufft;
 mod curand;
 mod device;
 mod error;
@@ -32,6 +33,7 @@ mod transfer;
 #[cfg(feature = "cublas")]
 pub use cublas::Cublas;
 pub use cuda::{CudaDevice, Module};
+pub use cufft::{Cufft, CufftFloat, CufftKind};
 pub use curand::{Curand, CurandFloat, CurandGenerator};
 pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};

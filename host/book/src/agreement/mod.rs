@@ -7,6 +7,7 @@ mod ch6_laplace;
 mod course_heat;
 mod course_images;
 mod course_runtime;
+mod fft;
 
 use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
@@ -117,6 +118,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     sor::<f32>(&mut c)?;
     sor::<f64>(&mut c)?;
     course_heat::course_heat(&mut c)?;
+    fft::rows(&mut c)?;
     reductions::<i32>(&mut c)?;
     reductions::<u32>(&mut c)?;
     reductions::<u64>(&mut c)?;

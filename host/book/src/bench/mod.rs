@@ -14,6 +14,7 @@ pub mod ch6_laplace;
 pub mod course;
 pub mod course_heat;
 pub mod course_images;
+pub mod fft;
 pub mod nvcc;
 pub mod random;
 pub mod reduce;
@@ -85,6 +86,7 @@ pub const GROUPS: &[&str] = &[
     "images",
     "ch3-lessons",
     "random",
+    "fft",
     "matmul",
     "transfers",
     "simulator",
@@ -252,6 +254,9 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     if settings.wants("random") {
         random::run(gpu, settings)?;
+    }
+    if settings.wants("fft") {
+        fft::run(gpu, settings, memcpy)?;
     }
     if settings.wants("matmul") {
         course::matmul(gpu, settings)?;

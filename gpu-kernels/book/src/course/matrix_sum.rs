@@ -15,16 +15,30 @@ pub struct MatrixSumArgs {
     pub cols: usize,
 }
 
+/// Traps (on every thread) unless `a` holds `rows x cols` elements, without overflow: the one test
+/// that makes every element of the walk in bounds, so the loop's loads carry no bounds test each
+/// and the compiler can issue several before the first is used, as nvcc's unrolled loop does (a
+/// test per load would leave one load in flight per thread and turn the coalescing lesson into a
+/// latency one).
+#[inline(always)]
+fn check_extent(args: &MatrixSumArgs) {
+    if args.rows.checked_mul(args.cols) != Some(args.a.len()) {
+        ferrocuda_device::global::bounds_failure()
+    }
+}
+
 /// `sums[row] = a[row][0] + a[row][1] + ...`, left to right in f32, one thread per row.
 ///
 /// Launch: a 1-D grid of at least `rows` threads.
 #[kernel]
 pub fn matrix_sum_each_row(args: MatrixSumArgs) {
+    check_extent(&args);
     let row = global_idx_x();
     if row < args.rows {
         let mut sum = 0.0f32;
         for col in 0..args.cols {
-            sum += args.a.get(row * args.cols + col);
+            // SAFETY: `row < rows`, `col < cols` and `a` holds `rows * cols` (checked above).
+            sum += unsafe { args.a.get_unchecked(row * args.cols + col) };
         }
         args.sums.set(row, sum);
     }
@@ -35,11 +49,13 @@ pub fn matrix_sum_each_row(args: MatrixSumArgs) {
 /// Launch: a 1-D grid of at least `cols` threads.
 #[kernel]
 pub fn matrix_sum_each_col(args: MatrixSumArgs) {
+    check_extent(&args);
     let col = global_idx_x();
     if col < args.cols {
         let mut sum = 0.0f32;
         for row in 0..args.rows {
-            sum += args.a.get(row * args.cols + col);
+            // SAFETY: `row < rows`, `col < cols` and `a` holds `rows * cols` (checked above).
+            sum += unsafe { args.a.get_unchecked(row * args.cols + col) };
         }
         args.sums.set(col, sum);
     }

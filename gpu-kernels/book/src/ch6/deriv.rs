@@ -543,9 +543,12 @@ pub(crate) fn deriv_march_body<T: Real, C: Coefficients<T>, const DIRECTION: u8>
         };
         base + n * stride
     };
-    // SAFETY (every load below): `at` gives a point of the line, in `f` (`extents`, and the test
-    // of the thread above).
-    let load = |shifted: u32| unsafe { f.get_unchecked(at(shifted) as usize) };
+    // Every load below passes `at` a point n in -4 ..= m + 3, as `n + m - 1`.
+    let load = |shifted: u32| {
+        // SAFETY: `at` gives a point of the line, in `f` (`extents`, and the test of the thread
+        // above).
+        unsafe { f.get_unchecked(at(shifted) as usize) }
+    };
     const W: usize = 2 * HALO + MARCH_STEP;
     // window[s] = point n - 4 + s.
     // Built by `from_fn`, not a loop with a variable index: an array indexed by a variable

@@ -48,7 +48,7 @@ fn every_kernel<T: DerivReal>(
     for coefficients in Coefficients::ALL {
         let mut problem = Problem::<T>::new(gpu, coefficients.grid(), extents).map_err(fail)?;
         problem.line_threads = line_threads;
-        for variant in Variant::all().into_iter().filter(|v| v.coefficients == coefficients) {
+        for variant in Variant::every().into_iter().filter(|v| v.coefficients == coefficients) {
             let d = variant.direction;
             if extents.along(d) <= HALO {
                 continue;

@@ -100,6 +100,55 @@ template <class T, bool Y, unsigned WIDTH> __device__ void deriv_yz(DerivArgs<T>
         a.df.ptr[global + n * stride] = stencil(c, tile + at + n * WIDTH, (int)WIDTH);
 }
 
+// Pencil marching (deriv_march_body): one thread per line, no tile, the window of points
+// n - 4 .. n + 4 + STEP - 1 in registers, STEP independent loads per step; grid
+// (ceil(mx / blockDim.x), ceil(planes / blockDim.y)).
+#define MARCH_STEP 8
+template <class T, bool Y> __device__ void deriv_march(DerivArgs<T> a) {
+    T c[4];
+    uniform<T>(Y ? 1 : 2, c);
+    unsigned mx = a.mx, my = a.my;
+    unsigned m = Y ? my : a.mz, stride = Y ? mx : mx * my, across = Y ? a.mz : my, across_stride = Y ? mx * my : mx;
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x, p = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= mx || p >= across) return;
+    unsigned base = i + p * across_stride;
+    const T* f = a.f.ptr;
+    T* df = a.df.ptr;
+    // Point n (n in -4 .. m + 3) passed as n + m - 1: its periodic image's element.
+    auto at = [&](unsigned s) {
+        unsigned n = s >= 2 * m - 1 ? s - 2 * (m - 1) : (s >= m - 1 ? s - (m - 1) : s);
+        return base + n * stride;
+    };
+    T w[2 * HALO + MARCH_STEP];
+#pragma unroll
+    for (unsigned s = 0; s < 2 * HALO; ++s) w[s] = f[at(s + m - 1 - HALO)];
+    unsigned n = 0;
+    for (; n + MARCH_STEP <= m; n += MARCH_STEP) {
+        T ahead[MARCH_STEP];
+#pragma unroll
+        for (unsigned q = 0; q < MARCH_STEP; ++q) ahead[q] = f[at(n + HALO + q + m - 1)];
+#pragma unroll
+        for (unsigned q = 0; q < MARCH_STEP; ++q) w[2 * HALO + q] = ahead[q];
+#pragma unroll
+        for (unsigned q = 0; q < MARCH_STEP; ++q) df[base + (n + q) * stride] = stencil(c, w + HALO + q, 1);
+#pragma unroll
+        for (unsigned s = 0; s < 2 * HALO; ++s) w[s] = w[s + MARCH_STEP];
+    }
+    for (; n < m; ++n) {
+        w[2 * HALO] = f[at(n + HALO + m - 1)];
+        df[base + n * stride] = stencil(c, w + HALO, 1);
+#pragma unroll
+        for (unsigned s = 0; s < 2 * HALO; ++s) w[s] = w[s + 1];
+    }
+}
+
+extern "C" {
+__global__ void deriv_y_march_f32(DerivArgs<float> a) { deriv_march<float, true>(a); }
+__global__ void deriv_y_march_f64(DerivArgs<double> a) { deriv_march<double, true>(a); }
+__global__ void deriv_z_march_f32(DerivArgs<float> a) { deriv_march<float, false>(a); }
+__global__ void deriv_z_march_f64(DerivArgs<double> a) { deriv_march<double, false>(a); }
+}
+
 extern "C" {
 __global__ void deriv_x_f32(DerivArgs<float> a) { deriv_x<float, 4>(a); }
 __global__ void deriv_x_f64(DerivArgs<double> a) { deriv_x<double, 4>(a); }

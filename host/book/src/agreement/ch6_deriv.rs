@@ -22,7 +22,7 @@ fn typed<T: DerivReal>(c: &mut Comparison) -> Result<()> {
     let input: Vec<T> = (0..n)
         .map(|i| T::from_f64(((i * 7919 % 2003) as f64 / 1001.0 - 1.0) * 3.0))
         .collect();
-    for variant in Variant::all() {
+    for variant in Variant::every() {
         c.compare(&format!("{}_{}", variant.kernel(), T::NAME), Tolerance::EXACT, |gpu| {
             let problem = Problem::<T>::new(gpu, variant.coefficients.grid(), extents)?;
             let f_d = gpu.upload(&input)?;

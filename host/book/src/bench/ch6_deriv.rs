@@ -1,7 +1,7 @@
 //! ch6-deriv's derivatives (book §6.1) from DRAM: the uniform-grid kernels at 512^3 f32 (512
 //! MiB per array, 10x the H100's L2; the book's 64^3 sits in L2), one per tile shape that can
 //! be the best in its direction (x: 4 and 32 lines; y and z: 32-wide tiles, whose warps load 128
-//! contiguous bytes), against memcpy and their CUDA C twins (`host/book/nvcc/ch6/deriv.cu`).
+//! contiguous bytes; and the marching y and z kernels, no tile), against memcpy and their CUDA C twins (`host/book/nvcc/ch6/deriv.cu`).
 //! Bytes counted as the book: one read and one write per point. Each twin's output is compared
 //! bit for bit with the Rust kernel's before timing (a twin that differs is reported and left
 //! out of its row).
@@ -11,11 +11,14 @@ use crate::reference::ch6::deriv::{Direction, Extents, Grid, line_function};
 use ferrocuda::gpu::{Gpu, Kernels, Result};
 
 /// The kernels measured.
-pub const VARIANTS: [Variant; 4] = [
+pub const VARIANTS: [Variant; 6] = [
     Variant::new(Direction::X, Pencils::Small, Coefficients::Uniform),
     Variant::new(Direction::X, Pencils::Large, Coefficients::Uniform),
     Variant::new(Direction::Y, Pencils::Large, Coefficients::Uniform),
     Variant::new(Direction::Z, Pencils::Large, Coefficients::Uniform),
+    // The marching kernels (no tile, 8 loads in flight per thread): the performance pass's y and z.
+    Variant::new(Direction::Y, Pencils::March, Coefficients::Uniform),
+    Variant::new(Direction::Z, Pencils::March, Coefficients::Uniform),
 ];
 
 /// The cube side whose f32 array fills `settings`' working set: 512 for the default 512 MiB, a

@@ -3,8 +3,9 @@
 //! coefficients it reads (the constant bank or a device buffer), and one launch.
 use crate::reference::ch6::deriv::{DerivFloat, Direction, Extents, Grid, HALO, coefficients};
 use book_kernels::ch6::deriv::{
-    DerivArgs, DerivMathArgs, DerivX, DerivX1sync, DerivXLPencils, DerivXMem, DerivY, DerivYLPencils, DerivZ,
-    DerivZLPencils, DerivativeMath, L_PENCILS, S_PENCILS, UNIFORM_WORD, tile_bytes,
+    DerivArgs, DerivMathArgs, DerivX, DerivX1sync, DerivXLPencils, DerivXMem, DerivY, DerivYLPencils, DerivYMarch,
+    DerivZ, DerivZLPencils, DerivZMarch, DerivativeMath, L_PENCILS, MARCH_ROWS, MARCH_WIDTH, S_PENCILS, UNIFORM_WORD,
+    tile_bytes,
 };
 use book_kernels::ch6::deriv_nonuniform::{
     DerivGlobalArgs, DerivXLPencilsNonuniformConstant, DerivXLPencilsNonuniformGlobal, DerivXNonuniformConstant,
@@ -67,6 +68,9 @@ pub enum Pencils {
     Small,
     /// The book's `lPencils` = 32.
     Large,
+    /// No tile (y and z only, not in the book): each thread marches along its line with the
+    /// stencil's window in registers, blocks of `MARCH_WIDTH` x `MARCH_ROWS` lines.
+    March,
 }
 
 impl Pencils {
@@ -74,6 +78,7 @@ impl Pencils {
         match self {
             Pencils::Small => S_PENCILS,
             Pencils::Large => L_PENCILS,
+            Pencils::March => MARCH_WIDTH,
         }
     }
 }
@@ -150,6 +155,18 @@ impl Variant {
         all
     }
 
+    /// The marching y and z kernels of the performance pass (no tile; not in the book).
+    pub fn march() -> [Variant; 2] {
+        [Direction::Y, Direction::Z].map(|d| Variant::new(d, Pencils::March, Coefficients::Uniform))
+    }
+
+    /// [`Variant::all`], the book's kernels, then [`Variant::march`].
+    pub fn every() -> Vec<Variant> {
+        let mut every = Variant::all();
+        every.extend(Variant::march());
+        every
+    }
+
     /// The PTX symbol without its precision suffix.
     pub fn kernel(self) -> String {
         let base = match self.mode {
@@ -159,10 +176,10 @@ impl Variant {
             Mode::Stencil => format!(
                 "deriv_{}{}",
                 self.direction.name(),
-                if self.pencils == Pencils::Large {
-                    "_l_pencils"
-                } else {
-                    ""
+                match self.pencils {
+                    Pencils::Small => "",
+                    Pencils::Large => "_l_pencils",
+                    Pencils::March => "_march",
                 }
             ),
         };
@@ -187,8 +204,11 @@ impl Variant {
         }
     }
 
-    /// Dynamic shared memory of a block: `lines` lines of `m + 8` values.
+    /// Dynamic shared memory of a block: `lines` lines of `m + 8` values (none when marching).
     pub fn shared_bytes<T>(self, extents: Extents) -> usize {
+        if self.pencils == Pencils::March {
+            return 0;
+        }
         tile_bytes::<T>(extents.along(self.direction), self.pencils.lines())
     }
 
@@ -217,13 +237,26 @@ impl Variant {
         }
         let u = |v: usize| v as u32;
         let Extents { mx, my, mz } = extents;
+        if self.pencils == Pencils::March {
+            // One thread per line: x across the block, the planes (y) or rows (z) down it.
+            let across = if self.direction == Direction::Y { mz } else { my };
+            return match self.direction {
+                Direction::X => Err(Error::InvalidArgument(
+                    "the marching kernels take the y and z derivatives, not x".into(),
+                )),
+                Direction::Y | Direction::Z => Ok(LaunchShape::new(
+                    (u(mx.div_ceil(MARCH_WIDTH)), u(across.div_ceil(MARCH_ROWS)), 1),
+                    (u(MARCH_WIDTH), u(MARCH_ROWS), 1),
+                )),
+            };
+        }
         let (grid, block) = match self.direction {
             Direction::X => ((my / lines, mz), (line_threads.unwrap_or(mx.min(X_THREADS)), S_PENCILS)),
             Direction::Y | Direction::Z => {
                 let across = if self.direction == Direction::Y { mz } else { my };
                 let along = match self.pencils {
                     Pencils::Small => m.min(SMALL_LINE_THREADS),
-                    Pencils::Large => (m / 8).clamp(1, LARGE_LINE_THREADS),
+                    Pencils::Large | Pencils::March => (m / 8).clamp(1, LARGE_LINE_THREADS),
                 };
                 ((mx / lines, across), (lines, line_threads.unwrap_or(along)))
             }
@@ -311,6 +344,8 @@ macro_rules! deriv_real {
                     (D::Y, P::Large, C::Uniform, M::Stencil, Args::Plain(a)) => launch_with(k, DerivYLPencils, shape, a),
                     (D::Z, P::Small, C::Uniform, M::Stencil, Args::Plain(a)) => launch_with(k, DerivZ, shape, a),
                     (D::Z, P::Large, C::Uniform, M::Stencil, Args::Plain(a)) => launch_with(k, DerivZLPencils, shape, a),
+                    (D::Y, P::March, C::Uniform, M::Stencil, Args::Plain(a)) => launch_with(k, DerivYMarch, shape, a),
+                    (D::Z, P::March, C::Uniform, M::Stencil, Args::Plain(a)) => launch_with(k, DerivZMarch, shape, a),
                     (D::X, P::Small, C::Constant, M::Stencil, Args::Plain(a)) => launch_with(k, DerivXNonuniformConstant, shape, a),
                     (D::X, P::Large, C::Constant, M::Stencil, Args::Plain(a)) => launch_with(k, DerivXLPencilsNonuniformConstant, shape, a),
                     (D::Y, P::Small, C::Constant, M::Stencil, Args::Plain(a)) => launch_with(k, DerivYNonuniformConstant, shape, a),

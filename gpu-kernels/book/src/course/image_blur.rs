@@ -170,7 +170,7 @@ pub fn blur_stream(args: BlurArgs) {
     if image.interior_rows(c, y0, STREAM_ROWS, BLUR_SIZE) {
         blur_stream_rows::<true>(&image, c, y0);
     } else {
-        blur_stream_rows::<false>(&image, c, y0);
+        blur_stream_edge(&image, c, y0);
     }
 }
 
@@ -189,6 +189,35 @@ fn row_sums<const INTERIOR: bool>(image: &WordImage, y: isize, c: usize) -> [u32
         sums[p] = math::dp4a(window(&buffer, p + 2), 0x0101_0101, byte(&buffer, p + 6));
     });
     sums
+}
+
+/// [`blur_stream`] for a strip at the image's edge: one row per step and the box's 5 row sums
+/// kept whole, so that this path, with its bounds tests and byte loads, needs fewer registers
+/// than the interior one (the kernel's register count is the larger of the two).
+#[inline(always)]
+fn blur_stream_edge(image: &WordImage, c: usize, y0: usize) {
+    let (w, h) = (image.width, image.height);
+    let top = y0 as isize - BLUR_SIZE as isize;
+    // `rows[k]`: the row sums of input row `y - 2 + k` for output row `y`.
+    let mut rows = [[0u32; 4]; BLUR_WIDTH];
+    unroll!(k in [1, 2, 3, 4] => {
+        rows[k] = row_sums::<false>(image, top + k as isize - 1, c);
+    });
+    let end = (y0 + STREAM_ROWS).min(h);
+    for y in y0..end {
+        unroll!(k in [0, 1, 2, 3] => {
+            rows[k] = rows[k + 1];
+        });
+        rows[BLUR_WIDTH - 1] = row_sums::<false>(image, (y + BLUR_SIZE) as isize, c);
+        let mut pixels = [0u8; 4];
+        unroll!(p in [0, 1, 2, 3] => {
+            let sum = rows[0][p] + rows[1][p] + rows[2][p] + rows[3][p] + rows[4][p];
+            let x = PIXELS_PER_THREAD * c + p;
+            let inside = y >= BLUR_SIZE && y + BLUR_SIZE < h && x >= BLUR_SIZE && x + BLUR_SIZE < w;
+            pixels[p] = if inside { BY_BOX.divide(sum) as u8 } else { normalise(sum, box_pixels(x, y, w, h)) };
+        });
+        image.store_word(y, c, pack(pixels));
+    }
 }
 
 /// [`blur_stream`] for the thread at word `c`, rows `y0 .. y0 + STREAM_ROWS`; `INTERIOR`:

@@ -131,6 +131,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, course::matrix_sum::MatrixSumArgs>(course::matrix_sum::MatrixSumEachCol),
         entry::<_, course::image_blur::BlurArgs>(course::image_blur::BlurKernel),
         entry::<_, course::image_blur::BlurArgs>(course::image_blur::BlurFast),
+        entry::<_, course::image_blur::BlurArgs>(course::image_blur::BlurStream),
         entry::<_, course::convolution::Convolution1dArgs>(course::convolution::Convolution1dBasicKernel),
         entry::<_, course::convolution::Convolution1dTiledArgs>(course::convolution::Convolution1dTiledKernel),
         entry::<_, course::convolution::Convolution2dArgs>(course::convolution::Convolution2dBasicKernel),

@@ -226,6 +226,11 @@ fn course_images_ptx() -> TestResult {
         &["dp4a.u32.u32", "ld.global.nc.b32", "st.global.b32"],
         &["bar.sync"],
     )?;
+    expect(
+        "blur_stream",
+        &["dp4a.u32.u32", "ld.global.nc.b32", "st.global.b32"],
+        &["bar.sync", ".local"],
+    )?;
     expect("convolution_1d_basic_kernel", &["fma.rn.f32"], &["ld.const"])?;
     expect(
         "convolution_1d_tiled_kernel",

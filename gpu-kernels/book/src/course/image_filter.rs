@@ -175,17 +175,26 @@ impl WordImage {
     /// and every window of its outputs (reaching `reach <= 4` pixels each way) lies inside.
     #[inline(always)]
     pub fn interior(&self, c: usize, y0: usize, reach: usize) -> bool {
+        self.interior_rows(c, y0, ROWS_PER_THREAD, reach)
+    }
+
+    /// [`WordImage::interior`] for a thread writing `rows` rows from `y0` (the streaming
+    /// kernels' strips): rows `y0 - reach .. y0 + rows + reach` and words `c - 1 ..= c + 1` lie
+    /// inside a word-aligned image.
+    #[inline(always)]
+    pub fn interior_rows(&self, c: usize, y0: usize, rows: usize, reach: usize) -> bool {
         self.words.is_some()
             && c >= 1
             && c + 1 < self.width / PIXELS_PER_THREAD
             && y0 >= reach
-            && y0 + ROWS_PER_THREAD + reach <= self.height
+            && y0 + rows + reach <= self.height
     }
 
     /// [`WordImage::row_buffer`] of an interior thread: three loads, no tests.
     ///
     /// # Safety
-    /// [`WordImage::interior`] holds for `c` and a range of rows holding `y`.
+    /// [`WordImage::interior`] (or [`WordImage::interior_rows`]) holds for `c` and a range of
+    /// rows holding `y`.
     #[inline(always)]
     pub unsafe fn row_buffer_interior(&self, y: usize, c: usize) -> [u32; 4] {
         match self.words {

@@ -64,9 +64,13 @@ __device__ __forceinline__ void row_buffer(const WordImage& im, long long y, siz
     buffer[3] = 0;
 }
 
-__device__ __forceinline__ bool interior(const WordImage& im, size_t c, size_t y0, size_t reach) {
+__device__ __forceinline__ bool interior_rows(const WordImage& im, size_t c, size_t y0, size_t rows, size_t reach) {
     return im.aligned && c >= 1 && c + 1 < im.width / PIXELS_PER_THREAD && y0 >= reach &&
-           y0 + ROWS_PER_THREAD + reach <= im.height;
+           y0 + rows + reach <= im.height;
+}
+
+__device__ __forceinline__ bool interior(const WordImage& im, size_t c, size_t y0, size_t reach) {
+    return interior_rows(im, c, y0, ROWS_PER_THREAD, reach);
 }
 
 __device__ __forceinline__ void row_buffer_interior(const WordImage& im, size_t y, size_t c, unsigned buffer[4]) {

@@ -18,7 +18,7 @@ use book_kernels::course::convolution::{
     Convolution2dBasicKernel, Convolution2dTiledArgs, Convolution2dTiledKernel, O_TILE_WIDTH,
 };
 use book_kernels::course::convolution_fast::Convolution2dFastM5;
-use book_kernels::course::image_blur::{BlurArgs, BlurFast, BlurKernel};
+use book_kernels::course::image_blur::{BlurArgs, BlurFast, BlurKernel, BlurStream};
 use book_kernels::course::matrix_sum::{MatrixSumArgs, MatrixSumEachCol, MatrixSumEachRow};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
 
@@ -32,7 +32,7 @@ pub const O_TILE_2D: usize = 28;
 /// The CUDA C twins of the image kernels.
 #[derive(Clone, Copy)]
 pub struct ImageTwins<'a, 'g> {
-    /// `blur_kernel`, `blur_fast`.
+    /// `blur_kernel`, `blur_fast`, `blur_stream`.
     pub image_blur: &'a Kernels<'g>,
     /// `convolution_2d_basic_kernel`, `convolution_2d_tiled_kernel`, `convolution_2d_fast_m5`.
     pub convolution: &'a Kernels<'g>,
@@ -84,6 +84,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twins: Option<ImageTwins>) -> Result<
                 match variant {
                     BlurVariant::Course => kernels.launch(BlurKernel, shape, args),
                     BlurVariant::Fast => kernels.launch(BlurFast, shape, args),
+                    BlurVariant::Stream => kernels.launch(BlurStream, shape, args),
                 }
             }),
         };

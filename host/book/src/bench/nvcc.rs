@@ -37,7 +37,7 @@ pub struct Twins<'g> {
     pub heat: Kernels<'g>,
     /// `jacobi_strip_*` (the book's 9-point Laplace sweep, 8 points per thread).
     pub laplace2d: Kernels<'g>,
-    /// `blur_kernel`, `blur_fast` (course-image-blur).
+    /// `blur_kernel`, `blur_fast`, `blur_stream` (course-image-blur).
     pub image_blur: Kernels<'g>,
     /// `convolution_2d_basic_kernel`, `convolution_2d_tiled_kernel`, `convolution_2d_fast_m5`
     /// (course-convolution).

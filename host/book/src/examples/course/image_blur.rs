@@ -1,7 +1,8 @@
 //! course-image-blur: the course's hands-on 4 (`04_image_blur`): a 5 x 5 box blur
 //! (`BLUR_SIZE = 2`) of an 8-bit grayscale image, the integer average over the box's in-image
 //! pixels, 16 x 16 blocks on a `((w-1)/16+1, (h-1)/16+1)` grid; then the same blur with 4 pixels
-//! by 8 rows per thread (`blur_fast`, ours), written to run at memory bandwidth.
+//! by 8 rows per thread (`blur_fast`, ours), written to run at memory bandwidth, and with 4 pixels
+//! by 32 rows per thread and a running column sum (`blur_stream`, ours, the performance pass).
 //!
 //! "No actual image, just some pattern which is easy to check for correctness": here
 //! `pixel(r, c) = 2 (r mod 64) + 2 (c mod 64)` (0 to 252). Its rows and columns add up
@@ -13,7 +14,10 @@
 //! all agree. 4096 x 4096 on a GPU, 333 x 250 (multiples of neither 16 nor 4) on the simulator.
 use crate::examples::{Example, Options, Outcome};
 use crate::reference::course::image_blur as reference;
-use book_kernels::course::image_blur::{BLOCK, BLUR_SIZE, BlurArgs, BlurFast, BlurKernel, FAST_BLUR_BLOCK};
+use book_kernels::course::image_blur::{
+    BLOCK, BLUR_SIZE, BlurArgs, BlurFast, BlurKernel, BlurStream, FAST_BLUR_BLOCK, STREAM_BLUR_BLOCK, STREAM_ROWS,
+};
+use book_kernels::course::image_filter::PIXELS_PER_THREAD;
 use book_kernels::course::image_filter::fast_grid;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
@@ -22,7 +26,7 @@ use rayon::prelude::*;
 
 pub const EXAMPLE: Example = Example {
     id: "course-image-blur",
-    description: "5 x 5 box blur of a u8 pattern image, 16 x 16 blocks, and a 4-pixel x 8-row-per-thread version; exact (IT4I course)",
+    description: "5 x 5 box blur of a u8 pattern image, 16 x 16 blocks, 4-pixel x 8-row and 4-pixel x 32-row streaming versions; exact (IT4I course)",
     flags: &[],
     run,
 };
@@ -34,39 +38,48 @@ pub const SIMULATOR_SIZE: (usize, usize) = (333, 250);
 /// Period of the pattern, rows and columns.
 pub const PERIOD: usize = 64;
 
-/// The two blur kernels.
+/// The blur kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
     /// `blur_kernel`: the course's, one thread per pixel, 16 x 16 blocks.
     Course,
     /// `blur_fast`: 4 pixels x 8 rows per thread, 32 x 8 blocks.
     Fast,
+    /// `blur_stream`: 4 pixels x 32 rows per thread with a running column sum, 32 x 8 blocks.
+    Stream,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 2] = [Variant::Course, Variant::Fast];
+    pub const ALL: [Variant; 3] = [Variant::Course, Variant::Fast, Variant::Stream];
 
     /// Its kernel's name.
     pub fn kernel(self) -> &'static str {
         match self {
             Variant::Course => "blur_kernel",
             Variant::Fast => "blur_fast",
+            Variant::Stream => "blur_stream",
         }
     }
 
     /// Its launch over a `w x h` image.
     pub fn shape(self, w: usize, h: usize) -> Result<LaunchShape> {
-        match self {
-            Variant::Course => LaunchShape::cover_2d(w, h, BLOCK),
-            Variant::Fast => {
-                let (gx, gy) = fast_grid(w, h);
-                match (u32::try_from(gx), u32::try_from(gy)) {
-                    (Ok(gx), Ok(gy)) => Ok(LaunchShape::new((gx, gy, 1), (FAST_BLUR_BLOCK.0, FAST_BLUR_BLOCK.1, 1))),
-                    _ => Err(Error::InvalidArgument(format!(
-                        "a {w} x {h} image needs more blocks than a grid holds"
-                    ))),
-                }
-            }
+        let (grid, block) = match self {
+            Variant::Course => return LaunchShape::cover_2d(w, h, BLOCK),
+            Variant::Fast => (fast_grid(w, h), FAST_BLUR_BLOCK),
+            // One thread per 4 pixels of STREAM_ROWS rows.
+            Variant::Stream => (
+                (
+                    w.div_ceil(PIXELS_PER_THREAD).div_ceil(STREAM_BLUR_BLOCK.0 as usize),
+                    h.div_ceil(STREAM_ROWS).div_ceil(STREAM_BLUR_BLOCK.1 as usize),
+                ),
+                STREAM_BLUR_BLOCK,
+            ),
+        };
+        match (u32::try_from(grid.0), u32::try_from(grid.1)) {
+            (Ok(gx), Ok(gy)) => Ok(LaunchShape::new((gx, gy, 1), (block.0, block.1, 1))),
+            _ => Err(Error::InvalidArgument(format!(
+                "a {w} x {h} image needs more blocks than a grid holds"
+            ))),
         }
     }
 }
@@ -108,6 +121,7 @@ pub fn blur(
     match variant {
         Variant::Course => crate::kernels(gpu)?.launch(BlurKernel, shape, args),
         Variant::Fast => crate::kernels(gpu)?.launch(BlurFast, shape, args),
+        Variant::Stream => crate::kernels(gpu)?.launch(BlurStream, shape, args),
     }
 }
 
@@ -166,7 +180,7 @@ pub fn unchanged_pixels(w: usize, h: usize) -> Vec<(usize, u8)> {
         .collect()
 }
 
-/// Blurs the pattern with both kernels (`--size N`: N x N), times them, and checks them.
+/// Blurs the pattern with every kernel (`--size N`: N x N), times them, and checks them.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let (w, h) = match options.size {
         Some(_) => {

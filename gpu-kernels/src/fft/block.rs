@@ -233,12 +233,22 @@ fn pass<T: ComplexScalar, const R: usize, const E: usize>(
         if q < E / R {
             let j = p.t + ((q as u32) << p.log2_per_row);
             let k = j & (span - 1);
+            // The twiddles are all loaded before the first product, so their latencies overlap
+            // (a product right after each load waits for it). Unconditional loads (index 0 in
+            // the first pass, where `k` is 0) keep them together; the products stay where they
+            // were, so the results are unchanged.
+            let mut w = [Complex::<T>::zero(); 8];
+            unroll!(r in [1, 2, 3, 4, 5, 6, 7] => {
+                if r < R {
+                    w[r] = twiddles.get_nc((((r as u32) * k) << log2_table_step) as usize);
+                }
+            });
             let mut x = [Complex::<T>::zero(); 8];
             unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
                 if r < R {
                     x[r] = v[q * R + r];
                     if r > 0 && span > 1 {
-                        x[r] = x[r] * twiddles.get_nc((((r as u32) * k) << log2_table_step) as usize);
+                        x[r] = x[r] * w[r];
                     }
                 }
             });

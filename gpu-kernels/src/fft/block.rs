@@ -94,21 +94,30 @@ fn transform<T: ComplexScalar, const E: usize>(args: &FftRowsArgs<T>) {
     let first_row = block_idx().x as u32 * rows_per_block;
     let inverse = args.inverse != 0;
 
-    // Global to shared. Rows past the end are zeros, so every pass reads written memory.
+    // Global to shared, in two phases so that all `E` loads of a thread are in flight together:
+    // a shared store right after each load would wait for it, leaving one load in flight per
+    // thread (a few KB per SM, far from the ~40 KB that saturate HBM). The loads are
+    // unconditional so that none is sunk next to its store: rows past the end read the last row
+    // again (clamped, always in the buffer: a block exists only where `args.rows > 0`). Rows are
+    // transformed independently and those rows are never stored, so their values do not matter;
+    // every pass still reads written memory.
     let layout = args.input_layout;
-    for c in 0..e {
-        let (row, i) = tile_position(tid + c * threads, args.log2_n, args.log2_rows_per_block, &layout);
-        let g = first_row + row;
-        let value = if g < args.rows {
-            let x = args
-                .input
-                .get(layout.row_offset(g) + i as usize * layout.element_stride);
-            if inverse { x.conj() } else { x }
-        } else {
-            Complex::zero()
-        };
-        tile.set((row * pitch + padded32(i)) as usize, value);
-    }
+    let last_row = args.rows.saturating_sub(1);
+    let mut loaded = [Complex::<T>::zero(); 8];
+    unroll!(c in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        if c < E {
+            let (row, i) = tile_position(tid + c as u32 * threads, args.log2_n, args.log2_rows_per_block, &layout);
+            let g = (first_row + row).min(last_row);
+            let x = args.input.get(layout.row_offset(g) + i as usize * layout.element_stride);
+            loaded[c] = if inverse { x.conj() } else { x };
+        }
+    });
+    unroll!(c in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        if c < E {
+            let (row, i) = tile_position(tid + c as u32 * threads, args.log2_n, args.log2_rows_per_block, &layout);
+            tile.set((row * pitch + padded32(i)) as usize, loaded[c]);
+        }
+    });
     // SAFETY: every thread of the block reaches every barrier of the kernel: no thread returns
     // early, and the pass loop's bounds are the same for all.
     unsafe { sync_threads() };
@@ -224,12 +233,22 @@ fn pass<T: ComplexScalar, const R: usize, const E: usize>(
         if q < E / R {
             let j = p.t + ((q as u32) << p.log2_per_row);
             let k = j & (span - 1);
+            // The twiddles are all loaded before the first product, so their latencies overlap
+            // (a product right after each load waits for it). Unconditional loads (index 0 in
+            // the first pass, where `k` is 0) keep them together; the products stay where they
+            // were, so the results are unchanged.
+            let mut w = [Complex::<T>::zero(); 8];
+            unroll!(r in [1, 2, 3, 4, 5, 6, 7] => {
+                if r < R {
+                    w[r] = twiddles.get_nc((((r as u32) * k) << log2_table_step) as usize);
+                }
+            });
             let mut x = [Complex::<T>::zero(); 8];
             unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7] => {
                 if r < R {
                     x[r] = v[q * R + r];
                     if r > 0 && span > 1 {
-                        x[r] = x[r] * twiddles.get_nc((((r as u32) * k) << log2_table_step) as usize);
+                        x[r] = x[r] * w[r];
                     }
                 }
             });

@@ -74,6 +74,11 @@ impl RowLayout {
     pub fn row_offset(&self, g: u32) -> usize {
         // `max(1)`: a zero (never built by the host) cannot link a division-by-zero panic.
         let inner_rows = self.inner_rows.max(1);
+        // Contiguous rows (the batched 1-D case): no 32-bit division (~20 instructions) per
+        // element; the branch is uniform across the launch.
+        if inner_rows == 1 {
+            return g as usize * self.outer_stride;
+        }
         (g / inner_rows) as usize * self.outer_stride + (g % inner_rows) as usize * self.inner_stride
     }
 

@@ -43,7 +43,7 @@
 //! | [`warp`] | warp shuffle and vote | `__shfl_*_sync`, `__any_sync`, `__ballot_sync`, `__activemask` |
 //! | [`atomic`] | atomic functions | `atomicAdd`, `atomicMin`, `atomicExch`, `atomicCAS` |
 //! | [`math`] | mathematical functions, intrinsics | `__fmaf_rn`, `__fmul_rn`, `__sinf`, `sinf` |
-//! | [`print`] | formatted output | `printf` ([`println!`], [`print!`]) |
+//! | [`print`](mod@print) | formatted output | `printf` ([`println!`], [`print!`]) |
 //! | [`collective`] | (CUB) | `WarpReduce`, `BlockReduce` |
 //! | [`random`] | (cuRAND) | Philox4x32-10, identical on the GPU and the CPU |
 //! | [`complex`] | (cuComplex) | `cuFloatComplex`, `cuDoubleComplex` as one generic `Complex<T>` |

@@ -1,4 +1,4 @@
-//! Printing from kernels: [`println!`](crate::println) and [`print!`](crate::print), CUDA C's
+//! Printing from kernels: [`println!`](crate::println) and [`print!`](macro@crate::print), CUDA C's
 //! device-side `printf` with Rust's format syntax (Rust-CUDA's `cuda_std::println!`).
 //!
 //! ```
@@ -151,7 +151,7 @@ pub fn _print(args: fmt::Arguments<'_>, newline: bool) {
 
 /// Prints from a kernel, as CUDA C's `printf` does, with Rust's format syntax; no newline.
 ///
-/// Each call's text comes out whole (see the [module](crate::print) for limits). For a
+/// Each call's text comes out whole (see the [module](mod@crate::print) for limits). For a
 /// line, use [`println!`](crate::println).
 #[macro_export]
 macro_rules! print {

@@ -288,7 +288,7 @@ impl<T: super::FftFloat> RustPlan<T> {
 
     /// Queues the plan's launches on `stream` (or the device's); `flip` inverts every complex
     /// pass (a C2C plan's inverse).
-    /// `padded` selects the in-place real transforms' launches ([`RustPlan::prepare_in_place`]
+    /// `padded` selects the in-place real transforms' launches (`RustPlan::prepare_in_place`
     /// first).
     pub fn execute(&mut self, gpu: &Gpu, stream: Option<&Stream>, io: Io<T>, flip: bool, padded: bool) -> Result<()> {
         let kernels = gpu.load(&crate::ptx::LIBRARY)?;

@@ -48,7 +48,7 @@ fn convolution_2d_fast<const MW: usize, const K: usize>(args: Convolution2dFastA
     }
 }
 
-/// [`convolution_2d_fast`] for the thread at word `c`, rows `y0..`; `INTERIOR`:
+/// `convolution_2d_fast` for the thread at word `c`, rows `y0..`; `INTERIOR`:
 /// [`WordImage::interior`] holds, so loads and divisions need no tests.
 ///
 /// Input row `k` of the thread's `8 + MW - 1` feeds output rows `k - i` for mask rows `i`; the
@@ -108,7 +108,7 @@ fn convolution_2d_fast_rows<const MW: usize, const K: usize, const INTERIOR: boo
     });
 }
 
-/// [`convolution_2d_fast`] with a 1 x 1 mask.
+/// `convolution_2d_fast` with a 1 x 1 mask.
 ///
 /// Launch: [`FAST_CONVOLUTION_BLOCK`] blocks, grid `(ceil(w / 4 / 32), ceil(h / 8 / 8))`; the
 /// mask in the constant bank, unpacked and packed (`course-convolution`'s `upload_mask`).
@@ -117,25 +117,25 @@ pub fn convolution_2d_fast_m1(args: Convolution2dFastArgs) {
     convolution_2d_fast::<1, 1>(args);
 }
 
-/// [`convolution_2d_fast`] with a 3 x 3 mask; launch as [`convolution_2d_fast_m1`].
+/// `convolution_2d_fast` with a 3 x 3 mask; launch as [`convolution_2d_fast_m1`].
 #[kernel]
 pub fn convolution_2d_fast_m3(args: Convolution2dFastArgs) {
     convolution_2d_fast::<3, 1>(args);
 }
 
-/// [`convolution_2d_fast`] with a 5 x 5 mask (the course's); launch as [`convolution_2d_fast_m1`].
+/// `convolution_2d_fast` with a 5 x 5 mask (the course's); launch as [`convolution_2d_fast_m1`].
 #[kernel]
 pub fn convolution_2d_fast_m5(args: Convolution2dFastArgs) {
     convolution_2d_fast::<5, 2>(args);
 }
 
-/// [`convolution_2d_fast`] with a 7 x 7 mask; launch as [`convolution_2d_fast_m1`].
+/// `convolution_2d_fast` with a 7 x 7 mask; launch as [`convolution_2d_fast_m1`].
 #[kernel]
 pub fn convolution_2d_fast_m7(args: Convolution2dFastArgs) {
     convolution_2d_fast::<7, 2>(args);
 }
 
-/// [`convolution_2d_fast`] with a 9 x 9 mask; launch as [`convolution_2d_fast_m1`].
+/// `convolution_2d_fast` with a 9 x 9 mask; launch as [`convolution_2d_fast_m1`].
 #[kernel]
 pub fn convolution_2d_fast_m9(args: Convolution2dFastArgs) {
     convolution_2d_fast::<9, 3>(args);

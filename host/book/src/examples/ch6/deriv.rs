@@ -83,7 +83,7 @@ const STRETCHED_TRUNCATION_AT_64: f64 = 1.0e-6;
 /// precision of machine epsilon `epsilon`: twice the truncation error plus twice a round-off
 /// bound. Truncation, uniform grid: exactly `|k - k'|` for `cos(k x)`, `k = 2 pi`, with the
 /// stencil's modified wave number `k' = (m-1) sum_j 2 c_j sin(j k h)`; stretched grid:
-/// [`STRETCHED_TRUNCATION_AT_64`] scaled. Round-off: an input rounded by `epsilon` relative
+/// `STRETCHED_TRUNCATION_AT_64` scaled. Round-off: an input rounded by `epsilon` relative
 /// (argument `2 pi x` included) is amplified by the stencil's `(m-1) * 2 sum|c_j|` ~ `2 (m-1)`,
 /// so `(m-1) 2 pi epsilon` per unit of `ds/dx` (at most 1.5 on the stretched grid).
 pub fn analytic_tolerance(grid: Grid, m: usize, epsilon: f64) -> f64 {

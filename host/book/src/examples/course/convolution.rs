@@ -92,7 +92,7 @@ fn check_mask_width(width: usize, max: usize) -> Result<()> {
 /// from writing the masks to their last launch (stream order does the rest).
 static CONSTANT_BANK: Mutex<()> = Mutex::new(());
 
-/// The course's masks in the constant bank, owned while this lives (see [`CONSTANT_BANK`]).
+/// The course's masks in the constant bank, owned while this lives (see `CONSTANT_BANK`).
 pub struct ConstantMasks<'g> {
     gpu: &'g Gpu,
     _bank: MutexGuard<'static, ()>,

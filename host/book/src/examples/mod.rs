@@ -235,6 +235,7 @@ pub static EXAMPLES: &[Example] = &[
     ch7::fftshift::EXAMPLE,
     ch7::spectral_deriv::EXAMPLE,
     ch7::poisson::EXAMPLE,
+    ch7::fft_convolution::EXAMPLE,
 ];
 
 /// The example with this id.

@@ -1,5 +1,6 @@
 //! Book chapter 7: applications of the FFT, on `ferrocuda::fft` (either engine, `--fft`).
 pub mod fft_c2c_test;
+pub mod fft_convolution;
 pub mod fft_r2c_test;
 pub mod fftshift;
 pub mod poisson;

@@ -28,21 +28,21 @@ pub const FIRST_DP_BOOK_ERROR: f64 = 3.2e-15;
 pub const FIRST_SP_BOOK_ERROR: f64 = 2.2e-6;
 
 /// The largest difference allowed for derivative `order` (1 or 2) of length `n` in a
-/// precision of `epsilon`: the book's n = 8 bound scaled by `log2(n) / 3` (the FFT's error
-/// growth) and, for the second derivative, by the ratio of its largest multiplier `(n/2)^2` to
-/// the first derivative's `n/2 - 1`, since `-k^2` amplifies the round-off of the highest
-/// (Nyquist) coefficient, which the first derivative zeroes.
+/// precision of `epsilon`. At the book's n = 8, first derivative: the book's own largest
+/// difference. Otherwise a round-off bound: each coefficient carries about `log2(n) eps` of the
+/// signal's magnitude (2), the multiplier amplifies it by up to `n/2` (first derivative) or
+/// `(n/2)^2` (second, whose Nyquist coefficient is kept), with a factor 4 of room.
 pub fn tolerance(order: u32, n: usize, epsilon: f64) -> Tolerance {
-    let book = if epsilon < 1e-10 { FIRST_DP_BOOK_ERROR } else { FIRST_SP_BOOK_ERROR };
-    let growth = ((n as f64).log2() / 3.0).max(1.0);
-    let first = book * growth;
-    let abs = if order == 1 {
-        first
-    } else {
-        let half = (n / 2) as f64;
-        first * (half * half / (half - 1.0).max(1.0)).max(1.0)
-    };
-    Tolerance { abs, rel: 0.0 }
+    if order == 1 && n == N {
+        let book = if epsilon < 1e-10 { FIRST_DP_BOOK_ERROR } else { FIRST_SP_BOOK_ERROR };
+        return Tolerance { abs: book, rel: 0.0 };
+    }
+    let half = (n / 2) as f64;
+    let amplification = if order == 1 { half } else { half * half };
+    Tolerance {
+        abs: 4.0 * (n as f64).log2() * epsilon * 2.0 * amplification,
+        rel: 0.0,
+    }
 }
 
 /// The exact derivative of `order` at `x`.

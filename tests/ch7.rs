@@ -47,9 +47,15 @@ fn ch7_fft_c2c_test_coefficients(gpu: &Gpu) -> TestResult {
     let (_, out) = fft_c2c_test::transform::<f64>(gpu, &Options::default(), 16).map_err(fail)?;
     const TOLERANCE: f64 = 1e-14; // a few f64 epsilons of the 16-point transform
     let near = |got: f64, want: f64| (got - want).abs() <= TOLERANCE;
-    ensure(near(out[2].re, 0.5) && near(out[14].re, 0.5), || format!("k = +-2: {:?} {:?}", out[2], out[14]))?;
-    ensure(near(out[3].im, -0.5) && near(out[13].im, 0.5), || format!("k = +-3: {:?} {:?}", out[3], out[13]))?;
-    ensure(near(out[0].re, 0.0) && near(out[8].re, 0.0), || format!("k = 0, -8: {:?} {:?}", out[0], out[8]))
+    ensure(near(out[2].re, 0.5) && near(out[14].re, 0.5), || {
+        format!("k = +-2: {:?} {:?}", out[2], out[14])
+    })?;
+    ensure(near(out[3].im, -0.5) && near(out[13].im, 0.5), || {
+        format!("k = +-3: {:?} {:?}", out[3], out[13])
+    })?;
+    ensure(near(out[0].re, 0.0) && near(out[8].re, 0.0), || {
+        format!("k = 0, -8: {:?} {:?}", out[0], out[8])
+    })
 }
 
 fn ch7_fft_r2c_test_program(gpu: &Gpu) -> TestResult {
@@ -74,9 +80,15 @@ fn ch7_fftshift_program(gpu: &Gpu) -> TestResult {
 fn ch7_fftshift_k0(gpu: &Gpu) -> TestResult {
     let (input, spectrum, _) = fftshift::shifted::<f64>(gpu, &Options::default(), 16).map_err(fail)?;
     const TOLERANCE: f64 = 1e-13; // f64 round-off on values of 17
-    ensure((input[0] - 17.0).abs() < TOLERANCE, || format!("input(1) = {}", input[0]))?;
-    ensure((spectrum[8].re - 16.0).abs() < TOLERANCE, || format!("k = 0: {:?}", spectrum[8]))?;
-    ensure((spectrum[6].re - 0.5).abs() < TOLERANCE, || format!("k = -2: {:?}", spectrum[6]))
+    ensure((input[0] - 17.0).abs() < TOLERANCE, || {
+        format!("input(1) = {}", input[0])
+    })?;
+    ensure((spectrum[8].re - 16.0).abs() < TOLERANCE, || {
+        format!("k = 0: {:?}", spectrum[8])
+    })?;
+    ensure((spectrum[6].re - 0.5).abs() < TOLERANCE, || {
+        format!("k = -2: {:?}", spectrum[6])
+    })
 }
 
 fn ch7_spectral_deriv_program(gpu: &Gpu) -> TestResult {
@@ -88,7 +100,9 @@ fn ch7_spectral_deriv_book_errors(gpu: &Gpu) -> TestResult {
     let h = std::f64::consts::TAU / 8.0;
     let mut plan = ferrocuda::fft::Plan::<f64>::c2c_1d(gpu, 8, 1, ferrocuda::fft::Engine::Rust).map_err(fail)?;
     let dp = spectral_deriv::derivative::<f64>(gpu, &mut plan, 8, 1).map_err(fail)?;
-    let dp_err = (0..8).map(|j| (dp[j] - spectral_deriv::exact(1, j as f64 * h)).abs()).fold(0.0, f64::max);
+    let dp_err = (0..8)
+        .map(|j| (dp[j] - spectral_deriv::exact(1, j as f64 * h)).abs())
+        .fold(0.0, f64::max);
     ensure(dp_err <= 3.2e-15, || format!("DP error {dp_err:e}"))?;
     let mut plan = ferrocuda::fft::Plan::<f32>::c2c_1d(gpu, 8, 1, ferrocuda::fft::Engine::Rust).map_err(fail)?;
     let sp = spectral_deriv::derivative::<f32>(gpu, &mut plan, 8, 1).map_err(fail)?;
@@ -136,11 +150,27 @@ fn ch7_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
     refused(gpu, "ch7-poisson", options(Some(100), f32))?;
     refused(gpu, "ch7-poisson", options(Some(1), f32))?;
     refused(gpu, "ch7-fft-convolution", options(Some(100), f32))?;
-    refused(gpu, "ch7-fft-convolution", options(Some(16), f32).with_flag("--planes", Some("0")))?;
-    refused(gpu, "ch7-fft-convolution", options(Some(16), f32).with_flag("--order", Some("sideways")))?;
-    refused(gpu, "ch7-fft-c2c-test", options(None, f32).with_flag("--fft", Some("fftw")))?;
+    refused(
+        gpu,
+        "ch7-fft-convolution",
+        options(Some(16), f32).with_flag("--planes", Some("0")),
+    )?;
+    refused(
+        gpu,
+        "ch7-fft-convolution",
+        options(Some(16), f32).with_flag("--order", Some("sideways")),
+    )?;
+    refused(
+        gpu,
+        "ch7-fft-c2c-test",
+        options(None, f32).with_flag("--fft", Some("fftw")),
+    )?;
     if gpu.is_simulator() {
-        refused(gpu, "ch7-poisson", options(Some(64), f32).with_flag("--fft", Some("cufft")))?;
+        refused(
+            gpu,
+            "ch7-poisson",
+            options(Some(64), f32).with_flag("--fft", Some("cufft")),
+        )?;
     }
     Ok(())
 }
@@ -150,14 +180,21 @@ fn ch7_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
 fn ch7_poisson_reference() -> TestResult {
     let n = 16;
     let tau = std::f64::consts::TAU;
-    let k: Vec<f64> = ferrocuda::fft::wavenumbers(n).into_iter().map(|k| tau * k as f64).collect();
+    let k: Vec<f64> = ferrocuda::fft::wavenumbers(n)
+        .into_iter()
+        .map(|k| tau * k as f64)
+        .collect();
     let u = |i: usize, j: usize| (tau * i as f64 / n as f64).cos() * (tau * j as f64 / n as f64).cos();
     let rhs: Vec<f64> = (0..n * n).map(|p| -2.0 * tau * tau * u(p % n, p / n)).collect();
     let got = reference::poisson::solve(&rhs, &k, &k).map_err(fail)?;
     const TOLERANCE: f64 = 1e-13; // f64 transforms of 256 points
-    let worst = (0..n * n).map(|p| (got[p] - (u(p % n, p / n) - 1.0)).abs()).fold(0.0, f64::max);
+    let worst = (0..n * n)
+        .map(|p| (got[p] - (u(p % n, p / n) - 1.0)).abs())
+        .fold(0.0, f64::max);
     ensure(worst < TOLERANCE, || format!("max error {worst:e}"))?;
-    ensure(reference::poisson::solve(&rhs[1..], &k, &k).is_err(), || "a short rhs was accepted".into())
+    ensure(reference::poisson::solve(&rhs[1..], &k, &k).is_err(), || {
+        "a short rhs was accepted".into()
+    })
 }
 
 /// A delta in B reproduces A, shifted by the delta's position.

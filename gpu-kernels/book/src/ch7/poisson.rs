@@ -46,7 +46,8 @@ pub fn solve_poisson<T: ComplexScalar>(args: SolvePoissonArgs<T>) {
         if i == 0 && j == 0 {
             scale = T::from_f64(1.0);
         }
-        args.phi.update(j * nx + i, |p| Complex::new(-p.re / scale, -p.im / scale));
+        args.phi
+            .update(j * nx + i, |p| Complex::new(-p.re / scale, -p.im / scale));
     }
 }
 

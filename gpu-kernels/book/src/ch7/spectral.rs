@@ -52,7 +52,8 @@ pub fn spectral_derivative<T: ComplexScalar>(args: SpectralDerivativeArgs<T>) {
             args.data.update(i, |c| Complex::new(-(k * c.im) / n, (k * c.re) / n));
         } else {
             let factor = -(k * k);
-            args.data.update(i, |c| Complex::new((factor * c.re) / n, (factor * c.im) / n));
+            args.data
+                .update(i, |c| Complex::new((factor * c.re) / n, (factor * c.im) / n));
         }
     }
 }

@@ -47,7 +47,11 @@ pub fn transform<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<
     let input_d = gpu.upload(&complex)?;
     let mut output_d = gpu.zeros::<Complex<T>>(n)?;
     let mut plan = Plan::<T>::c2c_1d(gpu, n, 1, engine(gpu, options)?)?;
-    println!(" {} C2C, n = {n}, out of place ({})", T::LABEL, engine_name(plan.engine()));
+    println!(
+        " {} C2C, n = {n}, out of place ({})",
+        T::LABEL,
+        engine_name(plan.engine())
+    );
     plan.c2c(gpu, &input_d, &mut output_d, Direction::Forward)?;
     let scale = T::from_f64(1.0 / n as f64);
     let output = gpu.download(&output_d)?.into_iter().map(|c| c.scale(scale)).collect();
@@ -75,7 +79,12 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     Ok(Outcome {
         checks: vec![
             Check::compare("real part vs analytic (0.5 at k = +-2)", &re, &want_re, tolerance),
-            Check::compare("imaginary part vs analytic (-+0.5 at k = +-3)", &im, &want_im, tolerance),
+            Check::compare(
+                "imaginary part vs analytic (-+0.5 at k = +-3)",
+                &im,
+                &want_im,
+                tolerance,
+            ),
         ],
     })
 }

@@ -110,7 +110,12 @@ pub struct Series {
 
 impl Series {
     /// `planes` planes of `plane` elements, A and B from `fill(series, plane, index)`, C zero.
-    pub fn new(gpu: &Gpu, planes: usize, plane: usize, fill: impl Fn(usize, usize, usize) -> Complex<f32>) -> Result<Self> {
+    pub fn new(
+        gpu: &Gpu,
+        planes: usize,
+        plane: usize,
+        fill: impl Fn(usize, usize, usize) -> Complex<f32>,
+    ) -> Result<Self> {
         let make = |series: usize| -> Result<Vec<PinnedBuffer<Complex<f32>>>> {
             (0..planes)
                 .map(|p| {
@@ -260,7 +265,9 @@ fn sizes(gpu: &Gpu, options: &Options) -> Result<(usize, usize)> {
             "the convolution's planes are square with a power-of-two side from 2 to 4096, not {side}"
         )));
     }
-    let planes = options.parsed::<usize>("--planes")?.unwrap_or(gpu.pick(PLANES, SIMULATOR_PLANES));
+    let planes = options
+        .parsed::<usize>("--planes")?
+        .unwrap_or(gpu.pick(PLANES, SIMULATOR_PLANES));
     if planes == 0 {
         return Err(Error::InvalidArgument("--planes must be at least 1".into()));
     }
@@ -271,7 +278,9 @@ fn sizes(gpu: &Gpu, options: &Options) -> Result<(usize, usize)> {
 /// against the CPU.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let (side, planes) = sizes(gpu, options)?;
-    let orders = options.parsed::<Orders>("--order")?.map_or(vec![Order::Book, Order::Fixed], |o| o.0);
+    let orders = options
+        .parsed::<Orders>("--order")?
+        .map_or(vec![Order::Book, Order::Fixed], |o| o.0);
     let plane = side * side;
     let engine = engine(gpu, options)?;
     let mut pipeline = Pipeline::new(gpu, side, engine)?;
@@ -309,7 +318,12 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         };
         println!("  C(1,1,1) = ({}, {}), expected (0, {want})", re[0], im[0]);
         let label = format!("{order:?} order");
-        checks.push(Check::compare(&format!("C real part == 0 ({label})"), &re, &vec![0.0; re.len()], tolerance));
+        checks.push(Check::compare(
+            &format!("C real part == 0 ({label})"),
+            &re,
+            &vec![0.0; re.len()],
+            tolerance,
+        ));
         checks.push(Check::compare(
             &format!("C imaginary part == 2 nx ny = {want} ({label})"),
             &im,

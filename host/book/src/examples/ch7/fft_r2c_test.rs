@@ -22,7 +22,11 @@ pub fn half_spectrum<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Res
     padded.resize(n + 2, T::default());
     let mut data_d = gpu.upload(&padded)?;
     let mut plan = Plan::<T>::r2c_1d(gpu, n, 1, engine(gpu, options)?)?;
-    println!(" {} R2C, n = {n}, in place on n + 2 reals ({})", T::LABEL, engine_name(plan.engine()));
+    println!(
+        " {} R2C, n = {n}, in place on n + 2 reals ({})",
+        T::LABEL,
+        engine_name(plan.engine())
+    );
     plan.r2c_in_place(gpu, &mut data_d)?;
     let reals = gpu.download(&data_d)?;
     Ok(reals

@@ -34,7 +34,11 @@ pub fn alternate_sign<T: Ch7Float>(gpu: &Gpu, data_d: &mut DeviceBuffer<Complex<
 
 /// The shifted spectrum of `cos(2x) + sin(3x) + n`, divided by `n`, and the signal recovered
 /// by the inverse transform and the same factor (divided by `n`): `(input, spectrum, recovered)`.
-pub fn shifted<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<(Vec<T>, Vec<Complex<T>>, Vec<Complex<T>>)> {
+pub fn shifted<T: Ch7Float>(
+    gpu: &Gpu,
+    options: &Options,
+    n: usize,
+) -> Result<(Vec<T>, Vec<Complex<T>>, Vec<Complex<T>>)> {
     let input: Vec<T> = test_signal::<T>(n)
         .into_iter()
         .map(|x| T::from_f64(x.into() + n as f64))
@@ -42,7 +46,11 @@ pub fn shifted<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<(V
     let complex: Vec<Complex<T>> = input.iter().map(|&x| Complex::new(x, T::default())).collect();
     let mut data_d = gpu.upload(&complex)?;
     let mut plan = Plan::<T>::c2c_1d(gpu, n, 1, engine(gpu, options)?)?;
-    println!(" {} C2C, n = {n}, in place, sign pre-multiplied ({})", T::LABEL, engine_name(plan.engine()));
+    println!(
+        " {} C2C, n = {n}, in place, sign pre-multiplied ({})",
+        T::LABEL,
+        engine_name(plan.engine())
+    );
     alternate_sign(gpu, &mut data_d, n)?;
     plan.c2c_in_place(gpu, &mut data_d, Direction::Forward)?;
     let scale = T::from_f64(1.0 / n as f64);
@@ -91,9 +99,24 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let input64: Vec<f64> = input.iter().map(|&x| x.into()).collect();
     Ok(Outcome {
         checks: vec![
-            Check::compare("real part vs analytic (16 at k = 0, 0.5 at k = +-2)", &re, &want_re, tolerance),
-            Check::compare("imaginary part vs analytic (-+0.5 at k = +-3)", &im, &want_im, tolerance),
-            Check::compare("inverse transform and factor give the signal back", &back, &input64, tolerance),
+            Check::compare(
+                "real part vs analytic (16 at k = 0, 0.5 at k = +-2)",
+                &re,
+                &want_re,
+                tolerance,
+            ),
+            Check::compare(
+                "imaginary part vs analytic (-+0.5 at k = +-3)",
+                &im,
+                &want_im,
+                tolerance,
+            ),
+            Check::compare(
+                "inverse transform and factor give the signal back",
+                &back,
+                &input64,
+                tolerance,
+            ),
         ],
     })
 }

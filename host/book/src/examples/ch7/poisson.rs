@@ -247,13 +247,28 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let phases = t.transfers_ms + t.ffts_ms + t.kernels_ms;
     let share = |ms: f64| if phases > 0.0 { 100.0 * ms / phases } else { 0.0 };
     println!(" split, each phase timed alone:");
-    println!("  transfers (3 H2D, 1 D2H) : {:10.4} ms  {:5.1}%", t.transfers_ms, share(t.transfers_ms));
-    println!("  FFTs (forward, inverse)  : {:10.4} ms  {:5.1}%", t.ffts_ms, share(t.ffts_ms));
-    println!("  kernels (3)              : {:10.4} ms  {:5.1}%", t.kernels_ms, share(t.kernels_ms));
+    println!(
+        "  transfers (3 H2D, 1 D2H) : {:10.4} ms  {:5.1}%",
+        t.transfers_ms,
+        share(t.transfers_ms)
+    );
+    println!(
+        "  FFTs (forward, inverse)  : {:10.4} ms  {:5.1}%",
+        t.ffts_ms,
+        share(t.ffts_ms)
+    );
+    println!(
+        "  kernels (3)              : {:10.4} ms  {:5.1}%",
+        t.kernels_ms,
+        share(t.kernels_ms)
+    );
     println!("  plan creation            : {:10.4} ms", t.plan_ms);
     if t.ffts_ms > 0.0 {
         let flops = 2.0 * 5.0 * (n * n) as f64 * ((n * n) as f64).log2();
-        println!("  FFT rate (5 NM log2(NM) per transform): {:.1} GFlop/s", flops / (t.ffts_ms * 1e6));
+        println!(
+            "  FFT rate (5 NM log2(NM) per transform): {:.1} GFlop/s",
+            flops / (t.ffts_ms * 1e6)
+        );
     }
     let rhs64: Vec<f64> = problem.rhs.iter().map(|&v| v.into()).collect();
     let kx64: Vec<f64> = problem.kx.iter().map(|&v| v.into()).collect();

@@ -34,7 +34,11 @@ pub const FIRST_SP_BOOK_ERROR: f64 = 2.2e-6;
 /// `(n/2)^2` (second, whose Nyquist coefficient is kept), with a factor 4 of room.
 pub fn tolerance(order: u32, n: usize, epsilon: f64) -> Tolerance {
     if order == 1 && n == N {
-        let book = if epsilon < 1e-10 { FIRST_DP_BOOK_ERROR } else { FIRST_SP_BOOK_ERROR };
+        let book = if epsilon < 1e-10 {
+            FIRST_DP_BOOK_ERROR
+        } else {
+            FIRST_SP_BOOK_ERROR
+        };
         return Tolerance { abs: book, rel: 0.0 };
     }
     let half = (n / 2) as f64;
@@ -60,13 +64,24 @@ pub fn derivative_wavenumbers<T: Ch7Float>(order: u32, n: usize) -> Vec<T> {
     wavenumbers(n)
         .into_iter()
         .enumerate()
-        .map(|(i, k)| if order == 1 && n % 2 == 0 && i == n / 2 { 0.0 } else { k as f64 })
+        .map(|(i, k)| {
+            if order == 1 && n % 2 == 0 && i == n / 2 {
+                0.0
+            } else {
+                k as f64
+            }
+        })
         .map(T::from_f64)
         .collect()
 }
 
 /// Multiplies the spectrum by `i k / n` or `-k^2 / n` on the GPU.
-pub fn multiply<T: Ch7Float>(gpu: &Gpu, data_d: &mut DeviceBuffer<Complex<T>>, kx_d: &DeviceBuffer<T>, order: u32) -> Result<()> {
+pub fn multiply<T: Ch7Float>(
+    gpu: &Gpu,
+    data_d: &mut DeviceBuffer<Complex<T>>,
+    kx_d: &DeviceBuffer<T>,
+    order: u32,
+) -> Result<()> {
     let n = data_d.len();
     let shape = LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?;
     let args = SpectralDerivativeArgs {
@@ -80,7 +95,10 @@ pub fn multiply<T: Ch7Float>(gpu: &Gpu, data_d: &mut DeviceBuffer<Complex<T>>, k
 
 /// Derivative `order` of the test signal of length `n`, computed on `gpu`.
 pub fn derivative<T: Ch7Float>(gpu: &Gpu, plan: &mut Plan<T>, n: usize, order: u32) -> Result<Vec<T>> {
-    let signal: Vec<Complex<T>> = test_signal::<T>(n).into_iter().map(|x| Complex::new(x, T::default())).collect();
+    let signal: Vec<Complex<T>> = test_signal::<T>(n)
+        .into_iter()
+        .map(|x| Complex::new(x, T::default()))
+        .collect();
     let input_d = gpu.upload(&signal)?;
     let mut data_d = gpu.zeros::<Complex<T>>(n)?;
     let kx_d = gpu.upload(&derivative_wavenumbers::<T>(order, n))?;
@@ -99,7 +117,10 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     for order in [1, 2] {
         let computed = derivative::<T>(gpu, &mut plan, n, order)?;
         let want: Vec<f64> = (0..n).map(|j| T::from_f64(exact(order, j as f64 * h)).into()).collect();
-        println!(" {} derivative: i, computed, exact, difference", if order == 1 { "first" } else { "second" });
+        println!(
+            " {} derivative: i, computed, exact, difference",
+            if order == 1 { "first" } else { "second" }
+        );
         let got: Vec<f64> = computed.iter().map(|&v| v.into()).collect();
         for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
             println!("{:4} {} {} {:15.7E}", i + 1, fixed(g, 8, 4), fixed(w, 8, 4), g - w);

@@ -21,7 +21,11 @@ pub fn solve(rhs: &[f64], kx: &[f64], ky: &[f64]) -> Result<Vec<f64>> {
     cpu::c2c(&shape, &mut phi, Direction::Forward)?;
     phi.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
         for (i, p) in row.iter_mut().enumerate() {
-            let scale = if i == 0 && j == 0 { 1.0 } else { kx[i] * kx[i] + ky[j] * ky[j] };
+            let scale = if i == 0 && j == 0 {
+                1.0
+            } else {
+                kx[i] * kx[i] + ky[j] * ky[j]
+            };
             *p = C64::new(-p.re / scale, -p.im / scale);
         }
     });

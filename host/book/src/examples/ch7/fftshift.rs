@@ -32,13 +32,12 @@ pub fn alternate_sign<T: Ch7Float>(gpu: &Gpu, data_d: &mut DeviceBuffer<Complex<
     )
 }
 
+/// The signal, its shifted spectrum and the signal recovered (see [`shifted`]).
+pub type Shifted<T> = (Vec<T>, Vec<Complex<T>>, Vec<Complex<T>>);
+
 /// The shifted spectrum of `cos(2x) + sin(3x) + n`, divided by `n`, and the signal recovered
 /// by the inverse transform and the same factor (divided by `n`): `(input, spectrum, recovered)`.
-pub fn shifted<T: Ch7Float>(
-    gpu: &Gpu,
-    options: &Options,
-    n: usize,
-) -> Result<(Vec<T>, Vec<Complex<T>>, Vec<Complex<T>>)> {
+pub fn shifted<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<Shifted<T>> {
     let input: Vec<T> = test_signal::<T>(n)
         .into_iter()
         .map(|x| T::from_f64(x.into() + n as f64))
@@ -63,7 +62,7 @@ pub fn shifted<T: Ch7Float>(
 
 fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = test_size(options, super::fft_c2c_test::N)?;
-    if n % 2 != 0 {
+    if !n.is_multiple_of(2) {
         return Err(Error::InvalidArgument(format!(
             "the (-1)^i shift centres k = 0 only for an even length, not {n}"
         )));

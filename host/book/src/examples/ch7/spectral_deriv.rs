@@ -65,7 +65,7 @@ pub fn derivative_wavenumbers<T: Ch7Float>(order: u32, n: usize) -> Vec<T> {
         .into_iter()
         .enumerate()
         .map(|(i, k)| {
-            if order == 1 && n % 2 == 0 && i == n / 2 {
+            if order == 1 && n.is_multiple_of(2) && i == n / 2 {
                 0.0
             } else {
                 k as f64

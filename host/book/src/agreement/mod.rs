@@ -29,6 +29,7 @@ use ferrocuda::sor::SorReal;
 use ferrocuda::verify::{Check, Tolerance};
 
 mod ch6_deriv;
+mod ch7;
 
 /// One kernel compared.
 #[derive(Clone, Debug)]
@@ -125,6 +126,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     reductions::<f32>(&mut c)?;
     reductions::<f64>(&mut c)?;
     ch6_deriv::ch6_deriv(&mut c)?;
+    ch7::ch7(&mut c)?;
     c.compare("count_nonzero_i32", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&ramp_i32(100_003).iter().map(|x| x % 3).collect::<Vec<_>>())?;
         Ok(vec![reduce::count_nonzero(gpu, &input)? as f64])

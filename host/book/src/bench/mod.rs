@@ -11,6 +11,7 @@ pub mod ch3_lessons;
 pub mod ch3_transfers;
 pub mod ch6_deriv;
 pub mod ch6_laplace;
+pub mod ch7;
 pub mod course;
 pub mod course_heat;
 pub mod course_images;
@@ -87,6 +88,7 @@ pub const GROUPS: &[&str] = &[
     "ch3-lessons",
     "random",
     "fft",
+    "ch7",
     "matmul",
     "transfers",
     "simulator",
@@ -257,6 +259,9 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     if settings.wants("fft") {
         fft::run(gpu, settings, memcpy)?;
+    }
+    if settings.wants("ch7") {
+        ch7::run(gpu, settings)?;
     }
     if settings.wants("matmul") {
         course::matmul(gpu, settings)?;

@@ -6,6 +6,7 @@ pub mod ch2;
 pub mod ch3;
 pub mod ch5;
 pub mod ch6;
+pub mod ch7;
 pub mod course;
 pub mod plot_option;
 pub mod stream;
@@ -229,6 +230,12 @@ pub static EXAMPLES: &[Example] = &[
     thesis::sor_multi::EXAMPLE,
     thesis::comm_model::EXAMPLE,
     ch6::deriv::EXAMPLE,
+    ch7::fft_c2c_test::EXAMPLE,
+    ch7::fft_r2c_test::EXAMPLE,
+    ch7::fftshift::EXAMPLE,
+    ch7::spectral_deriv::EXAMPLE,
+    ch7::poisson::EXAMPLE,
+    ch7::fft_convolution::EXAMPLE,
 ];
 
 /// The example with this id.

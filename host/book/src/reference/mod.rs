@@ -4,6 +4,7 @@ pub mod ch2;
 pub mod ch3;
 pub mod ch5;
 pub mod ch6;
+pub mod ch7;
 pub mod course;
 pub mod stream;
 pub mod tutorial;

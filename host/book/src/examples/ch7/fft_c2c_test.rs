@@ -1,0 +1,98 @@
+//! ch7-fft-c2c-test: the forward complex transform of `cos(2x) + sin(3x)` (book §7.1, program
+//! `fft_test_c2c`): `0.5` at `k = +-2`, `-0.5 i` at `k = 3` and `+0.5 i` at `k = -3`.
+use super::{Ch7Float, FFT_FLAG, engine, engine_name, fixed, test_signal, test_size, widen};
+use crate::examples::{Example, Options, Outcome, Precision};
+use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
+use ferrocuda::gpu::{Gpu, Result};
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch7-fft-c2c-test",
+    description: "forward C2C FFT of cos(2x) + sin(3x), n = 16, printed as i, input, k, output/n (book 7.1)",
+    flags: &[FFT_FLAG],
+    run,
+};
+
+/// The book's transform length.
+pub const N: usize = 16;
+
+/// The analytic coefficients `X_k / n` of `cos(2x) + sin(3x)` in cuFFT's order (`n >= 8`).
+pub fn analytic_coefficients(n: usize) -> Vec<(f64, f64)> {
+    wavenumbers(n)
+        .into_iter()
+        .map(|k| match k {
+            2 | -2 => (0.5, 0.0),
+            3 => (0.0, -0.5),
+            -3 => (0.0, 0.5),
+            _ => (0.0, 0.0),
+        })
+        .collect()
+}
+
+/// The tolerance of a normalized transform of `n` values of magnitude at most 2: the FFT's
+/// error bound of a small multiple of `log2(n)` epsilons (8, as the library's tests allow 2 on
+/// the relative L2 error and a single coefficient can carry a few times the average).
+pub fn coefficient_tolerance(n: usize, epsilon: f64) -> Tolerance {
+    let log2_n = (n as f64).log2().max(1.0);
+    Tolerance {
+        abs: 8.0 * log2_n * epsilon,
+        rel: 0.0,
+    }
+}
+
+/// Transforms the signal on `gpu` and returns `(input, output / n)`.
+pub fn transform<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<(Vec<T>, Vec<Complex<T>>)> {
+    let input = test_signal::<T>(n);
+    let complex: Vec<Complex<T>> = input.iter().map(|&x| Complex::new(x, T::default())).collect();
+    let input_d = gpu.upload(&complex)?;
+    let mut output_d = gpu.zeros::<Complex<T>>(n)?;
+    let mut plan = Plan::<T>::c2c_1d(gpu, n, 1, engine(gpu, options)?)?;
+    println!(
+        " {} C2C, n = {n}, out of place ({})",
+        T::LABEL,
+        engine_name(plan.engine())
+    );
+    plan.c2c(gpu, &input_d, &mut output_d, Direction::Forward)?;
+    let scale = T::from_f64(1.0 / n as f64);
+    let output = gpu.download(&output_d)?.into_iter().map(|c| c.scale(scale)).collect();
+    Ok((input, output))
+}
+
+fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let n = test_size(options, N)?;
+    let (input, output) = transform::<T>(gpu, options, n)?;
+    let kx = wavenumbers(n);
+    for i in 0..n {
+        println!(
+            "{:4} {} {} {:4} {} {}",
+            i + 1,
+            fixed(input[i].into(), 8, 4),
+            fixed(0.0, 7, 4),
+            kx[i],
+            fixed(output[i].re.into(), 8, 4),
+            fixed(output[i].im.into(), 8, 4)
+        );
+    }
+    let (re, im): (Vec<f64>, Vec<f64>) = widen(&output).into_iter().unzip();
+    let (want_re, want_im): (Vec<f64>, Vec<f64>) = analytic_coefficients(n).into_iter().unzip();
+    let tolerance = coefficient_tolerance(n, T::EPSILON);
+    Ok(Outcome {
+        checks: vec![
+            Check::compare("real part vs analytic (0.5 at k = +-2)", &re, &want_re, tolerance),
+            Check::compare(
+                "imaginary part vs analytic (-+0.5 at k = +-3)",
+                &im,
+                &want_im,
+                tolerance,
+            ),
+        ],
+    })
+}
+
+/// Runs the test in `--precision`.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    match options.precision {
+        Precision::F32 => run_typed::<f32>(gpu, options),
+        Precision::F64 => run_typed::<f64>(gpu, options),
+    }
+}

@@ -1,0 +1,63 @@
+//! ch7-fft-r2c-test: the same signal through an in-place real-to-complex transform (book §7.1,
+//! program `fft_test_r2c`, device array `rinput_d(n+2)`): the `n/2 + 1` wavenumbers
+//! `k = 0..n/2`, with `0.5` at `k = 2` and `-0.5 i` at `k = 3`.
+use super::fft_c2c_test::{analytic_coefficients, coefficient_tolerance};
+use super::{Ch7Float, FFT_FLAG, engine, engine_name, fixed, test_signal, test_size};
+use crate::examples::{Example, Options, Outcome, Precision};
+use ferrocuda::fft::Plan;
+use ferrocuda::gpu::{Gpu, Result};
+use ferrocuda::verify::Check;
+
+pub const EXAMPLE: Example = Example {
+    id: "ch7-fft-r2c-test",
+    description: "in-place R2C FFT of cos(2x) + sin(3x), n = 16: the n/2+1 wavenumbers of the half spectrum (book 7.1)",
+    flags: &[FFT_FLAG],
+    run,
+};
+
+/// Transforms the signal in place on padded storage (`n + 2` reals) and returns the half
+/// spectrum divided by `n`, `(re, im)` for `k = 0..=n/2`.
+pub fn half_spectrum<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<Vec<(f64, f64)>> {
+    let mut padded = test_signal::<T>(n);
+    padded.resize(n + 2, T::default());
+    let mut data_d = gpu.upload(&padded)?;
+    let mut plan = Plan::<T>::r2c_1d(gpu, n, 1, engine(gpu, options)?)?;
+    println!(
+        " {} R2C, n = {n}, in place on n + 2 reals ({})",
+        T::LABEL,
+        engine_name(plan.engine())
+    );
+    plan.r2c_in_place(gpu, &mut data_d)?;
+    let reals = gpu.download(&data_d)?;
+    Ok(reals
+        .chunks_exact(2)
+        .map(|pair| (pair[0].into() / n as f64, pair[1].into() / n as f64))
+        .collect())
+}
+
+fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let n = test_size(options, super::fft_c2c_test::N)?;
+    let output = half_spectrum::<T>(gpu, options, n)?;
+    for (k, &(re, im)) in output.iter().enumerate() {
+        println!("{:4} {:4} {} {}", k + 1, k, fixed(re, 8, 4), fixed(im, 8, 4));
+    }
+    let want = &analytic_coefficients(n)[..n / 2 + 1];
+    let (re, im): (Vec<f64>, Vec<f64>) = output.into_iter().unzip();
+    // The Nyquist value of cuFFT's layout sits at k = n/2, which the C2C order calls -n/2: zero here.
+    let (want_re, want_im): (Vec<f64>, Vec<f64>) = want.iter().copied().unzip();
+    let tolerance = coefficient_tolerance(n, T::EPSILON);
+    Ok(Outcome {
+        checks: vec![
+            Check::compare("real part vs analytic (0.5 at k = 2)", &re, &want_re, tolerance),
+            Check::compare("imaginary part vs analytic (-0.5 at k = 3)", &im, &want_im, tolerance),
+        ],
+    })
+}
+
+/// Runs the test in `--precision`.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    match options.precision {
+        Precision::F32 => run_typed::<f32>(gpu, options),
+        Precision::F64 => run_typed::<f64>(gpu, options),
+    }
+}

@@ -1,0 +1,138 @@
+//! Book chapter 7: applications of the FFT, on `ferrocuda::fft` (either engine, `--fft`).
+pub mod fft_c2c_test;
+pub mod fft_convolution;
+pub mod fft_r2c_test;
+pub mod fftshift;
+pub mod poisson;
+pub mod spectral_deriv;
+
+use crate::examples::{Flag, Options};
+use book_kernels::ch7::poisson::{
+    ComplexToReal, ComplexToRealArgs, RealToComplex, RealToComplexArgs, SolvePoisson, SolvePoissonArgs,
+};
+use book_kernels::ch7::spectral::{AlternateSign, AlternateSignArgs, SpectralDerivative, SpectralDerivativeArgs};
+use ferrocuda::fft::{Complex, Engine, FftFloat};
+use ferrocuda::gpu::{Error, Gpu, LaunchShape, Result};
+
+/// The `--fft` flag every chapter-7 example takes.
+pub const FFT_FLAG: Flag = Flag {
+    name: "--fft",
+    value: Some("rust|cufft"),
+    help: "the FFT engine: this library's kernels or cuFFT (default: cuFFT on a GPU where it loads, the Rust kernels on the simulator)",
+};
+
+/// The engine `--fft` asks for (`Auto` when absent). cuFFT on the simulator is refused in one
+/// sentence here, before any plan is made.
+pub fn engine(gpu: &Gpu, options: &Options) -> Result<Engine> {
+    let engine = options.parsed::<Engine>("--fft")?.unwrap_or(Engine::Auto);
+    if engine == Engine::Cufft && gpu.is_simulator() {
+        return Err(Error::InvalidArgument(
+            "--fft cufft needs a GPU: the simulator runs only the Rust FFT kernels (--fft rust)".into(),
+        ));
+    }
+    Ok(engine)
+}
+
+/// The engine's name for output.
+pub fn engine_name(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Rust => "Rust kernels",
+        Engine::Cufft => "cuFFT",
+        Engine::Auto => "auto",
+    }
+}
+
+/// A value printed with `decimals` decimals, without the `-` of a value that rounds to zero
+/// (Fortran's F format prints such values as `0.0000` in the book's tables).
+pub fn fixed(value: f64, width: usize, decimals: usize) -> String {
+    let text = format!("{value:width$.decimals$}");
+    if text.trim_start().starts_with('-') && text.trim_start()[1..].chars().all(|c| c == '0' || c == '.') {
+        format!("{:width$.decimals$}", 0.0)
+    } else {
+        text
+    }
+}
+
+/// Threads per block of the chapter's 1-D elementwise kernels.
+pub const THREADS_PER_BLOCK: u32 = 256;
+
+/// A precision the chapter's kernels run in: `f32` or `f64`, with their launches.
+pub trait Ch7Float: FftFloat + Into<f64> {
+    /// The book's label: `SP` or `DP`.
+    const LABEL: &'static str;
+    /// `T::EPSILON` as f64.
+    const EPSILON: f64;
+    /// `e^self` in this precision, on the host (std's, correctly rounded to within an ulp).
+    fn exp_host(self) -> Self;
+    /// Launches `alternate_sign`.
+    fn alternate_sign(gpu: &Gpu, shape: LaunchShape, args: AlternateSignArgs<Self>) -> Result<()>;
+    /// Launches `spectral_derivative`.
+    fn spectral_derivative(gpu: &Gpu, shape: LaunchShape, args: SpectralDerivativeArgs<Self>) -> Result<()>;
+    /// Launches `real_to_complex`.
+    fn real_to_complex(gpu: &Gpu, shape: LaunchShape, args: RealToComplexArgs<Self>) -> Result<()>;
+    /// Launches `solve_poisson`.
+    fn solve_poisson(gpu: &Gpu, shape: LaunchShape, args: SolvePoissonArgs<Self>) -> Result<()>;
+    /// Launches `complex_to_real`.
+    fn complex_to_real(gpu: &Gpu, shape: LaunchShape, args: ComplexToRealArgs<Self>) -> Result<()>;
+}
+
+macro_rules! ch7_float {
+    ($($t:ty: $label:literal;)*) => {$(
+        impl Ch7Float for $t {
+            const LABEL: &'static str = $label;
+            const EPSILON: f64 = <$t>::EPSILON as f64;
+            fn exp_host(self) -> Self {
+                self.exp()
+            }
+            fn alternate_sign(gpu: &Gpu, shape: LaunchShape, args: AlternateSignArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(AlternateSign, shape, args)
+            }
+            fn spectral_derivative(gpu: &Gpu, shape: LaunchShape, args: SpectralDerivativeArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(SpectralDerivative, shape, args)
+            }
+            fn real_to_complex(gpu: &Gpu, shape: LaunchShape, args: RealToComplexArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(RealToComplex, shape, args)
+            }
+            fn solve_poisson(gpu: &Gpu, shape: LaunchShape, args: SolvePoissonArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(SolvePoisson, shape, args)
+            }
+            fn complex_to_real(gpu: &Gpu, shape: LaunchShape, args: ComplexToRealArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(ComplexToReal, shape, args)
+            }
+        }
+    )*};
+}
+
+ch7_float! {
+    f32: "SP";
+    f64: "DP";
+}
+
+/// The test signal of §7.1 and §7.2: `cos(2 x) + sin(3 x)` at `x_j = 2 pi j / n` (in f64,
+/// then rounded to `T`, as the book computes in `fp_kind` from an f64 `twopi`).
+pub fn test_signal<T: Ch7Float>(n: usize) -> Vec<T> {
+    let h = std::f64::consts::TAU / n as f64;
+    (0..n)
+        .map(|j| {
+            let x = j as f64 * h;
+            T::from_f64((2.0 * x).cos() + (3.0 * x).sin())
+        })
+        .collect()
+}
+
+/// The size of the §7.1 tests: `--size`, or the book's 16; at least 8, so that `k = 3` is
+/// below the Nyquist wavenumber and the analytic coefficients are the transform's.
+pub fn test_size(options: &Options, book: usize) -> Result<usize> {
+    let n = options.size_or(book)?;
+    if n < 8 {
+        return Err(Error::InvalidArgument(format!(
+            "the chapter-7 test signal cos(2x) + sin(3x) needs at least 8 points, not {n}"
+        )));
+    }
+    Ok(n)
+}
+
+/// Complex values widened to `(re, im)` in f64.
+pub fn widen<T: Ch7Float>(values: &[Complex<T>]) -> Vec<(f64, f64)> {
+    values.iter().map(|c| (c.re.into(), c.im.into())).collect()
+}

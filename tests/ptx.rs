@@ -221,6 +221,8 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
             entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivYLPencils));
             entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivZ));
             entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivZLPencils));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivYMarch));
+            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivZMarch));
             entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivXNonuniformConstant));
             entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivXLPencilsNonuniformConstant));
             entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivYNonuniformConstant));
@@ -236,6 +238,20 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         )*};
     }
     ch6_deriv!(f32, f64);
+    use book_kernels::ch7::{poisson as ch7_poisson, spectral as ch7_spectral};
+    macro_rules! ch7 {
+        ($($t:ty),*) => {$(
+            entries.push(entry::<_, ch7_spectral::AlternateSignArgs<$t>>(ch7_spectral::AlternateSign));
+            entries.push(entry::<_, ch7_spectral::SpectralDerivativeArgs<$t>>(ch7_spectral::SpectralDerivative));
+            entries.push(entry::<_, ch7_poisson::RealToComplexArgs<$t>>(ch7_poisson::RealToComplex));
+            entries.push(entry::<_, ch7_poisson::SolvePoissonArgs<$t>>(ch7_poisson::SolvePoisson));
+            entries.push(entry::<_, ch7_poisson::ComplexToRealArgs<$t>>(ch7_poisson::ComplexToReal));
+        )*};
+    }
+    ch7!(f32, f64);
+    entries.push(entry::<_, ch7_spectral::ConvolvePlanesArgs>(
+        ch7_spectral::ConvolvePlanes,
+    ));
     use ferrocuda::kernels::fft;
     macro_rules! ffts {
         ($($t:ty),*) => {$(

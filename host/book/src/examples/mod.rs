@@ -7,6 +7,7 @@ pub mod ch3;
 pub mod ch5;
 pub mod ch6;
 pub mod ch7;
+pub mod convergence;
 pub mod course;
 pub mod plot_option;
 pub mod stream;

@@ -3,6 +3,7 @@
 //! texture kernels (the read-only path here) and the split red/black layout, each checked bit
 //! for bit against the rayon CPU solver; then the discretisation error against a harmonic
 //! function, which falls as O(h^2).
+use crate::examples::convergence::{GridError, second_order_table};
 use crate::examples::thesis::sor_setup::{CPU_BUDGET, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use ferrocuda::gpu::{Gpu, Result};
@@ -180,31 +181,14 @@ fn convergence_study(gpu: &Gpu) -> Result<Vec<Check>> {
     let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
     let points = convergence(gpu, sides)?;
     println!(" Harmonic u = sin(pi x) sinh(pi y) / sinh(pi), f64, optimum omega, residual <= {STUDY_TOLERANCE:e}:");
-    println!(
-        " {:>6} {:>12} {:>11} {:>16} {:>8}",
-        "n", "h", "iterations", "max |u - exact|", "ratio"
-    );
-    let mut checks = Vec::new();
-    for (k, p) in points.iter().enumerate() {
-        let ratio = k.checked_sub(1).map(|prev| points[prev].max_error / p.max_error);
-        println!(
-            " {:>6} {:>12.6e} {:>11} {:>16.6e} {:>8}",
-            p.side,
-            p.h,
-            p.iterations,
-            p.max_error,
-            ratio.map_or("-".into(), |r| format!("{r:.3}"))
-        );
-        if let Some(r) = ratio {
-            checks.push(Check::condition(
-                &format!(
-                    "error ratio {r:.3} from n = {} to {} is about 4 (O(h^2))",
-                    points[k - 1].side,
-                    p.side
-                ),
-                (3.5..=4.5).contains(&r),
-            ));
-        }
-    }
-    Ok(checks)
+    let grids: Vec<GridError> = points
+        .iter()
+        .map(|p| GridError {
+            side: p.side,
+            h: p.h,
+            work: p.iterations,
+            max_error: p.max_error,
+        })
+        .collect();
+    Ok(second_order_table("iterations", &grids))
 }

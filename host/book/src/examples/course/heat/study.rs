@@ -3,6 +3,7 @@
 //! exact solution falls as O(h^2).
 use super::problem::{self, Edges, Grid, Problem};
 use super::solver::{self, Kernel, Solver};
+use crate::examples::convergence::{GridError, second_order_table};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;
 
@@ -62,31 +63,14 @@ pub fn convergence_study(gpu: &Gpu, edges: Edges) -> Result<Vec<Check>> {
     let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
     let points = convergence(gpu, edges, sides)?;
     println!(" O(h^2): the (1, 1) mode, {edges} edges, f64, cfl {STUDY_CFL}, tiled kernel, to the same t:");
-    println!(
-        " {:>6} {:>12} {:>7} {:>16} {:>8}",
-        "n", "h", "steps", "max |u - exact|", "ratio"
-    );
-    let mut checks = Vec::new();
-    for (k, p) in points.iter().enumerate() {
-        let ratio = k.checked_sub(1).map(|prev| points[prev].max_error / p.max_error);
-        println!(
-            " {:>6} {:>12.6e} {:>7} {:>16.6e} {:>8}",
-            p.side,
-            p.h,
-            p.steps,
-            p.max_error,
-            ratio.map_or("-".into(), |r| format!("{r:.3}"))
-        );
-        if let Some(r) = ratio {
-            checks.push(Check::condition(
-                &format!(
-                    "error ratio {r:.3} from n = {} to {} is about 4 (O(h^2))",
-                    points[k - 1].side,
-                    p.side
-                ),
-                (3.5..=4.5).contains(&r),
-            ));
-        }
-    }
-    Ok(checks)
+    let grids: Vec<GridError> = points
+        .iter()
+        .map(|p| GridError {
+            side: p.side,
+            h: p.h,
+            work: p.steps,
+            max_error: p.max_error,
+        })
+        .collect();
+    Ok(second_order_table("steps", &grids))
 }

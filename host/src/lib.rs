@@ -64,6 +64,8 @@
 pub mod fft;
 pub mod gpu;
 pub mod measure;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod ptx;
 pub mod random;
 pub mod reduce;

@@ -1,0 +1,248 @@
+//! MPI: one process per GPU, on any number of nodes (book §4.2), through the `mpi` crate (rsmpi),
+//! which this module re-exports as [`rsmpi`] so that a user's own calls use the same version.
+//! Built with the cargo feature `mpi`, which needs an MPI library (OpenMPI or MPICH, with `mpicc`
+//! on the `PATH`) at build time; without it nothing here is compiled.
+//!
+//! What the book does by hand, done once:
+//! - [`Mpi::init`] starts MPI (`MPI_Init_thread`) and [`Mpi::finish`] ends a rank's work: an
+//!   error on one rank brings the whole job down (`MPI_Abort`) with one line naming the rank, so
+//!   the others never wait forever in a send or receive whose partner has gone;
+//! - [`Mpi::node`] is the book's `assignDevice`: the ranks' host names gathered and sorted, one
+//!   colour per host, `MPI_Comm_split`, and the rank within its node is the device it uses, which
+//!   works whatever the GPUs' compute mode; [`Mpi::assign_device`] opens that device (round-robin
+//!   when a node has more ranks than GPUs, so every path runs with several ranks on one GPU);
+//! - [`Mpi::cuda_aware`] says at run time whether the library accepts device buffers.
+use crate::gpu::{BackendChoice, Error, Gpu, Result, device_count};
+use ::mpi::Threading;
+use ::mpi::environment::Universe;
+use ::mpi::topology::{Color, SimpleCommunicator};
+use ::mpi::traits::*;
+use std::fmt;
+
+pub use ::mpi as rsmpi;
+
+/// Room for one host name in the gather (MPI's `MPI_MAX_PROCESSOR_NAME` is 256 in OpenMPI and
+/// MPICH).
+const HOST_NAME_BYTES: usize = 256;
+
+/// This process's place in an MPI job: `MPI_COMM_WORLD`, its rank and size, and the threading
+/// level the library granted. Dropping it finalises MPI; dropping it during a panic aborts the
+/// job instead, so no other rank waits for this one.
+///
+/// ```no_run
+/// use ferrocuda::mpi::Mpi;
+/// let mpi = Mpi::init()?;
+/// let result = (|| {
+///     let (gpu, placement) = mpi.assign_device(ferrocuda::BackendChoice::Auto)?;
+///     println!("{placement}");
+///     Ok(())
+/// })();
+/// mpi.finish(result)?; // on error: one line naming the rank, and the whole job ends
+/// # Ok::<(), ferrocuda::Error>(())
+/// ```
+pub struct Mpi {
+    world: SimpleCommunicator,
+    threading: Threading,
+    // Last: finalises MPI after the communicators above are freed.
+    _universe: Universe,
+}
+
+/// A rank's node: its host name, its rank among the ranks of that node, and how many they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRank {
+    pub host: String,
+    pub local_rank: usize,
+    pub local_size: usize,
+    /// The distinct hosts of the job, sorted.
+    pub hosts: usize,
+}
+
+/// Where [`Mpi::assign_device`] placed a rank.
+#[derive(Clone, Debug)]
+pub struct Placement {
+    pub rank: usize,
+    pub node: NodeRank,
+    /// The device ordinal on the node (`None` on the simulator).
+    pub device: Option<usize>,
+    /// The node's GPUs; more ranks than GPUs share them round-robin.
+    pub devices_on_node: usize,
+}
+
+impl fmt::Display for Placement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.device {
+            Some(device) => write!(f, "[{}] host: {}, device: {device}", self.rank, self.node.host)?,
+            None => write!(f, "[{}] host: {}, device: the CPU simulator", self.rank, self.node.host)?,
+        }
+        if self.device.is_some() && self.node.local_size > self.devices_on_node {
+            write!(
+                f,
+                " ({} ranks share this node's {} GPU(s))",
+                self.node.local_size, self.devices_on_node
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether the MPI library takes device buffers (CUDA-aware), as it says at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CudaAware {
+    Yes,
+    No,
+    /// The library has no query for it (OpenMPI's `MPIX_Query_cuda_support` is missing): treated
+    /// as no.
+    Unknown,
+}
+
+impl Mpi {
+    /// Starts MPI, asking for `MPI_THREAD_MULTIPLE` (a rank's host threads may each call MPI); the
+    /// level granted is [`Mpi::threading`]. An error when MPI was started before in this process.
+    pub fn init() -> Result<Self> {
+        let (universe, threading) =
+            ::mpi::initialize_with_threading(Threading::Multiple).ok_or_else(|| Error::Library {
+                call: "MPI_Init_thread".into(),
+                error: "MPI was already initialised in this process".into(),
+            })?;
+        Ok(Self {
+            world: universe.world(),
+            threading,
+            _universe: universe,
+        })
+    }
+
+    /// `MPI_COMM_WORLD`.
+    pub fn world(&self) -> &SimpleCommunicator {
+        &self.world
+    }
+
+    /// This process's rank in `MPI_COMM_WORLD`.
+    pub fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    /// The number of ranks.
+    pub fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    /// The threading level the library granted.
+    pub fn threading(&self) -> Threading {
+        self.threading
+    }
+
+    /// `MPI_Wtime`: seconds on a clock every rank reads alike (the book's timing of the MPI
+    /// transposes).
+    pub fn wtime() -> f64 {
+        ::mpi::time()
+    }
+
+    /// This rank's node, found as the book's `assignDevice` finds it: every rank's host name
+    /// gathered, the distinct names sorted and numbered, and `MPI_COMM_WORLD` split by that number.
+    pub fn node(&self) -> Result<NodeRank> {
+        let host = ::mpi::environment::processor_name().map_err(|e| Error::Library {
+            call: "MPI_Get_processor_name".into(),
+            error: e.to_string(),
+        })?;
+        let mut mine = [0u8; HOST_NAME_BYTES];
+        let len = host.len().min(HOST_NAME_BYTES);
+        mine[..len].copy_from_slice(&host.as_bytes()[..len]);
+        let mut all = vec![0u8; HOST_NAME_BYTES * self.size()];
+        self.world.all_gather_into(&mine[..], &mut all[..]);
+        let mut hosts: Vec<&[u8]> = all.chunks(HOST_NAME_BYTES).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        let color = hosts.iter().position(|h| *h == &mine[..]).unwrap_or(0);
+        let node = self
+            .world
+            .split_by_color(Color::with_value(color as i32))
+            .ok_or_else(|| Error::Library {
+                call: "MPI_Comm_split".into(),
+                error: "this rank was left out of its node's communicator".into(),
+            })?;
+        Ok(NodeRank {
+            host,
+            local_rank: node.rank() as usize,
+            local_size: node.size() as usize,
+            hosts: hosts.len(),
+        })
+    }
+
+    /// Opens this rank's device: the node-local rank's GPU (round-robin when the node has more
+    /// ranks than GPUs), or the simulator when `choice` and the machine say so, as [`Gpu::open`].
+    pub fn assign_device(&self, choice: BackendChoice) -> Result<(Gpu, Placement)> {
+        let node = self.node()?;
+        let devices_on_node = match choice {
+            BackendChoice::Sim => 0,
+            BackendChoice::Cuda => device_count()?,
+            BackendChoice::Auto => device_count().unwrap_or(0),
+        };
+        let device = (devices_on_node > 0).then(|| node.local_rank % devices_on_node);
+        let gpu = match device {
+            Some(ordinal) => Gpu::new(ordinal)?,
+            None if choice == BackendChoice::Cuda => return Err(Error::NoDevice),
+            None => Gpu::simulator(),
+        };
+        Ok((
+            gpu,
+            Placement {
+                rank: self.rank(),
+                node,
+                device,
+                devices_on_node,
+            },
+        ))
+    }
+
+    /// Whether the MPI library accepts device pointers in its calls, asked at run time
+    /// (OpenMPI's `MPIX_Query_cuda_support`, looked up in the loaded library so that an MPI
+    /// without it still links).
+    pub fn cuda_aware(&self) -> CudaAware {
+        // SAFETY: `dlsym` with RTLD_DEFAULT searches the libraries already loaded, and the name
+        // is a NUL-terminated literal.
+        let query = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"MPIX_Query_cuda_support".as_ptr()) };
+        if query.is_null() {
+            return CudaAware::Unknown;
+        }
+        // SAFETY: OpenMPI declares `int MPIX_Query_cuda_support(void)`, callable after MPI_Init.
+        let query: extern "C" fn() -> libc::c_int = unsafe { std::mem::transmute(query) };
+        if query() == 1 { CudaAware::Yes } else { CudaAware::No }
+    }
+
+    /// Ends this rank's part: `result` as it is when it is `Ok`, or when the job has one rank;
+    /// otherwise one line on stderr naming the rank and the error, then `MPI_Abort`, which ends
+    /// every rank (the other ranks may be waiting for this one).
+    pub fn finish<T>(&self, result: Result<T>) -> Result<T> {
+        match result {
+            Err(error) if self.size() > 1 => self.abort(&error),
+            other => other,
+        }
+    }
+
+    /// Prints `error` naming this rank, and ends the whole job with exit code 2.
+    pub fn abort(&self, error: &dyn fmt::Display) -> ! {
+        eprintln!(
+            "error: rank {} of {}: {error}; ending all {} ranks (MPI_Abort)",
+            self.rank(),
+            self.size(),
+            self.size()
+        );
+        self.world.abort(2)
+    }
+}
+
+impl Drop for Mpi {
+    fn drop(&mut self) {
+        if std::thread::panicking() && self.size() > 1 {
+            self.abort(&"this rank panicked");
+        }
+    }
+}
+
+/// This process's rank as the MPI launcher set it in the environment (OpenMPI, MPICH, Slurm),
+/// before or without `MPI_Init`: for naming the rank in an error that comes before MPI starts.
+pub fn launcher_rank() -> Option<usize> {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok()?.parse().ok())
+}

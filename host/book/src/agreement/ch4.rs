@@ -10,7 +10,7 @@ use ferrocuda::verify::Tolerance;
 /// Every chapter-4 kernel.
 pub(super) fn ch4(c: &mut Comparison) -> Result<()> {
     c.compare("assign", Tolerance::EXACT, |gpu| {
-        let mut a_d = gpu.upload(&vec![-1.0f32; minimal::N])?;
+        let mut a_d = gpu.upload(&[-1.0f32; minimal::N])?;
         minimal::assign(gpu, &mut a_d, 3.0)?;
         gpu.download(&a_d)
     })?;

@@ -55,7 +55,9 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
             }
         }
     }
-    println!("(the one-GPU rows: the same kernel on the whole matrix, no copies; memcpy: the same bytes read and written)");
+    println!(
+        "(the one-GPU rows: the same kernel on the whole matrix, no copies; memcpy: the same bytes read and written)"
+    );
     Ok(())
 }
 
@@ -64,9 +66,13 @@ fn one_gpu_rows(gpu: &Gpu, input: &[f32], side: usize, gold: &[f32], reps: usize
     let idata = gpu.upload(input)?;
     let mut odata = gpu.zeros::<f32>(input.len())?;
     let tile = TransposeTile::whole(side, side);
-    let stats = time_reps(gpu, reps, || transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile))?;
+    let stats = time_reps(gpu, reps, || {
+        transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)
+    })?;
     if gpu.download(&odata)? != gold {
-        return Err(Error::Io(format!("the one-GPU {side}^2 transpose differs from the CPU's")));
+        return Err(Error::Io(format!(
+            "the one-GPU {side}^2 transpose differs from the CPU's"
+        )));
     }
     let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, std::mem::size_of_val(input), reps)?;
     Ok((gb_per_s(side, side, stats.median_ms / 1e3), memcpy))

@@ -52,7 +52,7 @@ fn timed_copy(
     if !check.passed() {
         println!("Transfer failed");
     }
-    Ok(((a.len() * size_of::<f32>()) as f64 / ms / 1e6, check))
+    Ok((std::mem::size_of_val(a) as f64 / ms / 1e6, check))
 }
 
 /// The book's program on logical devices 0 and 1 (the others only show their free memory).

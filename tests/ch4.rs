@@ -45,6 +45,7 @@ fn main() {
             devices::ch4_examples_with_1_to_4_devices,
         ),
         ("ch4_transpose_p2p_sizes", devices::ch4_transpose_p2p_sizes),
+        ("ch4_copy_examples_sizes", devices::ch4_copy_examples_sizes),
         (
             "ch4_examples_reject_bad_arguments",
             devices::ch4_examples_reject_bad_arguments,

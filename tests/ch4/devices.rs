@@ -242,6 +242,15 @@ pub fn ch4_examples_with_1_to_4_devices(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// The copy examples at their default sizes and at awkward lengths (1, 31, 33, 4097 floats).
+pub fn ch4_copy_examples_sizes(gpu: &Gpu) -> TestResult {
+    for size in [None, Some(1), Some(31), Some(33), Some(4097)] {
+        example_passes(gpu, "ch4-direct-transfer", with_devices(2, size, &[]))?;
+        example_passes(gpu, "ch4-p2p-bandwidth", with_devices(2, size, &[]))?;
+    }
+    Ok(())
+}
+
 /// The transpose at non-square sizes (the book's figure: 1024 x 768 on four devices) and each
 /// mode alone.
 pub fn ch4_transpose_p2p_sizes(gpu: &Gpu) -> TestResult {

@@ -211,6 +211,11 @@ impl Mpi {
         if query() == 1 { CudaAware::Yes } else { CudaAware::No }
     }
 
+    /// `MPI_Barrier` on `MPI_COMM_WORLD`: returns once every rank has called it.
+    pub fn barrier(&self) {
+        self.world.barrier();
+    }
+
     /// True on every rank when `holds` is true on every rank (`MPI_Allreduce` with `MPI_MIN`):
     /// one verdict for the job.
     pub fn all_true(&self, holds: bool) -> bool {

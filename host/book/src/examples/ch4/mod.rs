@@ -16,6 +16,8 @@ pub mod mpi_assign_device;
 pub mod mpi_devices;
 pub mod p2p_access;
 pub mod p2p_bandwidth;
+pub mod transpose_mpi;
+pub mod transpose_mpi_gpuaware;
 pub mod transpose_p2p;
 
 use crate::examples::{Flag, Options};

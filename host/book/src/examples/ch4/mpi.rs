@@ -7,7 +7,12 @@ use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::mpi::{Mpi, Placement};
 
 /// The ids that run one process per GPU under `mpirun`.
-pub const IDS: [&str; 2] = [super::mpi_devices::ID, super::mpi_assign_device::ID];
+pub const IDS: [&str; 4] = [
+    super::mpi_devices::ID,
+    super::mpi_assign_device::ID,
+    super::transpose_mpi::ID,
+    super::transpose_mpi_gpuaware::ID,
+];
 
 /// True for an id of [`IDS`].
 pub fn is_mpi(id: &str) -> bool {
@@ -28,9 +33,14 @@ pub type RankRun = fn(&Mpi, &Gpu, &Placement, &Options) -> Result<Outcome>;
 /// The rank function of the MPI example `id`.
 #[cfg(feature = "mpi")]
 pub fn find(id: &str) -> Option<RankRun> {
-    let runs: [(&str, RankRun); 2] = [
+    let runs: [(&str, RankRun); 4] = [
         (super::mpi_devices::ID, super::mpi_devices::run_rank),
         (super::mpi_assign_device::ID, super::mpi_assign_device::run_rank),
+        (super::transpose_mpi::ID, super::transpose_mpi::run_rank),
+        (
+            super::transpose_mpi_gpuaware::ID,
+            super::transpose_mpi_gpuaware::run_rank,
+        ),
     ];
     runs.iter().find(|(i, _)| *i == id).map(|(_, run)| *run)
 }

@@ -174,7 +174,25 @@ fn mpi_device_option_refused() -> TestResult {
     )
 }
 
+/// Child action: `ch4-transpose-mpi` called as a plain example (`Example::run`, no runner, no
+/// mpirun): it starts MPI itself, as a job of one rank, on the GPU or simulator given.
+fn in_process_child(_args: &[&str]) -> TestResult {
+    let gpu = common::gpu().as_ref().map_err(|e| e.to_string())?;
+    let options = ferrocuda_book::examples::Options {
+        reps: 1,
+        ..Default::default()
+    };
+    common::example_passes(gpu, "ch4-transpose-mpi", options)
+}
+
+/// An MPI example's `Example::run` works outside the runner (one rank, MPI started in process).
+fn ch4_transpose_mpi_in_process() -> TestResult {
+    let stdout = common::child_output("in-process")?;
+    has_line(&stdout, "nprocs: 1, Local input array size: ", "x")
+}
+
 fn main() {
+    common::run_child_action(&[("in-process", in_process_child)]);
     let cpu_tests: Vec<CpuTest> = vec![
         ("ch4_mpi_devices_1_rank", ch4_mpi_devices_1_rank),
         ("ch4_mpi_devices_2_ranks", ch4_mpi_devices_2_ranks),
@@ -197,6 +215,7 @@ fn main() {
             ch4_transpose_mpi_gpuaware_failing_rank_ends_the_job,
         ),
         ("ch4_transpose_mpi_sizes_must_agree", ch4_transpose_mpi_sizes_must_agree),
+        ("ch4_transpose_mpi_in_process", ch4_transpose_mpi_in_process),
         (
             "mpi_bad_option_fails_before_mpi_starts",
             mpi_bad_option_fails_before_mpi_starts,

@@ -253,7 +253,7 @@ impl Mpi {
             })
         };
         let (send_count, recv_count) = (count(from.len())?, count(into.len())?);
-        let rank = |r: usize| count(r);
+        let rank = |r: usize| i32::try_from(r).map_err(|_| Error::InvalidArgument(format!("there is no MPI rank {r}")));
         let (dest, source) = (rank(dest)?, rank(source)?);
         let stream = from.stream().clone();
         stream

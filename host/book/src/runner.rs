@@ -3,7 +3,7 @@
 //! `ferrocuda-rank` (one copy per rank under `mpirun`).
 //!
 //! An MPI example (chapter 4, [`examples::ch4::mpi`]) is run differently: MPI starts first, each
-//! rank opens its own device ([`ferrocuda::mpi::Mpi::assign_device`], never device 0 in every
+//! rank opens its own device (`ferrocuda::mpi::Mpi::assign_device`, never device 0 in every
 //! rank), the ranks' checks are gathered to rank 0, and an error on any rank ends the whole job
 //! with one line naming that rank (exit code 2), never a hang.
 use crate::examples::{self, Options};

@@ -10,6 +10,7 @@ mod mpirun;
 use common::{CpuTest, TestResult, ensure};
 use mpirun::{mpirun, mpirun_mpmd};
 use std::process::Output;
+use std::time::{Duration, Instant};
 
 /// The job's standard output when it succeeded and printed PASSED; its output and standard error
 /// in the failure otherwise.
@@ -174,6 +175,23 @@ fn mpi_device_option_refused() -> TestResult {
     )
 }
 
+/// The helper's timeout works: a job whose ranks never finish (`sleep`) is killed, with its
+/// ranks, and reported as a hang, long before they would end.
+fn mpirun_helper_reports_and_kills_a_hang() -> TestResult {
+    let mut command = mpirun::mpirun_command();
+    command.args(["-np", "2", "sleep", "300"]);
+    let start = Instant::now();
+    let result = mpirun::run_with_timeout(command, Duration::from_secs(2));
+    ensure(start.elapsed() < Duration::from_secs(60), || {
+        format!("the hung job took {:?} to be killed", start.elapsed())
+    })?;
+    match result {
+        Err(e) if e.starts_with("hang") => Ok(()),
+        Err(e) => Err(format!("not reported as a hang: {e}")),
+        Ok(output) => Err(format!("the hung job was not killed: {}", output.status)),
+    }
+}
+
 /// Child action: `ch4-transpose-mpi` called as a plain example (`Example::run`, no runner, no
 /// mpirun): it starts MPI itself, as a job of one rank, on the GPU or simulator given.
 fn in_process_child(_args: &[&str]) -> TestResult {
@@ -194,6 +212,10 @@ fn ch4_transpose_mpi_in_process() -> TestResult {
 fn main() {
     common::run_child_action(&[("in-process", in_process_child)]);
     let cpu_tests: Vec<CpuTest> = vec![
+        (
+            "mpirun_helper_reports_and_kills_a_hang",
+            mpirun_helper_reports_and_kills_a_hang,
+        ),
         ("ch4_mpi_devices_1_rank", ch4_mpi_devices_1_rank),
         ("ch4_mpi_devices_2_ranks", ch4_mpi_devices_2_ranks),
         ("ch4_mpi_devices_4_ranks", ch4_mpi_devices_4_ranks),

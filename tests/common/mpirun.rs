@@ -25,12 +25,7 @@ pub fn mpirun(np: usize, args: &[&str]) -> Result<Output, String> {
 /// ...`: ranks `0..n1` get `args1`, the next `n2` ranks `args2`. `Err` when `mpirun` is missing
 /// or the job outlived [`TIMEOUT`] (then killed with its ranks).
 pub fn mpirun_mpmd(parts: &[(usize, &[&str])]) -> Result<Output, String> {
-    let mut command = Command::new("mpirun");
-    // Root (containers, CI) needs both variables; --oversubscribe lets 4 ranks share 2 cores.
-    command
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .arg("--oversubscribe");
+    let mut command = mpirun_command();
     for (i, (np, args)) in parts.iter().enumerate() {
         if i > 0 {
             command.arg(":");
@@ -40,9 +35,20 @@ pub fn mpirun_mpmd(parts: &[(usize, &[&str])]) -> Result<Output, String> {
     run_with_timeout(command, TIMEOUT)
 }
 
-/// Runs `command` in a process group of its own, capturing its output; kills the group after
-/// `timeout`.
-fn run_with_timeout(mut command: Command, timeout: Duration) -> Result<Output, String> {
+/// `mpirun --oversubscribe` (OpenMPI's), allowed to run as root: the program and ranks follow.
+pub fn mpirun_command() -> Command {
+    let mut command = Command::new("mpirun");
+    // Root (containers, CI) needs both variables; --oversubscribe lets 4 ranks share 2 cores.
+    command
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .arg("--oversubscribe");
+    command
+}
+
+/// Runs `command` in a process group of its own, capturing its output; after `timeout`, kills
+/// the group (mpirun and its ranks) and returns an `Err` starting with "hang".
+pub fn run_with_timeout(mut command: Command, timeout: Duration) -> Result<Output, String> {
     use std::os::unix::process::CommandExt;
     let shown = format!("{command:?}");
     let mut child = command

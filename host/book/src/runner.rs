@@ -9,6 +9,7 @@
 use crate::examples::{self, Options};
 use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// The options every example shares (`cargo xtask list` shows each example's own).
@@ -21,10 +22,12 @@ pub fn main_run(args: &[String]) -> ExitCode {
     match run_example(args) {
         Ok(code) => code,
         Err(message) => {
-            match launcher_rank() {
-                Some(rank) => eprintln!("error: rank {rank}: {message}"),
-                None => eprintln!("error: {message}"),
-            }
+            let line = match launcher_rank() {
+                Some(rank) => format!("error: rank {rank}: {message}\n"),
+                None => format!("error: {message}\n"),
+            };
+            // One write: mpirun forwards output as it reads it, and must not split the line.
+            let _ = std::io::stderr().lock().write_all(line.as_bytes());
             ExitCode::from(2)
         }
     }

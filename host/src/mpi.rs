@@ -12,9 +12,12 @@
 //!   works whatever the GPUs' compute mode; [`Mpi::assign_device`] opens that device (round-robin
 //!   when a node has more ranks than GPUs, so every path runs with several ranks on one GPU);
 //! - [`Mpi::cuda_aware`] says at run time whether the library accepts device buffers.
-use crate::gpu::{BackendChoice, Error, Gpu, Result, device_count};
+use crate::gpu::{BackendChoice, DeviceBuffer, Element, Error, Gpu, Result, device_count};
 use ::mpi::Threading;
+use ::mpi::collective::SystemOperation;
+use ::mpi::datatype::{Equivalence, PartitionMut};
 use ::mpi::environment::Universe;
+use ::mpi::raw::AsRaw;
 use ::mpi::topology::{Color, SimpleCommunicator};
 use ::mpi::traits::*;
 use std::fmt;
@@ -209,6 +212,133 @@ impl Mpi {
         if query() == 1 { CudaAware::Yes } else { CudaAware::No }
     }
 
+    /// `MPI_Barrier` on `MPI_COMM_WORLD`: returns once every rank has called it.
+    pub fn barrier(&self) {
+        self.world.barrier();
+    }
+
+    /// True on every rank when every rank passed the same `value` (`MPI_Allreduce` of the
+    /// minimum and the maximum): for options that must agree, such as a problem size.
+    pub fn all_same(&self, value: u64) -> bool {
+        let (mut least, mut most) = (0u64, 0u64);
+        self.world.all_reduce_into(&value, &mut least, SystemOperation::min());
+        self.world.all_reduce_into(&value, &mut most, SystemOperation::max());
+        least == most
+    }
+
+    /// `MPI_Sendrecv` on device buffers, for a CUDA-aware MPI only (ask [`Mpi::cuda_aware`]
+    /// first; any other MPI reads device addresses as host memory and crashes): `send` to rank
+    /// `dest` with tag `send_tag`, while `recv` is filled from rank `source` with tag
+    /// `recv_tag`. Waits for the work queued on `send`'s stream first, so the data is complete,
+    /// and returns once both transfers are done. CUDA buffers only: the simulator's are host
+    /// memory, which the host-memory calls of [`rsmpi`] take.
+    pub fn sendrecv_device<T: Element + Equivalence>(
+        &self,
+        send: &DeviceBuffer<T>,
+        dest: usize,
+        send_tag: i32,
+        recv: &mut DeviceBuffer<T>,
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<()> {
+        use cudarc::driver::{DevicePtr, DevicePtrMut};
+        let (Some(from), Some(into)) = (send.as_cuda(), recv.as_cuda_mut()) else {
+            return Err(Error::InvalidArgument(
+                "MPI on device buffers needs CUDA buffers; the simulator's device memory is host memory".into(),
+            ));
+        };
+        let count = |len: usize| {
+            i32::try_from(len).map_err(|_| {
+                Error::InvalidArgument(format!("MPI_Sendrecv counts are 32-bit; {len} elements is too many"))
+            })
+        };
+        let (send_count, recv_count) = (count(from.len())?, count(into.len())?);
+        let rank = |r: usize| i32::try_from(r).map_err(|_| Error::InvalidArgument(format!("there is no MPI rank {r}")));
+        let (dest, source) = (rank(dest)?, rank(source)?);
+        let stream = from.stream().clone();
+        stream
+            .synchronize()
+            .map_err(Error::cuda("synchronizing before MPI_Sendrecv on device buffers"))?;
+        let datatype = T::equivalent_datatype();
+        let (send_ptr, _read) = from.device_ptr(&stream);
+        let (recv_ptr, _write) = into.device_ptr_mut(&stream);
+        let mut status = std::mem::MaybeUninit::<::mpi::ffi::MPI_Status>::uninit();
+        // SAFETY: the pointers are `send_count` and `recv_count` elements of live device
+        // allocations of `T` (borrowed for this call), with no queued work left on them; a
+        // CUDA-aware MPI (the caller's check) reads and writes device memory; the datatype is
+        // `T`'s, the communicator MPI_COMM_WORLD, and `status` one MPI_Status to write.
+        let code = unsafe {
+            ::mpi::ffi::MPI_Sendrecv(
+                send_ptr as usize as *const libc::c_void,
+                send_count,
+                datatype.as_raw(),
+                dest,
+                send_tag,
+                recv_ptr as usize as *mut libc::c_void,
+                recv_count,
+                datatype.as_raw(),
+                source,
+                recv_tag,
+                self.world.as_raw(),
+                status.as_mut_ptr(),
+            )
+        };
+        if code != ::mpi::ffi::MPI_SUCCESS as i32 {
+            return Err(Error::Library {
+                call: "MPI_Sendrecv on device buffers".into(),
+                error: format!("error code {code}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// True on every rank when `holds` is true on every rank (`MPI_Allreduce` with `MPI_MIN`):
+    /// one verdict for the job.
+    pub fn all_true(&self, holds: bool) -> bool {
+        let mut all = 0i32;
+        self.world
+            .all_reduce_into(&i32::from(holds), &mut all, SystemOperation::min());
+        all == 1
+    }
+
+    /// Every rank's `text`, in rank order, on rank 0 (`MPI_Gather` of the lengths, then
+    /// `MPI_Gatherv`); `None` on the other ranks. For printing per-rank lines in order, where
+    /// lines the ranks print themselves would interleave at random.
+    pub fn gather_text(&self, text: &str) -> Option<Vec<String>> {
+        let root = self.world.process_at_rank(0);
+        // A rank's text longer than 2 GiB is cut there (MPI counts are 32-bit).
+        let bytes = &text.as_bytes()[..text.len().min(i32::MAX as usize)];
+        let len = bytes.len() as i32;
+        if self.rank() != 0 {
+            root.gather_into(&len);
+            root.gather_varcount_into(bytes);
+            return None;
+        }
+        let mut lens = vec![0i32; self.size()];
+        root.gather_into_root(&len, &mut lens[..]);
+        let mut displs = Vec::with_capacity(lens.len());
+        let mut total = 0usize;
+        for &l in &lens {
+            displs.push(i32::try_from(total).unwrap_or(i32::MAX));
+            total += l as usize;
+        }
+        let mut all = vec![0u8; total];
+        {
+            let mut partition = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+            root.gather_varcount_into_root(bytes, &mut partition);
+        }
+        let mut start = 0;
+        Some(
+            lens.iter()
+                .map(|&l| {
+                    let piece = String::from_utf8_lossy(&all[start..start + l as usize]).into_owned();
+                    start += l as usize;
+                    piece
+                })
+                .collect(),
+        )
+    }
+
     /// Ends this rank's part: `result` as it is when it is `Ok`, or when the job has one rank;
     /// otherwise one line on stderr naming the rank and the error, then `MPI_Abort`, which ends
     /// every rank (the other ranks may be waiting for this one).
@@ -221,12 +351,12 @@ impl Mpi {
 
     /// Prints `error` naming this rank, and ends the whole job with exit code 2.
     pub fn abort(&self, error: &dyn fmt::Display) -> ! {
-        eprintln!(
+        print_line_to_stderr(&format!(
             "error: rank {} of {}: {error}; ending all {} ranks (MPI_Abort)",
             self.rank(),
             self.size(),
             self.size()
-        );
+        ));
         self.world.abort(2)
     }
 }
@@ -237,6 +367,30 @@ impl Drop for Mpi {
             self.abort(&"this rank panicked");
         }
     }
+}
+
+/// The compute mode of `gpu`'s device (`CU_DEVICE_ATTRIBUTE_COMPUTE_MODE`: 0 default, 1
+/// exclusive thread (gone since CUDA 8), 2 prohibited, 3 exclusive process), as the book's
+/// `mpiDevices` prints it; `None` on the simulator.
+pub fn compute_mode(gpu: &Gpu) -> Result<Option<u32>> {
+    use cudarc::driver::{result, sys::CUdevice_attribute};
+    if gpu.is_simulator() {
+        return Ok(None);
+    }
+    let ordinal = gpu.properties().ordinal;
+    let device = result::device::get(ordinal as i32).map_err(Error::cuda("cuDeviceGet"))?;
+    // SAFETY: `device` is a valid handle from cuDeviceGet, and the attribute is one int.
+    unsafe { result::device::get_attribute(device, CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) }
+        .map(|mode| Some(mode as u32))
+        .map_err(Error::cuda("cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)"))
+}
+
+/// Writes `line` and a newline to stderr in one `write`, so that mpirun, which forwards each
+/// rank's output as it reads it, never splits it among its own messages (`eprintln!` writes a
+/// formatted line piece by piece).
+pub fn print_line_to_stderr(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
 }
 
 /// This process's rank as the MPI launcher set it in the environment (OpenMPI, MPICH, Slurm),

@@ -243,6 +243,10 @@ pub static EXAMPLES: &[Example] = &[
     ch4::direct_transfer::EXAMPLE,
     ch4::p2p_bandwidth::EXAMPLE,
     ch4::transpose_p2p::EXAMPLE,
+    ch4::mpi_devices::EXAMPLE,
+    ch4::mpi_assign_device::EXAMPLE,
+    ch4::transpose_mpi::EXAMPLE,
+    ch4::transpose_mpi_gpuaware::EXAMPLE,
 ];
 
 /// The example with this id.

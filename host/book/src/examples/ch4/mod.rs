@@ -6,10 +6,18 @@
 //! book's device count on GPU 0 (on the simulator, that many independent simulators). Where the
 //! book's point needs distinct GPUs (peer access, peer bandwidth) the output says what was
 //! measured instead.
+//!
+//! With MPI (§4.2), one process per GPU: the ids `ch4-mpi-*` and `ch4-transpose-mpi*` ([`mpi`]),
+//! started with `cargo xtask mpirun -np N <id>`.
 pub mod direct_transfer;
 pub mod minimal;
+pub mod mpi;
+pub mod mpi_assign_device;
+pub mod mpi_devices;
 pub mod p2p_access;
 pub mod p2p_bandwidth;
+pub mod transpose_mpi;
+pub mod transpose_mpi_gpuaware;
 pub mod transpose_p2p;
 
 use crate::examples::{Flag, Options};

@@ -216,6 +216,16 @@ impl<T: SorReal + Equivalence> BorderExchange<T> for MpiExchange<'_, T> {
     }
 }
 
+/// Refuses `partitions` other than `ranks`: the MPI exchange runs one partition per rank.
+pub fn check_partitions(partitions: usize, ranks: usize) -> Result<()> {
+    if partitions != ranks {
+        return Err(Error::InvalidArgument(format!(
+            "the MPI exchange runs one partition per rank: {partitions} partition(s) asked for, and {ranks} rank(s) started (mpirun -np {ranks})"
+        )));
+    }
+    Ok(())
+}
+
 /// The numbers of a [`RankReport`] that travel to rank 0: device, kernel ms, exchanges, and
 /// the sync, transfer and loop times in seconds.
 const REPORT_FIELDS: usize = 6;
@@ -299,12 +309,7 @@ pub fn solve_mpi<T: SorReal + Equivalence>(
         )));
     }
     let ranks = mpi.size();
-    if config.partitions != ranks {
-        return Err(Error::InvalidArgument(format!(
-            "the MPI exchange runs one partition per rank: {} partition(s) asked for, and {ranks} rank(s) started (mpirun -np {ranks})",
-            config.partitions
-        )));
-    }
+    check_partitions(config.partitions, ranks)?;
     let partitioning = partition_checked(initial.len(), rows, cols, &config)?;
     if let Some(p) = (partitioning.partitions.iter()).find(|p| i32::try_from(p.own.len()).is_err()) {
         return Err(Error::InvalidArgument(format!(

@@ -18,9 +18,12 @@ use ferrocuda::sor::{Problem, SorReal, Variant};
 use ferrocuda::verify::Check;
 use std::path::PathBuf;
 
+#[cfg(feature = "mpi")]
+mod mpi;
+
 pub const EXAMPLE: Example = Example {
     id: "thesis-sor-multi",
-    description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
+    description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL/MPI border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
     flags: &[
         Flag {
             name: "--devices",
@@ -30,7 +33,7 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--partitions",
             value: Some("P"),
-            help: "partitions, one host thread each (default: one per device; more than the devices share them)",
+            help: "partitions, one host thread each (default: one per device; more than the devices share them); with --exchange mpi, the ranks",
         },
         Flag {
             name: "--decomposition",
@@ -40,12 +43,12 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--exchange",
             value: Some("E"),
-            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), or all (default; nccl where it runs)",
+            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), all (default; nccl where it runs), or mpi (one partition per MPI rank, under mpirun; builds with --features mpi)",
         },
         Flag {
             name: "--overlap",
             value: Some("on|off"),
-            help: "update the borders first and send them during the interior update (default on; pinned and peer only)",
+            help: "update the borders first and send them during the interior update (default on; pinned, peer and mpi only)",
         },
         Flag {
             name: "--border",
@@ -208,6 +211,10 @@ fn open_devices(gpu: &Gpu, devices: &[usize]) -> Result<Vec<Option<Gpu>>> {
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     plot_option::check_path(options)?;
     let setup = MultiSetup::from_options(gpu, options)?;
+    #[cfg(feature = "mpi")]
+    if setup.strategies.contains(&Strategy::Mpi) {
+        return mpi::run(gpu, &setup, options);
+    }
     let opened = open_devices(gpu, &setup.devices)?;
     let gpus: Vec<&Gpu> = opened.iter().map(|g| g.as_ref().unwrap_or(gpu)).collect();
     let checks = match options.precision {
@@ -240,10 +247,7 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
         setup.border,
         2 * setup.border
     );
-    println!(
-        " {:<7} {:<8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}",
-        "kernel", "exchange", "overlap", "MKT[ms]", "MST[ms]", "MTT[ms]", "MCT[ms]", "loop[ms/it]", "ET[s]", "vs 1 GPU"
-    );
+    print_header();
     let mut strategies = setup.strategies.clone();
     if setup.all_strategies {
         let refused = match setup.partitions {
@@ -269,10 +273,7 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
             checks.push(compare(&format!("{variant}, one GPU vs CPU"), &one.grid, cpu));
         }
         let one_ms = one.elapsed_ms / iterations.max(1) as f64;
-        println!(
-            " {variant:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
-            "1 GPU", "-", one_ms, "-", "-", "-", "-", "1.00"
-        );
+        print_one_gpu_row(variant, one_ms);
         for &strategy in &strategies {
             let config = MultiConfig {
                 decomposition: setup.decomposition,
@@ -285,22 +286,10 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
                 omega,
             };
             let solution = multi::solve(gpus, &initial, rows, cols, config)?;
-            let [mkt, mst, mtt, mct] = solution.metrics(iterations);
-            let loop_ms = solution.loop_time.as_secs_f64() * 1e3 / iterations.max(1) as f64;
-            println!(
-                " {variant:<7} {strategy:<8} {:>7} {mkt:>9.4} {mst:>9.4} {mtt:>9.4} {mct:>9.4} {loop_ms:>11.4} {:>9.4} {:>9.2}",
-                if config.overlap { "on" } else { "off" },
-                solution.elapsed.as_secs_f64(),
-                one_ms / loop_ms
-            );
+            csv.push(print_row(&config, &solution, (rows, cols), one_ms));
             if strategy == Strategy::HostSync {
                 print_thread_lines(gpus, &solution, iterations);
             }
-            csv.push(format!(
-                "{rows};{cols};{};{mkt:.6};{mst:.6};{mtt:.6};{mct:.6};{:.9}",
-                setup.border,
-                solution.elapsed.as_secs_f64()
-            ));
             checks.push(compare(
                 &format!("{variant}, {strategy} exchange, {} vs one GPU", setup.decomposition),
                 &solution.grid,
@@ -313,6 +302,53 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
         println!(" {line}");
     }
     Ok(checks)
+}
+
+/// The table's header, above the one-GPU and the multi-partition rows.
+fn print_header() {
+    println!(
+        " {:<7} {:<8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}",
+        "kernel", "exchange", "overlap", "MKT[ms]", "MST[ms]", "MTT[ms]", "MCT[ms]", "loop[ms/it]", "ET[s]", "vs 1 GPU"
+    );
+}
+
+/// The one-GPU row: its time per iteration, `one_ms`, in the loop column.
+fn print_one_gpu_row(variant: Variant, one_ms: f64) {
+    println!(
+        " {variant:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
+        "1 GPU", "-", one_ms, "-", "-", "-", "-", "1.00"
+    );
+}
+
+/// Prints the row of `solution` (a solve of a `rows x cols` grid as `config` says), then its time
+/// per iteration, the line to compare across exchanges (threads or MPI ranks); returns the
+/// thesis's CSV line.
+fn print_row<T>(
+    config: &MultiConfig,
+    solution: &MultiSolution<T>,
+    (rows, cols): (usize, usize),
+    one_ms: f64,
+) -> String {
+    let iterations = config.iterations;
+    let [mkt, mst, mtt, mct] = solution.metrics(iterations);
+    let loop_ms = solution.loop_time.as_secs_f64() * 1e3 / iterations.max(1) as f64;
+    println!(
+        " {:<7} {:<8} {:>7} {mkt:>9.4} {mst:>9.4} {mtt:>9.4} {mct:>9.4} {loop_ms:>11.4} {:>9.4} {:>9.2}",
+        config.variant,
+        config.strategy,
+        if config.overlap { "on" } else { "off" },
+        solution.elapsed.as_secs_f64(),
+        one_ms / loop_ms
+    );
+    println!(
+        "   time per iteration, {} exchange, {} {}: {loop_ms:.4} ms (the slowest partition's loop / {iterations}; one GPU {one_ms:.4} ms)",
+        config.strategy, config.partitions, config.decomposition
+    );
+    format!(
+        "{rows};{cols};{};{mkt:.6};{mst:.6};{mtt:.6};{mct:.6};{:.9}",
+        config.border,
+        solution.elapsed.as_secs_f64()
+    )
 }
 
 /// The thesis's per-thread lines (`t%d avarage RSOR kernel time per iteration`, ...), for the

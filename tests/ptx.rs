@@ -2,7 +2,7 @@
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
 use book_kernels::{ch1, ch2, ch3, ch5, course, stream, tutorial};
-use ferrocuda::kernels::{probe, random, reduce, sor};
+use ferrocuda::kernels::{probe, random, reduce, sor, transpose};
 use ferrocuda::ptx::{self, PtxModule, ResourceReport};
 use ferrocuda::{Kernel, KernelArgs};
 
@@ -183,6 +183,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::RoundingArgs<f64>>(probe::ProbeRounding),
         entry::<_, probe::OutArgs<u64>>(probe::ProbeClock),
         entry::<_, probe::PrintArgs>(probe::ProbePrint),
+        entry::<_, transpose::CudaTransposeArgs>(transpose::CudaTranspose),
     ];
     use sor::{ResidualArgs, SplitArgs, WindowArgs};
     macro_rules! sor {

@@ -1,5 +1,6 @@
 //! ferrocuda's own kernels: the PTX the host library embeds and launches for its calls
-//! (`ferrocuda::reduce`, `ferrocuda::random`, `ferrocuda::sor`, `ferrocuda::fft`), and the probes that test the
+//! (`ferrocuda::reduce`, `ferrocuda::random`, `ferrocuda::sor`, `ferrocuda::fft`,
+//! `ferrocuda::transpose`), and the probes that test the
 //! device library one primitive at a time.
 //!
 //! A kernel crate like any user's: `no_std`, written against `ferrocuda-device`, compiled to
@@ -13,3 +14,4 @@ pub mod probe;
 pub mod random;
 pub mod reduce;
 pub mod sor;
+pub mod transpose;

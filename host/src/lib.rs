@@ -12,7 +12,7 @@
 //! - `ferrocuda-sim`: the CPU simulator, with checks a GPU cannot give (races on shared memory,
 //!   barriers not every thread reaches, out-of-bounds accesses), named by kernel, block and thread;
 //! - `ferrocuda` (this crate): the runtime ([`Gpu`], buffers, [`Kernels`] and typed launches,
-//!   streams, events) and the library calls: [`reduce`], [`random`], [`sor`], [`fft`], with the CPU
+//!   streams, events) and the library calls: [`reduce`], [`random`], [`sor`], [`fft`], [`transpose`], with the CPU
 //!   references they are checked against, [`measure`] and [`verify`].
 //!
 //! A kernel of your own, launched on a GPU or on the simulator with the same call (here the
@@ -70,6 +70,7 @@ pub mod ptx;
 pub mod random;
 pub mod reduce;
 pub mod sor;
+pub mod transpose;
 pub mod verify;
 
 /// The device library kernels are written against (`ferrocuda-device`).

@@ -14,6 +14,8 @@
 //! - [`Mpi::cuda_aware`] says at run time whether the library accepts device buffers.
 use crate::gpu::{BackendChoice, Error, Gpu, Result, device_count};
 use ::mpi::Threading;
+use ::mpi::collective::SystemOperation;
+use ::mpi::datatype::PartitionMut;
 use ::mpi::environment::Universe;
 use ::mpi::topology::{Color, SimpleCommunicator};
 use ::mpi::traits::*;
@@ -209,6 +211,53 @@ impl Mpi {
         if query() == 1 { CudaAware::Yes } else { CudaAware::No }
     }
 
+    /// True on every rank when `holds` is true on every rank (`MPI_Allreduce` with `MPI_MIN`):
+    /// one verdict for the job.
+    pub fn all_true(&self, holds: bool) -> bool {
+        let mut all = 0i32;
+        self.world
+            .all_reduce_into(&i32::from(holds), &mut all, SystemOperation::min());
+        all == 1
+    }
+
+    /// Every rank's `text`, in rank order, on rank 0 (`MPI_Gather` of the lengths, then
+    /// `MPI_Gatherv`); `None` on the other ranks. For printing per-rank lines in order, where
+    /// lines the ranks print themselves would interleave at random.
+    pub fn gather_text(&self, text: &str) -> Option<Vec<String>> {
+        let root = self.world.process_at_rank(0);
+        // A rank's text longer than 2 GiB is cut there (MPI counts are 32-bit).
+        let bytes = &text.as_bytes()[..text.len().min(i32::MAX as usize)];
+        let len = bytes.len() as i32;
+        if self.rank() != 0 {
+            root.gather_into(&len);
+            root.gather_varcount_into(bytes);
+            return None;
+        }
+        let mut lens = vec![0i32; self.size()];
+        root.gather_into_root(&len, &mut lens[..]);
+        let mut displs = Vec::with_capacity(lens.len());
+        let mut total = 0usize;
+        for &l in &lens {
+            displs.push(i32::try_from(total).unwrap_or(i32::MAX));
+            total += l as usize;
+        }
+        let mut all = vec![0u8; total];
+        {
+            let mut partition = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+            root.gather_varcount_into_root(bytes, &mut partition);
+        }
+        let mut start = 0;
+        Some(
+            lens.iter()
+                .map(|&l| {
+                    let piece = String::from_utf8_lossy(&all[start..start + l as usize]).into_owned();
+                    start += l as usize;
+                    piece
+                })
+                .collect(),
+        )
+    }
+
     /// Ends this rank's part: `result` as it is when it is `Ok`, or when the job has one rank;
     /// otherwise one line on stderr naming the rank and the error, then `MPI_Abort`, which ends
     /// every rank (the other ranks may be waiting for this one).
@@ -237,6 +286,22 @@ impl Drop for Mpi {
             self.abort(&"this rank panicked");
         }
     }
+}
+
+/// The compute mode of `gpu`'s device (`CU_DEVICE_ATTRIBUTE_COMPUTE_MODE`: 0 default, 1
+/// exclusive thread (gone since CUDA 8), 2 prohibited, 3 exclusive process), as the book's
+/// `mpiDevices` prints it; `None` on the simulator.
+pub fn compute_mode(gpu: &Gpu) -> Result<Option<u32>> {
+    use cudarc::driver::{result, sys::CUdevice_attribute};
+    if gpu.is_simulator() {
+        return Ok(None);
+    }
+    let ordinal = gpu.properties().ordinal;
+    let device = result::device::get(ordinal as i32).map_err(Error::cuda("cuDeviceGet"))?;
+    // SAFETY: `device` is a valid handle from cuDeviceGet, and the attribute is one int.
+    unsafe { result::device::get_attribute(device, CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) }
+        .map(|mode| Some(mode as u32))
+        .map_err(Error::cuda("cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)"))
 }
 
 /// This process's rank as the MPI launcher set it in the environment (OpenMPI, MPICH, Slurm),

@@ -1,18 +1,21 @@
 //! The runner: `cargo xtask list | run <id> [options] | bench [options] | ptx [--report | --validate | <kernel>]`.
 //!
 //! Every failure is one sentence on stderr and a non-zero exit code.
-use ferrocuda::gpu::BackendChoice;
-use ferrocuda::{Error, Gpu, ptx};
-use ferrocuda_book::examples::{self, Options};
+use ferrocuda::{Gpu, ptx};
+use ferrocuda_book::examples;
+use ferrocuda_book::runner::{self, Flags, open};
 use ferrocuda_book::{agreement, bench};
 use std::process::ExitCode;
 
+mod mpirun;
 mod new;
 
 const USAGE: &str = "usage:
   cargo xtask list
   cargo xtask run <example-id> [--size N] [--precision f32|f64] [--device N] [--reps N] [--backend auto|cuda|sim]
                                [the example's own options: `cargo xtask list` shows them]
+  cargo xtask mpirun -np N <example-id> [options]   (an MPI example of chapter 4 on N ranks: builds
+                               the runner with --features mpi, then mpirun -np N target/release/xtask run ...)
   cargo xtask bench [--device N] [--size-mib N] [--reps N] [--backend auto|cuda|sim] [--only GROUP,..]
 
 The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator
@@ -23,6 +26,10 @@ otherwise.
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("run") {
+        // The runner prints its own error, naming the MPI rank under mpirun.
+        return runner::main_run(&args[1..]);
+    }
     match dispatch(&args) {
         Ok(code) => code,
         Err(message) => {
@@ -47,7 +54,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some("run") => run(&args[1..]),
+        Some("mpirun") => mpirun::run(&args[1..]),
         Some("bench") => {
             let flags = Flags::parse(&args[1..], &["--device", "--size-mib", "--reps", "--backend", "--only"])?;
             let gpu = open(&flags)?;
@@ -87,118 +94,6 @@ fn dispatch(args: &[String]) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
-    }
-}
-
-fn run(args: &[String]) -> Result<ExitCode, String> {
-    let Some(id) = args.first().filter(|a| !a.starts_with("--")) else {
-        return Err("`run` needs an example id; `cargo xtask list` shows them".into());
-    };
-    let example = examples::find(id).ok_or_else(|| format!("no example `{id}`; `cargo xtask list` shows them"))?;
-    let shared = ["--size", "--precision", "--device", "--reps", "--backend"];
-    let (flags, own) = Flags::parse_with(&args[1..], &shared, example.flags)?;
-    let options = Options {
-        size: flags.number("--size")?,
-        precision: flags
-            .value("--precision")
-            .map(str::parse)
-            .transpose()
-            .map_err(|e: Error| e.to_string())?
-            .unwrap_or_default(),
-        reps: flags.number("--reps")?.unwrap_or(Options::default().reps),
-        flags: own,
-    };
-    if options.reps == 0 {
-        return Err("--reps must be at least 1".into());
-    }
-    let gpu = open(&flags)?;
-    let p = gpu.properties();
-    if gpu.is_simulator() {
-        println!("== {} on the {} ==", example.id, p.name);
-    } else {
-        println!(
-            "== {} on device {}: {} (sm_{}) ==",
-            example.id,
-            p.ordinal,
-            p.name,
-            p.compute_capability_number()
-        );
-    }
-    let outcome = (example.run)(&gpu, &options).map_err(|e| format!("{}: {e}", example.id))?;
-    outcome.print();
-    Ok(if outcome.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-/// The `Gpu` that `--backend` (or `FERROCUDA_BACKEND`, or auto) and `--device` name; says once
-/// when auto falls back to the simulator.
-fn open(flags: &Flags) -> Result<Gpu, String> {
-    let choice = match flags.value("--backend") {
-        Some(value) => value.parse(),
-        None => BackendChoice::from_env(),
-    }
-    .map_err(|e: Error| e.to_string())?;
-    let device = flags.number("--device")?.unwrap_or(0);
-    let (gpu, why_simulator) = Gpu::open(choice, device).map_err(|e| e.to_string())?;
-    if let Some(reason) = why_simulator {
-        let reason = match reason {
-            Error::NoDriver => "No NVIDIA driver found",
-            _ => "The NVIDIA driver reports no GPU",
-        };
-        println!("{reason}: running on the CPU simulator (its timings are simulator timings, not GPU ones).");
-    }
-    Ok(gpu)
-}
-
-/// `--flag value` pairs, each allowed flag at most once.
-struct Flags(Vec<(String, String)>);
-
-impl Flags {
-    fn parse(args: &[String], allowed: &[&str]) -> Result<Self, String> {
-        Ok(Self::parse_with(args, allowed, &[])?.0)
-    }
-
-    /// The shared `allowed` flags, and apart from them an example's own `flags` (switches take
-    /// no value).
-    fn parse_with(
-        args: &[String],
-        allowed: &[&str],
-        own: &[examples::Flag],
-    ) -> Result<(Self, Vec<examples::FlagValue>), String> {
-        let (mut pairs, mut own_pairs) = (Vec::new(), Vec::new());
-        let mut it = args.iter();
-        while let Some(flag) = it.next() {
-            let own_flag = own.iter().find(|f| f.name == flag);
-            if !allowed.contains(&flag.as_str()) && own_flag.is_none() {
-                let names: Vec<&str> = allowed.iter().copied().chain(own.iter().map(|f| f.name)).collect();
-                return Err(format!("unknown option `{flag}` (allowed: {})", names.join(", ")));
-            }
-            let value = match own_flag {
-                Some(examples::Flag { value: None, .. }) => None,
-                _ => Some(it.next().ok_or_else(|| format!("`{flag}` needs a value"))?.clone()),
-            };
-            match own_flag {
-                Some(_) => own_pairs.push((flag.clone(), value)),
-                None => pairs.push((flag.clone(), value.unwrap_or_default())),
-            }
-        }
-        Ok((Self(pairs), own_pairs))
-    }
-
-    fn value(&self, flag: &str) -> Option<&str> {
-        self.0.iter().rev().find(|(f, _)| f == flag).map(|(_, v)| v.as_str())
-    }
-
-    fn number(&self, flag: &str) -> Result<Option<usize>, String> {
-        self.value(flag)
-            .map(|v| {
-                v.parse()
-                    .map_err(|_| format!("`{flag}` takes a non-negative integer, not `{v}`"))
-            })
-            .transpose()
     }
 }
 

@@ -12,12 +12,14 @@
 //!   and the registry `cargo xtask run` reads;
 //! - [`reference`](mod@reference): their CPU references (rayon);
 //! - [`bench`](mod@bench): the benchmarks of `cargo xtask bench`; [`agreement`]: `cargo xtask agree`;
-//! - [`plot`]: PNG line charts for the sweeps' `--plot`.
+//! - [`plot`]: PNG line charts for the sweeps' `--plot`;
+//! - [`runner`]: `cargo xtask run <id>` as a library (also each rank's program under `mpirun`).
 pub mod agreement;
 pub mod bench;
 pub mod examples;
 pub mod plot;
 pub mod reference;
+pub mod runner;
 
 use ferrocuda::{Gpu, KernelSet, Kernels, Result};
 

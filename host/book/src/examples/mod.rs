@@ -4,6 +4,7 @@
 pub mod ch1;
 pub mod ch2;
 pub mod ch3;
+pub mod ch4;
 pub mod ch5;
 pub mod ch6;
 pub mod ch7;
@@ -237,6 +238,7 @@ pub static EXAMPLES: &[Example] = &[
     ch7::spectral_deriv::EXAMPLE,
     ch7::poisson::EXAMPLE,
     ch7::fft_convolution::EXAMPLE,
+    ch4::mpi_assign_device::EXAMPLE,
 ];
 
 /// The example with this id.

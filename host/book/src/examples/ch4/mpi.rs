@@ -1,0 +1,72 @@
+//! The chapter's MPI examples (book §4.2): their ids exist in every build; the runner
+//! ([`crate::runner`]) starts MPI and gives each rank its own device before calling them, and a
+//! build without the cargo feature `mpi` refuses them in one sentence naming the build command.
+use crate::examples::{Options, Outcome};
+use ferrocuda::gpu::{Error, Gpu, Result};
+#[cfg(feature = "mpi")]
+use ferrocuda::mpi::{Mpi, Placement};
+
+/// The ids that run one process per GPU under `mpirun`.
+pub const IDS: [&str; 1] = [super::mpi_assign_device::ID];
+
+/// True for an id of [`IDS`].
+pub fn is_mpi(id: &str) -> bool {
+    IDS.contains(&id)
+}
+
+/// The refusal of an MPI id in a build without MPI: one sentence naming the build command.
+pub fn needs_mpi_build(id: &str) -> Error {
+    Error::InvalidArgument(format!(
+        "{id} needs MPI, and this build has none: run `cargo xtask mpirun -np 2 {id}` (it builds with `--features mpi`), or build with `cargo build --release -p xtask --features mpi` and start `mpirun -np 2 target/release/xtask run {id}`"
+    ))
+}
+
+/// One rank's part of an MPI example: MPI started, its device opened where MPI placed it.
+#[cfg(feature = "mpi")]
+pub type RankRun = fn(&Mpi, &Gpu, &Placement, &Options) -> Result<Outcome>;
+
+/// The rank function of the MPI example `id`.
+#[cfg(feature = "mpi")]
+pub fn find(id: &str) -> Option<RankRun> {
+    let runs: [(&str, RankRun); 1] = [(super::mpi_assign_device::ID, super::mpi_assign_device::run_rank)];
+    runs.iter().find(|(i, _)| *i == id).map(|(_, run)| *run)
+}
+
+/// An MPI example called as a plain example (its `Example::run`, outside the runner): MPI
+/// started in this process (one rank unless a launcher started it), on `gpu`.
+#[cfg(feature = "mpi")]
+pub fn in_process(id: &str, gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let run = find(id).ok_or_else(|| Error::InvalidArgument(format!("{id} is not an MPI example")))?;
+    let mpi = Mpi::init()?;
+    let result = (|| {
+        let node = mpi.node()?;
+        let placement = Placement {
+            rank: mpi.rank(),
+            node,
+            device: (!gpu.is_simulator()).then(|| gpu.properties().ordinal),
+            devices_on_node: if gpu.is_simulator() {
+                0
+            } else {
+                ferrocuda::gpu::device_count()?
+            },
+        };
+        run(&mpi, gpu, &placement, options)
+    })();
+    mpi.finish(result)
+}
+
+/// An MPI example called in a build without MPI: refused.
+#[cfg(not(feature = "mpi"))]
+pub fn in_process(id: &str, _gpu: &Gpu, _options: &Options) -> Result<Outcome> {
+    Err(needs_mpi_build(id))
+}
+
+/// This rank's compute mode, as the book prints it (`cudaDeviceProp%computeMode`: 0 default, 1
+/// exclusive thread, 2 prohibited, 3 exclusive process), or "simulator".
+#[cfg(feature = "mpi")]
+pub fn compute_mode_label(gpu: &Gpu) -> Result<String> {
+    Ok(match ferrocuda::mpi::compute_mode(gpu)? {
+        Some(mode) => mode.to_string(),
+        None => "simulator".into(),
+    })
+}

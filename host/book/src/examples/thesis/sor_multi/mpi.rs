@@ -40,14 +40,25 @@ fn run_rank(mpi: &Mpi, gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Resu
         false => BackendChoice::Cuda,
     };
     let (gpu, placement) = mpi.assign_device(choice)?;
-    println!(" {placement}");
     // `--partitions` must name the ranks; by default it is them.
     let partitions = options.parsed("--partitions")?.unwrap_or(mpi.size());
     check_partitions(partitions, mpi.size())?;
-    match options.precision {
-        Precision::F32 => run_typed::<f32>(mpi, &gpu, setup, partitions),
-        Precision::F64 => run_typed::<f64>(mpi, &gpu, setup, partitions),
+    if let Some(lines) = mpi.gather_text(&format!(" {placement}")) {
+        lines.iter().for_each(|line| println!("{line}"));
     }
+    let checks = match options.precision {
+        Precision::F32 => run_typed::<f32>(mpi, &gpu, setup, partitions)?,
+        Precision::F64 => run_typed::<f64>(mpi, &gpu, setup, partitions)?,
+    };
+    // Rank 0 holds the checks; every rank's exit code says whether they passed.
+    let passed = mpi.all_true(checks.iter().all(Check::passed));
+    Ok(match mpi.rank() {
+        0 => checks,
+        rank => vec![Check::condition(
+            &format!("rank {rank}: rank 0's checks of the job passed"),
+            passed,
+        )],
+    })
 }
 
 fn run_typed<T: SorReal + Equivalence>(

@@ -7,7 +7,7 @@ use cudarc::driver::{
 use ferrocuda_device::global::{Slice, SliceMut};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A value that can live in a device buffer: plain data the GPU and the host read alike.
 pub trait Element: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static {}
@@ -340,7 +340,9 @@ impl<T> PinnedBuffer<T> {
         }
         let key = stream.cu_stream() as usize;
         let mut pending = self.pending();
-        match pending.iter_mut().find(|p| p.stream == key) {
+        // The same handle in another context is another stream (one destroyed, one created).
+        let same = |p: &&mut PendingCopies| p.stream == key && Arc::ptr_eq(p.after.context(), stream.context());
+        match pending.iter_mut().find(same) {
             Some(copies) => {
                 copies.after.record(stream).map_err(Error::cuda("cudaEventRecord"))?;
                 copies.waiting = true;

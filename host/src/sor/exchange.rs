@@ -527,3 +527,26 @@ impl<'s, T: SorReal> Exchange<'s, T> {
         &self.partition
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strategies_parse_what_they_print() {
+        for strategy in Strategy::ALL.into_iter().chain([Strategy::Nccl]) {
+            assert_eq!(strategy.to_string().parse::<Strategy>().unwrap(), strategy);
+        }
+        #[cfg(feature = "mpi")]
+        assert_eq!("mpi".parse::<Strategy>().unwrap().to_string(), "mpi");
+        // Without the feature, the refusal names the build that has it.
+        #[cfg(not(feature = "mpi"))]
+        assert!(
+            "mpi"
+                .parse::<Strategy>()
+                .unwrap_err()
+                .to_string()
+                .contains("--features mpi")
+        );
+    }
+}

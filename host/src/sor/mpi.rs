@@ -32,10 +32,11 @@ const TAG_UB: i32 = 32767;
 const GATHER_TAG: i32 = TAG_UB;
 
 /// The MPI tag of the border at `border` in the decomposition's list of `borders`, at exchange
-/// `step` (1, 2, ...): `(step mod cycle) * borders + border`, below [`TAG_UB`], with `cycle =
-/// TAG_UB / borders` exchanges before a tag comes back (each exchange is complete before the
-/// next starts, so consecutive ones suffice to tell apart). A border belongs to one phase, so
-/// phases never share a tag either. Refuses more borders than leave two exchanges a cycle.
+/// `step` (1, 2, ...): `(step mod cycle) * borders + border`, below 32767 (MPI's least
+/// `MPI_TAG_UB`), with `cycle = 32767 / borders` exchanges before a tag comes back (each
+/// exchange is complete before the next starts, so consecutive ones suffice to tell apart). A
+/// border belongs to one phase, so phases never share a tag either. Refuses more borders than
+/// leave two exchanges a cycle.
 pub fn exchange_tag(border: usize, step: u64, borders: usize) -> Result<i32> {
     let cycle = TAG_UB as usize / borders.max(1);
     if border >= borders || cycle < 2 {

@@ -11,9 +11,6 @@ use common::{CpuTest, TestResult, ensure};
 use mpirun::{mpirun, mpirun_mpmd};
 use std::process::Output;
 
-/// Rank counts every MPI example runs with.
-const RANKS: [usize; 3] = [1, 2, 4];
-
 /// The job's standard output when it succeeded and printed PASSED; its output and standard error
 /// in the failure otherwise.
 fn passes(np: usize, args: &[&str]) -> Result<String, String> {
@@ -60,20 +57,105 @@ fn fails_naming_rank(parts: &[(usize, &[&str])], rank: usize, why: &str) -> Test
 
 fn assign_device(np: usize) -> TestResult {
     let stdout = passes(np, &["run", "ch4-mpi-assign-device"])?;
+    has_line(&stdout, "== ch4-mpi-assign-device on ", &format!("on {np} MPI rank(s)"))?;
     for rank in 0..np {
         has_line(&stdout, &format!("[{rank}] host: "), ", device: ")?;
+        // One device (or simulator) per rank here: each sees its own array only.
+        has_line(&stdout, &format!("[{rank}] device arrays allocated: "), "allocated: 1")?;
     }
-    has_line(&stdout, "== ch4-mpi-assign-device on ", &format!("on {np} MPI rank(s)"))
+    Ok(())
 }
 
-fn ch4_mpi_assign_device_1_rank() -> TestResult {
-    assign_device(1)
+fn devices(np: usize) -> TestResult {
+    let stdout = passes(np, &["run", "ch4-mpi-devices"])?;
+    for rank in 0..np {
+        has_line(&stdout, &format!("[{rank}] using device: "), " in compute mode: ")?;
+        for allocating in 0..np {
+            let line = format!("[{rank}] after allocation on rank: {allocating}, device arrays allocated: ");
+            // On the simulator every rank has its own device: it sees its own array only, from
+            // its own turn on. (On a GPU the count depends on how many ranks share it.)
+            let seen = if on_simulator() {
+                format!("allocated: {}", usize::from(rank <= allocating))
+            } else {
+                String::new()
+            };
+            has_line(&stdout, &line, &seen)?;
+        }
+    }
+    Ok(())
 }
-fn ch4_mpi_assign_device_2_ranks() -> TestResult {
-    assign_device(2)
+
+fn transpose(id: &str, np: usize) -> TestResult {
+    let stdout = passes(np, &["run", id, "--reps", "2"])?;
+    has_line(&stdout, &format!("nprocs: {np}, Local input array size: "), "x")?;
+    has_line(&stdout, "mpiTileDim: ", "x")?;
+    has_line(&stdout, "Bandwidth (GB/s): ", "ms per transpose")?;
+    has_line(&stdout, "one GPU, same kernel, no MPI: Bandwidth (GB/s): ", "ms")?;
+    for rank in 0..np {
+        has_line(&stdout, &format!("  [{rank}] pack "), "kernel")?;
+        has_line(&stdout, &format!("  [{rank}] rank {rank}'s output slab"), "PASSED")?;
+    }
+    Ok(())
 }
-fn ch4_mpi_assign_device_4_ranks() -> TestResult {
-    assign_device(4)
+
+/// True when the tests run on the simulator (as the ranks will: same environment).
+fn on_simulator() -> bool {
+    common::gpu().as_ref().is_ok_and(ferrocuda::Gpu::is_simulator)
+}
+
+/// One test function per line: `name => body;`.
+macro_rules! tests {
+    ($($name:ident => $body:expr;)*) => {
+        $(fn $name() -> TestResult { $body })*
+    };
+}
+
+tests! {
+    ch4_mpi_devices_1_rank => devices(1);
+    ch4_mpi_devices_2_ranks => devices(2);
+    ch4_mpi_devices_4_ranks => devices(4);
+    ch4_mpi_assign_device_1_rank => assign_device(1);
+    ch4_mpi_assign_device_2_ranks => assign_device(2);
+    ch4_mpi_assign_device_4_ranks => assign_device(4);
+    ch4_transpose_mpi_1_rank => transpose("ch4-transpose-mpi", 1);
+    ch4_transpose_mpi_2_ranks => transpose("ch4-transpose-mpi", 2);
+    ch4_transpose_mpi_4_ranks => transpose("ch4-transpose-mpi", 4);
+    ch4_transpose_mpi_gpuaware_1_rank => transpose("ch4-transpose-mpi-gpuaware", 1);
+    ch4_transpose_mpi_gpuaware_2_ranks => transpose("ch4-transpose-mpi-gpuaware", 2);
+    ch4_transpose_mpi_gpuaware_4_ranks => transpose("ch4-transpose-mpi-gpuaware", 4);
+}
+
+/// Rank 1 given a size its layout refuses (100 is not 2 tiles of a multiple of 32) fails
+/// after MPI has started, while rank 0 waits for it in a collective: the job must still end.
+fn ch4_transpose_mpi_failing_rank_ends_the_job() -> TestResult {
+    let good: &[&str] = &["run", "ch4-transpose-mpi"];
+    let bad: &[&str] = &["run", "ch4-transpose-mpi", "--size", "100"];
+    fails_naming_rank(&[(1, good), (1, bad)], 1, "must be multiples of cudaTileDim")
+}
+
+/// The same for the GPU-aware variant, with rank 2 of 3 failing.
+fn ch4_transpose_mpi_gpuaware_failing_rank_ends_the_job() -> TestResult {
+    let good: &[&str] = &["run", "ch4-transpose-mpi-gpuaware", "--size", "192"];
+    let bad: &[&str] = &["run", "ch4-transpose-mpi-gpuaware", "--size", "100"];
+    fails_naming_rank(&[(2, good), (1, bad)], 2, "must be multiples of nDevices")
+}
+
+/// Ranks given different valid sizes refuse together instead of exchanging mismatched tiles.
+fn ch4_transpose_mpi_sizes_must_agree() -> TestResult {
+    let a: &[&str] = &["run", "ch4-transpose-mpi", "--size", "128"];
+    let b: &[&str] = &["run", "ch4-transpose-mpi", "--size", "256"];
+    let output = mpirun_mpmd(&[(1, a), (1, b)])?;
+    let (_, stderr) = texts(&output);
+    ensure(
+        !output.status.success() && stderr.contains("different --size values"),
+        || {
+            format!(
+                "mismatched sizes were not refused: {}
+{stderr}",
+                output.status
+            )
+        },
+    )
 }
 
 /// Rank 1 given an unknown option fails before MPI starts; the job still ends, naming it.
@@ -93,11 +175,28 @@ fn mpi_device_option_refused() -> TestResult {
 }
 
 fn main() {
-    let _ = RANKS;
     let cpu_tests: Vec<CpuTest> = vec![
+        ("ch4_mpi_devices_1_rank", ch4_mpi_devices_1_rank),
+        ("ch4_mpi_devices_2_ranks", ch4_mpi_devices_2_ranks),
+        ("ch4_mpi_devices_4_ranks", ch4_mpi_devices_4_ranks),
         ("ch4_mpi_assign_device_1_rank", ch4_mpi_assign_device_1_rank),
         ("ch4_mpi_assign_device_2_ranks", ch4_mpi_assign_device_2_ranks),
         ("ch4_mpi_assign_device_4_ranks", ch4_mpi_assign_device_4_ranks),
+        ("ch4_transpose_mpi_1_rank", ch4_transpose_mpi_1_rank),
+        ("ch4_transpose_mpi_2_ranks", ch4_transpose_mpi_2_ranks),
+        ("ch4_transpose_mpi_4_ranks", ch4_transpose_mpi_4_ranks),
+        ("ch4_transpose_mpi_gpuaware_1_rank", ch4_transpose_mpi_gpuaware_1_rank),
+        ("ch4_transpose_mpi_gpuaware_2_ranks", ch4_transpose_mpi_gpuaware_2_ranks),
+        ("ch4_transpose_mpi_gpuaware_4_ranks", ch4_transpose_mpi_gpuaware_4_ranks),
+        (
+            "ch4_transpose_mpi_failing_rank_ends_the_job",
+            ch4_transpose_mpi_failing_rank_ends_the_job,
+        ),
+        (
+            "ch4_transpose_mpi_gpuaware_failing_rank_ends_the_job",
+            ch4_transpose_mpi_gpuaware_failing_rank_ends_the_job,
+        ),
+        ("ch4_transpose_mpi_sizes_must_agree", ch4_transpose_mpi_sizes_must_agree),
         (
             "mpi_bad_option_fails_before_mpi_starts",
             mpi_bad_option_fails_before_mpi_starts,

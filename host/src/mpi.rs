@@ -12,11 +12,12 @@
 //!   works whatever the GPUs' compute mode; [`Mpi::assign_device`] opens that device (round-robin
 //!   when a node has more ranks than GPUs, so every path runs with several ranks on one GPU);
 //! - [`Mpi::cuda_aware`] says at run time whether the library accepts device buffers.
-use crate::gpu::{BackendChoice, Error, Gpu, Result, device_count};
+use crate::gpu::{BackendChoice, DeviceBuffer, Element, Error, Gpu, Result, device_count};
 use ::mpi::Threading;
 use ::mpi::collective::SystemOperation;
-use ::mpi::datatype::PartitionMut;
+use ::mpi::datatype::{Equivalence, PartitionMut};
 use ::mpi::environment::Universe;
+use ::mpi::raw::AsRaw;
 use ::mpi::topology::{Color, SimpleCommunicator};
 use ::mpi::traits::*;
 use std::fmt;
@@ -209,6 +210,86 @@ impl Mpi {
         // SAFETY: OpenMPI declares `int MPIX_Query_cuda_support(void)`, callable after MPI_Init.
         let query: extern "C" fn() -> libc::c_int = unsafe { std::mem::transmute(query) };
         if query() == 1 { CudaAware::Yes } else { CudaAware::No }
+    }
+
+    /// `MPI_Barrier` on `MPI_COMM_WORLD`: returns once every rank has called it.
+    pub fn barrier(&self) {
+        self.world.barrier();
+    }
+
+    /// True on every rank when every rank passed the same `value` (`MPI_Allreduce` of the
+    /// minimum and the maximum): for options that must agree, such as a problem size.
+    pub fn all_same(&self, value: u64) -> bool {
+        let (mut least, mut most) = (0u64, 0u64);
+        self.world.all_reduce_into(&value, &mut least, SystemOperation::min());
+        self.world.all_reduce_into(&value, &mut most, SystemOperation::max());
+        least == most
+    }
+
+    /// `MPI_Sendrecv` on device buffers, for a CUDA-aware MPI only (ask [`Mpi::cuda_aware`]
+    /// first; any other MPI reads device addresses as host memory and crashes): `send` to rank
+    /// `dest` with tag `send_tag`, while `recv` is filled from rank `source` with tag
+    /// `recv_tag`. Waits for the work queued on `send`'s stream first, so the data is complete,
+    /// and returns once both transfers are done. CUDA buffers only: the simulator's are host
+    /// memory, which the host-memory calls of [`rsmpi`] take.
+    pub fn sendrecv_device<T: Element + Equivalence>(
+        &self,
+        send: &DeviceBuffer<T>,
+        dest: usize,
+        send_tag: i32,
+        recv: &mut DeviceBuffer<T>,
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<()> {
+        use cudarc::driver::{DevicePtr, DevicePtrMut};
+        let (Some(from), Some(into)) = (send.as_cuda(), recv.as_cuda_mut()) else {
+            return Err(Error::InvalidArgument(
+                "MPI on device buffers needs CUDA buffers; the simulator's device memory is host memory".into(),
+            ));
+        };
+        let count = |len: usize| {
+            i32::try_from(len).map_err(|_| {
+                Error::InvalidArgument(format!("MPI_Sendrecv counts are 32-bit; {len} elements is too many"))
+            })
+        };
+        let (send_count, recv_count) = (count(from.len())?, count(into.len())?);
+        let rank = |r: usize| count(r);
+        let (dest, source) = (rank(dest)?, rank(source)?);
+        let stream = from.stream().clone();
+        stream
+            .synchronize()
+            .map_err(Error::cuda("synchronizing before MPI_Sendrecv on device buffers"))?;
+        let datatype = T::equivalent_datatype();
+        let (send_ptr, _read) = from.device_ptr(&stream);
+        let (recv_ptr, _write) = into.device_ptr_mut(&stream);
+        let mut status = std::mem::MaybeUninit::<::mpi::ffi::MPI_Status>::uninit();
+        // SAFETY: the pointers are `send_count` and `recv_count` elements of live device
+        // allocations of `T` (borrowed for this call), with no queued work left on them; a
+        // CUDA-aware MPI (the caller's check) reads and writes device memory; the datatype is
+        // `T`'s, the communicator MPI_COMM_WORLD, and `status` one MPI_Status to write.
+        let code = unsafe {
+            ::mpi::ffi::MPI_Sendrecv(
+                send_ptr as usize as *const libc::c_void,
+                send_count,
+                datatype.as_raw(),
+                dest,
+                send_tag,
+                recv_ptr as usize as *mut libc::c_void,
+                recv_count,
+                datatype.as_raw(),
+                source,
+                recv_tag,
+                self.world.as_raw(),
+                status.as_mut_ptr(),
+            )
+        };
+        if code != ::mpi::ffi::MPI_SUCCESS as i32 {
+            return Err(Error::Library {
+                call: "MPI_Sendrecv on device buffers".into(),
+                error: format!("error code {code}"),
+            });
+        }
+        Ok(())
     }
 
     /// True on every rank when `holds` is true on every rank (`MPI_Allreduce` with `MPI_MIN`):

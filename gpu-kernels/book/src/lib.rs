@@ -11,6 +11,7 @@
 pub mod ch1;
 pub mod ch2;
 pub mod ch3;
+pub mod ch4;
 pub mod ch5;
 pub mod ch6;
 pub mod ch7;

@@ -1,5 +1,6 @@
 //! Device buffers (CUDA allocations, or host memory on the simulator), the kernel views made
 //! from them, and pinned host buffers.
+use super::simulator::AllocatedBytes;
 use super::{Backend, Error, Gpu, Result};
 use cudarc::driver::{
     CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
@@ -28,20 +29,24 @@ pub(super) enum Storage<T> {
 pub(super) struct HostAllocation<T> {
     ptr: NonNull<T>,
     len: usize,
+    /// The simulator's count of allocated bytes, which this allocation's `len * size_of::<T>()`
+    /// bytes were added to, and are taken from when dropped.
+    counted: AllocatedBytes,
 }
 
 /// `cudaMalloc`'s alignment: the vectorised kernels rely on 16.
 const HOST_ALIGN: usize = 256;
 
 impl<T> HostAllocation<T> {
-    fn zeroed(len: usize) -> Result<Self> {
+    fn zeroed(len: usize, counted: AllocatedBytes) -> Result<Self> {
         let layout = Self::layout(len)?;
         // SAFETY: the layout has a non-zero size (at least one alignment unit).
         let ptr = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| {
             Error::InvalidArgument(format!("cannot allocate {} bytes of simulator memory", layout.size()))
         })?;
-        Ok(Self { ptr, len })
+        counted.fetch_add(len * size_of::<T>(), Ordering::Relaxed);
+        Ok(Self { ptr, len, counted })
     }
 
     fn layout(len: usize) -> Result<Layout> {
@@ -57,6 +62,7 @@ impl<T> Drop for HostAllocation<T> {
             // SAFETY: allocated by `zeroed` with this very layout.
             unsafe { dealloc(self.ptr.as_ptr().cast(), layout) }
         }
+        self.counted.fetch_sub(self.len * size_of::<T>(), Ordering::Relaxed);
     }
 }
 
@@ -160,7 +166,7 @@ impl Gpu {
                 "allocating {} bytes on the device",
                 len * size_of::<T>()
             )))?),
-            Backend::Sim(_) => Storage::Host(HostAllocation::zeroed(len)?),
+            Backend::Sim(sim) => Storage::Host(HostAllocation::zeroed(len, sim.allocated())?),
         };
         Ok(DeviceBuffer { storage })
     }

@@ -6,7 +6,8 @@
 //! same kernel code on the host), kernel sets ([`KernelSet`], loaded by [`Gpu::load`] as
 //! [`Kernels`], through which every typed launch goes) and [`LaunchShape`]s, device buffers and
 //! their kernel views ([`memory`]), pinned host buffers, streams with their events and
-//! asynchronous copies ([`Stream`]), timing, cuRAND's host generators ([`Curand`]), cuFFT's plans ([`Cufft`]), cuBLAS's
+//! asynchronous copies ([`Stream`]), several devices in one process (logical devices, memory
+//! information, peer access and peer copies: [`Gpu::open_logical`]), timing, cuRAND's host generators ([`Curand`]), cuFFT's plans ([`Cufft`]), cuBLAS's
 //! SGEMM (`Cublas`, with the feature `cublas`), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
 //! ([`Kernels::write_constant`]), managed memory ([`ManagedBuffer`]) and the kernels' printed
 //! output ([`Gpu::synchronize_output`], [`Gpu::capture_output`]).
@@ -25,6 +26,7 @@ pub mod memory;
 mod nccl;
 mod occupancy;
 mod output;
+mod peer;
 mod simulator;
 mod stream;
 mod timing;
@@ -104,6 +106,8 @@ enum Backend {
 pub struct Gpu {
     backend: Backend,
     properties: DeviceProperties,
+    /// This handle's index among the logical devices it was opened with ([`Gpu::open_logical`]).
+    logical_index: usize,
 }
 
 impl Gpu {
@@ -116,6 +120,7 @@ impl Gpu {
         let gpu = Self {
             backend: Backend::Cuda(cuda),
             properties,
+            logical_index: 0,
         };
         // The library's own kernels load now, so a device no module runs on is refused here.
         gpu.library()?;
@@ -133,6 +138,7 @@ impl Gpu {
         Self {
             backend: Backend::Sim(SimDevice::default()),
             properties: DeviceProperties::simulator(),
+            logical_index: 0,
         }
     }
 

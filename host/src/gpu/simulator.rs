@@ -5,7 +5,16 @@ use super::error::{Error, Result};
 use super::launch::LaunchShape;
 use ferrocuda_device::launch::{Kernel, KernelArgs};
 use ferrocuda_sim::{self as sim, SimError};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// The nominal memory of one simulator, bytes (16 GiB): the total [`super::Gpu::memory_info`]
+/// reports, from which its live device allocations are subtracted.
+pub const SIM_NOMINAL_MEMORY_BYTES: usize = 16 << 30;
+
+/// Bytes of device memory a simulator's live buffers hold; shared with the buffers, which give
+/// theirs back when dropped.
+pub(super) type AllocatedBytes = Arc<AtomicUsize>;
 
 /// A fault of an earlier launch, not yet reported; shared with the buffers whose host access
 /// reports it (managed memory).
@@ -16,6 +25,8 @@ pub(super) type FaultSlot = Arc<Mutex<Option<Error>>>;
 pub struct SimDevice {
     /// A fault of an earlier launch, not yet reported.
     pending: FaultSlot,
+    /// Bytes held by this simulator's live device buffers.
+    allocated: AllocatedBytes,
 }
 
 impl SimDevice {
@@ -32,6 +43,17 @@ impl SimDevice {
                 Ok(())
             }
         }
+    }
+
+    /// The counter of this simulator's allocated bytes, for a new buffer to add to.
+    pub(super) fn allocated(&self) -> AllocatedBytes {
+        self.allocated.clone()
+    }
+
+    /// `(free, total)` bytes: the nominal memory less the live buffers' bytes.
+    pub(super) fn memory_info(&self) -> (usize, usize) {
+        let used = self.allocated.load(Ordering::Relaxed);
+        (SIM_NOMINAL_MEMORY_BYTES.saturating_sub(used), SIM_NOMINAL_MEMORY_BYTES)
     }
 
     /// Reports (once) the fault of an earlier launch.

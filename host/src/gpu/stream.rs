@@ -435,7 +435,7 @@ pub(super) fn memcpy_2d_params<T>(copy: Copy2d, src: Side, dst: Side) -> sys::CU
     }
 }
 
-fn memcpy_2d(cuda: &super::CudaDevice, params: &sys::CUDA_MEMCPY2D, call: &str) -> Result<()> {
+pub(super) fn memcpy_2d(cuda: &super::CudaDevice, params: &sys::CUDA_MEMCPY2D, call: &str) -> Result<()> {
     cuda.context
         .bind_to_thread()
         .map_err(Error::cuda("binding the context"))?;

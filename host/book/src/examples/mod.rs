@@ -238,7 +238,15 @@ pub static EXAMPLES: &[Example] = &[
     ch7::spectral_deriv::EXAMPLE,
     ch7::poisson::EXAMPLE,
     ch7::fft_convolution::EXAMPLE,
+    ch4::minimal::EXAMPLE,
+    ch4::p2p_access::EXAMPLE,
+    ch4::direct_transfer::EXAMPLE,
+    ch4::p2p_bandwidth::EXAMPLE,
+    ch4::transpose_p2p::EXAMPLE,
+    ch4::mpi_devices::EXAMPLE,
     ch4::mpi_assign_device::EXAMPLE,
+    ch4::transpose_mpi::EXAMPLE,
+    ch4::transpose_mpi_gpuaware::EXAMPLE,
 ];
 
 /// The example with this id.

@@ -1,3 +1,118 @@
-//! Chapter 4: multi-GPU programming (book §4), with MPI (§4.2): one process per GPU.
+//! Book chapter 4 (Ruetsch & Fatica, *CUDA Fortran for Scientists and Engineers*): several GPUs
+//! driven by one host thread (§4.1), on logical devices.
+//!
+//! Every example takes `--devices N`: N logical devices placed round-robin on the GPUs present
+//! (`Gpu::open_logical`), by default the GPUs present when there are at least two, else the
+//! book's device count on GPU 0 (on the simulator, that many independent simulators). Where the
+//! book's point needs distinct GPUs (peer access, peer bandwidth) the output says what was
+//! measured instead.
+//!
+//! With MPI (§4.2), one process per GPU: the ids `ch4-mpi-*` and `ch4-transpose-mpi*` ([`mpi`]),
+//! started with `cargo xtask mpirun -np N <id>`.
+pub mod direct_transfer;
+pub mod minimal;
 pub mod mpi;
 pub mod mpi_assign_device;
+pub mod mpi_devices;
+pub mod p2p_access;
+pub mod p2p_bandwidth;
+pub mod transpose_mpi;
+pub mod transpose_mpi_gpuaware;
+pub mod transpose_p2p;
+
+use crate::examples::{Flag, Options};
+use ferrocuda::gpu::{BackendChoice, Error, Gpu, Result, device_count};
+
+/// The flag every chapter-4 example takes.
+pub const DEVICES: Flag = Flag {
+    name: "--devices",
+    value: Some("N"),
+    help: "logical devices, round-robin on the GPUs present (default: the GPUs present when at least 2, else the book's count on GPU 0)",
+};
+
+/// More logical devices than any example needs; a guard against a mistyped count.
+pub const MAX_LOGICAL_DEVICES: usize = 64;
+
+/// Opens the logical devices `--devices` asks for, or the default (the GPUs present when at
+/// least two, else `book_count` on GPU 0 or on simulators, said in one line), and prints where
+/// each runs.
+pub fn open_devices(gpu: &Gpu, options: &Options, book_count: usize) -> Result<Vec<Gpu>> {
+    let physical = if gpu.is_simulator() { 0 } else { device_count()? };
+    let n = match options.parsed::<usize>("--devices")? {
+        Some(0) => {
+            return Err(Error::InvalidArgument(
+                "--devices must be at least 1: a program needs a device to run on".into(),
+            ));
+        }
+        Some(n) if n > MAX_LOGICAL_DEVICES => {
+            return Err(Error::InvalidArgument(format!(
+                "--devices {n} is more than the {MAX_LOGICAL_DEVICES} logical devices an example opens"
+            )));
+        }
+        Some(n) => n,
+        None if physical >= 2 => physical,
+        None if physical == 1 => {
+            println!(
+                "One GPU present: {book_count} logical devices share GPU 0, as the book's {book_count} GPUs (--devices N for another count)"
+            );
+            book_count
+        }
+        None => {
+            println!(
+                "No GPU: {book_count} logical devices, each its own CPU simulator, as the book's {book_count} GPUs (--devices N for another count)"
+            );
+            book_count
+        }
+    };
+    let choice = if gpu.is_simulator() {
+        BackendChoice::Sim
+    } else {
+        BackendChoice::Cuda
+    };
+    let gpus = Gpu::open_logical(choice, n)?;
+    for g in &gpus {
+        println!("  {}", g.placement());
+    }
+    Ok(gpus)
+}
+
+/// What a copy between logical devices `a` and `b` really is, when it is not a peer-to-peer
+/// transfer between two GPUs: one sentence, or `None` for two distinct GPUs.
+pub fn pair_note(a: &Gpu, b: &Gpu) -> Option<String> {
+    let (i, j) = (a.logical_index(), b.logical_index());
+    if a.shares_device_with(b) {
+        let ordinal = a.physical_ordinal().unwrap_or_default();
+        Some(format!(
+            "logical devices {i} and {j} share GPU {ordinal}: this is a copy within one GPU, not a peer-to-peer transfer"
+        ))
+    } else if a.is_simulator() {
+        Some(format!(
+            "logical devices {i} and {j} are two CPU simulators: this is a host memory copy, not a peer-to-peer transfer"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Refuses fewer than two logical devices with the book's sentence.
+pub fn require_two(gpus: &[Gpu]) -> Result<()> {
+    if gpus.len() < 2 {
+        return Err(Error::InvalidArgument(format!(
+            "This program requires at least two GPUs (logical devices), and --devices gives {}",
+            gpus.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Mutable `items[i]` and shared `items[j]` at once (`i != j`).
+pub fn one_mut_one_shared<T>(items: &mut [T], i: usize, j: usize) -> (&mut T, &T) {
+    assert_ne!(i, j, "one_mut_one_shared needs two different indices");
+    if i < j {
+        let (low, high) = items.split_at_mut(j);
+        (&mut low[i], &high[0])
+    } else {
+        let (low, high) = items.split_at_mut(i);
+        (&mut high[0], &low[j])
+    }
+}

@@ -7,7 +7,12 @@ use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::mpi::{Mpi, Placement};
 
 /// The ids that run one process per GPU under `mpirun`.
-pub const IDS: [&str; 1] = [super::mpi_assign_device::ID];
+pub const IDS: [&str; 4] = [
+    super::mpi_devices::ID,
+    super::mpi_assign_device::ID,
+    super::transpose_mpi::ID,
+    super::transpose_mpi_gpuaware::ID,
+];
 
 /// True for an id of [`IDS`].
 pub fn is_mpi(id: &str) -> bool {
@@ -28,7 +33,15 @@ pub type RankRun = fn(&Mpi, &Gpu, &Placement, &Options) -> Result<Outcome>;
 /// The rank function of the MPI example `id`.
 #[cfg(feature = "mpi")]
 pub fn find(id: &str) -> Option<RankRun> {
-    let runs: [(&str, RankRun); 1] = [(super::mpi_assign_device::ID, super::mpi_assign_device::run_rank)];
+    let runs: [(&str, RankRun); 4] = [
+        (super::mpi_devices::ID, super::mpi_devices::run_rank),
+        (super::mpi_assign_device::ID, super::mpi_assign_device::run_rank),
+        (super::transpose_mpi::ID, super::transpose_mpi::run_rank),
+        (
+            super::transpose_mpi_gpuaware::ID,
+            super::transpose_mpi_gpuaware::run_rank,
+        ),
+    ];
     runs.iter().find(|(i, _)| *i == id).map(|(_, run)| *run)
 }
 
@@ -69,4 +82,28 @@ pub fn compute_mode_label(gpu: &Gpu) -> Result<String> {
         Some(mode) => mode.to_string(),
         None => "simulator".into(),
     })
+}
+
+/// The device as the book prints it: its ordinal, or "the CPU simulator".
+pub fn device_label(device: Option<usize>) -> String {
+    device.map_or_else(|| "the CPU simulator".into(), |d| d.to_string())
+}
+
+/// Prints every rank's `text` on rank 0, in rank order (a collective: every rank calls it).
+#[cfg(feature = "mpi")]
+pub fn print_on_root(mpi: &Mpi, text: &str) {
+    if let Some(lines) = mpi.gather_text(text) {
+        lines
+            .iter()
+            .filter(|l| !l.is_empty())
+            .for_each(|line| println!("{line}"));
+    }
+}
+
+/// How many arrays of `array_bytes` the device's free memory has lost since `free_before`
+/// (the book's `(freeB - freeA)/n/4`; 0 when it has gained).
+#[cfg(feature = "mpi")]
+pub fn arrays_seen(gpu: &Gpu, free_before: usize, array_bytes: usize) -> Result<usize> {
+    let free_after = gpu.memory_info()?.0;
+    Ok(free_before.saturating_sub(free_after) / array_bytes.max(1))
 }

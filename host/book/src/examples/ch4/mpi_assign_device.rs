@@ -1,7 +1,9 @@
 //! ch4-mpi-assign-device: the book's `assignDevice` (§4.2.1, `module mpiDeviceUtil` and its test
 //! `program main`): every rank's host name gathered and sorted, one colour per host,
 //! `MPI_Comm_split`, and the rank within its node is its device, whatever the compute mode.
-//! Each rank prints `[r] host: <name>, device: d` (gathered to rank 0, in rank order).
+//! Each rank prints `[r] host: <name>, device: d` (gathered to rank 0, in rank order), then
+//! allocates the book's `n = 1024*1024` floats and prints `[r] device arrays allocated: k`, what
+//! its device's free memory shows (1 when every rank has a device of its own).
 use crate::examples::{Example, Options, Outcome};
 use ferrocuda::gpu::{Gpu, Result};
 
@@ -24,22 +26,34 @@ pub use rank::run_rank;
 
 #[cfg(feature = "mpi")]
 mod rank {
+    use crate::examples::ch4::mpi::{arrays_seen, print_on_root};
+    use crate::examples::ch4::mpi_devices::N;
     use crate::examples::{Options, Outcome};
     use ferrocuda::gpu::{Gpu, Result};
     use ferrocuda::mpi::{Mpi, Placement};
     use ferrocuda::verify::Check;
 
-    /// One rank: its placement line, gathered to rank 0; checks that the ranks of one node got
-    /// distinct devices when the node has a GPU for each.
-    pub fn run_rank(mpi: &Mpi, _gpu: &Gpu, placement: &Placement, _options: &Options) -> Result<Outcome> {
-        if let Some(lines) = mpi.gather_text(&placement.to_string()) {
-            lines.iter().for_each(|line| println!("{line}"));
-        }
+    /// One rank: its placement line and its allocation line, gathered to rank 0; checks that
+    /// its device is its rank on its node (round-robin when the node has fewer GPUs) and that its
+    /// array landed there.
+    pub fn run_rank(mpi: &Mpi, gpu: &Gpu, placement: &Placement, _options: &Options) -> Result<Outcome> {
+        print_on_root(mpi, &placement.to_string());
+        // Every rank's context exists before any rank reads its free memory.
+        mpi.barrier();
+        let free_before = gpu.memory_info()?.0;
+        let array = gpu.zeros::<f32>(N)?;
+        mpi.barrier();
+        let seen = arrays_seen(gpu, free_before, N * size_of::<f32>())?;
+        print_on_root(mpi, &format!("[{}] device arrays allocated: {seen}", mpi.rank()));
+        drop(array);
         let expected = (placement.devices_on_node > 0).then(|| placement.node.local_rank % placement.devices_on_node);
-        let check = Check::condition(
-            "device = rank on its node (round-robin over the node's GPUs)",
-            placement.device == expected,
-        );
-        Ok(Outcome { checks: vec![check] })
+        let checks = vec![
+            Check::condition(
+                "device = rank on its node (round-robin over the node's GPUs)",
+                placement.device == expected,
+            ),
+            Check::condition("its array shows in its device's free memory", seen >= 1),
+        ];
+        Ok(Outcome { checks })
     }
 }

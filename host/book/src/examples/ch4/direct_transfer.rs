@@ -1,0 +1,148 @@
+//! ch4-direct-transfer: where allocations land (`cudaMemGetInfo`), and copies between two devices
+//! with peer access on and off (book §4.1.2, `program directTransfer`).
+use super::{DEVICES, open_devices, pair_note, require_two};
+use crate::examples::{Example, Options, Outcome};
+use ferrocuda::gpu::{DeviceBuffer, Gpu, Result};
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch4-direct-transfer",
+    description: "free memory before/after allocating on devices 0 and 1, then b_d = a_d and cudaMemcpyPeer timed with peer access on and off (book 4.1.2)",
+    flags: &[DEVICES],
+    run,
+};
+
+/// The book's `N`: 4M floats, 16 MB.
+pub const BOOK_N: usize = 4 * 1024 * 1024;
+/// The simulator's default: 256K floats (1 MB).
+pub const SIM_N: usize = 256 * 1024;
+/// How far over the allocation a CUDA free-memory difference may be: the driver maps device
+/// memory in 2 MiB pages, one allocation may round up to one more page.
+pub const CUDA_GRANULARITY_BYTES: usize = 2 << 20;
+
+/// Bytes each logical device's free memory should drop by when `allocations` (device, bytes)
+/// are made: on a GPU shared by several logical devices, all of theirs.
+pub fn expected_drop(gpus: &[Gpu], allocations: &[(usize, usize)]) -> Vec<usize> {
+    gpus.iter()
+        .map(|g| {
+            allocations
+                .iter()
+                .filter(|(d, _)| *d == g.logical_index() || gpus[*d].shares_device_with(g))
+                .map(|(_, bytes)| bytes)
+                .sum()
+        })
+        .collect()
+}
+
+/// Copies `a_d` (on `gpus[0]`) into `b_d` (on `gpus[1]`) with `copy`, timed with events on
+/// `gpus[timing]`, after setting `b_d` to -1; returns GB/s (`N*4/time/1e6`, ms) and the check
+/// `b == a`.
+fn timed_copy(
+    gpus: &[Gpu],
+    timing: usize,
+    what: &str,
+    b_d: &mut DeviceBuffer<f32>,
+    a: &[f32],
+    copy: impl FnOnce(&mut DeviceBuffer<f32>) -> Result<()>,
+) -> Result<(f64, Check)> {
+    gpus[1].upload_into(&vec![-1.0; a.len()], b_d)?;
+    let ms = gpus[timing].time_ms(|| copy(b_d))?;
+    let b = gpus[1].download(b_d)?;
+    let check = Check::compare(&format!("{what}, timing on device {timing}"), &b, a, Tolerance::EXACT);
+    if !check.passed() {
+        println!("Transfer failed");
+    }
+    Ok(((a.len() * size_of::<f32>()) as f64 / ms / 1e6, check))
+}
+
+/// The book's program on logical devices 0 and 1 (the others only show their free memory).
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let gpus = open_devices(gpu, options, 2)?;
+    require_two(&gpus)?;
+    let n = options.size_or(gpu.pick(BOOK_N, SIM_N))?;
+    let bytes = n
+        .checked_mul(size_of::<f32>())
+        .ok_or_else(|| ferrocuda::Error::InvalidArgument(format!("--size {n} floats overflow")))?;
+    let mut checks = Vec::new();
+
+    let free_before = gpus
+        .iter()
+        .map(|g| g.memory_info().map(|(free, _)| free))
+        .collect::<Result<Vec<_>>>()?;
+    let a_d = gpus[0].zeros::<f32>(n)?;
+    let mut b_d = gpus[1].zeros::<f32>(n)?;
+    let free_after = gpus
+        .iter()
+        .map(|g| g.memory_info().map(|(free, _)| free))
+        .collect::<Result<Vec<_>>>()?;
+    let expected = expected_drop(&gpus, &[(0, bytes), (1, bytes)]);
+    println!("\nAllocation summary");
+    for (d, g) in gpus.iter().enumerate() {
+        let difference = free_before[d] as i128 - free_after[d] as i128;
+        println!("Device {d}: {}", g.properties().name);
+        println!(
+            "  Free memory before: {}, after: {}, difference: {difference}",
+            free_before[d], free_after[d]
+        );
+        // A GPU's free memory counts every allocation on it; the simulator's counts its own.
+        let slack = if g.is_simulator() {
+            0
+        } else {
+            2 * CUDA_GRANULARITY_BYTES
+        };
+        let holds = difference >= expected[d] as i128 && difference <= (expected[d] + slack) as i128;
+        checks.push(Check::condition(
+            &format!(
+                "device {d}'s free memory dropped by {difference}, expected {}",
+                expected[d]
+            ),
+            holds,
+        ));
+    }
+    if gpus[0].shares_device_with(&gpus[1]) {
+        println!(
+            "Logical devices 0 and 1 share GPU {}: both allocations show on it ({} bytes)",
+            gpus[0].physical_ordinal().unwrap_or_default(),
+            2 * bytes
+        );
+    }
+
+    let access = gpus[0].can_access_peer(&gpus[1])? && gpus[1].can_access_peer(&gpus[0])?;
+    println!(
+        "\nPeer access {} between 0 and 1",
+        if access { "available" } else { "not available" }
+    );
+    if let Some(note) = pair_note(&gpus[0], &gpus[1]) {
+        println!("{note}");
+    }
+    let a = vec![1.0f32; n];
+    let mut a_d = a_d;
+    gpus[0].upload_into(&a, &mut a_d)?;
+    for timing in 0..2 {
+        println!("\nTiming on device {timing}");
+        if access {
+            gpus[0].enable_peer_access(&gpus[1])?;
+            gpus[1].enable_peer_access(&gpus[0])?;
+            let (gb_per_s, check) = timed_copy(&gpus, timing, "b_d=a_d", &mut b_d, &a, |b| {
+                gpus[1].copy_unified(b, &gpus[0], &a_d)
+            })?;
+            println!("  b_d=a_d transfer (GB/s): {gb_per_s:.7}");
+            checks.push(check);
+        }
+        let (gb_per_s, check) = timed_copy(&gpus, timing, "cudaMemcpyPeer", &mut b_d, &a, |b| {
+            gpus[1].copy_peer(b, &gpus[0], &a_d)
+        })?;
+        println!("  cudaMemcpyPeer transfer (GB/s): {gb_per_s:.7}");
+        checks.push(check);
+        if access {
+            gpus[0].disable_peer_access(&gpus[1])?;
+            gpus[1].disable_peer_access(&gpus[0])?;
+            let (gb_per_s, check) = timed_copy(&gpus, timing, "cudaMemcpyPeer, P2P disabled", &mut b_d, &a, |b| {
+                gpus[1].copy_peer(b, &gpus[0], &a_d)
+            })?;
+            println!("  cudaMemcpyPeer transfer w/ P2P disabled (GB/s): {gb_per_s:.7}");
+            checks.push(check);
+        }
+    }
+    Ok(Outcome { checks })
+}

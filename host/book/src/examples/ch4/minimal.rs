@@ -1,0 +1,50 @@
+//! ch4-minimal: one host thread allocates, launches and copies on each device in turn (book §4.1,
+//! `program minimal`, kernel `assign(a, v)`).
+use super::{DEVICES, open_devices, require_two};
+use crate::examples::{Example, Options, Outcome};
+use book_kernels::ch4::minimal::{Assign, AssignArgs};
+use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::verify::{Check, Tolerance};
+
+pub const EXAMPLE: Example = Example {
+    id: "ch4-minimal",
+    description: "each device in turn: allocate 32 floats, assign<<<1,32>>>(a_d, 3 + device), copy back (book 4.1)",
+    flags: &[DEVICES],
+    run,
+};
+
+/// The book's array length (one block of `N` threads).
+pub const N: usize = 32;
+
+/// The value device `d` assigns: the book's 3.0 on device 0, 4.0 on device 1, and on.
+pub fn value_for(device: usize) -> f32 {
+    3.0 + device as f32
+}
+
+/// `a_d(threadIdx%x) = v` on `gpu`: one block of `a_d.len()` threads.
+pub fn assign(gpu: &Gpu, a_d: &mut DeviceBuffer<f32>, v: f32) -> Result<()> {
+    let threads = u32::try_from(a_d.len()).unwrap_or(u32::MAX);
+    let args = AssignArgs { a: a_d.view_mut(), v };
+    crate::kernels(gpu)?.launch(Assign, LaunchShape::new((1, 1, 1), (threads, 1, 1)), args)
+}
+
+/// The book's program, on every logical device in turn.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let gpus = open_devices(gpu, options, 2)?;
+    require_two(&gpus)?;
+    let mut checks = Vec::new();
+    for (d, device) in gpus.iter().enumerate() {
+        // Allocation, launch, copy and free all on `device`, as after the book's cudaSetDevice(d).
+        let mut a_d = device.zeros::<f32>(N)?;
+        assign(device, &mut a_d, value_for(d))?;
+        let a = device.download(&a_d)?;
+        println!("Device {d}: {:.6}", a[0]);
+        checks.push(Check::compare(
+            &format!("device {d}"),
+            &a,
+            &[value_for(d); N],
+            Tolerance::EXACT,
+        ));
+    }
+    Ok(Outcome { checks })
+}

@@ -1,0 +1,112 @@
+//! ch4-mpi-devices: which device each MPI rank uses, seen through free device memory (book
+//! §4.2.1, `program mpiDevices`). Each rank prints `[rank] using device: j in compute mode: m`,
+//! records its device's free memory, then the ranks allocate `n = 1024*1024` floats one at a
+//! time (barriers around each) and after each allocation every rank prints how many such arrays
+//! its device has gained: `[r] after allocation on rank: i, device arrays allocated: k`. Ranks on
+//! one device see each other's arrays; ranks on different devices do not.
+//!
+//! Here each rank's device comes from `Mpi::assign_device` (the book's `assignDevice`); with
+//! `--device-zero` every rank uses device 0, as the book's program does with no `cudaSetDevice`
+//! (in the default compute mode they all share it). Lines are gathered to rank 0 and printed in
+//! rank order. On the simulator every rank has its own simulator, which counts its own buffers.
+use crate::examples::{Example, Flag, Options, Outcome};
+use ferrocuda::gpu::{Gpu, Result};
+
+/// The id.
+pub const ID: &str = "ch4-mpi-devices";
+
+pub const EXAMPLE: Example = Example {
+    id: ID,
+    description: "MPI: each rank's device and compute mode, and whose 4 MiB allocations its free memory shows (book 4.2.1); run with `cargo xtask mpirun -np N`",
+    flags: &[Flag {
+        name: "--device-zero",
+        value: None,
+        help: "every rank on device 0, as the book's program (no cudaSetDevice): ranks share it",
+    }],
+    run,
+};
+
+/// The book's array: `n = 1024*1024` single-precision elements (4 MiB).
+pub const N: usize = 1024 * 1024;
+
+fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    super::mpi::in_process(ID, gpu, options)
+}
+
+#[cfg(feature = "mpi")]
+pub use rank::run_rank;
+
+#[cfg(feature = "mpi")]
+mod rank {
+    use super::N;
+    use crate::examples::ch4::mpi::{arrays_seen, compute_mode_label, device_label, print_on_root};
+    use crate::examples::{Options, Outcome};
+    use ferrocuda::gpu::{BackendChoice, Gpu, Result};
+    use ferrocuda::mpi::{Mpi, Placement};
+    use ferrocuda::verify::Check;
+
+    /// One rank of the book's program.
+    pub fn run_rank(mpi: &Mpi, assigned: &Gpu, placement: &Placement, options: &Options) -> Result<Outcome> {
+        let zero;
+        let all_on_zero = options.switch("--device-zero") && !assigned.is_simulator();
+        let (gpu, device) = if all_on_zero {
+            zero = Gpu::open(BackendChoice::Cuda, 0)?.0;
+            (&zero, Some(0))
+        } else {
+            (assigned, placement.device)
+        };
+        let (rank, size) = (mpi.rank(), mpi.size());
+        print_on_root(
+            mpi,
+            &format!(
+                "[{rank}] using device: {} in compute mode: {}",
+                device_label(device),
+                compute_mode_label(gpu)?
+            ),
+        );
+        // Every rank's context exists before any rank reads its free memory.
+        mpi.barrier();
+        let free_before = gpu.memory_info()?.0;
+        let mut arrays = Vec::new();
+        let mut seen_after_own = 0;
+        let mut seen = 0;
+        for allocating in 0..size {
+            mpi.barrier();
+            if allocating == rank {
+                arrays.push(gpu.zeros::<f32>(N)?);
+            }
+            mpi.barrier();
+            seen = arrays_seen(gpu, free_before, N * size_of::<f32>())?;
+            if allocating == rank {
+                seen_after_own = seen;
+            }
+            print_on_root(
+                mpi,
+                &format!("[{rank}] after allocation on rank: {allocating}, device arrays allocated: {seen}"),
+            );
+        }
+        let sharing = ranks_sharing(placement, device, all_on_zero);
+        let checks = vec![
+            Check::condition("its own array shows in its device's free memory", seen_after_own >= 1),
+            Check::condition(
+                &format!("after every allocation its device shows the arrays of the {sharing} rank(s) on it"),
+                seen >= sharing,
+            ),
+        ];
+        drop(arrays);
+        Ok(Outcome { checks })
+    }
+
+    /// How many ranks of this node use `device`: all of them with `--device-zero`, those of
+    /// its round-robin class otherwise; 1 on the simulator (each rank has its own).
+    fn ranks_sharing(placement: &Placement, device: Option<usize>, all_on_zero: bool) -> usize {
+        let node = &placement.node;
+        match device {
+            None => 1,
+            Some(_) if all_on_zero => node.local_size,
+            Some(d) => (0..node.local_size)
+                .filter(|r| r % placement.devices_on_node.max(1) == d)
+                .count(),
+        }
+    }
+}

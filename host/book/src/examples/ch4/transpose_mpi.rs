@@ -1,0 +1,301 @@
+//! ch4-transpose-mpi: the multi-GPU transpose with one GPU per MPI rank, tiles exchanged through
+//! host memory (book §4.2.2, Appendix D.4.2, `program transposeMPI`).
+//!
+//! As the book: `nx = ny = 2048` (256 on the simulator; `--size`), f32, each rank holding a
+//! horizontal slab of the input (`nx x ny/nprocs`) and of the output (`ny x nx/nprocs`, preset
+//! to -1), the input `h_idata(i, j) = i + (j-1)*nx`; `nprocs` stages: stage 0 transposes the
+//! diagonal tile, stage `s` sends tile `(me - s) mod nprocs` (a 2-D copy from the device into
+//! pinned `sTile`, `MPI_Sendrecv`) and receives from `(me + s) mod nprocs` (into pinned `rTile`,
+//! copied to `d_rTile`), then transposes it with `cudaTranspose` (`ferrocuda::transpose`).
+//! Timed with `MPI_Barrier` + `MPI_Wtime`; each rank checks its output slab exactly; rank 0
+//! prints `Bandwidth (GB/s):` (`2 * nx * ny * 4 / time`). Added: one warm-up run and the mean of
+//! `--reps` (default 10), each rank's time per part (pack, MPI, unpack, kernel) gathered on rank
+//! 0, and the one-GPU `cuda_transpose` bandwidth of the same matrix for comparison.
+use crate::examples::{Example, Options, Outcome};
+use ferrocuda::gpu::{Gpu, Result};
+
+/// The id.
+pub const ID: &str = "ch4-transpose-mpi";
+
+pub const EXAMPLE: Example = Example {
+    id: ID,
+    description: "MPI: transpose of a 2048^2 matrix in slabs over the ranks, tiles staged through pinned host memory, MPI_Sendrecv per stage, GB/s (book 4.2.2); run with `cargo xtask mpirun -np N`",
+    flags: &[],
+    run,
+};
+
+/// The book's `nx = ny`.
+pub const BOOK_N: usize = 2048;
+/// The simulator's default side: tiles of 64 x 64 with 4 ranks.
+pub const SIM_N: usize = 256;
+
+fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    super::mpi::in_process(ID, gpu, options)
+}
+
+/// How the tiles travel between ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exchange {
+    /// §4.2.2: `cudaMemcpy2D` from the device slab into pinned `sTile`, MPI on host memory,
+    /// `d_rTile = rTile`.
+    HostStaged,
+    /// §4.2.3: the tile packed on the device into `d_sTile`, MPI on the device buffers when the
+    /// MPI is CUDA-aware, else staged through pinned memory (a contiguous copy each way).
+    DeviceBuffers,
+}
+
+#[cfg(feature = "mpi")]
+pub use rank::{run_rank, run_transpose};
+
+#[cfg(feature = "mpi")]
+mod rank {
+    use super::{BOOK_N, Exchange, SIM_N};
+    use crate::examples::ch4::mpi::print_on_root;
+    use crate::examples::ch4::transpose_p2p::{gb_per_s, one_device};
+    use crate::examples::{Options, Outcome};
+    use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, PinnedBuffer, Result};
+    use ferrocuda::mpi::rsmpi::point_to_point::send_receive_into_with_tags;
+    use ferrocuda::mpi::rsmpi::traits::Communicator;
+    use ferrocuda::mpi::{CudaAware, Mpi, Placement};
+    use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM};
+    use ferrocuda::verify::{Check, Tolerance};
+
+    /// One rank of the host-staged transpose.
+    pub fn run_rank(mpi: &Mpi, gpu: &Gpu, _placement: &Placement, options: &Options) -> Result<Outcome> {
+        run_transpose(mpi, gpu, options, Exchange::HostStaged)
+    }
+
+    /// Seconds one transpose spends, per part, on one rank (`MPI_Wtime`).
+    #[derive(Clone, Copy, Debug, Default)]
+    struct PartTimes {
+        pack: f64,
+        mpi: f64,
+        unpack: f64,
+        kernel: f64,
+    }
+
+    /// One rank's buffers: the book's `d_idata`, `d_tdata`, `d_sTile`, `d_rTile` and pinned
+    /// `sTile`, `rTile`.
+    struct RankSlab {
+        layout: SlabLayout,
+        me: usize,
+        exchange: Exchange,
+        device_mpi: bool,
+        idata: DeviceBuffer<f32>,
+        tdata: DeviceBuffer<f32>,
+        d_s_tile: DeviceBuffer<f32>,
+        d_r_tile: DeviceBuffer<f32>,
+        s_tile: PinnedBuffer<f32>,
+        r_tile: PinnedBuffer<f32>,
+    }
+
+    impl RankSlab {
+        /// One whole transpose, every stage; adds each part's seconds to `times`.
+        fn transpose(&mut self, mpi: &Mpi, gpu: &Gpu, times: &mut PartTimes) -> Result<()> {
+            let layout = self.layout;
+            let me = self.me;
+            let mut clock = Mpi::wtime();
+            let mut lap = |into: &mut f64| {
+                let now = Mpi::wtime();
+                *into += now - clock;
+                clock = now;
+            };
+            transpose::cuda_transpose(gpu, None, &mut self.tdata, &self.idata, layout.tile_transpose(me))?;
+            gpu.synchronize()?;
+            lap(&mut times.kernel);
+            for stage in 1..layout.parts() {
+                let send_to = layout.mpi_send_to(stage, me);
+                let receive_from = layout.mpi_receive_from(stage, me);
+                mpi.barrier();
+                lap(&mut times.mpi);
+                let (to, from) = (
+                    mpi.world().process_at_rank(send_to as i32),
+                    mpi.world().process_at_rank(receive_from as i32),
+                );
+                match (self.exchange, self.device_mpi) {
+                    (Exchange::HostStaged, _) => {
+                        gpu.download_2d(&self.idata, self.s_tile.as_mut_slice()?, layout.pack_copy(send_to))?;
+                        lap(&mut times.pack);
+                        send_receive_into_with_tags(
+                            self.s_tile.as_slice()?,
+                            &to,
+                            me as i32,
+                            self.r_tile.as_mut_slice()?,
+                            &from,
+                            receive_from as i32,
+                        );
+                        lap(&mut times.mpi);
+                        gpu.upload_pinned(&self.r_tile, &mut self.d_r_tile)?;
+                        gpu.synchronize()?;
+                        lap(&mut times.unpack);
+                    }
+                    (Exchange::DeviceBuffers, true) => {
+                        gpu.copy_2d(&self.idata, &mut self.d_s_tile, layout.pack_copy(send_to))?;
+                        lap(&mut times.pack);
+                        mpi.sendrecv_device(
+                            &self.d_s_tile,
+                            send_to,
+                            me as i32,
+                            &mut self.d_r_tile,
+                            receive_from,
+                            receive_from as i32,
+                        )?;
+                        lap(&mut times.mpi);
+                    }
+                    (Exchange::DeviceBuffers, false) => {
+                        gpu.copy_2d(&self.idata, &mut self.d_s_tile, layout.pack_copy(send_to))?;
+                        gpu.download_pinned(&self.d_s_tile, &mut self.s_tile)?;
+                        let s_tile = self.s_tile.as_slice()?; // waits for the copy
+                        lap(&mut times.pack);
+                        send_receive_into_with_tags(
+                            s_tile,
+                            &to,
+                            me as i32,
+                            self.r_tile.as_mut_slice()?,
+                            &from,
+                            receive_from as i32,
+                        );
+                        lap(&mut times.mpi);
+                        gpu.upload_pinned(&self.r_tile, &mut self.d_r_tile)?;
+                        gpu.synchronize()?;
+                        lap(&mut times.unpack);
+                    }
+                }
+                transpose::cuda_transpose(
+                    gpu,
+                    None,
+                    &mut self.tdata,
+                    &self.d_r_tile,
+                    layout.packed_transpose(receive_from),
+                )?;
+                gpu.synchronize()?;
+                lap(&mut times.kernel);
+            }
+            Ok(())
+        }
+    }
+
+    /// The book's input element at row `y`, column `x` (0-based): `h_idata(i, j) = i +
+    /// (j-1)*nx` with `i = x + 1`, `j = y + 1`.
+    fn input_value(nx: usize, y: usize, x: usize) -> f32 {
+        (x + 1 + y * nx) as f32
+    }
+
+    /// One rank of either transpose.
+    pub fn run_transpose(mpi: &Mpi, gpu: &Gpu, options: &Options, exchange: Exchange) -> Result<Outcome> {
+        let (me, nprocs) = (mpi.rank(), mpi.size());
+        let n = options.size_or(gpu.pick(BOOK_N, SIM_N))?;
+        let layout = SlabLayout::new(n, n, nprocs)?;
+        if !mpi.all_same(n as u64) {
+            return Err(Error::InvalidArgument(
+                "the ranks were given different --size values; every rank needs the same matrix".into(),
+            ));
+        }
+        let (tile_nx, tile_ny) = layout.tile_extents();
+        let device_mpi =
+            exchange == Exchange::DeviceBuffers && !gpu.is_simulator() && mpi.cuda_aware() == CudaAware::Yes;
+        if me == 0 {
+            let grid = layout.packed_transpose(0).shape()?.grid;
+            println!("\nArray size: {n}x{n}\n");
+            println!("CUDA block size: {TILE_DIM}x{CUDA_BLOCK_ROWS}, CUDA tile size: {TILE_DIM}x{TILE_DIM}");
+            println!(
+                "dimGrid: {}x{}x{}, dimBlock: {TILE_DIM}x{CUDA_BLOCK_ROWS}x1\n",
+                grid.0, grid.1, grid.2
+            );
+            println!("nprocs: {nprocs}, Local input array size: {n}x{tile_ny}");
+            println!("mpiTileDim: {tile_nx}x{tile_ny}\n");
+            if exchange == Exchange::DeviceBuffers {
+                println!("{}", exchange_line(mpi, gpu, device_mpi));
+            }
+        }
+        let slab = layout.input_slab(me);
+        let input: Vec<f32> = slab.clone().map(|i| input_value(n, i / n, i % n)).collect();
+        // Output row x (of this rank's slab), column y: input element (y, x).
+        let out_rows = layout.output_slab(me);
+        let gold: Vec<f32> = out_rows.map(|i| input_value(n, i % n, i / n)).collect();
+        let tile_len = layout.tile_len();
+        let mut rank = RankSlab {
+            layout,
+            me,
+            exchange,
+            device_mpi,
+            idata: gpu.upload(&input)?,
+            tdata: gpu.upload(&vec![-1.0f32; layout.output_slab_len()])?,
+            d_s_tile: gpu.zeros(tile_len)?,
+            d_r_tile: gpu.zeros(tile_len)?,
+            s_tile: gpu.pinned(tile_len)?,
+            r_tile: gpu.pinned(tile_len)?,
+        };
+        rank.transpose(mpi, gpu, &mut PartTimes::default())?; // warm-up
+        let reps = options.reps;
+        let mut times = PartTimes::default();
+        mpi.barrier();
+        let start = Mpi::wtime();
+        for _ in 0..reps {
+            rank.transpose(mpi, gpu, &mut times)?;
+        }
+        mpi.barrier();
+        let seconds = (Mpi::wtime() - start) / reps as f64;
+        let check = Check::compare(
+            &format!(
+                "rank {me}'s output slab ({} x {n}) against the transpose of h_idata",
+                layout.tile_extents().0
+            ),
+            &gpu.download(&rank.tdata)?,
+            &gold,
+            Tolerance::EXACT,
+        );
+        let all_passed = mpi.all_true(check.passed());
+        if !check.passed() {
+            println!("[{me}] *** Failed ***");
+        }
+        if me == 0 && all_passed {
+            println!(
+                "Bandwidth (GB/s): {:.2}   ({:.4} ms per transpose, MPI_Wtime, mean of {reps})",
+                gb_per_s(n, n, seconds),
+                seconds * 1e3
+            );
+        }
+        let ms = |s: f64| s * 1e3 / reps as f64;
+        if me == 0 {
+            println!("where the time goes, per transpose (MPI_Wtime; MPI includes the barriers' waits):");
+        }
+        print_on_root(
+            mpi,
+            &format!(
+                "  [{me}] pack {:.4} ms, MPI {:.4} ms, unpack {:.4} ms, kernel {:.4} ms",
+                ms(times.pack),
+                ms(times.mpi),
+                ms(times.unpack),
+                ms(times.kernel)
+            ),
+        );
+        let mut checks = vec![check];
+        if me == 0 {
+            let whole: Vec<f32> = (0..n * n).map(|i| input_value(n, i / n, i % n)).collect();
+            let whole_gold = transpose::cpu(&whole, n, n)?;
+            let (one_ms, one_check) = one_device(gpu, &whole, n, n, &whole_gold, reps)?;
+            println!(
+                "one GPU, same kernel, no MPI: Bandwidth (GB/s): {:.2}   ({one_ms:.4} ms, {}, mean of {reps})",
+                gb_per_s(n, n, one_ms / 1e3),
+                gpu.timing_label()
+            );
+            checks.push(one_check);
+        }
+        Ok(Outcome { checks })
+    }
+
+    /// The GPU-aware variant's line on how tiles travel.
+    fn exchange_line(mpi: &Mpi, gpu: &Gpu, device_mpi: bool) -> String {
+        if device_mpi {
+            "MPI is CUDA-aware: MPI_Sendrecv on the device buffers d_sTile, d_rTile".into()
+        } else if gpu.is_simulator() {
+            "The simulator's device buffers are host memory: the tiles are staged through pinned buffers".into()
+        } else {
+            format!(
+                "This MPI is not CUDA-aware (MPIX_Query_cuda_support: {:?}): the device tiles are staged through pinned host memory",
+                mpi.cuda_aware()
+            )
+        }
+    }
+}

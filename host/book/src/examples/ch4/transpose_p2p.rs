@@ -1,0 +1,343 @@
+//! ch4-transpose-p2p: a matrix transpose over several devices, each holding a horizontal slab,
+//! in `nDevices` stages of peer-to-peer tile copies and tile transposes (book §4.1.3 and
+//! Appendix D.4.1, `program transposeP2P`; Figures 4.2 and 4.3).
+//!
+//! Stage 0 transposes each device's diagonal tile; in stage `s` the receiver `r` copies tile `r`
+//! of the slab of device `(s + r) mod nDevices` into its receive buffer (`cudaMemcpy2DAsync`)
+//! and transposes it, both in the stream `(r, s)`, so the stages' copies and kernels overlap
+//! (async mode); the sync mode uses `cudaMemcpy2D` and the default stream.
+use super::{DEVICES, open_devices};
+use crate::examples::{Example, Flag, Options, Outcome};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result, Stream};
+use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM, TransposeTile};
+use ferrocuda::verify::{Check, Tolerance};
+use std::time::Instant;
+
+pub const EXAMPLE: Example = Example {
+    id: "ch4-transpose-p2p",
+    description: "transpose of a matrix in slabs over several devices, staged peer-to-peer copies, sync and async, against a CPU transpose (book 4.1.3)",
+    flags: &[
+        DEVICES,
+        Flag {
+            name: "--mode",
+            value: Some("sync|async|both"),
+            help: "the book's asyncVersion = .false., .true., or both runs (default: both, as the book reports)",
+        },
+        Flag {
+            name: "--ny",
+            value: Some("N"),
+            help: "rows of the input (default: --size, square)",
+        },
+    ],
+    run,
+};
+
+/// The book's reported runs: 2048 x 2048.
+pub const BOOK_N: usize = 2048;
+/// The simulator's default side: 256 (tiles of 128 x 128 on two devices).
+pub const SIM_N: usize = 256;
+/// Seed of the input (the book's `random_number`).
+pub const SEED: u64 = 2024;
+
+/// The book's `asyncVersion`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `cudaMemcpy2D` and the default stream: stages run one after another.
+    Sync,
+    /// `cudaMemcpy2DAsync` and a stream per (device, stage): stages overlap.
+    Async,
+}
+
+impl Mode {
+    /// The book's line: `async mode: F` or `T`.
+    pub fn book_label(self) -> &'static str {
+        match self {
+            Mode::Sync => "F",
+            Mode::Async => "T",
+        }
+    }
+}
+
+/// The modes `--mode` asks for.
+pub fn modes(options: &Options) -> Result<Vec<Mode>> {
+    match options.value("--mode").unwrap_or("both") {
+        "sync" => Ok(vec![Mode::Sync]),
+        "async" => Ok(vec![Mode::Async]),
+        "both" => Ok(vec![Mode::Sync, Mode::Async]),
+        other => Err(Error::InvalidArgument(format!(
+            "--mode is sync, async or both, not `{other}`"
+        ))),
+    }
+}
+
+/// The distributed transpose: each device's input slab, receive buffer, output slab, and its
+/// stream per stage (the book's `d_idata`, `d_rdata`, `d_tdata`, `streamID(p, stage)`).
+pub struct P2pTranspose<'g> {
+    gpus: &'g [Gpu],
+    layout: SlabLayout,
+    idata: Vec<DeviceBuffer<f32>>,
+    rdata: Vec<DeviceBuffer<f32>>,
+    tdata: Vec<DeviceBuffer<f32>>,
+    streams: Vec<Vec<Stream>>,
+}
+
+/// Copy and kernel time of one instrumented async run, summed over streams, ms.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StageTimes {
+    pub copy_ms: f64,
+    pub kernel_ms: f64,
+}
+
+impl<'g> P2pTranspose<'g> {
+    /// Places `input` (`ny` rows of `nx`) on the devices, one slab each, and enables peer
+    /// access between every pair that allows it (both ways).
+    pub fn new(gpus: &'g [Gpu], layout: SlabLayout, input: &[f32]) -> Result<Self> {
+        if gpus.len() != layout.parts() || input.len() != layout.nx() * layout.ny() {
+            return Err(Error::InvalidArgument(format!(
+                "a transpose over {} devices needs a layout of as many parts and {} input elements",
+                gpus.len(),
+                layout.nx() * layout.ny()
+            )));
+        }
+        for (i, a) in gpus.iter().enumerate() {
+            for (j, b) in gpus.iter().enumerate() {
+                if i != j {
+                    a.enable_peer_access(b)?;
+                }
+            }
+        }
+        let mut idata = Vec::new();
+        let mut rdata = Vec::new();
+        let mut tdata = Vec::new();
+        let mut streams = Vec::new();
+        for (p, g) in gpus.iter().enumerate() {
+            idata.push(g.upload(&input[layout.input_slab(p)])?);
+            rdata.push(g.zeros::<f32>(layout.input_slab_len())?);
+            tdata.push(g.upload(&vec![-1.0f32; layout.output_slab_len()])?);
+            streams.push(
+                (0..layout.parts())
+                    .map(|_| g.new_stream())
+                    .collect::<Result<Vec<_>>>()?,
+            );
+        }
+        Ok(Self {
+            gpus,
+            layout,
+            idata,
+            rdata,
+            tdata,
+            streams,
+        })
+    }
+
+    /// Sets every output slab to -1 (the book's initial `d_tdata`), so a tile never written shows.
+    pub fn reset_output(&mut self) -> Result<()> {
+        let minus_one = vec![-1.0f32; self.layout.output_slab_len()];
+        for (g, t) in self.gpus.iter().zip(&mut self.tdata) {
+            g.upload_into(&minus_one, t)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for every device's streams and default stream.
+    pub fn synchronize(&self) -> Result<()> {
+        for (g, streams) in self.gpus.iter().zip(&self.streams) {
+            for s in streams {
+                g.synchronize_stream(s)?;
+            }
+            g.synchronize()?;
+        }
+        Ok(())
+    }
+
+    /// One transpose in `mode`, all stages queued; returns once queued (async) or done (sync).
+    /// With `events`, records an event before each copy, after it, and after each kernel, and
+    /// returns them per (device, stage).
+    fn issue(&mut self, mode: Mode, events: bool) -> Result<Vec<[Option<ferrocuda::gpu::Event>; 3]>> {
+        let p = self.layout.parts();
+        let mut marks = Vec::new();
+        for stage in 0..p {
+            for r in 0..p {
+                let s = self.layout.p2p_sender(stage, r);
+                let g = &self.gpus[r];
+                let stream = match mode {
+                    Mode::Async => Some(&self.streams[r][stage]),
+                    Mode::Sync => None,
+                };
+                let record = |on: bool| if on { g.record_event(stream).map(Some) } else { Ok(None) };
+                let before_copy = record(events && stage > 0)?;
+                let source = if stage == 0 {
+                    &self.idata[r]
+                } else {
+                    let copy = self.layout.peer_copy(r, s);
+                    match stream {
+                        Some(st) => g.copy_2d_async(st, &self.idata[s], &mut self.rdata[r], copy)?,
+                        None => g.copy_2d(&self.idata[s], &mut self.rdata[r], copy)?,
+                    }
+                    &self.rdata[r]
+                };
+                let after_copy = record(events)?;
+                transpose::cuda_transpose(g, stream, &mut self.tdata[r], source, self.layout.tile_transpose(s))?;
+                let after_kernel = record(events)?;
+                marks.push([before_copy, after_copy, after_kernel]);
+            }
+        }
+        Ok(marks)
+    }
+
+    /// One timed transpose: every device synchronised before and after, wall clock between
+    /// (the book's `wallclock()`), seconds.
+    pub fn timed(&mut self, mode: Mode) -> Result<f64> {
+        self.synchronize()?;
+        let start = Instant::now();
+        self.issue(mode, false)?;
+        self.synchronize()?;
+        Ok(start.elapsed().as_secs_f64())
+    }
+
+    /// One async transpose with events around each copy and kernel: where the time goes.
+    pub fn stage_times(&mut self) -> Result<StageTimes> {
+        self.synchronize()?;
+        let marks = self.issue(Mode::Async, true)?;
+        self.synchronize()?;
+        let mut times = StageTimes::default();
+        for [before_copy, after_copy, after_kernel] in &marks {
+            if let (Some(b), Some(a)) = (before_copy, after_copy) {
+                times.copy_ms += b.elapsed_ms(a)?;
+            }
+            if let (Some(a), Some(k)) = (after_copy, after_kernel) {
+                times.kernel_ms += a.elapsed_ms(k)?;
+            }
+        }
+        Ok(times)
+    }
+
+    /// The whole transposed matrix (`nx` rows of `ny`): the output slabs in order.
+    pub fn gather(&self) -> Result<Vec<f32>> {
+        let mut out = Vec::with_capacity(self.layout.nx() * self.layout.ny());
+        for (g, t) in self.gpus.iter().zip(&self.tdata) {
+            out.extend(g.download(t)?);
+        }
+        Ok(out)
+    }
+}
+
+/// The one-device transpose of the same matrix (same kernel, no copies), ms per transpose
+/// (events), and its check against `gold`.
+pub fn one_device(gpu: &Gpu, input: &[f32], nx: usize, ny: usize, gold: &[f32], reps: usize) -> Result<(f64, Check)> {
+    let idata = gpu.upload(input)?;
+    let mut odata = gpu.zeros::<f32>(input.len())?;
+    let tile = TransposeTile::whole(nx, ny);
+    transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?; // warm-up
+    let ms = gpu.time_ms(|| {
+        for _ in 0..reps {
+            transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?;
+        }
+        Ok(())
+    })? / reps as f64;
+    let check = Check::compare(
+        "one-device cuda_transpose",
+        &gpu.download(&odata)?,
+        gold,
+        Tolerance::EXACT,
+    );
+    Ok((ms, check))
+}
+
+/// `2 * nx * ny * 4` bytes over `seconds`, GB/s: the book's bandwidth.
+pub fn gb_per_s(nx: usize, ny: usize, seconds: f64) -> f64 {
+    2.0 * (nx * ny * size_of::<f32>()) as f64 / (1e9 * seconds)
+}
+
+/// The book's program on the logical devices.
+pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    let modes = modes(options)?;
+    let gpus = open_devices(gpu, options, 2)?;
+    let nx = options.size_or(gpu.pick(BOOK_N, SIM_N))?;
+    let ny = match options.parsed::<usize>("--ny")? {
+        Some(0) => return Err(Error::InvalidArgument("--ny must be at least 1".into())),
+        Some(ny) => ny,
+        None => nx,
+    };
+    let layout = SlabLayout::new(nx, ny, gpus.len())?;
+    let (tile_nx, tile_ny) = layout.tile_extents();
+    let grid = layout.tile_transpose(0).shape()?.grid;
+    let p = gpus.len();
+    println!("\nArray size: {nx}x{ny}\n");
+    println!("CUDA block size: {TILE_DIM}x{CUDA_BLOCK_ROWS}, CUDA tile size: {TILE_DIM}x{TILE_DIM}");
+    println!(
+        "dimGrid: {}x{}x{}, dimBlock: {TILE_DIM}x{CUDA_BLOCK_ROWS}x1",
+        grid.0, grid.1, grid.2
+    );
+    println!("nDevices: {p}, Local input array size: {nx}x{tile_ny}");
+    println!("p2pTileDim: {tile_nx}x{tile_ny}\n");
+    let shared = (0..p).any(|i| (0..i).any(|j| gpus[i].shares_device_with(&gpus[j])));
+    let staged: Vec<String> = (0..p)
+        .flat_map(|i| (0..i).map(move |j| (i, j)))
+        .filter(|&(i, j)| !gpus[i].shares_device_with(&gpus[j]) && !gpus[i].is_simulator())
+        .filter(|&(i, j)| !gpus[i].can_access_peer(&gpus[j]).unwrap_or(false))
+        .map(|(i, j)| format!("{j}-{i}"))
+        .collect();
+    if gpus[0].is_simulator() && p > 1 {
+        println!(
+            "The devices are CPU simulators: each stage's copy is a host memory copy and nothing overlaps, so the times say nothing about peer-to-peer transfers"
+        );
+    } else if shared {
+        println!(
+            "Logical devices sharing a GPU copy within it: those stages are copies within one GPU, not peer-to-peer transfers"
+        );
+    }
+    if !staged.is_empty() {
+        println!(
+            "GPU pairs {} cannot access each other (run ch4-p2p-access; CUDA_VISIBLE_DEVICES picks GPUs): their copies are staged through the host",
+            staged.join(", ")
+        );
+    }
+
+    let input = ferrocuda::random::cpu::uniform::<f32>(SEED, 0, nx * ny)?;
+    let gold = transpose::cpu(&input, nx, ny)?;
+    let mut plan = P2pTranspose::new(&gpus, layout, &input)?;
+    let reps = options.reps.max(1);
+    let mut checks = Vec::new();
+    for &mode in &modes {
+        plan.reset_output()?;
+        plan.timed(mode)?; // warm-up
+        let mut seconds = 0.0;
+        for _ in 0..reps {
+            seconds += plan.timed(mode)?;
+        }
+        let seconds = seconds / reps as f64;
+        let check = Check::compare(
+            &format!("transpose, async mode {}", mode.book_label()),
+            &plan.gather()?,
+            &gold,
+            Tolerance::EXACT,
+        );
+        println!("async mode: {}", mode.book_label());
+        if check.passed() {
+            println!(
+                "  Bandwidth (GB/s): {:.2}   ({:.4} ms, wall clock, mean of {reps})",
+                gb_per_s(nx, ny, seconds),
+                seconds * 1e3
+            );
+        } else {
+            println!(" *** Failed ***");
+        }
+        checks.push(check);
+        if mode == Mode::Async {
+            let times = plan.stage_times()?;
+            println!(
+                "  where the time goes (one run, events per stream, summed): copies {:.4} ms, kernels {:.4} ms",
+                times.copy_ms, times.kernel_ms
+            );
+        }
+    }
+    let (one_ms, one_check) = one_device(&gpus[0], &input, nx, ny, &gold, reps)?;
+    println!(
+        "one device, same kernel, no copies: Bandwidth (GB/s): {:.2}   ({one_ms:.4} ms, {}, mean of {reps})",
+        gb_per_s(nx, ny, one_ms / 1e3),
+        gpus[0].timing_label()
+    );
+    checks.push(one_check);
+    Ok(Outcome { checks })
+}

@@ -8,6 +8,7 @@ use cudarc::driver::{
 use ferrocuda_device::global::{Slice, SliceMut};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A value that can live in a device buffer: plain data the GPU and the host read alike.

@@ -74,9 +74,11 @@ fn mpi_solve_passes(np: usize, decomposition: &str, extra: &[&str]) -> TestResul
         )?;
     }
     ensure(
-        stdout
-            .lines()
-            .any(|l| l.starts_with(&format!("   time per iteration, mpi exchange, {np} {decomposition}: "))),
+        stdout.lines().any(|l| {
+            l.starts_with(&format!(
+                "   time per iteration, mpi exchange, {decomposition} over {np} partition(s): "
+            ))
+        }),
         shown,
     )
 }

@@ -340,8 +340,8 @@ fn print_row<T>(
         one_ms / loop_ms
     );
     println!(
-        "   time per iteration, {} exchange, {} {}: {loop_ms:.4} ms (the slowest partition's loop / {iterations}; one GPU {one_ms:.4} ms)",
-        config.strategy, config.partitions, config.decomposition
+        "   time per iteration, {} exchange, {} over {} partition(s): {loop_ms:.4} ms (the slowest partition's loop / {iterations}; one GPU {one_ms:.4} ms)",
+        config.strategy, config.decomposition, config.partitions
     );
     format!(
         "{rows};{cols};{};{mkt:.6};{mst:.6};{mtt:.6};{mct:.6};{:.9}",

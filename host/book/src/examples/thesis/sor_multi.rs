@@ -1,7 +1,8 @@
 //! thesis-sor-multi: red-black SOR over several partitions, one host thread each, on one or
 //! more GPUs (thesis "Modeling Communication on Multi-GPU Systems", Fig. 5.5, §5.5, §6.2–6.3):
 //! the thesis's exchange through pageable host memory against pinned asynchronous copies
-//! overlapped with the interior update, peer copies and NCCL (one partition per GPU), every final
+//! overlapped with the interior update, peer copies and NCCL (one partition per GPU), or, with
+//! `--exchange mpi` under `mpirun`, one partition per MPI process (`sor_multi/mpi.rs`), every final
 //! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.

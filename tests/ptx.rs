@@ -184,6 +184,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::OutArgs<u64>>(probe::ProbeClock),
         entry::<_, probe::PrintArgs>(probe::ProbePrint),
         entry::<_, transpose::CudaTransposeArgs>(transpose::CudaTranspose),
+        entry::<_, book_kernels::ch4::minimal::AssignArgs>(book_kernels::ch4::minimal::Assign),
     ];
     use sor::{ResidualArgs, SplitArgs, WindowArgs};
     macro_rules! sor {

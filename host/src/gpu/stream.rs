@@ -212,7 +212,9 @@ impl Gpu {
     }
 
     /// Records a timing event on `stream`, or on this `Gpu`'s own stream (the legacy default
-    /// stream, which waits for every stream's earlier work) for `None`.
+    /// stream, which waits for every stream's earlier work) for `None`. The event is created in
+    /// the stream's context, so it belongs to the device whose work it times (book §4.1: events
+    /// belong to the device current at their creation), whichever `Gpu` records it.
     pub fn record_event(&self, stream: Option<&Stream>) -> Result<Event> {
         match &self.backend {
             Backend::Cuda(cuda) => {

@@ -9,6 +9,7 @@ pub mod ch3;
 pub mod ch3_access;
 pub mod ch3_lessons;
 pub mod ch3_transfers;
+pub mod ch4;
 pub mod ch6_deriv;
 pub mod ch6_laplace;
 pub mod ch7;
@@ -89,6 +90,7 @@ pub const GROUPS: &[&str] = &[
     "random",
     "fft",
     "ch7",
+    "ch4",
     "matmul",
     "transfers",
     "simulator",
@@ -262,6 +264,9 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     if settings.wants("ch7") {
         ch7::run(gpu, settings)?;
+    }
+    if settings.wants("ch4") {
+        ch4::run(gpu, settings)?;
     }
     if settings.wants("matmul") {
         course::matmul(gpu, settings)?;

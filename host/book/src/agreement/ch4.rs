@@ -1,0 +1,34 @@
+//! Book chapter 4's kernels (§4.1, Appendix D.4.1) on both backends: `assign` and the library's
+//! `cuda_transpose` on a section with leading dimensions and ragged tiles, compared exactly (a
+//! transpose and an assignment move values without arithmetic).
+use super::Comparison;
+use crate::examples::ch4::minimal;
+use ferrocuda::gpu::Result;
+use ferrocuda::transpose::{self, TransposeTile};
+use ferrocuda::verify::Tolerance;
+
+/// Every chapter-4 kernel.
+pub(super) fn ch4(c: &mut Comparison) -> Result<()> {
+    c.compare("assign", Tolerance::EXACT, |gpu| {
+        let mut a_d = gpu.upload(&[-1.0f32; minimal::N])?;
+        minimal::assign(gpu, &mut a_d, 3.0)?;
+        gpu.download(&a_d)
+    })?;
+    c.compare("cuda_transpose", Tolerance::EXACT, |gpu| {
+        // A 97 x 70 section (ragged last tiles both ways) inside pitched buffers.
+        let (nx, ny, ldi, ldo) = (97, 70, 101, 75);
+        let input: Vec<f32> = (0..5 + ny * ldi).map(|i| (i * 7919 % 4099) as f32).collect();
+        let idata = gpu.upload(&input)?;
+        let mut odata = gpu.upload(&vec![-1.0f32; 3 + nx * ldo])?;
+        let tile = TransposeTile {
+            odata_offset: 3,
+            ldo,
+            idata_offset: 5,
+            ldi,
+            nx,
+            ny,
+        };
+        transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?;
+        gpu.download(&odata)
+    })
+}

@@ -253,7 +253,7 @@ impl Mpi {
             })
         };
         let (send_count, recv_count) = (count(from.len())?, count(into.len())?);
-        let rank = |r: usize| count(r);
+        let rank = |r: usize| i32::try_from(r).map_err(|_| Error::InvalidArgument(format!("there is no MPI rank {r}")));
         let (dest, source) = (rank(dest)?, rank(source)?);
         let stream = from.stream().clone();
         stream
@@ -351,12 +351,12 @@ impl Mpi {
 
     /// Prints `error` naming this rank, and ends the whole job with exit code 2.
     pub fn abort(&self, error: &dyn fmt::Display) -> ! {
-        eprintln!(
+        print_line_to_stderr(&format!(
             "error: rank {} of {}: {error}; ending all {} ranks (MPI_Abort)",
             self.rank(),
             self.size(),
             self.size()
-        );
+        ));
         self.world.abort(2)
     }
 }
@@ -383,6 +383,14 @@ pub fn compute_mode(gpu: &Gpu) -> Result<Option<u32>> {
     unsafe { result::device::get_attribute(device, CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) }
         .map(|mode| Some(mode as u32))
         .map_err(Error::cuda("cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)"))
+}
+
+/// Writes `line` and a newline to stderr in one `write`, so that mpirun, which forwards each
+/// rank's output as it reads it, never splits it among its own messages (`eprintln!` writes a
+/// formatted line piece by piece).
+pub fn print_line_to_stderr(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(format!("{line}\n").as_bytes());
 }
 
 /// This process's rank as the MPI launcher set it in the environment (OpenMPI, MPICH, Slurm),

@@ -13,8 +13,29 @@ use std::time::{Duration, Instant};
 /// job here takes seconds; a rank waiting for a partner that has gone waits forever).
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The runner binary each rank runs.
+/// The runner binary each rank runs, where cargo built it.
 pub const RANK_BIN: &str = env!("CARGO_BIN_EXE_ferrocuda-rank");
+
+/// The runner binary: `FERROCUDA_RANK_BIN` when set, else where cargo built it, else beside
+/// this test binary or one folder up (test binaries live in `target/release/deps/`), for test
+/// binaries copied to another machine with `ferrocuda-rank`.
+pub fn rank_bin() -> std::path::PathBuf {
+    if let Some(path) = std::env::var_os("FERROCUDA_RANK_BIN") {
+        return path.into();
+    }
+    let built = std::path::PathBuf::from(RANK_BIN);
+    if built.is_file() {
+        return built;
+    }
+    let here = std::env::current_exe().ok();
+    let dir = here.as_deref().and_then(std::path::Path::parent);
+    [dir, dir.and_then(std::path::Path::parent)]
+        .into_iter()
+        .flatten()
+        .map(|d| d.join("ferrocuda-rank"))
+        .find(|p| p.is_file())
+        .unwrap_or(built)
+}
 
 /// `mpirun -np <np> ferrocuda-rank <args>`.
 pub fn mpirun(np: usize, args: &[&str]) -> Result<Output, String> {
@@ -25,24 +46,30 @@ pub fn mpirun(np: usize, args: &[&str]) -> Result<Output, String> {
 /// ...`: ranks `0..n1` get `args1`, the next `n2` ranks `args2`. `Err` when `mpirun` is missing
 /// or the job outlived [`TIMEOUT`] (then killed with its ranks).
 pub fn mpirun_mpmd(parts: &[(usize, &[&str])]) -> Result<Output, String> {
+    let mut command = mpirun_command();
+    for (i, (np, args)) in parts.iter().enumerate() {
+        if i > 0 {
+            command.arg(":");
+        }
+        command.arg("-np").arg(np.to_string()).arg(rank_bin()).args(*args);
+    }
+    run_with_timeout(command, TIMEOUT)
+}
+
+/// `mpirun --oversubscribe` (OpenMPI's), allowed to run as root: the program and ranks follow.
+pub fn mpirun_command() -> Command {
     let mut command = Command::new("mpirun");
     // Root (containers, CI) needs both variables; --oversubscribe lets 4 ranks share 2 cores.
     command
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .arg("--oversubscribe");
-    for (i, (np, args)) in parts.iter().enumerate() {
-        if i > 0 {
-            command.arg(":");
-        }
-        command.arg("-np").arg(np.to_string()).arg(RANK_BIN).args(*args);
-    }
-    run_with_timeout(command, TIMEOUT)
+    command
 }
 
-/// Runs `command` in a process group of its own, capturing its output; kills the group after
-/// `timeout`.
-fn run_with_timeout(mut command: Command, timeout: Duration) -> Result<Output, String> {
+/// Runs `command` in a process group of its own, capturing its output; after `timeout`, kills
+/// the group (mpirun and its ranks) and returns an `Err` starting with "hang".
+pub fn run_with_timeout(mut command: Command, timeout: Duration) -> Result<Output, String> {
     use std::os::unix::process::CommandExt;
     let shown = format!("{command:?}");
     let mut child = command

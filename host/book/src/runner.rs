@@ -3,12 +3,13 @@
 //! `ferrocuda-rank` (one copy per rank under `mpirun`).
 //!
 //! An MPI example (chapter 4, [`examples::ch4::mpi`]) is run differently: MPI starts first, each
-//! rank opens its own device ([`ferrocuda::mpi::Mpi::assign_device`], never device 0 in every
+//! rank opens its own device (`ferrocuda::mpi::Mpi::assign_device`, never device 0 in every
 //! rank), the ranks' checks are gathered to rank 0, and an error on any rank ends the whole job
 //! with one line naming that rank (exit code 2), never a hang.
 use crate::examples::{self, Options};
 use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// The options every example shares (`cargo xtask list` shows each example's own).
@@ -21,10 +22,12 @@ pub fn main_run(args: &[String]) -> ExitCode {
     match run_example(args) {
         Ok(code) => code,
         Err(message) => {
-            match launcher_rank() {
-                Some(rank) => eprintln!("error: rank {rank}: {message}"),
-                None => eprintln!("error: {message}"),
-            }
+            let line = match launcher_rank() {
+                Some(rank) => format!("error: rank {rank}: {message}\n"),
+                None => format!("error: {message}\n"),
+            };
+            // One write: mpirun forwards output as it reads it, and must not split the line.
+            let _ = std::io::stderr().lock().write_all(line.as_bytes());
             ExitCode::from(2)
         }
     }

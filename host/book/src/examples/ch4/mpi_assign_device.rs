@@ -42,6 +42,8 @@ mod rank {
         mpi.barrier();
         let free_before = gpu.memory_info()?.0;
         let array = gpu.zeros::<f32>(N)?;
+        // Stream-ordered allocations (cuMemAllocAsync) have surely happened after this.
+        gpu.synchronize()?;
         mpi.barrier();
         let seen = arrays_seen(gpu, free_before, N * size_of::<f32>())?;
         print_on_root(mpi, &format!("[{}] device arrays allocated: {seen}", mpi.rank()));

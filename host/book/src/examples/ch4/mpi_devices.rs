@@ -74,6 +74,8 @@ mod rank {
             mpi.barrier();
             if allocating == rank {
                 arrays.push(gpu.zeros::<f32>(N)?);
+                // Stream-ordered allocations (cuMemAllocAsync) have surely happened after this.
+                gpu.synchronize()?;
             }
             mpi.barrier();
             seen = arrays_seen(gpu, free_before, N * size_of::<f32>())?;

@@ -2,11 +2,14 @@
 //! from them, and pinned host buffers.
 use super::simulator::AllocatedBytes;
 use super::{Backend, Error, Gpu, Result};
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
+};
 use ferrocuda_device::global::{Slice, SliceMut};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A value that can live in a device buffer: plain data the GPU and the host read alike.
 pub trait Element: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static {}
@@ -257,10 +260,10 @@ impl Gpu {
         match (&self.backend, &host.pinned, &mut device.storage) {
             (Backend::Cuda(cuda), Pinned::Cuda(pinned), Storage::Cuda(slice)) => {
                 same_len("a copy", &[pinned.len(), slice.len()])?;
-                host.mark_pending();
                 cuda.stream
                     .memcpy_htod(pinned, slice)
-                    .map_err(Error::cuda("asynchronous copy host to device"))
+                    .map_err(Error::cuda("asynchronous copy host to device"))?;
+                host.mark_pending(&cuda.stream)
             }
             (_, Pinned::Host(values), _) => self.upload_into(values, device),
             _ => Err(mixed_backends()),
@@ -270,13 +273,13 @@ impl Gpu {
     /// Copies a device buffer into a pinned buffer: asynchronous on CUDA (the buffer's next
     /// host access waits for it).
     pub fn download_pinned<T: Element>(&self, device: &DeviceBuffer<T>, host: &mut PinnedBuffer<T>) -> Result<()> {
-        host.mark_pending();
         match (&self.backend, &device.storage, &mut host.pinned) {
             (Backend::Cuda(cuda), Storage::Cuda(slice), Pinned::Cuda(pinned)) => {
                 same_len("a copy", &[pinned.len(), slice.len()])?;
                 cuda.stream
                     .memcpy_dtoh(slice, pinned)
-                    .map_err(Error::cuda("asynchronous copy device to host"))
+                    .map_err(Error::cuda("asynchronous copy device to host"))?;
+                host.mark_pending(&cuda.stream)
             }
             (_, _, Pinned::Host(values)) => self.download_into(device, values),
             _ => Err(mixed_backends()),
@@ -287,12 +290,22 @@ impl Gpu {
 /// Page-locked host memory on CUDA; ordinary host memory on the simulator.
 ///
 /// Copies into or out of it may still run when they return (on CUDA they are asynchronous);
-/// the buffer remembers that, and its next host access, or its drop, first waits for the
-/// device's queued work.
+/// the buffer remembers that, and its next host access, or its drop, first waits for those
+/// copies, and only for them: work on other streams (a kernel overlapping the copies) goes on.
 pub struct PinnedBuffer<T> {
     pub(super) pinned: Pinned<T>,
-    /// True while a copy queued on the device may still read or write the memory.
-    pending: AtomicBool,
+    /// For each stream that queued a copy using the memory: an event recorded after its latest
+    /// such copy (an event covers the earlier work of its stream), and whether it was recorded
+    /// since the last wait. The event is recorded again, not created, for the next copy.
+    pending: Mutex<Vec<PendingCopies>>,
+}
+
+/// The copies one stream queued with a pinned buffer: its raw handle (an address, compared
+/// only) and the event after the latest.
+struct PendingCopies {
+    stream: usize,
+    after: CudaEvent,
+    waiting: bool,
 }
 
 pub(super) enum Pinned<T> {
@@ -304,7 +317,7 @@ impl<T> PinnedBuffer<T> {
     fn new(pinned: Pinned<T>) -> Self {
         Self {
             pinned,
-            pending: AtomicBool::new(false),
+            pending: Mutex::new(Vec::new()),
         }
     }
 
@@ -321,25 +334,48 @@ impl<T> PinnedBuffer<T> {
         self.len() == 0
     }
 
-    /// Notes that a copy using the memory was queued on the device.
-    pub(super) fn mark_pending(&self) {
-        if matches!(self.pinned, Pinned::Cuda(_)) {
-            self.pending.store(true, Ordering::Release);
-        }
+    /// The streams' pending copies (a poisoned lock only means a thread panicked between two
+    /// plain field updates, which leave the list valid).
+    fn pending(&self) -> MutexGuard<'_, Vec<PendingCopies>> {
+        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Waits for the device's queued work when a copy using the memory may still run.
-    fn settle(&self) -> Result<()> {
-        // Cleared before the wait: a copy queued meanwhile (from another thread holding `&self`)
-        // sets it again, so it is never lost, at worst waited for twice.
-        if let Pinned::Cuda(pinned) = &self.pinned
-            && self.pending.swap(false, Ordering::AcqRel)
-        {
-            let waited = pinned.context().synchronize();
-            if waited.is_err() {
-                self.pending.store(true, Ordering::Release);
+    /// Notes that a copy using the memory was queued on `stream`: call after queuing it.
+    pub(super) fn mark_pending(&self, stream: &CudaStream) -> Result<()> {
+        if !matches!(self.pinned, Pinned::Cuda(_)) {
+            return Ok(());
+        }
+        let key = stream.cu_stream() as usize;
+        let mut pending = self.pending();
+        // The same handle in another context is another stream (one destroyed, one created).
+        let same = |p: &&mut PendingCopies| p.stream == key && Arc::ptr_eq(p.after.context(), stream.context());
+        match pending.iter_mut().find(same) {
+            Some(copies) => {
+                copies.after.record(stream).map_err(Error::cuda("cudaEventRecord"))?;
+                copies.waiting = true;
             }
-            waited.map_err(Error::cuda("waiting for the copies of a pinned buffer"))?;
+            None => {
+                let after = stream.record_event(None).map_err(Error::cuda("cudaEventRecord"))?;
+                pending.push(PendingCopies {
+                    stream: key,
+                    after,
+                    waiting: true,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for the copies queued with the memory that may still run.
+    fn settle(&self) -> Result<()> {
+        // A copy queued meanwhile (from another thread holding `&self`) waits for the lock, so
+        // it is never lost: at worst waited for now.
+        for copies in self.pending().iter_mut().filter(|p| p.waiting) {
+            copies
+                .after
+                .synchronize()
+                .map_err(Error::cuda("waiting for the copies of a pinned buffer"))?;
+            copies.waiting = false;
         }
         Ok(())
     }

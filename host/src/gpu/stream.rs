@@ -259,7 +259,6 @@ impl Gpu {
         match (&self.backend, stream.cuda(), &host.pinned, &mut device.storage) {
             (Backend::Cuda(_), Some(s), Pinned::Cuda(pinned), Storage::Cuda(slice)) => {
                 let src = host_range(pinned.as_ptr(), &range)?;
-                host.mark_pending();
                 let mut dst = slice.slice_mut(range.clone());
                 let (dst, _record) = dst.device_ptr_mut(s);
                 // SAFETY: `src` is `range` of a live pinned allocation (checked above) that the
@@ -267,7 +266,8 @@ impl Gpu {
                 // host accesses wait for them); `dst` is the same range of a live device
                 // allocation, freed in stream order after this copy (blocking streams).
                 unsafe { result::memcpy_htod_async(dst, src, s.cu_stream()) }
-                    .map_err(Error::cuda("cudaMemcpyAsync host to device"))
+                    .map_err(Error::cuda("cudaMemcpyAsync host to device"))?;
+                host.mark_pending(s)
             }
             (Backend::Sim(_), None, Pinned::Host(values), _) => {
                 device.host_mut().ok_or_else(mixed)?[range.clone()].copy_from_slice(&values[range]);
@@ -300,10 +300,9 @@ impl Gpu {
                 let dst = unsafe { std::slice::from_raw_parts_mut(base.add(range.start), range.len()) };
                 // SAFETY: `src` is the same range of a live device allocation, freed in stream
                 // order after this copy; `dst` as above.
-                let queued = unsafe { result::memcpy_dtoh_async(dst, src, s.cu_stream()) }
-                    .map_err(Error::cuda("cudaMemcpyAsync device to host"));
-                host.mark_pending();
-                queued
+                unsafe { result::memcpy_dtoh_async(dst, src, s.cu_stream()) }
+                    .map_err(Error::cuda("cudaMemcpyAsync device to host"))?;
+                host.mark_pending(s)
             }
             (Backend::Sim(_), None, Pinned::Host(values), _) => {
                 values[range.clone()].copy_from_slice(&device.host().ok_or_else(mixed)?[range]);

@@ -31,9 +31,8 @@ impl Gpu {
                 // SAFETY: `check` placed `dst_offset` inside the pinned allocation.
                 let dst = unsafe { base.add(copy.dst_offset) };
                 let params = memcpy_2d_params::<T>(copy, Side::Device(src), Side::Host(dst.cast()));
-                let queued = memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync device to host");
-                host.mark_pending();
-                queued
+                memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync device to host")?;
+                host.mark_pending(s)
             }
             (Backend::Sim(_), None, Pinned::Host(values), _) => {
                 copy.apply(device.host().ok_or_else(mixed)?, values);
@@ -63,8 +62,8 @@ impl Gpu {
                 let (dst, _record) = slice.device_ptr_mut(s);
                 let dst = dst + (copy.dst_offset * size_of::<T>()) as sys::CUdeviceptr;
                 let params = memcpy_2d_params::<T>(copy, Side::Host(src.cast_mut().cast()), Side::Device(dst));
-                host.mark_pending();
-                memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync host to device")
+                memcpy_2d_async(cuda, s, &params, "cudaMemcpy2DAsync host to device")?;
+                host.mark_pending(s)
             }
             (Backend::Sim(_), None, Pinned::Host(values), _) => {
                 copy.apply(values, device.host_mut().ok_or_else(mixed)?);

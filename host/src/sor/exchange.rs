@@ -12,10 +12,14 @@
 //! - [`Strategy::Nccl`]: each border packed into a contiguous buffer on its GPU, then NCCL's
 //!   send and receive, one group per phase, which pair the ranks on the device themselves (no
 //!   mailboxes), then unpacked into the ghosts; all on the copy stream. One partition per GPU.
+//! - `Strategy::Mpi` (cargo feature `mpi`): one partition per MPI process; each border packed
+//!   into a pinned buffer as the pinned strategy does, sent with MPI's nonblocking send and
+//!   receive, unpacked into the ghosts (`sor::mpi`).
 //!
-//! The solver sees one [`Exchange`] per rank: it posts its borders ([`Exchange::send`]) and
-//! collects its ghosts ([`Exchange::receive`]), knowing nothing of where its neighbours run. A
-//! transport between processes (MPI) implements the same two calls with its own mailboxes.
+//! The solver sees one [`BorderExchange`] per rank: it posts its borders
+//! ([`BorderExchange::send`]) and collects its ghosts ([`BorderExchange::receive`]), knowing
+//! nothing of where its neighbours run. [`Exchange`] implements it between the threads of one
+//! process (the first four strategies), `sor::mpi::MpiExchange` between processes.
 use super::partition::{Area, Border, Partition};
 use super::state::{DeviceGrid, Rect, SorReal};
 use crate::gpu::{Copy2d, DeviceBuffer, Error, Event, Gpu, NcclComm, PinnedBuffer, Result, Stream};
@@ -36,6 +40,9 @@ pub enum Strategy {
     Peer,
     /// (d) NCCL send and receive between the GPUs, one partition per GPU.
     Nccl,
+    /// Pinned buffers sent with MPI between processes, one partition per rank.
+    #[cfg(feature = "mpi")]
+    Mpi,
 }
 
 impl Strategy {
@@ -75,8 +82,14 @@ impl FromStr for Strategy {
             "pinned" | "pinned-async" | "b" => Ok(Self::PinnedAsync),
             "peer" | "p2p" | "c" => Ok(Self::Peer),
             "nccl" | "d" => Ok(Self::Nccl),
+            #[cfg(feature = "mpi")]
+            "mpi" => Ok(Self::Mpi),
+            #[cfg(not(feature = "mpi"))]
+            "mpi" => Err(Error::InvalidArgument(
+                "the MPI exchange needs a build with the mpi feature (cargo build --release -p xtask --features mpi), and this one has none".into(),
+            )),
             other => Err(Error::InvalidArgument(format!(
-                "the exchange is host, pinned, peer or nccl, not `{other}`"
+                "the exchange is host, pinned, peer, nccl or mpi, not `{other}`"
             ))),
         }
     }
@@ -89,6 +102,8 @@ impl fmt::Display for Strategy {
             Self::PinnedAsync => "pinned",
             Self::Peer => "peer",
             Self::Nccl => "nccl",
+            #[cfg(feature = "mpi")]
+            Self::Mpi => "mpi",
         })
     }
 }
@@ -172,20 +187,77 @@ pub struct ExchangeTimes {
     pub transfer: Duration,
 }
 
+/// One rank's side of the border exchange, whatever carries the borders: the solver's loop
+/// (`multi`) calls these, in this order, for each exchange `step` (1, 2, ...) and each phase.
+pub trait BorderExchange<T: SorReal> {
+    /// Allocates what must exist before the first exchange; call once, before it.
+    fn prepare(&mut self, gpu: &Gpu) -> Result<()>;
+    /// True when the rank has neighbours.
+    fn has_borders(&self) -> bool;
+    /// Posts this rank's borders of `phase` for exchange `step`. Asynchronous strategies queue
+    /// the copies on `copy` after `after` (the event that the border's points are final) and
+    /// return; the synchronous one copies now.
+    fn send(
+        &mut self,
+        gpu: &Gpu,
+        copy: &Stream,
+        grid: &DeviceGrid<T>,
+        phase: usize,
+        step: u64,
+        after: Option<&Event>,
+    ) -> Result<()>;
+    /// Collects this rank's ghosts of `phase` for exchange `step` into `grid`. Asynchronous
+    /// strategies queue the last copies on `copy`; the caller orders its next kernels after
+    /// them with an event recorded on `copy`.
+    fn receive(&mut self, gpu: &Gpu, copy: &Stream, grid: &mut DeviceGrid<T>, phase: usize, step: u64) -> Result<()>;
+    /// The time spent so far.
+    fn times(&self) -> ExchangeTimes;
+}
+
+impl<T: SorReal> BorderExchange<T> for Exchange<'_, T> {
+    fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
+        Exchange::prepare(self, gpu)
+    }
+
+    fn has_borders(&self) -> bool {
+        Exchange::has_borders(self)
+    }
+
+    fn send(
+        &mut self,
+        gpu: &Gpu,
+        copy: &Stream,
+        grid: &DeviceGrid<T>,
+        phase: usize,
+        step: u64,
+        after: Option<&Event>,
+    ) -> Result<()> {
+        Exchange::send(self, gpu, copy, grid, phase, step, after)
+    }
+
+    fn receive(&mut self, gpu: &Gpu, copy: &Stream, grid: &mut DeviceGrid<T>, phase: usize, step: u64) -> Result<()> {
+        Exchange::receive(self, gpu, copy, grid, phase, step)
+    }
+
+    fn times(&self) -> ExchangeTimes {
+        self.times
+    }
+}
+
 /// Elements of a border packed contiguously: its rectangle in each stored plane, in turn.
-fn packed_len(rect: &Rect, planes: usize) -> usize {
+pub(super) fn packed_len(rect: &Rect, planes: usize) -> usize {
     rect.len() * planes
 }
 
 /// The 2-D copies of `rect` of each of `planes` planes of `pitch` into a packed buffer, plane
 /// after plane.
-fn packs(rect: &Rect, pitch: usize, planes: usize) -> impl Iterator<Item = Copy2d> + use<> {
+pub(super) fn packs(rect: &Rect, pitch: usize, planes: usize) -> impl Iterator<Item = Copy2d> + use<> {
     let rect = rect.clone();
     (0..planes).map(move |p| rect.pack(pitch, p * rect.len()))
 }
 
 /// The 2-D copies from a packed buffer into `rect` of each of `planes` planes of `pitch`.
-fn unpacks(rect: &Rect, pitch: usize, planes: usize) -> impl Iterator<Item = Copy2d> + use<> {
+pub(super) fn unpacks(rect: &Rect, pitch: usize, planes: usize) -> impl Iterator<Item = Copy2d> + use<> {
     let rect = rect.clone();
     (0..planes).map(move |p| rect.unpack(pitch, p * rect.len()))
 }
@@ -239,6 +311,13 @@ impl<'s, T: SorReal> Exchange<'s, T> {
                 "the NCCL exchange, and only it, needs partition {}'s communicator",
                 partition.rank
             )));
+        }
+        #[cfg(feature = "mpi")]
+        if strategy == Strategy::Mpi {
+            return Err(Error::InvalidArgument(
+                "the MPI exchange runs between processes, one partition each: use sor::multi::solve_mpi in every rank"
+                    .into(),
+            ));
         }
         let (_, cols) = grid.extents();
         let rect = |area: &Area| -> Result<Rect> {
@@ -344,6 +423,8 @@ impl<'s, T: SorReal> Exchange<'s, T> {
                     state.ready = Some(gpu.record_event(Some(copy))?);
                 }
                 Strategy::Nccl => unreachable!("the NCCL exchange packed its borders above"),
+                #[cfg(feature = "mpi")]
+                Strategy::Mpi => unreachable!("`Exchange::new` refuses the MPI exchange"),
             }
             state.written = step;
             self.times.transfer += started.elapsed();
@@ -444,5 +525,28 @@ impl<'s, T: SorReal> Exchange<'s, T> {
     /// The partition this exchange serves.
     pub fn partition(&self) -> &Partition {
         &self.partition
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strategies_parse_what_they_print() {
+        for strategy in Strategy::ALL.into_iter().chain([Strategy::Nccl]) {
+            assert_eq!(strategy.to_string().parse::<Strategy>().unwrap(), strategy);
+        }
+        #[cfg(feature = "mpi")]
+        assert_eq!("mpi".parse::<Strategy>().unwrap().to_string(), "mpi");
+        // Without the feature, the refusal names the build that has it.
+        #[cfg(not(feature = "mpi"))]
+        assert!(
+            "mpi"
+                .parse::<Strategy>()
+                .unwrap_err()
+                .to_string()
+                .contains("--features mpi")
+        );
     }
 }

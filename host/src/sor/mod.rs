@@ -6,6 +6,8 @@
 //! - [`single`]: the one-GPU solver: a fixed iteration count or a residual tolerance.
 //! - [`partition`], [`exchange`], [`multi`]: the grid in strips or blocks over several GPUs, the
 //!   border exchange between them (host, pinned, peer, NCCL), the multi-GPU solver.
+//! - `mpi` (cargo feature `mpi`): the border exchange between MPI processes, one partition per
+//!   rank, and the solver's entry for one rank (`multi::solve_mpi`).
 //! - [`cpu`]: the rayon solver every GPU result is checked against, bit for bit.
 //!
 //! ```
@@ -22,6 +24,8 @@
 pub mod cpu;
 pub mod domain;
 pub mod exchange;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod multi;
 pub mod partition;
 pub mod single;

@@ -2,15 +2,20 @@
 //! GPU; `bs` red-black iterations on a shrinking region between border exchanges; the final
 //! grid assembled from every partition's own points. Several partitions may share a GPU, so the
 //! whole scheme runs, and is tested, on one GPU or on the simulator (all but the NCCL exchange,
-//! which needs one partition per GPU).
+//! which needs one partition per GPU). With the cargo feature `mpi`, `solve_mpi` runs the same
+//! loop (`run_rank`) as one MPI process per partition.
 use super::domain::{check_extents, check_grid_len, check_omega};
-use super::exchange::{Exchange, ExchangeTimes, Mailboxes, Strategy};
+use super::exchange::{BorderExchange, Exchange, ExchangeTimes, Mailboxes, Strategy};
 use super::partition::{Area, Decomposition, Partition, Partitioning};
 use super::state::{DeviceGrid, SorReal, Variant};
 use crate::gpu::{Error, Event, Gpu, NcclComm, Result, Stream};
 use gpu_kernels::sor::Region;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
+
+/// The solver's entry for one MPI rank (cargo feature `mpi`).
+#[cfg(feature = "mpi")]
+pub use super::mpi::solve_mpi;
 
 /// How the multi-GPU solver runs.
 #[derive(Clone, Copy, Debug)]
@@ -85,28 +90,19 @@ pub fn solve<T: SorReal>(
     cols: usize,
     config: MultiConfig,
 ) -> Result<MultiSolution<T>> {
-    check_extents(rows, cols)?;
-    check_grid_len(initial.len(), rows, cols)?;
-    if gpus.is_empty() || config.partitions == 0 || config.border == 0 {
+    let partitioning = partition_checked(initial.len(), rows, cols, &config)?;
+    if gpus.is_empty() {
         return Err(Error::InvalidArgument(
-            "the multi-GPU solver needs at least one GPU, one partition and a border of at least 1".into(),
+            "the multi-GPU solver needs at least one GPU".into(),
         ));
     }
-    check_omega(config.omega)?;
-    if config.border > config.iterations.max(1) {
-        return Err(Error::InvalidArgument(format!(
-            "the border ({}) can't be greater than the iterations ({}), as the thesis says",
-            config.border, config.iterations
-        )));
+    #[cfg(feature = "mpi")]
+    if config.strategy == Strategy::Mpi {
+        return Err(Error::InvalidArgument(
+            "the MPI exchange runs one partition per process: call sor::multi::solve_mpi in every rank, under mpirun"
+                .into(),
+        ));
     }
-    if !config.variant.runs_partitioned() {
-        return Err(Error::InvalidArgument(format!(
-            "the {} kernel runs on one GPU only: it updates several half-sweeps per launch out of place",
-            config.variant
-        )));
-    }
-    let ghost = 2 * config.border;
-    let partitioning = Partitioning::new(config.decomposition, rows, cols, config.partitions, ghost)?;
     if config.strategy == Strategy::Peer {
         for a in gpus {
             for b in gpus {
@@ -135,21 +131,24 @@ pub fn solve<T: SorReal>(
         let handles: Vec<_> = (partitioning.partitions.iter().zip(&copies).zip(comms))
             .map(|((partition, copy), comm)| {
                 let (partitioning, mailboxes, started) = (&partitioning, &mailboxes, &started);
-                let link = Link { copy, comm };
                 let device = partition.rank % gpus.len();
                 let gpu = gpus[device];
                 scope.spawn(move || {
-                    run_rank(
+                    let exchange = |grid: &DeviceGrid<T>| {
+                        Exchange::new(config.strategy, partition, &partitioning.borders, mailboxes, grid, comm)
+                    };
+                    let start = || {
+                        started.wait();
+                        Ok(())
+                    };
+                    let rank = Rank {
                         gpu,
                         device,
                         partition,
                         partitioning,
-                        mailboxes,
-                        link,
-                        started,
-                        initial,
-                        config,
-                    )
+                        copy,
+                    };
+                    run_rank(&rank, initial, config, exchange, start)
                 })
             })
             .collect();
@@ -165,11 +164,7 @@ pub fn solve<T: SorReal>(
     let mut ranks = Vec::new();
     for (partition, result) in partitioning.partitions.iter().zip(results) {
         let (own, report) = result?;
-        let width = partition.own.cols.len();
-        for (k, r) in partition.own.rows.clone().enumerate() {
-            let start = r * cols + partition.own.cols.start;
-            grid[start..start + width].copy_from_slice(&own[k * width..(k + 1) * width]);
-        }
+        place_own(&mut grid, cols, partition, &own);
         ranks.push(report);
     }
     let loop_time = ranks.iter().map(|r| r.loop_time).max().unwrap_or_default();
@@ -181,8 +176,45 @@ pub fn solve<T: SorReal>(
     })
 }
 
+/// The decomposition `config` asks for of a `rows x cols` grid of `len` points, once the
+/// grid, omega, the border, the partitions and the kernel are checked.
+pub(super) fn partition_checked(len: usize, rows: usize, cols: usize, config: &MultiConfig) -> Result<Partitioning> {
+    check_extents(rows, cols)?;
+    check_grid_len(len, rows, cols)?;
+    if config.partitions == 0 || config.border == 0 {
+        return Err(Error::InvalidArgument(
+            "the multi-GPU solver needs at least one partition and a border of at least 1".into(),
+        ));
+    }
+    check_omega(config.omega)?;
+    if config.border > config.iterations.max(1) {
+        return Err(Error::InvalidArgument(format!(
+            "the border ({}) can't be greater than the iterations ({}), as the thesis says",
+            config.border, config.iterations
+        )));
+    }
+    if !config.variant.runs_partitioned() {
+        return Err(Error::InvalidArgument(format!(
+            "the {} kernel runs on one GPU only: it updates several half-sweeps per launch out of place",
+            config.variant
+        )));
+    }
+    let ghost = 2 * config.border;
+    Partitioning::new(config.decomposition, rows, cols, config.partitions, ghost)
+}
+
+/// Writes `own`, `partition`'s own points row by row, into their place in the natural
+/// `cols`-column grid `grid`.
+pub(super) fn place_own<T: Copy>(grid: &mut [T], cols: usize, partition: &Partition, own: &[T]) {
+    let width = partition.own.cols.len();
+    for (k, r) in partition.own.rows.clone().enumerate() {
+        let start = r * cols + partition.own.cols.start;
+        grid[start..start + width].copy_from_slice(&own[k * width..(k + 1) * width]);
+    }
+}
+
 /// The points of `area` of the natural `cols`-column grid `grid`, row by row.
-fn extract<T: Copy>(grid: &[T], cols: usize, area: &Area) -> Vec<T> {
+pub(super) fn extract<T: Copy>(grid: &[T], cols: usize, area: &Area) -> Vec<T> {
     area.rows
         .clone()
         .flat_map(|r| {
@@ -211,27 +243,35 @@ impl KernelClock {
     }
 }
 
-/// A partition's copy stream and, for the NCCL exchange, its communicator on that stream.
-struct Link<'s> {
-    copy: &'s Stream,
-    comm: Option<NcclComm<'s>>,
+/// Where one partition runs: its GPU (`device`, the index reported in [`RankReport`]), its
+/// place in the decomposition, and the stream its exchange copies on.
+pub(super) struct Rank<'a> {
+    pub gpu: &'a Gpu,
+    pub device: usize,
+    pub partition: &'a Partition,
+    pub partitioning: &'a Partitioning,
+    pub copy: &'a Stream,
 }
 
-/// One partition's thread: upload, iterate and exchange, download its own points.
-#[allow(clippy::too_many_arguments)]
-fn run_rank<T: SorReal>(
-    gpu: &Gpu,
-    device: usize,
-    partition: &Partition,
-    partitioning: &Partitioning,
-    mailboxes: &Mailboxes<T>,
-    link: Link,
-    started: &Barrier,
+/// One partition's work, the same in a thread of [`solve`] and in an MPI rank: upload, iterate
+/// and exchange through the exchange `exchange` builds on the uploaded grid, download its own
+/// points. `start` is called once everything is allocated, before the clock of the loop starts
+/// (a barrier with the other partitions).
+pub(super) fn run_rank<T: SorReal, E: BorderExchange<T>>(
+    rank: &Rank,
     initial: &[T],
     config: MultiConfig,
+    exchange: impl FnOnce(&DeviceGrid<T>) -> Result<E>,
+    start: impl FnOnce() -> Result<()>,
 ) -> Result<(Vec<T>, RankReport)> {
+    let Rank {
+        gpu,
+        device,
+        partition,
+        partitioning,
+        copy,
+    } = *rank;
     let compute = gpu.new_stream()?;
-    let copy = link.copy;
     let (rows, cols) = (partitioning.rows, partitioning.cols);
     let local = &partition.local;
     let mut grid = DeviceGrid::upload(
@@ -242,17 +282,10 @@ fn run_rank<T: SorReal>(
         local.cols.len(),
         partition.parity(),
     )?;
-    let mut exchange = Exchange::new(
-        config.strategy,
-        partition,
-        &partitioning.borders,
-        mailboxes,
-        &grid,
-        link.comm,
-    )?;
+    let mut exchange = exchange(&grid)?;
     exchange.prepare(gpu)?;
     gpu.synchronize()?;
-    started.wait();
+    start()?;
     let loop_start = Instant::now();
     let omega = T::from_f64(config.omega);
     let overlap = config.overlap && config.strategy.is_async() && exchange.has_borders();
@@ -313,7 +346,7 @@ fn run_rank<T: SorReal>(
             device,
             kernel_ms: clock.total_ms()?,
             exchanges: step as usize,
-            times: exchange.times,
+            times: exchange.times(),
             loop_time,
         },
     ))

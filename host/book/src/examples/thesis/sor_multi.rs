@@ -1,14 +1,14 @@
 //! thesis-sor-multi: red-black SOR over several partitions, one host thread each, on one or
 //! more GPUs (thesis "Modeling Communication on Multi-GPU Systems", Fig. 5.5, §5.5, §6.2–6.3):
 //! the thesis's exchange through pageable host memory against pinned asynchronous copies
-//! overlapped with the interior update, peer copies and NCCL (one partition per GPU), every final
+//! overlapped with the interior update, peer copies and NCCL (one partition per GPU), or, with
+//! `--exchange mpi` under `mpirun`, one partition per MPI process (`sor_multi/mpi.rs`), every final
 //! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
 use crate::examples::plot_option;
 use crate::examples::thesis::sor_setup::{CPU_BUDGET, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision};
-use crate::plot::{Chart, Series};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig, MultiSolution};
@@ -16,11 +16,14 @@ use ferrocuda::sor::partition::Decomposition;
 use ferrocuda::sor::single::{Stop, solve_iterations};
 use ferrocuda::sor::{Problem, SorReal, Variant};
 use ferrocuda::verify::Check;
-use std::path::PathBuf;
+
+#[cfg(feature = "mpi")]
+mod mpi;
+mod study;
 
 pub const EXAMPLE: Example = Example {
     id: "thesis-sor-multi",
-    description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
+    description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL/MPI border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
     flags: &[
         Flag {
             name: "--devices",
@@ -30,7 +33,7 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--partitions",
             value: Some("P"),
-            help: "partitions, one host thread each (default: one per device; more than the devices share them)",
+            help: "partitions, one host thread each (default: one per device; more than the devices share them); with --exchange mpi, the ranks",
         },
         Flag {
             name: "--decomposition",
@@ -40,12 +43,12 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--exchange",
             value: Some("E"),
-            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), or all (default; nccl where it runs)",
+            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), all (default; nccl where it runs), or mpi (one partition per MPI rank, under mpirun; builds with --features mpi)",
         },
         Flag {
             name: "--overlap",
             value: Some("on|off"),
-            help: "update the borders first and send them during the interior update (default on; pinned and peer only)",
+            help: "update the borders first and send them during the interior update (default on; pinned, peer and mpi only)",
         },
         Flag {
             name: "--border",
@@ -208,6 +211,10 @@ fn open_devices(gpu: &Gpu, devices: &[usize]) -> Result<Vec<Option<Gpu>>> {
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     plot_option::check_path(options)?;
     let setup = MultiSetup::from_options(gpu, options)?;
+    #[cfg(feature = "mpi")]
+    if setup.strategies.contains(&Strategy::Mpi) {
+        return mpi::run(gpu, &setup, options);
+    }
     let opened = open_devices(gpu, &setup.devices)?;
     let gpus: Vec<&Gpu> = opened.iter().map(|g| g.as_ref().unwrap_or(gpu)).collect();
     let checks = match options.precision {
@@ -220,7 +227,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 /// Runs on `gpus`, the devices of `--devices` in order; the one-GPU solutions on the first.
 fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
     if options.switch("--study") {
-        return study::<T>(gpus, setup, options);
+        return study::study::<T>(gpus, setup, options);
     }
     let gpu = gpus[0];
     let (rows, cols, iterations) = (setup.base.rows, setup.base.cols, setup.iterations);
@@ -240,10 +247,7 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
         setup.border,
         2 * setup.border
     );
-    println!(
-        " {:<7} {:<8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}",
-        "kernel", "exchange", "overlap", "MKT[ms]", "MST[ms]", "MTT[ms]", "MCT[ms]", "loop[ms/it]", "ET[s]", "vs 1 GPU"
-    );
+    print_header();
     let mut strategies = setup.strategies.clone();
     if setup.all_strategies {
         let refused = match setup.partitions {
@@ -269,10 +273,7 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
             checks.push(compare(&format!("{variant}, one GPU vs CPU"), &one.grid, cpu));
         }
         let one_ms = one.elapsed_ms / iterations.max(1) as f64;
-        println!(
-            " {variant:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
-            "1 GPU", "-", one_ms, "-", "-", "-", "-", "1.00"
-        );
+        print_one_gpu_row(variant, one_ms);
         for &strategy in &strategies {
             let config = MultiConfig {
                 decomposition: setup.decomposition,
@@ -285,22 +286,10 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
                 omega,
             };
             let solution = multi::solve(gpus, &initial, rows, cols, config)?;
-            let [mkt, mst, mtt, mct] = solution.metrics(iterations);
-            let loop_ms = solution.loop_time.as_secs_f64() * 1e3 / iterations.max(1) as f64;
-            println!(
-                " {variant:<7} {strategy:<8} {:>7} {mkt:>9.4} {mst:>9.4} {mtt:>9.4} {mct:>9.4} {loop_ms:>11.4} {:>9.4} {:>9.2}",
-                if config.overlap { "on" } else { "off" },
-                solution.elapsed.as_secs_f64(),
-                one_ms / loop_ms
-            );
+            csv.push(print_row(&config, &solution, (rows, cols), one_ms));
             if strategy == Strategy::HostSync {
                 print_thread_lines(gpus, &solution, iterations);
             }
-            csv.push(format!(
-                "{rows};{cols};{};{mkt:.6};{mst:.6};{mtt:.6};{mct:.6};{:.9}",
-                setup.border,
-                solution.elapsed.as_secs_f64()
-            ));
             checks.push(compare(
                 &format!("{variant}, {strategy} exchange, {} vs one GPU", setup.decomposition),
                 &solution.grid,
@@ -313,6 +302,53 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
         println!(" {line}");
     }
     Ok(checks)
+}
+
+/// The table's header, above the one-GPU and the multi-partition rows.
+fn print_header() {
+    println!(
+        " {:<7} {:<8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}",
+        "kernel", "exchange", "overlap", "MKT[ms]", "MST[ms]", "MTT[ms]", "MCT[ms]", "loop[ms/it]", "ET[s]", "vs 1 GPU"
+    );
+}
+
+/// The one-GPU row: its time per iteration, `one_ms`, in the loop column.
+fn print_one_gpu_row(variant: Variant, one_ms: f64) {
+    println!(
+        " {variant:<7} {:<8} {:>7} {:>9.4} {:>9} {:>9} {:>9} {one_ms:>11.4} {:>9} {:>9}",
+        "1 GPU", "-", one_ms, "-", "-", "-", "-", "1.00"
+    );
+}
+
+/// Prints the row of `solution` (a solve of a `rows x cols` grid as `config` says), then its time
+/// per iteration, the line to compare across exchanges (threads or MPI ranks); returns the
+/// thesis's CSV line.
+fn print_row<T>(
+    config: &MultiConfig,
+    solution: &MultiSolution<T>,
+    (rows, cols): (usize, usize),
+    one_ms: f64,
+) -> String {
+    let iterations = config.iterations;
+    let [mkt, mst, mtt, mct] = solution.metrics(iterations);
+    let loop_ms = solution.loop_time.as_secs_f64() * 1e3 / iterations.max(1) as f64;
+    println!(
+        " {:<7} {:<8} {:>7} {mkt:>9.4} {mst:>9.4} {mtt:>9.4} {mct:>9.4} {loop_ms:>11.4} {:>9.4} {:>9.2}",
+        config.variant,
+        config.strategy,
+        if config.overlap { "on" } else { "off" },
+        solution.elapsed.as_secs_f64(),
+        one_ms / loop_ms
+    );
+    println!(
+        "   time per iteration, {} exchange, {} over {} partition(s): {loop_ms:.4} ms (the slowest partition's loop / {iterations}; one GPU {one_ms:.4} ms)",
+        config.strategy, config.decomposition, config.partitions
+    );
+    format!(
+        "{rows};{cols};{};{mkt:.6};{mst:.6};{mtt:.6};{mct:.6};{:.9}",
+        config.border,
+        solution.elapsed.as_secs_f64()
+    )
 }
 
 /// The thesis's per-thread lines (`t%d avarage RSOR kernel time per iteration`, ...), for the
@@ -333,287 +369,4 @@ fn print_thread_lines<T>(gpus: &[&Gpu], solution: &MultiSolution<T>, iterations:
             per(r.times.transfer + r.times.sync)
         );
     }
-}
-
-/// One measured configuration of the study.
-#[derive(Clone, Copy, Debug)]
-struct Measured {
-    ms_per_iteration: f64,
-    metrics: [f64; 4],
-}
-
-fn measure<T: SorReal>(
-    gpus: &[&Gpu],
-    initial: &[T],
-    rows: usize,
-    cols: usize,
-    config: MultiConfig,
-    one: &[T],
-    checks: &mut Vec<Check>,
-) -> Result<Measured> {
-    let solution = multi::solve(gpus, initial, rows, cols, config)?;
-    let check = compare(&format!("{rows}x{cols} {config:?} vs one GPU"), &solution.grid, one);
-    if !check.passed() {
-        checks.push(check);
-    } else if checks.is_empty() {
-        checks.push(Check::condition(
-            "every study configuration equals the one-GPU grid",
-            true,
-        ));
-    }
-    Ok(Measured {
-        ms_per_iteration: solution.loop_time.as_secs_f64() * 1e3 / config.iterations.max(1) as f64,
-        metrics: solution.metrics(config.iterations),
-    })
-}
-
-/// The thesis's experiments (§6.3) on the GPUs present.
-fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
-    let gpu = gpus[0];
-    let iterations = setup.iterations;
-    let variant = setup.base.variants[0];
-    let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
-    let base = |cols: usize, partitions, strategy: Strategy, border, decomposition| MultiConfig {
-        decomposition,
-        partitions,
-        strategy,
-        overlap: strategy.is_async(),
-        border,
-        variant,
-        iterations,
-        omega: setup.base.omega.value(cols),
-    };
-    let mut checks = Vec::new();
-    let mut speedups: Vec<Series> = Vec::new();
-    let mut split: Vec<Series> = vec![
-        Series::new("kernel (MKT)", vec![]),
-        Series::new("transfer (MTT)", vec![]),
-        Series::new("sync (MST)", vec![]),
-        Series::new("loop per iteration", vec![]),
-    ];
-    println!(
-        " Strong scaling: ms per iteration (slowest partition's loop / {iterations}), {variant} kernel, {} partition(s) over {} GPU(s), border 1; speedup vs one GPU",
-        STUDY_PARTITIONS
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join("/"),
-        gpus.len()
-    );
-    println!(
-        " {:>6} {:>3} {:>8} {:>11} {:>8} {:>9} {:>9} {:>9} {:>8}",
-        "N", "P", "exchange", "ms/it", "speedup", "MKT", "MTT", "MST", "hidden"
-    );
-    for &n in sides {
-        let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
-        let omega = setup.base.omega.value(n);
-        let one = solve_iterations(gpu, variant, &initial, n, n, omega, iterations)?;
-        let one_ms = one.elapsed_ms / iterations as f64;
-        println!(" {n:>6} {:>3} {:>8} {one_ms:>11.4} {:>8.2}", 1, "1 GPU", 1.0);
-        for strategy in Strategy::ALL {
-            let mut points = vec![(1.0, 1.0)];
-            for &p in &STUDY_PARTITIONS[1..] {
-                let sequential = measure(
-                    gpus,
-                    &initial,
-                    n,
-                    n,
-                    MultiConfig {
-                        overlap: false,
-                        ..base(n, p, strategy, 1, Decomposition::Strips)
-                    },
-                    &one.grid,
-                    &mut checks,
-                )?;
-                let m = if strategy.is_async() {
-                    measure(
-                        gpus,
-                        &initial,
-                        n,
-                        n,
-                        base(n, p, strategy, 1, Decomposition::Strips),
-                        &one.grid,
-                        &mut checks,
-                    )?
-                } else {
-                    sequential
-                };
-                // The exchange time the overlap hides: of the loop time beyond the kernels in the
-                // sequential run, the share the overlapped run no longer spends (only with a GPU
-                // per partition: partitions sharing a GPU also share its time).
-                let exposed = sequential.ms_per_iteration - sequential.metrics[0];
-                let hidden = (strategy.is_async() && exposed > 0.0 && p <= gpus.len())
-                    .then(|| (sequential.ms_per_iteration - m.ms_per_iteration) / exposed);
-                println!(
-                    " {n:>6} {p:>3} {strategy:>8} {:>11.4} {:>8.2} {:>9.4} {:>9.4} {:>9.4} {:>8}",
-                    m.ms_per_iteration,
-                    one_ms / m.ms_per_iteration,
-                    m.metrics[0],
-                    m.metrics[2],
-                    m.metrics[1],
-                    hidden.map_or("-".into(), |h| format!("{:.0}%", 100.0 * h))
-                );
-                points.push((p as f64, one_ms / m.ms_per_iteration));
-                if n == *sides.last().unwrap_or(&0) && strategy == Strategy::HostSync {
-                    for (series, y) in
-                        split
-                            .iter_mut()
-                            .zip([m.metrics[0], m.metrics[2], m.metrics[1], m.ms_per_iteration])
-                    {
-                        series.points.push((p as f64, y));
-                    }
-                }
-            }
-            speedups.push(Series::new(format!("N={n} {strategy}"), points));
-        }
-        if n == *sides.last().unwrap_or(&0) {
-            let blocks = measure(
-                gpus,
-                &initial,
-                n,
-                n,
-                base(n, 4, Strategy::HostSync, 1, Decomposition::Blocks),
-                &one.grid,
-                &mut checks,
-            )?;
-            let strips = measure(
-                gpus,
-                &initial,
-                n,
-                n,
-                base(n, 4, Strategy::HostSync, 1, Decomposition::Strips),
-                &one.grid,
-                &mut checks,
-            )?;
-            println!(
-                " Strips vs 2x2 blocks, N = {n}, 4 partitions, host exchange: strips {:.4} ms/it (MTT {:.4}), blocks {:.4} ms/it (MTT {:.4}): blocks / strips = {:.2}",
-                strips.ms_per_iteration,
-                strips.metrics[2],
-                blocks.ms_per_iteration,
-                blocks.metrics[2],
-                blocks.ms_per_iteration / strips.ms_per_iteration
-            );
-        }
-    }
-    weak_scaling::<T>(gpus, setup, &base, &mut checks)?;
-    let border_points = border_study::<T>(gpus, setup, &base, &mut checks)?;
-    if let Some(prefix) = options.value("--plot") {
-        let path = |name: &str| -> PathBuf {
-            let p = PathBuf::from(prefix);
-            let stem = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            p.with_file_name(format!("{stem}-{name}.png"))
-        };
-        Chart::new(
-            "Red-black SOR: speedup over one GPU (strips, border 1)",
-            "partitions (GPUs)",
-            "speedup",
-        )
-        .write(path("speedup"), &speedups)?;
-        Chart::new(
-            format!("Time per iteration, N = {}, host exchange", sides.last().unwrap_or(&0)),
-            "partitions (GPUs)",
-            "ms",
-        )
-        .write(path("split"), &split)?;
-        Chart::new(
-            "Border width: ms per iteration (4 partitions)",
-            "border width bs (iterations between exchanges)",
-            "ms per iteration",
-        )
-        .log_x()
-        .write(path("border"), &border_points)?;
-        println!(
-            " plots written to {}, {} and {}",
-            path("speedup").display(),
-            path("split").display(),
-            path("border").display()
-        );
-    }
-    Ok(checks)
-}
-
-/// Weak scaling: each partition keeps an `n0 x n0` strip (rows = n0 P).
-fn weak_scaling<T: SorReal>(
-    gpus: &[&Gpu],
-    setup: &MultiSetup,
-    base: &dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig,
-    checks: &mut Vec<Check>,
-) -> Result<()> {
-    let gpu = gpus[0];
-    let n0 = gpu.pick(8192, 66);
-    let iterations = setup.iterations;
-    let variant = setup.base.variants[0];
-    let mut base_ms = 0.0;
-    println!(" Weak scaling: {n0} x {n0} per partition, pinned exchange with overlap; efficiency = t(1) / t(P)");
-    for &p in &STUDY_PARTITIONS {
-        let (rows, cols) = (n0 * p, n0);
-        let initial: Vec<T> = Problem::Thesis.initial(rows, cols)?;
-        let omega = setup.base.omega.value(cols);
-        let one = solve_iterations(gpu, variant, &initial, rows, cols, omega, iterations)?;
-        let ms = if p == 1 {
-            one.elapsed_ms / iterations as f64
-        } else {
-            measure(
-                gpus,
-                &initial,
-                rows,
-                cols,
-                base(cols, p, Strategy::PinnedAsync, 1, Decomposition::Strips),
-                &one.grid,
-                checks,
-            )?
-            .ms_per_iteration
-        };
-        if p == 1 {
-            base_ms = ms;
-        }
-        println!(
-            "  P = {p}: {rows} x {cols}, {ms:.4} ms per iteration, efficiency {:.2}",
-            base_ms / ms
-        );
-    }
-    Ok(())
-}
-
-/// The thesis's border-width experiment (Fig. 6.11): strips over 4 partitions.
-fn border_study<T: SorReal>(
-    gpus: &[&Gpu],
-    setup: &MultiSetup,
-    base: &dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig,
-    checks: &mut Vec<Check>,
-) -> Result<Vec<Series>> {
-    let gpu = gpus[0];
-    // The thesis's Fig. 6.11 used 10000^2 (and 44000^2, 52000^2 on four 4 GB GPUs).
-    let n = gpu.pick(8192, 130);
-    let iterations = setup.iterations;
-    let borders = gpu.pick(&THESIS_BORDERS[..], &SIMULATOR_BORDERS[..]);
-    let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
-    let omega = setup.base.omega.value(n);
-    let one = solve_iterations(gpu, setup.base.variants[0], &initial, n, n, omega, iterations)?;
-    println!(" Border width, N = {n}, 4 strips, ms per iteration (ghosts 2 bs deep):");
-    // The thesis's exchange and the overlapped one (peer copies behave as the pinned ones here).
-    let strategies = [Strategy::HostSync, Strategy::PinnedAsync];
-    println!(" {:>5} {:>10} {:>10}", "bs", "host", "pinned");
-    let mut series: Vec<Series> = strategies.iter().map(|s| Series::new(s.to_string(), vec![])).collect();
-    for &bs in borders.iter().filter(|&&bs| bs <= iterations) {
-        let mut line = format!(" {bs:>5}");
-        for (k, strategy) in strategies.into_iter().enumerate() {
-            let m = measure(
-                gpus,
-                &initial,
-                n,
-                n,
-                base(n, 4, strategy, bs, Decomposition::Strips),
-                &one.grid,
-                checks,
-            )?;
-            line += &format!(" {:>10.4}", m.ms_per_iteration);
-            series[k].points.push((bs as f64, m.ms_per_iteration));
-        }
-        println!("{line}");
-    }
-    Ok(series)
 }

@@ -89,14 +89,34 @@ impl Gpu {
         }
     }
 
-    /// `(free, total)` device memory, bytes (`cudaMemGetInfo`, this GPU's context bound). On the
-    /// simulator: a nominal total, less the bytes this simulator's live buffers hold.
+    /// `(free, total)` device memory, bytes (`cudaMemGetInfo`, this GPU's context bound), after
+    /// waiting for the GPU's work. On the simulator: a nominal total, less the bytes this
+    /// simulator's live buffers hold.
+    ///
+    /// Buffers are allocated from the device's stream-ordered pool (`cuMemAllocAsync`), which
+    /// keeps freed memory reserved, invisible to `cuMemGetInfo`, and hands it to the next
+    /// allocation: a placement check would then see no drop. So the pool is first trimmed
+    /// (`cuMemPoolTrimTo(pool, 0)`), and the free figure counts the live buffers only.
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         match &self.backend {
             Backend::Cuda(cuda) => {
                 cuda.context
                     .bind_to_thread()
                     .map_err(Error::cuda("binding the context"))?;
+                cuda.context
+                    .synchronize()
+                    .map_err(Error::cuda("synchronizing before cuMemGetInfo"))?;
+                let mut pool = std::ptr::null_mut();
+                // SAFETY: `pool` is a valid out-pointer and the device a live handle; the context
+                // is current (bound above).
+                unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, cuda.context.cu_device()) }
+                    .result()
+                    .map_err(Error::cuda("cuDeviceGetDefaultMemPool"))?;
+                // SAFETY: `pool` is the device's default pool, which lives as long as the device;
+                // trimming releases only memory no allocation holds.
+                unsafe { sys::cuMemPoolTrimTo(pool, 0) }
+                    .result()
+                    .map_err(Error::cuda("cuMemPoolTrimTo"))?;
                 cudarc::driver::result::mem_get_info().map_err(Error::cuda("cuMemGetInfo"))
             }
             Backend::Sim(sim) => Ok(sim.memory_info()),

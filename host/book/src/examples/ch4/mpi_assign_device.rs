@@ -47,6 +47,11 @@ mod rank {
         mpi.barrier();
         let seen = arrays_seen(gpu, free_before, N * size_of::<f32>())?;
         print_on_root(mpi, &format!("[{}] device arrays allocated: {seen}", mpi.rank()));
+        if mpi.rank() == 0 && seen > 1 {
+            println!(
+                "(more than the book's 1: ranks sharing a GPU see each other's arrays, and CUDA's stream-ordered pool maps memory in steps larger than one 4 MiB array; ch4-mpi-devices shows the step)"
+            );
+        }
         drop(array);
         let expected = (placement.devices_on_node > 0).then(|| placement.node.local_rank % placement.devices_on_node);
         let checks = vec![

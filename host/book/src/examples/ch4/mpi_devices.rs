@@ -39,7 +39,9 @@ pub use rank::run_rank;
 #[cfg(feature = "mpi")]
 mod rank {
     use super::N;
-    use crate::examples::ch4::mpi::{arrays_seen, compute_mode_label, device_label, print_on_root};
+    use crate::examples::ch4::mpi::{
+        arrays_seen, compute_mode_label, device_label, explain_reservation_step, print_on_root,
+    };
     use crate::examples::{Options, Outcome};
     use ferrocuda::gpu::{BackendChoice, Gpu, Result};
     use ferrocuda::mpi::{Mpi, Placement};
@@ -87,6 +89,7 @@ mod rank {
                 &format!("[{rank}] after allocation on rank: {allocating}, device arrays allocated: {seen}"),
             );
         }
+        explain_reservation_step(mpi, seen_after_own);
         let sharing = ranks_sharing(placement, device, all_on_zero);
         let checks = vec![
             Check::condition("its own array shows in its device's free memory", seen_after_own >= 1),

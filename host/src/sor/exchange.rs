@@ -214,36 +214,6 @@ pub trait BorderExchange<T: SorReal> {
     fn times(&self) -> ExchangeTimes;
 }
 
-impl<T: SorReal> BorderExchange<T> for Exchange<'_, T> {
-    fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
-        Exchange::prepare(self, gpu)
-    }
-
-    fn has_borders(&self) -> bool {
-        Exchange::has_borders(self)
-    }
-
-    fn send(
-        &mut self,
-        gpu: &Gpu,
-        copy: &Stream,
-        grid: &DeviceGrid<T>,
-        phase: usize,
-        step: u64,
-        after: Option<&Event>,
-    ) -> Result<()> {
-        Exchange::send(self, gpu, copy, grid, phase, step, after)
-    }
-
-    fn receive(&mut self, gpu: &Gpu, copy: &Stream, grid: &mut DeviceGrid<T>, phase: usize, step: u64) -> Result<()> {
-        Exchange::receive(self, gpu, copy, grid, phase, step)
-    }
-
-    fn times(&self) -> ExchangeTimes {
-        self.times
-    }
-}
-
 /// Elements of a border packed contiguously: its rectangle in each stored plane, in turn.
 pub(super) fn packed_len(rect: &Rect, planes: usize) -> usize {
     rect.len() * planes
@@ -346,15 +316,22 @@ impl<'s, T: SorReal> Exchange<'s, T> {
         })
     }
 
+    /// The partition this exchange serves.
+    pub fn partition(&self) -> &Partition {
+        &self.partition
+    }
+}
+
+impl<T: SorReal> BorderExchange<T> for Exchange<'_, T> {
     /// True when the rank has neighbours.
-    pub fn has_borders(&self) -> bool {
+    fn has_borders(&self) -> bool {
         !self.sends.is_empty()
     }
 
     /// Posts this rank's borders of `phase` for exchange `step` (1, 2, ...). Asynchronous
     /// strategies queue the copies on `copy` after `after` (the event that the border's points
     /// are final); the synchronous one copies now.
-    pub fn send(
+    fn send(
         &mut self,
         gpu: &Gpu,
         copy: &Stream,
@@ -437,7 +414,7 @@ impl<'s, T: SorReal> Exchange<'s, T> {
     /// Allocates the buffers that live on this rank's GPU (the peer strategy's receive
     /// buffers, so that writers can copy into them; the NCCL strategy's packed borders); call
     /// once before the first exchange.
-    pub fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
+    fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
         if self.strategy == Strategy::Nccl {
             let alloc = |list: &[BorderEnd<T>]| -> Result<Vec<DeviceBuffer<T>>> {
                 list.iter()
@@ -461,14 +438,7 @@ impl<'s, T: SorReal> Exchange<'s, T> {
     /// Collects this rank's ghosts of `phase` for exchange `step` into `grid`. Asynchronous
     /// strategies queue the copies on `copy` and return; the caller orders its next kernels
     /// after them with an event recorded on `copy`.
-    pub fn receive(
-        &mut self,
-        gpu: &Gpu,
-        copy: &Stream,
-        grid: &mut DeviceGrid<T>,
-        phase: usize,
-        step: u64,
-    ) -> Result<()> {
+    fn receive(&mut self, gpu: &Gpu, copy: &Stream, grid: &mut DeviceGrid<T>, phase: usize, step: u64) -> Result<()> {
         if let Some(comm) = &self.nccl {
             // One group per phase: every rank posts all its sends and receives of the phase,
             // which pair up between two ranks in border order (both sides list `borders`).
@@ -522,9 +492,8 @@ impl<'s, T: SorReal> Exchange<'s, T> {
         Ok(())
     }
 
-    /// The partition this exchange serves.
-    pub fn partition(&self) -> &Partition {
-        &self.partition
+    fn times(&self) -> ExchangeTimes {
+        self.times
     }
 }
 

@@ -112,22 +112,16 @@ mod rank {
                     mpi.world().process_at_rank(send_to as i32),
                     mpi.world().process_at_rank(receive_from as i32),
                 );
-                match (self.exchange, self.device_mpi) {
+                // Every path but MPI on device buffers packs the tile into pinned `sTile` first.
+                let staged = match (self.exchange, self.device_mpi) {
                     (Exchange::HostStaged, _) => {
                         gpu.download_2d(&self.idata, self.s_tile.as_mut_slice()?, layout.pack_copy(send_to))?;
-                        lap(&mut times.pack);
-                        send_receive_into_with_tags(
-                            self.s_tile.as_slice()?,
-                            &to,
-                            me as i32,
-                            self.r_tile.as_mut_slice()?,
-                            &from,
-                            receive_from as i32,
-                        );
-                        lap(&mut times.mpi);
-                        gpu.upload_pinned(&self.r_tile, &mut self.d_r_tile)?;
-                        gpu.synchronize()?;
-                        lap(&mut times.unpack);
+                        true
+                    }
+                    (Exchange::DeviceBuffers, false) => {
+                        gpu.copy_2d(&self.idata, &mut self.d_s_tile, layout.pack_copy(send_to))?;
+                        gpu.download_pinned(&self.d_s_tile, &mut self.s_tile)?;
+                        true
                     }
                     (Exchange::DeviceBuffers, true) => {
                         gpu.copy_2d(&self.idata, &mut self.d_s_tile, layout.pack_copy(send_to))?;
@@ -141,25 +135,24 @@ mod rank {
                             receive_from as i32,
                         )?;
                         lap(&mut times.mpi);
+                        false
                     }
-                    (Exchange::DeviceBuffers, false) => {
-                        gpu.copy_2d(&self.idata, &mut self.d_s_tile, layout.pack_copy(send_to))?;
-                        gpu.download_pinned(&self.d_s_tile, &mut self.s_tile)?;
-                        let s_tile = self.s_tile.as_slice()?; // waits for the copy
-                        lap(&mut times.pack);
-                        send_receive_into_with_tags(
-                            s_tile,
-                            &to,
-                            me as i32,
-                            self.r_tile.as_mut_slice()?,
-                            &from,
-                            receive_from as i32,
-                        );
-                        lap(&mut times.mpi);
-                        gpu.upload_pinned(&self.r_tile, &mut self.d_r_tile)?;
-                        gpu.synchronize()?;
-                        lap(&mut times.unpack);
-                    }
+                };
+                if staged {
+                    let s_tile = self.s_tile.as_slice()?; // waits for the copy
+                    lap(&mut times.pack);
+                    send_receive_into_with_tags(
+                        s_tile,
+                        &to,
+                        me as i32,
+                        self.r_tile.as_mut_slice()?,
+                        &from,
+                        receive_from as i32,
+                    );
+                    lap(&mut times.mpi);
+                    gpu.upload_pinned(&self.r_tile, &mut self.d_r_tile)?;
+                    gpu.synchronize()?;
+                    lap(&mut times.unpack);
                 }
                 transpose::cuda_transpose(
                     gpu,

@@ -108,9 +108,10 @@ pub fn ptxas_verbose(module: &PtxModule) -> Result<String, String> {
         .arg("-v")
         .arg(&file)
         .args(["-o", "/dev/null"])
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+        .output();
+    // Removed whether ptxas ran or not (a wrong PTXAS left a 1.3 MB file behind on every run).
     let _ = std::fs::remove_file(&file);
+    let output = output.map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
     let report = String::from_utf8_lossy(&output.stderr).into_owned();
     if output.status.success() {
         Ok(report)

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    ferrocuda_book::runner::handle_output_errors();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run") => ferrocuda_book::runner::main_run(&args[1..]),

@@ -25,6 +25,7 @@ otherwise.
   cargo xtask new <name> [--dir <parent>]   (a project of your own, from the examples/dot template)";
 
 fn main() -> ExitCode {
+    runner::handle_output_errors();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("run") {
         // The runner prints its own error, naming the MPI rank under mpirun.

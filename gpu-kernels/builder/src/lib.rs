@@ -263,14 +263,20 @@ pub fn fail(error: &BuildError) -> ! {
     std::process::exit(1)
 }
 
-/// `sm_90` -> 90; an error for anything else.
+/// The compute capabilities a PTX module can be built for: those of NVIDIA's GPUs from Volta
+/// (7.0) to Blackwell (12.1). Another number would build and embed PTX that no driver loads.
+pub const KNOWN_COMPUTE_CAPABILITIES: [u32; 14] = [70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121];
+
+/// `sm_90` -> 90 (`sm_90a` too); an error naming the valid architectures for anything else.
 pub fn parse_arch(arch: &str) -> Result<u32, BuildError> {
     arch.strip_prefix("sm_")
         .and_then(|cc| cc.trim_end_matches('a').parse().ok())
-        .filter(|cc| *cc >= 70)
+        .filter(|cc| KNOWN_COMPUTE_CAPABILITIES.contains(cc))
         .ok_or_else(|| {
+            let valid: Vec<String> = KNOWN_COMPUTE_CAPABILITIES.iter().map(|cc| format!("sm_{cc}")).collect();
             BuildError(format!(
-                "`{arch}` is not a supported GPU architecture: use sm_70 or newer, written like sm_90"
+                "`{arch}` is not a GPU architecture this build knows: use one of {} (an `a` suffix, as sm_90a, is allowed)",
+                valid.join(", ")
             ))
         })
 }
@@ -468,7 +474,8 @@ mod tests {
     fn architectures_are_checked() {
         assert_eq!(parse_arch("sm_90").ok(), Some(90));
         assert_eq!(parse_arch("sm_90a").ok(), Some(90));
-        for bad in ["sm_60", "90", "compute_90", "sm_x"] {
+        assert_eq!(parse_arch("sm_120").ok(), Some(120));
+        for bad in ["sm_60", "sm_999", "sm_91", "90", "compute_90", "sm_x"] {
             assert!(parse_arch(bad).is_err(), "{bad}");
         }
     }

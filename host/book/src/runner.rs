@@ -15,6 +15,27 @@ use std::process::ExitCode;
 /// The options every example shares (`cargo xtask list` shows each example's own).
 pub const SHARED_FLAGS: [&str; 5] = ["--size", "--precision", "--device", "--reps", "--backend"];
 
+/// Makes the program's output fail as Unix tools' does: a closed pipe (`cargo xtask list | head
+/// -1`) ends it quietly, by SIGPIPE's default action (Rust's runtime ignores the signal and
+/// `println!` then panics); any other failure to write standard output (a full disk) is one
+/// sentence on stderr and exit code 2, not a panic. Call first thing in `main`.
+pub fn handle_output_errors() {
+    // SAFETY: restores a signal's default action, before this program starts any thread.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = (payload.downcast_ref::<String>().map(String::as_str))
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if let Some(cause) = message.strip_prefix("failed printing to stdout: ") {
+            let _ = writeln!(std::io::stderr(), "error: cannot write the output: {cause}");
+            std::process::exit(2);
+        }
+        default(info);
+    }));
+}
+
 /// `run <id> [options]` as a whole program: runs it, prints a failure as one line on stderr
 /// (naming the MPI rank when a launcher started this process), and gives the exit code (2 for
 /// an error, 1 for failed checks).

@@ -11,8 +11,10 @@
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
 use ferrocuda::gpu::{Error, Result};
+use image::ImageEncoder;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
+use std::io::Write;
 use std::path::Path;
 use std::sync::Once;
 
@@ -65,7 +67,9 @@ impl Chart {
     }
 
     /// Draws `series` into the PNG file `path`: the x range spans every point, the y range runs
-    /// from 0 (or the least value, when negative) to 5% above the greatest.
+    /// from 0 (or the least value, when negative) to 5% above the greatest. The chart is drawn
+    /// and encoded in memory, written to a temporary file beside `path`, then renamed over it:
+    /// a failure (a full disk, a missing directory) is one sentence, and leaves `path` as it was.
     pub fn write(&self, path: impl AsRef<Path>, series: &[Series]) -> Result<()> {
         let path = path.as_ref();
         let failed = |e: &dyn std::fmt::Display| Error::Io(format!("cannot write the plot {}: {e}", path.display()));
@@ -88,7 +92,35 @@ impl Chart {
         };
         register_embedded_font();
 
-        let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+        let mut pixels = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
+        self.draw(&mut pixels, series, (x_min, x_max), (y_min, y_max))
+            .map_err(|e| failed(&e))?;
+        let mut png = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut png)
+            .write_image(&pixels, SIZE.0, SIZE.1, image::ColorType::Rgb8)
+            .map_err(|e| failed(&e))?;
+        let mut staged = staging_file(path)?;
+        // A temporary file is private (0600); the chart is an ordinary output file.
+        let readable = std::os::unix::fs::PermissionsExt::from_mode(0o644);
+        staged
+            .write_all(&png)
+            .and_then(|()| staged.as_file().set_permissions(readable))
+            .and_then(|()| staged.as_file().sync_all())
+            .map_err(|e| failed(&e))?;
+        staged.persist(path).map_err(|e| failed(&e.error))?;
+        Ok(())
+    }
+
+    /// Draws the chart into `pixels` (RGB, [`SIZE`]).
+    fn draw(
+        &self,
+        pixels: &mut [u8],
+        series: &[Series],
+        (x_min, x_max): (f64, f64),
+        (y_min, y_max): (f64, f64),
+    ) -> std::result::Result<(), String> {
+        let failed = |e: &dyn std::fmt::Display| e.to_string();
+        let root = BitMapBackend::with_buffer(pixels, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| failed(&e))?;
         let mut builder = ChartBuilder::on(&root);
         builder
@@ -122,6 +154,33 @@ impl Chart {
         }
         root.present().map_err(|e| failed(&e))
     }
+}
+
+/// A temporary file in `path`'s directory, to be renamed over `path` once a chart is in it;
+/// creating one also checks, before any work, that a chart can be written there.
+pub fn staging_file(path: &Path) -> Result<tempfile::NamedTempFile> {
+    // A rename would replace a device or a directory (`--plot /dev/null`), not write into it.
+    if path.exists() && !path.is_file() {
+        return Err(Error::Io(format!(
+            "cannot write the plot {}: it exists and is not a regular file",
+            path.display()
+        )));
+    }
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".plot-")
+        .suffix(".png")
+        .tempfile_in(dir)
+        .map_err(|e| {
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound => format!("the directory {} does not exist", dir.display()),
+                _ => format!("cannot create a file in {}: {e}", dir.display()),
+            };
+            Error::Io(format!("cannot write the plot {}: {why}", path.display()))
+        })
 }
 
 /// Each series as a line with its points marked, in the palette's colours, then the legend.
@@ -187,6 +246,44 @@ mod tests {
             let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
             assert_eq!((width, height), SIZE);
         }
+    }
+
+    #[test]
+    fn a_failed_write_leaves_nothing_behind() {
+        let series = [Series::new("s", vec![(1.0, 1.0), (2.0, 2.0)])];
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        // The destination is a directory: refused, and left as it was.
+        let taken = dir.path().join("chart.png");
+        std::fs::create_dir(&taken).expect("mkdir");
+        std::fs::write(taken.join("kept"), b"kept").expect("a file inside");
+        let error = Chart::new("t", "x", "y")
+            .write(&taken, &series)
+            .expect_err("a directory");
+        assert!(
+            error.to_string().ends_with("it exists and is not a regular file"),
+            "{error}"
+        );
+        let error = Chart::new("t", "x", "y")
+            .write("/dev/null", &series)
+            .expect_err("a device");
+        assert!(
+            error.to_string().ends_with("it exists and is not a regular file"),
+            "{error}"
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            left,
+            vec![std::ffi::OsString::from("chart.png")],
+            "no temporary file left"
+        );
+        assert_eq!(std::fs::read(taken.join("kept")).unwrap(), b"kept");
+        // A missing directory is named, in one sentence.
+        let missing = dir.path().join("no-such-dir/x.png");
+        let error = staging_file(&missing).expect_err("missing directory");
+        assert!(error.to_string().contains("does not exist"), "{error}");
     }
 
     #[test]

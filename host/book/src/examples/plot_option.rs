@@ -2,20 +2,15 @@
 //! it asks for. `plot` draws; this module knows the runner's options.
 use super::{Flag, Options};
 use crate::plot::{Chart, Series};
-use ferrocuda::{Error, Result};
+use ferrocuda::Result;
 use std::path::Path;
 
-/// Fails, before a sweep runs, when the directory of the `--plot` file does not exist (the
-/// chart is drawn only after minutes of measurements on a GPU).
+/// Fails, before a sweep runs, when the `--plot` file cannot be written (its directory is
+/// missing or refuses a new file): the chart is drawn only after minutes of measurements.
 pub fn check_path(options: &Options) -> Result<()> {
-    let Some(path) = options.value("--plot") else {
-        return Ok(());
-    };
-    match Path::new(path).parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(Error::InvalidArgument(format!(
-            "the directory of the --plot file {path} does not exist"
-        ))),
-        _ => Ok(()),
+    match options.value("--plot") {
+        Some(path) => crate::plot::staging_file(Path::new(path)).map(drop),
+        None => Ok(()),
     }
 }
 

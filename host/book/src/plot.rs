@@ -161,7 +161,7 @@ impl Chart {
 pub fn staging_file(path: &Path) -> Result<tempfile::NamedTempFile> {
     // A rename would replace a device or a directory (`--plot /dev/null`), not write into it.
     if path.exists() && !path.is_file() {
-        return Err(Error::Io(format!(
+        return Err(Error::InvalidArgument(format!(
             "cannot write the plot {}: it exists and is not a regular file",
             path.display()
         )));
@@ -174,12 +174,18 @@ pub fn staging_file(path: &Path) -> Result<tempfile::NamedTempFile> {
         .prefix(".plot-")
         .suffix(".png")
         .tempfile_in(dir)
-        .map_err(|e| {
-            let why = match e.kind() {
-                std::io::ErrorKind::NotFound => format!("the directory {} does not exist", dir.display()),
-                _ => format!("cannot create a file in {}: {e}", dir.display()),
-            };
-            Error::Io(format!("cannot write the plot {}: {why}", path.display()))
+        .map_err(|e| match e.kind() {
+            // The path the user chose: an argument error, as the runner reports them.
+            std::io::ErrorKind::NotFound => Error::InvalidArgument(format!(
+                "cannot write the plot {}: the directory {} does not exist",
+                path.display(),
+                dir.display()
+            )),
+            _ => Error::Io(format!(
+                "cannot write the plot {}: cannot create a file in {}: {e}",
+                path.display(),
+                dir.display()
+            )),
         })
 }
 

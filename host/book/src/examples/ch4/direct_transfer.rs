@@ -12,10 +12,6 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
-/// The book's `N`: 4M floats, 16 MB.
-pub const BOOK_N: usize = 4 * 1024 * 1024;
-/// The simulator's default: 256K floats (1 MB).
-pub const SIM_N: usize = 256 * 1024;
 /// The step in which `gpu`'s free memory moves when a buffer is allocated, measured with a
 /// one-element buffer: CUDA's stream-ordered pool, which the library allocates from, maps device
 /// memory in chunks (33554432 bytes on the H100 with driver 580, whatever the buffer's size);
@@ -68,7 +64,7 @@ fn timed_copy(
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let gpus = open_devices(gpu, options, 2)?;
     require_two(&gpus)?;
-    let n = options.size_or(gpu.pick(BOOK_N, SIM_N))?;
+    let n = options.size_or(gpu.pick(super::PEER_COPY_BOOK_N, super::PEER_COPY_SIM_N))?;
     let bytes = n
         .checked_mul(size_of::<f32>())
         .ok_or_else(|| ferrocuda::Error::InvalidArgument(format!("--size {n} floats overflow")))?;

@@ -30,6 +30,17 @@ pub const DEVICES: Flag = Flag {
     help: "logical devices, round-robin on the GPUs present (default: the GPUs present when at least 2, else the book's count on GPU 0)",
 };
 
+/// The peer copies' size per device (`ch4-direct-transfer`, `ch4-p2p-bandwidth`): the book's
+/// `N` = 4M floats, 16 MB; on the simulator 256K floats (1 MB).
+pub const PEER_COPY_BOOK_N: usize = 4 * 1024 * 1024;
+pub const PEER_COPY_SIM_N: usize = 256 * 1024;
+
+/// The distributed transposes' side (`ch4-transpose-p2p`, `ch4-transpose-mpi`): the book's
+/// reported `nx = ny = 2048`; on the simulator 256 (tiles of 128 x 128 on two devices, 64 x 64
+/// on four).
+pub const TRANSPOSE_BOOK_N: usize = 2048;
+pub const TRANSPOSE_SIM_N: usize = 256;
+
 /// More logical devices than any example needs; a guard against a mistyped count.
 pub const MAX_LOGICAL_DEVICES: usize = 64;
 

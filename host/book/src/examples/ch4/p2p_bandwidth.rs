@@ -12,11 +12,6 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
-/// The book's `N` per device: 4M floats, 16 MB.
-pub const BOOK_N: usize = 4 * 1024 * 1024;
-/// The simulator's default: 256K floats (1 MB).
-pub const SIM_N: usize = 256 * 1024;
-
 /// The bandwidth matrix, GB/s, `[sender][receiver]` (0 where the copy failed validation), and
 /// the pairs that failed.
 pub fn measure(gpus: &[Gpu], n: usize) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
@@ -58,7 +53,7 @@ pub fn measure(gpus: &[Gpu], n: usize) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
 /// The book's program on the logical devices.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let gpus = open_devices(gpu, options, 4)?;
-    let n = options.size_or(gpu.pick(BOOK_N, SIM_N))?;
+    let n = options.size_or(gpu.pick(super::PEER_COPY_BOOK_N, super::PEER_COPY_SIM_N))?;
     let megabytes = n
         .checked_mul(size_of::<f32>())
         .ok_or_else(|| Error::InvalidArgument(format!("--size {n} floats overflow")))? as f64

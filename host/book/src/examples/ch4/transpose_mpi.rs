@@ -24,11 +24,6 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
-/// The book's `nx = ny`.
-pub const BOOK_N: usize = 2048;
-/// The simulator's default side: tiles of 64 x 64 with 4 ranks.
-pub const SIM_N: usize = 256;
-
 fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     super::mpi::in_process(ID, gpu, options)
 }
@@ -49,9 +44,10 @@ pub use rank::{run_rank, run_transpose};
 
 #[cfg(feature = "mpi")]
 mod rank {
-    use super::{BOOK_N, Exchange, SIM_N};
+    use super::Exchange;
     use crate::examples::ch4::mpi::print_on_root;
     use crate::examples::ch4::transpose_p2p::{gb_per_s, one_device};
+    use crate::examples::ch4::{TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N};
     use crate::examples::{Options, Outcome};
     use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, PinnedBuffer, Result};
     use ferrocuda::mpi::rsmpi::point_to_point::send_receive_into_with_tags;
@@ -177,7 +173,7 @@ mod rank {
     /// One rank of either transpose.
     pub fn run_transpose(mpi: &Mpi, gpu: &Gpu, options: &Options, exchange: Exchange) -> Result<Outcome> {
         let (me, nprocs) = (mpi.rank(), mpi.size());
-        let n = options.size_or(gpu.pick(BOOK_N, SIM_N))?;
+        let n = options.size_or(gpu.pick(TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N))?;
         let layout = SlabLayout::new(n, n, nprocs)?;
         if !mpi.all_same(n as u64) {
             return Err(Error::InvalidArgument(

@@ -32,10 +32,6 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
-/// The book's reported runs: 2048 x 2048.
-pub const BOOK_N: usize = 2048;
-/// The simulator's default side: 256 (tiles of 128 x 128 on two devices).
-pub const SIM_N: usize = 256;
 /// Seed of the input (the book's `random_number`).
 pub const SEED: u64 = 2024;
 
@@ -253,7 +249,7 @@ pub fn gb_per_s(nx: usize, ny: usize, seconds: f64) -> f64 {
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let modes = modes(options)?;
     let gpus = open_devices(gpu, options, 2)?;
-    let nx = options.size_or(gpu.pick(BOOK_N, SIM_N))?;
+    let nx = options.size_or(gpu.pick(super::TRANSPOSE_BOOK_N, super::TRANSPOSE_SIM_N))?;
     let ny = match options.parsed::<usize>("--ny")? {
         Some(0) => return Err(Error::InvalidArgument("--ny must be at least 1".into())),
         Some(ny) => ny,

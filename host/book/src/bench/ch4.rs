@@ -5,7 +5,8 @@
 //! devices for the staged runs, events for the one-GPU rows. On one physical GPU the logical
 //! devices share it, so the staged rows measure the stages' cost, not peer-to-peer links.
 use super::Settings;
-use crate::examples::ch4::transpose_p2p::{Mode, P2pTranspose, gb_per_s};
+use crate::examples::ch4::gb_per_s;
+use crate::examples::ch4::transpose_p2p::{Mode, P2pTranspose};
 use ferrocuda::gpu::{BackendChoice, Error, Gpu, Result};
 use ferrocuda::measure::{Stats, time_reps};
 use ferrocuda::transpose::{self, SlabLayout, TransposeTile};

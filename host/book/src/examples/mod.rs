@@ -246,7 +246,7 @@ pub static EXAMPLES: &[Example] = &[
     ch4::mpi_devices::EXAMPLE,
     ch4::mpi_assign_device::EXAMPLE,
     ch4::transpose_mpi::EXAMPLE,
-    ch4::transpose_mpi_gpuaware::EXAMPLE,
+    ch4::transpose_mpi::GPUAWARE_EXAMPLE,
 ];
 
 /// The example with this id.

@@ -17,7 +17,6 @@ pub mod mpi_devices;
 pub mod p2p_access;
 pub mod p2p_bandwidth;
 pub mod transpose_mpi;
-pub mod transpose_mpi_gpuaware;
 pub mod transpose_p2p;
 
 use crate::examples::{Flag, Options};
@@ -126,4 +125,40 @@ pub fn one_mut_one_shared<T>(items: &mut [T], i: usize, j: usize) -> (&mut T, &T
         let (low, high) = items.split_at_mut(i);
         (&mut high[0], &low[j])
     }
+}
+
+// What the distributed transposes (P2P and MPI) share.
+
+/// The one-device transpose of the same matrix (same kernel, no copies), ms per transpose
+/// (events), and its check against `gold`.
+pub fn one_device(
+    gpu: &Gpu,
+    input: &[f32],
+    nx: usize,
+    ny: usize,
+    gold: &[f32],
+    reps: usize,
+) -> Result<(f64, ferrocuda::verify::Check)> {
+    let idata = gpu.upload(input)?;
+    let mut odata = gpu.zeros::<f32>(input.len())?;
+    let tile = ferrocuda::transpose::TransposeTile::whole(nx, ny);
+    ferrocuda::transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?; // warm-up
+    let ms = gpu.time_ms(|| {
+        for _ in 0..reps {
+            ferrocuda::transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?;
+        }
+        Ok(())
+    })? / reps as f64;
+    let check = ferrocuda::verify::Check::compare(
+        "one-device cuda_transpose",
+        &gpu.download(&odata)?,
+        gold,
+        ferrocuda::verify::Tolerance::EXACT,
+    );
+    Ok((ms, check))
+}
+
+/// `2 * nx * ny * 4` bytes over `seconds`, GB/s: the book's bandwidth.
+pub fn gb_per_s(nx: usize, ny: usize, seconds: f64) -> f64 {
+    2.0 * (nx * ny * size_of::<f32>()) as f64 / (1e9 * seconds)
 }

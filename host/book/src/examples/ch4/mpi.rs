@@ -7,11 +7,15 @@ use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::mpi::{Mpi, Placement};
 
 /// The ids that run one process per GPU under `mpirun`.
+/// The array the device examples allocate, the book's `n = 1024*1024` floats (4 MiB)
+/// (`ch4-mpi-devices`, `ch4-mpi-assign-device`).
+pub const ARRAY_N: usize = 1024 * 1024;
+
 pub const IDS: [&str; 4] = [
     super::mpi_devices::ID,
     super::mpi_assign_device::ID,
     super::transpose_mpi::ID,
-    super::transpose_mpi_gpuaware::ID,
+    super::transpose_mpi::GPUAWARE_ID,
 ];
 
 /// True for an id of [`IDS`].
@@ -38,8 +42,8 @@ pub fn find(id: &str) -> Option<RankRun> {
         (super::mpi_assign_device::ID, super::mpi_assign_device::run_rank),
         (super::transpose_mpi::ID, super::transpose_mpi::run_rank),
         (
-            super::transpose_mpi_gpuaware::ID,
-            super::transpose_mpi_gpuaware::run_rank,
+            super::transpose_mpi::GPUAWARE_ID,
+            super::transpose_mpi::run_rank_gpuaware,
         ),
     ];
     runs.iter().find(|(i, _)| *i == id).map(|(_, run)| *run)

@@ -26,8 +26,8 @@ pub use rank::run_rank;
 
 #[cfg(feature = "mpi")]
 mod rank {
+    use crate::examples::ch4::mpi::ARRAY_N as N;
     use crate::examples::ch4::mpi::{arrays_seen, print_on_root};
-    use crate::examples::ch4::mpi_devices::N;
     use crate::examples::{Options, Outcome};
     use ferrocuda::gpu::{Gpu, Result};
     use ferrocuda::mpi::{Mpi, Placement};

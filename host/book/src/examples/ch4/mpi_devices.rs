@@ -26,9 +26,6 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
-/// The book's array: `n = 1024*1024` single-precision elements (4 MiB).
-pub const N: usize = 1024 * 1024;
-
 fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     super::mpi::in_process(ID, gpu, options)
 }
@@ -38,7 +35,7 @@ pub use rank::run_rank;
 
 #[cfg(feature = "mpi")]
 mod rank {
-    use super::N;
+    use crate::examples::ch4::mpi::ARRAY_N as N;
     use crate::examples::ch4::mpi::{
         arrays_seen, compute_mode_label, device_label, explain_reservation_step, print_on_root,
     };

@@ -28,6 +28,26 @@ fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     super::mpi::in_process(ID, gpu, options)
 }
 
+/// The id of the variant with the tiles packed on the device and MPI on device buffers (book
+/// §4.2.3, Appendix D.4.3: MVAPICH, the pack a CUF kernel, `MPI_Sendrecv(d_sTile, ..., d_rTile,
+/// ...)`): the pack is a 2-D device-to-device copy, and MPI reads `d_sTile` and writes `d_rTile`
+/// itself when it says it is CUDA-aware (`MPIX_Query_cuda_support`, asked at run time);
+/// otherwise, and on the simulator, one line says so and the tiles are staged through pinned
+/// host memory. The book sets the device from `MV2_COMM_WORLD_LOCAL_RANK` before `MPI_Init`;
+/// here, as in every MPI example, from `assignDevice` (`Mpi::assign_device`).
+pub const GPUAWARE_ID: &str = "ch4-transpose-mpi-gpuaware";
+
+pub const GPUAWARE_EXAMPLE: Example = Example {
+    id: GPUAWARE_ID,
+    description: "MPI: the slab transpose with tiles packed on the device and MPI on device buffers when the MPI is CUDA-aware (else staged), GB/s (book 4.2.3); run with `cargo xtask mpirun -np N`",
+    flags: &[],
+    run: run_gpuaware,
+};
+
+fn run_gpuaware(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    super::mpi::in_process(GPUAWARE_ID, gpu, options)
+}
+
 /// How the tiles travel between ranks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exchange {
@@ -40,14 +60,14 @@ pub enum Exchange {
 }
 
 #[cfg(feature = "mpi")]
-pub use rank::{run_rank, run_transpose};
+pub use rank::{run_rank, run_rank_gpuaware};
 
 #[cfg(feature = "mpi")]
 mod rank {
     use super::Exchange;
     use crate::examples::ch4::mpi::print_on_root;
-    use crate::examples::ch4::transpose_p2p::{gb_per_s, one_device};
     use crate::examples::ch4::{TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N};
+    use crate::examples::ch4::{gb_per_s, one_device};
     use crate::examples::{Options, Outcome};
     use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, PinnedBuffer, Result};
     use ferrocuda::mpi::rsmpi::point_to_point::send_receive_into_with_tags;
@@ -59,6 +79,11 @@ mod rank {
     /// One rank of the host-staged transpose.
     pub fn run_rank(mpi: &Mpi, gpu: &Gpu, _placement: &Placement, options: &Options) -> Result<Outcome> {
         run_transpose(mpi, gpu, options, Exchange::HostStaged)
+    }
+
+    /// One rank of the device-buffer variant (`ch4-transpose-mpi-gpuaware`).
+    pub fn run_rank_gpuaware(mpi: &Mpi, gpu: &Gpu, _placement: &Placement, options: &Options) -> Result<Outcome> {
+        run_transpose(mpi, gpu, options, Exchange::DeviceBuffers)
     }
 
     /// Seconds one transpose spends, per part, on one rank (`MPI_Wtime`).
@@ -171,7 +196,7 @@ mod rank {
     }
 
     /// One rank of either transpose.
-    pub fn run_transpose(mpi: &Mpi, gpu: &Gpu, options: &Options, exchange: Exchange) -> Result<Outcome> {
+    fn run_transpose(mpi: &Mpi, gpu: &Gpu, options: &Options, exchange: Exchange) -> Result<Outcome> {
         let (me, nprocs) = (mpi.rank(), mpi.size());
         let n = options.size_or(gpu.pick(TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N))?;
         let layout = SlabLayout::new(n, n, nprocs)?;

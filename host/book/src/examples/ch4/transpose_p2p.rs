@@ -6,10 +6,10 @@
 //! of the slab of device `(s + r) mod nDevices` into its receive buffer (`cudaMemcpy2DAsync`)
 //! and transposes it, both in the stream `(r, s)`, so the stages' copies and kernels overlap
 //! (async mode); the sync mode uses `cudaMemcpy2D` and the default stream.
-use super::{DEVICES, open_devices};
+use super::{DEVICES, gb_per_s, one_device, open_devices};
 use crate::examples::{Example, Flag, Options, Outcome};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result, Stream};
-use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM, TransposeTile};
+use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM};
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
@@ -216,33 +216,6 @@ impl<'g> P2pTranspose<'g> {
         }
         Ok(out)
     }
-}
-
-/// The one-device transpose of the same matrix (same kernel, no copies), ms per transpose
-/// (events), and its check against `gold`.
-pub fn one_device(gpu: &Gpu, input: &[f32], nx: usize, ny: usize, gold: &[f32], reps: usize) -> Result<(f64, Check)> {
-    let idata = gpu.upload(input)?;
-    let mut odata = gpu.zeros::<f32>(input.len())?;
-    let tile = TransposeTile::whole(nx, ny);
-    transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?; // warm-up
-    let ms = gpu.time_ms(|| {
-        for _ in 0..reps {
-            transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?;
-        }
-        Ok(())
-    })? / reps as f64;
-    let check = Check::compare(
-        "one-device cuda_transpose",
-        &gpu.download(&odata)?,
-        gold,
-        Tolerance::EXACT,
-    );
-    Ok((ms, check))
-}
-
-/// `2 * nx * ny * 4` bytes over `seconds`, GB/s: the book's bandwidth.
-pub fn gb_per_s(nx: usize, ny: usize, seconds: f64) -> f64 {
-    2.0 * (nx * ny * size_of::<f32>()) as f64 / (1e9 * seconds)
 }
 
 /// The book's program on the logical devices.

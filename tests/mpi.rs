@@ -165,7 +165,11 @@ fn ch4_transpose_mpi_sizes_must_agree() -> TestResult {
 fn mpi_bad_option_fails_before_mpi_starts() -> TestResult {
     let good: &[&str] = &["run", "ch4-mpi-assign-device"];
     let bad: &[&str] = &["run", "ch4-mpi-assign-device", "--no-such-option", "1"];
-    fails_naming_rank(&[(1, good), (1, bad)], 1, "unknown option `--no-such-option`")
+    fails_naming_rank(
+        &[(1, good), (1, bad)],
+        1,
+        "unexpected argument '--no-such-option' found",
+    )
 }
 
 /// `--device` is refused under MPI: each rank's device is MPI's choice.

@@ -62,6 +62,7 @@
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
 pub mod fft;
+pub mod footprint;
 pub mod gpu;
 pub mod measure;
 #[cfg(feature = "mpi")]

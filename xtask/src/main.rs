@@ -1,37 +1,116 @@
 //! The runner: `cargo xtask list | run <id> [options] | bench [options] | ptx [--report | --validate | <kernel>]`.
 //!
 //! Every failure is one sentence on stderr and a non-zero exit code.
+use clap::{Args, Parser};
 use ferrocuda::{Gpu, ptx};
-use ferrocuda_book::examples;
-use ferrocuda_book::runner::{self, Flags, open};
-use ferrocuda_book::{agreement, bench};
+use ferrocuda_book::runner::{self, open, report};
+use ferrocuda_book::{agreement, bench, cli, examples};
 use std::process::ExitCode;
 
 mod mpirun;
 mod new;
 
-const USAGE: &str = "usage:
-  cargo xtask list
-  cargo xtask run <example-id> [--size N] [--precision f32|f64] [--device N] [--reps N] [--backend auto|cuda|sim]
-                               [the example's own options: `cargo xtask list` shows them]
-  cargo xtask mpirun -np N <example-id> [options]   (an MPI example of chapter 4 on N ranks: builds
-                               the runner with --features mpi, then mpirun -np N target/release/xtask run ...)
-  cargo xtask bench [--device N] [--size-mib N] [--reps N] [--backend auto|cuda|sim] [--only GROUP,..]
+/// ferrocuda's runner: the book's examples, the bench, the simulator-against-GPU agreement, the
+/// PTX, and new projects.
+#[derive(Parser)]
+#[command(name = "xtask", bin_name = "cargo xtask", after_help = AFTER_HELP)]
+enum Cli {
+    /// Every example id, what it does and its own options.
+    List,
+    /// Runs one example (`cargo xtask run <id> --help` shows its options).
+    #[command(disable_help_flag = true)]
+    Run {
+        /// The example id and its options.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ID [OPTIONS]")]
+        args: Vec<String>,
+    },
+    /// Runs an MPI example of chapter 4 on N ranks: builds the runner with --features mpi, then
+    /// mpirun -np N target/release/xtask run <id> [options].
+    #[command(disable_help_flag = true)]
+    Mpirun {
+        /// -np N, the example id and its options.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "-np N ID [OPTIONS]"
+        )]
+        args: Vec<String>,
+    },
+    /// The benchmarks: GB/s, GFLOP/s and ratios against memcpy, nvcc and NVIDIA's libraries.
+    Bench(BenchArgs),
+    /// Every kernel on the simulator and on the GPU, compared.
+    Agree {
+        /// The GPU, numbered from 0.
+        #[arg(long, default_value_t = 0)]
+        device: usize,
+    },
+    /// The embedded PTX: a kernel's text, ptxas's resource report, or validation.
+    Ptx(PtxArgs),
+    /// A project of your own, from the examples/dot template.
+    New {
+        /// The package name (letters, digits, - and _, starting with a letter).
+        name: String,
+        /// The folder to create it in.
+        #[arg(long, value_name = "PARENT", default_value = ".")]
+        dir: std::path::PathBuf,
+    },
+}
 
-The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator
-otherwise.
-  cargo xtask agree [--device N]     (every kernel on the simulator and on the GPU, compared)
-  cargo xtask ptx --report | --validate | <kernel>
-  cargo xtask new <name> [--dir <parent>]   (a project of your own, from the examples/dot template)";
+const AFTER_HELP: &str =
+    "The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator otherwise.";
+
+#[derive(Args)]
+struct BenchArgs {
+    /// The GPU, numbered from 0.
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+    /// Working set of the bandwidth rows, MiB.
+    #[arg(long, value_name = "MIB", value_parser = cli::positive, default_value_t = bench::Settings::default().working_set_mib)]
+    size_mib: usize,
+    /// Timed repetitions per row.
+    #[arg(long, value_parser = cli::positive, default_value_t = bench::Settings::default().reps)]
+    reps: usize,
+    /// auto, cuda or sim [default: FERROCUDA_BACKEND, else auto].
+    #[arg(long, value_parser = |v: &str| v.parse::<ferrocuda::gpu::BackendChoice>().map_err(|e| e.to_string()))]
+    backend: Option<ferrocuda::gpu::BackendChoice>,
+    /// Only these groups (comma-separated).
+    #[arg(long, value_name = "GROUP,..", value_delimiter = ',')]
+    only: Vec<String>,
+}
+
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+struct PtxArgs {
+    /// ptxas's registers, spills and shared memory for every kernel.
+    #[arg(long)]
+    report: bool,
+    /// Checks every module with ptxas (PTXAS, else ptxas on the PATH).
+    #[arg(long)]
+    validate: bool,
+    /// One kernel's PTX.
+    kernel: Option<String>,
+}
 
 fn main() -> ExitCode {
     runner::handle_output_errors();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("run") {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli {
         // The runner prints its own error, naming the MPI rank under mpirun.
-        return runner::main_run(&args[1..]);
-    }
-    match dispatch(&args) {
+        Cli::Run { args } => return runner::main_run(&args),
+        Cli::Mpirun { args } => mpirun::run(&args),
+        Cli::List => list(),
+        Cli::Bench(args) => run_bench(args),
+        Cli::Agree { device } => agree(device),
+        Cli::Ptx(args) => ptx_command(args),
+        Cli::New { name, dir } => new::run(&name, &dir),
+    };
+    match result {
         Ok(code) => code,
         Err(message) => {
             eprintln!("error: {message}");
@@ -40,67 +119,57 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(args: &[String]) -> Result<ExitCode, String> {
-    match args.first().map(String::as_str) {
-        Some("list") => {
-            for e in examples::EXAMPLES {
-                println!("{:<26} {}", e.id, e.description);
-                for flag in e.flags {
-                    let name = match flag.value {
-                        Some(value) => format!("{} {value}", flag.name),
-                        None => flag.name.to_string(),
-                    };
-                    println!("{:<26}   {name:<22} {}", "", flag.help);
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+fn list() -> Result<ExitCode, String> {
+    for e in examples::EXAMPLES {
+        println!("{:<26} {}", e.id, e.description);
+        if let Some(size) = &e.size {
+            println!("{:<26}   {}", "", cli::describe_size(size));
         }
-        Some("mpirun") => mpirun::run(&args[1..]),
-        Some("bench") => {
-            let flags = Flags::parse(&args[1..], &["--device", "--size-mib", "--reps", "--backend", "--only"])?;
-            let gpu = open(&flags)?;
-            let settings = bench::Settings {
-                working_set_mib: flags
-                    .number("--size-mib")?
-                    .unwrap_or(bench::Settings::default().working_set_mib),
-                reps: flags.number("--reps")?.unwrap_or(bench::Settings::default().reps),
-                only: flags
-                    .value("--only")
-                    .map(|groups| groups.split(',').map(str::to_string).collect())
-                    .unwrap_or_default(),
+        for flag in e.flags {
+            let name = match flag.value {
+                Some(value) => format!("{} {value}", flag.name),
+                None => flag.name.to_string(),
             };
-            bench::run(&gpu, &settings).map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
+            println!("{:<26}   {name:<22} {}", "", flag.help);
         }
-        Some("agree") => {
-            let flags = Flags::parse(&args[1..], &["--device"])?;
-            let cuda = Gpu::new(flags.number("--device")?.unwrap_or(0)).map_err(|e| e.to_string())?;
-            let sim = Gpu::simulator();
-            println!(
-                "simulator ({}) against {}:",
-                sim.properties().name,
-                cuda.properties().name
-            );
-            let rows = agreement::run(&cuda, &sim).map_err(|e| e.to_string())?;
-            Ok(if agreement::print(&rows) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
-        }
-        Some("ptx") => ptx_command(&args[1..]),
-        Some("new") => new::run(&args[1..]),
-        Some("help" | "--help" | "-h") | None => {
-            println!("{USAGE}");
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
     }
+    Ok(ExitCode::SUCCESS)
 }
 
-fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
-    match args.first().map(String::as_str) {
-        Some("--report") => {
+fn run_bench(args: BenchArgs) -> Result<ExitCode, String> {
+    let backend = match args.backend {
+        Some(choice) => choice,
+        None => ferrocuda::gpu::BackendChoice::from_env().map_err(|e| e.to_string())?,
+    };
+    let gpu = open(backend, args.device).map_err(|e| report(&e))?;
+    let settings = bench::Settings {
+        working_set_mib: args.size_mib,
+        reps: args.reps,
+        only: args.only,
+    };
+    bench::run(&gpu, &settings).map_err(|e| report(&e))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn agree(device: usize) -> Result<ExitCode, String> {
+    let cuda = Gpu::new(device).map_err(|e| report(&e))?;
+    let sim = Gpu::simulator();
+    println!(
+        "simulator ({}) against {}:",
+        sim.properties().name,
+        cuda.properties().name
+    );
+    let rows = agreement::run(&cuda, &sim).map_err(|e| report(&e))?;
+    Ok(if agreement::print(&rows) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn ptx_command(args: PtxArgs) -> Result<ExitCode, String> {
+    match args {
+        PtxArgs { report: true, .. } => {
             for set in ferrocuda_book::KERNEL_SETS {
                 for module in set.modules() {
                     println!("== {} {} ==", set.name(), module.arch);
@@ -110,7 +179,7 @@ fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some("--validate") => {
+        PtxArgs { validate: true, .. } => {
             for set in ferrocuda_book::KERNEL_SETS {
                 for module in set.modules() {
                     ptx::ptxas_verbose(&module)?;
@@ -124,12 +193,14 @@ fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some(kernel) if !kernel.starts_with("--") => {
+        PtxArgs {
+            kernel: Some(kernel), ..
+        } => {
             let modules = ferrocuda_book::KERNEL_SETS.map(|set| set.modules().next());
             let text = modules
                 .iter()
                 .flatten()
-                .find_map(|m| ptx::entry_ptx(m.ptx, kernel))
+                .find_map(|m| ptx::entry_ptx(m.ptx, &kernel))
                 .ok_or_else(|| {
                     let names: Vec<&str> = modules
                         .iter()
@@ -144,6 +215,6 @@ fn ptx_command(args: &[String]) -> Result<ExitCode, String> {
             println!("{text}");
             Ok(ExitCode::SUCCESS)
         }
-        _ => Err(format!("`ptx` needs --report, --validate or a kernel name\n{USAGE}")),
+        _ => Err("`ptx` needs --report, --validate or a kernel name".into()),
     }
 }

@@ -6,7 +6,7 @@
 //! `include_kernels!` argument, the `use` lines and paths) and points the path dependencies at this
 //! checkout, absolutely. Its root `Cargo.toml` is both the host package and the workspace of it and
 //! its kernel crate (`kernels/`).
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// One file of the template: where it goes in the new project, and its text.
@@ -60,9 +60,8 @@ const RESERVED: &str = "as async await break const continue crate dyn else enum 
     abstract become box do final macro override priv try typeof unsized virtual yield alloc core std proc_macro test";
 
 /// Runs `new` with the arguments after it.
-pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let (name, parent) = parse(args)?;
-    validate_name(&name)?;
+pub fn run(name: &str, parent: &Path) -> Result<ExitCode, String> {
+    validate_name(name)?;
     if !parent.is_dir() {
         return Err(format!("the folder `{}` does not exist", parent.display()));
     }
@@ -101,28 +100,6 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 /// `<name> [--dir <parent>]`, in either order; the parent defaults to the current directory.
-fn parse(args: &[String]) -> Result<(String, PathBuf), String> {
-    let (mut name, mut parent) = (None, None);
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--dir" => {
-                let value = it.next().ok_or("`--dir` needs a folder")?;
-                if parent.replace(PathBuf::from(value)).is_some() {
-                    return Err("`--dir` is given twice".into());
-                }
-            }
-            flag if flag.starts_with('-') => {
-                return Err(format!("unknown option `{flag}` for `new` (allowed: --dir)"));
-            }
-            _ if name.is_some() => return Err(format!("`new` takes one name, and `{arg}` is a second")),
-            _ => name = Some(arg.clone()),
-        }
-    }
-    let name = name.ok_or("`new` needs a project name: cargo xtask new <name> [--dir <parent>]")?;
-    Ok((name, parent.unwrap_or_else(|| PathBuf::from("."))))
-}
-
 /// A cargo package name whose library name works in `use` lines: ASCII letters, digits, `-` and
 /// `_`, starting with a letter, and not a keyword or a crate it would clash with.
 fn validate_name(name: &str) -> Result<(), String> {

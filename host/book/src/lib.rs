@@ -13,11 +13,15 @@
 //! - [`reference`](mod@reference): their CPU references (rayon);
 //! - [`bench`](mod@bench): the benchmarks of `cargo xtask bench`; [`agreement`]: `cargo xtask agree`;
 //! - [`plot`]: PNG line charts for the sweeps' `--plot`;
-//! - [`runner`]: `cargo xtask run <id>` as a library (also each rank's program under `mpirun`).
+//! - [`runner`]: `cargo xtask run <id>` as a library (also each rank's program under `mpirun`),
+//!   with [`cli`], each example's command line and memory check;
+//! - [`progress`]: progress lines for long CPU references and sweeps.
 pub mod agreement;
 pub mod bench;
+pub mod cli;
 pub mod examples;
 pub mod plot;
+pub mod progress;
 pub mod reference;
 pub mod runner;
 

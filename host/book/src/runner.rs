@@ -6,14 +6,12 @@
 //! rank opens its own device (`ferrocuda::mpi::Mpi::assign_device`, never device 0 in every
 //! rank), the ranks' checks are gathered to rank 0, and an error on any rank ends the whole job
 //! with one line naming that rank (exit code 2), never a hang.
+use crate::cli;
 use crate::examples::{self, Options};
 use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu};
 use std::io::Write;
 use std::process::ExitCode;
-
-/// The options every example shares (`cargo xtask list` shows each example's own).
-pub const SHARED_FLAGS: [&str; 5] = ["--size", "--precision", "--device", "--reps", "--backend"];
 
 /// Makes the program's output fail as Unix tools' does: a closed pipe (`cargo xtask list | head
 /// -1`) ends it quietly, by SIGPIPE's default action (Rust's runtime ignores the signal and
@@ -36,52 +34,96 @@ pub fn handle_output_errors() {
     }));
 }
 
-/// `run <id> [options]` as a whole program: runs it, prints a failure as one line on stderr
-/// (naming the MPI rank when a launcher started this process), and gives the exit code (2 for
-/// an error, 1 for failed checks).
+/// `run <id> [options]` as a whole program: runs it, prints a failure on stderr (one line, with
+/// its causes, naming the MPI rank when a launcher started this process), and gives the exit code
+/// (2 for an error or a refused command line, 1 for failed checks).
 pub fn main_run(args: &[String]) -> ExitCode {
     match run_example(args) {
         Ok(code) => code,
-        Err(message) => {
-            let line = match launcher_rank() {
-                Some(rank) => format!("error: rank {rank}: {message}\n"),
-                None => format!("error: {message}\n"),
+        Err(error) => {
+            let text = match &error {
+                // clap's own text: the sentence, then a tip and the usage.
+                RunError::Usage(usage) => usage.render().to_string(),
+                other => format!("error: {}\n", report(other)),
+            };
+            let text = match launcher_rank() {
+                Some(rank) => text.replacen("error: ", &format!("error: rank {rank}: "), 1),
+                None => text,
             };
             // One write: mpirun forwards output as it reads it, and must not split the line.
-            let _ = std::io::stderr().lock().write_all(line.as_bytes());
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
             ExitCode::from(2)
         }
     }
 }
 
+/// Why `run` failed, its causes kept (see [`report`]).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The command line: no id, an unknown id, an option the example does not take, a value out
+    /// of range, an option given twice (clap's error, with its tip and usage).
+    #[error("{0}")]
+    Usage(#[from] clap::Error),
+    /// No example has this id.
+    #[error("no example `{0}`; `cargo xtask list` shows them")]
+    UnknownExample(String),
+    /// The device could not be opened, or MPI could not start.
+    #[error(transparent)]
+    Setup(ferrocuda::Error),
+    /// The example failed (a refused size, a kernel fault, a CUDA error), after its header.
+    #[error("{id}: {source}")]
+    Example {
+        id: &'static str,
+        #[source]
+        source: ferrocuda::Error,
+    },
+}
+
+/// An error and its causes on one line: `a: b (because: c)`, each cause once (a message that
+/// already quotes its cause's text is not made to repeat it).
+pub fn report(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let line = c.to_string();
+        if !text.contains(&line) {
+            text.push_str(&format!(" (because: {line})"));
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// Runs the example `args[0]` with the options that follow: on the device `--backend` and
-/// `--device` name (an MPI example: on the device MPI assigns to this rank), printing the header,
-/// the example's lines and its checks. `Ok` carries success, or failure when a check failed;
-/// `Err` one sentence.
-pub fn run_example(args: &[String]) -> Result<ExitCode, String> {
-    let Some(id) = args.first().filter(|a| !a.starts_with("--")) else {
-        return Err("`run` needs an example id; `cargo xtask list` shows them".into());
+/// `--device` name (an MPI example: on the device MPI assigns to this rank), having checked that
+/// the run's memory plan fits, printing the header, the example's lines and its checks. `Ok`
+/// carries success (also for `--help`), or failure when a check failed.
+pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
+    let Some(id) = args.first().filter(|a| !a.starts_with('-')) else {
+        let help = "`run` needs an example id: cargo xtask run <id> [options]; `cargo xtask list` shows the ids, `cargo xtask run <id> --help` an example's options".to_string();
+        if args.iter().any(|a| a == "--help" || a == "-h") {
+            println!("{help}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        return Err(RunError::Usage(clap::Error::raw(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            help + "\n",
+        )));
     };
-    let example = examples::find(id).ok_or_else(|| format!("no example `{id}`; `cargo xtask list` shows them"))?;
-    let (flags, own) = Flags::parse_with(&args[1..], &SHARED_FLAGS, example.flags)?;
-    let options = Options {
-        size: flags.number("--size")?,
-        precision: flags
-            .value("--precision")
-            .map(str::parse)
-            .transpose()
-            .map_err(|e: Error| e.to_string())?
-            .unwrap_or_default(),
-        reps: flags.number("--reps")?.unwrap_or(Options::default().reps),
-        flags: own,
+    let example = examples::find(id).ok_or_else(|| RunError::UnknownExample(id.clone()))?;
+    let matches = match cli::command(example).try_get_matches_from(&args[1..]) {
+        Ok(matches) => matches,
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp) => {
+            let _ = e.print();
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e.into()),
     };
-    if options.reps == 0 {
-        return Err("--reps must be at least 1".into());
-    }
+    let (options, device) = cli::options(example, &matches).map_err(RunError::Setup)?;
     if examples::ch4::mpi::is_mpi(example.id) {
-        return run_mpi(example, &flags, &options);
+        return run_mpi(example, device.backend, &options);
     }
-    let gpu = open(&flags)?;
+    let gpu = open(device.backend, device.ordinal).map_err(RunError::Setup)?;
     let p = gpu.properties();
     if gpu.is_simulator() {
         println!("== {} on the {} ==", example.id, p.name);
@@ -94,7 +136,9 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, String> {
             p.compute_capability_number()
         );
     }
-    let outcome = (example.run)(&gpu, &options).map_err(|e| format!("{}: {e}", example.id))?;
+    let failed = |source| RunError::Example { id: example.id, source };
+    cli::check_memory(example, &options, &gpu).map_err(failed)?;
+    let outcome = (example.run)(&gpu, &options).map_err(failed)?;
     outcome.print();
     Ok(if outcome.passed() {
         ExitCode::SUCCESS
@@ -105,25 +149,20 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, String> {
 
 /// An MPI example in a build without MPI: refused in one sentence naming the build command.
 #[cfg(not(feature = "mpi"))]
-fn run_mpi(example: &examples::Example, _flags: &Flags, _options: &Options) -> Result<ExitCode, String> {
-    Err(examples::ch4::mpi::needs_mpi_build(example.id).to_string())
+fn run_mpi(example: &examples::Example, _backend: BackendChoice, _options: &Options) -> Result<ExitCode, RunError> {
+    Err(RunError::Setup(examples::ch4::mpi::needs_mpi_build(example.id)))
 }
 
 /// An MPI example: MPI started, this rank's device assigned, the example run, its checks
 /// gathered to rank 0 (which prints them per rank and the verdict), every rank returning the
 /// job's verdict; an error on any rank ends the job (`Mpi::finish`).
 #[cfg(feature = "mpi")]
-fn run_mpi(example: &examples::Example, flags: &Flags, options: &Options) -> Result<ExitCode, String> {
+fn run_mpi(example: &examples::Example, choice: BackendChoice, options: &Options) -> Result<ExitCode, RunError> {
     use ferrocuda::mpi::Mpi;
-    if flags.value("--device").is_some() {
-        return Err(format!(
-            "{} takes no --device: each rank uses the device MPI assigns it (its rank on its node, round-robin over the node's GPUs)",
-            example.id
-        ));
-    }
-    let choice = backend_choice(flags)?;
-    let run = examples::ch4::mpi::find(example.id).ok_or_else(|| format!("{}: not an MPI example", example.id))?;
-    let mpi = Mpi::init().map_err(|e| e.to_string())?;
+    let failed = |source| RunError::Example { id: example.id, source };
+    let run = examples::ch4::mpi::find(example.id)
+        .ok_or_else(|| failed(Error::InvalidArgument("not an MPI example".into())))?;
+    let mpi = Mpi::init().map_err(RunError::Setup)?;
     let result = (|| {
         let (gpu, placement) = mpi.assign_device(choice)?;
         if mpi.rank() == 0 {
@@ -143,6 +182,7 @@ fn run_mpi(example: &examples::Example, flags: &Flags, options: &Options) -> Res
                 }
             );
         }
+        cli::check_memory(example, options, &gpu)?;
         let outcome = run(&mpi, &gpu, &placement, options)?;
         let lines: Vec<String> = outcome
             .checks
@@ -156,7 +196,7 @@ fn run_mpi(example: &examples::Example, flags: &Flags, options: &Options) -> Res
         }
         Ok(passed)
     })();
-    let passed = mpi.finish(result).map_err(|e| format!("{}: {e}", example.id))?;
+    let passed = mpi.finish(result).map_err(failed)?;
     Ok(if passed { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
@@ -170,21 +210,9 @@ fn launcher_rank() -> Option<usize> {
         .find_map(|name| std::env::var(name).ok()?.parse().ok())
 }
 
-/// The backend `--backend` names, else `FERROCUDA_BACKEND`, else auto.
-pub fn backend_choice(flags: &Flags) -> Result<BackendChoice, String> {
-    match flags.value("--backend") {
-        Some(value) => value.parse(),
-        None => BackendChoice::from_env(),
-    }
-    .map_err(|e: Error| e.to_string())
-}
-
-/// The `Gpu` that `--backend` (or `FERROCUDA_BACKEND`, or auto) and `--device` name; says once
-/// when auto falls back to the simulator.
-pub fn open(flags: &Flags) -> Result<Gpu, String> {
-    let choice = backend_choice(flags)?;
-    let device = flags.number("--device")?.unwrap_or(0);
-    let (gpu, why_simulator) = Gpu::open(choice, device).map_err(|e| e.to_string())?;
+/// The `Gpu` that `backend` and `device` name; says once when auto falls back to the simulator.
+pub fn open(backend: BackendChoice, device: usize) -> Result<Gpu, Error> {
+    let (gpu, why_simulator) = Gpu::open(backend, device)?;
     if let Some(reason) = why_simulator {
         let reason = match reason {
             Error::NoDriver => "No NVIDIA driver found",
@@ -193,56 +221,4 @@ pub fn open(flags: &Flags) -> Result<Gpu, String> {
         println!("{reason}: running on the CPU simulator (its timings are simulator timings, not GPU ones).");
     }
     Ok(gpu)
-}
-
-/// `--flag value` pairs, each allowed flag at most once.
-pub struct Flags(Vec<(String, String)>);
-
-impl Flags {
-    /// The `allowed` flags, each with a value; anything else is an error naming them.
-    pub fn parse(args: &[String], allowed: &[&str]) -> Result<Self, String> {
-        Ok(Self::parse_with(args, allowed, &[])?.0)
-    }
-
-    /// The shared `allowed` flags, and apart from them an example's own `flags` (switches take
-    /// no value).
-    pub fn parse_with(
-        args: &[String],
-        allowed: &[&str],
-        own: &[examples::Flag],
-    ) -> Result<(Self, Vec<examples::FlagValue>), String> {
-        let (mut pairs, mut own_pairs) = (Vec::new(), Vec::new());
-        let mut it = args.iter();
-        while let Some(flag) = it.next() {
-            let own_flag = own.iter().find(|f| f.name == flag);
-            if !allowed.contains(&flag.as_str()) && own_flag.is_none() {
-                let names: Vec<&str> = allowed.iter().copied().chain(own.iter().map(|f| f.name)).collect();
-                return Err(format!("unknown option `{flag}` (allowed: {})", names.join(", ")));
-            }
-            let value = match own_flag {
-                Some(examples::Flag { value: None, .. }) => None,
-                _ => Some(it.next().ok_or_else(|| format!("`{flag}` needs a value"))?.clone()),
-            };
-            match own_flag {
-                Some(_) => own_pairs.push((flag.clone(), value)),
-                None => pairs.push((flag.clone(), value.unwrap_or_default())),
-            }
-        }
-        Ok((Self(pairs), own_pairs))
-    }
-
-    /// The value of `flag`, if given (the last one).
-    pub fn value(&self, flag: &str) -> Option<&str> {
-        self.0.iter().rev().find(|(f, _)| f == flag).map(|(_, v)| v.as_str())
-    }
-
-    /// The value of `flag` as a non-negative integer, if given.
-    pub fn number(&self, flag: &str) -> Result<Option<usize>, String> {
-        self.value(flag)
-            .map(|v| {
-                v.parse()
-                    .map_err(|_| format!("`{flag}` takes a non-negative integer, not `{v}`"))
-            })
-            .transpose()
-    }
 }

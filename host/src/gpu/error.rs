@@ -1,40 +1,65 @@
 //! One error type for everything the host library does on a GPU.
 use cudarc::driver::DriverError;
-use std::fmt;
 
 /// Result of a host-library call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// What went wrong, naming the call or kernel and the CUDA error.
-#[derive(Debug)]
+/// What went wrong, naming the call or kernel and the CUDA error; the cause (a driver error, a
+/// simulator fault) stays reachable through [`std::error::Error::source`].
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// `libcuda` could not be loaded: no NVIDIA driver on this machine.
+    #[error(
+        "no NVIDIA driver found (libcuda.so could not be loaded): run on a machine with an NVIDIA GPU and its driver, or on the CPU simulator (`Gpu::simulator()`, or `Gpu::from_env` with FERROCUDA_BACKEND=sim or auto)"
+    )]
     NoDriver,
     /// The driver found no GPU.
+    #[error("the NVIDIA driver reports no GPU on this machine")]
     NoDevice,
     /// The requested device ordinal is not present.
+    #[error("there is no device {ordinal}: this machine has {count} GPU(s), numbered from 0")]
     NoSuchDevice { ordinal: usize, count: usize },
     /// A kernel set carries no PTX the device can run.
+    #[error(
+        "the kernels `{kernels}` were built for {built} only, newer than this compute capability {}.{} GPU: rebuild with FERROCUDA_ARCHS=sm_{compute_capability}",
+        compute_capability / 10,
+        compute_capability % 10
+    )]
     NoPtxForDevice {
         kernels: &'static str,
         compute_capability: u32,
         built: String,
     },
     /// A CUDA call failed: `call` says which, and for what.
-    Cuda { call: String, error: DriverError },
+    #[error("{call} failed: {} ({})", error_name(error), error_text(error))]
+    Cuda {
+        call: String,
+        #[source]
+        error: DriverError,
+    },
     /// An argument the caller chose is out of range (a size, an option).
+    #[error("{0}")]
     InvalidArgument(String),
     /// A launch shape the device cannot run (too many threads per block, too much shared
     /// memory), refused before it reached the driver or the simulator: CUDA's invalid
     /// configuration.
+    #[error("{0}")]
     InvalidLaunch(String),
+    /// A run or a buffer does not fit in the memory the device or the host has left, refused
+    /// before allocating ([`crate::footprint`]) or by a fallible host allocation.
+    #[error("{0}")]
+    OutOfMemory(String),
     /// A CUDA library (cuRAND, cuBLAS, NCCL) call failed: `call` says which.
+    #[error("{call} failed: {error}")]
     Library { call: String, error: String },
     /// A file, a compiler or another program the call needed failed.
+    #[error("{0}")]
     Io(String),
     /// The CPU simulator refused a launch, or a simulated kernel faulted.
-    Simulator(ferrocuda_sim::SimError),
+    #[error("simulator: {0}")]
+    Simulator(#[source] ferrocuda_sim::SimError),
     /// The call needs a CUDA device, and this `Gpu` is the simulator.
+    #[error("{0} needs a CUDA device, and this run uses the CPU simulator")]
     NeedsCuda(String),
 }
 
@@ -64,58 +89,17 @@ impl Error {
     }
 }
 
+/// The driver's text for `error` (`invalid argument`), or nothing.
+fn error_text(error: &DriverError) -> String {
+    error
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 fn error_name(error: &DriverError) -> String {
     error
         .error_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|_| format!("{:?}", error.0))
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::NoDriver => write!(
-                f,
-                "no NVIDIA driver found (libcuda.so could not be loaded): run on a machine with an NVIDIA GPU and its driver, or on the CPU simulator (`Gpu::simulator()`, or `Gpu::from_env` with FERROCUDA_BACKEND=sim or auto)"
-            ),
-            Error::NoDevice => write!(f, "the NVIDIA driver reports no GPU on this machine"),
-            Error::NoSuchDevice { ordinal, count } => write!(
-                f,
-                "there is no device {ordinal}: this machine has {count} GPU(s), numbered from 0"
-            ),
-            Error::NoPtxForDevice {
-                kernels,
-                compute_capability,
-                built,
-            } => write!(
-                f,
-                "the kernels `{kernels}` were built for {built} only, newer than this compute capability {}.{} GPU: rebuild with FERROCUDA_ARCHS=sm_{compute_capability}",
-                compute_capability / 10,
-                compute_capability % 10
-            ),
-            Error::Cuda { call, error } => {
-                let text = error
-                    .error_string()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                write!(f, "{call} failed: {} ({text})", error_name(error))
-            }
-            Error::Library { call, error } => write!(f, "{call} failed: {error}"),
-            Error::InvalidArgument(message) | Error::InvalidLaunch(message) | Error::Io(message) => {
-                f.write_str(message)
-            }
-            Error::Simulator(e) => write!(f, "simulator: {e}"),
-            Error::NeedsCuda(what) => write!(f, "{what} needs a CUDA device, and this run uses the CPU simulator"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Cuda { error, .. } => Some(error),
-            Error::Simulator(e) => Some(e),
-            _ => None,
-        }
-    }
 }

@@ -44,7 +44,12 @@ impl<T> HostAllocation<T> {
         // SAFETY: the layout has a non-zero size (at least one alignment unit).
         let ptr = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| {
-            Error::InvalidArgument(format!("cannot allocate {} bytes of simulator memory", layout.size()))
+            Error::OutOfMemory(format!(
+                "cannot allocate {} ({} bytes) of simulator memory: the simulator's device memory is this host's, which has {} available",
+                crate::footprint::Bytes(layout.size() as u64),
+                layout.size(),
+                crate::footprint::Bytes(crate::footprint::host_available_bytes())
+            ))
         })?;
         counted.fetch_add(len * size_of::<T>(), Ordering::Relaxed);
         Ok(Self { ptr, len, counted })
@@ -165,7 +170,7 @@ impl Gpu {
         let storage = match &self.backend {
             Backend::Cuda(cuda) => Storage::Cuda(cuda.stream.alloc_zeros(len).map_err(Error::cuda(format!(
                 "allocating {} bytes on the device",
-                len * size_of::<T>()
+                len.saturating_mul(size_of::<T>())
             )))?),
             Backend::Sim(sim) => Storage::Host(HostAllocation::zeroed(len, sim.allocated())?),
         };
@@ -196,7 +201,7 @@ impl Gpu {
 
     /// Copies a device buffer back to a new `Vec` (waits for the work before it, as `a = a_d`).
     pub fn download<T: Element>(&self, device: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        let mut host = vec![zero::<T>(); device.len()];
+        let mut host = crate::footprint::try_vec(device.len(), zero::<T>())?;
         self.download_into(device, &mut host)?;
         Ok(host)
     }
@@ -250,7 +255,10 @@ impl Gpu {
                 unsafe { std::ptr::write_bytes(bytes, 0, len) };
                 Ok(PinnedBuffer::new(Pinned::Cuda(buffer)))
             }
-            Backend::Sim(_) => Ok(PinnedBuffer::new(Pinned::Host(vec![zero::<T>(); len]))),
+            Backend::Sim(_) => Ok(PinnedBuffer::new(Pinned::Host(crate::footprint::try_vec(
+                len,
+                zero::<T>(),
+            )?))),
         }
     }
 

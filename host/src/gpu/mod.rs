@@ -145,12 +145,18 @@ impl Gpu {
     /// Opens a backend as `choice` says. For `Auto`, the second value is why CUDA was not used
     /// when the simulator was chosen.
     pub fn open(choice: BackendChoice, ordinal: usize) -> Result<(Self, Option<Error>)> {
+        let simulator = |why| match ordinal {
+            0 => Ok((Self::simulator(), why)),
+            _ => Err(Error::InvalidArgument(format!(
+                "there is no device {ordinal} on the CPU simulator, which is one device, numbered 0"
+            ))),
+        };
         match choice {
             BackendChoice::Cuda => Ok((Self::new(ordinal)?, None)),
-            BackendChoice::Sim => Ok((Self::simulator(), None)),
+            BackendChoice::Sim => simulator(None),
             BackendChoice::Auto => match Self::new(ordinal) {
                 Ok(gpu) => Ok((gpu, None)),
-                Err(e @ (Error::NoDriver | Error::NoDevice)) => Ok((Self::simulator(), Some(e))),
+                Err(e @ (Error::NoDriver | Error::NoDevice)) => simulator(Some(e)),
                 Err(e) => Err(e),
             },
         }

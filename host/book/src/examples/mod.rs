@@ -15,6 +15,7 @@ pub mod stream;
 pub mod thesis;
 pub mod tutorial;
 
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;
 use std::fmt;
@@ -84,8 +85,67 @@ pub struct Flag {
     pub name: &'static str,
     /// The value's placeholder (`N`, `on|off`), or `None` for a switch that takes no value.
     pub value: Option<&'static str>,
-    /// One line.
+    /// One line: what it does, its unit and its default.
     pub help: &'static str,
+    /// Another of the example's options this one needs (`--plot` needs `--study`).
+    pub requires: Option<&'static str>,
+}
+
+impl Flag {
+    /// An option taking a value shown as `value` in the help.
+    pub const fn value(name: &'static str, value: &'static str, help: &'static str) -> Self {
+        Self {
+            name,
+            value: Some(value),
+            help,
+            requires: None,
+        }
+    }
+
+    /// A switch, taking no value.
+    pub const fn switch(name: &'static str, help: &'static str) -> Self {
+        Self {
+            name,
+            value: None,
+            help,
+            requires: None,
+        }
+    }
+
+    /// The same option, refused unless `other` is given too.
+    pub const fn requires(self, other: &'static str) -> Self {
+        Self {
+            requires: Some(other),
+            ..self
+        }
+    }
+}
+
+/// What `--size` means for an example, its defaults, and the memory a run of a given size needs.
+#[derive(Clone, Copy, Debug)]
+pub struct Size {
+    /// What one unit counts, for the help: `elements per array`, `grid points per side`.
+    pub unit: &'static str,
+    /// The default on a GPU (the source's size).
+    pub gpu: usize,
+    /// The default on the simulator (smaller, so that a run takes seconds).
+    pub simulator: usize,
+    /// The smallest size the example accepts (a stencil needs an interior point, a tiled kernel
+    /// a whole tile), or 1; a smaller size is refused by the example in its own sentence.
+    pub min: usize,
+    /// The largest size the example accepts whatever the memory (an index type's range, a
+    /// kernel's limit), or `usize::MAX`.
+    pub max: usize,
+    /// The bytes a run of this size needs on the device and on the host at its peak, given the
+    /// other options; `None` when the count overflows. Checked before the run starts.
+    pub memory: fn(&Options, usize) -> Option<Footprint>,
+}
+
+impl Size {
+    /// The default on `gpu`.
+    pub fn default_on(&self, gpu: &Gpu) -> usize {
+        gpu.pick(self.gpu, self.simulator)
+    }
 }
 
 impl Options {
@@ -121,11 +181,15 @@ impl Options {
 
     /// The value of `flag` parsed as a `T` (a number, an enum with `FromStr`), if given; a
     /// one-sentence error when it does not parse.
-    pub fn parsed<T: FromStr>(&self, flag: &str) -> Result<Option<T>> {
+    /// The value's own parse error (a library type's range sentence) is kept.
+    pub fn parsed<T: FromStr>(&self, flag: &str) -> Result<Option<T>>
+    where
+        T::Err: fmt::Display,
+    {
         self.value(flag)
             .map(|v| {
                 v.parse()
-                    .map_err(|_| Error::InvalidArgument(format!("`{flag}` does not take `{v}`")))
+                    .map_err(|e| Error::InvalidArgument(format!("{flag} {v}: {e}")))
             })
             .transpose()
     }
@@ -172,6 +236,12 @@ pub struct Example {
     pub id: &'static str,
     /// One line.
     pub description: &'static str,
+    /// `--size`, or `None` for an example whose sizes are fixed by its source.
+    pub size: Option<Size>,
+    /// True when it has an f64 path (`--precision f64`); f32 otherwise.
+    pub f64: bool,
+    /// True when it repeats timed runs (`--reps`).
+    pub reps: bool,
     /// Its own options, beyond size, precision and repetitions.
     pub flags: &'static [Flag],
     /// Runs it on `gpu`.
@@ -253,3 +323,14 @@ pub static EXAMPLES: &[Example] = &[
 pub fn find(id: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.id == id)
 }
+
+/// TRANSITIONAL (removed before merging issue 21): an example whose `--size` is not yet
+/// described. Deleting it must leave nothing that fails to compile.
+pub const SIZE_TO_PLAN: Option<Size> = Some(Size {
+    unit: "elements",
+    gpu: 0,
+    simulator: 0,
+    min: 1,
+    max: usize::MAX,
+    memory: |_, _| Some(Footprint::NONE),
+});

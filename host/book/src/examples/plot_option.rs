@@ -28,4 +28,5 @@ pub const FLAG: Flag = Flag {
     name: "--plot",
     value: Some("FILE.png"),
     help: "also draw the sweep as a PNG line chart",
+    requires: None,
 };

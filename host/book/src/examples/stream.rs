@@ -15,6 +15,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "stream",
     description: "STREAM copy, scale, add, triad with 512-thread blocks, in f32 or f64 (PGI article)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: true,
     flags: &[],
     run,
 };

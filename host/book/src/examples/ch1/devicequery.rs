@@ -7,6 +7,9 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "ch1-devicequery",
     description: "lists every GPU with the book's deviceQuery fields and the peak memory bandwidth (book 1.4, 2.3.1)",
+    size: None,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

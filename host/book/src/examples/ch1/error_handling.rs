@@ -14,6 +14,9 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "ch1-error-handling",
     description: "an invalid launch (1025 threads/block) and an out-of-bounds kernel, each surfaced with context (book 1.5)",
+    size: None,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

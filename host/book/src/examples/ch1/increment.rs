@@ -8,6 +8,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch1-increment",
     description: "one block of n threads adds b to each element of an int array (book 1.3.1)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

@@ -8,6 +8,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch1-increment-2d",
     description: "32x8 blocks on a 32x64 grid add b to a 1024x512 int array (book 1.3.3); --size sets nx",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

@@ -8,6 +8,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch1-increment-multiblock",
     description: "ceil(n/256) blocks of 256 threads add b to 1024*1024 ints (book 1.3.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

@@ -10,6 +10,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch1-precision",
     description: "y = a*x + y from one generic kernel source, in f32 or f64 (--precision) (book 1.4.1.1)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: false,
     flags: &[],
     run,
 };

@@ -9,6 +9,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch2-effective-bandwidth",
     description: "peak bandwidth from clock and bus width, against the effective bandwidth of copy kernels (book 2.3)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

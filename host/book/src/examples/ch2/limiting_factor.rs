@@ -13,6 +13,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch2-limiting-factor",
     description: "base, memory-only and math-only kernels, accurate and fast sine: what limits a kernel (book 2.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

@@ -9,6 +9,9 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "ch2-timing",
     description: "times the increment kernel with a host timer (synchronized) and with CUDA events (book 2.1)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

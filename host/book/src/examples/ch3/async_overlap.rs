@@ -25,10 +25,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-async",
     description: "sequential copy-kernel-copy vs three stream orderings (V1, V2, V3) with 4 streams, and their timelines (book 3.1.3)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[Flag {
         name: "--streams",
         value: Some("N"),
         help: "number of streams (chunks), default 4 as the book; --size must be a multiple of 256 x N",
+        requires: None,
     }],
     run,
 };

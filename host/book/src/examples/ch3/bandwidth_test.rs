@@ -14,12 +14,16 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-bandwidth-test",
     description: "pageable vs pinned host memory, H2D and D2H, at 16 MB (book 3.1.1) and from 4 KiB to 256 MiB",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[
         plot_option::FLAG,
         Flag {
             name: "--max-mib",
             value: Some("N"),
             help: "largest transfer of the sweep, MiB (default 256; 16 on the simulator)",
+            requires: None,
         },
     ],
     run,

@@ -17,10 +17,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-bank-conflicts",
     description: "shared-memory reads at strides 1 to 32 words and padded, time per read (book 3.3.3.2); --size sets passes",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[Flag {
         name: "--plot",
         value: Some("FILE.png"),
         help: "also draw the time per read against the stride",
+        requires: None,
     }],
     run,
 };

@@ -15,10 +15,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-batching",
     description: "one transfer vs many small ones, and an array section row by row vs one cudaMemcpy2D (book 3.1.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[Flag {
         name: "--matrix",
         value: Some("N"),
         help: "the array of the section copies is N x N floats (default 2048; 512 on the simulator)",
+        requires: None,
     }],
     run,
 };

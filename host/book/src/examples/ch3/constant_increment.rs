@@ -25,6 +25,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-constant-increment",
     description: "b from constant memory (global_asm .const + ld.const), a parameter (ld.param) or global memory; broadcast read times (book 3.2.5)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

@@ -12,6 +12,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-divergence",
     description: "if mod(i,2) (every warp diverges) vs if mod(i/warpsize,2) (warp-uniform): times (book 3.6.3)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

@@ -15,6 +15,9 @@ use ferrocuda::gpu::{Gpu, Result};
 pub const EXAMPLE: Example = Example {
     id: "ch3-ilp-copy",
     description: "copy with ILP = 4 loads in flight per thread vs one, one block per SM, with occupancy (book 3.5.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: true,
     flags: &[plot_option::FLAG],
     run,
 };

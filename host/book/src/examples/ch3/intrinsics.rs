@@ -16,6 +16,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-intrinsics",
     description: "__sinf/__expf/__fdividef vs libm, fma.rn vs mul.rn+add.rn: PTX, max error and time per variant (book 3.6.1-3.6.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

@@ -16,6 +16,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-localmem",
     description: "a private array in registers (constant indices) vs local memory (run-time indices): ptxas report and times (book 3.2.4.1)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

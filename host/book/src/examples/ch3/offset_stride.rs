@@ -20,6 +20,9 @@ use std::path::Path;
 pub const EXAMPLE: Example = Example {
     id: "ch3-offset-stride",
     description: "array increment at offsets 0..32 and strides 1..32, in place and out of place, f32 or f64 (book 3.2.2)",
+    size: None,
+    f64: true,
+    reps: true,
     flags: &[plot_option::FLAG],
     run,
 };

@@ -13,6 +13,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-shared-reverse",
     description: "reverse 64 floats in one block through a static-size tile and three dynamic ones (book 3.3.3); --size sets n",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

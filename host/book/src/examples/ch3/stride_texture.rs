@@ -17,6 +17,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-stride-texture",
     description: "strided reads through global loads vs the read-only (texture) path, strides 1..32 (book 3.2.3)",
+    size: None,
+    f64: true,
+    reps: true,
     flags: &[plot_option::FLAG],
     run,
 };

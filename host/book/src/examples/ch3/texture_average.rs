@@ -13,6 +13,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-texture-average",
     description: "4- and 8-point averages of a 2048^2 array, global vs read-only (texture) loads (book 3.2.3, D.1)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

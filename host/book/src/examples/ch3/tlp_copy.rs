@@ -16,6 +16,9 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "ch3-tlp-copy",
     description: "copy at block sizes 32..1024, many vs one block per SM, with occupancy (book 3.5.1; its tables are f64)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: true,
     flags: &[plot_option::FLAG],
     run,
 };

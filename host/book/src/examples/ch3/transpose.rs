@@ -22,6 +22,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-transpose",
     description: "copy, naive, coalesced, conflict-free and diagonal transposes of a 1024^2 f32 matrix, GB/s and /memcpy (book 3.4; PGI article; Decyk tutorial); --size sets nx = ny",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

@@ -8,6 +8,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch4-direct-transfer",
     description: "free memory before/after allocating on devices 0 and 1, then b_d = a_d and cudaMemcpyPeer timed with peer access on and off (book 4.1.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[DEVICES],
     run,
 };

@@ -9,6 +9,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch4-minimal",
     description: "each device in turn: allocate 32 floats, assign<<<1,32>>>(a_d, 3 + device), copy back (book 4.1)",
+    size: None,
+    f64: false,
+    reps: false,
     flags: &[DEVICES],
     run,
 };

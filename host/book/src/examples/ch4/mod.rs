@@ -27,6 +27,7 @@ pub const DEVICES: Flag = Flag {
     name: "--devices",
     value: Some("N"),
     help: "logical devices, round-robin on the GPUs present (default: the GPUs present when at least 2, else the book's count on GPU 0)",
+    requires: None,
 };
 
 /// The peer copies' size per device (`ch4-direct-transfer`, `ch4-p2p-bandwidth`): the book's

@@ -13,6 +13,9 @@ pub const ID: &str = "ch4-mpi-assign-device";
 pub const EXAMPLE: Example = Example {
     id: ID,
     description: "MPI: each rank's device from its host name (gathered, sorted, MPI_Comm_split), `[r] host: ..., device: d` (book 4.2.1); run with `cargo xtask mpirun -np N`",
+    size: None,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

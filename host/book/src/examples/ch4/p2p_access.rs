@@ -8,6 +8,9 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "ch4-p2p-access",
     description: "cudaDeviceCanAccessPeer for every pair of devices, printed as a matrix (book 4.1.1.1)",
+    size: None,
+    f64: false,
+    reps: false,
     flags: &[DEVICES],
     run,
 };

@@ -8,6 +8,9 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "ch4-p2p-bandwidth",
     description: "16 MB cudaMemcpyPeer between every pair of devices, validated, as a sender x receiver GB/s matrix (book 4.1.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[DEVICES],
     run,
 };

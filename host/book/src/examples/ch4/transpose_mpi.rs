@@ -20,6 +20,9 @@ pub const ID: &str = "ch4-transpose-mpi";
 pub const EXAMPLE: Example = Example {
     id: ID,
     description: "MPI: transpose of a 2048^2 matrix in slabs over the ranks, tiles staged through pinned host memory, MPI_Sendrecv per stage, GB/s (book 4.2.2); run with `cargo xtask mpirun -np N`",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };
@@ -40,6 +43,9 @@ pub const GPUAWARE_ID: &str = "ch4-transpose-mpi-gpuaware";
 pub const GPUAWARE_EXAMPLE: Example = Example {
     id: GPUAWARE_ID,
     description: "MPI: the slab transpose with tiles packed on the device and MPI on device buffers when the MPI is CUDA-aware (else staged), GB/s (book 4.2.3); run with `cargo xtask mpirun -np N`",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run: run_gpuaware,
 };

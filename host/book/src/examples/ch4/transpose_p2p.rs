@@ -16,17 +16,22 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "ch4-transpose-p2p",
     description: "transpose of a matrix in slabs over several devices, staged peer-to-peer copies, sync and async, against a CPU transpose (book 4.1.3)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[
         DEVICES,
         Flag {
             name: "--mode",
             value: Some("sync|async|both"),
             help: "the book's asyncVersion = .false., .true., or both runs (default: both, as the book reports)",
+            requires: None,
         },
         Flag {
             name: "--ny",
             value: Some("N"),
             help: "rows of the input (default: --size, square)",
+            requires: None,
         },
     ],
     run,

@@ -31,21 +31,27 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-bs-european-mc",
     description: "European put and call by Monte Carlo on cuRAND normals vs the Black-Scholes closed form, 95% confidence intervals (book 5.5)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: false,
     flags: &[
         Flag {
             name: "--generator",
             value: Some("curand|philox"),
             help: "the normals: cuRAND's XORWOW, the book's (default on a GPU), or this library's Philox (default on the simulator)",
+            requires: None,
         },
         Flag {
             name: "--seed",
             value: Some("N"),
             help: "the generator's seed (default 1234, the book's)",
+            requires: None,
         },
         Flag {
             name: "--book",
             value: None,
             help: "the book's four runs (SP and DP, 10^6 and 10^8 samples, cuRAND seed 1234) against its printed intervals",
+            requires: None,
         },
     ],
     run,

@@ -16,6 +16,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-curand-basic",
     description: "20 uniforms from cuRAND's default generator, seed 1234, the first four as the book prints them (book 5.1)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: false,
     // `--generator` and `--seed`, as every chapter 5 example takes them.
     flags: FLAGS,
     run,

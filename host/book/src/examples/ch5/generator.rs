@@ -10,6 +10,7 @@ pub const GENERATOR_FLAG: Flag = Flag {
     name: "--generator",
     value: Some("curand|philox"),
     help: "cuRAND's default generator (the book's; the default on a GPU) or this library's Philox",
+    requires: None,
 };
 
 /// `--seed`.
@@ -17,6 +18,7 @@ pub const SEED_FLAG: Flag = Flag {
     name: "--seed",
     value: Some("N"),
     help: "the generator's seed (default: the book's)",
+    requires: None,
 };
 
 /// `--generator` and `--seed`, as every chapter 5 example that draws numbers takes them.

@@ -22,6 +22,7 @@ pub const BOOK_FLAG: Flag = Flag {
     name: "--book",
     value: None,
     help: "reproduce the book's table for N = 10^4 .. 10^8 (cuRAND)",
+    requires: None,
 };
 
 /// The flags of every pi example: `--generator`, `--seed`, `--book`.

@@ -23,6 +23,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-cuf",
     description: "pi from N random points in the unit square, counted on GPU and CPU; --book: the convergence tables (book 5.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: true,
     flags: FLAGS,
     run,
 };

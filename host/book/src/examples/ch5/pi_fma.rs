@@ -19,6 +19,9 @@ use std::str::FromStr;
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-fma",
     description: "pi count with fma(y,y,x*x) vs separate roundings: the CPU/GPU mismatch and Table 5.1 (book 5.2.1)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: false,
     flags: &[
         FLAGS[0],
         FLAGS[1],
@@ -27,6 +30,7 @@ pub const EXAMPLE: Example = Example {
             name: "--fma",
             value: Some("on|off"),
             help: "count on the GPU with fma(y,y,x*x) (on, default) or with separate roundings (off)",
+            requires: None,
         },
     ],
     run,

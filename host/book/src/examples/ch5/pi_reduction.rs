@@ -14,12 +14,14 @@ pub const BLOCKS: Flag = Flag {
     name: "--blocks",
     value: Some("N"),
     help: "blocks of the first kernel (default: the book's)",
+    requires: None,
 };
 /// `--threads`: threads per block of the first kernel.
 pub const THREADS: Flag = Flag {
     name: "--threads",
     value: Some("N"),
     help: "threads per block of the first kernel, a power of two (default: the book's)",
+    requires: None,
 };
 
 /// The launch of a block-tree kernel: `blocks` of `threads` threads, one `i32` of shared memory

@@ -12,6 +12,9 @@ use ferrocuda::measure::time_reps;
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-reduction-atomiclock",
     description: "pi count in one kernel, block counts added under an atomicCAS lock with threadfence (book 5.3.1)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: true,
     flags: &[generator::GENERATOR_FLAG, generator::SEED_FLAG, BLOCKS, THREADS],
     run,
 };

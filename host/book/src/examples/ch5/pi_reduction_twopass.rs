@@ -13,6 +13,9 @@ use ferrocuda::measure::time_reps;
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-reduction-twopass",
     description: "pi count by partial_sum<<<256,512>>> (shared-memory tree per block) then final_sum<<<1,256>>> (book 5.3)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: true,
     flags: &[generator::GENERATOR_FLAG, generator::SEED_FLAG, BLOCKS, THREADS],
     run,
 };

@@ -16,6 +16,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-sum-accuracy",
     description: "f32 summation: recursive, f64, pairwise, Kahan, SSE lanes; Table 5.2; 10^7 sevens on CPU and GPU (book 5.4)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

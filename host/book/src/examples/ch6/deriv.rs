@@ -20,31 +20,39 @@ use std::collections::HashMap;
 pub const EXAMPLE: Example = Example {
     id: "ch6-deriv",
     description: "9-point 8th-order derivatives in x, y, z of a periodic 64^3 array: 4- and 32-line tiles, one barrier, memory- and math-only, stretched grid with constant or device coefficients; the 6.1.4 table (book 6.1; --size 512 from DRAM)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: true,
     flags: &[
         Flag {
             name: "--direction",
             value: Some("x|y|z|all"),
             help: "the derivatives to run (default all)",
+            requires: None,
         },
         Flag {
             name: "--variant",
             value: Some("small|large|1sync|mem|math|march|all"),
             help: "4-line tiles, 32-line tiles, the x one-barrier, memory-only or math-only kernel, the y and z marching kernels (registers, no tile; not in the book), or all the book's (default)",
+            requires: None,
         },
         Flag {
             name: "--grid",
             value: Some("uniform|nonuniform|all"),
             help: "the uniform grid, the stretched grid (coefficients in constant and in device memory), or both (default)",
+            requires: None,
         },
         Flag {
             name: "--line-threads",
             value: Some("N"),
             help: "threads per block along the line (x: default min(mx, 128); 4-wide y, z: min(m, 128); 32-wide: min(m/8, 32))",
+            requires: None,
         },
         Flag {
             name: "--dims",
             value: Some("MXxMYxMZ"),
             help: "extents, mx and my multiples of 32, mz of 4 (default: --size cubed, 64^3)",
+            requires: None,
         },
     ],
     run,

@@ -16,31 +16,39 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "ch6-laplace2d",
     description: "Laplace by 9-point Jacobi, 4096^2: CPU, jacobiGlobal/Shared/Texture, strips, 4 sweeps per launch; residual columns bit for bit (book 6.2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: true,
     flags: &[
         Flag {
             name: "--ny",
             value: Some("N"),
             help: "points along j (default: --size, a square mesh)",
+            requires: None,
         },
         Flag {
             name: "--iterations",
             value: Some("N"),
             help: "the book's iterMax (default 100: 101 sweeps)",
+            requires: None,
         },
         Flag {
             name: "--tol",
             value: Some("X"),
             help: "the book's tol (default 1e-5)",
+            requires: None,
         },
         Flag {
             name: "--kernel",
             value: Some("K"),
             help: "global, shared, texture, strip, tiled, book (the first three) or all (default)",
+            requires: None,
         },
         Flag {
             name: "--update",
             value: Some("copy|swap"),
             help: "a = aNew by the book's device copy (default) or by swapping the buffers",
+            requires: None,
         },
     ],
     run,

@@ -9,6 +9,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch7-fft-c2c-test",
     description: "forward C2C FFT of cos(2x) + sin(3x), n = 16, printed as i, input, k, output/n (book 7.1)",
+    size: None,
+    f64: true,
+    reps: false,
     flags: &[FFT_FLAG],
     run,
 };

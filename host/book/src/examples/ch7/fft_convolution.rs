@@ -18,17 +18,22 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "ch7-fft-convolution",
     description: "FFT convolution of 196 pinned 512^2 complex planes: I/O only, one stream, four streams in both issue orders, against max(2/3 I/O, compute) (book 7.3)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[
         FFT_FLAG,
         Flag {
             name: "--planes",
             value: Some("P"),
             help: "planes per series (default the book's 196 on a GPU, 16 on the simulator)",
+            requires: None,
         },
         Flag {
             name: "--order",
             value: Some("book|fixed|both"),
             help: "the streamed loop's issue order: A,FFT(A),B,FFT(B) (book), A,B,FFT,FFT (fixed), or both (default)",
+            requires: None,
         },
     ],
     run,

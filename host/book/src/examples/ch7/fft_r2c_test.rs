@@ -11,6 +11,9 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "ch7-fft-r2c-test",
     description: "in-place R2C FFT of cos(2x) + sin(3x), n = 16: the n/2+1 wavenumbers of the half spectrum (book 7.1)",
+    size: None,
+    f64: true,
+    reps: false,
     flags: &[FFT_FLAG],
     run,
 };

@@ -13,6 +13,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch7-fftshift",
     description: "C2C FFT of cos(2x) + sin(3x) + n pre-multiplied by (-1)^(i+1): the spectrum in natural order, 16 at k = 0 (book 7.1)",
+    size: None,
+    f64: true,
+    reps: false,
     flags: &[FFT_FLAG],
     run,
 };

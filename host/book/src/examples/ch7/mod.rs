@@ -19,6 +19,7 @@ pub const FFT_FLAG: Flag = Flag {
     name: "--fft",
     value: Some("rust|cufft"),
     help: "the FFT engine: this library's kernels or cuFFT (default: cuFFT on a GPU where it loads, the Rust kernels on the simulator)",
+    requires: None,
 };
 
 /// The engine `--fft` asks for (`Auto` when absent). cuFFT on the simulator is refused in one

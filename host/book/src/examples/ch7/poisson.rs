@@ -14,6 +14,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch7-poisson",
     description: "Poisson equation on a 1024^2 periodic mesh by 2-D FFT, error norms and the time in transfers, FFTs and kernels (book 7.4, D.6)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: false,
     flags: &[FFT_FLAG],
     run,
 };

@@ -13,6 +13,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch7-spectral-deriv",
     description: "first and second spectral derivatives of cos(2x) + sin(3x), n = 8, against the exact ones (book 7.2)",
+    size: None,
+    f64: true,
+    reps: false,
     flags: &[FFT_FLAG],
     run,
 };

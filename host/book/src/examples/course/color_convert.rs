@@ -16,6 +16,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "course-color-convert",
     description: "colorConvert: RGB to gray bytes, 0.21r + 0.71g + 0.07b as nvcc rounds it, every colour once (IT4I course, PMPP)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

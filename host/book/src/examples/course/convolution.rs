@@ -34,10 +34,14 @@ pub mod report;
 pub const EXAMPLE: Example = Example {
     id: "course-convolution",
     description: "1-D and 2-D convolution: basic, tiled design 2 with a constant-memory mask, fast dp4a 2-D; L6 tile ratios (IT4I course, PMPP)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[Flag {
         name: "--mask",
         value: Some("1|3|5|7|9"),
         help: "one mask width (default: 5 and 9, the widths of the lecture's tables)",
+        requires: None,
     }],
     run,
 };

@@ -16,16 +16,21 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "course-hello-world",
     description: "every thread of <<<2,4>>> prints its thread, block and global index (IT4I course, hands-on 1)",
+    size: None,
+    f64: false,
+    reps: false,
     flags: &[
         Flag {
             name: "--blocks",
             value: Some("N"),
             help: "blocks of the launch (default 2, as the course)",
+            requires: None,
         },
         Flag {
             name: "--threads",
             value: Some("N"),
             help: "threads per block (default 4, as the course)",
+            requires: None,
         },
     ],
     run,

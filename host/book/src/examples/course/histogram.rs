@@ -20,10 +20,14 @@ use std::str::FromStr;
 pub const EXAMPLE: Example = Example {
     id: "course-histogram",
     description: "text histogram in 7 letter bins, then 256-bin byte histograms: global atomics vs privatized shared (IT4I course)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[Flag {
         name: "--data",
         value: Some("uniform|skewed|text|all"),
         help: "the 256-bin input: uniform bytes, 90% one byte, the phrase repeated, or each (default uniform and skewed)",
+        requires: None,
     }],
     run,
 };

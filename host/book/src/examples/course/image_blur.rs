@@ -27,6 +27,9 @@ use rayon::prelude::*;
 pub const EXAMPLE: Example = Example {
     id: "course-image-blur",
     description: "5 x 5 box blur of a u8 pattern image, 16 x 16 blocks, 4-pixel x 8-row and 4-pixel x 32-row streaming versions; exact (IT4I course)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

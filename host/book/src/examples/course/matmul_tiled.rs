@@ -23,21 +23,27 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "course-matmul-tiled",
     description: "SGEMM naive, shared-memory tiled, register-tiled, and cuBLAS: GFLOP/s and fraction of cuBLAS (IT4I course, hands-on 6)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[
         Flag {
             name: "--m",
             value: Some("M"),
             help: "rows of A and C",
+            requires: None,
         },
         Flag {
             name: "--n",
             value: Some("N"),
             help: "columns of B and C",
+            requires: None,
         },
         Flag {
             name: "--k",
             value: Some("K"),
             help: "columns of A, rows of B",
+            requires: None,
         },
     ],
     run,

@@ -18,6 +18,9 @@ use rayon::prelude::*;
 pub const EXAMPLE: Example = Example {
     id: "course-matrix-sum",
     description: "sum of each row vs each column of a row-major matrix: coalesced vs strided warps, and the L7 scenarios (IT4I course)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

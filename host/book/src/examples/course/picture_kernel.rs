@@ -14,6 +14,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "course-picture-kernel",
     description: "PictureKernel: double a 76 x 62 f32 picture with 16 x 16 blocks; the 4 paths of divergence (IT4I course, PMPP)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: false,
     flags: &[],
     run,
 };

@@ -14,10 +14,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "course-reduction",
     description: "naive (t % stride) vs improved (t < stride) shared-memory block sums, host-iterated (IT4I course)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[Flag {
         name: "--block",
         value: Some("N"),
         help: "BLOCK_SIZE, threads per block: a power of two up to 1024 (default 1024)",
+        requires: None,
     }],
     run,
 };

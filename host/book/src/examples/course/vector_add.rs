@@ -10,6 +10,9 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "course-vector-add",
     description: "C = A + B for 10,000,000 floats, ceil(n/256) blocks of 256 (IT4I course, hands-on 2)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

@@ -24,6 +24,9 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "course-vector-add-managed",
     description: "C = A + B on 10,000,000 floats in managed memory: pages migrating on demand vs prefetched (IT4I course, hands-on 2b)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

@@ -22,16 +22,21 @@ use std::ops::Range;
 pub const EXAMPLE: Example = Example {
     id: "course-vector-add-streams",
     description: "pipelined vector add: c chunks over ns streams (copy in, add, copy out per chunk) vs copy all, add, copy back (IT4I course, streams)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[
         Flag {
             name: "--chunks",
             value: Some("C"),
             help: "chunks (phases) of the pipeline: either flag runs one pipeline (default 8 chunks over 4 streams) instead of the default five",
+            requires: None,
         },
         Flag {
             name: "--streams",
             value: Some("NS"),
             help: "streams the chunks take turns on (1 to 64)",
+            requires: None,
         },
     ],
     run,

@@ -16,12 +16,16 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "thesis-comm-model",
     description: "copy latency and bandwidth per path, linear and power-law fits, Table 6.4, border exchange predicted vs measured",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[
         plot_option::FLAG,
         Flag {
             name: "--ghost",
             value: Some("N"),
             help: "ghost rows per border of the exchange prediction (default 2)",
+            requires: None,
         },
     ],
     run,

@@ -18,31 +18,39 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "thesis-sor",
     description: "red-black SOR on one GPU: the thesis's window kernels and a split red/black layout vs rayon; O(h^2) error (thesis 4.3, 5.4)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: true,
+    reps: false,
     flags: &[
         Flag {
             name: "--rows",
             value: Some("M"),
             help: "grid rows, boundary included (default: --size)",
+            requires: None,
         },
         Flag {
             name: "--iterations",
             value: Some("I"),
             help: "red-black iterations (default 100, the thesis's), or tol=X to stop at a residual",
+            requires: None,
         },
         Flag {
             name: "--omega",
             value: Some("W"),
             help: "thesis (optimum capped at 1.9, default), optimum, or a value in (0, 2)",
+            requires: None,
         },
         Flag {
             name: "--kernel",
             value: Some("K"),
             help: "gm, lintex, split, tiled or all (default)",
+            requires: None,
         },
         Flag {
             name: "--problem",
             value: Some("P"),
             help: "thesis (boundary 100, default) or harmonic",
+            requires: None,
         },
     ],
     run,

@@ -17,10 +17,14 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "tutorial-sum-reduction",
     description: "gsum1 (serial per block + atomicAdd), gsum2/lsum2 (tree per block), gpu_sum3; a(j) = j, nx = 3000 (Decyk tutorial)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[Flag {
         name: "--mx",
         value: Some("N"),
         help: "threads per block, a power of two up to 1024 (default 128)",
+        requires: None,
     }],
     run,
 };

@@ -15,6 +15,9 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "tutorial-vector-copy",
     description: "1-D and three 2-D segmented copies against the CPU copy, with the empty-kernel time (Decyk tutorial)",
+    size: crate::examples::SIZE_TO_PLAN,
+    f64: false,
+    reps: true,
     flags: &[],
     run,
 };

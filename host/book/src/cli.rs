@@ -1,0 +1,213 @@
+//! The command line of `cargo xtask run <id>`: one clap command per example, built from its
+//! [`Example`] description, so that each id's `--help` lists exactly the options it uses, with
+//! their meaning, unit and defaults (the GPU's and the simulator's), and anything else is refused
+//! by clap in one sentence with a suggestion: an option it does not use, one given twice, a value
+//! out of range (in the library's own words, where a library type parses it). Then the run's
+//! memory plan is checked against the device and the host before anything is allocated.
+//!
+//! The shared options are built with clap's builder rather than its derive, because which of
+//! them an example takes (`--size`, `--precision f64`, `--reps`) is per example.
+use crate::examples::{Example, Options, Precision, Size};
+use clap::builder::PossibleValue;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use ferrocuda::footprint::Capacity;
+use ferrocuda::gpu::BackendChoice;
+use ferrocuda::{Error, Gpu};
+
+/// Where to run: `--backend` (else `FERROCUDA_BACKEND`, else auto) and `--device`.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceChoice {
+    pub backend: BackendChoice,
+    pub ordinal: usize,
+}
+
+/// The clap command of `example`: its description, the shared options it uses and its own.
+pub fn command(example: &Example) -> Command {
+    let mut command = Command::new(example.id)
+        .bin_name(format!("cargo xtask run {}", example.id))
+        .about(example.description)
+        .no_binary_name(true)
+        .arg(backend_arg());
+    if let Some(size) = &example.size {
+        let max = match (size.min, size.max) {
+            (1, usize::MAX) => String::new(),
+            (min, usize::MAX) => format!("; at least {min}"),
+            (1, max) => format!("; at most {max}"),
+            (min, max) => format!("; from {min} to {max}"),
+        };
+        command = command.arg(
+            Arg::new("size")
+                .long("size")
+                .value_name("N")
+                .value_parser(positive)
+                .help(format!(
+                    "{} [default: {} on a GPU, {} on the simulator{max}]",
+                    size.unit, size.gpu, size.simulator
+                )),
+        );
+    }
+    let precisions = match example.f64 {
+        true => vec![
+            PossibleValue::new("f32").alias("single"),
+            PossibleValue::new("f64").alias("double"),
+        ],
+        false => vec![PossibleValue::new("f32").alias("single")],
+    };
+    command = command.arg(
+        Arg::new("precision")
+            .long("precision")
+            .value_name("P")
+            .value_parser(precisions)
+            .help(match example.f64 {
+                true => "floating-point precision [default: f32]",
+                false => "floating-point precision: this example has an f32 path only [default: f32]",
+            }),
+    );
+    if example.reps {
+        command = command.arg(
+            Arg::new("reps")
+                .long("reps")
+                .value_name("N")
+                .value_parser(positive)
+                .help(format!("timed repetitions [default: {}]", Options::default().reps)),
+        );
+    }
+    if !crate::examples::ch4::mpi::is_mpi(example.id) {
+        // An MPI rank runs on the device MPI assigns it, never on one the command line names.
+        command = command.arg(
+            Arg::new("device")
+                .long("device")
+                .value_name("N")
+                .value_parser(clap::value_parser!(usize))
+                .help("the GPU to run on, numbered from 0 as nvidia-smi does [default: 0]"),
+        );
+    }
+    for flag in example.flags {
+        let long = flag.name.trim_start_matches("--");
+        let mut arg = Arg::new(flag.name).long(long).help(flag.help);
+        arg = match flag.value {
+            Some(value) => arg.value_name(value).allow_negative_numbers(true),
+            None => arg.action(ArgAction::SetTrue),
+        };
+        if let Some(other) = flag.requires {
+            arg = arg.requires(other);
+        }
+        command = command.arg(arg);
+    }
+    command
+}
+
+/// The `--backend` option, shared with the runner's other commands.
+pub fn backend_arg() -> Arg {
+    Arg::new("backend")
+        .long("backend")
+        .value_name("B")
+        .value_parser(|v: &str| v.parse::<BackendChoice>().map_err(|e| e.to_string()))
+        .help("auto (a GPU when there is one, else the CPU simulator), cuda or sim [default: FERROCUDA_BACKEND, else auto]")
+}
+
+/// The backend `--backend` named, else `FERROCUDA_BACKEND`'s, else auto.
+pub fn backend(matches: &ArgMatches) -> Result<BackendChoice, Error> {
+    match matches.get_one::<BackendChoice>("backend") {
+        Some(choice) => Ok(*choice),
+        None => BackendChoice::from_env(),
+    }
+}
+
+/// A whole number of at least 1 (a size, a repetition count).
+pub fn positive(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(0) => Err("it must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("it must be a whole number from 1 to {}", usize::MAX)),
+    }
+}
+
+/// The options and the device `matches` gives, for `example`'s command.
+pub fn options(example: &Example, matches: &ArgMatches) -> Result<(Options, DeviceChoice), Error> {
+    let precision = match matches.get_one::<String>("precision").map(String::as_str) {
+        Some("f64" | "double") => Precision::F64,
+        _ => Precision::F32,
+    };
+    let own = example
+        .flags
+        .iter()
+        .filter_map(|flag| match flag.value {
+            Some(_) => matches
+                .get_one::<String>(flag.name)
+                .map(|v| (flag.name.to_string(), Some(v.clone()))),
+            None => matches.get_flag(flag.name).then(|| (flag.name.to_string(), None)),
+        })
+        .collect();
+    let options = Options {
+        size: example.size.and(matches.get_one::<usize>("size").copied()),
+        precision,
+        reps: match example.reps {
+            true => matches.get_one::<usize>("reps").copied(),
+            false => None,
+        }
+        .unwrap_or(Options::default().reps),
+        flags: own,
+    };
+    let device = DeviceChoice {
+        backend: backend(matches)?,
+        ordinal: match crate::examples::ch4::mpi::is_mpi(example.id) {
+            true => 0,
+            false => matches.get_one::<usize>("device").copied().unwrap_or(0),
+        },
+    };
+    Ok((options, device))
+}
+
+/// Checks, before anything is allocated, that `example` at its size (given, or the default on
+/// `gpu`, which is then said) fits in the device's free memory and the host's available memory;
+/// when not, one sentence with both figures and the largest size that fits.
+pub fn check_memory(example: &Example, options: &Options, gpu: &Gpu) -> Result<(), Error> {
+    let Some(size) = &example.size else {
+        return Ok(());
+    };
+    let n = match options.size {
+        Some(n) => n,
+        None => {
+            let n = size.default_on(gpu);
+            if gpu.is_simulator() && size.simulator != size.gpu {
+                println!(" --size {n}: the simulator's default (on a GPU: {})", size.gpu);
+            }
+            n
+        }
+    };
+    if n > size.max {
+        return Err(Error::InvalidArgument(format!(
+            "--size {n} is past this example's limit of {}",
+            size.max
+        )));
+    }
+    let plan = |k: usize| {
+        (size.memory)(
+            &Options {
+                size: Some(k),
+                ..options.clone()
+            },
+            k,
+        )
+    };
+    let capacity = Capacity::of(gpu)?;
+    let needs = match plan(n) {
+        Some(footprint) if capacity.fits(footprint) => return Ok(()),
+        Some(footprint) => format!("needs {}", capacity.describe(footprint)),
+        None => "needs more bytes than 64-bit arithmetic can count".into(),
+    };
+    let largest = match capacity.largest_fitting(n, plan) {
+        Some(k) if k >= size.min => format!("the largest --size that fits is {k}"),
+        _ => format!("not even --size {} fits", size.min),
+    };
+    Err(Error::OutOfMemory(format!("--size {n} {needs}: {largest}")))
+}
+
+/// What `--size` means for `size`, for the list of examples.
+pub fn describe_size(size: &Size) -> String {
+    format!(
+        "--size N: {} (default {} on a GPU, {} on the simulator; at least {})",
+        size.unit, size.gpu, size.simulator, size.min
+    )
+}

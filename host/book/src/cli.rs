@@ -10,7 +10,7 @@
 use crate::examples::{Example, Options, Precision, Size};
 use clap::builder::PossibleValue;
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use ferrocuda::footprint::Capacity;
+use ferrocuda::footprint::{Capacity, Footprint};
 use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu};
 
@@ -80,6 +80,14 @@ pub fn command(example: &Example) -> Command {
                 .value_name("N")
                 .value_parser(clap::value_parser!(usize))
                 .help("the GPU to run on, numbered from 0 as nvidia-smi does [default: 0]"),
+        );
+    }
+    if example.size.is_some() {
+        command = command.arg(
+            Arg::new("plan")
+                .long("plan")
+                .action(ArgAction::SetTrue)
+                .help("print the memory the run needs at this size, what the device and the host have, and the largest --size that fits; run nothing"),
         );
     }
     for flag in example.flags {
@@ -159,22 +167,79 @@ pub fn options(example: &Example, matches: &ArgMatches) -> Result<(Options, Devi
     Ok((options, device))
 }
 
-/// Checks, before anything is allocated, that `example` at its size (given, or the default on
-/// `gpu`, which is then said) fits in the device's free memory and the host's available memory;
-/// when not, one sentence with both figures and the largest size that fits.
-pub fn check_memory(example: &Example, options: &Options, gpu: &Gpu) -> Result<(), Error> {
-    let Some(size) = &example.size else {
-        return Ok(());
-    };
-    let n = match options.size {
-        Some(n) => n,
-        None => {
-            let n = size.default_on(gpu);
-            if gpu.is_simulator() && size.simulator != size.gpu {
-                println!(" --size {n}: the simulator's default (on a GPU: {})", size.gpu);
-            }
-            n
+/// The size a run of `example` uses on `gpu`: `--size`, else the default there (said on the
+/// simulator, whose default is smaller); `None` for an example without sizes.
+pub fn resolved_size(example: &Example, options: &Options, gpu: &Gpu) -> Option<usize> {
+    let size = example.size.as_ref()?;
+    Some(options.size.unwrap_or_else(|| {
+        let n = size.default_on(gpu);
+        if gpu.is_simulator() && size.simulator != size.gpu {
+            println!(" --size {n}: the simulator's default (on a GPU: {})", size.gpu);
         }
+        n
+    }))
+}
+
+/// The memory a run of an example at size `n` needs, against what the device and the host have.
+pub struct MemoryCheck {
+    pub n: usize,
+    /// `None` when the bytes overflow 64 bits.
+    pub footprint: Option<Footprint>,
+    pub capacity: Capacity,
+    /// The largest size from the example's minimum that fits, if any.
+    pub largest: Option<usize>,
+}
+
+impl MemoryCheck {
+    /// Plans the example of `size` at size `n` with `options` on `gpu`.
+    pub fn new(size: &Size, options: &Options, gpu: &Gpu, n: usize) -> Result<Self, Error> {
+        let plan = |k: usize| (size.memory)(&Options { size: Some(k), ..options.clone() }, k);
+        let capacity = Capacity::of(gpu)?;
+        let footprint = plan(n);
+        let fits = footprint.is_some_and(|f| capacity.fits(f));
+        // Past the size asked for only when it fits: up to the example's limit, or 2^48 elements
+        // (beyond any machine's memory, and a short search).
+        let below = match fits {
+            true => size.max.min(1 << 48).max(n).saturating_add(1),
+            false => n,
+        };
+        let largest = capacity.largest_fitting(below, plan).filter(|&k| k >= size.min);
+        Ok(Self {
+            n,
+            footprint,
+            capacity,
+            largest,
+        })
+    }
+
+    /// True when the run fits.
+    pub fn fits(&self) -> bool {
+        self.footprint.is_some_and(|f| self.capacity.fits(f))
+    }
+
+    /// `needs 48.0 GiB on the device and ...; the device has ... free and the host ... available`.
+    pub fn needs(&self) -> String {
+        match self.footprint {
+            Some(footprint) => format!("needs {}", self.capacity.describe(footprint)),
+            None => "needs more bytes than 64-bit arithmetic can count".into(),
+        }
+    }
+
+    /// `the largest --size that fits is N`.
+    pub fn largest(&self, min: usize) -> String {
+        match self.largest {
+            Some(k) => format!("the largest --size that fits is {k}"),
+            None => format!("not even --size {min} fits"),
+        }
+    }
+}
+
+/// Checks, before anything is allocated, that `example` at its size (given, or the default on
+/// `gpu`) fits in the device's free memory and the host's available memory; when not, one
+/// sentence with both figures and the largest size that fits.
+pub fn check_memory(example: &Example, options: &Options, gpu: &Gpu) -> Result<(), Error> {
+    let (Some(size), Some(n)) = (&example.size, resolved_size(example, options, gpu)) else {
+        return Ok(());
     };
     if n > size.max {
         return Err(Error::InvalidArgument(format!(
@@ -182,26 +247,32 @@ pub fn check_memory(example: &Example, options: &Options, gpu: &Gpu) -> Result<(
             size.max
         )));
     }
-    let plan = |k: usize| {
-        (size.memory)(
-            &Options {
-                size: Some(k),
-                ..options.clone()
-            },
-            k,
-        )
-    };
     let capacity = Capacity::of(gpu)?;
-    let needs = match plan(n) {
-        Some(footprint) if capacity.fits(footprint) => return Ok(()),
-        Some(footprint) => format!("needs {}", capacity.describe(footprint)),
-        None => "needs more bytes than 64-bit arithmetic can count".into(),
+    if (size.memory)(options, n).is_some_and(|f| capacity.fits(f)) {
+        return Ok(());
+    }
+    let check = MemoryCheck::new(size, options, gpu, n)?;
+    Err(Error::OutOfMemory(format!(
+        "--size {n} {}: {}",
+        check.needs(),
+        check.largest(size.min)
+    )))
+}
+
+/// `--plan`: prints in one line what `example` at its size needs, what there is, and the largest
+/// size that fits; runs nothing.
+pub fn print_plan(example: &Example, options: &Options, gpu: &Gpu) -> Result<(), Error> {
+    let (Some(size), Some(n)) = (&example.size, resolved_size(example, options, gpu)) else {
+        return Ok(());
     };
-    let largest = match capacity.largest_fitting(n, plan) {
-        Some(k) if k >= size.min => format!("the largest --size that fits is {k}"),
-        _ => format!("not even --size {} fits", size.min),
-    };
-    Err(Error::OutOfMemory(format!("--size {n} {needs}: {largest}")))
+    let check = MemoryCheck::new(size, options, gpu, n)?;
+    println!(
+        "plan: --size {n} {} ({}); {}",
+        check.needs(),
+        if check.fits() { "fits" } else { "does not fit" },
+        check.largest(size.min)
+    );
+    Ok(())
 }
 
 /// What `--size` means for `size`, for the list of examples.

@@ -120,6 +120,13 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
         Err(e) => return Err(e.into()),
     };
     let (options, device) = cli::options(example, &matches).map_err(RunError::Setup)?;
+    let failed = |source| RunError::Example { id: example.id, source };
+    if matches.try_get_one::<bool>("plan").ok().flatten() == Some(&true) {
+        // An MPI rank's device is device 0 of its node's share: plan on device 0, without MPI.
+        let gpu = open(device.backend, device.ordinal).map_err(RunError::Setup)?;
+        cli::print_plan(example, &options, &gpu).map_err(failed)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if examples::ch4::mpi::is_mpi(example.id) {
         return run_mpi(example, device.backend, &options);
     }
@@ -136,7 +143,6 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
             p.compute_capability_number()
         );
     }
-    let failed = |source| RunError::Example { id: example.id, source };
     cli::check_memory(example, &options, &gpu).map_err(failed)?;
     let outcome = (example.run)(&gpu, &options).map_err(failed)?;
     outcome.print();

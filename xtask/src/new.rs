@@ -65,7 +65,7 @@ pub fn run(name: &str, parent: &Path) -> Result<ExitCode, String> {
     if !parent.is_dir() {
         return Err(format!("the folder `{}` does not exist", parent.display()));
     }
-    let dir = parent.join(&name);
+    let dir = parent.join(name);
     if dir.symlink_metadata().is_ok() {
         return Err(format!(
             "`{}` already exists: choose another name or --dir",
@@ -75,7 +75,7 @@ pub fn run(name: &str, parent: &Path) -> Result<ExitCode, String> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or("the xtask crate has no parent folder to be the ferrocuda checkout")?;
-    let files = render(&name, repo)?;
+    let files = render(name, repo)?;
     std::fs::create_dir(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     if let Err(message) = write_all(&dir, &files) {
         // Leave nothing half-made behind: the folder is new, and only this command wrote in it.

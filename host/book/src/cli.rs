@@ -193,7 +193,15 @@ pub struct MemoryCheck {
 impl MemoryCheck {
     /// Plans the example of `size` at size `n` with `options` on `gpu`.
     pub fn new(size: &Size, options: &Options, gpu: &Gpu, n: usize) -> Result<Self, Error> {
-        let plan = |k: usize| (size.memory)(&Options { size: Some(k), ..options.clone() }, k);
+        let plan = |k: usize| {
+            (size.memory)(
+                &Options {
+                    size: Some(k),
+                    ..options.clone()
+                },
+                k,
+            )
+        };
         let capacity = Capacity::of(gpu)?;
         let footprint = plan(n);
         let fits = footprint.is_some_and(|f| capacity.fits(f));

@@ -506,7 +506,10 @@ fn ch5_bs_european_mc_bounds_catch_errors() -> TestResult {
         let normals: Vec<T> = (0..n)
             .map(|i| T::from_f64(((i * 7919 % 10007) as f64 / 10007.0 - 0.5) * 6.0))
             .collect();
-        let cpu = bs::monte_carlo(BOOK_OPTION.model::<T>(), &normals).stats;
+        let Ok(cpu) = bs::monte_carlo(BOOK_OPTION.model::<T>(), &normals) else {
+            return false;
+        };
+        let cpu = cpu.stats;
         // An H100's launch: 132 SMs x 16 blocks x 128 threads.
         let bounds = Bounds::new(&cpu, n, 132 * 16 * 128);
         let wrong = wide(cpu.mean_put) * (1.0 + relative);
@@ -539,7 +542,7 @@ fn bs_gpu_matches_cpu<T: McReal>(gpu: &Gpu) -> TestResult {
         let normals_d = bs_example::normals::<T>(gpu, generator, n as u64, n).map_err(fail)?;
         let mc = bs_example::monte_carlo(gpu, &normals_d, n, model).map_err(fail)?;
         let normals = gpu.download(&normals_d).map_err(fail)?;
-        let cpu = bs::monte_carlo(model, &normals[..n]);
+        let cpu = bs::monte_carlo(model, &normals[..n]).map_err(fail)?;
         for check in bs_example::agreement_checks(gpu, &mc, &cpu).map_err(fail)? {
             ensure(check.passed(), || format!("{} n = {n}: {check}", T::NAME))?;
         }

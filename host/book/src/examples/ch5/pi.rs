@@ -22,7 +22,7 @@ use ferrocuda::reduce::{BLOCKS_PER_SM, THREADS_PER_BLOCK};
 pub const BOOK_FLAG: Flag = Flag {
     name: "--book",
     value: None,
-    help: "reproduce the book's table for N = 10^4 .. 10^8 (cuRAND)",
+    help: "reproduce the book's table for N = 10^4 .. 10^8 instead of one --size (cuRAND; a GPU)",
     requires: None,
 };
 

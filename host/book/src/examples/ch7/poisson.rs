@@ -48,15 +48,22 @@ pub const REAL_TO_COMPLEX_THREADS: u32 = 128;
 pub const SOLVE_BLOCK: (u32, u32) = (16, 16);
 
 /// The largest |u - u_cpu| of the GPU solution against the f64 CPU solve of the same steps,
-/// for a solution of magnitude 1: DP 1e-12, SP 2e-6, each about ten times the transforms'
-/// `log2(NM) eps` bound (the simulator's largest differences at 1024^2 are 5.6e-16 and 2.0e-7;
-/// the SP input is also rounded to f32, which the f64 reference then solves exactly).
-pub fn tolerance(double: bool) -> Tolerance {
+/// for a solution of magnitude `magnitude` (at least 1): DP 1e-12, SP 2e-6 per unit, each about
+/// ten times the transforms' `log2(NM) eps` bound (the simulator's largest differences at
+/// 1024^2 are 5.6e-16 and 2.0e-7; the SP input is also rounded to f32, which the f64 reference
+/// then solves exactly). Meshes too coarse for the Gaussian (below [`MIN_RESOLVING_N`]) give
+/// solutions of magnitude up to 4, whose errors grow with it.
+pub fn tolerance(double: bool, magnitude: f64) -> Tolerance {
     Tolerance {
-        abs: if double { 1e-12 } else { 2e-6 },
+        abs: if double { 1e-12 } else { 2e-6 } * magnitude.max(1.0),
         rel: 0.0,
     }
 }
+
+/// The smallest mesh side whose spacing (1/16 = 0.0625) resolves the Gaussian of width
+/// [`WIDTH`] = 0.1: below it the model's bound cannot hold (8 points: L-infinity 1.7e-2), and
+/// its check is left out, saying so.
+pub const MIN_RESOLVING_N: usize = 16;
 
 /// The model's own error bound: `e^(-r^2/(2 a^2))` solves the equation only as `a -> 0` and
 /// on an infinite domain; at `a = 0.1` on the unit square it misses by about 2.3e-5 (the
@@ -315,13 +322,23 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     drop(rhs64);
     let got: Vec<f64> = u.iter().map(|&v| v.into()).collect();
     let double = T::EPSILON < 1e-10;
-    let mut checks = vec![
-        Check::compare("u vs CPU solve (rustfft, f64)", &got, &want, tolerance(double)),
-        Check::condition(
+    let magnitude = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let mut checks = vec![Check::compare(
+        "u vs CPU solve (rustfft, f64)",
+        &got,
+        &want,
+        tolerance(double, magnitude),
+    )];
+    if n >= MIN_RESOLVING_N {
+        checks.push(Check::condition(
             &format!("L infinity norm {inf:.4e} below the model's bound {MODEL_ERROR_BOUND:e}"),
             inf < MODEL_ERROR_BOUND,
-        ),
-    ];
+        ));
+    } else {
+        println!(
+            "(the model's bound needs a mesh that resolves the Gaussian, at least {MIN_RESOLVING_N} points per side: left out at {n})"
+        );
+    }
     if double && n == N {
         checks.push(Check::condition(
             &format!("DP L infinity norm at {N}^2 is the book's {BOOK_DP_L_INFINITY:e} to 6 digits"),

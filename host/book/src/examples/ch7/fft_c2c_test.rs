@@ -106,7 +106,7 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 /// FFT work area of the same size (cuFFT's, or the Rust kernels' scratch); on the host the
 /// signal with the downloaded output, then the printed columns and the checks' f64 arrays
 /// (computed and analytic parts, wavenumbers).
-fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
     Footprint::NONE
         .device::<Complex<T>>(3, n)?
         .host::<T>(3, n)?

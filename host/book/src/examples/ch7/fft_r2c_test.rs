@@ -69,7 +69,7 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 /// an FFT work area of `n` complex values (more than either engine's); on the host the padded
 /// signal and its downloaded transform, then the half spectrum, the analytic coefficients (all
 /// `n`) and the checks' f64 arrays.
-fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
     let padded = n.checked_add(2)?;
     Footprint::NONE
         .device::<T>(1, padded)?

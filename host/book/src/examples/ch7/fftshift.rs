@@ -137,7 +137,7 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 /// place) and an FFT work area of the same size; on the host the signal, its complex copy, the
 /// downloaded spectrum and recovered signal, then the checks' f64 arrays (computed, analytic,
 /// recovered and input).
-fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
     Footprint::NONE
         .device::<Complex<T>>(2, n)?
         .host::<T>(7, n)?

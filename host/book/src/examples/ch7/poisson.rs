@@ -257,7 +257,7 @@ pub fn solve<T: Ch7Float>(gpu: &Gpu, engine: Engine, problem: &Problem<T>) -> Re
 /// wavenumbers; on the host the problem (right-hand side, exact solution) and the solution,
 /// then either the pinned copies of the solve or the f64 CPU reference (its input, complex
 /// field and result).
-fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
     let points = footprint::elements(&[n, n])?;
     let solve = Footprint::NONE.host::<T>(2, points)?;
     let reference = Footprint::NONE.host::<f64>(4, points)?;

@@ -149,7 +149,7 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 /// The peak bytes of the example at length `n` in `T`: on the device the signal, the spectrum,
 /// the wavenumbers and an FFT work area of the transform's size; on the host the signal (real
 /// and complex), the downloaded result, and the computed and exact derivatives in f64.
-fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
     Footprint::NONE
         .device::<Complex<T>>(3, n)?
         .device::<T>(1, n)?

@@ -240,7 +240,10 @@ pub fn monte_carlo<T: McReal>(gpu: &Gpu, normals_d: &DeviceBuffer<T>, n: usize, 
 /// Normals for `n` samples from `generator`: a buffer of `n` rounded up to even, since cuRAND
 /// makes normals in Box-Muller pairs (the Monte Carlo reads the first `n`).
 pub fn normals<T: McReal>(gpu: &Gpu, generator: Generator, seed: u64, n: usize) -> Result<DeviceBuffer<T>> {
-    let mut normals_d = gpu.zeros::<T>(n + n % 2)?;
+    let even = n
+        .checked_add(n % 2)
+        .ok_or_else(|| Error::InvalidArgument(format!("{n} samples are too many")))?;
+    let mut normals_d = gpu.zeros::<T>(even)?;
     generator.fill_normal(gpu, seed, &mut normals_d)?;
     Ok(normals_d)
 }

@@ -280,7 +280,11 @@ pub fn run_typed<T: DerivReal>(
     precision: Precision,
 ) -> Result<(Vec<Check>, HashMap<Variant, Measured>)> {
     let e = selection.extents;
-    let field_bytes = e.points()? * size_of::<T>();
+    let field_bytes = e
+        .points()?
+        .checked_mul(2 * size_of::<T>())
+        .map(|read_and_written| read_and_written / 2)
+        .ok_or_else(|| Error::InvalidArgument(format!("the arrays of {e} do not fit in memory")))?;
     println!();
     println!(" Device: {}", gpu.properties().name);
     println!(

@@ -209,7 +209,9 @@ impl Pipeline {
         let start = Instant::now();
         let planes = series.a.len();
         let plane = self.side * self.side;
+        let bar = crate::progress::bar(mode.label().trim_end(), planes as u64);
         for ifr in 0..planes {
+            bar.inc(1);
             match mode {
                 Mode::IoOnly => {
                     gpu.upload_pinned(&series.a[ifr], &mut self.a_d[0])?;
@@ -248,7 +250,9 @@ impl Pipeline {
             gpu.synchronize_stream(stream)?;
         }
         gpu.synchronize()?;
-        Ok(start.elapsed().as_secs_f64())
+        let elapsed_s = start.elapsed().as_secs_f64();
+        bar.finish_and_clear();
+        Ok(elapsed_s)
     }
 }
 

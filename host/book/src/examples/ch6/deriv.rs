@@ -242,12 +242,14 @@ pub struct Measured {
 /// The peak bytes of a run on the cube of side `m` (or `--dims`, when it parses; the run refuses
 /// it otherwise) in `--precision`: on the device the NaN poison, the derivative and the field;
 /// on the host the field, its exact derivative (f64), the CPU stencil's result and one kernel's
-/// downloaded derivative.
+/// downloaded derivative. A side is counted as the next multiple of 32, the next the kernels
+/// take, so that the largest size that fits, which the runner names, is one they take.
 pub fn memory(options: &Options, m: usize) -> Option<Footprint> {
+    let side = m.checked_next_multiple_of(L_PENCILS)?;
     let extents = options
         .value("--dims")
         .and_then(|dims| parse_dims(dims).ok())
-        .unwrap_or(Extents::cube(m));
+        .unwrap_or(Extents::cube(side));
     let points = ferrocuda::footprint::elements(&[extents.mx, extents.my, extents.mz])?;
     let exact = Footprint::NONE.host::<f64>(1, points)?;
     match options.precision {

@@ -300,7 +300,11 @@ fn sizes(gpu: &Gpu, options: &Options) -> Result<(usize, usize)> {
 /// on the device each stream's A and B plane and its plan's work area (a plane); on the host
 /// first the pinned series A, B and C with one plane's f64 check arrays, then the random
 /// series and the f64 CPU convolution (A and B widened and transformed).
+///
+/// A side is counted as the next power of two (the sides the example takes), so that the largest
+/// size that fits, which the runner names, is one it takes.
 pub fn memory(options: &Options, side: usize) -> Option<Footprint> {
+    let side = side.checked_next_power_of_two()?;
     let plane = footprint::elements(&[side, side])?;
     let planes = options.parsed::<usize>("--planes").ok().flatten().unwrap_or(PLANES);
     let random_planes = planes.min(RANDOM_PLANES);

@@ -270,8 +270,10 @@ pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
         .plus(solve.max(reference))
 }
 
-/// [`plan`] in `--precision`.
+/// [`plan`] in `--precision`, for the next power of two (the sides the solver takes), so that
+/// the largest size that fits, which the runner names, is one it takes.
 pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let n = n.checked_next_power_of_two()?;
     match options.precision {
         Precision::F32 => plan::<f32>(n),
         Precision::F64 => plan::<f64>(n),

@@ -506,7 +506,10 @@ fn ch5_bs_european_mc_bounds_catch_errors() -> TestResult {
         let normals: Vec<T> = (0..n)
             .map(|i| T::from_f64(((i * 7919 % 10007) as f64 / 10007.0 - 0.5) * 6.0))
             .collect();
-        let cpu = bs::monte_carlo(BOOK_OPTION.model::<T>(), &normals).stats;
+        let Ok(cpu) = bs::monte_carlo(BOOK_OPTION.model::<T>(), &normals) else {
+            return false;
+        };
+        let cpu = cpu.stats;
         // An H100's launch: 132 SMs x 16 blocks x 128 threads.
         let bounds = Bounds::new(&cpu, n, 132 * 16 * 128);
         let wrong = wide(cpu.mean_put) * (1.0 + relative);
@@ -539,7 +542,7 @@ fn bs_gpu_matches_cpu<T: McReal>(gpu: &Gpu) -> TestResult {
         let normals_d = bs_example::normals::<T>(gpu, generator, n as u64, n).map_err(fail)?;
         let mc = bs_example::monte_carlo(gpu, &normals_d, n, model).map_err(fail)?;
         let normals = gpu.download(&normals_d).map_err(fail)?;
-        let cpu = bs::monte_carlo(model, &normals[..n]);
+        let cpu = bs::monte_carlo(model, &normals[..n]).map_err(fail)?;
         for check in bs_example::agreement_checks(gpu, &mc, &cpu).map_err(fail)? {
             ensure(check.passed(), || format!("{} n = {n}: {check}", T::NAME))?;
         }
@@ -615,6 +618,78 @@ fn ch5_curand_basic_flags() -> TestResult {
     ensure(names == ["--generator", "--seed"], || format!("flags {names:?}"))
 }
 
+/// The memory plans of `ids`: every size from `min` up plans some bytes, more for a larger
+/// size (and more in f64 where the id has an f64 path), and a count that overflows is `None`
+/// rather than a wrapped figure.
+fn memory_plans_grow(ids: &[&str]) -> TestResult {
+    use ferrocuda_book::examples::{Options, Precision};
+    for &id in ids {
+        let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
+        let size = example.size.ok_or(format!("{id} describes no --size"))?;
+        let total = |precision: Precision, n: usize| {
+            let options = Options {
+                size: Some(n),
+                precision,
+                ..Options::default()
+            };
+            (size.memory)(&options, n).map(|p| p.device_bytes + p.host_bytes)
+        };
+        let mut last = 0;
+        for n in [size.min, size.min + 1, 2 * size.min, 1000, 4096] {
+            if n > size.max {
+                continue;
+            }
+            let bytes = total(Precision::F32, n).ok_or(format!("{id} --size {n}: no plan"))?;
+            ensure(bytes > 0 && bytes >= last, || {
+                format!("{id} --size {n}: {bytes} bytes after {last}")
+            })?;
+            if example.f64 {
+                let wide = total(Precision::F64, n).ok_or(format!("{id} --size {n} f64: no plan"))?;
+                ensure(wide > bytes, || {
+                    format!("{id} --size {n}: f64 plans {wide} bytes, f32 {bytes}")
+                })?;
+            }
+            last = bytes;
+        }
+        ensure(
+            size.max < usize::MAX / 2 || total(Precision::F32, usize::MAX / 2).is_none(),
+            || format!("{id}: an overflowing size has a plan"),
+        )?;
+    }
+    Ok(())
+}
+
+/// The memory plans of this file's ids.
+fn ch5_memory_plans() -> TestResult {
+    memory_plans_grow(&[
+        "ch5-pi-cuf",
+        "ch5-pi-fma",
+        "ch5-pi-reduction-twopass",
+        "ch5-pi-reduction-atomiclock",
+        "ch5-curand-basic",
+        "ch5-sum-accuracy",
+        "ch5-bs-european-mc",
+    ])
+}
+
+/// `--book` runs the book's sizes: a `--size` beside it is refused in one sentence.
+fn ch5_book_refuses_size() -> TestResult {
+    for id in ["ch5-pi-cuf", "ch5-pi-fma", "ch5-bs-european-mc"] {
+        let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
+        let options = Options {
+            size: Some(1000),
+            ..Options::default()
+        }
+        .with_flag("--book", None);
+        match (example.run)(&Gpu::simulator(), &options) {
+            Err(ferrocuda::Error::InvalidArgument(e)) if e.contains("--size") => {}
+            Err(e) => return Err(format!("{id} --book --size: another error: {e}")),
+            Ok(_) => return Err(format!("{id} ran --book with --size")),
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let cpu_tests: Vec<CpuTest> = vec![
         (
@@ -650,6 +725,8 @@ fn main() {
             ch5_bs_european_mc_book_needs_curand,
         ),
         ("ch5_curand_basic_flags", ch5_curand_basic_flags),
+        ("ch5_memory_plans", ch5_memory_plans),
+        ("ch5_book_refuses_size", ch5_book_refuses_size),
     ];
     let gpu_tests: Vec<GpuTest> = vec![
         ("ch5_sum_accuracy_program", ch5_sum_accuracy_program),

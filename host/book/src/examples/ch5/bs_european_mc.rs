@@ -14,7 +14,7 @@
 //! Monte Carlo within two interval half-widths of the closed form; Hastings' CDF against the
 //! exact one. `--book` runs the book's four runs (SP and DP, 10^6 and 10^8 samples, cuRAND seed
 //! 1234) and checks the intervals the book prints.
-use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
 use crate::reference::ch5::bs_european_mc::{
     self as reference, BOOK_OPTION, EuropeanOption, HASTINGS_MAX_ERROR, McFloat, McReference, McStats,
 };
@@ -23,6 +23,7 @@ use book_kernels::ch5::bs_european_mc::{
 };
 use ferrocuda::device::collective::Reducible;
 use ferrocuda::device::math::Rounded;
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::random::{Generator, RandomFloat};
 use ferrocuda::reduce::{self, Reduce};
@@ -31,20 +32,27 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-bs-european-mc",
     description: "European put and call by Monte Carlo on cuRAND normals vs the Black-Scholes closed form, 95% confidence intervals (book 5.5)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "Monte Carlo samples (one normal each)",
+        gpu: BOOK_SAMPLES,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[
         Flag {
             name: "--generator",
             value: Some("curand|philox"),
-            help: "the normals: cuRAND's XORWOW, the book's (default on a GPU), or this library's Philox (default on the simulator)",
+            help: "the normals: cuRAND's XORWOW, the book's, or this library's Philox [default: curand on a GPU, philox on the simulator]",
             requires: None,
         },
         Flag {
             name: "--seed",
             value: Some("N"),
-            help: "the generator's seed (default 1234, the book's)",
+            help: "the generator's seed [default: 1234, the book's]",
             requires: None,
         },
         Flag {
@@ -232,7 +240,10 @@ pub fn monte_carlo<T: McReal>(gpu: &Gpu, normals_d: &DeviceBuffer<T>, n: usize, 
 /// Normals for `n` samples from `generator`: a buffer of `n` rounded up to even, since cuRAND
 /// makes normals in Box-Muller pairs (the Monte Carlo reads the first `n`).
 pub fn normals<T: McReal>(gpu: &Gpu, generator: Generator, seed: u64, n: usize) -> Result<DeviceBuffer<T>> {
-    let mut normals_d = gpu.zeros::<T>(n + n % 2)?;
+    let even = n
+        .checked_add(n % 2)
+        .ok_or_else(|| Error::InvalidArgument(format!("{n} samples are too many")))?;
+    let mut normals_d = gpu.zeros::<T>(even)?;
     generator.fill_normal(gpu, seed, &mut normals_d)?;
     Ok(normals_d)
 }
@@ -413,7 +424,7 @@ pub fn program<T: McReal>(
     println!("Elapsed time (ms) : {elapsed_ms:.5} ({})", gpu.timing_label());
 
     let normals = gpu.download(&normals_d)?;
-    let cpu = reference::monte_carlo(model, &normals[..n]);
+    let cpu = reference::monte_carlo(model, &normals[..n])?;
     let mut checks = agreement_checks(gpu, &mc, &cpu)?;
     if n >= MIN_SAMPLES_FOR_CLOSED_FORM {
         checks.push(closed_form_check(option, &stats, n));
@@ -578,12 +589,45 @@ fn book_run<T: McReal>(gpu: &Gpu, book: &BookRun) -> Result<Vec<Check>> {
     Ok(checks)
 }
 
+/// The peak bytes of the program at `n` samples in `precision`: on the device the normals
+/// (`n` rounded up to even) and both payoff arrays; on the host the downloaded normals, the
+/// CPU's payoffs (with its `S_T` while they are made) and the GPU's payoffs downloaded beside
+/// them; `None` when the count overflows.
+pub fn program_memory(precision: Precision, n: usize) -> Option<Footprint> {
+    let normals = n.checked_add(n % 2)?;
+    match precision {
+        Precision::F32 => Footprint::NONE
+            .device::<f32>(1, normals)?
+            .device::<f32>(2, n)?
+            .host::<f32>(5, n),
+        Precision::F64 => Footprint::NONE
+            .device::<f64>(1, normals)?
+            .device::<f64>(2, n)?
+            .host::<f64>(5, n),
+    }
+}
+
+/// The peak bytes of a run at `n` samples: one program run; with `--book`, the largest of the
+/// book's runs (DP, 10^8 samples), whatever `n`.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    if options.switch("--book") {
+        let runs = BOOK_RUNS.iter().map(|run| program_memory(run.precision, run.n));
+        return runs.reduce(|a, b| Some(a?.max(b?)))?;
+    }
+    program_memory(options.precision, n)
+}
+
 /// The book's program at `--size` samples (10^6; [`SIMULATOR_SIZE`] on the simulator) in
 /// `--precision`, or its four printed runs with `--book`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let generator = options.parsed::<Generator>("--generator")?;
     let seed = options.parsed::<u64>("--seed")?.unwrap_or(BOOK_SEED);
     let book = options.switch("--book");
+    if book && options.size.is_some() {
+        return Err(Error::InvalidArgument(
+            "--book runs the book's sizes, 10^6 and 10^8 samples: it takes no --size".into(),
+        ));
+    }
     if book && (gpu.is_simulator() || generator == Some(Generator::Philox) || seed != BOOK_SEED) {
         return Err(Error::InvalidArgument(
             "--book reproduces the book's numbers, which come from cuRAND's XORWOW normals with seed 1234: it needs a CUDA device and takes neither --generator philox nor another --seed".into(),

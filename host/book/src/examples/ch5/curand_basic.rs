@@ -7,7 +7,8 @@
 //! default on the simulator, which has no cuRAND) the book's numbers cannot come out; instead
 //! the GPU's numbers must equal the CPU reference's bit for bit.
 use crate::examples::ch5::generator::{FLAGS, generator_and_seed};
-use crate::examples::{Example, Options, Outcome, Precision};
+use crate::examples::{Example, Options, Outcome, Precision, Size};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::random::cpu as reference;
 use ferrocuda::random::{Generator, RandomFloat};
@@ -16,7 +17,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-curand-basic",
     description: "20 uniforms from cuRAND's default generator, seed 1234, the first four as the book prints them (book 5.1)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "uniforms generated",
+        gpu: N,
+        simulator: N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     // `--generator` and `--seed`, as every chapter 5 example takes them.
@@ -46,7 +54,7 @@ pub fn printed<T: RandomFloat>(values: &[T]) -> Vec<String> {
 }
 
 /// The book's program in `T`: generates `n` uniforms, prints the first four, and checks them.
-fn generate<T: RandomFloat + Send>(
+fn generate<T: RandomFloat + Send + Into<f64>>(
     gpu: &Gpu,
     generator: Generator,
     seed: u64,
@@ -74,17 +82,24 @@ fn generate<T: RandomFloat + Send>(
         Generator::Curand => {}
         Generator::Philox => checks.push(Check::compare(
             "GPU vs CPU reference (Philox, bit for bit)",
-            &x.iter().map(|v| v.to_f64()).collect::<Vec<_>>(),
-            &reference::uniform::<T>(seed, 0, n)?
-                .iter()
-                .map(|v| v.to_f64())
-                .collect::<Vec<_>>(),
+            &x,
+            &reference::uniform::<T>(seed, 0, n)?,
             Tolerance::EXACT,
         )),
     }
     Ok(Outcome { checks })
 }
 
+/// The peak bytes of `n` uniforms in `--precision`: the device array, its downloaded copy and
+/// the CPU reference's (Philox; cuRAND's run has none); `None` when the count overflows.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.precision {
+        Precision::F32 => Footprint::NONE.device::<f32>(1, n)?.host::<f32>(2, n),
+        Precision::F64 => Footprint::NONE.device::<f64>(1, n)?.host::<f64>(2, n),
+    }
+}
+
+/// The book's program at `--size` uniforms (its 20).
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let (generator, seed) = generator_and_seed(gpu, options, SEED)?;
     let n = options.size_or(N)?;

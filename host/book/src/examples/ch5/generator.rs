@@ -9,7 +9,7 @@ use ferrocuda::random::Generator;
 pub const GENERATOR_FLAG: Flag = Flag {
     name: "--generator",
     value: Some("curand|philox"),
-    help: "cuRAND's default generator (the book's; the default on a GPU) or this library's Philox",
+    help: "cuRAND's default generator (the book's) or this library's Philox [default: curand on a GPU, philox on the simulator]",
     requires: None,
 };
 
@@ -17,7 +17,7 @@ pub const GENERATOR_FLAG: Flag = Flag {
 pub const SEED_FLAG: Flag = Flag {
     name: "--seed",
     value: Some("N"),
-    help: "the generator's seed (default: the book's)",
+    help: "the generator's seed [default: the book's, 1234; ch5-pi-fma's 1234567]",
     requires: None,
 };
 

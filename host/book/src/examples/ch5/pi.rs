@@ -5,7 +5,7 @@
 //! book's output row.
 use crate::examples::ch5::fortran::fortran_e_digits;
 use crate::examples::ch5::generator::{GENERATOR_FLAG, SEED_FLAG};
-use crate::examples::{Flag, Precision};
+use crate::examples::{Flag, Options, Precision};
 use crate::reference::ch5::pi::PiReference;
 use book_kernels::ch5::pi_cuf::{PiCount, PiCountArgs, shared_bytes};
 use book_kernels::ch5::pi_fma::{MismatchArgs, PiCountFma, PiFmaMismatches};
@@ -13,6 +13,7 @@ use book_kernels::ch5::pi_reduction_atomiclock::{LockedSumArgs, Sum as LockedSum
 use book_kernels::ch5::pi_reduction_twopass::{PartialSum, PartialSumArgs};
 use ferrocuda::device::math::Rounded;
 use ferrocuda::device::real::Real;
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::random::{Generator, RandomFloat};
 use ferrocuda::reduce::{BLOCKS_PER_SM, THREADS_PER_BLOCK};
@@ -21,7 +22,7 @@ use ferrocuda::reduce::{BLOCKS_PER_SM, THREADS_PER_BLOCK};
 pub const BOOK_FLAG: Flag = Flag {
     name: "--book",
     value: None,
-    help: "reproduce the book's table for N = 10^4 .. 10^8 (cuRAND)",
+    help: "reproduce the book's table for N = 10^4 .. 10^8 instead of one --size (cuRAND; a GPU)",
     requires: None,
 };
 
@@ -34,6 +35,33 @@ pub const N: usize = 100_000;
 pub const SEED: u64 = 1234;
 /// The book's sample sizes, 10^4 .. 10^8.
 pub const BOOK_SIZES: [usize; 5] = [10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
+/// What one unit of `--size` counts in the pi examples.
+pub const SIZE_UNIT: &str = "points (x, y pairs: 2N uniforms on the device, downloaded for the CPU count)";
+
+/// The book's largest sample, the size `--book` needs memory for.
+pub const BOOK_LARGEST: usize = BOOK_SIZES[BOOK_SIZES.len() - 1];
+
+/// The peak bytes of one sample of `n` points in `precision`: the `2n` uniforms on the device
+/// and their downloaded copy, which the CPU counts (the count buffers are a few bytes); `None`
+/// when the count overflows.
+pub fn points_memory(precision: Precision, n: usize) -> Option<Footprint> {
+    let twice = n.checked_mul(2)?;
+    match precision {
+        Precision::F32 => Footprint::NONE.mirrored::<f32>(1, twice),
+        Precision::F64 => Footprint::NONE.mirrored::<f64>(1, twice),
+    }
+}
+
+/// `--book` with `--size` is refused: the book's table has its own sizes.
+pub fn refuse_size_with_book(options: &Options) -> Result<()> {
+    match options.size {
+        Some(n) => Err(Error::InvalidArgument(format!(
+            "--book runs the book's sizes, 10^4 to 10^8 points: it takes no --size (given {n})"
+        ))),
+        None => Ok(()),
+    }
+}
 
 /// How the kernels round `x² + y²`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,10 +11,12 @@
 //! is unchanged since the book.
 use crate::examples::ch5::generator::{generator_and_seed, require_curand};
 use crate::examples::ch5::pi::{
-    BOOK_SIZES, FLAGS, N, PiFloat, Rounding, SEED, count_into, estimate, heading, points, row, statistical_bound,
+    BOOK_LARGEST, BOOK_SIZES, FLAGS, N, PiFloat, Rounding, SEED, SIZE_UNIT, count_into, estimate, heading, points,
+    points_memory, refuse_size_with_book, row, statistical_bound,
 };
-use crate::examples::{Example, Options, Outcome, Precision};
+use crate::examples::{Example, Options, Outcome, Precision, Size};
 use crate::reference::ch5::pi as reference;
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::random::Generator;
@@ -23,7 +25,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-cuf",
     description: "pi from N random points in the unit square, counted on GPU and CPU; --book: the convergence tables (book 5.2)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: SIZE_UNIT,
+        gpu: N,
+        simulator: N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: true,
     flags: FLAGS,
@@ -180,10 +189,21 @@ fn book(gpu: &Gpu) -> Result<Outcome> {
     Ok(Outcome { checks })
 }
 
+/// The peak bytes of a run of `n` points: one sample's points on the device and on the host
+/// (samples run one after another); with `--book`, the book's largest sample in f64, whatever
+/// `n` and `--precision`.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.switch("--book") {
+        true => points_memory(Precision::F64, BOOK_LARGEST),
+        false => points_memory(options.precision, n),
+    }
+}
+
 /// One sample at `--size` (the listing's N), or the book's tables with `--book`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let (generator, seed) = generator_and_seed(gpu, options, SEED)?;
     if options.switch("--book") {
+        refuse_size_with_book(options)?;
         require_curand(generator)?;
         return book(gpu);
     }

@@ -7,10 +7,14 @@
 //! counts agree. The program `test_accuracy` (the first point of Table 5.1 in single and double
 //! precision) is printed after the table.
 use crate::examples::ch5::generator::{generator_and_seed, require_curand};
-use crate::examples::ch5::pi::{self, BOOK_SIZES, FLAGS, PiFloat, Rounding, estimate, heading, points, row};
-use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE};
+use crate::examples::ch5::pi::{
+    self, BOOK_LARGEST, BOOK_SIZES, FLAGS, PiFloat, Rounding, SIZE_UNIT, estimate, heading, points, points_memory,
+    refuse_size_with_book, row,
+};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
 use crate::reference::ch5::pi as reference;
 use book_kernels::ch5::pi_fma::MismatchArgs;
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Result};
 use ferrocuda::random::Generator;
 use ferrocuda::verify::{Check, Tolerance};
@@ -19,7 +23,14 @@ use std::str::FromStr;
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-fma",
     description: "pi count with fma(y,y,x*x) vs separate roundings: the CPU/GPU mismatch and Table 5.1 (book 5.2.1)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: SIZE_UNIT,
+        gpu: N,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[
@@ -29,7 +40,7 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--fma",
             value: Some("on|off"),
-            help: "count on the GPU with fma(y,y,x*x) (on, default) or with separate roundings (off)",
+            help: "count on the GPU with fma(y,y,x*x) (on) or with separate roundings (off) [default: on]",
             requires: None,
         },
     ],
@@ -244,6 +255,7 @@ fn run_in<T: TableFloat>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let rounding = options.parsed::<FmaSwitch>("--fma")?.map_or(Rounding::Fma, |s| s.0);
     let book = options.switch("--book");
     if book {
+        refuse_size_with_book(options)?;
         require_curand(generator)?;
         if options.precision != Precision::F32 || seed != SEED || rounding != Rounding::Fma {
             return Err(Error::InvalidArgument(
@@ -302,6 +314,15 @@ fn run_in<T: TableFloat>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 /// The bits of `value` as an `f32` (exact for an `f32` widened to `f64`).
 fn f32_bits(value: f64) -> u32 {
     (value as f32).to_bits()
+}
+
+/// The peak bytes of a run of `n` points: the sample's points on the device and on the host
+/// (the mismatch lists are a few entries); with `--book`, the book's largest sample (f32).
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.switch("--book") {
+        true => points_memory(Precision::F32, BOOK_LARGEST),
+        false => points_memory(options.precision, n),
+    }
 }
 
 /// The experiment at `--size` (10^8 on a GPU), or the book's table with `--book`.

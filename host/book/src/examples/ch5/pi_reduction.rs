@@ -3,26 +3,32 @@
 //! of a block-tree kernel, the bound on the count, and the checks of a total against the CPU's
 //! count and the `pi_count` kernel's.
 use crate::examples::ch5::pi::{PiFloat, Rounding, count};
-use crate::examples::{Flag, Options};
+use crate::examples::ch5::pi::{SIZE_UNIT, points_memory};
+use crate::examples::{Options, Size};
 use crate::reference::ch5::pi as reference;
 use book_kernels::ch5::pi_reduction_twopass::shared_bytes;
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-/// `--blocks`: the first kernel's blocks.
-pub const BLOCKS: Flag = Flag {
-    name: "--blocks",
-    value: Some("N"),
-    help: "blocks of the first kernel (default: the book's)",
-    requires: None,
+/// The `--size` of both reductions: points up to the book's 4-byte integer counts.
+pub const SIZE: Size = Size {
+    unit: SIZE_UNIT,
+    gpu: crate::examples::ch5::pi::N,
+    simulator: crate::examples::ch5::pi::N,
+    min: 1,
+    max: MAX_POINTS,
+    memory,
 };
-/// `--threads`: threads per block of the first kernel.
-pub const THREADS: Flag = Flag {
-    name: "--threads",
-    value: Some("N"),
-    help: "threads per block of the first kernel, a power of two (default: the book's)",
-    requires: None,
-};
+
+/// The most points the book's `integer` (i32) counts hold.
+pub const MAX_POINTS: usize = i32::MAX as usize;
+
+/// The peak bytes of a reduction over `n` points: the points on the device and their
+/// downloaded copy for the CPU count (the partial counts are at most 1024 integers).
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    points_memory(options.precision, n)
+}
 
 /// The launch of a block-tree kernel: `blocks` of `threads` threads, one `i32` of shared memory
 /// per thread; `threads` must be a power of two (the tree halves the block) up to 1024.
@@ -48,7 +54,7 @@ pub fn shape_flags(options: &Options, default: (u32, u32)) -> Result<(u32, u32)>
 
 /// The counts fit the book's `integer` (i32): at most `i32::MAX` points.
 pub fn check_points(n: usize) -> Result<()> {
-    if n > i32::MAX as usize {
+    if n > MAX_POINTS {
         return Err(Error::InvalidArgument(format!(
             "{n} points overflow the book's 4-byte integer counts (at most {})",
             i32::MAX

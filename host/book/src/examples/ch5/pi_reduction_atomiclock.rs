@@ -3,8 +3,8 @@
 //! (book §5.3.1): `partial(1) = 0`, `sum<<<64, 256, 256*4>>>`, `inside = partial(1)`.
 use crate::examples::ch5::generator::{self, generator_and_seed};
 use crate::examples::ch5::pi::{N, PiFloat, SEED, estimate, heading, points, row};
-use crate::examples::ch5::pi_reduction::{BLOCKS, THREADS, check_points, reduction_checks, shape_flags, tree_shape};
-use crate::examples::{Example, Options, Outcome, Precision};
+use crate::examples::ch5::pi_reduction::{SIZE, check_points, reduction_checks, shape_flags, tree_shape};
+use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use book_kernels::ch5::pi_reduction_atomiclock::LockedSumArgs;
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
@@ -12,10 +12,19 @@ use ferrocuda::measure::time_reps;
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-reduction-atomiclock",
     description: "pi count in one kernel, block counts added under an atomicCAS lock with threadfence (book 5.3.1)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(SIZE),
     f64: true,
     reps: true,
-    flags: &[generator::GENERATOR_FLAG, generator::SEED_FLAG, BLOCKS, THREADS],
+    flags: &[
+        generator::GENERATOR_FLAG,
+        generator::SEED_FLAG,
+        Flag::value("--blocks", "N", "blocks of sum [default: 64, the book's]"),
+        Flag::value(
+            "--threads",
+            "N",
+            "threads per block of sum, a power of two up to 1024 [default: 256, the book's]",
+        ),
+    ],
     run,
 };
 

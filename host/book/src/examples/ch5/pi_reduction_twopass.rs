@@ -4,8 +4,8 @@
 //! the CPU's count and the CUF-style count of `ch5-pi-cuf`.
 use crate::examples::ch5::generator::{self, generator_and_seed};
 use crate::examples::ch5::pi::{N, PiFloat, SEED, estimate, heading, points, row};
-use crate::examples::ch5::pi_reduction::{BLOCKS, THREADS, check_points, reduction_checks, shape_flags, tree_shape};
-use crate::examples::{Example, Options, Outcome, Precision};
+use crate::examples::ch5::pi_reduction::{SIZE, check_points, reduction_checks, shape_flags, tree_shape};
+use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use book_kernels::ch5::pi_reduction_twopass::{FinalSum, FinalSumArgs, PartialSumArgs};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
@@ -13,10 +13,23 @@ use ferrocuda::measure::time_reps;
 pub const EXAMPLE: Example = Example {
     id: "ch5-pi-reduction-twopass",
     description: "pi count by partial_sum<<<256,512>>> (shared-memory tree per block) then final_sum<<<1,256>>> (book 5.3)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(SIZE),
     f64: true,
     reps: true,
-    flags: &[generator::GENERATOR_FLAG, generator::SEED_FLAG, BLOCKS, THREADS],
+    flags: &[
+        generator::GENERATOR_FLAG,
+        generator::SEED_FLAG,
+        Flag::value(
+            "--blocks",
+            "N",
+            "blocks of partial_sum, at most 1024 (final_sum adds one per thread) [default: 256, the book's]",
+        ),
+        Flag::value(
+            "--threads",
+            "N",
+            "threads per block of partial_sum, a power of two up to 1024 [default: 512, the book's]",
+        ),
+    ],
     run,
 };
 

@@ -7,8 +7,9 @@
 //! (Fig. 5.6), the `-fast` (SSE) listing, and both series with every method. `--size` sets the
 //! length of the GPU sum (10^7 by default, on the simulator too: it takes a second).
 use crate::examples::ch5::fortran::fortran_e;
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::ch5::sum_accuracy::{self as methods, Series};
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::reduce;
 use ferrocuda::verify::{Check, Tolerance};
@@ -16,7 +17,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch5-sum-accuracy",
     description: "f32 summation: recursive, f64, pairwise, Kahan, SSE lanes; Table 5.2; 10^7 sevens on CPU and GPU (book 5.4)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "sevens summed on the GPU (the CPU part's sizes are the book's)",
+        gpu: SEVENS_N[0],
+        simulator: SEVENS_N[0],
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: false,
     flags: &[],
@@ -180,6 +188,14 @@ fn series_all_methods(series: Series) -> [f64; 2] {
     [sums.pairwise - reference, sums.kahan - reference]
 }
 
+/// The peak bytes of a run with `n` sevens on the GPU: the CPU part's largest array (the book's
+/// 2*10^7 sevens), then the `n` sevens on the host and the device (the reductions' partials are
+/// one value per block).
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let cpu_part = Footprint::NONE.host::<f32>(1, SEVENS_N[1])?;
+    Some(cpu_part.max(Footprint::NONE.mirrored::<f32>(1, n)?))
+}
+
 /// The book's program, then the GPU tree sum of `--size` sevens (10^7 by default).
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mut checks = vec![table_5_2()];
@@ -234,7 +250,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     println!();
 
     let n = options.size_or(SEVENS_N[0])?;
-    let x = vec![7.0f32; n];
+    let x = try_vec(n, 7.0f32)?;
     let x_d = gpu.upload(&x)?;
     let exact = 7.0 * n as f64;
     let tree = f64::from(reduce::sum(gpu, &x_d)?);

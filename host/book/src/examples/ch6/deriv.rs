@@ -11,8 +11,10 @@
 //! `--size 512` runs from DRAM (64^3 sits in an H100's L2), `--dims MXxMYxMZ` any multiples of
 //! the pencils.
 use super::deriv_launch::{Coefficients, DerivReal, Mode, Pencils, Problem, Variant, check_extents};
-use crate::examples::{Example, Flag, Options, Outcome, Precision};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference::ch6::deriv::{self as reference, ALPHA, Direction, Extents, Grid, STENCIL};
+use book_kernels::ch6::deriv::L_PENCILS;
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 use std::collections::HashMap;
@@ -20,38 +22,45 @@ use std::collections::HashMap;
 pub const EXAMPLE: Example = Example {
     id: "ch6-deriv",
     description: "9-point 8th-order derivatives in x, y, z of a periodic 64^3 array: 4- and 32-line tiles, one barrier, memory- and math-only, stretched grid with constant or device coefficients; the 6.1.4 table (book 6.1; --size 512 from DRAM)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "points per side of the periodic cube m x m x m, a multiple of 32 (--dims, which gives unequal extents, replaces it)",
+        gpu: M_BOOK,
+        simulator: M_BOOK,
+        min: L_PENCILS,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: true,
     flags: &[
         Flag {
             name: "--direction",
             value: Some("x|y|z|all"),
-            help: "the derivatives to run (default all)",
+            help: "the derivatives to run [default: all]",
             requires: None,
         },
         Flag {
             name: "--variant",
             value: Some("small|large|1sync|mem|math|march|all"),
-            help: "4-line tiles, 32-line tiles, the x one-barrier, memory-only or math-only kernel, the y and z marching kernels (registers, no tile; not in the book), or all the book's (default)",
+            help: "4-line tiles, 32-line tiles, the x one-barrier, memory-only or math-only kernel, the y and z marching kernels (registers, no tile; not in the book), or all the book's [default: all]",
             requires: None,
         },
         Flag {
             name: "--grid",
             value: Some("uniform|nonuniform|all"),
-            help: "the uniform grid, the stretched grid (coefficients in constant and in device memory), or both (default)",
+            help: "the uniform grid, the stretched grid (coefficients in constant and in device memory), or both [default: all]",
             requires: None,
         },
         Flag {
             name: "--line-threads",
             value: Some("N"),
-            help: "threads per block along the line (x: default min(mx, 128); 4-wide y, z: min(m, 128); 32-wide: min(m/8, 32))",
+            help: "threads per block along the line [default: x min(mx, 128); 4-wide y, z min(m, 128); 32-wide min(m/8, 32)]",
             requires: None,
         },
         Flag {
             name: "--dims",
             value: Some("MXxMYxMZ"),
-            help: "extents, mx and my multiples of 32, mz of 4 (default: --size cubed, 64^3)",
+            help: "grid points mx x my x mz, mx and my multiples of 32, mz of 4 [default: --size cubed, 64x64x64]",
             requires: None,
         },
     ],
@@ -230,6 +239,32 @@ pub struct Measured {
     pub gb_per_s: f64,
 }
 
+/// The peak bytes of a run on the cube of side `m` (or `--dims`, when it parses; the run refuses
+/// it otherwise) in `--precision`: on the device the NaN poison, the derivative and the field;
+/// on the host the field, its exact derivative (f64), the CPU stencil's result and one kernel's
+/// downloaded derivative. A side is counted as the next multiple of 32, the next the kernels
+/// take, so that the largest size that fits, which the runner names, is one they take.
+pub fn memory(options: &Options, m: usize) -> Option<Footprint> {
+    let side = m.checked_next_multiple_of(L_PENCILS)?;
+    let extents = options
+        .value("--dims")
+        .and_then(|dims| parse_dims(dims).ok())
+        .unwrap_or(Extents::cube(side));
+    let points = ferrocuda::footprint::elements(&[extents.mx, extents.my, extents.mz])?;
+    let exact = Footprint::NONE.host::<f64>(1, points)?;
+    match options.precision {
+        Precision::F32 => Footprint::NONE
+            .device::<f32>(3, points)?
+            .host::<f32>(3, points)?
+            .plus(exact),
+        Precision::F64 => Footprint::NONE
+            .device::<f64>(3, points)?
+            .host::<f64>(3, points)?
+            .plus(exact),
+    }
+}
+
+/// The selected kernels on the cube of side `--size` (the book's 64) or on `--dims`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let selection = Selection::from_options(gpu, options)?;
     let (checks, _) = match options.precision {
@@ -247,7 +282,11 @@ pub fn run_typed<T: DerivReal>(
     precision: Precision,
 ) -> Result<(Vec<Check>, HashMap<Variant, Measured>)> {
     let e = selection.extents;
-    let field_bytes = e.points()? * size_of::<T>();
+    let field_bytes = e
+        .points()?
+        .checked_mul(2 * size_of::<T>())
+        .map(|read_and_written| read_and_written / 2)
+        .ok_or_else(|| Error::InvalidArgument(format!("the arrays of {e} do not fit in memory")))?;
     println!();
     println!(" Device: {}", gpu.properties().name);
     println!(
@@ -265,7 +304,7 @@ pub fn run_typed<T: DerivReal>(
         let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, field_bytes, selection.reps)?;
         println!(" memcpy device-to-device of one array: {memcpy:.2} GB/s (read + write)");
     }
-    let poison_d = gpu.upload(&vec![T::from_f64(f64::NAN); e.points()?])?;
+    let poison_d = gpu.upload(&try_vec(e.points()?, T::from_f64(f64::NAN))?)?;
     let mut df_d = gpu.zeros::<T>(e.points()?)?;
     let (mut checks, mut measured) = (Vec::new(), HashMap::new());
     for coefficients in Coefficients::ALL {

@@ -5,9 +5,10 @@
 //! memory (`jacobi_tiled`). Each prints the book's residual column and time; the columns and the
 //! final fields must equal the CPU's bit for bit. Then the distance to the harmonic solution
 //! `sin(pi x) exp(-pi y)` the iteration tends to.
-use crate::examples::ch6::laplace2d_solver::{DeviceField, LaplaceGpu, Solution, Update, Variant, solve, time_sweep};
-use crate::examples::{Example, Flag, Options, Outcome, Precision};
+use crate::examples::ch6::laplace2d_solver::{DeviceField, LaplaceGpu, Update, Variant, solve, time_sweep};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference::ch6::laplace2d::{self as reference, Stop};
+use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::gb_per_s;
 use ferrocuda::verify::{Check, Tolerance};
@@ -16,40 +17,42 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "ch6-laplace2d",
     description: "Laplace by 9-point Jacobi, 4096^2: CPU, jacobiGlobal/Shared/Texture, strips, 4 sweeps per launch; residual columns bit for bit (book 6.2)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "mesh points along i, boundary included (--ny, points along j, defaults to it: a square mesh)",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: 3,
+        max: u32::MAX as usize,
+        memory,
+    }),
     f64: true,
     reps: true,
     flags: &[
-        Flag {
-            name: "--ny",
-            value: Some("N"),
-            help: "points along j (default: --size, a square mesh)",
-            requires: None,
-        },
-        Flag {
-            name: "--iterations",
-            value: Some("N"),
-            help: "the book's iterMax (default 100: 101 sweeps)",
-            requires: None,
-        },
-        Flag {
-            name: "--tol",
-            value: Some("X"),
-            help: "the book's tol (default 1e-5)",
-            requires: None,
-        },
-        Flag {
-            name: "--kernel",
-            value: Some("K"),
-            help: "global, shared, texture, strip, tiled, book (the first three) or all (default)",
-            requires: None,
-        },
-        Flag {
-            name: "--update",
-            value: Some("copy|swap"),
-            help: "a = aNew by the book's device copy (default) or by swapping the buffers",
-            requires: None,
-        },
+        Flag::value(
+            "--ny",
+            "N",
+            "mesh points along j, boundary included, at least 3 [default: --size, a square mesh]",
+        ),
+        Flag::value(
+            "--iterations",
+            "N",
+            "the book's iterMax: at most iterMax + 1 sweeps, up to 1000000 [default: 100, 101 sweeps]",
+        ),
+        Flag::value(
+            "--tol",
+            "X",
+            "the book's tol: stop when the largest change of a sweep is at most X [default: 1e-5]",
+        ),
+        Flag::value(
+            "--kernel",
+            "K",
+            "global, shared, texture, strip, tiled, book (the first three) or all [default: all]",
+        ),
+        Flag::value(
+            "--update",
+            "copy|swap",
+            "a = aNew by the book's device copy or by swapping the buffers [default: copy]",
+        ),
     ],
     run,
 };
@@ -78,7 +81,7 @@ impl Setup {
     /// The setup `options` ask for on `gpu` (the book's 4096^2 on a GPU, [`SIMULATOR_N`] on the
     /// simulator, unless `--size` says otherwise).
     pub fn from_options(gpu: &Gpu, options: &Options) -> Result<Self> {
-        let nx = options.size.unwrap_or(gpu.pick(N, SIMULATOR_N));
+        let nx = options.size_or(gpu.pick(N, SIMULATOR_N))?;
         let ny = options.parsed("--ny")?.unwrap_or(nx);
         reference::check_mesh(nx, ny)?;
         let stop = Stop::new(
@@ -100,6 +103,31 @@ impl Setup {
     }
 }
 
+/// The peak bytes of a run on `nx` points along i (`--ny` along j, `--iterations`, in
+/// `--precision`): on the device the timing field and one solve's field (each `a` and `aNew`)
+/// with a residual slot per sweep; on the host the initial field, the reference field (the
+/// CPU's, or the first kernel's beyond the CPU's budget) and one kernel's downloaded field
+/// (during the CPU's loop: its `a` and `aNew`), with the residual columns.
+pub fn memory(options: &Options, nx: usize) -> Option<Footprint> {
+    let ny = options.parsed::<usize>("--ny").ok().flatten().unwrap_or(nx);
+    let points = footprint::elements(&[nx, ny])?;
+    let iter_max = options.parsed::<usize>("--iterations").ok().flatten();
+    let sweeps = iter_max.unwrap_or(reference::ITER_MAX).checked_add(1)?;
+    fn plan<T>(points: usize, sweeps: usize) -> Option<Footprint> {
+        Footprint::NONE
+            .device::<T>(4, points)?
+            .device::<u64>(1, sweeps)?
+            .host::<T>(3, points)?
+            .host::<T>(3, sweeps)?
+            .host::<u64>(1, sweeps)
+    }
+    match options.precision {
+        Precision::F32 => plan::<f32>(points, sweeps),
+        Precision::F64 => plan::<f64>(points, sweeps),
+    }
+}
+
+/// The book's program on `--size` x `--ny` points.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let setup = Setup::from_options(gpu, options)?;
     let checks = match options.precision {
@@ -139,7 +167,11 @@ pub fn run_typed<T: LaplaceGpu>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result
         None
     };
     let mut timing = DeviceField::upload(gpu, &initial, nx, ny, Variant::Tiled.sweeps_per_launch())?;
-    let mut solutions: Vec<(Variant, Solution<T>)> = Vec::new();
+    // The reference: the CPU's run, or beyond its budget the first kernel's. Each kernel is
+    // checked as soon as it has run and its field dropped, so that at most one kernel's field
+    // is alive beside the reference's.
+    let mut reference_run: Option<(String, Vec<T>, Vec<T>)> = cpu.map(|c| ("CPU".to_string(), c.residuals, c.field));
+    let mut checks = Vec::new();
     for &variant in &setup.variants {
         let solution = solve(gpu, variant, setup.update, &initial, nx, ny, stop)?;
         println!();
@@ -154,22 +186,11 @@ pub fn run_typed<T: LaplaceGpu>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result
             gpu.timing_label(),
             gb_per_s(timing.bytes_per_sweep(), ms)
         );
-        solutions.push((variant, solution));
-    }
-    let mut checks = Vec::new();
-    // The CPU's run is the reference; beyond its budget, the first kernel's.
-    let (against, residuals, field) = match (&cpu, solutions.first()) {
-        (Some(c), _) => ("CPU".to_string(), &c.residuals, &c.field),
-        (None, Some((v, s))) => (v.to_string(), &s.residuals, &s.field),
-        (None, None) => return Ok(checks),
-    };
-    println!();
-    println!(
-        " max |a - sin(pi x) exp(-pi y)| after {} sweeps: {:.6e}",
-        residuals.len(),
-        reference::max_error_vs_harmonic(field, nx, ny)
-    );
-    for (variant, solution) in &solutions {
+        let name = variant.to_string();
+        let (against, residuals, field) = match &reference_run {
+            Some((against, residuals, field)) => (against.as_str(), residuals.as_slice(), field.as_slice()),
+            None => (name.as_str(), solution.residuals.as_slice(), solution.field.as_slice()),
+        };
         checks.push(Check::compare(
             &format!("{variant}: residuals of all {} sweeps vs {against}", residuals.len()),
             &solution.residuals,
@@ -182,7 +203,19 @@ pub fn run_typed<T: LaplaceGpu>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result
             field,
             Tolerance::EXACT,
         ));
+        if reference_run.is_none() {
+            reference_run = Some((name, solution.residuals, solution.field));
+        }
     }
+    let Some((_, residuals, field)) = &reference_run else {
+        return Ok(checks);
+    };
+    println!();
+    println!(
+        " max |a - sin(pi x) exp(-pi y)| after {} sweeps: {:.6e}",
+        residuals.len(),
+        reference::max_error_vs_harmonic(field, nx, ny)
+    );
     Ok(checks)
 }
 

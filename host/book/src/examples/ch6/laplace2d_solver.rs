@@ -376,8 +376,10 @@ pub fn solve<T: LaplaceGpu>(
     let mut field = DeviceField::upload(gpu, initial, nx, ny, stop.max_sweeps())?;
     let mut residual = stop.initial_residual::<T>();
     let mut residuals: Vec<T> = Vec::new();
+    let bar = crate::progress::bar(&format!("GPU {variant} sweeps"), stop.max_sweeps() as u64);
     while stop.continues(residual, residuals.len()) {
         let done = residuals.len();
+        bar.set_position(done as u64);
         if variant == Variant::Tiled {
             let sweeps = TILED_SWEEPS.min(stop.max_sweeps() - done);
             field.tiled_sweeps(gpu, done, sweeps)?;
@@ -398,6 +400,7 @@ pub fn solve<T: LaplaceGpu>(
         residual = residuals[residuals.len() - 1];
         field.update(gpu, update)?;
     }
+    bar.finish_and_clear();
     let result = field.download(gpu)?;
     Ok(Solution {
         residuals,

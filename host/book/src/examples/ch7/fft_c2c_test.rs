@@ -1,15 +1,25 @@
 //! ch7-fft-c2c-test: the forward complex transform of `cos(2x) + sin(3x)` (book §7.1, program
 //! `fft_test_c2c`): `0.5` at `k = +-2`, `-0.5 i` at `k = 3` and `+0.5 i` at `k = -3`.
-use super::{Ch7Float, FFT_FLAG, engine, engine_name, fixed, test_signal, test_size, widen};
-use crate::examples::{Example, Options, Outcome, Precision};
+use super::{
+    Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, engine, engine_name, fixed, test_signal, test_size, widen,
+};
+use crate::examples::{Example, Options, Outcome, Precision, Size};
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch7-fft-c2c-test",
     description: "forward C2C FFT of cos(2x) + sin(3x), n = 16, printed as i, input, k, output/n (book 7.1)",
-    size: None,
+    size: Some(Size {
+        unit: TEST_SIZE_UNIT,
+        gpu: N,
+        simulator: N,
+        min: MIN_TEST_SIZE,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[FFT_FLAG],
@@ -45,7 +55,7 @@ pub fn coefficient_tolerance(n: usize, epsilon: f64) -> Tolerance {
 
 /// Transforms the signal on `gpu` and returns `(input, output / n)`.
 pub fn transform<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<(Vec<T>, Vec<Complex<T>>)> {
-    let input = test_signal::<T>(n);
+    let input = test_signal::<T>(n)?;
     let complex: Vec<Complex<T>> = input.iter().map(|&x| Complex::new(x, T::default())).collect();
     let input_d = gpu.upload(&complex)?;
     let mut output_d = gpu.zeros::<Complex<T>>(n)?;
@@ -90,6 +100,25 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             ),
         ],
     })
+}
+
+/// The peak bytes of the test at length `n` in `T`: on the device the input, the output and an
+/// FFT work area of the same size (cuFFT's, or the Rust kernels' scratch); on the host the
+/// signal with the downloaded output, then the printed columns and the checks' f64 arrays
+/// (computed and analytic parts, wavenumbers).
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+    Footprint::NONE
+        .device::<Complex<T>>(3, n)?
+        .host::<T>(3, n)?
+        .host::<f64>(7, n)
+}
+
+/// [`plan`] in `--precision`.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.precision {
+        Precision::F32 => plan::<f32>(n),
+        Precision::F64 => plan::<f64>(n),
+    }
 }
 
 /// Runs the test in `--precision`.

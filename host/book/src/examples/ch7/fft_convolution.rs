@@ -5,11 +5,12 @@
 //! "A, FFT(A), B, FFT(B)" and in the fixed order "A, B, FFT, FFT"), with the book's model
 //! `max(2/3 I/O, compute)` beside the measured time.
 use super::{FFT_FLAG, engine, engine_name};
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::ch7::convolution as reference;
 use book_kernels::ch7::spectral::{ConvolvePlanes, ConvolvePlanesArgs};
 use ferrocuda::fft::cpu::{self, C64};
 use ferrocuda::fft::{Complex, Direction, Engine, Plan};
+use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, PinnedBuffer, Result, Stream};
 use ferrocuda::verify::{Check, Tolerance};
 use std::str::FromStr;
@@ -18,7 +19,14 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "ch7-fft-convolution",
     description: "FFT convolution of 196 pinned 512^2 complex planes: I/O only, one stream, four streams in both issue orders, against max(2/3 I/O, compute) (book 7.3)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "plane side nx = ny, a power of two (--planes sets the planes per series)",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: MIN_SIDE,
+        max: MAX_SIDE,
+        memory,
+    }),
     f64: false,
     reps: false,
     flags: &[
@@ -26,13 +34,13 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--planes",
             value: Some("P"),
-            help: "planes per series (default the book's 196 on a GPU, 16 on the simulator)",
+            help: "complex planes per series, A, B and C each [default: 196, the book's, on a GPU; 16 on the simulator]",
             requires: None,
         },
         Flag {
             name: "--order",
             value: Some("book|fixed|both"),
-            help: "the streamed loop's issue order: A,FFT(A),B,FFT(B) (book), A,B,FFT,FFT (fixed), or both (default)",
+            help: "the streamed loop's issue order: A,FFT(A),B,FFT(B) (book), A,B,FFT,FFT (fixed), or both [default: both]",
             requires: None,
         },
     ],
@@ -43,6 +51,10 @@ pub const EXAMPLE: Example = Example {
 pub const N: usize = 512;
 /// The simulator's default side.
 pub const SIMULATOR_N: usize = 128;
+/// The smallest plane side.
+pub const MIN_SIDE: usize = 2;
+/// The largest plane side.
+pub const MAX_SIDE: usize = 4096;
 /// The book's planes per series, `nomega`.
 pub const PLANES: usize = 196;
 /// The simulator's default planes.
@@ -197,7 +209,9 @@ impl Pipeline {
         let start = Instant::now();
         let planes = series.a.len();
         let plane = self.side * self.side;
+        let bar = crate::progress::bar(mode.label().trim_end(), planes as u64);
         for ifr in 0..planes {
+            bar.inc(1);
             match mode {
                 Mode::IoOnly => {
                     gpu.upload_pinned(&series.a[ifr], &mut self.a_d[0])?;
@@ -236,7 +250,9 @@ impl Pipeline {
             gpu.synchronize_stream(stream)?;
         }
         gpu.synchronize()?;
-        Ok(start.elapsed().as_secs_f64())
+        let elapsed_s = start.elapsed().as_secs_f64();
+        bar.finish_and_clear();
+        Ok(elapsed_s)
     }
 }
 
@@ -265,9 +281,9 @@ pub fn random_tolerance(plane: usize) -> f64 {
 /// The side and plane count from the options.
 fn sizes(gpu: &Gpu, options: &Options) -> Result<(usize, usize)> {
     let side = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-    if side < 2 || !side.is_power_of_two() || side > 4096 {
+    if side < MIN_SIDE || !side.is_power_of_two() || side > MAX_SIDE {
         return Err(Error::InvalidArgument(format!(
-            "the convolution's planes are square with a power-of-two side from 2 to 4096, not {side}"
+            "the convolution's planes are square with a power-of-two side from {MIN_SIDE} to {MAX_SIDE}, not {side}"
         )));
     }
     let planes = options
@@ -277,6 +293,58 @@ fn sizes(gpu: &Gpu, options: &Options) -> Result<(usize, usize)> {
         return Err(Error::InvalidArgument("--planes must be at least 1".into()));
     }
     Ok((side, planes))
+}
+
+/// The peak bytes of a run on planes of `side x side` (with `--planes`; without it, the GPU's
+/// default of [`PLANES`], which is more than the simulator's: the plan cannot tell the backend):
+/// on the device each stream's A and B plane and its plan's work area (a plane); on the host
+/// first the pinned series A, B and C with one plane's f64 check arrays, then the random
+/// series and the f64 CPU convolution (A and B widened and transformed).
+///
+/// A side is counted as the next power of two (the sides the example takes), so that the largest
+/// size that fits, which the runner names, is one it takes.
+pub fn memory(options: &Options, side: usize) -> Option<Footprint> {
+    let side = side.checked_next_power_of_two()?;
+    let plane = footprint::elements(&[side, side])?;
+    let planes = options.parsed::<usize>("--planes").ok().flatten().unwrap_or(PLANES);
+    let random_planes = planes.min(RANDOM_PLANES);
+    let constant = Footprint::NONE
+        .host::<Complex<f32>>(3, footprint::elements(&[planes, plane])?)?
+        .host::<f64>(2, plane)?;
+    let random_values = footprint::elements(&[random_planes, plane])?;
+    let random = Footprint::NONE
+        .host::<Complex<f32>>(3, random_values)?
+        .host::<C64>(4, random_values)?;
+    Footprint::NONE
+        .device::<Complex<f32>>(3 * STREAMS, plane)?
+        .plus(constant.max(random))
+}
+
+/// One check over every plane of `planes`: `part` of each value against `want`, compared plane
+/// by plane (no copy of the whole series) and merged as one comparison.
+fn planes_check(
+    what: &str,
+    planes: &[PinnedBuffer<Complex<f32>>],
+    part: fn(&Complex<f32>) -> f32,
+    want: f64,
+    tolerance: Tolerance,
+) -> Result<Check> {
+    let mut merged = Check::compare(what, &[0.0f64; 0], &[], tolerance);
+    let (mut values, mut expected) = (Vec::new(), Vec::new());
+    for plane in planes {
+        values.clear();
+        values.extend(plane.as_slice()?.iter().map(|v| f64::from(part(v))));
+        expected.resize(values.len(), want);
+        let check = Check::compare(what, &values, &expected, tolerance);
+        if merged.first_mismatch.is_none() {
+            merged.first_mismatch = check.first_mismatch.map(|(i, g, c)| (merged.len + i, g, c));
+        }
+        merged.len += check.len;
+        merged.max_abs_err = merged.max_abs_err.max(check.max_abs_err);
+        merged.max_rel_err = merged.max_rel_err.max(check.max_rel_err);
+        merged.mismatches += check.mismatches;
+    }
+    Ok(merged)
 }
 
 /// Runs the three loops on constant data, checks C == (0, 2 nx ny), then a random-data run
@@ -308,33 +376,33 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         }
         let streams_s = pipeline.run(gpu, &mut series, Mode::Streams(order))?;
         println!("{} Elapsed time : {streams_s:.7}", Mode::Streams(order).label());
-        let (mut re, mut im) = (Vec::with_capacity(planes * plane), Vec::with_capacity(planes * plane));
-        for c in &series.c {
-            for v in c.as_slice()? {
-                re.push(f64::from(v.re));
-                im.push(f64::from(v.im));
-            }
-        }
         // Constant planes transform exactly (sums of ones), so only rounding of the final
         // scaling could differ: allow 4 f32 epsilons of the value.
         let tolerance = Tolerance {
             abs: 4.0 * f32::EPSILON as f64 * want,
             rel: 0.0,
         };
-        println!("  C(1,1,1) = ({}, {}), expected (0, {want})", re[0], im[0]);
+        let first = series.c[0].as_slice()?[0];
+        println!(
+            "  C(1,1,1) = ({}, {}), expected (0, {want})",
+            f64::from(first.re),
+            f64::from(first.im)
+        );
         let label = format!("{order:?} order");
-        checks.push(Check::compare(
+        checks.push(planes_check(
             &format!("C real part == 0 ({label})"),
-            &re,
-            &vec![0.0; re.len()],
+            &series.c,
+            |v| v.re,
+            0.0,
             tolerance,
-        ));
-        checks.push(Check::compare(
+        )?);
+        checks.push(planes_check(
             &format!("C imaginary part == 2 nx ny = {want} ({label})"),
-            &im,
-            &vec![want; im.len()],
+            &series.c,
+            |v| v.im,
+            want,
             tolerance,
-        ));
+        )?);
     }
     println!(
         " model: max(2/3 x I/O = {:.7}, compute = single - I/O = {compute_s:.7}) = {model_s:.7} s",
@@ -343,20 +411,25 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     if gpu.is_simulator() {
         println!(" (simulator: copies and kernels run one after another, so the streams cannot overlap)");
     }
-    // Random data through the streamed loop, against rustfft in f64.
+    // Random data through the streamed loop, against rustfft in f64 (the constant series are
+    // no longer needed).
+    drop(series);
     let random_planes = planes.min(RANDOM_PLANES);
     let mut random = Series::new(gpu, random_planes, plane, |s, p, i| {
         Complex::new(random_value(s, p, 2 * i), random_value(s, p, 2 * i + 1))
     })?;
     pipeline.run(gpu, &mut random, Mode::Streams(orders[0]))?;
     let widen = |planes: &[PinnedBuffer<Complex<f32>>]| -> Result<Vec<C64>> {
-        let mut all = Vec::with_capacity(random_planes * plane);
+        let mut all = footprint::try_with_capacity(random_planes * plane)?;
         for p in planes {
             all.extend(cpu::to_c64(p.as_slice()?));
         }
         Ok(all)
     };
-    let want_random = reference::convolve(&widen(&random.a)?, &widen(&random.b)?, side, side, random_planes)?;
+    let (a, b) = (widen(&random.a)?, widen(&random.b)?);
+    let want_random = crate::progress::spinner("CPU reference convolution (rustfft, f64)")
+        .in_scope(|| reference::convolve(&a, &b, side, side, random_planes))?;
+    drop((a, b));
     let error = cpu::relative_l2_error(&widen(&random.c)?, &want_random);
     let bound = random_tolerance(plane);
     checks.push(Check::condition(

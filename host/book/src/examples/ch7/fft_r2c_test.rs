@@ -2,16 +2,24 @@
 //! program `fft_test_r2c`, device array `rinput_d(n+2)`): the `n/2 + 1` wavenumbers
 //! `k = 0..n/2`, with `0.5` at `k = 2` and `-0.5 i` at `k = 3`.
 use super::fft_c2c_test::{analytic_coefficients, coefficient_tolerance};
-use super::{Ch7Float, FFT_FLAG, engine, engine_name, fixed, test_signal, test_size};
-use crate::examples::{Example, Options, Outcome, Precision};
-use ferrocuda::fft::Plan;
+use super::{Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, engine, engine_name, fixed, test_signal, test_size};
+use crate::examples::{Example, Options, Outcome, Precision, Size};
+use ferrocuda::fft::{Complex, Plan};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;
 
 pub const EXAMPLE: Example = Example {
     id: "ch7-fft-r2c-test",
     description: "in-place R2C FFT of cos(2x) + sin(3x), n = 16: the n/2+1 wavenumbers of the half spectrum (book 7.1)",
-    size: None,
+    size: Some(Size {
+        unit: TEST_SIZE_UNIT,
+        gpu: super::fft_c2c_test::N,
+        simulator: super::fft_c2c_test::N,
+        min: MIN_TEST_SIZE,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[FFT_FLAG],
@@ -21,7 +29,7 @@ pub const EXAMPLE: Example = Example {
 /// Transforms the signal in place on padded storage (`n + 2` reals) and returns the half
 /// spectrum divided by `n`, `(re, im)` for `k = 0..=n/2`.
 pub fn half_spectrum<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<Vec<(f64, f64)>> {
-    let mut padded = test_signal::<T>(n);
+    let mut padded = test_signal::<T>(n)?;
     padded.resize(n + 2, T::default());
     let mut data_d = gpu.upload(&padded)?;
     let mut plan = Plan::<T>::r2c_1d(gpu, n, 1, engine(gpu, options)?)?;
@@ -55,6 +63,27 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             Check::compare("imaginary part vs analytic (-0.5 at k = 3)", &im, &want_im, tolerance),
         ],
     })
+}
+
+/// The peak bytes of the test at length `n` in `T`: on the device the `n + 2` padded reals and
+/// an FFT work area of `n` complex values (more than either engine's); on the host the padded
+/// signal and its downloaded transform, then the half spectrum, the analytic coefficients (all
+/// `n`) and the checks' f64 arrays.
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+    let padded = n.checked_add(2)?;
+    Footprint::NONE
+        .device::<T>(1, padded)?
+        .device::<Complex<T>>(1, n)?
+        .host::<T>(2, padded)?
+        .host::<f64>(7, padded)
+}
+
+/// [`plan`] in `--precision`.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.precision {
+        Precision::F32 => plan::<f32>(n),
+        Precision::F64 => plan::<f64>(n),
+    }
 }
 
 /// Runs the test in `--precision`.

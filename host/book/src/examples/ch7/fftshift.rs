@@ -3,17 +3,27 @@
 //! constant `n` added to the signal marks `k = 0` with `16.0`. The same factor after the
 //! inverse transform undoes the shift.
 use super::fft_c2c_test::{analytic_coefficients, coefficient_tolerance};
-use super::{Ch7Float, FFT_FLAG, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal, test_size, widen};
-use crate::examples::{Example, Options, Outcome, Precision};
+use super::{
+    Ch7Float, FFT_FLAG, MIN_TEST_SIZE, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal, test_size, widen,
+};
+use crate::examples::{Example, Options, Outcome, Precision, Size};
 use book_kernels::ch7::spectral::AlternateSignArgs;
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch7-fftshift",
     description: "C2C FFT of cos(2x) + sin(3x) + n pre-multiplied by (-1)^(i+1): the spectrum in natural order, 16 at k = 0 (book 7.1)",
-    size: None,
+    size: Some(Size {
+        unit: "transform length n, even and at least 8 (a power of two for the Rust FFT kernels; cuFFT takes any)",
+        gpu: super::fft_c2c_test::N,
+        simulator: super::fft_c2c_test::N,
+        min: MIN_TEST_SIZE,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[FFT_FLAG],
@@ -41,7 +51,7 @@ pub type Shifted<T> = (Vec<T>, Vec<Complex<T>>, Vec<Complex<T>>);
 /// The shifted spectrum of `cos(2x) + sin(3x) + n`, divided by `n`, and the signal recovered
 /// by the inverse transform and the same factor (divided by `n`): `(input, spectrum, recovered)`.
 pub fn shifted<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<Shifted<T>> {
-    let input: Vec<T> = test_signal::<T>(n)
+    let input: Vec<T> = test_signal::<T>(n)?
         .into_iter()
         .map(|x| T::from_f64(x.into() + n as f64))
         .collect();
@@ -121,6 +131,25 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             ),
         ],
     })
+}
+
+/// The peak bytes of the example at length `n` in `T`: on the device the data (transformed in
+/// place) and an FFT work area of the same size; on the host the signal, its complex copy, the
+/// downloaded spectrum and recovered signal, then the checks' f64 arrays (computed, analytic,
+/// recovered and input).
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+    Footprint::NONE
+        .device::<Complex<T>>(2, n)?
+        .host::<T>(7, n)?
+        .host::<f64>(7, n)
+}
+
+/// [`plan`] in `--precision`.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.precision {
+        Precision::F32 => plan::<f32>(n),
+        Precision::F64 => plan::<f64>(n),
+    }
 }
 
 /// Runs the example in `--precision`.

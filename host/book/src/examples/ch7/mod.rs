@@ -110,22 +110,28 @@ ch7_float! {
 }
 
 /// The test signal of §7.1 and §7.2: `cos(2 x) + sin(3 x)` at `x_j = 2 pi j / n` (in f64,
-/// then rounded to `T`, as the book computes in `fp_kind` from an f64 `twopi`).
-pub fn test_signal<T: Ch7Float>(n: usize) -> Vec<T> {
+/// then rounded to `T`, as the book computes in `fp_kind` from an f64 `twopi`); allocated
+/// fallibly.
+pub fn test_signal<T: Ch7Float>(n: usize) -> Result<Vec<T>> {
     let h = std::f64::consts::TAU / n as f64;
-    (0..n)
-        .map(|j| {
-            let x = j as f64 * h;
-            T::from_f64((2.0 * x).cos() + (3.0 * x).sin())
-        })
-        .collect()
+    ferrocuda::footprint::try_from_fn(n, |j| {
+        let x = j as f64 * h;
+        T::from_f64((2.0 * x).cos() + (3.0 * x).sin())
+    })
 }
 
-/// The size of the §7.1 tests: `--size`, or the book's 16; at least 8, so that `k = 3` is
-/// below the Nyquist wavenumber and the analytic coefficients are the transform's.
+/// What `--size` counts in the 1-D tests (§7.1, §7.2).
+pub const TEST_SIZE_UNIT: &str =
+    "transform length n, at least 8 (a power of two for the Rust FFT kernels; cuFFT takes any)";
+
+/// The smallest length of the 1-D tests: `k = 3` must lie below the Nyquist wavenumber.
+pub const MIN_TEST_SIZE: usize = 8;
+
+/// The size of the §7.1 tests: `--size`, or the book's 16; at least [`MIN_TEST_SIZE`], so that
+/// `k = 3` is below the Nyquist wavenumber and the analytic coefficients are the transform's.
 pub fn test_size(options: &Options, book: usize) -> Result<usize> {
     let n = options.size_or(book)?;
-    if n < 8 {
+    if n < MIN_TEST_SIZE {
         return Err(Error::InvalidArgument(format!(
             "the chapter-7 test signal cos(2x) + sin(3x) needs at least 8 points, not {n}"
         )));

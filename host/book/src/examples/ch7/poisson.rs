@@ -4,17 +4,25 @@
 //! against `e^(-r^2 / (2 a^2))` in the book's norms, and the elapsed time split into
 //! transfers, FFTs and kernels.
 use super::{Ch7Float, FFT_FLAG, engine, engine_name};
-use crate::examples::{Example, Options, Outcome, Precision};
+use crate::examples::{Example, Options, Outcome, Precision, Size};
 use crate::reference::ch7::poisson as reference;
 use book_kernels::ch7::poisson::{ComplexToRealArgs, RealToComplexArgs, SolvePoissonArgs};
 use ferrocuda::fft::{Complex, Direction, Engine, Plan, wavenumbers};
+use ferrocuda::footprint::{self, Footprint, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, PinnedBuffer, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch7-poisson",
     description: "Poisson equation on a 1024^2 periodic mesh by 2-D FFT, error norms and the time in transfers, FFTs and kernels (book 7.4, D.6)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "mesh points per side, n = m, a power of two of at least 2",
+        gpu: N,
+        simulator: N,
+        min: 2,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[FFT_FLAG],
@@ -40,15 +48,22 @@ pub const REAL_TO_COMPLEX_THREADS: u32 = 128;
 pub const SOLVE_BLOCK: (u32, u32) = (16, 16);
 
 /// The largest |u - u_cpu| of the GPU solution against the f64 CPU solve of the same steps,
-/// for a solution of magnitude 1: DP 1e-12, SP 2e-6, each about ten times the transforms'
-/// `log2(NM) eps` bound (the simulator's largest differences at 1024^2 are 5.6e-16 and 2.0e-7;
-/// the SP input is also rounded to f32, which the f64 reference then solves exactly).
-pub fn tolerance(double: bool) -> Tolerance {
+/// for a solution of magnitude `magnitude` (at least 1): DP 1e-12, SP 2e-6 per unit, each about
+/// ten times the transforms' `log2(NM) eps` bound (the simulator's largest differences at
+/// 1024^2 are 5.6e-16 and 2.0e-7; the SP input is also rounded to f32, which the f64 reference
+/// then solves exactly). Meshes too coarse for the Gaussian (below [`MIN_RESOLVING_N`]) give
+/// solutions of magnitude up to 4, whose errors grow with it.
+pub fn tolerance(double: bool, magnitude: f64) -> Tolerance {
     Tolerance {
-        abs: if double { 1e-12 } else { 2e-6 },
+        abs: if double { 1e-12 } else { 2e-6 } * magnitude.max(1.0),
         rel: 0.0,
     }
 }
+
+/// The smallest mesh side whose spacing (1/16 = 0.0625) resolves the Gaussian of width
+/// [`WIDTH`] = 0.1: below it the model's bound cannot hold (8 points: L-infinity 1.7e-2), and
+/// its check is left out, saying so.
+pub const MIN_RESOLVING_N: usize = 16;
 
 /// The model's own error bound: `e^(-r^2/(2 a^2))` solves the equation only as `a -> 0` and
 /// on an infinite domain; at `a = 0.1` on the unit square it misses by about 2.3e-5 (the
@@ -88,8 +103,8 @@ impl<T: Ch7Float> Problem<T> {
         let half = side / t(2.0);
         let twopi_over_l = t(std::f64::consts::TAU) / side;
         let waves = |n| wavenumbers(n).into_iter().map(|k| twopi_over_l * t(k as f64)).collect();
-        let mut rhs = Vec::with_capacity(len);
-        let mut exact = Vec::with_capacity(len);
+        let mut rhs = try_with_capacity(len)?;
+        let mut exact = try_with_capacity(len)?;
         for j in 0..ny {
             let y = -half + hy * t(j as f64);
             for i in 0..nx {
@@ -237,6 +252,34 @@ pub fn solve<T: Ch7Float>(gpu: &Gpu, engine: Engine, problem: &Problem<T>) -> Re
     Ok((u, timings, plan_engine))
 }
 
+/// The peak bytes of a solve on `n x n` points in `T`: on the device the right-hand side, the
+/// complex field, the solution and an FFT work area of the field's size, with the
+/// wavenumbers; on the host the problem (right-hand side, exact solution) and the solution,
+/// then either the pinned copies of the solve or the f64 CPU reference (its input, complex
+/// field and result).
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+    let points = footprint::elements(&[n, n])?;
+    let solve = Footprint::NONE.host::<T>(2, points)?;
+    let reference = Footprint::NONE.host::<f64>(4, points)?;
+    Footprint::NONE
+        .device::<T>(2, points)?
+        .device::<Complex<T>>(2, points)?
+        .device::<T>(2, n)?
+        .host::<T>(3, points)?
+        .host::<f64>(4, n)?
+        .plus(solve.max(reference))
+}
+
+/// [`plan`] in `--precision`, for the next power of two (the sides the solver takes), so that
+/// the largest size that fits, which the runner names, is one it takes.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let n = n.checked_next_power_of_two()?;
+    match options.precision {
+        Precision::F32 => plan::<f32>(n),
+        Precision::F64 => plan::<f64>(n),
+    }
+}
+
 fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(N)?;
     let problem = Problem::<T>::new(n, n)?;
@@ -276,16 +319,28 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let rhs64: Vec<f64> = problem.rhs.iter().map(|&v| v.into()).collect();
     let kx64: Vec<f64> = problem.kx.iter().map(|&v| v.into()).collect();
     let ky64: Vec<f64> = problem.ky.iter().map(|&v| v.into()).collect();
-    let want = reference::solve(&rhs64, &kx64, &ky64)?;
+    let want =
+        crate::progress::spinner("CPU reference (rustfft, f64)").in_scope(|| reference::solve(&rhs64, &kx64, &ky64))?;
+    drop(rhs64);
     let got: Vec<f64> = u.iter().map(|&v| v.into()).collect();
     let double = T::EPSILON < 1e-10;
-    let mut checks = vec![
-        Check::compare("u vs CPU solve (rustfft, f64)", &got, &want, tolerance(double)),
-        Check::condition(
+    let magnitude = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let mut checks = vec![Check::compare(
+        "u vs CPU solve (rustfft, f64)",
+        &got,
+        &want,
+        tolerance(double, magnitude),
+    )];
+    if n >= MIN_RESOLVING_N {
+        checks.push(Check::condition(
             &format!("L infinity norm {inf:.4e} below the model's bound {MODEL_ERROR_BOUND:e}"),
             inf < MODEL_ERROR_BOUND,
-        ),
-    ];
+        ));
+    } else {
+        println!(
+            "(the model's bound needs a mesh that resolves the Gaussian, at least {MIN_RESOLVING_N} points per side: left out at {n})"
+        );
+    }
     if double && n == N {
         checks.push(Check::condition(
             &format!("DP L infinity norm at {N}^2 is the book's {BOOK_DP_L_INFINITY:e} to 6 digits"),

@@ -3,17 +3,28 @@
 //! or by `-k^2 / n`, inverse C2C in place; compared with `f' = -2 sin(2x) + 3 cos(3x)` (the
 //! code's cosine; the book's displayed formula says `3 sin(3x)`, a typo) and
 //! `f'' = -4 cos(2x) - 9 sin(3x)`.
-use super::{Ch7Float, FFT_FLAG, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal, test_size};
-use crate::examples::{Example, Options, Outcome, Precision};
+use super::{
+    Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal,
+    test_size,
+};
+use crate::examples::{Example, Options, Outcome, Precision, Size};
 use book_kernels::ch7::spectral::SpectralDerivativeArgs;
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch7-spectral-deriv",
     description: "first and second spectral derivatives of cos(2x) + sin(3x), n = 8, against the exact ones (book 7.2)",
-    size: None,
+    size: Some(Size {
+        unit: TEST_SIZE_UNIT,
+        gpu: N,
+        simulator: N,
+        min: MIN_TEST_SIZE,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[FFT_FLAG],
@@ -98,7 +109,7 @@ pub fn multiply<T: Ch7Float>(
 
 /// Derivative `order` of the test signal of length `n`, computed on `gpu`.
 pub fn derivative<T: Ch7Float>(gpu: &Gpu, plan: &mut Plan<T>, n: usize, order: u32) -> Result<Vec<T>> {
-    let signal: Vec<Complex<T>> = test_signal::<T>(n)
+    let signal: Vec<Complex<T>> = test_signal::<T>(n)?
         .into_iter()
         .map(|x| Complex::new(x, T::default()))
         .collect();
@@ -133,6 +144,25 @@ fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         checks.push(Check::compare(&what, &got, &want, tolerance));
     }
     Ok(Outcome { checks })
+}
+
+/// The peak bytes of the example at length `n` in `T`: on the device the signal, the spectrum,
+/// the wavenumbers and an FFT work area of the transform's size; on the host the signal (real
+/// and complex), the downloaded result, and the computed and exact derivatives in f64.
+pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
+    Footprint::NONE
+        .device::<Complex<T>>(3, n)?
+        .device::<T>(1, n)?
+        .host::<T>(6, n)?
+        .host::<f64>(2, n)
+}
+
+/// [`plan`] in `--precision`.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.precision {
+        Precision::F32 => plan::<f32>(n),
+        Precision::F64 => plan::<f64>(n),
+    }
 }
 
 /// Runs both derivatives in `--precision`.

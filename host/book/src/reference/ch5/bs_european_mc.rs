@@ -10,6 +10,8 @@
 use book_kernels::ch5::bs_european_mc::McModel;
 use ferrocuda::device::elementary::Exp;
 use ferrocuda::device::real::Real;
+use ferrocuda::footprint::try_with_capacity;
+use ferrocuda::gpu::Result;
 use rayon::prelude::*;
 
 /// A European option on one asset: spot `s`, strike `e`, volatility `sigma`, risk-free rate `r`,
@@ -204,22 +206,27 @@ pub struct McReference<T> {
 /// (the exponent fused, as the kernel computes it), the discounted payoffs, their means
 /// (pairwise sums), then the sums of squared deviations from the means (a second pass), the
 /// standard deviations.
-pub fn monte_carlo<T: McFloat>(model: McModel<T>, normals: &[T]) -> McReference<T> {
+pub fn monte_carlo<T: McFloat>(model: McModel<T>, normals: &[T]) -> Result<McReference<T>> {
     let zero = T::default();
     let n = normals.len();
-    let s_t: Vec<T> = normals
-        .par_iter()
-        .map(|&z| model.s * Exp::exp(T::mul_add(model.vol, z, model.drift)))
-        .collect();
+    let mut s_t: Vec<T> = try_with_capacity(n)?;
+    s_t.par_extend(
+        normals
+            .par_iter()
+            .map(|&z| model.s * Exp::exp(T::mul_add(model.vol, z, model.drift))),
+    );
     let payoff = |x: T| if x > zero { model.discount * x } else { zero };
-    let put: Vec<T> = s_t.par_iter().map(|&s_t| payoff(model.e - s_t)).collect();
-    let call: Vec<T> = s_t.par_iter().map(|&s_t| payoff(s_t - model.e)).collect();
+    let mut put: Vec<T> = try_with_capacity(n)?;
+    put.par_extend(s_t.par_iter().map(|&s_t| payoff(model.e - s_t)));
+    let mut call: Vec<T> = try_with_capacity(n)?;
+    call.par_extend(s_t.par_iter().map(|&s_t| payoff(s_t - model.e)));
+    drop(s_t);
     let mean_put = mean(pairwise_sum(0, n, &|i| put[i]), n);
     let mean_call = mean(pairwise_sum(0, n, &|i| call[i]), n);
     let squared = |x: T, m: T| (x - m) * (x - m);
     let sd_put = std_dev(pairwise_sum(0, n, &|i| squared(put[i], mean_put)), n);
     let sd_call = std_dev(pairwise_sum(0, n, &|i| squared(call[i], mean_call)), n);
-    McReference {
+    Ok(McReference {
         stats: McStats {
             mean_put,
             mean_call,
@@ -228,5 +235,5 @@ pub fn monte_carlo<T: McFloat>(model: McModel<T>, normals: &[T]) -> McReference<
         },
         put,
         call,
-    }
+    })
 }

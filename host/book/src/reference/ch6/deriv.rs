@@ -6,6 +6,7 @@
 //! The derivative rounds exactly as the kernels do (`a d1`, then three fused multiply-adds, in
 //! the book's order), so it equals their output bit for bit.
 use ferrocuda::device::real::Real;
+use ferrocuda::footprint::{try_vec, try_with_capacity};
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
@@ -190,8 +191,10 @@ pub fn field<T: DerivFloat>(grid: Grid, extents: Extents, direction: Direction) 
     let (m, stride) = (extents.along(direction), extents.stride(direction));
     let (line, exact) = line_function::<T>(grid, m);
     let along = |p: usize| (p / stride) % m;
-    let f = (0..n).into_par_iter().map(|p| line[along(p)]).collect();
-    let sol = (0..n).into_par_iter().map(|p| exact[along(p)]).collect();
+    let mut f = try_with_capacity(n)?;
+    f.par_extend((0..n).into_par_iter().map(|p| line[along(p)]));
+    let mut sol = try_with_capacity(n)?;
+    sol.par_extend((0..n).into_par_iter().map(|p| exact[along(p)]));
     Ok((f, sol))
 }
 
@@ -224,7 +227,7 @@ pub fn derivative<T: DerivFloat>(
             direction.name()
         )));
     }
-    let mut df = vec![T::default(); n];
+    let mut df = try_vec(n, T::default())?;
     let plane = extents.mx * extents.my;
     df.par_chunks_mut(plane).enumerate().for_each(|(k, out)| {
         for (q, slot) in out.iter_mut().enumerate() {

@@ -5,6 +5,7 @@
 //! A sweep computes each point with the kernels' own [`jacobi_point`], so the CPU's residuals
 //! and field equal every kernel's bit for bit.
 use book_kernels::ch6::laplace2d::{LaplaceReal, jacobi_point, neighbourhood};
+use ferrocuda::footprint::{try_vec, try_with_capacity};
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
@@ -119,7 +120,7 @@ pub fn initial<T: Elementary>(nx: usize, ny: usize) -> Result<Vec<T>> {
     let n = check_mesh(nx, ny)?;
     let pi = T::from_f64(2.0) * T::from_f64(1.0).asin();
     let decay = (T::default() - pi).exp();
-    let mut a = vec![T::default(); n];
+    let mut a = try_vec(n, T::default())?;
     for i in 0..nx {
         let y0 = (pi * T::from_count(i) / T::from_count(nx - 1)).sin();
         a[i] = y0;
@@ -168,16 +169,21 @@ pub fn solve<T: Elementary>(initial: &[T], nx: usize, ny: usize, stop: Stop) -> 
             initial.len()
         )));
     }
-    let mut a = initial.to_vec();
-    let mut a_new = a.clone();
+    let mut a = try_with_capacity(n)?;
+    a.extend_from_slice(initial);
+    let mut a_new = try_with_capacity(n)?;
+    a_new.extend_from_slice(initial);
     let mut residual = stop.initial_residual::<T>();
     let mut residuals = Vec::new();
+    let bar = crate::progress::bar("CPU reference sweeps", stop.max_sweeps() as u64);
     while stop.continues(residual, residuals.len()) {
         residual = sweep(&a, &mut a_new, nx, ny);
         residuals.push(residual);
+        bar.inc(1);
         // `a = aNew`: the boundaries of both are the initial field's, so a swap is the copy.
         std::mem::swap(&mut a, &mut a_new);
     }
+    bar.finish_and_clear();
     Ok(Solution { residuals, field: a })
 }
 

@@ -2,13 +2,17 @@
 //! plane of A with the same plane of B, by rustfft in f64, as `IFFT(FFT(A) FFT(B)) / (nx ny)`.
 use ferrocuda::fft::cpu::{self, C64};
 use ferrocuda::fft::{Direction, Shape};
+use ferrocuda::footprint::try_with_capacity;
 use ferrocuda::gpu::Result;
 use rayon::prelude::*;
 
 /// The convolutions of `planes` planes of `ny x nx`, plane after plane in `a` and `b`.
 pub fn convolve(a: &[C64], b: &[C64], ny: usize, nx: usize, planes: usize) -> Result<Vec<C64>> {
     let shape = Shape::new(&[ny, nx], planes)?;
-    let (mut fa, mut fb) = (a.to_vec(), b.to_vec());
+    let mut fa = try_with_capacity(a.len())?;
+    fa.extend_from_slice(a);
+    let mut fb = try_with_capacity(b.len())?;
+    fb.extend_from_slice(b);
     cpu::c2c(&shape, &mut fa, Direction::Forward)?;
     cpu::c2c(&shape, &mut fb, Direction::Forward)?;
     let scale = 1.0 / (nx * ny) as f64;

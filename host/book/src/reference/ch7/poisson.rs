@@ -3,6 +3,7 @@
 //! `complex2real` with the corner value subtracted).
 use ferrocuda::fft::cpu::{self, C64};
 use ferrocuda::fft::{Direction, Shape};
+use ferrocuda::footprint::try_with_capacity;
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
@@ -17,7 +18,8 @@ pub fn solve(rhs: &[f64], kx: &[f64], ky: &[f64]) -> Result<Vec<f64>> {
         )));
     }
     let shape = Shape::new(&[ny, nx], 1)?;
-    let mut phi: Vec<C64> = rhs.par_iter().map(|&v| C64::new(v, 0.0)).collect();
+    let mut phi: Vec<C64> = try_with_capacity(rhs.len())?;
+    phi.par_extend(rhs.par_iter().map(|&v| C64::new(v, 0.0)));
     cpu::c2c(&shape, &mut phi, Direction::Forward)?;
     phi.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
         for (i, p) in row.iter_mut().enumerate() {
@@ -32,5 +34,7 @@ pub fn solve(rhs: &[f64], kx: &[f64], ky: &[f64]) -> Result<Vec<f64>> {
     cpu::c2c(&shape, &mut phi, Direction::Inverse)?;
     let corner = phi[0].re;
     let count = (nx * ny) as f64;
-    Ok(phi.par_iter().map(|p| (p.re - corner) / count).collect())
+    let mut u = try_with_capacity(phi.len())?;
+    u.par_extend(phi.par_iter().map(|p| (p.re - corner) / count));
+    Ok(u)
 }

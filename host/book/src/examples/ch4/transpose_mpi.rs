@@ -31,7 +31,7 @@ pub const EXAMPLE: Example = Example {
 
 /// `--size` of both MPI transposes.
 const SIZE: Size = Size {
-    unit: "matrix side n (n x n floats), a multiple of 32 x the rank count; checked in each rank against its own GPU, so ranks sharing a GPU each need their part on it",
+    unit: "matrix side n (n x n floats), a multiple of 32 x the rank count; checked in each rank against its own GPU, so ranks sharing a GPU (or, on the simulator, the host) each need their part on it",
     gpu: super::TRANSPOSE_BOOK_N,
     simulator: super::TRANSPOSE_SIM_N,
     min: TILE_DIM,

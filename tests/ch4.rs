@@ -6,6 +6,8 @@ mod common;
 mod devices;
 #[path = "ch4/library.rs"]
 mod library;
+#[path = "ch4/plans.rs"]
+mod plans;
 
 use common::{CpuTest, GpuTest};
 
@@ -17,6 +19,12 @@ fn main() {
             "ch4_memory_info_simulator_deltas",
             devices::ch4_memory_info_simulator_deltas,
         ),
+        ("ch4_memory_plans_monotone", plans::ch4_memory_plans_monotone),
+        (
+            "ch4_memory_plans_count_the_busiest_memory",
+            plans::ch4_memory_plans_count_the_busiest_memory,
+        ),
+        ("bench_size_mib_checked", plans::bench_size_mib_checked),
     ];
     let gpu_tests: Vec<GpuTest> = vec![
         (

@@ -172,12 +172,13 @@ fn mpi_bad_option_fails_before_mpi_starts() -> TestResult {
     )
 }
 
-/// `--device` is refused under MPI: each rank's device is MPI's choice.
+/// `--device` is refused under MPI: each rank's device is MPI's choice, so an MPI id's command
+/// line has no such option (clap's sentence).
 fn mpi_device_option_refused() -> TestResult {
     fails_naming_rank(
         &[(2, &["run", "ch4-mpi-assign-device", "--device", "0"])],
         0,
-        "takes no --device",
+        "unexpected argument '--device' found",
     )
 }
 

@@ -24,8 +24,11 @@ pub mod simulator;
 pub mod stream;
 pub mod thesis;
 
+use ferrocuda::footprint::{Capacity, Footprint};
 use ferrocuda::gpu::{Error, Gpu, Kernels, LaunchShape, Result};
 use ferrocuda::measure::{Stats, gb_per_s};
+use indicatif::ProgressBar;
+use std::io::IsTerminal;
 
 /// Benchmark settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,10 +71,99 @@ impl Settings {
 
     /// Elements of `T` per array.
     pub fn elements<T>(&self) -> Result<usize> {
-        match self.working_set_mib * (1 << 20) / size_of::<T>() {
+        let bytes = self.working_set_mib.checked_mul(1 << 20).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "--size-mib {} is more bytes than this machine can address",
+                self.working_set_mib
+            ))
+        })?;
+        match bytes / size_of::<T>() {
             0 => Err(Error::InvalidArgument("--size-mib must be at least 1".into())),
             n => Ok(n),
         }
+    }
+
+    /// What the groups sized by `--size-mib` need at `mib` MiB per array, at their peak:
+    /// [`WORKING_SET_ARRAYS`] arrays on the device and as many on the host; `None` when the
+    /// bytes overflow. (The groups of fixed sizes, the source's, do not depend on it.)
+    pub fn footprint(mib: usize) -> Option<Footprint> {
+        let bytes = mib.checked_mul(1 << 20)?;
+        Footprint::NONE.mirrored::<u8>(WORKING_SET_ARRAYS, bytes)
+    }
+
+    /// `Ok` when `--size-mib`'s arrays fit in `capacity`; else one sentence with both figures
+    /// and the largest `--size-mib` that fits.
+    pub fn check_memory(&self, capacity: &Capacity) -> Result<()> {
+        let mib = self.working_set_mib;
+        let needs = match Self::footprint(mib) {
+            Some(plan) if capacity.fits(plan) => return Ok(()),
+            Some(plan) => format!("needs {}", capacity.describe(plan)),
+            None => "needs more bytes than 64-bit arithmetic can count".into(),
+        };
+        let largest = match capacity.largest_fitting(mib, Self::footprint) {
+            Some(k) => format!("the largest --size-mib that fits is {k}"),
+            None => "not even --size-mib 1 fits".into(),
+        };
+        Err(Error::OutOfMemory(format!(
+            "--size-mib {mib} ({WORKING_SET_ARRAYS} arrays of it at once) {needs}: {largest}"
+        )))
+    }
+}
+
+/// Arrays of `--size-mib` bytes the bench holds at once, at most: STREAM's `a`, `b`, `c` on the
+/// device and their initial values on the host, the vector add's three, the FFT rows' input and
+/// output with cuFFT's workspace (the sums' doubled input is two; the memcpy rate's source and
+/// destination two).
+pub const WORKING_SET_ARRAYS: usize = 3;
+
+/// The progress line over the bench's groups (stderr, drawn only on a terminal, so output and
+/// CI logs are unchanged): named after the group running, advanced as each finishes.
+struct Progress {
+    bar: ProgressBar,
+    /// True when standard output is a terminal too: the groups that print as they go then run
+    /// with the line hidden, so that their lines stay whole.
+    shared_terminal: bool,
+}
+
+impl Progress {
+    /// A line over the groups `settings` selects among `names`.
+    fn new(settings: &Settings, names: &[&str]) -> Self {
+        let total = names.iter().filter(|g| settings.wants(g)).count();
+        Self {
+            bar: crate::progress::bar("bench", total as u64),
+            shared_terminal: std::io::stdout().is_terminal(),
+        }
+    }
+
+    /// Runs the group `name` if selected (its rows are printed later, in the table).
+    fn group<T: Default>(&self, settings: &Settings, name: &str, run: impl FnOnce() -> Result<T>) -> Result<T> {
+        if !settings.wants(name) {
+            return Ok(T::default());
+        }
+        self.bar.set_message(format!("bench: {name}"));
+        let result = run()?;
+        self.bar.inc(1);
+        Ok(result)
+    }
+
+    /// Runs the group `name` if selected, one that prints its own lines as it goes.
+    fn printing(&self, settings: &Settings, name: &str, run: impl FnOnce() -> Result<()>) -> Result<()> {
+        self.group(settings, name, || self.quiet(run))
+    }
+
+    /// Runs `print` with the line hidden when it shares the terminal with standard output.
+    fn quiet<T>(&self, print: impl FnOnce() -> T) -> T {
+        if self.shared_terminal {
+            self.bar.suspend(print)
+        } else {
+            print()
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
     }
 }
 
@@ -145,14 +237,14 @@ pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&Kernels>, reps: usize)
 pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
     settings.check_groups()?;
     if gpu.is_simulator() {
+        // The simulator's group allocates nothing of --size-mib: no memory to check.
         println!("no CUDA device: only the simulator's throughput is measured");
     } else {
+        settings.check_memory(&Capacity::of(gpu)?)?;
         run_cuda(gpu, settings)?;
     }
-    if settings.wants("simulator") {
-        simulator::run(settings.reps.min(5))?;
-    }
-    Ok(())
+    let progress = Progress::new(settings, &["simulator"]);
+    progress.printing(settings, "simulator", || simulator::run(settings.reps.min(5)).map(drop))
 }
 
 /// The memory-bound kernels against memcpy and their CUDA C twins, in one table.
@@ -180,56 +272,75 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         Err(e) => println!("CUDA C twins: not measured ({e})"),
     }
     let twins = twins.ok();
+    let twins = twins.as_ref();
+    let progress = Progress::new(
+        settings,
+        GROUPS
+            .iter()
+            .copied()
+            .filter(|g| *g != "simulator")
+            .collect::<Vec<_>>()
+            .as_slice(),
+    );
     let mut rows = Vec::new();
-    if settings.wants("stream") {
-        rows.extend(stream::run(gpu, settings, twins.as_ref().map(|t| &t.stream))?);
-    }
-    if settings.wants("course") {
-        rows.extend(course::run(gpu, settings, twins.as_ref().map(|t| &t.vector_add))?);
+    rows.extend(progress.group(settings, "stream", || {
+        stream::run(gpu, settings, twins.map(|t| &t.stream))
+    })?);
+    rows.extend(progress.group(settings, "course", || {
+        let mut rows = course::run(gpu, settings, twins.map(|t| &t.vector_add))?;
         rows.extend(course::reduction(gpu, settings)?);
         rows.extend(course::histogram(gpu, settings)?);
-    }
-    if settings.wants("ch1") {
-        rows.extend(ch1::run(
+        Ok(rows)
+    })?);
+    rows.extend(progress.group(settings, "ch1", || {
+        ch1::run(gpu, settings, twins.map(|t| &t.increment_multiblock))
+    })?);
+    rows.extend(progress.group(settings, "reduce", || {
+        reduce::run(gpu, settings, twins.map(|t| &t.reduce))
+    })?);
+    rows.extend(progress.group(settings, "ch3", || {
+        let mut rows = ch3::run(gpu, settings, twins.map(|t| &t.transpose))?;
+        rows.extend(ch3_access::run(gpu, settings, twins.map(|t| &t.ilp_copy))?);
+        Ok(rows)
+    })?);
+    rows.extend(progress.group(settings, "thesis", || thesis::run(gpu, settings, twins.map(|t| &t.sor)))?);
+    rows.extend(progress.group(settings, "heat", || {
+        course_heat::run(gpu, settings, twins.map(|t| &t.heat))
+    })?);
+    rows.extend(progress.group(settings, "ch6", || {
+        let mut rows = ch6_deriv::run(gpu, settings, twins.map(|t| &t.ch6_deriv))?;
+        rows.extend(ch6_laplace::run(gpu, settings, twins.map(|t| &t.laplace2d))?);
+        Ok(rows)
+    })?);
+    rows.extend(progress.group(settings, "images", || {
+        course_images::run(
             gpu,
             settings,
-            twins.as_ref().map(|t| &t.increment_multiblock),
-        )?);
-    }
-    if settings.wants("reduce") {
-        rows.extend(reduce::run(gpu, settings, twins.as_ref().map(|t| &t.reduce))?);
-    }
-    if settings.wants("ch3") {
-        rows.extend(ch3::run(gpu, settings, twins.as_ref().map(|t| &t.transpose))?);
-        rows.extend(ch3_access::run(gpu, settings, twins.as_ref().map(|t| &t.ilp_copy))?);
-    }
-    if settings.wants("thesis") {
-        rows.extend(thesis::run(gpu, settings, twins.as_ref().map(|t| &t.sor))?);
-    }
-    if settings.wants("heat") {
-        rows.extend(course_heat::run(gpu, settings, twins.as_ref().map(|t| &t.heat))?);
-    }
-    if settings.wants("ch6") {
-        rows.extend(ch6_deriv::run(gpu, settings, twins.as_ref().map(|t| &t.ch6_deriv))?);
-        rows.extend(ch6_laplace::run(gpu, settings, twins.as_ref().map(|t| &t.laplace2d))?);
-    }
-    if settings.wants("images") {
-        rows.extend(course_images::run(
-            gpu,
-            settings,
-            twins.as_ref().map(|t| course_images::ImageTwins {
+            twins.map(|t| course_images::ImageTwins {
                 image_blur: &t.image_blur,
                 convolution: &t.convolution,
             }),
-        )?);
-    }
+        )
+    })?);
+    progress.quiet(|| print_table(&rows, memcpy, settings.reps));
+    progress.printing(settings, "ch3-lessons", || ch3_lessons::run(gpu, settings))?;
+    progress.printing(settings, "random", || random::run(gpu, settings))?;
+    progress.printing(settings, "fft", || fft::run(gpu, settings, memcpy))?;
+    progress.printing(settings, "ch7", || ch7::run(gpu, settings))?;
+    progress.printing(settings, "ch4", || ch4::run(gpu, settings))?;
+    progress.printing(settings, "matmul", || course::matmul(gpu, settings))?;
+    progress.printing(settings, "transfers", || ch3_transfers::run(gpu, settings))?;
+    Ok(())
+}
 
+/// The table of the memory-bound rows: GB/s, fraction of memcpy, ratio to the CUDA C twin.
+fn print_table(rows: &[Measured], memcpy: f64, reps: usize) {
     println!();
     println!(
         "{:<30} {:<46} {:>9} {:>10} {:>9} {:>10} {:>10}",
         "kernel", "launch shape", "GB moved", "Rust GB/s", "/memcpy", "nvcc GB/s", "Rust/nvcc"
     );
-    for m in &rows {
+    for m in rows {
         let rust = gb_per_s(m.bytes, m.rust.median_ms);
         let (nvcc, ratio) = match m.nvcc {
             Some(s) => {
@@ -250,31 +361,8 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         );
     }
     println!(
-        "(median of {} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)",
-        settings.reps
+        "(median of {reps} interleaved runs each; GB = 1e9 bytes read + written; the sums and histograms only read)"
     );
-    if settings.wants("ch3-lessons") {
-        ch3_lessons::run(gpu, settings)?;
-    }
-    if settings.wants("random") {
-        random::run(gpu, settings)?;
-    }
-    if settings.wants("fft") {
-        fft::run(gpu, settings, memcpy)?;
-    }
-    if settings.wants("ch7") {
-        ch7::run(gpu, settings)?;
-    }
-    if settings.wants("ch4") {
-        ch4::run(gpu, settings)?;
-    }
-    if settings.wants("matmul") {
-        course::matmul(gpu, settings)?;
-    }
-    if settings.wants("transfers") {
-        ch3_transfers::run(gpu, settings)?;
-    }
-    Ok(())
 }
 
 /// Runs `row` from the embedded module and from `twin`, downloading `output` after each: true

@@ -1,19 +1,39 @@
 //! ch4-direct-transfer: where allocations land (`cudaMemGetInfo`), and copies between two devices
 //! with peer access on and off (book §4.1.2, `program directTransfer`).
-use super::{DEVICES, open_devices, pair_note, require_two};
-use crate::examples::{Example, Options, Outcome};
+use super::{DEVICES, DevicePlan, open_devices, pair_note, require_two};
+use crate::examples::{Example, Options, Outcome, Size};
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch4-direct-transfer",
     description: "free memory before/after allocating on devices 0 and 1, then b_d = a_d and cudaMemcpyPeer timed with peer access on and off (book 4.1.2)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "floats in each of the two arrays, a_d on logical device 0 and b_d on 1 (logical devices sharing a GPU each need theirs on it)",
+        gpu: super::PEER_COPY_BOOK_N,
+        simulator: super::PEER_COPY_SIM_N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: false,
     flags: &[DEVICES],
     run,
 };
+
+/// The run's peak at `n` floats per array: `a_d` and `b_d` on the memory of logical devices 0
+/// and 1 (one GPU's, when they share it; the host's on the simulator), and on the host `a` with
+/// either the `-1` preset or the downloaded `b` (one at a time).
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let Some(devices) = DevicePlan::of(options, 2) else {
+        return Some(Footprint::NONE); // `--devices` is refused by the run, in its own words
+    };
+    Footprint::NONE
+        .device::<f32>(devices.busiest(devices.logical.min(2)), n)?
+        .host::<f32>(2, n)
+}
 
 /// The step in which `gpu`'s free memory moves when a buffer is allocated, measured with a
 /// one-element buffer: CUDA's stream-ordered pool, which the library allocates from, maps device
@@ -53,7 +73,7 @@ fn timed_copy(
     a: &[f32],
     copy: impl FnOnce(&mut DeviceBuffer<f32>) -> Result<()>,
 ) -> Result<(f64, Check)> {
-    gpus[1].upload_into(&vec![-1.0; a.len()], b_d)?;
+    gpus[1].upload_into(&try_vec(a.len(), -1.0)?, b_d)?;
     let ms = gpus[timing].time_ms(|| copy(b_d))?;
     let b = gpus[1].download(b_d)?;
     let check = Check::compare(&format!("{what}, timing on device {timing}"), &b, a, Tolerance::EXACT);
@@ -136,7 +156,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     if let Some(note) = pair_note(&gpus[0], &gpus[1]) {
         println!("{note}");
     }
-    let a = vec![1.0f32; n];
+    let a = try_vec(n, 1.0f32)?;
     let mut a_d = a_d;
     gpus[0].upload_into(&a, &mut a_d)?;
     for timing in 0..2 {

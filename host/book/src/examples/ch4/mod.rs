@@ -44,6 +44,48 @@ pub const TRANSPOSE_SIM_N: usize = 256;
 /// More logical devices than any example needs; a guard against a mistyped count.
 pub const MAX_LOGICAL_DEVICES: usize = 64;
 
+/// Where a run's logical devices put their memory, for its memory plan (`Size::memory`, which
+/// is not given the device): how many logical devices `open_devices` will open, and on how many
+/// GPUs they are placed round-robin (0: on simulators, whose memory is all host memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevicePlan {
+    /// Logical devices opened.
+    pub logical: usize,
+    /// GPUs present, or 0 on the simulator.
+    pub physical: usize,
+}
+
+impl DevicePlan {
+    /// The plan for `options` (`--devices`, else `open_devices`' default for `book_count`);
+    /// `None` when `open_devices` refuses `--devices` (0, too many, not a number), so that
+    /// its own sentence is the one the user reads.
+    ///
+    /// The simulator is assumed when `FERROCUDA_BACKEND=sim` or no GPU is present; a run with
+    /// `--backend sim` on a machine with GPUs is planned as on its GPUs (the figure the plan
+    /// cannot see), so only there can a simulated run be under-counted.
+    pub fn of(options: &Options, book_count: usize) -> Option<Self> {
+        let simulator = BackendChoice::from_env().is_ok_and(|c| c == BackendChoice::Sim);
+        let physical = if simulator { 0 } else { device_count().unwrap_or(0) };
+        let logical = match options.parsed::<usize>("--devices").ok()? {
+            Some(n) if (1..=MAX_LOGICAL_DEVICES).contains(&n) => n,
+            Some(_) => return None,
+            None if physical >= 2 => physical,
+            None => book_count,
+        };
+        Some(Self { logical, physical })
+    }
+
+    /// How many of the logical devices `0 .. allocating` share the busiest memory: the GPU that
+    /// logical device 0 is placed on (round-robin puts `ceil(allocating / GPUs)` there), or all
+    /// of them on simulators, whose device memory is the one host memory.
+    pub fn busiest(&self, allocating: usize) -> usize {
+        match self.physical {
+            0 => allocating,
+            gpus => allocating.div_ceil(gpus),
+        }
+    }
+}
+
 /// Opens the logical devices `--devices` asks for, or the default (the GPUs present when at
 /// least two, else `book_count` on GPU 0 or on simulators, said in one line), and prints where
 /// each runs.

@@ -18,7 +18,7 @@ pub const ID: &str = "ch4-mpi-devices";
 pub const EXAMPLE: Example = Example {
     id: ID,
     description: "MPI: each rank's device and compute mode, and whose 4 MiB allocations its free memory shows (book 4.2.1); run with `cargo xtask mpirun -np N`",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: None,
     f64: false,
     reps: false,
     flags: &[Flag {

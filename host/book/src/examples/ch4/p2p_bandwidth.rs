@@ -1,19 +1,39 @@
 //! ch4-p2p-bandwidth: `cudaMemcpyPeer` bandwidth between every pair of devices, as a matrix (book
 //! §4.1.2, `program p2pBandwidth`).
-use super::{DEVICES, one_mut_one_shared, open_devices};
-use crate::examples::{Example, Options, Outcome};
+use super::{DEVICES, DevicePlan, one_mut_one_shared, open_devices};
+use crate::examples::{Example, Options, Outcome, Size};
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;
 
 pub const EXAMPLE: Example = Example {
     id: "ch4-p2p-bandwidth",
     description: "16 MB cudaMemcpyPeer between every pair of devices, validated, as a sender x receiver GB/s matrix (book 4.1.2)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "floats in the array on each logical device, the size of every copy (logical devices sharing a GPU each need theirs on it)",
+        gpu: super::PEER_COPY_BOOK_N,
+        simulator: super::PEER_COPY_SIM_N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: false,
     flags: &[DEVICES],
     run,
 };
+
+/// The run's peak at `n` floats per array: one array per logical device, those on the busiest
+/// GPU together (all of them on the simulator, whose device memory is host memory), and on the
+/// host one array's worth at a time (the value uploaded, or the copy downloaded to validate).
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let Some(devices) = DevicePlan::of(options, 4) else {
+        return Some(Footprint::NONE); // `--devices` is refused by the run, in its own words
+    };
+    Footprint::NONE
+        .device::<f32>(devices.busiest(devices.logical), n)?
+        .host::<f32>(1, n)
+}
 
 /// The bandwidth matrix, GB/s, `[sender][receiver]` (0 where the copy failed validation), and
 /// the pairs that failed.
@@ -23,7 +43,7 @@ pub fn measure(gpus: &[Gpu], n: usize) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
     let mut arrays = gpus
         .iter()
         .enumerate()
-        .map(|(j, g)| g.upload(&vec![j as f32; n]))
+        .map(|(j, g)| g.upload(&try_vec(n, j as f32)?))
         .collect::<Result<Vec<_>>>()?;
     // Peer access wherever possible (both directions).
     for (i, a) in gpus.iter().enumerate() {
@@ -35,7 +55,9 @@ pub fn measure(gpus: &[Gpu], n: usize) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
     }
     let mut bandwidth = vec![vec![0.0; p]; p];
     let mut failed = Vec::new();
-    let bytes = (n * size_of::<f32>()) as f64;
+    let bytes = n
+        .checked_mul(size_of::<f32>())
+        .ok_or_else(|| Error::InvalidArgument(format!("--size {n} floats overflow")))? as f64;
     for receiver in 0..p {
         for sender in (0..p).filter(|&i| i != receiver) {
             let (dst, src) = one_mut_one_shared(&mut arrays, receiver, sender);
@@ -47,7 +69,7 @@ pub fn measure(gpus: &[Gpu], n: usize) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
             } else {
                 failed.push(format!("{sender}->{receiver}"));
             }
-            to.upload_into(&vec![receiver as f32; n], dst)?;
+            to.upload_into(&try_vec(n, receiver as f32)?, dst)?;
         }
     }
     Ok((bandwidth, failed))

@@ -11,8 +11,10 @@
 //! prints `Bandwidth (GB/s):` (`2 * nx * ny * 4 / time`). Added: one warm-up run and the mean of
 //! `--reps` (default 10), each rank's time per part (pack, MPI, unpack, kernel) gathered on rank
 //! 0, and the one-GPU `cuda_transpose` bandwidth of the same matrix for comparison.
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
+use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};
+use ferrocuda::transpose::TILE_DIM;
 
 /// The id.
 pub const ID: &str = "ch4-transpose-mpi";
@@ -20,12 +22,59 @@ pub const ID: &str = "ch4-transpose-mpi";
 pub const EXAMPLE: Example = Example {
     id: ID,
     description: "MPI: transpose of a 2048^2 matrix in slabs over the ranks, tiles staged through pinned host memory, MPI_Sendrecv per stage, GB/s (book 4.2.2); run with `cargo xtask mpirun -np N`",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(SIZE),
     f64: false,
     reps: true,
     flags: &[],
     run,
 };
+
+/// `--size` of both MPI transposes.
+const SIZE: Size = Size {
+    unit: "matrix side n (n x n floats), a multiple of 32 x the rank count; checked in each rank against its own GPU, so ranks sharing a GPU (or, on the simulator, the host) each need their part on it",
+    gpu: super::TRANSPOSE_BOOK_N,
+    simulator: super::TRANSPOSE_SIM_N,
+    min: TILE_DIM,
+    max: usize::MAX,
+    memory,
+};
+
+/// The peak of rank 0, the largest of any rank, for `--size n` (rounded up to the multiple of
+/// 32 x ranks the layout needs, so that the largest size that fits is one the run takes): on its
+/// device the input and output slabs (`n * n / ranks` floats each), the send and receive tiles
+/// (`n * n / ranks^2` each) and the one-GPU comparison's input and output (the whole matrix
+/// each); on the host the input and expected slabs, the pinned tiles, and the whole matrix, its
+/// CPU transpose and the comparison's download. The rank count is MPI's, once started (the
+/// runner checks each rank after `MPI_Init`); 1 otherwise.
+pub fn memory(_options: &Options, n: usize) -> Option<Footprint> {
+    let ranks = ranks();
+    let n = n.checked_next_multiple_of(TILE_DIM.checked_mul(ranks)?)?;
+    let elements = footprint::elements(&[n, n])?;
+    let slab = elements / ranks;
+    let tile = slab / ranks;
+    Footprint::NONE
+        .mirrored::<f32>(2, slab)?
+        .mirrored::<f32>(2, tile)?
+        .device::<f32>(2, elements)?
+        .host::<f32>(3, elements)
+}
+
+/// The job's ranks, when MPI has started in this process; else 1.
+#[cfg(feature = "mpi")]
+fn ranks() -> usize {
+    use ferrocuda::mpi::rsmpi::{environment, topology::SimpleCommunicator, traits::Communicator};
+    if environment::is_initialized() && !environment::is_finalized() {
+        usize::try_from(SimpleCommunicator::world().size()).unwrap_or(1).max(1)
+    } else {
+        1
+    }
+}
+
+/// The job's ranks: 1 in a build without MPI (which refuses the MPI examples anyway).
+#[cfg(not(feature = "mpi"))]
+fn ranks() -> usize {
+    1
+}
 
 fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     super::mpi::in_process(ID, gpu, options)
@@ -43,7 +92,7 @@ pub const GPUAWARE_ID: &str = "ch4-transpose-mpi-gpuaware";
 pub const GPUAWARE_EXAMPLE: Example = Example {
     id: GPUAWARE_ID,
     description: "MPI: the slab transpose with tiles packed on the device and MPI on device buffers when the MPI is CUDA-aware (else staged), GB/s (book 4.2.3); run with `cargo xtask mpirun -np N`",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(SIZE),
     f64: false,
     reps: true,
     flags: &[],
@@ -75,6 +124,7 @@ mod rank {
     use crate::examples::ch4::{TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N};
     use crate::examples::ch4::{gb_per_s, one_device};
     use crate::examples::{Options, Outcome};
+    use ferrocuda::footprint::{try_from_fn, try_vec};
     use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, PinnedBuffer, Result};
     use ferrocuda::mpi::rsmpi::point_to_point::send_receive_into_with_tags;
     use ferrocuda::mpi::rsmpi::traits::Communicator;
@@ -229,10 +279,16 @@ mod rank {
             }
         }
         let slab = layout.input_slab(me);
-        let input: Vec<f32> = slab.clone().map(|i| input_value(n, i / n, i % n)).collect();
+        let input = try_from_fn(slab.len(), |k| {
+            let i = slab.start + k;
+            input_value(n, i / n, i % n)
+        })?;
         // Output row x (of this rank's slab), column y: input element (y, x).
         let out_rows = layout.output_slab(me);
-        let gold: Vec<f32> = out_rows.map(|i| input_value(n, i % n, i / n)).collect();
+        let gold = try_from_fn(out_rows.len(), |k| {
+            let i = out_rows.start + k;
+            input_value(n, i % n, i / n)
+        })?;
         let tile_len = layout.tile_len();
         let mut rank = RankSlab {
             layout,
@@ -240,7 +296,7 @@ mod rank {
             exchange,
             device_mpi,
             idata: gpu.upload(&input)?,
-            tdata: gpu.upload(&vec![-1.0f32; layout.output_slab_len()])?,
+            tdata: gpu.upload(&try_vec(layout.output_slab_len(), -1.0f32)?)?,
             d_s_tile: gpu.zeros(tile_len)?,
             d_r_tile: gpu.zeros(tile_len)?,
             s_tile: gpu.pinned(tile_len)?,
@@ -292,7 +348,7 @@ mod rank {
         );
         let mut checks = vec![check];
         if me == 0 {
-            let whole: Vec<f32> = (0..n * n).map(|i| input_value(n, i / n, i % n)).collect();
+            let whole = try_from_fn(n * n, |i| input_value(n, i / n, i % n))?;
             let whole_gold = transpose::cpu(&whole, n, n)?;
             let (one_ms, one_check) = one_device(gpu, &whole, n, n, &whole_gold, reps)?;
             println!(

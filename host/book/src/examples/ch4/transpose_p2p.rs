@@ -6,8 +6,9 @@
 //! of the slab of device `(s + r) mod nDevices` into its receive buffer (`cudaMemcpy2DAsync`)
 //! and transposes it, both in the stream `(r, s)`, so the stages' copies and kernels overlap
 //! (async mode); the sync mode uses `cudaMemcpy2D` and the default stream.
-use super::{DEVICES, gb_per_s, one_device, open_devices};
-use crate::examples::{Example, Flag, Options, Outcome};
+use super::{DEVICES, DevicePlan, gb_per_s, one_device, open_devices};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
+use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result, Stream};
 use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM};
 use ferrocuda::verify::{Check, Tolerance};
@@ -16,7 +17,14 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "ch4-transpose-p2p",
     description: "transpose of a matrix in slabs over several devices, staged peer-to-peer copies, sync and async, against a CPU transpose (book 4.1.3)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "columns nx of the matrix (and its rows, unless --ny), a multiple of 32 x the device count (64 with 2 devices); logical devices sharing a GPU each need their slabs on it",
+        gpu: super::TRANSPOSE_BOOK_N,
+        simulator: super::TRANSPOSE_SIM_N,
+        min: 2 * TILE_DIM,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[
@@ -30,7 +38,7 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--ny",
             value: Some("N"),
-            help: "rows of the input (default: --size, square)",
+            help: "rows ny of the matrix, a multiple of 32 x the device count [default: --size, square]",
             requires: None,
         },
     ],
@@ -39,6 +47,33 @@ pub const EXAMPLE: Example = Example {
 
 /// Seed of the input (the book's `random_number`).
 pub const SEED: u64 = 2024;
+
+/// The run's peak for `--size n` (and `--ny`, each rounded up to the multiple of 32 x the
+/// device count the layout needs, so that the largest size that fits is one the run takes): on
+/// each logical device its input slab, receive buffer and output slab (`nx * ny / devices`
+/// floats each), those of the busiest GPU together (all of them on the simulator), while logical
+/// device 0 also holds the one-device comparison's input and output (the whole matrix each); on
+/// the host the input, the CPU transpose and the gathered output (the whole matrix each) with
+/// one slab being downloaded.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let Some(devices) = DevicePlan::of(options, 2) else {
+        return Some(Footprint::NONE); // `--devices` is refused by the run, in its own words
+    };
+    let multiple = TILE_DIM.checked_mul(devices.logical)?;
+    let nx = n.checked_next_multiple_of(multiple)?;
+    let ny = match options.parsed::<usize>("--ny") {
+        Ok(Some(ny)) if ny > 0 => ny.checked_next_multiple_of(multiple)?,
+        Ok(None) => nx,
+        _ => return Some(Footprint::NONE), // refused by the run, in its own words
+    };
+    let elements = footprint::elements(&[nx, ny])?;
+    let slab = elements / devices.logical;
+    Footprint::NONE
+        .device::<f32>(3 * devices.busiest(devices.logical), slab)?
+        .device::<f32>(2, elements)?
+        .host::<f32>(3, elements)?
+        .host::<f32>(1, slab)
+}
 
 /// The book's `asyncVersion`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +149,7 @@ impl<'g> P2pTranspose<'g> {
         for (p, g) in gpus.iter().enumerate() {
             idata.push(g.upload(&input[layout.input_slab(p)])?);
             rdata.push(g.zeros::<f32>(layout.input_slab_len())?);
-            tdata.push(g.upload(&vec![-1.0f32; layout.output_slab_len()])?);
+            tdata.push(g.upload(&try_vec(layout.output_slab_len(), -1.0f32)?)?);
             streams.push(
                 (0..layout.parts())
                     .map(|_| g.new_stream())
@@ -133,7 +168,7 @@ impl<'g> P2pTranspose<'g> {
 
     /// Sets every output slab to -1 (the book's initial `d_tdata`), so a tile never written shows.
     pub fn reset_output(&mut self) -> Result<()> {
-        let minus_one = vec![-1.0f32; self.layout.output_slab_len()];
+        let minus_one = try_vec(self.layout.output_slab_len(), -1.0f32)?;
         for (g, t) in self.gpus.iter().zip(&mut self.tdata) {
             g.upload_into(&minus_one, t)?;
         }
@@ -215,7 +250,7 @@ impl<'g> P2pTranspose<'g> {
 
     /// The whole transposed matrix (`nx` rows of `ny`): the output slabs in order.
     pub fn gather(&self) -> Result<Vec<f32>> {
-        let mut out = Vec::with_capacity(self.layout.nx() * self.layout.ny());
+        let mut out = try_with_capacity(self.layout.nx() * self.layout.ny())?;
         for (g, t) in self.gpus.iter().zip(&self.tdata) {
             out.extend(g.download(t)?);
         }

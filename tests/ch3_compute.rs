@@ -153,7 +153,7 @@ fn ch3_divergence_kernels_match_cpu(gpu: &Gpu) -> TestResult {
             for variant in Branch::ALL {
                 let mut x_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
                 divergence::launch(gpu, variant, &mut x_d, threads).map_err(fail)?;
-                let expected = reference::divergence::divergence(n, |i| variant.first_side(i));
+                let expected = reference::divergence::divergence(n, |i| variant.first_side(i)).map_err(fail)?;
                 let check = Check::compare("x", &gpu.download(&x_d).map_err(fail)?, &expected, Tolerance::EXACT);
                 ensure(check.passed(), || {
                     format!("{variant:?}, n = {n}, {threads} threads: {check}")

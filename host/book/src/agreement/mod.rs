@@ -290,7 +290,7 @@ where
     if T::NAME == "f32" {
         use crate::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
         let side = 100;
-        let input = texture_average::input(side, 5);
+        let input = texture_average::input(side, 5)?;
         for (points, load, kernel) in [
             (Points::Four, AverageLoad::Global, "average4"),
             (Points::Eight, AverageLoad::Global, "average8"),

@@ -345,7 +345,7 @@ fn chapter_three_compute(c: &mut Comparison) -> Result<()> {
             _ => Tolerance::EXACT,
         };
         c.compare(variant.kernel(), tolerance, |gpu| {
-            let x = gpu.upload(&intrinsics::inputs(n))?;
+            let x = gpu.upload(&intrinsics::inputs(n)?)?;
             let mut y = gpu.zeros::<f32>(n)?;
             intrinsics::launch(gpu, variant, &mut y, &x)?;
             gpu.download(&y)

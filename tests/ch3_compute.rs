@@ -115,17 +115,30 @@ fn ch3_intrinsics_kernels_match_cpu(gpu: &Gpu) -> TestResult {
             intrinsics::launch(gpu, variant, &mut y_d, &x_d).map_err(fail)?;
             let y = gpu.download(&y_d).map_err(fail)?;
             let check = match variant {
-                Intrinsic::Accurate => Check::compare("y", &y, &reference::intrinsics::terms_f32(&x).map_err(fail)?, ACCURATE),
+                Intrinsic::Accurate => {
+                    Check::compare("y", &y, &reference::intrinsics::terms_f32(&x).map_err(fail)?, ACCURATE)
+                }
                 Intrinsic::Fast => {
                     let y64: Vec<f64> = y.iter().map(|&v| v as f64).collect();
-                    Check::compare("y", &y64, &reference::intrinsics::terms_f64(&x).map_err(fail)?, intrinsics::FAST)
+                    Check::compare(
+                        "y",
+                        &y64,
+                        &reference::intrinsics::terms_f64(&x).map_err(fail)?,
+                        intrinsics::FAST,
+                    )
                 }
-                Intrinsic::HornerFused => {
-                    Check::compare("y", &y, &reference::intrinsics::horner_f32(&x, true).map_err(fail)?, Tolerance::EXACT)
-                }
-                Intrinsic::HornerUnfused => {
-                    Check::compare("y", &y, &reference::intrinsics::horner_f32(&x, false).map_err(fail)?, Tolerance::EXACT)
-                }
+                Intrinsic::HornerFused => Check::compare(
+                    "y",
+                    &y,
+                    &reference::intrinsics::horner_f32(&x, true).map_err(fail)?,
+                    Tolerance::EXACT,
+                ),
+                Intrinsic::HornerUnfused => Check::compare(
+                    "y",
+                    &y,
+                    &reference::intrinsics::horner_f32(&x, false).map_err(fail)?,
+                    Tolerance::EXACT,
+                ),
             };
             ensure(check.passed(), || format!("{variant:?}, n = {n}: {check}"))?;
         }

@@ -329,13 +329,18 @@ fn verify_sequence<T: StreamReal + Send + Sync>(
 ) -> Result<Vec<Check>> {
     let n = arrays.a.len();
     let scalar = T::from_f64(SCALAR);
-    let mut checks = ["a", "b", "c"].map(|name| Check::compare::<T>(&format!("{name}{suffix}"), &[], &[], Tolerance::EXACT));
+    let mut checks =
+        ["a", "b", "c"].map(|name| Check::compare::<T>(&format!("{name}{suffix}"), &[], &[], Tolerance::EXACT));
     let mut got = try_vec(n.min(VERIFY_CHUNK), T::from_f64(0.0))?;
     for (start, len) in chunks(n) {
         let expected = reference::stream::sequence_range(start..start + len, initial::<T>, scalar, iterations)?;
         for (k, buffer) in [&arrays.a, &arrays.b, &arrays.c].into_iter().enumerate() {
             download_range(gpu, buffer, start, &mut got[..len])?;
-            merge(&mut checks[k], Check::compare("", &got[..len], &expected[k], Tolerance::EXACT), start);
+            merge(
+                &mut checks[k],
+                Check::compare("", &got[..len], &expected[k], Tolerance::EXACT),
+                start,
+            );
         }
     }
     Ok(checks.into())
@@ -358,7 +363,11 @@ fn verify_triad<T: StreamReal + Send + Sync>(
         download_range(gpu, c, start, &mut hc[..len])?;
         download_range(gpu, d, start, &mut hd[..len])?;
         let expected = reference::stream::triad(&hb[..len], &hc[..len], scalar)?;
-        merge(&mut check, Check::compare("", &hd[..len], &expected, Tolerance::EXACT), start);
+        merge(
+            &mut check,
+            Check::compare("", &hd[..len], &expected, Tolerance::EXACT),
+            start,
+        );
     }
     Ok(check)
 }

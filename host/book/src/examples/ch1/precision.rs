@@ -34,7 +34,10 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 /// also the exact f64 result and the download widened to f64; `None` on overflow.
 pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
     match options.precision {
-        Precision::F32 => Footprint::NONE.device::<f32>(2, n)?.host::<f32>(3, n)?.host::<f64>(2, n),
+        Precision::F32 => Footprint::NONE
+            .device::<f32>(2, n)?
+            .host::<f32>(3, n)?
+            .host::<f64>(2, n),
         Precision::F64 => Footprint::NONE.device::<f64>(2, n)?.host::<f64>(3, n),
     }
 }

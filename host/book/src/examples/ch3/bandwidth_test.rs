@@ -55,7 +55,11 @@ fn round_trip_memory<T>(elements: usize) -> Option<Footprint> {
 /// The run's peak: the book's transfer of `n` floats, then the sweep's largest transfer
 /// (`--max-mib`, the GPU's default when not given), one after the other; `None` on overflow.
 pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
-    let max_mib = options.parsed::<usize>("--max-mib").ok().flatten().unwrap_or(SWEEP_MAX_MIB);
+    let max_mib = options
+        .parsed::<usize>("--max-mib")
+        .ok()
+        .flatten()
+        .unwrap_or(SWEEP_MAX_MIB);
     let sweep = round_trip_memory::<u32>(max_mib.checked_mul(1 << 20)? / 4)?;
     Some(round_trip_memory::<f32>(n)?.max(sweep))
 }
@@ -125,9 +129,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     if max_mib == 0 {
         return Err(Error::InvalidArgument("--max-mib must be at least 1".into()));
     }
-    let max_bytes = max_mib
-        .checked_mul(1 << 20)
-        .ok_or_else(|| Error::InvalidArgument(format!("--max-mib {max_mib} is more bytes than this machine can count")))?;
+    let max_bytes = max_mib.checked_mul(1 << 20).ok_or_else(|| {
+        Error::InvalidArgument(format!("--max-mib {max_mib} is more bytes than this machine can count"))
+    })?;
 
     // a_pageable(i) = i, as the book (exact in f32 up to 2^24 elements).
     let a = try_from_fn(n, |i| i as f32)?;

@@ -144,8 +144,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     if m < 2 {
         return Err(Error::InvalidArgument("--matrix must be at least 2".into()));
     }
-    let square = footprint::elements(&[m, m])
-        .ok_or_else(|| Error::InvalidArgument(format!("--matrix {m} makes more elements than this machine can count")))?;
+    let square = footprint::elements(&[m, m]).ok_or_else(|| {
+        Error::InvalidArgument(format!("--matrix {m} makes more elements than this machine can count"))
+    })?;
     let copy = section(m);
     let a = try_from_fn(square, |i| (i % (1 << 24)) as f32 + 0.5)?;
     let mut expected = try_vec(square, 0.0f32)?;

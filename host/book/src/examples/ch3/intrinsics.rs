@@ -40,7 +40,10 @@ pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 16;
 /// download and the variant's reference (f32, or the download widened to f64); `None` on
 /// overflow.
 pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
-    Footprint::NONE.device::<f32>(2, n)?.host::<f32>(2, n)?.host::<f64>(3, n)
+    Footprint::NONE
+        .device::<f32>(2, n)?
+        .host::<f32>(2, n)?
+        .host::<f64>(3, n)
 }
 
 /// The accurate kernel against the same f32 computation on the CPU: the same `libm` code, but
@@ -157,9 +160,12 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
                 Check::compare(variant.kernel(), &y64, exact, FAST)
             }
             // Explicit roundings on both sides, in the same order: bit-identical.
-            Variant::HornerFused => {
-                Check::compare(variant.kernel(), &y, &reference::horner_f32(&x, true)?, Tolerance::EXACT)
-            }
+            Variant::HornerFused => Check::compare(
+                variant.kernel(),
+                &y,
+                &reference::horner_f32(&x, true)?,
+                Tolerance::EXACT,
+            ),
             Variant::HornerUnfused => Check::compare(
                 variant.kernel(),
                 &y,

@@ -125,8 +125,11 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         ("2d copy (gcopy2b)", Variant::BlockPerRow, n2, n2),
         ("2d copy (gcopy3)", Variant::Tiled, n2, n2),
     ] {
-        let elements = footprint::elements(&[nx, ny])
-            .ok_or_else(|| Error::InvalidArgument(format!("a {nx} x {ny} copy has more elements than this machine can count")))?;
+        let elements = footprint::elements(&[nx, ny]).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "a {nx} x {ny} copy has more elements than this machine can count"
+            ))
+        })?;
         let b = try_from_fn(elements, |j| j as f32)?;
         let mut a = try_vec(elements, 0.0)?;
         let t = Instant::now();

@@ -16,8 +16,7 @@ fn collect<T: Send>(len: usize, items: impl IndexedParallelIterator<Item = T>) -
 pub fn terms_f64(x: &[f32]) -> Result<Vec<f64>> {
     collect(
         x.len(),
-        x.par_iter()
-        .map(|&x| {
+        x.par_iter().map(|&x| {
             let x = x as f64;
             (1..=TERMS)
                 .map(|k| {
@@ -25,8 +24,7 @@ pub fn terms_f64(x: &[f32]) -> Result<Vec<f64>> {
                     kx.sin() * (-kx / 8.0).exp() / (k as f64 + x * x)
                 })
                 .sum()
-        })
-        ,
+        }),
     )
 }
 
@@ -35,8 +33,7 @@ pub fn terms_f64(x: &[f32]) -> Result<Vec<f64>> {
 pub fn terms_f32(x: &[f32]) -> Result<Vec<f32>> {
     collect(
         x.len(),
-        x.par_iter()
-        .map(|&x| {
+        x.par_iter().map(|&x| {
             let x2 = x * x;
             let mut sum = 0.0f32;
             for k in 1..=TERMS {
@@ -46,8 +43,7 @@ pub fn terms_f32(x: &[f32]) -> Result<Vec<f32>> {
                 sum += num / (kf + x2);
             }
             sum
-        })
-        ,
+        }),
     )
 }
 
@@ -55,14 +51,12 @@ pub fn terms_f32(x: &[f32]) -> Result<Vec<f32>> {
 pub fn horner_f64(x: &[f32]) -> Result<Vec<f64>> {
     collect(
         x.len(),
-        x.par_iter()
-        .map(|&x| {
+        x.par_iter().map(|&x| {
             let x = x as f64;
             (0..DEGREE)
                 .rev()
                 .fold(COEFFICIENTS[DEGREE] as f64, |y, k| y * x + COEFFICIENTS[k] as f64)
-        })
-        ,
+        }),
     )
 }
 
@@ -70,8 +64,7 @@ pub fn horner_f64(x: &[f32]) -> Result<Vec<f64>> {
 pub fn horner_f32(x: &[f32], fused: bool) -> Result<Vec<f32>> {
     collect(
         x.len(),
-        x.par_iter()
-        .map(|&x| {
+        x.par_iter().map(|&x| {
             (0..DEGREE).rev().fold(COEFFICIENTS[DEGREE], |y, k| {
                 if fused {
                     libm::fmaf(y, x, COEFFICIENTS[k])
@@ -79,7 +72,6 @@ pub fn horner_f32(x: &[f32], fused: bool) -> Result<Vec<f32>> {
                     y * x + COEFFICIENTS[k]
                 }
             })
-        })
-        ,
+        }),
     )
 }

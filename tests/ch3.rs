@@ -122,7 +122,7 @@ fn ch3_transpose_program(gpu: &Gpu) -> TestResult {
 /// Every variant on `nx x ny` (`ny` rows of `nx`), output preset to -1, against the rayon
 /// transpose (or the input, for the copies), exactly.
 fn check_variants(gpu: &Gpu, nx: usize, ny: usize) -> TestResult {
-    let input = transpose::input(nx * ny);
+    let input = transpose::input(nx * ny).map_err(fail)?;
     let mut gold = vec![0.0f32; nx * ny];
     reference::transpose::transpose(&mut gold, &input, nx, ny).map_err(fail)?;
     let idata_d = gpu.upload(&input).map_err(fail)?;

@@ -134,7 +134,7 @@ fn ch3_texture_average_program(gpu: &Gpu) -> TestResult {
 
 fn ch3_texture_average_tile_shapes(gpu: &Gpu) -> TestResult {
     let n = 45;
-    let a = texture_average::input(n, 7);
+    let a = texture_average::input(n, 7).map_err(fail)?;
     let a_d = gpu.upload(&a).map_err(fail)?;
     for tile in [1, 7, 16, 32] {
         for points in [Points::Four, Points::Eight] {
@@ -178,7 +178,7 @@ fn ch3_ilp_copy_partial_tiles(gpu: &Gpu) -> TestResult {
     for threads in [1u32, 7, 32, 65, 128] {
         let tile = threads as usize * ILP;
         for n in [1, 2, 3, 5, tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile + 3] {
-            let a: Vec<f64> = copy::input(n);
+            let a: Vec<f64> = copy::input(n).map_err(fail)?;
             let a_d = gpu.upload(&a).map_err(fail)?;
             for (variant, shared) in [(Variant::Ilp, 0), (Variant::Tlp, 0), (Variant::Ilp, 4096)] {
                 let mut b_d = gpu.upload(&vec![f64::NAN; n]).map_err(fail)?;

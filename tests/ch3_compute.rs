@@ -108,24 +108,37 @@ fn ch3_constant_increment_bank_bounds(gpu: &Gpu) -> TestResult {
 
 fn ch3_intrinsics_kernels_match_cpu(gpu: &Gpu) -> TestResult {
     for n in SIZES {
-        let x = intrinsics::inputs(n);
+        let x = intrinsics::inputs(n).map_err(fail)?;
         let x_d = gpu.upload(&x).map_err(fail)?;
         for variant in Intrinsic::ALL {
             let mut y_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
             intrinsics::launch(gpu, variant, &mut y_d, &x_d).map_err(fail)?;
             let y = gpu.download(&y_d).map_err(fail)?;
             let check = match variant {
-                Intrinsic::Accurate => Check::compare("y", &y, &reference::intrinsics::terms_f32(&x), ACCURATE),
+                Intrinsic::Accurate => {
+                    Check::compare("y", &y, &reference::intrinsics::terms_f32(&x).map_err(fail)?, ACCURATE)
+                }
                 Intrinsic::Fast => {
                     let y64: Vec<f64> = y.iter().map(|&v| v as f64).collect();
-                    Check::compare("y", &y64, &reference::intrinsics::terms_f64(&x), intrinsics::FAST)
+                    Check::compare(
+                        "y",
+                        &y64,
+                        &reference::intrinsics::terms_f64(&x).map_err(fail)?,
+                        intrinsics::FAST,
+                    )
                 }
-                Intrinsic::HornerFused => {
-                    Check::compare("y", &y, &reference::intrinsics::horner_f32(&x, true), Tolerance::EXACT)
-                }
-                Intrinsic::HornerUnfused => {
-                    Check::compare("y", &y, &reference::intrinsics::horner_f32(&x, false), Tolerance::EXACT)
-                }
+                Intrinsic::HornerFused => Check::compare(
+                    "y",
+                    &y,
+                    &reference::intrinsics::horner_f32(&x, true).map_err(fail)?,
+                    Tolerance::EXACT,
+                ),
+                Intrinsic::HornerUnfused => Check::compare(
+                    "y",
+                    &y,
+                    &reference::intrinsics::horner_f32(&x, false).map_err(fail)?,
+                    Tolerance::EXACT,
+                ),
             };
             ensure(check.passed(), || format!("{variant:?}, n = {n}: {check}"))?;
         }
@@ -153,7 +166,7 @@ fn ch3_divergence_kernels_match_cpu(gpu: &Gpu) -> TestResult {
             for variant in Branch::ALL {
                 let mut x_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
                 divergence::launch(gpu, variant, &mut x_d, threads).map_err(fail)?;
-                let expected = reference::divergence::divergence(n, |i| variant.first_side(i));
+                let expected = reference::divergence::divergence(n, |i| variant.first_side(i)).map_err(fail)?;
                 let check = Check::compare("x", &gpu.download(&x_d).map_err(fail)?, &expected, Tolerance::EXACT);
                 ensure(check.passed(), || {
                     format!("{variant:?}, n = {n}, {threads} threads: {check}")

@@ -43,7 +43,7 @@ fn stream_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
                 Op::Copy => a.clone(),
                 Op::Scale => a.iter().map(|&x| s * x).collect(),
                 Op::Add => a.iter().zip(&b).map(|(x, y)| x + y).collect(),
-                Op::Triad => reference::triad(&a, &b, s),
+                Op::Triad => reference::triad(&a, &b, s).map_err(fail)?,
             };
             match op {
                 Op::Copy | Op::Scale => stream::unary(gpu, op, layout, &a_d, &mut c_d, s, threads),
@@ -72,7 +72,7 @@ fn stream_triad_four_per_thread_tails(gpu: &Gpu) -> TestResult {
         let check = Check::compare(
             "c",
             &gpu.download(&c_d).map_err(fail)?,
-            &reference::triad(&a, &b, 3.0),
+            &reference::triad(&a, &b, 3.0).map_err(fail)?,
             Tolerance::EXACT,
         );
         ensure(check.passed(), || format!("n = {n}: {check}"))?;
@@ -111,7 +111,7 @@ fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
             )
             .map_err(fail)?;
         let got = gpu.download(&c_d).map_err(fail)?;
-        let expected = reference::triad(&a[offset..], &a[offset..], 2.0);
+        let expected = reference::triad(&a[offset..], &a[offset..], 2.0).map_err(fail)?;
         let check = Check::compare("c", &got[offset..], &expected, Tolerance::EXACT);
         ensure(check.passed(), || format!("offset {offset}: {check}"))?;
     }
@@ -120,16 +120,38 @@ fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
 
 fn stream_reference_sequence() -> TestResult {
     // One round from (a, b, c) = (2, 0.5, 0) with s = 0.4: c = 2, b = 0.8, c = 2.8, a = 0.8 + 1.12.
-    let [a, b, c] = reference::sequence(&[2.0f64], &[0.5], &[0.0], 0.4, 1).map_err(fail)?;
+    let [a, b, c] = reference::sequence_range(0..1, |_| (2.0f64, 0.5, 0.0), 0.4, 1).map_err(fail)?;
     ensure(
         (a[0] - 1.92).abs() < 1e-12 && (b[0] - 0.8).abs() < 1e-12 && (c[0] - 2.8).abs() < 1e-12,
         || format!("{a:?} {b:?} {c:?}"),
     )?;
-    // Arrays of different lengths are refused rather than read past the shortest.
+    // A range starting past 0 starts from its own elements' initial values.
+    let [a, _, _] = reference::sequence_range(5..7, stream::initial::<f64>, 0.4, 1).map_err(fail)?;
+    let (a5, b5, c5) = stream::initial::<f64>(5);
     ensure(
-        reference::sequence(&[2.0f64, 1.0], &[0.5], &[0.0, 0.0], 0.4, 1).is_err(),
-        || "arrays of different lengths were accepted".into(),
+        a == [reference::sequence_element(a5, b5, c5, 0.4, 1).0, a[1]] && a[0] != a[1],
+        || format!("{a:?}"),
+    )?;
+    // Arrays of different lengths are refused rather than read past the shortest.
+    ensure(reference::triad(&[2.0f64, 1.0], &[0.5], 0.4).is_err(), || {
+        "arrays of different lengths were accepted".into()
+    })
+}
+
+/// Sizes just past one verification chunk: the second chunk's elements are compared at their
+/// own offsets (a chunk verified against the wrong initial values fails).
+fn stream_verifies_across_chunks(gpu: &Gpu) -> TestResult {
+    let n = stream::VERIFY_CHUNK + 3;
+    example_passes(
+        gpu,
+        "stream",
+        Options {
+            size: Some(n),
+            reps: 1,
+            ..Options::default()
+        },
     )
+    .map_err(|e| format!("n = {n}: {e}"))
 }
 
 /// Views the arguments declare equal in length, of other lengths: refused before the launch,
@@ -170,6 +192,7 @@ fn main() {
         ("stream_each_kernel_block_shapes", stream_each_kernel_block_shapes),
         ("stream_triad_four_per_thread_tails", stream_triad_four_per_thread_tails),
         ("stream_vec4_unaligned_views", stream_vec4_unaligned_views),
+        ("stream_verifies_across_chunks", stream_verifies_across_chunks),
     ];
     common::main(
         vec![("stream_reference_sequence", stream_reference_sequence)],

@@ -290,7 +290,7 @@ where
     if T::NAME == "f32" {
         use crate::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
         let side = 100;
-        let input = texture_average::input(side, 5);
+        let input = texture_average::input(side, 5)?;
         for (points, load, kernel) in [
             (Points::Four, AverageLoad::Global, "average4"),
             (Points::Eight, AverageLoad::Global, "average8"),
@@ -345,7 +345,7 @@ fn chapter_three_compute(c: &mut Comparison) -> Result<()> {
             _ => Tolerance::EXACT,
         };
         c.compare(variant.kernel(), tolerance, |gpu| {
-            let x = gpu.upload(&intrinsics::inputs(n))?;
+            let x = gpu.upload(&intrinsics::inputs(n)?)?;
             let mut y = gpu.zeros::<f32>(n)?;
             intrinsics::launch(gpu, variant, &mut y, &x)?;
             gpu.download(&y)

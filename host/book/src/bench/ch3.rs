@@ -12,7 +12,7 @@ pub const N: usize = 16384;
 
 /// Measures the book's six kernels.
 pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
-    let idata_d = gpu.upload(&transpose::input(N * N))?;
+    let idata_d = gpu.upload(&transpose::input(N * N)?)?;
     let mut odata_d = gpu.zeros::<f32>(N * N)?;
     let args = transpose::args(&mut odata_d, &idata_d, N, N)?;
     let mut rows = Vec::new();

@@ -19,7 +19,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
 
 fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
     let n = settings.elements::<T>()?;
-    let a = input::<T>(n);
+    let a = input::<T>(n)?;
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
     let mut measured = Vec::new();

@@ -113,7 +113,7 @@ fn constant(gpu: &Gpu, reps: usize) -> Result<[Lesson; 2]> {
 /// `__fdividef` on the same inputs; the fast ones are single SFU instructions, the accurate ones
 /// instruction sequences (the example prints the error each costs).
 fn intrinsics(gpu: &Gpu, reps: usize) -> Result<Lesson> {
-    let x_d = gpu.upload(&intrinsics::inputs(intrinsics::N))?;
+    let x_d = gpu.upload(&intrinsics::inputs(intrinsics::N)?)?;
     let mut y_d = gpu.zeros::<f32>(intrinsics::N)?;
     let variants = [intrinsics::Variant::Accurate, intrinsics::Variant::Fast];
     Ok(Lesson::new(

@@ -1,7 +1,7 @@
 //! STREAM copy, scale, add and triad, f32 and f64, 512 threads per block: the article's
 //! one-element-per-thread kernels and the 16-byte, four-per-thread ones.
 use super::{Measured, Row, Settings, measure, twin_agrees};
-use crate::examples::stream::{Layout, Op, SCALAR, StreamReal, THREADS_PER_BLOCK, initial};
+use crate::examples::stream::{Arrays, Layout, Op, SCALAR, StreamReal, THREADS_PER_BLOCK, upload_initial};
 use book_kernels::stream::{BinaryArgs, UnaryArgs};
 use ferrocuda::gpu::{Error, Gpu, KernelView, Kernels, Result};
 
@@ -22,9 +22,11 @@ fn typed<T: StreamReal>(
     twin: Option<&Kernels>,
 ) -> Result<Vec<Measured>> {
     let n = settings.elements::<T>()?;
-    let [a, b, _] = initial::<T>(n);
-    let (a_d, b_d) = (gpu.upload(&a)?, gpu.upload(&b)?);
-    let mut c_d = gpu.zeros::<T>(n)?;
+    let Arrays {
+        a: a_d,
+        b: b_d,
+        c: mut c_d,
+    } = upload_initial::<T>(gpu, n)?;
     let shape = layout.shape(n, THREADS_PER_BLOCK)?;
     let scalar = T::from_f64(SCALAR);
     let mut measured = Vec::new();

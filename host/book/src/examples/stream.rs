@@ -1,21 +1,29 @@
 //! stream: STREAM's copy, scale, add and triad (PGI article "CUDA Fortran Device Kernels", with
 //! McCalpin's STREAM loop and output), in f32 or f64, plus the article's four-elements-per-thread
 //! triad that uncoalesces the accesses.
-use crate::examples::{Example, Options, Outcome, Precision, SIMULATOR_SIZE};
+use crate::examples::{Example, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::stream::{
     BinaryArgs, StreamAdd, StreamAddVec4, StreamCopy, StreamCopyVec4, StreamScale, StreamScaleVec4, StreamTriad,
     StreamTriadFourPerThread, StreamTriadVec4, UnaryArgs,
 };
 use ferrocuda::device::real::Real;
-use ferrocuda::gpu::{DeviceBuffer, Element, Gpu, KernelView, Kernels, LaunchShape, Result, same_len};
+use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
+use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Gpu, KernelView, Kernels, LaunchShape, Result, same_len};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "stream",
     description: "STREAM copy, scale, add, triad with 512-thread blocks, in f32 or f64 (PGI article)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "elements per array (f32, or f64 with --precision f64)",
+        gpu: N,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: true,
     flags: &[],
@@ -29,6 +37,22 @@ pub const THREADS_PER_BLOCK: u32 = 512;
 /// STREAM's scalar is 3; 0.4 keeps the values bounded over any number of repetitions
 /// (each round multiplies `a` by 0.96), so long runs verify as well as short ones.
 pub const SCALAR: f64 = 0.4;
+
+/// Elements verified at a time: the GPU's arrays are downloaded and checked this many elements
+/// at a time against the CPU's loop started from the same initial values, so the host never
+/// holds a whole array (at `--size 4294967296` an f32 array is 16 GiB).
+pub const VERIFY_CHUNK: usize = 1 << 22;
+
+/// The run's peak: three device arrays (the anti-pattern's output reuses `a`), and on the host
+/// four chunks of [`VERIFY_CHUNK`] elements (three downloads and a reference, or a reference's
+/// three arrays and a download); `None` on overflow.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let chunk = n.min(VERIFY_CHUNK);
+    match options.precision {
+        Precision::F32 => Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, chunk),
+        Precision::F64 => Footprint::NONE.device::<f64>(3, n)?.host::<f64>(4, chunk),
+    }
+}
 
 /// The four STREAM operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,26 +260,128 @@ impl<T: StreamReal> Arrays<T> {
     }
 }
 
-/// The initial arrays: the article's `a = 2.0, b = 0.5, c = 0.0`, with `a` varied by element so
-/// that a wrong index cannot go unseen.
-pub fn initial<T: Real>(n: usize) -> [Vec<T>; 3] {
-    [
-        (0..n).map(|i| T::from_f64(2.0 + (i % 1000) as f64 * 1e-3)).collect(),
-        vec![T::from_f64(0.5); n],
-        vec![T::from_f64(0.0); n],
-    ]
+/// Element `i` of the initial arrays `(a, b, c)`: the article's `a = 2.0, b = 0.5, c = 0.0`,
+/// with `a` varied by element so that a wrong index cannot go unseen.
+pub fn initial<T: Real>(i: usize) -> (T, T, T) {
+    (
+        T::from_f64(2.0 + (i % 1000) as f64 * 1e-3),
+        T::from_f64(0.5),
+        T::from_f64(0.0),
+    )
+}
+
+/// The chunks `start..start + len` of `0..n`, [`VERIFY_CHUNK`] elements each but the last.
+fn chunks(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n)
+        .step_by(VERIFY_CHUNK)
+        .map(move |start| (start, VERIFY_CHUNK.min(n - start)))
+}
+
+/// New device arrays holding the initial values, uploaded a chunk at a time.
+pub fn upload_initial<T: StreamReal>(gpu: &Gpu, n: usize) -> Result<Arrays<T>> {
+    let mut arrays = Arrays {
+        a: gpu.zeros(n)?,
+        b: gpu.zeros(n)?,
+        c: gpu.zeros(n)?,
+    };
+    for (start, len) in chunks(n) {
+        let pick = |f: fn((T, T, T)) -> T| try_from_fn(len, |k| f(initial::<T>(start + k)));
+        gpu.upload_range(&pick(|v| v.0)?, &mut arrays.a, start)?;
+        gpu.upload_range(&pick(|v| v.1)?, &mut arrays.b, start)?;
+        gpu.upload_range(&pick(|v| v.2)?, &mut arrays.c, start)?;
+    }
+    Ok(arrays)
+}
+
+/// Copies elements `start..start + host.len()` of `device` into `host` (a one-row
+/// `cudaMemcpy2D`).
+pub fn download_range<T: Element>(gpu: &Gpu, device: &DeviceBuffer<T>, start: usize, host: &mut [T]) -> Result<()> {
+    let width = host.len();
+    let copy = Copy2d {
+        src_offset: start,
+        src_pitch: width,
+        dst_offset: 0,
+        dst_pitch: width,
+        width,
+        height: 1,
+    };
+    gpu.download_2d(device, host, copy)
+}
+
+/// Adds the comparison of a chunk starting at element `start` to `total`.
+fn merge(total: &mut Check, chunk: Check, start: usize) {
+    total.len += chunk.len;
+    total.max_abs_err = total.max_abs_err.max(chunk.max_abs_err);
+    total.max_rel_err = total.max_rel_err.max(chunk.max_rel_err);
+    total.mismatches += chunk.mismatches;
+    if total.first_mismatch.is_none() {
+        total.first_mismatch = chunk.first_mismatch.map(|(i, g, c)| (i + start, g, c));
+    }
+}
+
+/// Checks the three arrays after `iterations` rounds of the loop against the CPU's, a chunk at a
+/// time.
+fn verify_sequence<T: StreamReal + Send + Sync>(
+    gpu: &Gpu,
+    arrays: &Arrays<T>,
+    iterations: usize,
+    suffix: &str,
+) -> Result<Vec<Check>> {
+    let n = arrays.a.len();
+    let scalar = T::from_f64(SCALAR);
+    let mut checks =
+        ["a", "b", "c"].map(|name| Check::compare::<T>(&format!("{name}{suffix}"), &[], &[], Tolerance::EXACT));
+    let mut got = try_vec(n.min(VERIFY_CHUNK), T::from_f64(0.0))?;
+    for (start, len) in chunks(n) {
+        let expected = reference::stream::sequence_range(start..start + len, initial::<T>, scalar, iterations)?;
+        for (k, buffer) in [&arrays.a, &arrays.b, &arrays.c].into_iter().enumerate() {
+            download_range(gpu, buffer, start, &mut got[..len])?;
+            merge(
+                &mut checks[k],
+                Check::compare("", &got[..len], &expected[k], Tolerance::EXACT),
+                start,
+            );
+        }
+    }
+    Ok(checks.into())
+}
+
+/// Checks `d = b + c * scalar` on the device against the CPU, a chunk at a time.
+fn verify_triad<T: StreamReal + Send + Sync>(
+    gpu: &Gpu,
+    [b, c, d]: [&DeviceBuffer<T>; 3],
+    scalar: T,
+    what: &str,
+) -> Result<Check> {
+    let n = same_len("triad", &[b.len(), c.len(), d.len()])?;
+    let mut check = Check::compare::<T>(what, &[], &[], Tolerance::EXACT);
+    let chunk = n.min(VERIFY_CHUNK);
+    let zero = T::from_f64(0.0);
+    let (mut hb, mut hc, mut hd) = (try_vec(chunk, zero)?, try_vec(chunk, zero)?, try_vec(chunk, zero)?);
+    for (start, len) in chunks(n) {
+        download_range(gpu, b, start, &mut hb[..len])?;
+        download_range(gpu, c, start, &mut hc[..len])?;
+        download_range(gpu, d, start, &mut hd[..len])?;
+        let expected = reference::stream::triad(&hb[..len], &hc[..len], scalar)?;
+        merge(
+            &mut check,
+            Check::compare("", &hd[..len], &expected, Tolerance::EXACT),
+            start,
+        );
+    }
+    Ok(check)
 }
 
 /// Runs STREAM's loop `reps` times after one untimed round with the kernels of `layout`, times
 /// each kernel with events, prints STREAM's table, and checks the three arrays against the CPU.
-pub fn run_layout<T: StreamReal>(gpu: &Gpu, layout: Layout, n: usize, reps: usize) -> Result<(Arrays<T>, Vec<Check>)> {
+pub fn run_layout<T: StreamReal + Send + Sync>(
+    gpu: &Gpu,
+    layout: Layout,
+    n: usize,
+    reps: usize,
+) -> Result<(Arrays<T>, Vec<Check>)> {
     let scalar = T::from_f64(SCALAR);
-    let [a0, b0, c0] = initial::<T>(n);
-    let mut arrays = Arrays {
-        a: gpu.upload(&a0)?,
-        b: gpu.upload(&b0)?,
-        c: gpu.upload(&c0)?,
-    };
+    let mut arrays = upload_initial::<T>(gpu, n)?;
     let mut samples: [Vec<f64>; 4] = Default::default();
     for rep in 0..=reps {
         for (k, op) in Op::ALL.into_iter().enumerate() {
@@ -293,38 +419,38 @@ pub fn run_layout<T: StreamReal>(gpu: &Gpu, layout: Layout, n: usize, reps: usiz
             stats.max_ms * 1e-3
         );
     }
-    let [ea, eb, ec] = reference::stream::sequence(&a0, &b0, &c0, scalar, reps + 1)?;
-    let what = |name: &str| format!("{name}{}", layout.label());
-    let checks = vec![
-        Check::compare(&what("a"), &gpu.download(&arrays.a)?, &ea, Tolerance::EXACT),
-        Check::compare(&what("b"), &gpu.download(&arrays.b)?, &eb, Tolerance::EXACT),
-        Check::compare(&what("c"), &gpu.download(&arrays.c)?, &ec, Tolerance::EXACT),
-    ];
+    let checks = verify_sequence(gpu, &arrays, reps + 1, layout.label())?;
     Ok((arrays, checks))
 }
 
 /// STREAM in precision `T` with both layouts, then the article's strided anti-pattern.
-pub fn run_typed<T: StreamReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<Outcome> {
+pub fn run_typed<T: StreamReal + Send + Sync>(gpu: &Gpu, n: usize, reps: usize) -> Result<Outcome> {
     println!("-------------------------------------------------------------");
     println!(
         " STREAM, {}, N = {n} ({:.0} MiB per array), {reps} timed rounds",
         T::NAME,
-        (n * size_of::<T>()) as f64 / (1 << 20) as f64
+        n as f64 * size_of::<T>() as f64 / (1 << 20) as f64
+    );
+    println!(
+        " Verified on the CPU in chunks of {} elements per array",
+        n.min(VERIFY_CHUNK)
     );
     let mut checks = Vec::new();
     let mut last = None;
     for layout in Layout::ALL {
+        // The previous layout's arrays are freed first: the device holds one set at a time.
+        drop(last.take());
         let (arrays, layout_checks) = run_layout::<T>(gpu, layout, n, reps)?;
         checks.extend(layout_checks);
         last = Some(arrays);
     }
-    let Some(arrays) = last else {
+    let Some(Arrays { a: mut d, b, c }) = last else {
         return Ok(Outcome { checks });
     };
 
-    // The article's anti-pattern, into a scratch array, against the same triad on the CPU.
+    // The article's anti-pattern, into `a` (verified already, so free), against the same triad
+    // on the CPU.
     let scalar = T::from_f64(SCALAR);
-    let mut d = gpu.zeros::<T>(n)?;
     let (mut one, mut four) = (Vec::new(), Vec::new());
     for _ in 0..=reps {
         one.push(gpu.time_ms(|| {
@@ -332,22 +458,16 @@ pub fn run_typed<T: StreamReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<Outc
                 gpu,
                 Op::Triad,
                 Layout::OnePerThread,
-                [&arrays.b, &arrays.c],
+                [&b, &c],
                 &mut d,
                 scalar,
                 THREADS_PER_BLOCK,
             )
         })?);
-        four.push(gpu.time_ms(|| triad_four_per_thread(gpu, &arrays.b, &arrays.c, &mut d, scalar, THREADS_PER_BLOCK))?);
+        four.push(gpu.time_ms(|| triad_four_per_thread(gpu, &b, &c, &mut d, scalar, THREADS_PER_BLOCK))?);
     }
     let (one, four) = (Stats::of(&mut one[1..]), Stats::of(&mut four[1..]));
-    let expected = reference::stream::triad(&gpu.download(&arrays.b)?, &gpu.download(&arrays.c)?, scalar);
-    checks.push(Check::compare(
-        "triad, 4 per thread strided",
-        &gpu.download(&d)?,
-        &expected,
-        Tolerance::EXACT,
-    ));
+    checks.push(verify_triad(gpu, [&b, &c, &d], scalar, "triad, 4 per thread strided")?);
     println!(
         " Triad, 4 elements per thread with scalar accesses (the article's anti-pattern): {:.1} GB/s, {:.0}% of the one-per-thread triad (article: 25% on a GTX 280)",
         gb_per_s(3 * size_of::<T>() * n, four.min_ms),

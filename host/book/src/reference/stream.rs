@@ -1,7 +1,10 @@
-//! STREAM on the CPU: the triad element, and the arrays after the benchmark loop.
+//! STREAM on the CPU: the triad element, and the arrays after the benchmark loop, a range of
+//! elements at a time (each element evolves alone, so a chunk needs only its own initial values).
 use ferrocuda::device::real::Real;
+use ferrocuda::footprint::{try_vec, try_with_capacity};
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// `a + b * scalar` rounded once, as the triad kernel computes it.
 pub fn triad_element<T: Real>(a: T, b: T, scalar: T) -> T {
@@ -20,34 +23,38 @@ pub fn sequence_element<T: Real>(mut a: T, mut b: T, mut c: T, scalar: T, iterat
     (a, b, c)
 }
 
-/// The three arrays after `iterations` rounds of the loop (each element evolves alone). Refuses
-/// arrays of different lengths.
-pub fn sequence<T: Real + Send + Sync>(a: &[T], b: &[T], c: &[T], scalar: T, iterations: usize) -> Result<[Vec<T>; 3]> {
-    if a.len() != b.len() || a.len() != c.len() {
-        return Err(Error::InvalidArgument(format!(
-            "STREAM's arrays have one length, not {}, {} and {}",
-            a.len(),
-            b.len(),
-            c.len()
-        )));
-    }
-    let (mut ra, mut rb, mut rc) = (Vec::new(), Vec::new(), Vec::new());
-    let results: Vec<(T, T, T)> = (0..a.len())
-        .into_par_iter()
-        .map(|i| sequence_element(a[i], b[i], c[i], scalar, iterations))
-        .collect();
-    for (x, y, z) in results {
-        ra.push(x);
-        rb.push(y);
-        rc.push(z);
-    }
+/// Elements `range` of the three arrays after `iterations` rounds of the loop, from the initial
+/// values `initial(i) = (a[i], b[i], c[i])`; the host holds only `range.len()` elements per array.
+pub fn sequence_range<T: Real + Send + Sync>(
+    range: Range<usize>,
+    initial: impl Fn(usize) -> (T, T, T) + Sync,
+    scalar: T,
+    iterations: usize,
+) -> Result<[Vec<T>; 3]> {
+    let zero = T::from_f64(0.0);
+    let len = range.len();
+    let (mut ra, mut rb, mut rc) = (try_vec(len, zero)?, try_vec(len, zero)?, try_vec(len, zero)?);
+    ra.par_iter_mut()
+        .zip(rb.par_iter_mut())
+        .zip(rc.par_iter_mut())
+        .enumerate()
+        .for_each(|(k, ((a, b), c))| {
+            let (a0, b0, c0) = initial(range.start + k);
+            (*a, *b, *c) = sequence_element(a0, b0, c0, scalar, iterations);
+        });
     Ok([ra, rb, rc])
 }
 
-/// `c[i] = a[i] + b[i] * scalar`, fused, for `i` below the shorter of `a` and `b`.
-pub fn triad<T: Real + Send + Sync>(a: &[T], b: &[T], scalar: T) -> Vec<T> {
-    a.par_iter()
-        .zip(b)
-        .map(|(&a, &b)| triad_element(a, b, scalar))
-        .collect()
+/// `c[i] = a[i] + b[i] * scalar`, fused; refuses arrays of different lengths.
+pub fn triad<T: Real + Send + Sync>(a: &[T], b: &[T], scalar: T) -> Result<Vec<T>> {
+    if a.len() != b.len() {
+        return Err(Error::InvalidArgument(format!(
+            "the triad's arrays have one length, not {} and {}",
+            a.len(),
+            b.len()
+        )));
+    }
+    let mut c = try_with_capacity(a.len())?;
+    c.par_extend(a.par_iter().zip(b).map(|(&a, &b)| triad_element(a, b, scalar)));
+    Ok(c)
 }

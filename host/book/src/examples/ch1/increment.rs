@@ -1,14 +1,22 @@
 //! ch1-increment: one block of threads increments an array (book §1.3.1, `incrementTestGPU`).
-use crate::examples::{Example, Options, Outcome, print_kernel_time};
+use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
 use book_kernels::ch1::increment::{Increment, IncrementArgs};
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch1-increment",
     description: "one block of n threads adds b to each element of an int array (book 1.3.1)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "array elements, one thread each in one block",
+        gpu: N,
+        simulator: N,
+        min: 1,
+        max: MAX_THREADS_PER_BLOCK,
+        memory,
+    }),
     f64: false,
     reps: false,
     flags: &[],
@@ -17,6 +25,15 @@ pub const EXAMPLE: Example = Example {
 
 /// The book's array length.
 pub const N: usize = 256;
+/// The most threads a block may have on every CUDA GPU so far (compute capability 2.0 to 12.x):
+/// the largest array one block covers.
+pub const MAX_THREADS_PER_BLOCK: usize = 1024;
+
+/// The run's peak: the array and a warm-up copy on the device, the array and its download on
+/// the host; `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.mirrored::<i32>(2, n)
+}
 
 /// `a_d[i] += b` with one block of `a_d.len()` threads (at most the device's threads per block).
 pub fn increment(gpu: &Gpu, a_d: &mut DeviceBuffer<i32>, b: i32) -> Result<()> {
@@ -35,7 +52,7 @@ pub fn increment(gpu: &Gpu, a_d: &mut DeviceBuffer<i32>, b: i32) -> Result<()> {
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(N)?;
     let b = 3;
-    let mut a = vec![1; n];
+    let mut a = try_vec(n, 1)?;
     let mut a_d = gpu.upload(&a)?;
     // A first launch loads the kernel (CUDA loads modules lazily); run it on a scratch copy so
     // the timed launch is the kernel alone and `a_d` is incremented once.

@@ -1,14 +1,22 @@
 //! ch1-increment-2d: a 2-D grid of 2-D blocks over a 2-D array (book §1.3.3).
-use crate::examples::{Example, Options, Outcome, print_kernel_time};
+use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
 use book_kernels::ch1::increment_2d::{Increment2d, Increment2dArgs};
+use ferrocuda::footprint::{self, Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch1-increment-2d",
     description: "32x8 blocks on a 32x64 grid add b to a 1024x512 int array (book 1.3.3); --size sets nx",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "nx, the contiguous extent of the nx x 512 int array",
+        gpu: NX,
+        simulator: NX,
+        min: 1,
+        max: u32::MAX as usize,
+        memory,
+    }),
     f64: false,
     reps: false,
     flags: &[],
@@ -21,6 +29,21 @@ pub const NY: usize = 512;
 /// The book's `tBlock = dim3(32, 8, 1)`.
 pub const BLOCK: (u32, u32) = (32, 8);
 
+/// The run's peak at `nx`: the array and a warm-up copy on the device, the array and its
+/// download on the host; `None` on overflow.
+pub fn memory(_: &Options, nx: usize) -> Option<Footprint> {
+    Footprint::NONE.mirrored::<i32>(2, footprint::elements(&[nx, NY])?)
+}
+
+/// `nx * ny`, or a sentence saying it overflows.
+fn elements(nx: usize, ny: usize) -> Result<usize> {
+    footprint::elements(&[nx, ny]).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "a {nx} x {ny} array has more elements than this machine can count"
+        ))
+    })
+}
+
 /// `a_d[j * nx + i] += b` over `nx x ny`, with blocks of `block` threads.
 pub fn increment(
     gpu: &Gpu,
@@ -30,10 +53,10 @@ pub fn increment(
     b: i32,
     block: (u32, u32),
 ) -> Result<()> {
-    if nx.checked_mul(ny) != Some(a_d.len()) {
+    let needed = elements(nx, ny)?;
+    if needed != a_d.len() {
         return Err(Error::InvalidArgument(format!(
-            "a {nx} x {ny} array needs {} elements, the buffer has {}",
-            nx * ny,
+            "a {nx} x {ny} array needs {needed} elements, the buffer has {}",
             a_d.len()
         )));
     }
@@ -52,7 +75,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let nx = options.size_or(NX)?;
     let ny = NY;
     let b = 3;
-    let mut a = vec![1; nx * ny];
+    let mut a = try_vec(elements(nx, ny)?, 1)?;
     let mut a_d = gpu.upload(&a)?;
     // A first launch loads the kernel (CUDA loads modules lazily); run it on a scratch copy so
     // the timed launch is the kernel alone and `a_d` is incremented once.

@@ -1,16 +1,24 @@
 //! ch1-precision: one kernel source in single and double precision (book §1.4.1.1).
-use crate::examples::{Example, Options, Outcome, Precision};
+use crate::examples::{Example, Options, Outcome, Precision, Size};
 use crate::reference;
 use book_kernels::ch1::precision::{PrecisionAxpy, PrecisionAxpyArgs};
 use ferrocuda::device::launch::Kernel;
 use ferrocuda::device::real::Real;
+use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch1-precision",
     description: "y = a*x + y from one generic kernel source, in f32 or f64 (--precision) (book 1.4.1.1)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "elements of x and y",
+        gpu: N,
+        simulator: N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[],
@@ -21,6 +29,18 @@ pub const EXAMPLE: Example = Example {
 pub const N: usize = 1 << 20;
 /// Threads per block.
 pub const THREADS_PER_BLOCK: u32 = 256;
+
+/// The run's peak: `x` and `y` on the device; on the host `x`, `y` and the download, and in f32
+/// also the exact f64 result and the download widened to f64; `None` on overflow.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.precision {
+        Precision::F32 => Footprint::NONE
+            .device::<f32>(2, n)?
+            .host::<f32>(3, n)?
+            .host::<f64>(2, n),
+        Precision::F64 => Footprint::NONE.device::<f64>(2, n)?.host::<f64>(3, n),
+    }
+}
 
 /// `y_d = a * x_d + y_d` in precision `T`.
 pub fn axpy<T: Real>(gpu: &Gpu, a: T, x_d: &DeviceBuffer<T>, y_d: &mut DeviceBuffer<T>) -> Result<()>
@@ -38,10 +58,10 @@ where
 
 /// The inputs: `x[i] = 1/(i+1)`, `y[i] = i/3`, `a = 2/3`, each rounded to the precision, so
 /// that nearly every operation rounds.
-fn inputs<T: Real>(n: usize) -> (T, Vec<T>, Vec<T>) {
-    let x = (0..n).map(|i| T::from_f64(1.0 / (i as f64 + 1.0))).collect();
-    let y = (0..n).map(|i| T::from_f64(i as f64 / 3.0)).collect();
-    (T::from_f64(2.0 / 3.0), x, y)
+fn inputs<T: Real>(n: usize) -> Result<(T, Vec<T>, Vec<T>)> {
+    let x = try_from_fn(n, |i| T::from_f64(1.0 / (i as f64 + 1.0)))?;
+    let y = try_from_fn(n, |i| T::from_f64(i as f64 / 3.0))?;
+    Ok((T::from_f64(2.0 / 3.0), x, y))
 }
 
 /// Runs the kernel in the chosen precision; reports its distance from the exact (f64) result,
@@ -50,18 +70,14 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(N)?;
     let (name, bytes, epsilon, check, rounding) = match options.precision {
         Precision::F32 => {
-            let (a, x, mut y) = inputs::<f32>(n);
+            let (a, x, mut y) = inputs::<f32>(n)?;
             let x_d = gpu.upload(&x)?;
             let mut y_d = gpu.upload(&y)?;
             axpy(gpu, a, &x_d, &mut y_d)?;
             let got = gpu.download(&y_d)?;
-            let exact: Vec<f64> = x
-                .iter()
-                .zip(&y)
-                .map(|(&x, &y)| a as f64 * x as f64 + y as f64)
-                .collect();
+            let exact = try_from_fn(n, |i| a as f64 * x[i] as f64 + y[i] as f64)?;
             reference::ch1::precision::axpy_f32(a, &x, &mut y);
-            let got64: Vec<f64> = got.iter().map(|&v| v as f64).collect();
+            let got64 = try_from_fn(n, |i| got[i] as f64)?;
             let rounding = Check::compare("vs exact", &got64, &exact, Tolerance::EXACT).max_rel_err;
             (
                 "f32",
@@ -72,7 +88,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             )
         }
         Precision::F64 => {
-            let (a, x, mut y) = inputs::<f64>(n);
+            let (a, x, mut y) = inputs::<f64>(n)?;
             let x_d = gpu.upload(&x)?;
             let mut y_d = gpu.upload(&y)?;
             axpy(gpu, a, &x_d, &mut y_d)?;

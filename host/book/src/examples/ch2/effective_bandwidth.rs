@@ -1,7 +1,8 @@
 //! ch2-effective-bandwidth: theoretical peak versus effective bandwidth (book §2.3).
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use book_kernels::ch2::limiting_factor::{BaseFast, LimitingFactorArgs, Memory};
 use book_kernels::stream::{StreamCopyVec4, UnaryArgs};
+use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -9,7 +10,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch2-effective-bandwidth",
     description: "peak bandwidth from clock and bus width, against the effective bandwidth of copy kernels (book 2.3)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "floats per array of the copy rows (the worked example keeps the book's size)",
+        gpu: N_COPY,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -25,6 +33,13 @@ pub const N_COPY: usize = 1 << 28;
 pub const THREADS_PER_BLOCK: u32 = 256;
 /// Threads per block of the 16-byte copy (`stream`'s `copy_vec4`), the article's.
 pub const VEC4_THREADS_PER_BLOCK: u32 = 512;
+
+/// The run's peak, one row at a time: the input and the output on the device, the input and
+/// the download on the host, for the larger of the copy rows' `n` and the worked example's
+/// fixed size; `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.mirrored::<f32>(2, n.max(N_WORKED))
+}
 
 /// The kernels this example times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +101,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     ];
     let mut checks = Vec::new();
     for (label, n, variant) in rows {
-        let b: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 1e-3).collect();
+        let b = try_from_fn(n, |i| (i % 1000) as f32 * 1e-3)?;
         let b_d = gpu.upload(&b)?;
         let mut a_d = gpu.zeros::<f32>(n)?;
         let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut a_d, &b_d))?;

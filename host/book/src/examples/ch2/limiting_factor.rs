@@ -3,9 +3,10 @@
 //! Times `base` (`a = sin(b)`), `memory` (`a = b`) and `math` (the sine without the store), with
 //! the accurate sine and with the hardware one (the book's `-Mcuda=fastmath`), at the book's
 //! size, 8*1024*1024 floats, 256 threads per block.
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch2::limiting_factor::{Base, BaseFast, LimitingFactorArgs, Math, MathArgs, MathFast, Memory};
+use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use ferrocuda::measure::{Stats, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -13,7 +14,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch2-limiting-factor",
     description: "base, memory-only and math-only kernels, accurate and fast sine: what limits a kernel (book 2.2)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "floats per array",
+        gpu: N,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -24,6 +32,12 @@ pub const EXAMPLE: Example = Example {
 pub const N: usize = 8 * 1024 * 1024;
 /// The book's `blockSize`.
 pub const THREADS_PER_BLOCK: u32 = 256;
+
+/// The run's peak: `a` and `b` on the device; on the host `b`, the NaN poison, the CPU's sines
+/// and one download; `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.device::<f32>(2, n)?.host::<f32>(4, n)
+}
 
 /// The accurate kernel runs the same `libm` sine as the CPU, but the GPU contracts its
 /// multiply-adds into FMAs: a few ulps apart for |sin| <= 1.
@@ -78,13 +92,11 @@ pub fn launch(
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
     // Arguments spread over [-pi, pi] (the book uses b = 1 everywhere, which checks one value).
-    let b: Vec<f32> = (0..n)
-        .map(|i| ((i % 4096) as f32 / 4096.0 * 2.0 - 1.0) * std::f32::consts::PI)
-        .collect();
+    let b = try_from_fn(n, |i| ((i % 4096) as f32 / 4096.0 * 2.0 - 1.0) * std::f32::consts::PI)?;
     let b_d = gpu.upload(&b)?;
-    let poison = vec![f32::NAN; n];
+    let poison = try_vec(n, f32::NAN)?;
     let mut a_d = gpu.upload(&poison)?;
-    let mut expected = vec![0.0; n];
+    let mut expected = try_vec(n, 0.0)?;
     reference::ch2::limiting_factor::base(&mut expected, &b);
 
     let mut checks = Vec::new();

@@ -15,9 +15,10 @@
 //! streams): the output prints this bound for the measured stage times. `--streams` raises it;
 //! `--size` changes the size of everything (the ratio of kernel to copy time stays the same, the
 //! fixed per-operation costs shrink relative to the data).
-use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
+use ferrocuda::footprint::{Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Event, Gpu, KernelView, LaunchShape, PinnedBuffer, Result, Stream};
 use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
@@ -25,7 +26,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-async",
     description: "sequential copy-kernel-copy vs three stream orderings (V1, V2, V3) with 4 streams, and their timelines (book 3.1.3)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "floats, a multiple of 256 x --streams (1024 with the default 4 streams)",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: BLOCK_SIZE * N_STREAMS,
+        max: u32::MAX as usize,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[Flag {
@@ -42,6 +50,14 @@ pub const BLOCK_SIZE: usize = 256;
 pub const N_STREAMS: usize = 4;
 /// The book's `n = 4*1024*blockSize*nStreams` (4,194,304 floats, 16 MB).
 pub const N: usize = 4 * 1024 * BLOCK_SIZE * N_STREAMS;
+/// Floats on the simulator.
+pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 4;
+
+/// The run's peak: the array on the device; on the host the pinned array, the CPU's result, the
+/// four variants' results and the copy of the next one; `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.device::<f32>(1, n)?.host::<f32>(7, n)
+}
 /// Columns of the text timelines.
 pub const TIMELINE_COLUMNS: usize = 64;
 
@@ -242,7 +258,9 @@ pub fn timed(gpu: &Gpu, setup: &mut Setup, variant: Variant) -> Result<(f64, Vec
     let stop = gpu.record_event(None)?;
     let ms = start.elapsed_ms(&stop)?;
     gpu.synchronize()?;
-    Ok((ms, setup.a.as_slice()?.to_vec()))
+    let mut a = try_with_capacity(setup.n)?;
+    a.extend_from_slice(setup.a.as_slice()?);
+    Ok((ms, a))
 }
 
 /// Runs `variant` once with events around every operation and returns the spans, ms from the
@@ -328,7 +346,7 @@ pub fn pipeline_bound_ms(stages: [f64; 3], chunks: usize) -> f64 {
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n_streams = options.parsed::<usize>("--streams")?.unwrap_or(N_STREAMS);
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE / 4))?;
+    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     let mut setup = Setup::new(gpu, n, n_streams)?;
     let p = gpu.properties();
     println!();
@@ -343,11 +361,11 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     println!(
         " Time for {} floats ({} MB), {n_streams} streams, blocks of {BLOCK_SIZE} threads ({}):",
         n,
-        n * 4 / (1 << 20),
+        n as f64 * 4.0 / (1 << 20) as f64,
         gpu.timing_label()
     );
 
-    let mut expected = vec![0.0f32; n];
+    let mut expected = try_vec(n, 0.0f32)?;
     reference::ch3::async_overlap::kernel(&mut expected);
 
     // A warm-up of every variant (module load, first use of each stream and engine), then the

@@ -5,8 +5,9 @@
 //! Pageable memory is an ordinary `Vec`: the driver first copies it into a pinned staging buffer
 //! of its own (book Figure 3.1), which the pinned buffer (`cudaMallocHost`) skips.
 use crate::examples::plot_option;
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::plot::{Chart, Series};
+use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, Result};
 use ferrocuda::measure::{Stats, gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -14,7 +15,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-bandwidth-test",
     description: "pageable vs pinned host memory, H2D and D2H, at 16 MB (book 3.1.1) and from 4 KiB to 256 MiB",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "floats of the book's transfer (the sweep's sizes are set by --max-mib)",
+        gpu: N_ELEMENTS,
+        simulator: N_ELEMENTS,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[
@@ -37,6 +45,24 @@ pub const SWEEP_MAX_MIB: usize = 256;
 /// The simulator's largest sweep size: its copies are host memcpys, so only the data path, not
 /// the rate, is of interest there.
 pub const SIMULATOR_SWEEP_MAX_MIB: usize = 16;
+
+/// The peak of one round trip of `elements` `T`s: two device buffers (pageable's and
+/// pinned's); on the host the source, the pageable download and two pinned buffers.
+fn round_trip_memory<T>(elements: usize) -> Option<Footprint> {
+    Footprint::NONE.device::<T>(2, elements)?.host::<T>(4, elements)
+}
+
+/// The run's peak: the book's transfer of `n` floats, then the sweep's largest transfer
+/// (`--max-mib`, the GPU's default when not given), one after the other; `None` on overflow.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let max_mib = options
+        .parsed::<usize>("--max-mib")
+        .ok()
+        .flatten()
+        .unwrap_or(SWEEP_MAX_MIB);
+    let sweep = round_trip_memory::<u32>(max_mib.checked_mul(1 << 20)? / 4)?;
+    Some(round_trip_memory::<f32>(n)?.max(sweep))
+}
 
 /// The four transfers, each the median of repeated event timings.
 #[derive(Clone, Copy, Debug)]
@@ -103,14 +129,17 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     if max_mib == 0 {
         return Err(Error::InvalidArgument("--max-mib must be at least 1".into()));
     }
+    let max_bytes = max_mib.checked_mul(1 << 20).ok_or_else(|| {
+        Error::InvalidArgument(format!("--max-mib {max_mib} is more bytes than this machine can count"))
+    })?;
 
     // a_pageable(i) = i, as the book (exact in f32 up to 2^24 elements).
-    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let a = try_from_fn(n, |i| i as f32)?;
     let (rates, [pageable, pinned]) = round_trips(gpu, &a, options.reps)?;
     let [p_h2d, p_d2h, q_h2d, q_d2h] = rates.gb_per_s();
     println!();
     println!(" Device: {}", gpu.properties().name);
-    println!(" Transfer size (MB): {:11.5}", (n * 4) as f64 / (1024.0 * 1024.0));
+    println!(" Transfer size (MB): {:11.5}", n as f64 * 4.0 / (1024.0 * 1024.0));
     println!();
     println!(" Pageable transfers");
     println!("   Host to Device bandwidth (GB/s): {p_h2d:11.6}");
@@ -140,9 +169,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     );
     let mut series: [Vec<(f64, f64)>; 4] = Default::default();
     let mut failures = Vec::new();
-    for bytes in sweep_sizes(max_mib << 20) {
+    for bytes in sweep_sizes(max_bytes) {
         // u32 elements hold their index exactly at every size, so a misplaced block shows.
-        let a: Vec<u32> = (0..bytes / 4).map(|i| i as u32).collect();
+        let a = try_from_fn(bytes / 4, |i| i as u32)?;
         let (rates, checks) = round_trips(gpu, &a, options.reps)?;
         let row = rates.gb_per_s();
         println!(

@@ -6,10 +6,11 @@
 //! time per read should double with each power of two and fall back at 3 and 33. The book's
 //! other knobs are gone: compute capability 1.x's 16 banks per half-warp, and 3.x's 8-byte bank
 //! mode (`cudaDeviceSetSharedMemConfig`), which later GPUs ignore (4-byte banks).
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::plot::{Chart, Series};
 use crate::reference;
 use book_kernels::ch3::bank_conflicts::{BankArgs, BankConflicts, BankTile, MAX_STRIDE, READS};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
@@ -17,7 +18,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-bank-conflicts",
     description: "shared-memory reads at strides 1 to 32 words and padded, time per read (book 3.3.3.2); --size sets passes",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "passes over the shared tile per thread (the memory is one sum per thread, whatever the size)",
+        gpu: PASSES,
+        simulator: SIMULATOR_PASSES,
+        min: 1,
+        max: u32::MAX as usize,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[Flag {
@@ -37,6 +45,18 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 pub const BLOCKS_PER_SM: u32 = 8;
 /// Passes of `READS` reads per thread on a GPU (`--size` sets it).
 pub const PASSES: usize = 4096;
+/// Passes on the simulator, which runs each read as a host loop.
+pub const SIMULATOR_PASSES: usize = 4;
+/// More multiprocessors than any GPU so far has (an H100 has 132, a B200 148): the plan's bound
+/// on the threads, which are [`BLOCKS_PER_SM`] blocks per multiprocessor.
+pub const MAX_MULTIPROCESSORS: usize = 192;
+
+/// The run's peak, whatever the number of passes: one `u32` sum per thread on the device, and
+/// on the host the CPU's sums and a download, for at most [`MAX_MULTIPROCESSORS`].
+pub fn memory(_: &Options, _passes: usize) -> Option<Footprint> {
+    let threads = MAX_MULTIPROCESSORS * BLOCKS_PER_SM as usize * THREADS_PER_BLOCK as usize;
+    Footprint::NONE.device::<u32>(1, threads)?.host::<u32>(3, threads)
+}
 
 /// Number of shared-memory reads `bank_conflicts` makes per thread with `passes`.
 pub fn reads_per_thread(passes: usize) -> usize {
@@ -72,7 +92,7 @@ pub fn launch(gpu: &Gpu, out_d: &mut DeviceBuffer<u32>, stride: u32, passes: usi
 /// The table: per stride, the conflict degree, the time per launch, the time per warp-wide read
 /// per SM, and the slowdown against stride 1; every thread's sum checked exactly.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let passes = options.size_or(gpu.pick(PASSES, 4))?;
+    let passes = options.size_or(gpu.pick(PASSES, SIMULATOR_PASSES))?;
     let plot = options.value("--plot");
     let p = gpu.properties();
     let blocks = gpu.pick(p.multiprocessor_count * BLOCKS_PER_SM, 2);

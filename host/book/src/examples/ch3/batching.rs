@@ -6,8 +6,9 @@
 //! pageable memory a staging copy), so many small transfers run far below the bandwidth of one
 //! large one. An array section `a_d(r0:r1, c0:c1) = a(r0:r1, c0:c1)` is one transfer per
 //! contiguous run, unless the copy is described once, with strides, as `cudaMemcpy2D` does.
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::ch3::batching::copy_section;
+use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{Copy2d, Error, Gpu, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -15,7 +16,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-batching",
     description: "one transfer vs many small ones, and an array section row by row vs one cudaMemcpy2D (book 3.1.2)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "floats transferred in part 1 (the section copies' array is set by --matrix)",
+        gpu: N_ELEMENTS,
+        simulator: SIMULATOR_ELEMENTS,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[Flag {
@@ -38,6 +46,18 @@ pub const TRANSFER_COUNTS: [usize; 8] = [1, 4, 16, 64, 256, 1024, 4096, 16384];
 /// in both directions, starting one eighth in.
 pub const MATRIX_N: usize = 2048;
 pub const SIMULATOR_MATRIX_N: usize = 512;
+
+/// The run's peak, one part after the other: part 1's device buffer and, on the host, the
+/// pageable and pinned sources and a download, of `n` floats; part 2's three device arrays and,
+/// on the host, the array, its expected section, and a download and the 2-D download, of
+/// `--matrix`^2 floats (the GPU's default when not given); `None` on overflow.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let m = options.parsed::<usize>("--matrix").ok().flatten().unwrap_or(MATRIX_N);
+    let part1 = Footprint::NONE.device::<f32>(1, n)?.host::<f32>(3, n)?;
+    let square = footprint::elements(&[m, m])?;
+    let part2 = Footprint::NONE.device::<f32>(3, square)?.host::<f32>(4, square)?;
+    Some(part1.max(part2))
+}
 
 /// Copies `host` into `device` as `transfers` `cudaMemcpy` calls of (nearly) equal parts.
 pub fn upload_in_parts(
@@ -73,7 +93,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mut checks = Vec::new();
 
     // Part 1: the same bytes in 1 to 16384 transfers, from pageable and from pinned memory.
-    let host: Vec<f32> = (0..n).map(|i| (i % (1 << 24)) as f32).collect();
+    let host = try_from_fn(n, |i| (i % (1 << 24)) as f32)?;
     let mut pinned = gpu.pinned::<f32>(n)?;
     pinned.as_mut_slice()?.copy_from_slice(&host);
     println!();
@@ -124,9 +144,12 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     if m < 2 {
         return Err(Error::InvalidArgument("--matrix must be at least 2".into()));
     }
+    let square = footprint::elements(&[m, m]).ok_or_else(|| {
+        Error::InvalidArgument(format!("--matrix {m} makes more elements than this machine can count"))
+    })?;
     let copy = section(m);
-    let a: Vec<f32> = (0..m * m).map(|i| (i % (1 << 24)) as f32 + 0.5).collect();
-    let mut expected = vec![0.0f32; m * m];
+    let a = try_from_fn(square, |i| (i % (1 << 24)) as f32 + 0.5)?;
+    let mut expected = try_vec(square, 0.0f32)?;
     copy_section(&a, &mut expected, copy)?;
     let section_bytes = copy.width * copy.height * 4;
     println!();
@@ -165,7 +188,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         Tolerance::EXACT,
     ));
     rows.push(("one cudaMemcpy2D, host to device".into(), ms, section_bytes));
-    let mut back = vec![0.0f32; m * m];
+    let mut back = try_vec(square, 0.0f32)?;
     let ms = time_reps(gpu, options.reps, || gpu.download_2d(&a_d, &mut back, copy))?.median_ms;
     checks.push(Check::compare(
         "section back, one cudaMemcpy2D",

@@ -11,13 +11,14 @@
 //! coefficients every thread reads (a warp-wide broadcast) from the constant bank, from the
 //! parameters, or from global memory.
 use super::print_ptx_lines;
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference;
 use book_kernels::ch1::increment::{Increment, IncrementArgs};
 use book_kernels::ch3::constant_increment::{
     B_WORD, COEFF_WORD, COEFFS, ConstantIncrementArgs, GlobalIncrementArgs, IncrementConstant, IncrementGlobal,
     PolyArgs, PolyConstant, PolyGlobal, PolyGlobalArgs, PolyParam, PolyParamArgs,
 };
+use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
@@ -25,7 +26,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-constant-increment",
     description: "b from constant memory (global_asm .const + ld.const), a parameter (ld.param) or global memory; broadcast read times (book 3.2.5)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "elements of the increment's array, one block (the polynomial's size is fixed)",
+        gpu: N,
+        simulator: N,
+        min: 1,
+        max: MAX_N,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -39,6 +47,18 @@ pub const B: i32 = 3;
 pub const POLY_N: usize = 1 << 24;
 pub const POLY_N_SIMULATOR: usize = 1 << 16;
 pub const THREADS_PER_BLOCK: u32 = 256;
+/// The largest increment: the book's one block of `n` threads.
+pub const MAX_N: usize = crate::examples::ch1::increment::MAX_THREADS_PER_BLOCK;
+
+/// The run's peak: the increment's array on the device and, on the host, the array, its
+/// reference and a download; then the polynomial's `x` and `y` on the device and `x`, the
+/// reference and a download on the host, at the GPU's [`POLY_N`] (the larger); `None` on
+/// overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let increment = Footprint::NONE.device::<i32>(2, n)?.host::<i32>(3, n)?;
+    let poly = Footprint::NONE.device::<f32>(2, POLY_N)?.host::<f32>(3, POLY_N)?;
+    Some(increment.max(poly))
+}
 
 /// Where a kernel reads its shared values from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,9 +169,9 @@ pub fn poly(
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(N)?;
-    if n > 1024 {
+    if n > MAX_N {
         return Err(Error::InvalidArgument(format!(
-            "--size is at most 1024 here (the book's one block of n threads), not {n}"
+            "--size is at most {MAX_N} here (the book's one block of n threads), not {n}"
         )));
     }
     let mut checks = Vec::new();
@@ -187,7 +207,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let poly_n = gpu.pick(POLY_N, POLY_N_SIMULATOR);
     let coeffs = coefficients();
     crate::kernels(gpu)?.write_constant(COEFF_WORD, &coeffs)?;
-    let x: Vec<f32> = (0..poly_n).map(|i| (i % 2001) as f32 / 1000.0 - 1.0).collect();
+    let x = try_from_fn(poly_n, |i| (i % 2001) as f32 / 1000.0 - 1.0)?;
     let expected = reference::ch3::constant_increment::poly(&x, &coeffs);
     let (x_d, c_d) = (gpu.upload(&x)?, gpu.upload(&coeffs)?);
     let mut y_d = gpu.zeros::<f32>(poly_n)?;
@@ -198,7 +218,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     );
     let mut times = Vec::new();
     for source in Source::ALL {
-        gpu.upload_into(&vec![f32::NAN; poly_n], &mut y_d)?;
+        gpu.upload_into(&try_vec(poly_n, f32::NAN)?, &mut y_d)?;
         let stats = time_reps(gpu, options.reps, || poly(gpu, source, &mut y_d, &x_d, &c_d))?;
         // One fma per coefficient on both sides, in the same order: bit-identical.
         checks.push(Check::compare(

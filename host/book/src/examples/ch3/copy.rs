@@ -1,10 +1,11 @@
 //! What the copies of book §3.5 share (`ch3-tlp-copy`, `ch3-ilp-copy`): the two copy kernels
 //! and their element types, the copy and its measurement with occupancy, the block sizes of the
 //! book's loop, and the dynamic shared memory that leaves one block per multiprocessor.
-use crate::examples::Options;
+use crate::examples::{Options, Precision, Size};
 use book_kernels::ch3::ilp_copy::{ILP, IlpCopy};
 use book_kernels::ch3::tlp_copy::{CopyArgs, TlpCopy};
 use ferrocuda::device::real::Real;
+use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, DeviceProperties, Element, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -13,6 +14,25 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const N: usize = 1024 * 1024;
 /// The simulator's size: every block size still spans many blocks.
 pub const SIMULATOR_N: usize = 1 << 15;
+
+/// `--size` of both copy examples.
+pub const SIZE: Size = Size {
+    unit: "elements copied (f32, or f64 with --precision f64)",
+    gpu: N,
+    simulator: SIMULATOR_N,
+    min: 1,
+    max: usize::MAX,
+    memory,
+};
+
+/// The run's peak: input and output on the device; on the host the input and a download (or
+/// the poison written before each launch); `None` on overflow.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    match options.precision {
+        Precision::F32 => Footprint::NONE.mirrored::<f32>(2, n),
+        Precision::F64 => Footprint::NONE.mirrored::<f64>(2, n),
+    }
+}
 
 /// The copy variants: which kernel copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,7 +175,7 @@ pub fn measure<T: CopyReal>(
     reps: usize,
 ) -> Result<(Measured, Check)> {
     let blocks_per_sm = T::blocks_per_multiprocessor(gpu, variant, threads, shared_bytes)?;
-    gpu.upload_into(&vec![T::from_f64(-1.0); output.len()], output)?;
+    gpu.upload_into(&try_vec(output.len(), T::from_f64(-1.0))?, output)?;
     let stats = time_reps(gpu, reps, || copy(gpu, variant, input, output, threads, shared_bytes))?;
     let check = Check::compare(
         &format!("{variant:?} copy, {threads} threads, {shared_bytes} B shared"),
@@ -172,8 +192,8 @@ pub fn measure<T: CopyReal>(
 }
 
 /// The input of the copies: distinct values, so a misplaced element shows.
-pub fn input<T: Real>(n: usize) -> Vec<T> {
-    (0..n).map(|i| T::from_f64((i % 65_536) as f64 + 0.5)).collect()
+pub fn input<T: Real>(n: usize) -> Result<Vec<T>> {
+    try_from_fn(n, |i| T::from_f64((i % 65_536) as f64 + 0.5))
 }
 
 /// Prints the device's limits (the book's Figure 3.22 column for this GPU) and the shared
@@ -214,7 +234,7 @@ pub fn print_heading<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize, what: 
     println!(
         " {} precision copy of {n} elements ({:.1} MB each way){what}, median of {} launches ({}){}",
         T::NAME,
-        (n * size_of::<T>()) as f64 * 1e-6,
+        n as f64 * size_of::<T>() as f64 * 1e-6,
         options.reps,
         gpu.timing_label(),
         if T::NAME == "f32" {

@@ -1,10 +1,11 @@
 //! ch3-divergence: a branch that splits every warp against the same work split by warp (book
 //! §3.6.3). Each side is a loop of 256 dependent operations, different on the two sides, so a
 //! warp that takes both runs both loops one after the other.
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::divergence::{DivergenceArgs, Divergent, WarpUniform};
 use ferrocuda::device::warp::WARP_SIZE;
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
@@ -12,7 +13,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-divergence",
     description: "if mod(i,2) (every warp diverges) vs if mod(i/warpsize,2) (warp-uniform): times (book 3.6.3)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "elements (threads)",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -21,6 +29,15 @@ pub const EXAMPLE: Example = Example {
 
 pub const N: usize = 1 << 24;
 pub const THREADS_PER_BLOCK: u32 = 256;
+/// Elements on the simulator, which runs both 256-step loops of every thread one after the
+/// other.
+pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 16;
+
+/// The run's peak: `x` on the device; on the host the CPU's result and a download (or the NaN
+/// poison, never with both); `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.device::<f32>(1, n)?.host::<f32>(2, n)
+}
 
 /// The two kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,15 +76,15 @@ pub fn launch(gpu: &Gpu, variant: Variant, x_d: &mut DeviceBuffer<f32>, threads:
 }
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE / 16))?;
+    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     let mut x_d = gpu.zeros::<f32>(n)?;
     let mut checks = Vec::new();
     let mut times = Vec::new();
     for variant in Variant::ALL {
-        gpu.upload_into(&vec![f32::NAN; n], &mut x_d)?;
+        gpu.upload_into(&try_vec(n, f32::NAN)?, &mut x_d)?;
         let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut x_d, THREADS_PER_BLOCK))?;
         times.push(stats.median_ms);
-        let expected = reference::ch3::divergence::divergence(n, |i| variant.first_side(i));
+        let expected = reference::ch3::divergence::divergence(n, |i| variant.first_side(i))?;
         // Explicitly rounded operations on both sides: bit-identical.
         checks.push(Check::compare(
             variant.kernel(),

@@ -15,7 +15,7 @@ use ferrocuda::gpu::{Gpu, Result};
 pub const EXAMPLE: Example = Example {
     id: "ch3-ilp-copy",
     description: "copy with ILP = 4 loads in flight per thread vs one, one block per SM, with occupancy (book 3.5.2)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(crate::examples::ch3::copy::SIZE),
     f64: true,
     reps: true,
     flags: &[plot_option::FLAG],
@@ -25,7 +25,7 @@ pub const EXAMPLE: Example = Example {
 /// The book's table in precision `T`.
 pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<Outcome> {
     let one_block = prepare_one_block::<T>(gpu)?;
-    let a = input::<T>(n);
+    let a = input::<T>(n)?;
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
     print_heading::<T>(gpu, options, n, &format!(", ILP = {ILP}"));

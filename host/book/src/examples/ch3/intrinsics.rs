@@ -6,9 +6,10 @@
 //! `__sinf`/`__expf`/`__fdividef`, and a degree-128 polynomial by Horner's rule with `fma.rn` or
 //! with `mul.rn` + `add.rn`. The PTX lines that differ are printed.
 use super::print_ptx_lines;
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference::ch3::intrinsics as reference;
 use book_kernels::ch3::intrinsics::{HornerFused, HornerUnfused, IntrinsicsAccurate, IntrinsicsArgs, IntrinsicsFast};
+use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
@@ -16,7 +17,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-intrinsics",
     description: "__sinf/__expf/__fdividef vs libm, fma.rn vs mul.rn+add.rn: PTX, max error and time per variant (book 3.6.1-3.6.2)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "elements (one evaluation each per kernel)",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -25,6 +33,18 @@ pub const EXAMPLE: Example = Example {
 
 pub const N: usize = 1 << 24;
 pub const THREADS_PER_BLOCK: u32 = 256;
+/// Elements on the simulator, which evaluates libm's functions per thread in software.
+pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 16;
+
+/// The run's peak: `x` and `y` on the device; on the host `x`, the two f64 yardsticks, a
+/// download and the variant's reference (f32, or the download widened to f64); `None` on
+/// overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE
+        .device::<f32>(2, n)?
+        .host::<f32>(2, n)?
+        .host::<f64>(3, n)
+}
 
 /// The accurate kernel against the same f32 computation on the CPU: the same `libm` code, but
 /// the GPU contracts its internal multiply-adds into FMAs, so each of the 8 terms (at most
@@ -94,8 +114,8 @@ pub fn launch(gpu: &Gpu, variant: Variant, y_d: &mut DeviceBuffer<f32>, x_d: &De
 }
 
 /// Inputs in [-1, 1], 2001 distinct values.
-pub fn inputs(n: usize) -> Vec<f32> {
-    (0..n).map(|i| (i % 2001) as f32 / 1000.0 - 1.0).collect()
+pub fn inputs(n: usize) -> Result<Vec<f32>> {
+    try_from_fn(n, |i| (i % 2001) as f32 / 1000.0 - 1.0)
 }
 
 /// Largest `|got - exact|`.
@@ -107,11 +127,11 @@ fn max_abs_error(got: &[f32], exact: &[f64]) -> f64 {
 }
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE / 16))?;
-    let x = inputs(n);
+    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
+    let x = inputs(n)?;
     let x_d = gpu.upload(&x)?;
     let mut y_d = gpu.zeros::<f32>(n)?;
-    let (terms_exact, horner_exact) = (reference::terms_f64(&x), reference::horner_f64(&x));
+    let (terms_exact, horner_exact) = (reference::terms_f64(&x)?, reference::horner_f64(&x)?);
     let mut checks = Vec::new();
     println!(
         " {n} elements in [-1, 1], {THREADS_PER_BLOCK} threads per block, median of {} runs ({}):",
@@ -120,7 +140,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     );
     println!("   {:<22} {:>12} {:>22}", "kernel", "time (ms)", "max |error| vs f64");
     for variant in Variant::ALL {
-        gpu.upload_into(&vec![f32::NAN; n], &mut y_d)?;
+        gpu.upload_into(&try_vec(n, f32::NAN)?, &mut y_d)?;
         let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut y_d, &x_d))?;
         let y = gpu.download(&y_d)?;
         let exact = match variant {
@@ -134,19 +154,22 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             max_abs_error(&y, exact)
         );
         checks.push(match variant {
-            Variant::Accurate => Check::compare(variant.kernel(), &y, &reference::terms_f32(&x), ACCURATE),
+            Variant::Accurate => Check::compare(variant.kernel(), &y, &reference::terms_f32(&x)?, ACCURATE),
             Variant::Fast => {
-                let y64: Vec<f64> = y.iter().map(|&v| v as f64).collect();
+                let y64 = try_from_fn(n, |i| y[i] as f64)?;
                 Check::compare(variant.kernel(), &y64, exact, FAST)
             }
             // Explicit roundings on both sides, in the same order: bit-identical.
-            Variant::HornerFused => {
-                Check::compare(variant.kernel(), &y, &reference::horner_f32(&x, true), Tolerance::EXACT)
-            }
+            Variant::HornerFused => Check::compare(
+                variant.kernel(),
+                &y,
+                &reference::horner_f32(&x, true)?,
+                Tolerance::EXACT,
+            ),
             Variant::HornerUnfused => Check::compare(
                 variant.kernel(),
                 &y,
-                &reference::horner_f32(&x, false),
+                &reference::horner_f32(&x, false)?,
                 Tolerance::EXACT,
             ),
         });

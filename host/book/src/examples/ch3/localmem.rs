@@ -6,9 +6,10 @@
 //! bytes, registers) for both when ptxas is available (`PTXAS`, the PATH, or the
 //! `nvidia-cuda-nvcc` wheel), runs both and compares their times.
 use super::{print_ptx_lines, print_ptxas_resources};
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::localmem::{LocalmemArgs, LocalmemDynamic, LocalmemRegisters, STRIDE};
+use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
@@ -16,7 +17,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-localmem",
     description: "a private array in registers (constant indices) vs local memory (run-time indices): ptxas report and times (book 3.2.4.1)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "elements (threads, one private array each)",
+        gpu: N,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -26,6 +34,12 @@ pub const EXAMPLE: Example = Example {
 /// Elements on a GPU: 2^24, 64 MiB in and out, so the kernels' times dwarf the launch.
 pub const N: usize = 1 << 24;
 pub const THREADS_PER_BLOCK: u32 = 256;
+
+/// The run's peak: `x` and `a` on the device; on the host `x`, the CPU's sums and a download
+/// (or the NaN poison, never both); `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.device::<f32>(2, n)?.host::<f32>(3, n)
+}
 
 /// The two kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,15 +83,15 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     }
     print_ptxas_resources(gpu, &[Variant::Registers.kernel(), Variant::Dynamic.kernel()]);
 
-    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.001).collect();
+    let x = try_from_fn(n, |i| (i % 1000) as f32 * 0.001)?;
     let x_d = gpu.upload(&x)?;
     let mut a_d = gpu.zeros::<f32>(n)?;
-    let mut expected = vec![0.0; n];
+    let mut expected = try_vec(n, 0.0)?;
     reference::ch3::localmem::localmem(&mut expected, &x, STRIDE);
     let mut checks = Vec::new();
     let mut times = Vec::new();
     for variant in Variant::ALL {
-        gpu.upload_into(&vec![f32::NAN; n], &mut a_d)?;
+        gpu.upload_into(&try_vec(n, f32::NAN)?, &mut a_d)?;
         let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut a_d, &x_d))?;
         times.push(stats.median_ms);
         // Same values summed in the same order: bit-identical to the CPU.

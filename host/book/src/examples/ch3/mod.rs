@@ -44,7 +44,10 @@ pub fn print_ptx_lines(gpu: &Gpu, kernel: &str, patterns: &[&str], limit: usize)
 /// (ptxas missing).
 pub fn ptxas_resources(gpu: &Gpu, kernels: &[&str]) -> Result<Vec<KernelResources>, String> {
     let module = module_for(gpu).ok_or("this build embeds no PTX")?;
-    let report = ResourceReport::parse(&ptx::ptxas_verbose(&module)?);
+    // ptxas compiles the whole module (every kernel of the book) to report two: seconds,
+    // whatever the example's size.
+    let verbose = crate::progress::spinner("ptxas -v on the book's module").in_scope(|| ptx::ptxas_verbose(&module));
+    let report = ResourceReport::parse(&verbose?);
     Ok(report
         .kernels
         .into_iter()

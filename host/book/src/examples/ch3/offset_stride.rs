@@ -20,12 +20,18 @@ use std::path::Path;
 pub const EXAMPLE: Example = Example {
     id: "ch3-offset-stride",
     description: "array increment at offsets 0..32 and strides 1..32, in place and out of place, f32 or f64 (book 3.2.2)",
-    size: None,
+    size: Some(crate::examples::ch3::sweep::size(memory)),
     f64: true,
     reps: true,
     flags: &[plot_option::FLAG],
     run,
 };
+
+/// The run's peak: the input and the output of `33 n` elements on the device; on the host the
+/// zeros, the input, a download and the CPU's result; `None` on overflow.
+pub fn memory(options: &Options, n: usize) -> Option<ferrocuda::footprint::Footprint> {
+    crate::examples::ch3::sweep::plan(options, n, [2, 0, 4, 0])
+}
 
 /// Whether the kernel writes the array it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,10 +162,10 @@ pub fn values(pattern: Pattern) -> std::ops::RangeInclusive<usize> {
 /// place, `a` starts at zero (the book's `a_d = 0.0`) and must end with `reps + 1` at each
 /// touched element; out of place, `b` must hold `a + 1` there and its zeros elsewhere.
 pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: usize) -> Result<(Sweep, Vec<Check>)> {
-    let len = SPAN_FACTOR * n;
-    let zeros = vec![T::from_f64(0.0); len];
+    let len = crate::examples::ch3::sweep::span_elements(n)?;
+    let zeros = ferrocuda::footprint::try_vec(len, T::from_f64(0.0))?;
     // Small integers and halves: `x + 1` is exact in both precisions.
-    let a: Vec<T> = (0..len).map(|i| T::from_f64((i % 2048) as f64 * 0.5)).collect();
+    let a = ferrocuda::footprint::try_from_fn(len, |i| T::from_f64((i % 2048) as f64 * 0.5))?;
     let a_d = gpu.upload(&a)?;
     let mut x_d = gpu.upload(&zeros)?;
     let bytes = 2 * n * size_of::<T>();

@@ -1,24 +1,38 @@
 //! ch3-shared-reverse: reverse a 64-element array in one block through shared memory, with the
 //! tile's size fixed at compile time and three ways of sizing it at launch (book §3.3.3,
 //! `program sharedExample`).
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference;
 use book_kernels::ch3::shared_reverse::{
     DynamicReverse1, DynamicReverse2, DynamicReverse3, Reverse2Args, Reverse3Args, ReverseArgs, STATIC_N, StaticReverse,
 };
 use ferrocuda::device::shared::Tile1d;
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch3-shared-reverse",
     description: "reverse 64 floats in one block through a static-size tile and three dynamic ones (book 3.3.3); --size sets n",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "array elements, one thread each in one block (the static tile needs 64)",
+        gpu: STATIC_N,
+        simulator: STATIC_N,
+        min: 1,
+        max: crate::examples::ch1::increment::MAX_THREADS_PER_BLOCK,
+        memory,
+    }),
     f64: false,
     reps: false,
     flags: &[],
     run,
 };
+
+/// The run's peak: the array on the device; on the host the input, the reversed reference and
+/// a download; `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.device::<f32>(1, n)?.host::<f32>(3, n)
+}
 
 /// The four kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! 3.18). The book binds a texture to `a`; since Maxwell the texture cache and L1 are one unit
 //! and `ld.global.nc` reads through it, so the read-only load is today's form of that texture
 //! fetch (see `book_kernels::ch3::stride_texture`).
-use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SPAN_FACTOR, SweepCheck, book_elements};
+use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SweepCheck, book_elements};
 use crate::examples::plot_option;
 use crate::examples::{Example, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
@@ -17,7 +17,7 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-stride-texture",
     description: "strided reads through global loads vs the read-only (texture) path, strides 1..32 (book 3.2.3)",
-    size: None,
+    size: Some(crate::examples::ch3::sweep::size(memory)),
     f64: true,
     reps: true,
     flags: &[plot_option::FLAG],
@@ -94,13 +94,18 @@ pub fn stride_read<T: StrideReal>(
 /// Per stride, `(stride, global GB/s, read-only GB/s)`.
 pub type Rows = Vec<(usize, f64, f64)>;
 
+/// The run's peak: the input of `33 n` elements and the output of `n` on the device; on the
+/// host the input, the CPU's result and a download (or the -1 preset); `None` on overflow.
+pub fn memory(options: &Options, n: usize) -> Option<ferrocuda::footprint::Footprint> {
+    crate::examples::ch3::sweep::plan(options, n, [1, 1, 1, 2])
+}
+
 /// Per stride 1..=32, the bandwidth of each load, GB/s (`2 n size / time`, as the book counts),
 /// and one exact check per load over all strides.
 pub fn sweep<T: StrideReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<(Rows, Vec<Check>)> {
     // Halves below 1024: `x + 1` is exact in both precisions.
-    let a: Vec<T> = (0..SPAN_FACTOR * n)
-        .map(|i| T::from_f64((i % 2048) as f64 * 0.5))
-        .collect();
+    let span = crate::examples::ch3::sweep::span_elements(n)?;
+    let a = ferrocuda::footprint::try_from_fn(span, |i| T::from_f64((i % 2048) as f64 * 0.5))?;
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
     let mut rows = Vec::new();
@@ -109,7 +114,7 @@ pub fn sweep<T: StrideReal>(gpu: &Gpu, n: usize, reps: usize) -> Result<(Rows, V
         let mut gb = [0.0; 2];
         for (k, load) in Load::ALL.into_iter().enumerate() {
             // Poisoned first, so an element the kernel skips fails the check.
-            gpu.upload_into(&vec![T::from_f64(-1.0); n], &mut b_d)?;
+            gpu.upload_into(&ferrocuda::footprint::try_vec(n, T::from_f64(-1.0))?, &mut b_d)?;
             let stats = time_reps(gpu, reps, || stride_read(gpu, load, &a_d, &mut b_d, s, BLOCK_SIZE))?;
             gb[k] = gb_per_s(2 * n * size_of::<T>(), stats.median_ms);
             let expected = reference::stride_read(&a, n, s)?;

@@ -1,8 +1,9 @@
 //! What the chapter 3 sweeps share: the sizes of the offset, stride and strided-read sweeps (the
 //! book's 4 MB per launch, blocks of 256, offsets and strides up to 32 in arrays of `33 n`), and
 //! the merging of a sweep's checks into one line (also the copies' block-size sweeps).
-use crate::examples::Options;
-use ferrocuda::gpu::{Gpu, Result};
+use crate::examples::{Options, Precision, Size};
+use ferrocuda::footprint::Footprint;
+use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;
 
 /// The book's `nMB = 4`: megabytes each launch reads (and writes).
@@ -20,6 +21,49 @@ pub const SIMULATOR_N: usize = 1 << 14;
 /// `--size`, or the book's `N_MB` MB of `T` on a GPU ([`SIMULATOR_N`] on the simulator).
 pub fn book_elements<T>(gpu: &Gpu, options: &Options) -> Result<usize> {
     options.size_or(gpu.pick(N_MB * 1024 * 1024 / size_of::<T>(), SIMULATOR_N))
+}
+
+/// `--size` of the offset, stride and strided-read sweeps, whose run's peak is `memory`.
+pub const fn size(memory: fn(&Options, usize) -> Option<Footprint>) -> Size {
+    Size {
+        unit: "threads per launch, the arrays holding 33 times as many elements (the GPU's default is 4 MB of f32; of f64, half as many threads)",
+        gpu: N_MB * 1024 * 1024 / size_of::<f32>(),
+        simulator: SIMULATOR_N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }
+}
+
+/// `arrays` arrays of `SPAN_FACTOR * n` elements and `short` of `n`, in `options`' precision,
+/// on the device and on the host; `None` on overflow.
+pub fn plan(
+    options: &Options,
+    n: usize,
+    [long_device, short_device, long_host, short_host]: [usize; 4],
+) -> Option<Footprint> {
+    let long = SPAN_FACTOR.checked_mul(n)?;
+    fn of<T>(long: usize, n: usize, [ld, sd, lh, sh]: [usize; 4]) -> Option<Footprint> {
+        Footprint::NONE
+            .device::<T>(ld, long)?
+            .device::<T>(sd, n)?
+            .host::<T>(lh, long)?
+            .host::<T>(sh, n)
+    }
+    let counts = [long_device, short_device, long_host, short_host];
+    match options.precision {
+        Precision::F32 => of::<f32>(long, n, counts),
+        Precision::F64 => of::<f64>(long, n, counts),
+    }
+}
+
+/// `SPAN_FACTOR * n`, the elements of a sweep's arrays, or a sentence saying it overflows.
+pub fn span_elements(n: usize) -> Result<usize> {
+    SPAN_FACTOR.checked_mul(n).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "{n} threads per launch need arrays of {SPAN_FACTOR} x {n} elements, more than this machine can count"
+        ))
+    })
 }
 
 /// The checks of one sweep as one line: the values compared, the largest errors, the sum of

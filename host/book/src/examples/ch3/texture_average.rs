@@ -3,9 +3,10 @@
 //! each checked against the CPU's `res4`/`res8`. The book reads a texture; `ld.global.nc` reads
 //! through the same cache on every GPU since Maxwell (see `book_kernels::ch3::
 //! texture_average`).
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::ch3::texture_average as reference;
 use book_kernels::ch3::texture_average::{Average4, Average4Tex, Average8, Average8Tex, AverageArgs};
+use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -13,7 +14,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "ch3-texture-average",
     description: "4- and 8-point averages of a 2048^2 array, global vs read-only (texture) loads (book 3.2.3, D.1)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "interior points per side (the input adds a one-point halo)",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: 1,
+        max: MAX_N,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -28,6 +36,34 @@ pub const N_TILE: u32 = 32;
 pub const SIMULATOR_N: usize = 256;
 /// Seed of the input (the book's `random_number`).
 pub const SEED: u64 = 2013;
+/// The largest side: a grid has at most 65535 blocks in y, of [`N_TILE`] rows each.
+pub const MAX_N: usize = 65535 * N_TILE as usize;
+
+/// `(n + 2)^2` and `n^2`, the input's and the output's elements; `None` on overflow.
+fn extents(n: usize) -> Option<(usize, usize)> {
+    let w = n.checked_add(2)?;
+    Some((footprint::elements(&[w, w])?, footprint::elements(&[n, n])?))
+}
+
+/// The run's peak: the input and the output on the device; on the host the input, the CPU's
+/// result and a download (or the NaN poison, never both); `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let (input, output) = extents(n)?;
+    Footprint::NONE
+        .device::<f32>(1, input)?
+        .device::<f32>(1, output)?
+        .host::<f32>(1, input)?
+        .host::<f32>(2, output)
+}
+
+/// [`extents`], or a sentence saying they overflow.
+fn checked_extents(n: usize) -> Result<(usize, usize)> {
+    extents(n).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "an {n} x {n} interior has more points than this machine can count"
+        ))
+    })
+}
 
 /// Which stencil.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,11 +91,10 @@ pub fn average(
     n: usize,
     tile: u32,
 ) -> Result<()> {
-    if a.len() != (n + 2) * (n + 2) || b.len() != n * n {
+    let (input, output) = checked_extents(n)?;
+    if a.len() != input || b.len() != output {
         return Err(Error::InvalidArgument(format!(
-            "a {n} x {n} average needs {} input and {} output elements, not {} and {}",
-            (n + 2) * (n + 2),
-            n * n,
+            "a {n} x {n} average needs {input} input and {output} output elements, not {} and {}",
             a.len(),
             b.len()
         )));
@@ -79,18 +114,16 @@ pub fn average(
 }
 
 /// `(n + 2)^2` uniform values in [0, 1) from `seed` (splitmix64, 24 bits each: exact in f32).
-pub fn input(n: usize, seed: u64) -> Vec<f32> {
+pub fn input(n: usize, seed: u64) -> Result<Vec<f32>> {
     let mut state = seed;
-    (0..(n + 2) * (n + 2))
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            (z >> 40) as f32 / (1u64 << 24) as f32
-        })
-        .collect()
+    try_from_fn(checked_extents(n)?.0, |_| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 24) as f32
+    })
 }
 
 /// The book's table: per stencil, the global and read-only bandwidths (`4 (n^2 + (n+2)^2) /
@@ -98,10 +131,11 @@ pub fn input(n: usize, seed: u64) -> Vec<f32> {
 /// sets the side `n` (the book's 2048 by default).
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-    let a = input(n, SEED);
+    let (input_len, output_len) = checked_extents(n)?;
+    let a = input(n, SEED)?;
     let a_d = gpu.upload(&a)?;
-    let mut b_d = gpu.zeros::<f32>(n * n)?;
-    let bytes = 4 * (n * n + (n + 2) * (n + 2));
+    let mut b_d = gpu.zeros::<f32>(output_len)?;
+    let bytes = 4 * (output_len + input_len);
     println!(
         " Device: {}; n = {n}, blocks of {N_TILE} x {N_TILE}, median of {} launches ({})",
         gpu.properties().name,
@@ -122,7 +156,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         let mut max_error = 0.0f64;
         for (k, load) in [Load::Global, Load::ReadOnly].into_iter().enumerate() {
             // NaN first, so an element the kernel skips fails the check.
-            gpu.upload_into(&vec![f32::NAN; n * n], &mut b_d)?;
+            gpu.upload_into(&try_vec(output_len, f32::NAN)?, &mut b_d)?;
             let stats = time_reps(gpu, options.reps, || {
                 average(gpu, points, load, &a_d, &mut b_d, n, N_TILE)
             })?;

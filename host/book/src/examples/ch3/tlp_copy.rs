@@ -16,7 +16,7 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "ch3-tlp-copy",
     description: "copy at block sizes 32..1024, many vs one block per SM, with occupancy (book 3.5.1; its tables are f64)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(crate::examples::ch3::copy::SIZE),
     f64: true,
     reps: true,
     flags: &[plot_option::FLAG],
@@ -26,7 +26,7 @@ pub const EXAMPLE: Example = Example {
 /// The block-size sweep in precision `T` over `n` elements.
 pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<Outcome> {
     let one_block = prepare_one_block::<T>(gpu)?;
-    let a = input::<T>(n);
+    let a = input::<T>(n)?;
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
     print_heading::<T>(gpu, options, n, "");

@@ -9,20 +9,28 @@
 //! bytes, and any extent (the book refuses extents that are not multiples of `TILE_DIM`; the
 //! kernels here bound-test only the edge tiles). The default is the book's 1024 x 1024 (256 x
 //! 256 on the simulator); `--size 16384` is the size the benchmark uses.
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference;
 use book_kernels::ch3::transpose::{
     BLOCK_ROWS, CARTESIAN, CopySharedMem, DIAGONAL, DIAGONAL_SHARED, Gtranspose2, PGI_TILE, SimpleCopy, TILE_DIM,
     TUTORIAL_MX, Transpose1, Transpose2, Transpose3, TransposeArgs, TransposeCoalesced, TransposeDiagonal,
     TransposeNaive, TransposeNoBankConflicts, transpose_shared_bytes,
 };
+use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch3-transpose",
     description: "copy, naive, coalesced, conflict-free and diagonal transposes of a 1024^2 f32 matrix, GB/s and /memcpy (book 3.4; PGI article; Decyk tutorial); --size sets nx = ny",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "matrix side, nx = ny",
+        gpu: N_BOOK,
+        simulator: SIMULATOR_N,
+        min: 1,
+        max: MAX_SIDE,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -37,6 +45,18 @@ pub const NUM_REPS: usize = 100;
 pub const MAX_GRID_Y: u32 = 65535;
 /// The largest matrix: [`input`] keeps every element distinct up to 2^30 elements.
 pub const MAX_ELEMENTS: usize = 1 << 30;
+/// The largest side: `MAX_SIDE^2 = MAX_ELEMENTS`.
+pub const MAX_SIDE: usize = 1 << 15;
+/// The simulator's side.
+pub const SIMULATOR_N: usize = 256;
+
+/// The run's peak at side `n`: input and output on the device, with the memcpy's two buffers of
+/// the same bytes while it is timed; on the host the input, the CPU's transpose and a download
+/// (or the -1 preset); `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let elements = footprint::elements(&[n, n])?;
+    Footprint::NONE.device::<f32>(4, elements)?.host::<f32>(3, elements)
+}
 
 /// The kernels: the book's five rows and its simple copy, the PGI article's three, the
 /// tutorial's one.
@@ -204,18 +224,22 @@ pub fn transpose(
 /// pattern per element (`0x3f80_0000 + i`), so every element of up to [`MAX_ELEMENTS`] is
 /// distinct and finite and a misplaced one always shows. (The book's `in_h(i,j) = i +
 /// (j-1)*nx` repeats values beyond 2^24 elements, in f32.)
-pub fn input(n: usize) -> Vec<f32> {
-    assert!(n <= MAX_ELEMENTS, "at most {MAX_ELEMENTS} distinct inputs");
-    (0..n as u32).map(|i| f32::from_bits(0x3f80_0000 + i)).collect()
+pub fn input(n: usize) -> Result<Vec<f32>> {
+    if n > MAX_ELEMENTS {
+        return Err(Error::InvalidArgument(format!(
+            "at most {MAX_ELEMENTS} distinct inputs, not {n}"
+        )));
+    }
+    try_from_fn(n, |i| f32::from_bits(0x3f80_0000 + i as u32))
 }
 
 /// The book's program, with the PGI and tutorial variants in a second table.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N_BOOK, 256))?;
+    let n = options.size_or(gpu.pick(N_BOOK, SIMULATOR_N))?;
     let (nx, ny) = (n, n);
     if n.checked_mul(n).is_none_or(|e| e > MAX_ELEMENTS) {
         return Err(Error::InvalidArgument(format!(
-            "--size {n} makes more than {MAX_ELEMENTS} elements (at most 32768)"
+            "--size {n} makes more than {MAX_ELEMENTS} elements (at most {MAX_SIDE})"
         )));
     }
     let reps = options.reps.max(gpu.pick(NUM_REPS, 1));
@@ -234,8 +258,8 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         shape.grid.0, shape.grid.1, shape.grid.2, shape.block.0, shape.block.1, shape.block.2
     );
     let mem_size = nx * ny * size_of::<f32>();
-    let in_h = input(nx * ny);
-    let mut gold = vec![0.0f32; nx * ny];
+    let in_h = input(nx * ny)?;
+    let mut gold = try_vec(nx * ny, 0.0f32)?;
     reference::ch3::transpose::transpose(&mut gold, &in_h, nx, ny)?;
     let idata_d = gpu.upload(&in_h)?;
     let mut odata_d = gpu.zeros::<f32>(nx * ny)?;
@@ -258,7 +282,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         for &variant in variants {
             let expected = if variant.is_copy() { &in_h } else { &gold };
             // The book presets the output to -1, so an element the kernel skips shows.
-            gpu.upload_into(&vec![-1.0f32; nx * ny], &mut odata_d)?;
+            gpu.upload_into(&try_vec(nx * ny, -1.0f32)?, &mut odata_d)?;
             let args = args(&mut odata_d, &idata_d, nx, ny)?;
             launch_from(gpu, None, variant, args)?;
             let ms = gpu.time_ms(|| (0..reps).try_for_each(|_| launch_from(gpu, None, variant, args)))?;

@@ -6,9 +6,10 @@
 //! The tutorial gives no sizes; its output `s,t = 4501500. 4501500.` fits `a(j) = j` with
 //! nx = 3000, the default here. `mx` = 128 as in the copy example (`--mx`, a power of two, since
 //! `lsum2` halves `blockDim`).
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::tutorial::sum_reduction as reference;
 use book_kernels::tutorial::sum_reduction::{Gsum1, Gsum1Args, Gsum2, Gsum2Args, shared_bytes};
+use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
@@ -17,7 +18,14 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "tutorial-sum-reduction",
     description: "gsum1 (serial per block + atomicAdd), gsum2/lsum2 (tree per block), gpu_sum3; a(j) = j, nx = 3000 (Decyk tutorial)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "values summed, a(j) = j",
+        gpu: NX,
+        simulator: NX,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[Flag {
@@ -33,6 +41,19 @@ pub const EXAMPLE: Example = Example {
 pub const NX: usize = 3000;
 /// Threads per block `mx` (the tutorial's is not given; as the copy example).
 pub const MX: u32 = 128;
+
+/// The run's peak: the values on the device with `gpu_sum3`'s partials (each pass divides by
+/// `--mx`) and two one-value results; the values on the host; `None` on overflow.
+pub fn memory(options: &Options, nx: usize) -> Option<Footprint> {
+    let mx = options.parsed::<u32>("--mx").ok().flatten().unwrap_or(MX) as usize;
+    let mut device = nx.checked_add(2)?;
+    let mut n = nx;
+    while mx > 1 && n > mx {
+        n = n.div_ceil(mx);
+        device = device.checked_add(n)?;
+    }
+    Footprint::NONE.device::<f32>(1, device)?.host::<f32>(1, nx)
+}
 
 /// The launch of both kernels over `n` values: `ceil(n/mx)` blocks of `mx`, one `f32` of shared
 /// memory per thread; `mx` must be a power of two (the tree of `lsum2`) up to 1024.
@@ -163,7 +184,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let nx = options.size_or(NX)?;
     let mx = options.parsed::<u32>("--mx")?.unwrap_or(MX);
     shape(nx, mx)?;
-    let a: Vec<f32> = (1..=nx).map(|j| j as f32).collect();
+    let a = try_from_fn(nx, |j| (j + 1) as f32)?;
     super::print_empty_kernel_time(gpu, options.reps)?;
     let start = Instant::now();
     let t = reference::sum1(&a, mx as usize);

@@ -4,9 +4,10 @@
 //! The tutorial gives no sizes ("vary blocksize mx and data lengths nx, ny"); the defaults here
 //! are nx = 2^24 for 1-D, 4096 x 4096 for 2-D (2^20 and 1024 x 1024 on the simulator), mx = 128,
 //! and mx x my = 32 x 8 for `gcopy3`.
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::tutorial::vector_copy::{CopyArgs, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3};
+use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
@@ -15,7 +16,14 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "tutorial-vector-copy",
     description: "1-D and three 2-D segmented copies against the CPU copy, with the empty-kernel time (Decyk tutorial)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "the 2-D copies' side N (N x N floats); given, also the 1-D copy's length (else 2^24, 2^20 on the simulator)",
+        gpu: NX_2D,
+        simulator: SIMULATOR_NX_2D,
+        min: 1,
+        max: MAX_GRID_Y,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -30,6 +38,19 @@ pub const NX_2D: usize = 4096;
 pub const MX: u32 = 128;
 /// `gcopy3`'s `mx x my` block.
 pub const BLOCK_2D: (u32, u32) = (32, 8);
+/// The 2-D side on the simulator.
+pub const SIMULATOR_NX_2D: usize = 1024;
+/// The largest side: `gcopy2a` runs one row of blocks per row, and a grid has at most 65535
+/// rows of blocks.
+pub const MAX_GRID_Y: usize = 65535;
+
+/// The run's peak at side `n`, one copy at a time, the largest being the `n x n` ones (the 1-D
+/// default, `NX_1D`, is `NX_2D^2`): source and destination on the device; on the host the
+/// source, the CPU's copy and a download (or the NaN preset); `None` on overflow.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let elements = footprint::elements(&[n, n])?;
+    Footprint::NONE.device::<f32>(2, elements)?.host::<f32>(3, elements)
+}
 
 /// The copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,8 +76,9 @@ pub fn copy(
 ) -> Result<()> {
     if nx.checked_mul(ny) != Some(a_d.len()) || a_d.len() != b_d.len() {
         return Err(Error::InvalidArgument(format!(
-            "a {nx} x {ny} copy needs two buffers of {} elements",
-            nx * ny
+            "a {nx} x {ny} copy needs two buffers of nx * ny elements, not {} and {}",
+            a_d.len(),
+            b_d.len()
         )));
     }
     let extent = |v: usize| u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("extent {v} exceeds u32")));
@@ -90,7 +112,7 @@ pub fn copy(
 /// The tutorial's output: empty kernel time, CPU and GPU copy times (seconds), maximum difference.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     super::print_empty_kernel_time(gpu, options.reps)?;
-    let n2 = options.size_or(gpu.pick(NX_2D, 1024))?;
+    let n2 = options.size_or(gpu.pick(NX_2D, SIMULATOR_NX_2D))?;
     let mut checks = Vec::new();
     for (label, variant, nx, ny) in [
         (
@@ -103,13 +125,18 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         ("2d copy (gcopy2b)", Variant::BlockPerRow, n2, n2),
         ("2d copy (gcopy3)", Variant::Tiled, n2, n2),
     ] {
-        let b: Vec<f32> = (0..nx * ny).map(|j| j as f32).collect();
-        let mut a = vec![0.0; nx * ny];
+        let elements = footprint::elements(&[nx, ny]).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "a {nx} x {ny} copy has more elements than this machine can count"
+            ))
+        })?;
+        let b = try_from_fn(elements, |j| j as f32)?;
+        let mut a = try_vec(elements, 0.0)?;
         let t = Instant::now();
         reference::tutorial::vector_copy::copy(&mut a, &b);
         let cpu_s = t.elapsed().as_secs_f64();
         let b_d = gpu.upload(&b)?;
-        let mut a_d = gpu.upload(&vec![f32::NAN; nx * ny])?;
+        let mut a_d = gpu.upload(&try_vec(elements, f32::NAN)?)?;
         let stats = time_reps(gpu, options.reps, || copy(gpu, variant, &mut a_d, &b_d, nx, ny))?;
         let check = Check::compare(label, &gpu.download(&a_d)?, &a, Tolerance::EXACT);
         println!("CPU {label} time= {cpu_s:.7E}");

@@ -1,6 +1,7 @@
 //! The four- and eight-point averages on the CPU (book Appendix D.1, `res4` and `res8`), summed
 //! with the kernels' own functions so that the results agree bit for bit.
 use book_kernels::ch3::texture_average::{average4_at, average8_at};
+use ferrocuda::footprint::try_with_capacity;
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
@@ -23,7 +24,8 @@ fn stencil(
     point: impl Fn(&dyn Fn(usize, usize) -> f32, usize, usize) -> f32 + Sync,
 ) -> Result<Vec<f32>> {
     let w = n.checked_add(2);
-    if w.and_then(|w| w.checked_mul(w)) != Some(a.len()) {
+    let interior = n.checked_mul(n);
+    if interior.is_none() || w.and_then(|w| w.checked_mul(w)) != Some(a.len()) {
         return Err(Error::InvalidArgument(format!(
             "an {n} x {n} interior with its halo needs (n + 2)^2 elements, not {}",
             a.len()
@@ -31,8 +33,7 @@ fn stencil(
     }
     let w = n + 2;
     let at = |i: usize, j: usize| a[j * w + i];
-    Ok((0..n * n)
-        .into_par_iter()
-        .map(|k| point(&at, k % n + 1, k / n + 1))
-        .collect())
+    let mut out = try_with_capacity(n * n)?;
+    out.par_extend((0..n * n).into_par_iter().map(|k| point(&at, k % n + 1, k / n + 1)));
+    Ok(out)
 }

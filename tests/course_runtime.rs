@@ -198,7 +198,7 @@ fn managed_buffer_host_and_kernel_share_it(gpu: &Gpu) -> TestResult {
         let check = Check::compare(
             "c",
             c_m.as_slice().map_err(fail)?,
-            &add_reference::vector_add(&a, &b),
+            &add_reference::vector_add(&a, &b).map_err(fail)?,
             Tolerance::EXACT,
         );
         ensure(check.passed(), || format!("n = {n}: {check}"))?;

@@ -66,7 +66,8 @@ fn course_image_blur_reference_is_the_ones_convolution() -> TestResult {
     let (w, h) = (37, 29);
     let image: Vec<u8> = (0..w * h).map(|i| (i * 7919 % 256) as u8).collect();
     ensure(
-        reference::image_blur::blur(&image, w, h).unwrap() == reference::convolution::convolution_2d(&image, w, h, &[1; 25], 5).unwrap(),
+        reference::image_blur::blur(&image, w, h).unwrap()
+            == reference::convolution::convolution_2d(&image, w, h, &[1; 25], 5).unwrap(),
         || "blur and ones convolution differ".into(),
     )
 }

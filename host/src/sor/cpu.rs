@@ -62,7 +62,9 @@ pub fn half_sweep<T: Real + Send + Sync>(
             let at = |r: usize, j: usize| read[r * pitch + j];
             let columns = (first_col(r)..c1).step_by(2);
             let mut values = crate::footprint::try_with_capacity(columns.len())?;
-            values.extend(columns.map(|j| relax(at(r, j), at(r, j - 1), at(r, j + 1), at(r - 1, j), at(r + 1, j), omega)));
+            values.extend(
+                columns.map(|j| relax(at(r, j), at(r, j - 1), at(r, j + 1), at(r - 1, j), at(r + 1, j), omega)),
+            );
             Ok(values)
         })
         .collect::<Result<_>>()?;

@@ -42,7 +42,9 @@ pub const BLOCK: (u32, u32) = (16, 16);
 /// RGB bytes, the downloaded gray image and the reference's.
 pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
     let p = footprint::elements(&[n, n])?;
-    Footprint::NONE.device::<u8>(CHANNELS + 1, p)?.host::<u8>(CHANNELS + 2, p)
+    Footprint::NONE
+        .device::<u8>(CHANNELS + 1, p)?
+        .host::<u8>(CHANNELS + 2, p)
 }
 
 /// Pixel `i`'s colour, `(r, g, b)`: `i * 2654435761 mod 2^24` (odd, so every colour once per

@@ -95,7 +95,8 @@ impl Data {
     /// `n` bytes of this kind, the same for a given `seed` (panics when the host cannot give
     /// them: for tests and benchmarks; a run uses [`Data::try_generate`]).
     pub fn generate(self, n: usize, seed: u64) -> Vec<u8> {
-        self.try_generate(n, seed).expect("the host has room for the histogram's input")
+        self.try_generate(n, seed)
+            .expect("the host has room for the histogram's input")
     }
 
     /// `n` bytes of this kind, the same for a given `seed`, allocated fallibly.

@@ -51,7 +51,10 @@ pub const SIMULATOR_SIZE: (usize, usize) = (333, 250);
 /// dropped before the download), and the per-row and per-column box sums.
 pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
     let p = footprint::elements(&[n, n])?;
-    Footprint::NONE.device::<u8>(2, p)?.host::<u8>(4, p)?.host::<(u64, u64)>(2, n)
+    Footprint::NONE
+        .device::<u8>(2, p)?
+        .host::<u8>(4, p)?
+        .host::<(u64, u64)>(2, n)
 }
 
 /// Period of the pattern, rows and columns.

@@ -73,7 +73,10 @@ pub fn memory(options: &Options, s: usize) -> Option<Footprint> {
         footprint::elements(&[k, n])?,
         footprint::elements(&[m, n])?,
     );
-    let operands = Footprint::NONE.mirrored::<f32>(1, a)?.mirrored::<f32>(1, b)?.mirrored::<f32>(1, c)?;
+    let operands = Footprint::NONE
+        .mirrored::<f32>(1, a)?
+        .mirrored::<f32>(1, b)?
+        .mirrored::<f32>(1, c)?;
     let full = footprint::elements(&[m, n, k]).is_some_and(|macs| macs <= reference::FULL_PRODUCT_MAX_MACS);
     match full {
         true => operands.host::<f32>(2, c),
@@ -302,7 +305,11 @@ fn dims(gpu: &Gpu, options: &Options) -> Result<Dims> {
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let dims = dims(gpu, options)?;
     let (m, n, k) = dims;
-    let too_large = || Error::InvalidArgument(format!("a {m} x {k} by {k} x {n} product has more elements than memory can address"));
+    let too_large = || {
+        Error::InvalidArgument(format!(
+            "a {m} x {k} by {k} x {n} product has more elements than memory can address"
+        ))
+    };
     let (a_len, b_len) = (
         footprint::elements(&[m, k]).ok_or_else(too_large)?,
         footprint::elements(&[k, n]).ok_or_else(too_large)?,

@@ -45,7 +45,10 @@ pub const COURSE_MS: (f64, f64) = (19.320, 7.801);
 /// host the matrix, and the NaN fill, the downloaded sums and the reference's sums of one kernel.
 pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
     let a = footprint::elements(&[n, n])?;
-    Footprint::NONE.mirrored::<f32>(1, a)?.device::<f32>(1, n)?.host::<f32>(3, n)
+    Footprint::NONE
+        .mirrored::<f32>(1, a)?
+        .device::<f32>(1, n)?
+        .host::<f32>(3, n)
 }
 
 /// Seed of the matrix.
@@ -236,10 +239,11 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             matrix_sum(gpu, which, &a_d, &mut sums_d, rows, cols)
         })?
         .median_ms;
-        let expected = crate::progress::spinner(&format!("CPU reference: {}", which.label())).in_scope(|| match which {
-            Sums::EachRow => reference::row_sums(&a, cols),
-            Sums::EachCol => reference::col_sums(&a, cols),
-        });
+        let expected =
+            crate::progress::spinner(&format!("CPU reference: {}", which.label())).in_scope(|| match which {
+                Sums::EachRow => reference::row_sums(&a, cols),
+                Sums::EachCol => reference::col_sums(&a, cols),
+            });
         checks.push(Check::compare(
             &format!("{} ({})", which.label(), which.kernel()),
             &gpu.download(&sums_d)?,

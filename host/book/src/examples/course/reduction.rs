@@ -42,14 +42,21 @@ pub const BLOCK_SIZE: u32 = 1024;
 /// The run's peak at `n` values: the input and every pass's partials on the device (for the
 /// `--block` given, else the lecture's), the input on the host.
 pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
-    let block = options.parsed::<u32>("--block").ok().flatten().unwrap_or(BLOCK_SIZE).max(1);
+    let block = options
+        .parsed::<u32>("--block")
+        .ok()
+        .flatten()
+        .unwrap_or(BLOCK_SIZE)
+        .max(1);
     let per_block = 2 * block as usize;
     let (mut partials, mut len) = (0usize, n);
     while len > 1 {
         len = len.div_ceil(per_block);
         partials = partials.checked_add(len)?;
     }
-    Footprint::NONE.device::<f32>(1, n.checked_add(partials.max(1))?)?.host::<f32>(1, n)
+    Footprint::NONE
+        .device::<f32>(1, n.checked_add(partials.max(1))?)?
+        .host::<f32>(1, n)
 }
 
 /// The most blocks of a one-dimensional grid (`gridDim.x`).

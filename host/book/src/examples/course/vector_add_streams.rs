@@ -230,10 +230,7 @@ pub fn pipelines(options: &Options, n: usize) -> Result<Vec<(usize, usize)>> {
     let streams = options.parsed::<usize>("--streams")?;
     let mut pipelines: Vec<(usize, usize)> = match (chunks, streams) {
         (None, None) => PIPELINES.iter().map(|&(c, ns)| (c.min(n), ns)).collect(),
-        (c, ns) => vec![(
-            c.unwrap_or(DEFAULT_PIPELINE.0.min(n)),
-            ns.unwrap_or(DEFAULT_PIPELINE.1),
-        )],
+        (c, ns) => vec![(c.unwrap_or(DEFAULT_PIPELINE.0.min(n)), ns.unwrap_or(DEFAULT_PIPELINE.1))],
     };
     pipelines.dedup();
     Ok(pipelines)

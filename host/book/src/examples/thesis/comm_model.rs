@@ -500,7 +500,10 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let plan = rig_plan(side)
         .and_then(|rig| rig.plus(exchange_plan(largest)?))
         .ok_or_else(|| Error::InvalidArgument(format!("--size {side}: the matrices' bytes overflow")))?;
-    Capacity::of(gpu)?.check(&format!("--size {side} with the border exchanges up to {largest}"), plan)?;
+    Capacity::of(gpu)?.check(
+        &format!("--size {side} with the border exchanges up to {largest}"),
+        plan,
+    )?;
     let mut rig = Rig::new(gpu, peer, side, options.reps)?;
     let reports = Path::ALL
         .map(|path| rig.report(path))

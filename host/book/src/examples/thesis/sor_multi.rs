@@ -138,7 +138,12 @@ pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
         return study_plan(options, *SIMULATOR_STUDY_SIDES.last()?);
     }
     let (rows, _, points, element_bytes) = sor_setup::grid_of(options, n)?;
-    let partitions = options.parsed::<usize>("--partitions").ok().flatten().unwrap_or(4).max(1);
+    let partitions = options
+        .parsed::<usize>("--partitions")
+        .ok()
+        .flatten()
+        .unwrap_or(4)
+        .max(1);
     let border = options.parsed::<usize>("--border").ok().flatten().unwrap_or(1);
     let ghost_rows = partitions.checked_mul(border.checked_mul(4)?.checked_add(2)?)?;
     let grid_bytes = points.checked_add(2 * rows)?.checked_mul(element_bytes)?;

@@ -35,7 +35,9 @@ pub fn cpu_reference_may_run(options: &Options, points: usize) -> bool {
         Some(Stop::Tolerance { .. }) => 1,
         None => ITERATIONS,
     };
-    points.checked_mul(iterations).is_some_and(|updates| updates <= CPU_BUDGET)
+    points
+        .checked_mul(iterations)
+        .is_some_and(|updates| updates <= CPU_BUDGET)
 }
 
 /// The CPU reference's host bytes for a `rows x cols` grid of `points` values: its grid, and

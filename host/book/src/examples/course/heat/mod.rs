@@ -146,7 +146,9 @@ pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
         Some(updates) if updates <= CPU_BUDGET => 2,
         _ => 0,
     };
-    let snapshots = steps.div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).min(SNAPSHOT_EVERY.0).max(1)).max(1);
+    let snapshots = steps
+        .div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).min(SNAPSHOT_EVERY.0).max(1))
+        .max(1);
     let pinned_bytes = field_bytes.max(snapshots.checked_mul(field_bytes)?.min(snapshots::PINNED_BUDGET_BYTES));
     let kernels = match options.value("--kernel") {
         None | Some("all") => Kernel::ALL.len(),
@@ -351,7 +353,13 @@ pub fn run_typed<T: HeatReal>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result<V
     let memcpy = memcpy_gb_per_s(gpu, field_bytes, reps)?;
     let limit = cpu_limit(&grid, &plan);
     let mut reference = match limit > 0 {
-        true => Some(Field::try_new(&initial, grid.rows, grid.cols, grid.edges.code(), grid.r::<T>())?),
+        true => Some(Field::try_new(
+            &initial,
+            grid.rows,
+            grid.cols,
+            grid.edges.code(),
+            grid.r::<T>(),
+        )?),
         false => None,
     };
     let mut runs: Vec<KernelRun<T>> = Vec::new();

@@ -84,7 +84,10 @@ pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Opt
         "N", "P", "exchange", "ms/it", "speedup", "MKT", "MTT", "MST", "hidden"
     );
     // The study's three parts: the strong scaling's sides, then weak scaling and border widths.
-    let bar = crate::progress::bar("--study: strong scaling sides, weak scaling, border widths", sides.len() as u64 + 2);
+    let bar = crate::progress::bar(
+        "--study: strong scaling sides, weak scaling, border widths",
+        sides.len() as u64 + 2,
+    );
     for &n in sides {
         let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
         let omega = setup.base.omega.value(n);

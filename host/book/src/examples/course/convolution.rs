@@ -447,7 +447,7 @@ pub fn image(n: usize, seed: u64) -> Vec<u8> {
     try_image(n, seed).expect("the host has room for the image")
 }
 
-/// [`image`], allocated fallibly.
+/// [`image()`], allocated fallibly.
 pub fn try_image(n: usize, seed: u64) -> Result<Vec<u8>> {
     let mut bytes = try_with_capacity(n)?;
     bytes.extend(bits(n, seed).map(|z| (z >> 56) as u8));

@@ -229,6 +229,35 @@ fn course_matmul_tiled_full_tiles(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// Freivalds' check (used past 2048^3 multiply-adds) passes every kernel's product of an odd
+/// size, and fails one whose single element is off by 0.05 (its rows' tolerance is about
+/// 16 u sqrt(203) 3300 / sqrt(65) ~ 6e-3 here) or is NaN.
+fn course_matmul_tiled_freivalds(gpu: &Gpu) -> TestResult {
+    let dims @ (m, n, k) = (97, 131, 203);
+    let (a, b) = (random_matrix(m * k, 11), random_matrix(k * n, 12));
+    let freivalds = matmul_reference::Freivalds::new(&a, &b, dims).map_err(fail)?;
+    let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
+    for variant in Matmul::KERNELS {
+        ops.launch(gpu, variant).map_err(fail)?;
+        let mut got = gpu.download(&ops.c_d).map_err(fail)?;
+        let check = freivalds.check("c", &got).map_err(fail)?;
+        ensure(check.passed(), || format!("{variant:?}: {check}"))?;
+        for (at, value) in [(n * 40 + 77, got[n * 40 + 77] + 0.05), (m * n - 1, f32::NAN)] {
+            let kept = got[at];
+            got[at] = value;
+            let wrong = freivalds.check("c", &got).map_err(fail)?;
+            ensure(!wrong.passed(), || {
+                format!("{variant:?}: element {at} = {value} passed: {wrong}")
+            })?;
+            got[at] = kept;
+        }
+    }
+    ensure(
+        freivalds.check("c", &[0.0; 5]).map_err(fail)?.mismatches == m * matmul_reference::FREIVALDS_TRIALS,
+        || "a product of the wrong length passed".into(),
+    )
+}
+
 /// Integer-valued inputs in -2..=2: every product and partial sum is an exact f32 integer, so
 /// every summation order gives the same result, and any index error shows exactly.
 fn course_matmul_tiled_exact_on_integers(gpu: &Gpu) -> TestResult {
@@ -323,6 +352,7 @@ fn main() {
             course_matmul_tiled_exact_on_integers,
         ),
         ("course_matmul_tiled_program", course_matmul_tiled_program),
+        ("course_matmul_tiled_freivalds", course_matmul_tiled_freivalds),
         (
             "course_matmul_tiled_rejects_zero_dimension",
             course_matmul_tiled_rejects_zero_dimension,

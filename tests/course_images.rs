@@ -52,7 +52,7 @@ fn course_picture_kernel_sizes(gpu: &Gpu) -> TestResult {
         let mut pout_d = gpu.upload(&vec![f32::NAN; n * m]).map_err(fail)?;
         picture_kernel::picture(gpu, &pin_d, &mut pout_d, n, m, picture_kernel::BLOCK).map_err(fail)?;
         let out = gpu.download(&pout_d).map_err(fail)?;
-        ensure(out == reference::picture_kernel::picture(&pin), || {
+        ensure(out == reference::picture_kernel::picture(&pin).map_err(fail)?, || {
             format!("{n} x {m}: doubled picture differs")
         })?;
     }
@@ -70,7 +70,7 @@ fn course_color_convert_sizes(gpu: &Gpu) -> TestResult {
         let mut gray_d = gpu.upload(&vec![0xa5u8; w * h]).map_err(fail)?;
         color_convert::color_convert(gpu, &mut gray_d, &rgb_d, w, h).map_err(fail)?;
         ensure(
-            gpu.download(&gray_d).map_err(fail)? == reference::color_convert::color_convert(&rgb),
+            gpu.download(&gray_d).map_err(fail)? == reference::color_convert::color_convert(&rgb).map_err(fail)?,
             || format!("{w} x {h}: gray image differs"),
         )?;
     }
@@ -143,7 +143,7 @@ fn course_image_blur_sizes(gpu: &Gpu) -> TestResult {
     // beside the edge strips, so both of its paths run.
     for (w, h) in IMAGE_SIZES.into_iter().chain([(256, 200)]) {
         let input = convolution::image(w * h, (w * 1000 + h) as u64);
-        let expected = reference::image_blur::blur(&input, w, h);
+        let expected = reference::image_blur::blur(&input, w, h).map_err(fail)?;
         let in_d = gpu.upload(&input).map_err(fail)?;
         for variant in BlurVariant::ALL {
             let mut out_d = gpu.upload(&vec![0xa5u8; w * h]).map_err(fail)?;
@@ -186,7 +186,7 @@ fn course_convolution_1d_sizes(gpu: &Gpu) -> TestResult {
         let n_d = gpu.upload(&n).map_err(fail)?;
         for mask_width in MASK_WIDTHS {
             let m = mask_1d(mask_width);
-            let expected = reference::convolution::convolution_1d(&n, &m);
+            let expected = reference::convolution::convolution_1d(&n, &m).map_err(fail)?;
             let m_d = gpu.upload(&m).map_err(fail)?;
             let mut p_d = gpu.upload(&vec![f32::NAN; width]).map_err(fail)?;
             convolution::convolution_1d_basic(gpu, &n_d, &m_d, &mut p_d).map_err(fail)?;
@@ -215,7 +215,7 @@ fn course_convolution_2d_sizes(gpu: &Gpu) -> TestResult {
         let mut out_d = gpu.zeros::<u8>(w * h).map_err(fail)?;
         for mask_width in MASK_WIDTHS {
             let mask = mask_2d(mask_width);
-            let expected = reference::convolution::convolution_2d(&input, w, h, &mask, mask_width);
+            let expected = reference::convolution::convolution_2d(&input, w, h, &mask, mask_width).map_err(fail)?;
             let mask_d = gpu.upload(&mask).map_err(fail)?;
             let check = |out_d: &ferrocuda::DeviceBuffer<u8>, what: &str| {
                 let out = gpu.download(out_d).map_err(fail)?;

@@ -198,7 +198,7 @@ fn managed_buffer_host_and_kernel_share_it(gpu: &Gpu) -> TestResult {
         let check = Check::compare(
             "c",
             c_m.as_slice().map_err(fail)?,
-            &add_reference::vector_add(&a, &b),
+            &add_reference::vector_add(&a, &b).map_err(fail)?,
             Tolerance::EXACT,
         );
         ensure(check.passed(), || format!("n = {n}: {check}"))?;
@@ -258,8 +258,8 @@ fn course_vector_add_streams_program(gpu: &Gpu) -> TestResult {
 fn course_vector_add_streams_sizes(gpu: &Gpu) -> TestResult {
     for n in SIZES {
         let mut setup = Setup::new(gpu, n, 4).map_err(fail)?;
-        let (a, b) = vector_add_streams::inputs(n);
-        let expected = add_reference::vector_add(&a, &b);
+        let (a, b) = vector_add_streams::inputs(n).map_err(fail)?;
+        let expected = add_reference::vector_add(&a, &b).map_err(fail)?;
         let programs = [
             Program::NonPipelined,
             Program::Pipelined { chunks: 1, streams: 1 },

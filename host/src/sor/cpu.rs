@@ -55,16 +55,19 @@ pub fn half_sweep<T: Real + Send + Sync>(
         c0 + ((c0 & 1) != q) as usize
     };
     let read: &[T] = grid;
+    // The new values of each row, allocated fallibly: a grid too large for the host is an error.
     let updated: Vec<Vec<T>> = (r0..r1)
         .into_par_iter()
         .map(|r| {
             let at = |r: usize, j: usize| read[r * pitch + j];
-            (first_col(r)..c1)
-                .step_by(2)
-                .map(|j| relax(at(r, j), at(r, j - 1), at(r, j + 1), at(r - 1, j), at(r + 1, j), omega))
-                .collect()
+            let columns = (first_col(r)..c1).step_by(2);
+            let mut values = crate::footprint::try_with_capacity(columns.len())?;
+            values.extend(
+                columns.map(|j| relax(at(r, j), at(r, j - 1), at(r, j + 1), at(r - 1, j), at(r + 1, j), omega)),
+            );
+            Ok(values)
         })
-        .collect();
+        .collect::<Result<_>>()?;
     for (r, values) in (r0..r1).zip(updated) {
         for (j, v) in (first_col(r)..c1).step_by(2).zip(values) {
             grid[r * pitch + j] = v;

@@ -6,9 +6,10 @@
 //! 256 x 192 pixels of that sequence on the simulator. The rounding is nvcc's (see
 //! `book_kernels::course::color_convert`); the run also counts the colours whose gray byte an
 //! unfused evaluation (`nvcc -fmad=false`) would change.
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::course::color_convert as reference;
 use book_kernels::course::color_convert::{CHANNELS, ColorConvert, ColorConvertArgs};
+use ferrocuda::footprint::{self, Footprint, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -16,7 +17,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "course-color-convert",
     description: "colorConvert: RGB to gray bytes, 0.21r + 0.71g + 0.07b as nvcc rounds it, every colour once (IT4I course, PMPP)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "picture side in pixels, N x N (the simulator's default picture is 256 x 192)",
+        gpu: SIDE,
+        simulator: SIMULATOR_SIZE.0,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -30,6 +38,15 @@ pub const SIMULATOR_SIZE: (usize, usize) = (256, 192);
 /// Blocks of 16 x 16 threads, as the course's 2-D examples.
 pub const BLOCK: (u32, u32) = (16, 16);
 
+/// The run's peak for an `n x n` picture: RGB and gray bytes on the device; on the host the
+/// RGB bytes, the downloaded gray image and the reference's.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let p = footprint::elements(&[n, n])?;
+    Footprint::NONE
+        .device::<u8>(CHANNELS + 1, p)?
+        .host::<u8>(CHANNELS + 2, p)
+}
+
 /// Pixel `i`'s colour, `(r, g, b)`: `i * 2654435761 mod 2^24` (odd, so every colour once per
 /// 2^24 pixels), red in the low byte.
 pub fn colour(i: usize) -> [u8; 3] {
@@ -41,7 +58,9 @@ pub fn colour(i: usize) -> [u8; 3] {
 /// The interleaved RGB bytes of a `width x height` picture of [`colour`]s.
 pub fn picture(width: usize, height: usize) -> Result<Vec<u8>> {
     let pixels = pixels(width, height)?;
-    Ok((0..pixels).flat_map(colour).collect())
+    let mut rgb = try_with_capacity(CHANNELS * pixels)?;
+    rgb.extend((0..pixels).flat_map(colour));
+    Ok(rgb)
 }
 
 /// `width * height`, refusing an empty picture or one whose RGB bytes overflow.
@@ -116,7 +135,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let checks = vec![Check::compare(
         "gray image",
         &gpu.download(&gray_d)?,
-        &reference::color_convert(&rgb),
+        &reference::color_convert(&rgb)?,
         Tolerance::EXACT,
     )];
     Ok(Outcome { checks })

@@ -11,7 +11,7 @@
 //! `a = 1 2 .. w/2+1 .. 2 1` in 2-D, which gives the slide's 5 x 5); inputs are seeded uniform
 //! values (f32 in [-1, 1), 24 bits; bytes). Sizes: 2^26 f32 and 8192 x 8192 bytes on a GPU,
 //! 100003 and 333 x 250 on the simulator; `--size N`: N x N pixels and N^2 values.
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::convolution as reference;
 use book_kernels::course::convolution::{
     Convolution1dArgs, Convolution1dBasicKernel, Convolution1dTiledArgs, Convolution1dTiledKernel, Convolution2dArgs,
@@ -24,6 +24,7 @@ use book_kernels::course::convolution_fast::{
     Convolution2dFastM9, FAST_CONVOLUTION_BLOCK,
 };
 use book_kernels::course::image_filter::{Reciprocal, fast_grid};
+use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -34,13 +35,20 @@ pub mod report;
 pub const EXAMPLE: Example = Example {
     id: "course-convolution",
     description: "1-D and 2-D convolution: basic, tiled design 2 with a constant-memory mask, fast dp4a 2-D; L6 tile ratios (IT4I course, PMPP)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "image side: N x N bytes in 2-D and N^2 f32 values in 1-D (the simulator's defaults are 333 x 250 and 100003)",
+        gpu: SIDE_2D,
+        simulator: SIMULATOR_SIZE_2D.0,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[Flag {
         name: "--mask",
         value: Some("1|3|5|7|9"),
-        help: "one mask width (default: 5 and 9, the widths of the lecture's tables)",
+        help: "one mask width, odd, 1 to 9 [default: 5 and 9, the widths of the lecture's tables]",
         requires: None,
     }],
     run,
@@ -62,6 +70,14 @@ pub const BASIC_2D_BLOCK: (u32, u32) = (16, 16);
 const MAX_BLOCK_THREADS: usize = 1024;
 /// Seed of the inputs.
 pub const SEED: u64 = 7;
+
+/// The run's peak at `--size n`: the 1-D phase's N^2 f32 input and output on the device, and
+/// on the host the input, the reference's output and one downloaded output (the poisoned fill
+/// is dropped before the download); the 2-D phase needs as many bytes as the 1-D needs f32s.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let values = footprint::elements(&[n, n])?;
+    Footprint::NONE.device::<f32>(2, values)?.host::<f32>(3, values)
+}
 
 /// The 1-D mask of odd `width`: `1 2 .. width/2+1 .. 2 1`.
 pub fn mask_1d(width: usize) -> Vec<f32> {
@@ -412,16 +428,30 @@ pub fn convolution_2d_fast(
     convolution_2d_fast_from(gpu, None, masks, in_d, out_d, size)
 }
 
-/// `n` values, uniform in [-1, 1) with 24 bits, the same for a given `seed`.
+/// `n` values, uniform in [-1, 1) with 24 bits, the same for a given `seed` (panics when the
+/// host has no room: tests and benchmarks; a run uses [`try_signal`]).
 pub fn signal(n: usize, seed: u64) -> Vec<f32> {
-    bits(n, seed)
-        .map(|z| (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-        .collect()
+    try_signal(n, seed).expect("the host has room for the signal")
 }
 
-/// `n` uniform bytes, the same for a given `seed`.
+/// [`signal`], allocated fallibly.
+pub fn try_signal(n: usize, seed: u64) -> Result<Vec<f32>> {
+    let mut values = try_with_capacity(n)?;
+    values.extend(bits(n, seed).map(|z| (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0));
+    Ok(values)
+}
+
+/// `n` uniform bytes, the same for a given `seed` (panics when the host has no room: tests and
+/// benchmarks; a run uses [`try_image`]).
 pub fn image(n: usize, seed: u64) -> Vec<u8> {
-    bits(n, seed).map(|z| (z >> 56) as u8).collect()
+    try_image(n, seed).expect("the host has room for the image")
+}
+
+/// [`image()`], allocated fallibly.
+pub fn try_image(n: usize, seed: u64) -> Result<Vec<u8>> {
+    let mut bytes = try_with_capacity(n)?;
+    bytes.extend(bits(n, seed).map(|z| (z >> 56) as u8));
+    Ok(bytes)
 }
 
 /// SplitMix64 from `seed`.
@@ -446,7 +476,7 @@ fn timed<T: ferrocuda::gpu::Element + Copy + Into<f64>>(
     expected: &[T],
     mut launch: impl FnMut(&mut DeviceBuffer<T>) -> Result<()>,
 ) -> Result<(f64, Check)> {
-    gpu.upload_into(&vec![poison; out_d.len()], out_d)?;
+    gpu.upload_into(&try_vec(out_d.len(), poison)?, out_d)?;
     let ms = time_reps(gpu, reps, || launch(out_d))?.median_ms;
     Ok((
         ms,
@@ -456,8 +486,8 @@ fn timed<T: ferrocuda::gpu::Element + Copy + Into<f64>>(
 
 /// The 1-D convolution with a `mask_width` mask: basic, then tiled at each measured tile.
 fn one_d(gpu: &Gpu, options: &Options, width: usize, mask_width: usize) -> Result<Vec<Check>> {
-    let (n, m) = (signal(width, SEED), mask_1d(mask_width));
-    let expected = reference::convolution_1d(&n, &m);
+    let (n, m) = (try_signal(width, SEED)?, mask_1d(mask_width));
+    let expected = reference::convolution_1d(&n, &m)?;
     let (n_d, m_d) = (gpu.upload(&n)?, gpu.upload(&m)?);
     let mut p_d = gpu.zeros::<f32>(width)?;
     let mut masks = ConstantMasks::lock(gpu);
@@ -488,8 +518,8 @@ fn one_d(gpu: &Gpu, options: &Options, width: usize, mask_width: usize) -> Resul
 
 /// The 2-D convolution with a `mask_width` mask: basic, tiled at each measured tile, fast.
 fn two_d(gpu: &Gpu, options: &Options, (w, h): (usize, usize), mask_width: usize) -> Result<Vec<Check>> {
-    let (input, mask) = (image(pixels(w, h)?, SEED), mask_2d(mask_width));
-    let expected = reference::convolution_2d(&input, w, h, &mask, mask_width);
+    let (input, mask) = (try_image(pixels(w, h)?, SEED)?, mask_2d(mask_width));
+    let expected = reference::convolution_2d(&input, w, h, &mask, mask_width)?;
     let (in_d, mask_d) = (gpu.upload(&input)?, gpu.upload(&mask)?);
     let mut out_d = gpu.zeros::<u8>(w * h)?;
     let mut masks = ConstantMasks::lock(gpu);

@@ -5,12 +5,13 @@
 //!
 //! The course's kernel counts `a..=z` only; the phrase is lowercased first, as the PMPP book's
 //! figure spells it, so its capitals count too.
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::histogram as reference;
 use book_kernels::course::histogram::{
     BYTE_BINS, Histo256Naive, Histo256Privatized, HistoArgs, HistoKernel, HistoPrivatizedKernel, LETTER_BINS,
     LETTER_SHARED_BYTES, histo256_shared_bytes,
 };
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -20,13 +21,20 @@ use std::str::FromStr;
 pub const EXAMPLE: Example = Example {
     id: "course-histogram",
     description: "text histogram in 7 letter bins, then 256-bin byte histograms: global atomics vs privatized shared (IT4I course)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "bytes of the 256-bin input",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: 1,
+        max: MAX_N,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[Flag {
         name: "--data",
         value: Some("uniform|skewed|text|all"),
-        help: "the 256-bin input: uniform bytes, 90% one byte, the phrase repeated, or each (default uniform and skewed)",
+        help: "the 256-bin input: uniform bytes, 90% one byte, the phrase repeated, or each [default: uniform and skewed]",
         requires: None,
     }],
     run,
@@ -38,6 +46,9 @@ pub const TEXT: &str = "Programming Massively Parallel Processors";
 pub const N: usize = 1 << 28;
 /// Bytes on the simulator.
 pub const SIMULATOR_N: usize = 1 << 20;
+/// The most bytes: every count must fit a bin's `u32` (skewed and text data put most bytes in
+/// one bin), so an input of 2^32 bytes or more is refused rather than counted modulo 2^32.
+pub const MAX_N: usize = u32::MAX as usize;
 /// Threads per block of every histogram launch.
 pub const THREADS_PER_BLOCK: u32 = 256;
 /// Blocks per SM of the grid-stride launches: 8 x 256 = 2048 threads, an H100 SM's maximum
@@ -47,6 +58,13 @@ pub const BLOCKS_PER_SM: u32 = 8;
 pub const SKEWED_BYTE: u8 = b'e';
 /// Percent of skewed data that is [`SKEWED_BYTE`].
 pub const SKEW_PERCENT: u64 = 90;
+
+/// The run's peak at `n` bytes: the input on the device and on the host (one kind of data at a
+/// time), and the phrase and the bins, under a KiB.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let small = TEXT.len() + (BYTE_BINS + LETTER_BINS) * size_of::<u32>();
+    Footprint::NONE.mirrored::<u8>(1, n.checked_add(small)?)
+}
 
 /// The 256-bin inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,9 +92,16 @@ impl FromStr for Data {
 }
 
 impl Data {
-    /// `n` bytes of this kind, the same for a given `seed`.
+    /// `n` bytes of this kind, the same for a given `seed` (panics when the host cannot give
+    /// them: for tests and benchmarks; a run uses [`Data::try_generate`]).
     pub fn generate(self, n: usize, seed: u64) -> Vec<u8> {
-        let mut data = vec![0u8; n];
+        self.try_generate(n, seed)
+            .expect("the host has room for the histogram's input")
+    }
+
+    /// `n` bytes of this kind, the same for a given `seed`, allocated fallibly.
+    pub fn try_generate(self, n: usize, seed: u64) -> Result<Vec<u8>> {
+        let mut data = try_vec(n, 0u8)?;
         match self {
             Data::Text => {
                 let phrase = format!("{} ", TEXT.to_lowercase()).into_bytes();
@@ -96,7 +121,7 @@ impl Data {
                 }
             }),
         }
-        data
+        Ok(data)
     }
 
     fn label(self) -> &'static str {
@@ -223,7 +248,7 @@ fn text_histogram(gpu: &Gpu) -> Result<Vec<Check>> {
 /// Both 256-bin kernels on `n` bytes of `data`: GB/s of input read and the privatized/naive
 /// ratio.
 fn byte_histograms(gpu: &Gpu, data: Data, n: usize, reps: usize) -> Result<Vec<Check>> {
-    let input = data.generate(n, 1234);
+    let input = data.try_generate(n, 1234)?;
     let expected = reference::bytes(&input);
     let buffer_d = gpu.upload(&input)?;
     let mut histo_d = gpu.zeros::<u32>(BYTE_BINS)?;

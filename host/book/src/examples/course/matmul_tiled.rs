@@ -10,12 +10,13 @@
 //!
 //! cuBLAS runs in its default math mode, `CUBLAS_DEFAULT_MATH`: FP32 SGEMM on the SIMT cores,
 //! no tensor cores (those need `CUBLAS_TF32_TENSOR_OP_MATH`, and round the inputs to TF32).
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tiled::{
     BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulRegisterTiledUnrolled, MatmulTiled,
     REGISTER_TILED_SHARED_BYTES, REGISTER_TILED_THREADS, TILE_WIDTH, TILED_SHARED_BYTES,
 };
+use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{Stats, time_reps};
 use ferrocuda::verify::Check;
@@ -23,26 +24,33 @@ use ferrocuda::verify::Check;
 pub const EXAMPLE: Example = Example {
     id: "course-matmul-tiled",
     description: "SGEMM naive, shared-memory tiled, register-tiled, and cuBLAS: GFLOP/s and fraction of cuBLAS (IT4I course, hands-on 6)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "m = n = k, the matrices' side (the simulator's default is 200 x 136 x 72; --m, --n, --k override each)",
+        gpu: SIZE,
+        simulator: SIMULATOR_DIMS.0,
+        min: 1,
+        max: u32::MAX as usize,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[
         Flag {
             name: "--m",
             value: Some("M"),
-            help: "rows of A and C",
+            help: "rows of A and C [default: --size]",
             requires: None,
         },
         Flag {
             name: "--n",
             value: Some("N"),
-            help: "columns of B and C",
+            help: "columns of B and C [default: --size]",
             requires: None,
         },
         Flag {
             name: "--k",
             value: Some("K"),
-            help: "columns of A, rows of B",
+            help: "columns of A, rows of B [default: --size]",
             requires: None,
         },
     ],
@@ -53,6 +61,28 @@ pub const EXAMPLE: Example = Example {
 pub const SIZE: usize = 4096;
 /// The simulator default: non-square, no dimension a multiple of 16 or 128.
 pub const SIMULATOR_DIMS: (usize, usize, usize) = (200, 136, 72);
+
+/// The run's peak at `--size s` (`--m`, `--n`, `--k` overriding): A, B and C on the device; on
+/// the host A, B and the downloaded C, with the CPU's C and `|A||B|` when the product is small
+/// enough to recompute, else Freivalds' vectors (see `reference::course::matmul_tiled`).
+pub fn memory(options: &Options, s: usize) -> Option<Footprint> {
+    let dim = |flag: &str| options.parsed::<usize>(flag).ok().flatten().unwrap_or(s);
+    let (m, n, k) = (dim("--m"), dim("--n"), dim("--k"));
+    let (a, b, c) = (
+        footprint::elements(&[m, k])?,
+        footprint::elements(&[k, n])?,
+        footprint::elements(&[m, n])?,
+    );
+    let operands = Footprint::NONE
+        .mirrored::<f32>(1, a)?
+        .mirrored::<f32>(1, b)?
+        .mirrored::<f32>(1, c)?;
+    let full = footprint::elements(&[m, n, k]).is_some_and(|macs| macs <= reference::FULL_PRODUCT_MAX_MACS);
+    match full {
+        true => operands.host::<f32>(2, c),
+        false => operands.host::<u8>(1, reference::Freivalds::bytes((m, n, k))?),
+    }
+}
 
 /// Matrix dimensions `(m, n, k)`.
 pub type Dims = (usize, usize, usize);
@@ -137,11 +167,10 @@ impl Operands {
     /// Uploads `a` (`m x k`) and `b` (`k x n`), row-major, and allocates `C`.
     pub fn new(gpu: &Gpu, dims: Dims, a: &[f32], b: &[f32]) -> Result<Self> {
         let (m, n, k) = dims;
-        if a.len() != m * k || b.len() != k * n {
+        let (a_len, b_len, c_len) = (m.checked_mul(k), k.checked_mul(n), m.checked_mul(n));
+        if a_len != Some(a.len()) || b_len != Some(b.len()) || c_len.is_none() {
             return Err(Error::InvalidArgument(format!(
-                "a {m} x {k} times {k} x {n} product needs {} and {} elements, not {} and {}",
-                m * k,
-                k * n,
+                "a {m} x {k} times {k} x {n} product needs m * k and k * n elements, not {} and {}",
                 a.len(),
                 b.len()
             )));
@@ -187,17 +216,23 @@ impl Operands {
     }
 }
 
-/// Uniform inputs in [-1, 1) from a fixed seed (a 64-bit LCG, so runs are reproducible).
+/// Uniform inputs in [-1, 1) from a fixed seed (a 64-bit LCG, so runs are reproducible); panics
+/// when the host has no room (tests and benchmarks; a run uses [`try_random_matrix`]).
 pub fn random_matrix(len: usize, seed: u64) -> Vec<f32> {
+    try_random_matrix(len, seed).expect("the host has room for the matrix")
+}
+
+/// [`random_matrix`], allocated fallibly.
+pub fn try_random_matrix(len: usize, seed: u64) -> Result<Vec<f32>> {
     let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
+    let mut values = try_with_capacity(len)?;
+    values.extend((0..len).map(|_| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }));
+    Ok(values)
 }
 
 /// `2 m n k / time`, GFLOP/s.
@@ -215,26 +250,27 @@ pub struct Measured {
 }
 
 /// Times every variant `reps` times on `ops` (cuBLAS when `cublas` is given), checking each
-/// product against the CPU's (`expected`, `scale`: see `reference::course::matmul_tiled`).
+/// product against `expected` (the CPU's product or Freivalds' check: see
+/// `reference::course::matmul_tiled`).
 pub fn measure(
     gpu: &Gpu,
     ops: &mut Operands,
     mut cublas: Option<&mut Cublas>,
     reps: usize,
-    expected: Option<(&[f32], &[f32])>,
+    expected: Option<&reference::Expected>,
 ) -> Result<(Vec<Measured>, Vec<Check>)> {
     let (mut rows, mut checks) = (Vec::new(), Vec::new());
     for variant in Variant::ALL {
         let n_out = ops.c_d.len();
-        gpu.upload_into(&vec![f32::NAN; n_out], &mut ops.c_d)?;
+        gpu.upload_into(&try_vec(n_out, f32::NAN)?, &mut ops.c_d)?;
         let stats = match (variant, cublas.as_deref_mut()) {
             (Variant::Cublas, None) => continue,
             (Variant::Cublas, Some(cublas)) => time_reps(gpu, reps, || ops.cublas(cublas))?,
             (kernel, _) => time_reps(gpu, reps, || ops.launch(gpu, kernel))?,
         };
-        if let Some((c, scale)) = expected {
+        if let Some(expected) = expected {
             let got = gpu.download(&ops.c_d)?;
-            checks.push(reference::check(variant.kernel(), &got, c, scale, ops.dims.2));
+            checks.push(expected.check(variant.kernel(), &got, ops.dims.2)?);
         }
         let shape = (variant != Variant::Cublas)
             .then(|| variant.shape(ops.dims))
@@ -256,14 +292,31 @@ fn dims(gpu: &Gpu, options: &Options) -> Result<Dims> {
             x => Ok(x),
         }
     };
-    Ok((pick("--m", dm)?, pick("--n", dn)?, pick("--k", dk)?))
+    let dims = (pick("--m", dm)?, pick("--n", dn)?, pick("--k", dk)?);
+    if [dims.0, dims.1, dims.2].into_iter().any(|d| u32::try_from(d).is_err()) {
+        let (m, n, k) = dims;
+        return Err(Error::InvalidArgument(format!(
+            "dimensions {m} x {n} x {k}: each must be below 2^32, as the kernels index in u32"
+        )));
+    }
+    Ok(dims)
 }
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let dims = dims(gpu, options)?;
     let (m, n, k) = dims;
-    let (a, b) = (random_matrix(m * k, 1), random_matrix(k * n, 2));
-    let (expected, scale) = reference::sgemm(&a, &b, dims)?;
+    let too_large = || {
+        Error::InvalidArgument(format!(
+            "a {m} x {k} by {k} x {n} product has more elements than memory can address"
+        ))
+    };
+    let (a_len, b_len) = (
+        footprint::elements(&[m, k]).ok_or_else(too_large)?,
+        footprint::elements(&[k, n]).ok_or_else(too_large)?,
+    );
+    footprint::elements(&[m, n]).ok_or_else(too_large)?;
+    let (a, b) = (try_random_matrix(a_len, 1)?, try_random_matrix(b_len, 2)?);
+    let expected = reference::Expected::of(&a, &b, dims)?;
     let mut ops = Operands::new(gpu, dims, &a, &b)?;
     let mut cublas = match gpu.cuda("cuBLAS SGEMM").and_then(Cublas::new) {
         Ok(cublas) => Some(cublas),
@@ -272,7 +325,13 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             None
         }
     };
-    let (rows, checks) = measure(gpu, &mut ops, cublas.as_mut(), options.reps, Some((&expected, &scale)))?;
+    let (rows, checks) = measure(gpu, &mut ops, cublas.as_mut(), options.reps, Some(&expected))?;
+    if let reference::Expected::Freivalds(_) = expected {
+        println!(
+            " verified by {} (the full CPU product, {m} x {n} x {k} multiply-adds, would take minutes)",
+            reference::Freivalds::describe()
+        );
+    }
     for (row, check) in rows.iter().zip(&checks) {
         let verdict = if check.passed() { "seems OK" } else { "is WRONG" };
         println!("Matrix multiplication {} {verdict}", row.variant.name());

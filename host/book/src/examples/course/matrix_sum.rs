@@ -7,9 +7,10 @@
 //! L2) on a GPU, 384 x 512 on the simulator, uniform values in [0, 1) (24 bits, seeded). Each sum
 //! runs in f32 in index order, as the CPU's, so both compare bit for bit. Then the lecture's
 //! coalescing scenarios (L7), each as the bus utilisation of its addresses.
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::course::matrix_sum as reference;
 use book_kernels::course::matrix_sum::{MatrixSumArgs, MatrixSumEachCol, MatrixSumEachRow};
+use ferrocuda::footprint::{self, Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
@@ -18,7 +19,14 @@ use rayon::prelude::*;
 pub const EXAMPLE: Example = Example {
     id: "course-matrix-sum",
     description: "sum of each row vs each column of a row-major matrix: coalesced vs strided warps, and the L7 scenarios (IT4I course)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "matrix side, N x N (the simulator's default matrix is 384 x 512)",
+        gpu: SIDE,
+        simulator: SIMULATOR_SHAPE.1,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -33,6 +41,16 @@ pub const SIMULATOR_SHAPE: (usize, usize) = (384, 512);
 pub const THREADS_PER_BLOCK: u32 = 256;
 /// The course's A40 times: rows, columns (ms).
 pub const COURSE_MS: (f64, f64) = (19.320, 7.801);
+/// The run's peak for an `n x n` matrix: the matrix and one kernel's sums on the device; on the
+/// host the matrix, and the NaN fill, the downloaded sums and the reference's sums of one kernel.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let a = footprint::elements(&[n, n])?;
+    Footprint::NONE
+        .mirrored::<f32>(1, a)?
+        .device::<f32>(1, n)?
+        .host::<f32>(3, n)
+}
+
 /// Seed of the matrix.
 pub const SEED: u64 = 5;
 
@@ -76,7 +94,7 @@ pub fn elements(rows: usize, cols: usize) -> Result<usize> {
 /// `rows x cols` values in [0, 1), 24 bits each, the same for a given `seed`.
 pub fn matrix(rows: usize, cols: usize, seed: u64) -> Result<Vec<f32>> {
     let n = elements(rows, cols)?;
-    let mut a = vec![0.0f32; n];
+    let mut a = try_vec(n, 0.0f32)?;
     a.par_chunks_mut(1 << 16).enumerate().for_each(|(chunk, values)| {
         let mut state = seed ^ (chunk as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         for v in values {
@@ -216,15 +234,16 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mut checks = Vec::new();
     let mut ms = [0.0; 2];
     for (k, (which, count)) in [(Sums::EachRow, rows), (Sums::EachCol, cols)].into_iter().enumerate() {
-        let mut sums_d = gpu.upload(&vec![f32::NAN; count])?;
+        let mut sums_d = gpu.upload(&try_vec(count, f32::NAN)?)?;
         ms[k] = time_reps(gpu, options.reps, || {
             matrix_sum(gpu, which, &a_d, &mut sums_d, rows, cols)
         })?
         .median_ms;
-        let expected = match which {
-            Sums::EachRow => reference::row_sums(&a, cols),
-            Sums::EachCol => reference::col_sums(&a, cols),
-        };
+        let expected =
+            crate::progress::spinner(&format!("CPU reference: {}", which.label())).in_scope(|| match which {
+                Sums::EachRow => reference::row_sums(&a, cols),
+                Sums::EachCol => reference::col_sums(&a, cols),
+            });
         checks.push(Check::compare(
             &format!("{} ({})", which.label(), which.kernel()),
             &gpu.download(&sums_d)?,

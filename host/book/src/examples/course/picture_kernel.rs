@@ -5,16 +5,24 @@
 //!
 //! The path counts are computed from the grid's arithmetic and checked against asking every
 //! thread (the CPU reference); the doubled picture is checked exactly.
-use crate::examples::{Example, Options, Outcome};
+use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::course::picture_kernel as reference;
 use book_kernels::course::picture_kernel::{PictureArgs, PictureKernel};
+use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "course-picture-kernel",
     description: "PictureKernel: double a 76 x 62 f32 picture with 16 x 16 blocks; the 4 paths of divergence (IT4I course, PMPP)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "picture side in pixels, N x N (the default picture is the course's 76 x 62)",
+        gpu: N,
+        simulator: N,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: false,
     flags: &[],
@@ -27,6 +35,18 @@ pub const N: usize = 76;
 pub const M: usize = 62;
 /// The course's blocks.
 pub const BLOCK: (u32, u32) = (16, 16);
+
+/// The run's peak for an `n x n` picture: Pin and Pout on the device; on the host Pin, the
+/// downloaded Pout and the reference's (the NaN fill of Pout is gone by then), and the per-block
+/// thread counts, two f64 and one usize per 16 x 16 block.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    let p = footprint::elements(&[n, n])?;
+    let blocks = footprint::elements(&[n.div_ceil(BLOCK.0 as usize), n.div_ceil(BLOCK.1 as usize)])?;
+    Footprint::NONE
+        .device::<f32>(2, p)?
+        .host::<f32>(3, p)?
+        .host::<f64>(3, blocks)
+}
 
 /// The pixels of an `n x m` picture, refusing an empty or unaddressable one.
 pub fn pixels(n: usize, m: usize) -> Result<usize> {
@@ -105,9 +125,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         None => (N, M),
     };
     let p = pixels(n, m)?;
-    let pin: Vec<f32> = (0..p).map(|i| (i % 4099) as f32 * 0.25 - 300.0).collect();
+    let pin = try_from_fn(p, |i| (i % 4099) as f32 * 0.25 - 300.0)?;
     let pin_d = gpu.upload(&pin)?;
-    let mut pout_d = gpu.upload(&vec![f32::NAN; p])?;
+    let mut pout_d = gpu.upload(&try_vec(p, f32::NAN)?)?;
     picture(gpu, &pin_d, &mut pout_d, n, m, BLOCK)?;
     let shape = LaunchShape::cover_2d(n, m, BLOCK)?;
     println!(
@@ -142,7 +162,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         Check::compare(
             "Pout = 2.0 * Pin",
             &gpu.download(&pout_d)?,
-            &reference::picture(&pin),
+            &reference::picture(&pin)?,
             Tolerance::EXACT,
         ),
         Check::compare(

@@ -4,9 +4,10 @@
 //!
 //! The course gives no size; the default is 2^24 values (2^20 on the simulator), each 0 or 1, so
 //! every partial sum is an integer an f32 holds and both kernels must give the exact count.
-use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference::course::reduction as reference;
 use book_kernels::course::reduction::{ReductionArgs, ReductionImproved, ReductionNaive, shared_bytes};
+use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -14,7 +15,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "course-reduction",
     description: "naive (t % stride) vs improved (t < stride) shared-memory block sums, host-iterated (IT4I course)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "values summed",
+        gpu: N,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[Flag {
@@ -30,6 +38,29 @@ pub const EXAMPLE: Example = Example {
 pub const N: usize = 1 << 24;
 /// The lecture's block: 1024 threads, 2048 inputs ("block size limits n to <= 2,048").
 pub const BLOCK_SIZE: u32 = 1024;
+
+/// The run's peak at `n` values: the input and every pass's partials on the device (for the
+/// `--block` given, else the lecture's), the input on the host.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let block = options
+        .parsed::<u32>("--block")
+        .ok()
+        .flatten()
+        .unwrap_or(BLOCK_SIZE)
+        .max(1);
+    let per_block = 2 * block as usize;
+    let (mut partials, mut len) = (0usize, n);
+    while len > 1 {
+        len = len.div_ceil(per_block);
+        partials = partials.checked_add(len)?;
+    }
+    Footprint::NONE
+        .device::<f32>(1, n.checked_add(partials.max(1))?)?
+        .host::<f32>(1, n)
+}
+
+/// The most blocks of a one-dimensional grid (`gridDim.x`).
+pub const MAX_GRID_X: usize = (1 << 31) - 1;
 
 /// The two kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +101,12 @@ impl Plan {
         }
         if n == 0 {
             return Err(Error::InvalidArgument("a reduction needs at least one value".into()));
+        }
+        let blocks = n.div_ceil(2 * block as usize);
+        if blocks > MAX_GRID_X {
+            return Err(Error::InvalidArgument(format!(
+                "{n} values need {blocks} blocks of 2*{block} values, past the grid's limit of {MAX_GRID_X}: raise --block or lower --size"
+            )));
         }
         let mut partials = Vec::new();
         let mut len = n;
@@ -135,10 +172,14 @@ impl Plan {
 }
 
 /// Values 0 or 1, by a multiplicative hash of the index (deterministic, about half ones).
+/// Panics when the host has no room (tests and benchmarks; a run uses [`try_bits`]).
 pub fn bits(n: usize) -> Vec<f32> {
-    (0..n as u64)
-        .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63) as f32)
-        .collect()
+    try_bits(n).expect("the host has room for the input")
+}
+
+/// [`bits`], allocated fallibly.
+pub fn try_bits(n: usize) -> Result<Vec<f32>> {
+    try_from_fn(n, |i| ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63) as f32)
 }
 
 /// The check of a tree sum of `n` values: exact while `n <= 2^24` (0/1 values: every partial
@@ -158,7 +199,7 @@ pub fn tolerance(n: usize) -> Tolerance {
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
     let block = options.parsed::<u32>("--block")?.unwrap_or(BLOCK_SIZE);
-    let input = bits(n);
+    let input = try_bits(n)?;
     let exact = reference::sum(&input);
     let input_d = gpu.upload(&input)?;
     let mut plan = Plan::new(gpu, n, block)?;

@@ -13,9 +13,10 @@
 //! the first prefetch (or the launch) to the host having read every element of C (a pass that
 //! counts the elements that are not 3). C must equal 3 exactly.
 use crate::examples::course::vector_add::{N, THREADS_PER_BLOCK};
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, ManagedBuffer, Result, same_len};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
@@ -24,7 +25,14 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "course-vector-add-managed",
     description: "C = A + B on 10,000,000 floats in managed memory: pages migrating on demand vs prefetched (IT4I course, hands-on 2b)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "elements per array",
+        gpu: N,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[],
@@ -54,6 +62,13 @@ impl Migration {
             Migration::Prefetch => "with prefetch (to the GPU before the launch, C to the host before the check)",
         }
     }
+}
+
+/// The run's peak at `n` elements: A, B and C in managed memory, counted on the device and on
+/// the host (the host initialises and reads them, so their pages live on either side), and the
+/// CPU reference's A, B and C on the host.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.mirrored::<f32>(3, n)?.host::<f32>(3, n)
 }
 
 /// The three managed arrays of the course's program.
@@ -189,7 +204,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     }
 
     // The last run's C, against the CPU's sum of the course's inputs, and every run's count.
-    let expected = reference::course::vector_add::vector_add(&vec![A_VALUE; n], &vec![B_VALUE; n]);
+    let expected = reference::course::vector_add::vector_add(&try_vec(n, A_VALUE)?, &try_vec(n, B_VALUE)?)?;
     let mut checks = vec![Check::compare(
         "C = 3 (last run)",
         arrays.c.as_slice()?,

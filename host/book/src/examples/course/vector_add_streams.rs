@@ -11,9 +11,10 @@
 //! Timing: CUDA events in the legacy default stream before and after the whole program (the
 //! streams are blocking streams, which that stream waits for), median of `--reps` runs.
 use crate::examples::course::vector_add::{N, THREADS_PER_BLOCK};
-use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE};
+use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
+use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, PinnedBuffer, Result, Stream};
 use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
@@ -22,20 +23,27 @@ use std::ops::Range;
 pub const EXAMPLE: Example = Example {
     id: "course-vector-add-streams",
     description: "pipelined vector add: c chunks over ns streams (copy in, add, copy out per chunk) vs copy all, add, copy back (IT4I course, streams)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "elements per array",
+        gpu: N,
+        simulator: SIMULATOR_SIZE,
+        min: 1,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[
         Flag {
             name: "--chunks",
             value: Some("C"),
-            help: "chunks (phases) of the pipeline: either flag runs one pipeline (default 8 chunks over 4 streams) instead of the default five",
+            help: "chunks (phases) of the pipeline, 1 to --size: either flag runs one pipeline (default 8 chunks over 4 streams) instead of the default five (2/2, 4/4, 8/4, 16/8, 32/8 chunks/streams; a default chunk count above --size is lowered to it)",
             requires: None,
         },
         Flag {
             name: "--streams",
             value: Some("NS"),
-            help: "streams the chunks take turns on (1 to 64)",
+            help: "streams the chunks take turns on, 1 to 64 (default 4 with --chunks)",
             requires: None,
         },
     ],
@@ -51,6 +59,13 @@ pub const DEFAULT_PIPELINE: (usize, usize) = (8, 4);
 pub const MAX_STREAMS: usize = 64;
 /// Most chunks: each costs four queued operations.
 pub const MAX_CHUNKS: usize = 1 << 16;
+
+/// The run's peak at `n` elements: A, B and C on the device; on the host the pinned A, B and
+/// C, the expected C and the inputs it is made from (alive while the pinned arrays are written),
+/// and one program's downloaded C.
+pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+    Footprint::NONE.device::<f32>(3, n)?.host::<f32>(6, n)
+}
 
 /// The arrays of one program, pinned on the host and on the device, and its streams.
 pub struct Setup {
@@ -72,7 +87,7 @@ impl Setup {
                 "--streams is 1 to {MAX_STREAMS}, not {streams}"
             )));
         }
-        let (a_values, b_values) = inputs(n);
+        let (a_values, b_values) = inputs(n)?;
         let (mut a, mut b) = (gpu.pinned(n)?, gpu.pinned(n)?);
         a.as_mut_slice()?.copy_from_slice(&a_values);
         b.as_mut_slice()?.copy_from_slice(&b_values);
@@ -89,12 +104,12 @@ impl Setup {
     }
 }
 
-/// A and B of `n` elements: values that differ along the array.
-pub fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
-    (
-        (0..n).map(|i| 1.0 + (i % 97) as f32).collect(),
-        (0..n).map(|i| 2.0 + (i % 89) as f32 * 0.5).collect(),
-    )
+/// A and B of `n` elements: values that differ along the array (allocated fallibly).
+pub fn inputs(n: usize) -> Result<(Vec<f32>, Vec<f32>)> {
+    Ok((
+        try_from_fn(n, |i| 1.0 + (i % 97) as f32)?,
+        try_from_fn(n, |i| 2.0 + (i % 89) as f32 * 0.5)?,
+    ))
 }
 
 /// The elements of chunk `i` of `chunks` over `n`: `n / chunks` each, the first `n % chunks`
@@ -207,21 +222,30 @@ pub fn timed(gpu: &Gpu, s: &mut Setup, program: Program) -> Result<(f64, Vec<f32
     Ok((ms, s.c.as_slice()?.to_vec()))
 }
 
-/// The pipelines `--chunks` and `--streams` ask for: one, or the default five.
-pub fn pipelines(options: &Options) -> Result<Vec<(usize, usize)>> {
+/// The pipelines `--chunks` and `--streams` ask for over `n` elements: one, or the default
+/// five. A chunk count the user did not give is lowered to `n` (one element per chunk), and
+/// pipelines that then coincide are run once; a `--chunks` above `n` is refused later.
+pub fn pipelines(options: &Options, n: usize) -> Result<Vec<(usize, usize)>> {
     let chunks = options.parsed::<usize>("--chunks")?;
     let streams = options.parsed::<usize>("--streams")?;
-    Ok(match (chunks, streams) {
-        (None, None) => PIPELINES.to_vec(),
-        (c, ns) => vec![(c.unwrap_or(DEFAULT_PIPELINE.0), ns.unwrap_or(DEFAULT_PIPELINE.1))],
-    })
+    let mut pipelines: Vec<(usize, usize)> = match (chunks, streams) {
+        (None, None) => PIPELINES.iter().map(|&(c, ns)| (c.min(n), ns)).collect(),
+        (c, ns) => vec![(c.unwrap_or(DEFAULT_PIPELINE.0.min(n)), ns.unwrap_or(DEFAULT_PIPELINE.1))],
+    };
+    pipelines.dedup();
+    Ok(pipelines)
 }
 
 /// The non-pipelined program and each pipeline: a warm-up of each, then the medians of
 /// `--reps` rounds; prints the times and the speedups.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    let pipelines = pipelines(options)?;
+    let pipelines = pipelines(options, n)?;
+    // The expected C first, so that its inputs are gone before the pinned arrays are made.
+    let expected = {
+        let (a, b) = inputs(n)?;
+        reference::course::vector_add::vector_add(&a, &b)?
+    };
     let most_streams = pipelines.iter().map(|&(_, ns)| ns).max().unwrap_or(1);
     let mut setup = Setup::new(gpu, n, most_streams)?;
     for &(chunks, streams) in &pipelines {
@@ -239,17 +263,18 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         timed(gpu, &mut setup, program)?;
     }
     let mut samples = vec![Vec::new(); programs.len()];
-    let mut results = vec![Vec::new(); programs.len()];
-    for _ in 0..options.reps.max(1) {
+    // Each program's last C, checked as soon as it is back (one downloaded C alive at a time).
+    let mut results = vec![None; programs.len()];
+    let reps = options.reps.max(1);
+    for rep in 0..reps {
         for (k, &program) in programs.iter().enumerate() {
             let (ms, c) = timed(gpu, &mut setup, program)?;
             samples[k].push(ms);
-            results[k] = c;
+            if rep + 1 == reps {
+                results[k] = Some(Check::compare(&program.label(), &c, &expected, Tolerance::EXACT));
+            }
         }
     }
-
-    let (a, b) = inputs(n);
-    let expected = reference::course::vector_add::vector_add(&a, &b);
     let p = gpu.properties();
     println!(
         "Vector addition of {n} floats ({:.1} MB per array) from pinned host memory, blocks of {THREADS_PER_BLOCK} threads",
@@ -265,7 +290,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     );
     let mut checks = Vec::new();
     let mut sequential_ms = f64::NAN;
-    for ((program, samples), c) in programs.iter().zip(&mut samples).zip(&results) {
+    for ((program, samples), check) in programs.iter().zip(&mut samples).zip(results) {
         let ms = Stats::of(samples).median_ms;
         match program {
             Program::NonPipelined => {
@@ -278,7 +303,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
                 sequential_ms / ms
             ),
         }
-        checks.push(Check::compare(&program.label(), c, &expected, Tolerance::EXACT));
+        checks.extend(check);
     }
     if gpu.is_simulator() {
         println!(

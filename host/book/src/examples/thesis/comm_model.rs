@@ -7,8 +7,9 @@
 //! The thesis had one path, GPU -> pageable host memory -> GPU through synchronous
 //! `cudaMemcpy2D`; pinned `cudaMemcpy2DAsync` and device-to-device copies are extensions.
 use crate::examples::plot_option;
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::plot::{Chart, Series};
+use ferrocuda::footprint::{self, Capacity, Footprint, try_vec};
 use ferrocuda::gpu::{Copy2d, DeviceBuffer, Error, Gpu, PinnedBuffer, Result, Stream, device_count};
 use ferrocuda::measure::{LinearFit, PowerFit, Stats, mean_relative_error, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -16,7 +17,14 @@ use ferrocuda::verify::{Check, Tolerance};
 pub const EXAMPLE: Example = Example {
     id: "thesis-comm-model",
     description: "copy latency and bandwidth per path, linear and power-law fits, Table 6.4, border exchange predicted vs measured",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "side of the f32 matrix the copy paths are measured on (the border exchanges use their own sides)",
+        gpu: MATRIX_SIDE,
+        simulator: SIMULATOR_SIDE,
+        min: 4 * STRIDE_WIDTH,
+        max: usize::MAX,
+        memory,
+    }),
     f64: false,
     reps: true,
     flags: &[
@@ -24,7 +32,7 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--ghost",
             value: Some("N"),
-            help: "ghost rows per border of the exchange prediction (default 2)",
+            help: "ghost rows per border of the exchange prediction [default: 2]",
             requires: None,
         },
     ],
@@ -56,6 +64,35 @@ pub const THESIS_TABLE_6_4: [(usize, usize, f64, f64); 5] = [
     (5, 5792, 0.049, 1692.140),
     (5792, 5, 7.443, 1710.659),
 ];
+
+/// The run's peak at `--size s`: the matrices the paths copy between, [`rig_plan`], and the
+/// border exchanges' arrays at the simulator's sides. On a GPU the exchanges use larger sides
+/// (up to 16384), which do not depend on `--size`: the run checks them itself before they start
+/// ([`exchange_plan`]).
+pub fn memory(_: &Options, s: usize) -> Option<Footprint> {
+    rig_plan(s)?.plus(exchange_plan(512)?)
+}
+
+/// The copy paths' matrices at side `s`: the pitched source, a destination and the peer's
+/// destination on the device; on the host the dense pageable source and destination, the
+/// pinned ones, the pitched upload's staging copy, and one destination section read back.
+pub fn rig_plan(s: usize) -> Option<Footprint> {
+    let dense = footprint::elements(&[s, s])?;
+    let pitched = footprint::elements(&[s, pitch_of(s)])?;
+    Footprint::NONE
+        .device::<f32>(3, pitched)?
+        .host::<f32>(5, dense)?
+        .host::<f32>(1, pitched)
+}
+
+/// The border exchanges' arrays at the largest side `n` (the 2-GPU strip, `n/2 + ghost` rows of
+/// `n`, is the largest): the pitched array on the device; its staging copy, the host rows, the
+/// mirror and the download compared with it on the host (ghost rows up to `n/4` allowed).
+pub fn exchange_plan(n: usize) -> Option<Footprint> {
+    let rows = (n / 2).checked_add(n / 4)?;
+    let pitched = footprint::elements(&[rows, pitch_of(n)])?;
+    Footprint::NONE.device::<f32>(1, pitched)?.host::<f32>(4, pitched)
+}
 
 /// A copy path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,14 +215,14 @@ pub fn pattern(row: usize, col: usize, cols: usize) -> f32 {
 }
 
 /// `rows x cols` of [`pattern`] stored `pitch` apart (padding 0).
-fn matrix(rows: usize, cols: usize, pitch: usize) -> Vec<f32> {
-    let mut m = vec![0.0; rows * pitch];
+fn matrix(rows: usize, cols: usize, pitch: usize) -> Result<Vec<f32>> {
+    let mut m = try_vec(rows * pitch, 0.0)?;
     for (r, row) in m.chunks_mut(pitch).enumerate() {
         for (c, x) in row[..cols].iter_mut().enumerate() {
             *x = pattern(r, c, cols);
         }
     }
-    m
+    Ok(m)
 }
 
 /// A copy of the section `rows x width` at `(row, col)` between two matrices of these pitches.
@@ -208,7 +245,7 @@ fn pitch_of(cols: usize) -> usize {
 impl<'a> Rig<'a> {
     fn new(gpu: &'a Gpu, peer: &'a Gpu, side: usize, reps: usize) -> Result<Self> {
         let pitch = pitch_of(side);
-        let host_in = matrix(side, side, side);
+        let host_in = matrix(side, side, side)?;
         let mut pinned_in = gpu.pinned(side * side)?;
         pinned_in.as_mut_slice()?.copy_from_slice(&host_in);
         Ok(Self {
@@ -217,10 +254,10 @@ impl<'a> Rig<'a> {
             stream: gpu.new_stream()?,
             side,
             pitch,
-            a_d: gpu.upload(&matrix(side, side, pitch))?,
+            a_d: gpu.upload(&matrix(side, side, pitch)?)?,
             b_d: gpu.zeros(side * pitch)?,
             c_d: peer.zeros(side * pitch)?,
-            host_out: vec![0.0; side * side],
+            host_out: try_vec(side * side, 0.0)?,
             pinned_out: gpu.pinned(side * side)?,
             host_in,
             pinned_in,
@@ -253,7 +290,7 @@ impl<'a> Rig<'a> {
     /// Writes `value` over `path`'s destination section `rows x width` and returns what it then
     /// holds there, densely (`value`, unless `value` is `None`, which only reads).
     fn destination(&mut self, path: Path, rows: usize, width: usize, value: Option<f32>) -> Result<Vec<f32>> {
-        let mut out = vec![value.unwrap_or(0.0); rows * width];
+        let mut out = try_vec(rows * width, value.unwrap_or(0.0))?;
         let dense = section(self.pitch, width, (0, 0), rows, width);
         let host_rows = |m: &mut [f32], side: usize, out: &mut [f32]| {
             for (r, o) in m.chunks_mut(side).zip(out.chunks_mut(width)) {
@@ -406,9 +443,9 @@ pub fn predict_exchange(exchange: &Exchange, d2h: &RowModel, h2d: &RowModel) -> 
 /// and whether, after one exchange, the device array equals a CPU mirror of it.
 pub fn measure_exchange(gpu: &Gpu, exchange: &Exchange, reps: usize) -> Result<(f64, bool)> {
     let (cols, pitch) = (exchange.cols, pitch_of(exchange.cols));
-    let mut a_d = gpu.upload(&matrix(exchange.rows, cols, pitch))?;
-    let mut host = vec![0.0f32; exchange.rows * cols];
-    let mut mirror = matrix(exchange.rows, cols, pitch);
+    let mut a_d = gpu.upload(&matrix(exchange.rows, cols, pitch)?)?;
+    let mut host = try_vec(exchange.rows * cols, 0.0f32)?;
+    let mut mirror = matrix(exchange.rows, cols, pitch)?;
     let once = |a_d: &mut DeviceBuffer<f32>, host: &mut Vec<f32>| -> Result<()> {
         for &((at, rows, width), (ghost, _, _)) in &exchange.borders {
             gpu.download_2d(a_d, host, section(pitch, cols, at, rows, width))?;
@@ -445,7 +482,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             4 * STRIDE_WIDTH
         )));
     }
-    if ghost == 0 || 4 * ghost > sides[0] {
+    if ghost == 0 || ghost.checked_mul(4).is_none_or(|g| g > sides[0]) {
         return Err(Error::InvalidArgument(format!(
             "--ghost must be between 1 and {}, a quarter of the smallest exchange side",
             sides[0] / 4
@@ -458,6 +495,15 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     };
     let peer = peer_gpu.as_ref().unwrap_or(gpu);
     let peer_access = peer_gpu.as_ref().map(|p| gpu.enable_peer_access(p)).transpose()?;
+    // The exchanges' sides are not --size's: their plan is checked here, before anything runs.
+    let largest = sides.iter().copied().max().unwrap_or(0);
+    let plan = rig_plan(side)
+        .and_then(|rig| rig.plus(exchange_plan(largest)?))
+        .ok_or_else(|| Error::InvalidArgument(format!("--size {side}: the matrices' bytes overflow")))?;
+    Capacity::of(gpu)?.check(
+        &format!("--size {side} with the border exchanges up to {largest}"),
+        plan,
+    )?;
     let mut rig = Rig::new(gpu, peer, side, options.reps)?;
     let reports = Path::ALL
         .map(|path| rig.report(path))

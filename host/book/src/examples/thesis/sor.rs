@@ -4,8 +4,9 @@
 //! for bit against the rayon CPU solver; then the discretisation error against a harmonic
 //! function, which falls as O(h^2).
 use crate::examples::convergence::{GridError, second_order_table};
-use crate::examples::thesis::sor_setup::{CPU_BUDGET, Setup, compare};
-use crate::examples::{Example, Flag, Options, Outcome, Precision};
+use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::gb_per_s;
 use ferrocuda::sor::cpu as reference;
@@ -18,38 +19,45 @@ use std::time::Instant;
 pub const EXAMPLE: Example = Example {
     id: "thesis-sor",
     description: "red-black SOR on one GPU: the thesis's window kernels and a split red/black layout vs rayon; O(h^2) error (thesis 4.3, 5.4)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "grid points per side, boundary included: the columns, and the rows unless --rows",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: 3,
+        max: u32::MAX as usize / 2,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[
         Flag {
             name: "--rows",
             value: Some("M"),
-            help: "grid rows, boundary included (default: --size)",
+            help: "grid rows, boundary included [default: --size]",
             requires: None,
         },
         Flag {
             name: "--iterations",
             value: Some("I"),
-            help: "red-black iterations (default 100, the thesis's), or tol=X to stop at a residual",
+            help: "red-black iterations, or tol=X to stop at a residual [default: 100, the thesis's]",
             requires: None,
         },
         Flag {
             name: "--omega",
             value: Some("W"),
-            help: "thesis (optimum capped at 1.9, default), optimum, or a value in (0, 2)",
+            help: "thesis (the optimum capped at 1.9), optimum, or a value in (0, 2) [default: thesis]",
             requires: None,
         },
         Flag {
             name: "--kernel",
             value: Some("K"),
-            help: "gm, lintex, split, tiled or all (default)",
+            help: "gm, lintex, split, tiled or all [default: all]",
             requires: None,
         },
         Flag {
             name: "--problem",
             value: Some("P"),
-            help: "thesis (boundary 100, default) or harmonic",
+            help: "thesis (boundary 100) or harmonic [default: thesis]",
             requires: None,
         },
     ],
@@ -68,6 +76,31 @@ pub const SIMULATOR_STUDY_SIDES: [usize; 3] = [9, 17, 33];
 /// The study's residual tolerance (f64): far below the O(h^2) error, so that the error measured
 /// is the discretisation's.
 pub const STUDY_TOLERANCE: f64 = 1e-12;
+
+/// The run's peak at `--size n` (`--rows`, `--precision`, `--kernel` and `--iterations` read as
+/// the run reads them): on the device one kernel's grid at a time (the tiled kernel's with its
+/// scratch grid, the split layout's two planes with a row of rounding) and the residual's
+/// partials; on the host the initial grid, every kernel's downloaded grid, the last download's
+/// planes, and the CPU reference where [`CPU_BUDGET`] lets it run (see
+/// `sor_setup::cpu_reference_may_run`). The convergence study's grids (257^2 at most) are far
+/// smaller.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let (rows, _, points, element_bytes) = sor_setup::grid_of(options, n)?;
+    let (grids_on_device, kernels) = match options.value("--kernel") {
+        None | Some("all") => (2, Variant::ALL.len()),
+        Some("tiled") => (2, 1),
+        Some(_) => (1, 1),
+    };
+    let grid_bytes = points.checked_add(2 * rows)?.checked_mul(element_bytes)?;
+    let mut plan = Footprint::NONE
+        .device::<u8>(grids_on_device, grid_bytes)?
+        .device::<f64>(1, 32 * 64)?
+        .host::<u8>(kernels + 2, grid_bytes)?;
+    if sor_setup::cpu_reference_may_run(options, points) {
+        plan = plan.plus(sor_setup::cpu_reference_plan(rows, points, element_bytes)?)?;
+    }
+    Some(plan)
+}
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let setup = Setup::from_options(gpu, options, (N, SIMULATOR_N))?;
@@ -100,7 +133,11 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
     );
     let mut solutions: Vec<(Variant, Solution<T>)> = Vec::new();
     for &variant in &setup.variants {
-        let solution = solve(gpu, variant, &initial, rows, cols, omega, stop)?;
+        let solution = match stop {
+            Stop::Iterations(_) => solve(gpu, variant, &initial, rows, cols, omega, stop)?,
+            Stop::Tolerance { .. } => crate::progress::spinner(&format!("{variant}: solving to {stop}"))
+                .in_scope(|| solve(gpu, variant, &initial, rows, cols, omega, stop))?,
+        };
         let per_iteration = solution.elapsed_ms / solution.iterations.max(1) as f64;
         println!(
             " {variant:<8} {:>11} {per_iteration:>14.4} {:>12.1} {:>16}",
@@ -114,8 +151,10 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
     let iterations = solutions.first().map_or(0, |(_, s)| s.iterations);
     if points.saturating_mul(iterations) <= CPU_BUDGET {
         let started = Instant::now();
-        let mut cpu = initial.clone();
-        reference::solve(&mut cpu, rows, cols, omega, iterations)?;
+        let mut cpu = ferrocuda::footprint::try_with_capacity(initial.len())?;
+        cpu.extend_from_slice(&initial);
+        crate::progress::spinner(&format!("CPU reference: {iterations} iterations"))
+            .in_scope(|| reference::solve(&mut cpu, rows, cols, omega, iterations))?;
         println!(
             " CPU (rayon, {} threads): {iterations} iterations in {:.3} s",
             rayon::current_num_threads(),
@@ -166,13 +205,15 @@ pub struct ConvergencePoint {
 /// omega (split kernel) on each side of `sides`, and returns the error against the continuous
 /// solution.
 pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<ConvergencePoint>> {
-    sides
+    let bar = crate::progress::bar("convergence study, grids", sides.len() as u64);
+    let points = sides
         .iter()
         .map(|&n| {
             let initial: Vec<f64> = Problem::Harmonic.initial(n, n)?;
             let omega = Omega::Optimum.value(n);
             let stop = Stop::tolerance(STUDY_TOLERANCE, 200 * n)?;
             let solution = solve(gpu, Variant::Split, &initial, n, n, omega, stop)?;
+            bar.inc(1);
             Ok(ConvergencePoint {
                 side: n,
                 h: 1.0 / (n - 1) as f64,
@@ -180,7 +221,9 @@ pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<ConvergencePoint>> 
                 max_error: Problem::Harmonic.max_error(&solution.grid, n, n),
             })
         })
-        .collect()
+        .collect();
+    bar.finish_and_clear();
+    points
 }
 
 /// Prints the study and checks the O(h^2) rate: each halving of h divides the error by 4

@@ -7,8 +7,9 @@
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
 use crate::examples::plot_option;
-use crate::examples::thesis::sor_setup::{CPU_BUDGET, Setup, compare};
-use crate::examples::{Example, Flag, Options, Outcome, Precision};
+use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
+use ferrocuda::footprint::{Capacity, Footprint};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig, MultiSolution};
@@ -24,68 +25,75 @@ mod study;
 pub const EXAMPLE: Example = Example {
     id: "thesis-sor-multi",
     description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL/MPI border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "grid points per side, boundary included: the columns, and the rows unless --rows (--study sets its own sides)",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: 3,
+        max: u32::MAX as usize / 2,
+        memory,
+    }),
     f64: true,
     reps: false,
     flags: &[
         Flag {
             name: "--devices",
             value: Some("D0,D1,.."),
-            help: "device ordinals to run on, each once (default: --device's, 0); partition r runs on the (r mod count)-th",
+            help: "device ordinals to run on, each once; partition r runs on the (r mod count)-th [default: --device's, 0]",
             requires: None,
         },
         Flag {
             name: "--partitions",
             value: Some("P"),
-            help: "partitions, one host thread each (default: one per device; more than the devices share them); with --exchange mpi, the ranks",
+            help: "partitions, one host thread each (more than the devices share them); with --exchange mpi, the ranks [default: one per device, 4 with blocks]",
             requires: None,
         },
         Flag {
             name: "--decomposition",
             value: Some("D"),
-            help: "strips (default) or blocks (2 x 2, 4 partitions)",
+            help: "strips or blocks (2 x 2, 4 partitions) [default: strips]",
             requires: None,
         },
         Flag {
             name: "--exchange",
             value: Some("E"),
-            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), all (default; nccl where it runs), or mpi (one partition per MPI rank, under mpirun; builds with --features mpi)",
+            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), all (nccl where it runs), or mpi (one partition per MPI rank, under mpirun; builds with --features mpi) [default: all]",
             requires: None,
         },
         Flag {
             name: "--overlap",
             value: Some("on|off"),
-            help: "update the borders first and send them during the interior update (default on; pinned, peer and mpi only)",
+            help: "update the borders first and send them during the interior update (pinned, peer and mpi only) [default: on]",
             requires: None,
         },
         Flag {
             name: "--border",
             value: Some("BS"),
-            help: "iterations between exchanges; ghosts are 2 BS deep (default 1)",
+            help: "iterations between exchanges; ghosts are 2 BS deep [default: 1]",
             requires: None,
         },
         Flag {
             name: "--rows",
             value: Some("M"),
-            help: "grid rows (default: --size)",
+            help: "grid rows, boundary included [default: --size]",
             requires: None,
         },
         Flag {
             name: "--iterations",
             value: Some("I"),
-            help: "red-black iterations (default 100)",
+            help: "red-black iterations [default: 100]",
             requires: None,
         },
         Flag {
             name: "--omega",
             value: Some("W"),
-            help: "thesis (default), optimum, or a value",
+            help: "thesis (the optimum capped at 1.9), optimum, or a value in (0, 2) [default: thesis]",
             requires: None,
         },
         Flag {
             name: "--kernel",
             value: Some("K"),
-            help: "gm, lintex or split (default split)",
+            help: "gm, lintex or split [default: split]",
             requires: None,
         },
         Flag {
@@ -98,7 +106,7 @@ pub const EXAMPLE: Example = Example {
             name: "--plot",
             value: Some("PREFIX.png"),
             help: "with --study: PNG charts PREFIX-speedup.png, PREFIX-split.png, PREFIX-border.png",
-            requires: None,
+            requires: Some("--study"),
         },
     ],
     run,
@@ -116,6 +124,51 @@ pub const STUDY_PARTITIONS: [usize; 3] = [1, 2, 4];
 /// The thesis launcher's border widths (`bsList`).
 pub const THESIS_BORDERS: [usize; 11] = [1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100];
 pub const SIMULATOR_BORDERS: [usize; 3] = [1, 2, 5];
+
+/// The run's peak at `--size n` (`--rows`, `--precision`, `--kernel`, `--partitions`,
+/// `--border` and `--iterations` read as the run reads them): on the device the one-GPU grid
+/// with a row of rounding, or the partitions' grids with their ghost rows (`2 BS + 1` each side,
+/// both counted as a whole grid more); on the host the initial grid, the one-GPU grid, the
+/// partitioned solution's grid, the partitions' host copies while they are gathered (one grid),
+/// and the CPU reference where [`CPU_BUDGET`] lets it run. With `--study` the sides are the
+/// study's own, checked by the study against this machine before it starts ([`study_plan`]);
+/// the plan here is then the simulator's study.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    if options.switch("--study") {
+        return study_plan(options, *SIMULATOR_STUDY_SIDES.last()?);
+    }
+    let (rows, _, points, element_bytes) = sor_setup::grid_of(options, n)?;
+    let partitions = options
+        .parsed::<usize>("--partitions")
+        .ok()
+        .flatten()
+        .unwrap_or(4)
+        .max(1);
+    let border = options.parsed::<usize>("--border").ok().flatten().unwrap_or(1);
+    let ghost_rows = partitions.checked_mul(border.checked_mul(4)?.checked_add(2)?)?;
+    let grid_bytes = points.checked_add(2 * rows)?.checked_mul(element_bytes)?;
+    let ghost_bytes = ghost_rows.checked_mul(n)?.checked_mul(element_bytes)?;
+    let mut plan = Footprint::NONE
+        .device::<u8>(2, grid_bytes)?
+        .device::<u8>(1, ghost_bytes)?
+        .host::<u8>(5, grid_bytes)?
+        .host::<u8>(1, ghost_bytes)?;
+    if sor_setup::cpu_reference_may_run(options, points) {
+        plan = plan.plus(sor_setup::cpu_reference_plan(rows, points, element_bytes)?)?;
+    }
+    Some(plan)
+}
+
+/// The peak of `--study` whose largest grid has `side` points a side (the weak scaling's
+/// `4 n0 x n0` strips are no larger): the plan of one run at that side, without the CPU
+/// reference (the study compares with one GPU).
+pub fn study_plan(options: &Options, side: usize) -> Option<Footprint> {
+    let study = Options {
+        flags: vec![("--iterations".into(), Some("1000000000000".into()))],
+        ..options.clone()
+    };
+    memory(&study, side)
+}
 
 /// The options beyond the one-GPU example's.
 #[derive(Clone, Debug)]
@@ -242,6 +295,12 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 /// Runs on `gpus`, the devices of `--devices` in order; the one-GPU solutions on the first.
 fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
     if options.switch("--study") {
+        // The study's sides are its own, not --size's: its plan is checked here, before it starts.
+        let sides = gpus[0].pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
+        let side = sides.iter().copied().max().unwrap_or(0);
+        let plan = study_plan(options, side)
+            .ok_or_else(|| Error::InvalidArgument(format!("the study's {side}^2 grids overflow a byte count")))?;
+        Capacity::of(gpus[0])?.check(&format!("--study (grids up to {side} x {side})"), plan)?;
         return study::study::<T>(gpus, setup, options);
     }
     let gpu = gpus[0];
@@ -275,9 +334,13 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
         }
     }
     // The CPU solver, once, where it takes seconds: every one-GPU grid is compared with it.
-    let cpu = (setup.base.problem == Problem::Thesis && rows * cols * iterations <= CPU_BUDGET).then(|| {
-        let mut cpu = initial.clone();
-        ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, omega, iterations).map(|()| cpu)
+    let updates = rows.checked_mul(cols).and_then(|points| points.checked_mul(iterations));
+    let cpu = (setup.base.problem == Problem::Thesis && updates.is_some_and(|u| u <= CPU_BUDGET)).then(|| {
+        let mut cpu = ferrocuda::footprint::try_with_capacity(initial.len())?;
+        cpu.extend_from_slice(&initial);
+        crate::progress::spinner(&format!("CPU reference: {iterations} iterations"))
+            .in_scope(|| ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, omega, iterations))
+            .map(|()| cpu)
     });
     let cpu = cpu.transpose()?;
     let mut checks = Vec::new();

@@ -1,6 +1,7 @@
 //! `colorConvert` on the CPU, rounded as nvcc compiles the course's C (see
 //! `book_kernels::course::color_convert`), and unfused, for comparison.
 use book_kernels::course::color_convert::{CHANNELS, WEIGHTS};
+use ferrocuda::Result;
 use rayon::prelude::*;
 
 /// `0.21f*r + 0.71f*g + 0.07f*b` as nvcc contracts it: `fma(b, 0.07f, fma(r, 0.21f, g *
@@ -17,9 +18,13 @@ pub fn gray_unfused(r: u8, g: u8, b: u8) -> u8 {
     (wr * f32::from(r) + wg * f32::from(g) + wb * f32::from(b)) as u8
 }
 
-/// The gray image of an interleaved RGB image.
-pub fn color_convert(rgb: &[u8]) -> Vec<u8> {
-    rgb.par_chunks_exact(CHANNELS).map(|p| gray(p[0], p[1], p[2])).collect()
+/// The gray image of an interleaved RGB image, allocated fallibly.
+pub fn color_convert(rgb: &[u8]) -> Result<Vec<u8>> {
+    let mut gray_image = ferrocuda::footprint::try_with_capacity(rgb.len() / CHANNELS)?;
+    rgb.par_chunks_exact(CHANNELS)
+        .map(|p| gray(p[0], p[1], p[2]))
+        .collect_into_vec(&mut gray_image);
+    Ok(gray_image)
 }
 
 /// Of the 2^24 colours, those whose gray byte the unfused sum changes.

@@ -1,11 +1,14 @@
 //! The course's convolutions on the CPU: 1-D in f32 with ghost cells 0 (one fused multiply-add
 //! per in-range tap, in tap order, as the kernels), and 2-D on bytes normalised by the weights
 //! of the in-image taps.
+use ferrocuda::Result;
+use ferrocuda::footprint::{try_vec, try_with_capacity};
 use rayon::prelude::*;
 
 /// `P[i] = sum_j N[i - Mask_Width/2 + j] * M[j]` over the `j` whose input lies in `n`.
-pub fn convolution_1d(n: &[f32], m: &[f32]) -> Vec<f32> {
+pub fn convolution_1d(n: &[f32], m: &[f32]) -> Result<Vec<f32>> {
     let half = (m.len() / 2) as isize;
+    let mut p = try_with_capacity(n.len())?;
     (0..n.len())
         .into_par_iter()
         .map(|i| {
@@ -18,14 +21,17 @@ pub fn convolution_1d(n: &[f32], m: &[f32]) -> Vec<f32> {
                 }
             })
         })
-        .collect()
+        .collect_into_vec(&mut p);
+    Ok(p)
 }
 
 /// The `w x h` byte image convolved with the `mask_width^2` mask (row-major): per pixel,
 /// `floor(sum / weight)` over the in-image taps, 0 where their weights sum to 0.
-pub fn convolution_2d(input: &[u8], w: usize, h: usize, mask: &[u8], mask_width: usize) -> Vec<u8> {
+/// Rows are counted on a progress line (a 9 x 9 mask over a large image takes seconds).
+pub fn convolution_2d(input: &[u8], w: usize, h: usize, mask: &[u8], mask_width: usize) -> Result<Vec<u8>> {
     let half = (mask_width / 2) as isize;
-    let mut out = vec![0u8; input.len()];
+    let mut out = try_vec(input.len(), 0u8)?;
+    let bar = crate::progress::bar("CPU reference 2-D convolution, rows", h as u64);
     out.par_chunks_mut(w.max(1)).enumerate().for_each(|(row, out_row)| {
         for (col, out) in out_row.iter_mut().enumerate() {
             let (mut sum, mut weight) = (0u32, 0u32);
@@ -41,6 +47,8 @@ pub fn convolution_2d(input: &[u8], w: usize, h: usize, mask: &[u8], mask_width:
             }
             *out = sum.checked_div(weight).map_or(0, |q| q as u8);
         }
+        bar.inc(1);
     });
-    out
+    bar.finish_and_clear();
+    Ok(out)
 }

@@ -61,8 +61,28 @@ impl<T: Real + Send + Sync> Field<T> {
         }
     }
 
-    /// Advances to step `target` (no-op when already there or past it).
+    /// The field `initial` at step 0, its two copies allocated fallibly.
+    pub fn try_new(initial: &[T], rows: usize, cols: usize, edges: u32, r: T) -> ferrocuda::Result<Self> {
+        let copy = || -> ferrocuda::Result<Vec<T>> {
+            let mut v = ferrocuda::footprint::try_with_capacity(initial.len())?;
+            v.extend_from_slice(initial);
+            Ok(v)
+        };
+        Ok(Self {
+            values: copy()?,
+            scratch: copy()?,
+            rows,
+            cols,
+            edges,
+            r,
+            step: 0,
+        })
+    }
+
+    /// Advances to step `target` (no-op when already there or past it), counting the steps on a
+    /// progress line.
     pub fn advance_to(&mut self, target: usize) {
+        let bar = crate::progress::bar("CPU reference heat steps", target.saturating_sub(self.step) as u64);
         while self.step < target {
             step(
                 &self.values,
@@ -74,6 +94,8 @@ impl<T: Real + Send + Sync> Field<T> {
             );
             std::mem::swap(&mut self.values, &mut self.scratch);
             self.step += 1;
+            bar.inc(1);
         }
+        bar.finish_and_clear();
     }
 }

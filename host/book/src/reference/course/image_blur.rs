@@ -1,11 +1,12 @@
 //! The course's blur on the CPU: the integer average of the 5 x 5 box over its in-image pixels.
 use book_kernels::course::image_blur::BLUR_SIZE;
+use ferrocuda::Result;
 use rayon::prelude::*;
 
-/// The blur of a `w x h` image, row-major.
-pub fn blur(input: &[u8], w: usize, h: usize) -> Vec<u8> {
+/// The blur of a `w x h` image, row-major, allocated fallibly.
+pub fn blur(input: &[u8], w: usize, h: usize) -> Result<Vec<u8>> {
     let reach = BLUR_SIZE as isize;
-    let mut out = vec![0u8; input.len()];
+    let mut out = ferrocuda::footprint::try_vec(input.len(), 0u8)?;
     out.par_chunks_mut(w.max(1)).enumerate().for_each(|(row, out_row)| {
         for (col, out) in out_row.iter_mut().enumerate() {
             let (mut pix_val, mut pixels) = (0u32, 0u32);
@@ -20,5 +21,5 @@ pub fn blur(input: &[u8], w: usize, h: usize) -> Vec<u8> {
             *out = (pix_val / pixels) as u8;
         }
     });
-    out
+    Ok(out)
 }

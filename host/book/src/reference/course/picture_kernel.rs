@@ -1,10 +1,13 @@
 //! `PictureKernel` on the CPU: the doubled picture, and the paths its blocks take, thread by
 //! thread.
+use ferrocuda::Result;
 use rayon::prelude::*;
 
-/// `2.0 * pin[i]` for every pixel.
-pub fn picture(pin: &[f32]) -> Vec<f32> {
-    pin.par_iter().map(|&p| 2.0 * p).collect()
+/// `2.0 * pin[i]` for every pixel, allocated fallibly.
+pub fn picture(pin: &[f32]) -> Result<Vec<f32>> {
+    let mut pout = ferrocuda::footprint::try_with_capacity(pin.len())?;
+    pin.par_iter().map(|&p| 2.0 * p).collect_into_vec(&mut pout);
+    Ok(pout)
 }
 
 /// For each block of a grid of `block`-sized blocks over an `n x m` picture (the course's grid,

@@ -15,9 +15,10 @@ pub mod snapshots;
 pub mod solver;
 pub mod study;
 
-use crate::examples::{Example, Flag, Options, Outcome, Precision, plot_option};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, Size, plot_option};
 use crate::reference::course::heat::Field;
 use book_kernels::course::heat::HALO;
+use ferrocuda::footprint::{self, Footprint, try_with_capacity};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::measure::{gb_per_s, memcpy_gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
@@ -28,62 +29,69 @@ use solver::{HeatReal, Kernel, Solver};
 pub const EXAMPLE: Example = Example {
     id: "course-heat",
     description: "2-D heat equation, FTCS (our own design for the course's HeatFlow capstone): global vs shared-tile kernels, snapshots on a second stream, vs rayon and the analytic mode",
-    size: crate::examples::SIZE_TO_PLAN,
+    size: Some(Size {
+        unit: "grid points per side, boundary included: the columns, and the rows unless --rows (at least 3 with Dirichlet edges, 1 with insulated ones)",
+        gpu: N,
+        simulator: SIMULATOR_N,
+        min: 3,
+        max: u32::MAX as usize,
+        memory,
+    }),
     f64: true,
     reps: true,
     flags: &[
         Flag {
             name: "--rows",
             value: Some("M"),
-            help: "grid rows (default: --size, the columns)",
+            help: "grid rows, boundary included [default: --size, the columns]",
             requires: None,
         },
         Flag {
             name: "--edges",
             value: Some("dirichlet|insulated"),
-            help: "fixed temperatures (default) or zero flux through mirrored ghost cells",
+            help: "fixed temperatures or zero flux through mirrored ghost cells [default: dirichlet]",
             requires: None,
         },
         Flag {
             name: "--cfl",
             value: Some("C"),
-            help: "dt as a fraction of the stability limit h^2 / (4 alpha), in (0, 1] (default 0.8)",
+            help: "dt as a fraction of the stability limit h^2 / (4 alpha), in (0, 1] [default: 0.8]",
             requires: None,
         },
         Flag {
             name: "--steps",
             value: Some("N"),
-            help: "time steps (default 2000 on a GPU, 200 on the simulator)",
+            help: "time steps [default: 2000 on a GPU, 200 on the simulator]",
             requires: None,
         },
         Flag {
             name: "--snapshot-every",
             value: Some("K"),
-            help: "steps between snapshots copied to the host (default 200 on a GPU, 50 on the simulator)",
+            help: "steps between snapshots copied to the host [default: 200 on a GPU, 50 on the simulator]",
             requires: None,
         },
         Flag {
             name: "--kernel",
             value: Some("global|tiled|all"),
-            help: "the step kernel (default all)",
+            help: "the step kernel [default: all]",
             requires: None,
         },
         Flag {
             name: "--steps-per-launch",
             value: Some("S"),
-            help: "steps of the tiled kernel per launch, 1 to 4 (default 4)",
+            help: "steps of the tiled kernel per launch, 1 to 4 [default: 4]",
             requires: None,
         },
         Flag {
             name: "--problem",
             value: Some("mode|hotspot"),
-            help: "a decaying Fourier mode with an exact solution (default), or a hot disc",
+            help: "a decaying Fourier mode with an exact solution, or a hot disc [default: mode]",
             requires: None,
         },
         Flag {
             name: "--mode",
             value: Some("K,L"),
-            help: "the Fourier mode's half-waves along x and y (default 1,1)",
+            help: "the Fourier mode's half-waves along x and y [default: 1,1]",
             requires: None,
         },
         Flag {
@@ -116,6 +124,41 @@ pub const CPU_BUDGET: usize = 4_000_000_000;
 /// times, each within half an epsilon of the values it combines, and FTCS with cfl <= 1 never
 /// amplifies an earlier error (its weights are non-negative and sum to 1).
 pub const ROUNDING_EPSILONS_PER_STEP: f64 = 4.0;
+
+/// The run's peak at `--size n` (`--rows`, `--precision`, `--steps`, `--snapshot-every` and
+/// `--kernel` read as the run reads them): the three fields of the step kernels on the device (the
+/// memcpy measurement's two fields come before them); on the host the initial field, the CPU
+/// reference's two fields (when its budget lets it follow the first snapshot), the pinned
+/// snapshot buffers, and each kernel's final field. Where a default differs between a GPU and the
+/// simulator, the larger plan is taken.
+pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+    let rows = options.parsed::<usize>("--rows").ok().flatten().unwrap_or(n);
+    let points = footprint::elements(&[rows, n])?;
+    let element_bytes = match options.precision {
+        Precision::F32 => 4,
+        Precision::F64 => 8,
+    };
+    let field_bytes = points.checked_mul(element_bytes)?;
+    let steps = options.parsed::<usize>("--steps").ok().flatten().unwrap_or(STEPS.0);
+    let every = options.parsed::<usize>("--snapshot-every").ok().flatten();
+    let first_snapshot = every.unwrap_or(SNAPSHOT_EVERY.1).min(steps).max(1);
+    let reference_fields = match points.checked_mul(first_snapshot) {
+        Some(updates) if updates <= CPU_BUDGET => 2,
+        _ => 0,
+    };
+    let snapshots = steps
+        .div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).min(SNAPSHOT_EVERY.0).max(1))
+        .max(1);
+    let pinned_bytes = field_bytes.max(snapshots.checked_mul(field_bytes)?.min(snapshots::PINNED_BUDGET_BYTES));
+    let kernels = match options.value("--kernel") {
+        None | Some("all") => Kernel::ALL.len(),
+        Some(_) => 1,
+    };
+    Footprint::NONE
+        .device::<u8>(3, field_bytes)?
+        .host::<u8>(1 + reference_fields + kernels, field_bytes)?
+        .host::<u8>(1, pinned_bytes)
+}
 
 /// The run's parameters, from the options.
 #[derive(Clone, Debug, PartialEq)]
@@ -251,7 +294,8 @@ pub fn run_kernel<T: HeatReal>(
             });
         }
         if step == steps {
-            final_field = field.to_vec();
+            final_field = try_with_capacity(field.len())?;
+            final_field.extend_from_slice(field);
         }
         Ok(())
     })?;
@@ -288,7 +332,7 @@ pub fn cpu_limit(grid: &Grid, plan: &Plan) -> usize {
 /// Runs every kernel of `setup`, prints their tables, and checks them.
 pub fn run_typed<T: HeatReal>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result<Vec<Check>> {
     let (grid, plan) = (setup.grid, setup.plan);
-    let initial: Vec<T> = setup.problem.initial(&grid);
+    let initial: Vec<T> = setup.problem.try_initial(&grid)?;
     let dt = grid.dt::<T>();
     println!(
         " {}: {} x {} {}, {} edges, {}, h = {:.4e}, dt = {dt:.4e} (cfl {}), {} steps to t = {:.4e}, a snapshot every {} ({})",
@@ -308,8 +352,16 @@ pub fn run_typed<T: HeatReal>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result<V
     let field_bytes = grid.points() * size_of::<T>();
     let memcpy = memcpy_gb_per_s(gpu, field_bytes, reps)?;
     let limit = cpu_limit(&grid, &plan);
-    let mut reference =
-        (limit > 0).then(|| Field::new(&initial, grid.rows, grid.cols, grid.edges.code(), grid.r::<T>()));
+    let mut reference = match limit > 0 {
+        true => Some(Field::try_new(
+            &initial,
+            grid.rows,
+            grid.cols,
+            grid.edges.code(),
+            grid.r::<T>(),
+        )?),
+        false => None,
+    };
     let mut runs: Vec<KernelRun<T>> = Vec::new();
     for &solver in &setup.solvers {
         // The CPU follows the first kernel; the others are compared with that one's bits.

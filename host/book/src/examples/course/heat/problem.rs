@@ -224,9 +224,15 @@ impl Problem {
         }
     }
 
-    /// The initial field, row-major.
+    /// The initial field, row-major (panics when the host has no room: tests; a run uses
+    /// [`Problem::try_initial`]).
     pub fn initial<T: Real + Send>(&self, grid: &Grid) -> Vec<T> {
-        let mut field = vec![T::default(); grid.points()];
+        self.try_initial(grid).expect("the host has room for the field")
+    }
+
+    /// The initial field, row-major, allocated fallibly.
+    pub fn try_initial<T: Real + Send>(&self, grid: &Grid) -> Result<Vec<T>> {
+        let mut field = ferrocuda::footprint::try_vec(grid.points(), T::default())?;
         let (lx, ly) = grid.lengths();
         let radius = 0.2 * lx.min(ly);
         field.par_chunks_mut(grid.cols).enumerate().for_each(|(i, row)| {
@@ -242,7 +248,7 @@ impl Problem {
                 *u = T::from_f64(value);
             }
         });
-        field
+        Ok(field)
     }
 
     /// The mode's decay rate `lambda = alpha pi^2 (k^2 / Lx^2 + l^2 / Ly^2)`.

@@ -83,6 +83,11 @@ pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Opt
         " {:>6} {:>3} {:>8} {:>11} {:>8} {:>9} {:>9} {:>9} {:>8}",
         "N", "P", "exchange", "ms/it", "speedup", "MKT", "MTT", "MST", "hidden"
     );
+    // The study's three parts: the strong scaling's sides, then weak scaling and border widths.
+    let bar = crate::progress::bar(
+        "--study: strong scaling sides, weak scaling, border widths",
+        sides.len() as u64 + 2,
+    );
     for &n in sides {
         let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
         let omega = setup.base.omega.value(n);
@@ -173,9 +178,12 @@ pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Opt
                 blocks.ms_per_iteration / strips.ms_per_iteration
             );
         }
+        bar.inc(1);
     }
     weak_scaling::<T>(gpus, setup, &base, &mut checks)?;
+    bar.inc(1);
     let border_points = border_study::<T>(gpus, setup, &base, &mut checks)?;
+    bar.finish_and_clear();
     if let Some(prefix) = options.value("--plot") {
         let path = |name: &str| -> PathBuf {
             let p = PathBuf::from(prefix);

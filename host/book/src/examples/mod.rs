@@ -323,14 +323,3 @@ pub static EXAMPLES: &[Example] = &[
 pub fn find(id: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.id == id)
 }
-
-/// TRANSITIONAL (removed before merging issue 21): an example whose `--size` is not yet
-/// described. Deleting it must leave nothing that fails to compile.
-pub const SIZE_TO_PLAN: Option<Size> = Some(Size {
-    unit: "elements",
-    gpu: 0,
-    simulator: 0,
-    min: 1,
-    max: usize::MAX,
-    memory: |_, _| Some(Footprint::NONE),
-});

@@ -7,6 +7,9 @@
 //!
 //! Each case runs the runner as its own process (`ferrocuda-rank run ...`, the very code of
 //! `cargo xtask run`), so that an abort or a signal is seen as the user would see it.
+#[path = "common/mpirun.rs"]
+mod mpirun;
+
 use ferrocuda_book::examples::{EXAMPLES, Example, ch4};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::process::{Command, Output};
@@ -17,14 +20,15 @@ const ADDRESS_SPACE_KIB: u64 = 16 << 20;
 
 /// The runner, as a separate process on the simulator.
 fn runner(args: &[&str], address_space_kib: Option<u64>) -> Output {
-    let binary = env!("CARGO_BIN_EXE_ferrocuda-rank");
+    let binary = mpirun::rank_bin();
     let mut command = match address_space_kib {
         Some(kib) => {
             let mut c = Command::new("sh");
-            c.args(["-c", &format!("ulimit -v {kib} && exec \"$0\" \"$@\""), binary]);
+            c.args(["-c", &format!("ulimit -v {kib} && exec \"$0\" \"$@\"")])
+                .arg(&binary);
             c
         }
-        None => Command::new(binary),
+        None => Command::new(&binary),
     };
     command
         .arg("run")

@@ -1,8 +1,8 @@
 //! `mpirun` for the MPI tests: the runner binary `ferrocuda-rank` (`run <id> [options]`) on N
 //! ranks, oversubscribed (the ranks share this machine's cores and its one GPU or simulator),
 //! killed after [`TIMEOUT`] so that a job that hangs fails its test instead of the whole run.
-//! Include it with `#[path = "common/mpirun.rs"] mod mpirun;` from a test that has the feature
-//! `mpi` (the binary exists only then).
+//! Include it with `#[path = "common/mpirun.rs"] mod mpirun;` (the bad-input tests use only
+//! [`rank_bin`], the runner as a process, which needs no MPI).
 #![allow(dead_code)]
 
 use std::io::Read;

@@ -3,7 +3,11 @@
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 
-const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
+/// The runner: `FERROCUDA_XTASK_BIN` when set (the GPU machine's copy, `.gpu/xtask`), else where
+/// cargo built it.
+fn xtask() -> std::ffi::OsString {
+    std::env::var_os("FERROCUDA_XTASK_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_xtask").into())
+}
 /// SIGPIPE's number on Linux.
 const SIGPIPE: i32 = 13;
 
@@ -13,7 +17,7 @@ fn a_closed_pipe_ends_the_listing_quietly() {
     // `cargo xtask list | head -1` meets it after one line.
     let (reader, writer) = std::io::pipe().expect("a pipe");
     drop(reader);
-    let output = Command::new(XTASK)
+    let output = Command::new(xtask())
         .arg("list")
         .stdout(writer)
         .stderr(Stdio::piped())
@@ -30,7 +34,7 @@ fn a_full_disk_is_one_sentence_and_exit_code_2() {
         .write(true)
         .open("/dev/full")
         .expect("/dev/full");
-    let output = Command::new(XTASK)
+    let output = Command::new(xtask())
         .arg("list")
         .stdout(full)
         .output()

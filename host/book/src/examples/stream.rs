@@ -8,10 +8,11 @@ use book_kernels::stream::{
     StreamTriadFourPerThread, StreamTriadVec4, UnaryArgs,
 };
 use ferrocuda::device::real::Real;
-use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
+use ferrocuda::footprint::{Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Gpu, KernelView, Kernels, LaunchShape, Result, same_len};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
+use rayon::prelude::*;
 
 pub const EXAMPLE: Example = Example {
     id: "stream",
@@ -41,7 +42,7 @@ pub const SCALAR: f64 = 0.4;
 /// Elements verified at a time: the GPU's arrays are downloaded and checked this many elements
 /// at a time against the CPU's loop started from the same initial values, so the host never
 /// holds a whole array (at `--size 4294967296` an f32 array is 16 GiB).
-pub const VERIFY_CHUNK: usize = 1 << 22;
+pub const VERIFY_CHUNK: usize = 1 << 24;
 
 /// The run's peak: three device arrays (the anti-pattern's output reuses `a`), and on the host
 /// four chunks of [`VERIFY_CHUNK`] elements (three downloads and a reference, or a reference's
@@ -285,7 +286,11 @@ pub fn upload_initial<T: StreamReal>(gpu: &Gpu, n: usize) -> Result<Arrays<T>> {
         c: gpu.zeros(n)?,
     };
     for (start, len) in chunks(n) {
-        let pick = |f: fn((T, T, T)) -> T| try_from_fn(len, |k| f(initial::<T>(start + k)));
+        let pick = |f: fn((T, T, T)) -> T| -> Result<Vec<T>> {
+            let mut values = try_with_capacity(len)?;
+            values.par_extend((0..len).into_par_iter().map(|k| f(initial::<T>(start + k))));
+            Ok(values)
+        };
         gpu.upload_range(&pick(|v| v.0)?, &mut arrays.a, start)?;
         gpu.upload_range(&pick(|v| v.1)?, &mut arrays.b, start)?;
         gpu.upload_range(&pick(|v| v.2)?, &mut arrays.c, start)?;

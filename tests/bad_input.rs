@@ -205,7 +205,7 @@ fn command_line_cases() -> Vec<Trial> {
         case(
             "a_library_range_sentence_is_kept",
             &["thesis-sor", "--omega", "3"],
-            "--omega 3: ",
+            "omega must lie in (0, 2)",
         ),
         Trial::test("precision_f64_on_an_f32_only_id", move || {
             refused(

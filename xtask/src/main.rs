@@ -25,7 +25,7 @@ enum Cli {
         args: Vec<String>,
     },
     /// Runs an MPI example of chapter 4 on N ranks: builds the runner with --features mpi, then
-    /// mpirun -np N target/release/xtask run <id> [options].
+    /// `mpirun -np N target/release/xtask run <id> [options]`.
     #[command(disable_help_flag = true)]
     Mpirun {
         /// -np N, the example id and its options.

@@ -356,50 +356,9 @@ fn ch6_laplace2d_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
     })
 }
 
-/// The memory plans of `ids`: every size from `min` up plans some bytes, more for a larger
-/// size (and more in f64 where the id has an f64 path), and a count that overflows is `None`
-/// rather than a wrapped figure.
-fn memory_plans_grow(ids: &[&str]) -> TestResult {
-    use ferrocuda_book::examples::{Options, Precision};
-    for &id in ids {
-        let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
-        let size = example.size.ok_or(format!("{id} describes no --size"))?;
-        let total = |precision: Precision, n: usize| {
-            let options = Options {
-                size: Some(n),
-                precision,
-                ..Options::default()
-            };
-            (size.memory)(&options, n).map(|p| p.device_bytes + p.host_bytes)
-        };
-        let mut last = 0;
-        for n in [size.min, size.min + 1, 2 * size.min, 1000, 4096] {
-            if n > size.max {
-                continue;
-            }
-            let bytes = total(Precision::F32, n).ok_or(format!("{id} --size {n}: no plan"))?;
-            ensure(bytes > 0 && bytes >= last, || {
-                format!("{id} --size {n}: {bytes} bytes after {last}")
-            })?;
-            if example.f64 {
-                let wide = total(Precision::F64, n).ok_or(format!("{id} --size {n} f64: no plan"))?;
-                ensure(wide > bytes, || {
-                    format!("{id} --size {n}: f64 plans {wide} bytes, f32 {bytes}")
-                })?;
-            }
-            last = bytes;
-        }
-        ensure(
-            size.max < usize::MAX / 2 || total(Precision::F32, usize::MAX / 2).is_none(),
-            || format!("{id}: an overflowing size has a plan"),
-        )?;
-    }
-    Ok(())
-}
-
 /// The memory plan of ch6-laplace2d.
 fn ch6_laplace2d_memory_plan() -> TestResult {
-    memory_plans_grow(&["ch6-laplace2d"])
+    common::memory_plans_grow(&["ch6-laplace2d"])
 }
 
 fn main() {

@@ -41,36 +41,35 @@ impl Check {
         let n = gpu.len().min(cpu.len());
         let pieces: Vec<Check> = (gpu[..n].par_chunks(PIECE))
             .zip(cpu[..n].par_chunks(PIECE))
-            .enumerate()
-            .map(|(p, (g, c))| Self::compare_piece(g, c, p * PIECE, tolerance))
+            .map(|(g, c)| Self::compare_piece(g, c, tolerance))
             .collect();
-        let mut check = Check {
-            what: what.to_string(),
-            len: gpu.len(),
-            max_abs_err: 0.0,
-            max_rel_err: 0.0,
-            mismatches: gpu.len().abs_diff(cpu.len()),
-            first_mismatch: None,
-        };
-        for piece in pieces {
-            check.max_abs_err = check.max_abs_err.max(piece.max_abs_err);
-            check.max_rel_err = check.max_rel_err.max(piece.max_rel_err);
-            check.mismatches += piece.mismatches;
-            check.first_mismatch = check.first_mismatch.or(piece.first_mismatch);
+        let mut check = Check::condition(what, true);
+        check.len = 0;
+        for (p, piece) in pieces.into_iter().enumerate() {
+            check.absorb(piece, p * PIECE);
         }
+        // Elements only one side has are mismatches too.
+        check.len = gpu.len();
+        check.mismatches += gpu.len().abs_diff(cpu.len());
         check
     }
 
-    /// The comparison of one piece starting at element `start`.
-    fn compare_piece<T: Copy + Into<f64>>(gpu: &[T], cpu: &[T], start: usize, tolerance: Tolerance) -> Self {
-        let mut check = Check {
-            what: String::new(),
-            len: gpu.len(),
-            max_abs_err: 0.0,
-            max_rel_err: 0.0,
-            mismatches: 0,
-            first_mismatch: None,
-        };
+    /// Adds to this check the comparison of a part of its arrays that starts at element `start`
+    /// (a chunk verified on its own, to bound the memory a check of a huge array holds).
+    pub fn absorb(&mut self, part: Check, start: usize) {
+        self.len += part.len;
+        self.max_abs_err = self.max_abs_err.max(part.max_abs_err);
+        self.max_rel_err = self.max_rel_err.max(part.max_rel_err);
+        self.mismatches += part.mismatches;
+        if self.first_mismatch.is_none() {
+            self.first_mismatch = part.first_mismatch.map(|(i, g, c)| (i + start, g, c));
+        }
+    }
+
+    /// The comparison of one piece; indices from its start.
+    fn compare_piece<T: Copy + Into<f64>>(gpu: &[T], cpu: &[T], tolerance: Tolerance) -> Self {
+        let mut check = Check::condition("", true);
+        check.len = gpu.len();
         for (i, (&g, &c)) in gpu.iter().zip(cpu).enumerate() {
             let (g, c): (f64, f64) = (g.into(), c.into());
             let abs = (g - c).abs();
@@ -80,7 +79,7 @@ impl Check {
             let ok = g == c || approx::relative_eq!(g, c, epsilon = tolerance.abs, max_relative = tolerance.rel);
             if !ok || g.is_nan() != c.is_nan() {
                 check.mismatches += 1;
-                check.first_mismatch.get_or_insert((start + i, g, c));
+                check.first_mismatch.get_or_insert((i, g, c));
             }
         }
         check

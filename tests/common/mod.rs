@@ -190,11 +190,12 @@ pub fn child_output(request: &str) -> Result<String, String> {
     }
 }
 
-/// The memory plans of `ids`: every size from `min` up plans some bytes, more for a larger
-/// size (and more in f64 where the id has an f64 path), and a count that overflows is `None`
-/// rather than a wrapped figure.
+/// The memory plans of `ids` on the simulator: every size from `min` up plans some bytes, more
+/// for a larger size (and more in f64 where the id has an f64 path), and a count that overflows
+/// is `None` rather than a wrapped figure.
 pub fn memory_plans_grow(ids: &[&str]) -> TestResult {
     use ferrocuda_book::examples::{Options, Precision};
+    let gpu = Gpu::simulator();
     for &id in ids {
         let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
         let size = example.size.ok_or(format!("{id} describes no --size"))?;
@@ -204,7 +205,7 @@ pub fn memory_plans_grow(ids: &[&str]) -> TestResult {
                 precision,
                 ..Options::default()
             };
-            (size.memory)(&options, n).map(|p| p.device_bytes + p.host_bytes)
+            (size.memory)(&options, &gpu, n).map(|p| p.device_bytes + p.host_bytes)
         };
         let mut last = 0;
         for n in [size.min, size.min + 1, 2 * size.min, 1000, 4096] {

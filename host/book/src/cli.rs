@@ -199,6 +199,7 @@ impl MemoryCheck {
                     size: Some(k),
                     ..options.clone()
                 },
+                gpu,
                 k,
             )
         };
@@ -256,7 +257,7 @@ pub fn check_memory(example: &Example, options: &Options, gpu: &Gpu) -> Result<(
         )));
     }
     let capacity = Capacity::of(gpu)?;
-    if (size.memory)(options, n).is_some_and(|f| capacity.fits(f)) {
+    if (size.memory)(options, gpu, n).is_some_and(|f| capacity.fits(f)) {
         return Ok(());
     }
     let check = MemoryCheck::new(size, options, gpu, n)?;

@@ -138,7 +138,7 @@ pub struct Size {
     pub max: usize,
     /// The bytes a run of this size needs on the device and on the host at its peak, given the
     /// other options; `None` when the count overflows. Checked before the run starts.
-    pub memory: fn(&Options, usize) -> Option<Footprint>,
+    pub memory: fn(&Options, &Gpu, usize) -> Option<Footprint>,
 }
 
 impl Size {

@@ -47,7 +47,7 @@ pub const VERIFY_CHUNK: usize = 1 << 24;
 /// The run's peak: three device arrays (the anti-pattern's output reuses `a`), and on the host
 /// four chunks of [`VERIFY_CHUNK`] elements (three downloads and a reference, or a reference's
 /// three arrays and a download); `None` on overflow.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let chunk = n.min(VERIFY_CHUNK);
     match options.precision {
         Precision::F32 => Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, chunk),
@@ -313,17 +313,6 @@ pub fn download_range<T: Element>(gpu: &Gpu, device: &DeviceBuffer<T>, start: us
     gpu.download_2d(device, host, copy)
 }
 
-/// Adds the comparison of a chunk starting at element `start` to `total`.
-fn merge(total: &mut Check, chunk: Check, start: usize) {
-    total.len += chunk.len;
-    total.max_abs_err = total.max_abs_err.max(chunk.max_abs_err);
-    total.max_rel_err = total.max_rel_err.max(chunk.max_rel_err);
-    total.mismatches += chunk.mismatches;
-    if total.first_mismatch.is_none() {
-        total.first_mismatch = chunk.first_mismatch.map(|(i, g, c)| (i + start, g, c));
-    }
-}
-
 /// Checks the three arrays after `iterations` rounds of the loop against the CPU's, a chunk at a
 /// time.
 fn verify_sequence<T: StreamReal + Send + Sync>(
@@ -341,11 +330,7 @@ fn verify_sequence<T: StreamReal + Send + Sync>(
         let expected = reference::stream::sequence_range(start..start + len, initial::<T>, scalar, iterations)?;
         for (k, buffer) in [&arrays.a, &arrays.b, &arrays.c].into_iter().enumerate() {
             download_range(gpu, buffer, start, &mut got[..len])?;
-            merge(
-                &mut checks[k],
-                Check::compare("", &got[..len], &expected[k], Tolerance::EXACT),
-                start,
-            );
+            checks[k].absorb(Check::compare("", &got[..len], &expected[k], Tolerance::EXACT), start);
         }
     }
     Ok(checks.into())
@@ -368,11 +353,7 @@ fn verify_triad<T: StreamReal + Send + Sync>(
         download_range(gpu, c, start, &mut hc[..len])?;
         download_range(gpu, d, start, &mut hd[..len])?;
         let expected = reference::stream::triad(&hb[..len], &hc[..len], scalar)?;
-        merge(
-            &mut check,
-            Check::compare("", &hd[..len], &expected, Tolerance::EXACT),
-            start,
-        );
+        check.absorb(Check::compare("", &hd[..len], &expected, Tolerance::EXACT), start);
     }
     Ok(check)
 }

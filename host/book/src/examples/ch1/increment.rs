@@ -31,7 +31,7 @@ pub const MAX_THREADS_PER_BLOCK: usize = 1024;
 
 /// The run's peak: the array and a warm-up copy on the device, the array and its download on
 /// the host; `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.mirrored::<i32>(2, n)
 }
 

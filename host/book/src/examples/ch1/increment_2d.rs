@@ -31,7 +31,7 @@ pub const BLOCK: (u32, u32) = (32, 8);
 
 /// The run's peak at `nx`: the array and a warm-up copy on the device, the array and its
 /// download on the host; `None` on overflow.
-pub fn memory(_: &Options, nx: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, nx: usize) -> Option<Footprint> {
     Footprint::NONE.mirrored::<i32>(2, footprint::elements(&[nx, NY])?)
 }
 

@@ -32,7 +32,7 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 
 /// The run's peak: `x` and `y` on the device; on the host `x`, `y` and the download, and in f32
 /// also the exact f64 result and the download widened to f64; `None` on overflow.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     match options.precision {
         Precision::F32 => Footprint::NONE
             .device::<f32>(2, n)?

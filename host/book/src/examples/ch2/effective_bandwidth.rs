@@ -37,7 +37,7 @@ pub const VEC4_THREADS_PER_BLOCK: u32 = 512;
 /// The run's peak, one row at a time: the input and the output on the device, the input and
 /// the download on the host, for the larger of the copy rows' `n` and the worked example's
 /// fixed size; `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.mirrored::<f32>(2, n.max(N_WORKED))
 }
 

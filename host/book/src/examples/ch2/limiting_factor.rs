@@ -35,7 +35,7 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 
 /// The run's peak: `a` and `b` on the device; on the host `b`, the NaN poison, the CPU's sines
 /// and one download; `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(2, n)?.host::<f32>(4, n)
 }
 

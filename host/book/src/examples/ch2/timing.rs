@@ -29,7 +29,7 @@ pub const N: usize = 1 << 24;
 
 /// The run's peak: the array on the device; on the host the CPU's array and the download at the
 /// end; `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<i32>(1, n)?.host::<i32>(2, n)
 }
 

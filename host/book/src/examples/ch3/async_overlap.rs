@@ -55,7 +55,7 @@ pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 4;
 
 /// The run's peak: the array on the device; on the host the pinned array, the CPU's result, the
 /// four variants' results and the copy of the next one; `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(1, n)?.host::<f32>(7, n)
 }
 /// Columns of the text timelines.

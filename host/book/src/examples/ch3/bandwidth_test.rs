@@ -54,7 +54,7 @@ fn round_trip_memory<T>(elements: usize) -> Option<Footprint> {
 
 /// The run's peak: the book's transfer of `n` floats, then the sweep's largest transfer
 /// (`--max-mib`, the GPU's default when not given), one after the other; `None` on overflow.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let max_mib = options
         .parsed::<usize>("--max-mib")
         .ok()

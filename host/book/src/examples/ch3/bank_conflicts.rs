@@ -53,7 +53,7 @@ pub const MAX_MULTIPROCESSORS: usize = 192;
 
 /// The run's peak, whatever the number of passes: one `u32` sum per thread on the device, and
 /// on the host the CPU's sums and a download, for at most [`MAX_MULTIPROCESSORS`].
-pub fn memory(_: &Options, _passes: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, _passes: usize) -> Option<Footprint> {
     let threads = MAX_MULTIPROCESSORS * BLOCKS_PER_SM as usize * THREADS_PER_BLOCK as usize;
     Footprint::NONE.device::<u32>(1, threads)?.host::<u32>(3, threads)
 }

@@ -51,7 +51,7 @@ pub const SIMULATOR_MATRIX_N: usize = 512;
 /// pageable and pinned sources and a download, of `n` floats; part 2's three device arrays and,
 /// on the host, the array, its expected section, and a download and the 2-D download, of
 /// `--matrix`^2 floats (the GPU's default when not given); `None` on overflow.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let m = options.parsed::<usize>("--matrix").ok().flatten().unwrap_or(MATRIX_N);
     let part1 = Footprint::NONE.device::<f32>(1, n)?.host::<f32>(3, n)?;
     let square = footprint::elements(&[m, m])?;

@@ -54,7 +54,7 @@ pub const MAX_N: usize = crate::examples::ch1::increment::MAX_THREADS_PER_BLOCK;
 /// reference and a download; then the polynomial's `x` and `y` on the device and `x`, the
 /// reference and a download on the host, at the GPU's [`POLY_N`] (the larger); `None` on
 /// overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let increment = Footprint::NONE.device::<i32>(2, n)?.host::<i32>(3, n)?;
     let poly = Footprint::NONE.device::<f32>(2, POLY_N)?.host::<f32>(3, POLY_N)?;
     Some(increment.max(poly))

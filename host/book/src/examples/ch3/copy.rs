@@ -27,7 +27,7 @@ pub const SIZE: Size = Size {
 
 /// The run's peak: input and output on the device; on the host the input and a download (or
 /// the poison written before each launch); `None` on overflow.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     match options.precision {
         Precision::F32 => Footprint::NONE.mirrored::<f32>(2, n),
         Precision::F64 => Footprint::NONE.mirrored::<f64>(2, n),

@@ -35,7 +35,7 @@ pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 16;
 
 /// The run's peak: `x` on the device; on the host the CPU's result and a download (or the NaN
 /// poison, never with both); `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(1, n)?.host::<f32>(2, n)
 }
 

@@ -39,7 +39,7 @@ pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 16;
 /// The run's peak: `x` and `y` on the device; on the host `x`, the two f64 yardsticks, a
 /// download and the variant's reference (f32, or the download widened to f64); `None` on
 /// overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE
         .device::<f32>(2, n)?
         .host::<f32>(2, n)?

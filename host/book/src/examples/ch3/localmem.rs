@@ -37,7 +37,7 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 
 /// The run's peak: `x` and `a` on the device; on the host `x`, the CPU's sums and a download
 /// (or the NaN poison, never both); `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(2, n)?.host::<f32>(3, n)
 }
 

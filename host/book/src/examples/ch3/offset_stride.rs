@@ -29,7 +29,7 @@ pub const EXAMPLE: Example = Example {
 
 /// The run's peak: the input and the output of `33 n` elements on the device; on the host the
 /// zeros, the input, a download and the CPU's result; `None` on overflow.
-pub fn memory(options: &Options, n: usize) -> Option<ferrocuda::footprint::Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<ferrocuda::footprint::Footprint> {
     crate::examples::ch3::sweep::plan(options, n, [2, 0, 4, 0])
 }
 

@@ -30,7 +30,7 @@ pub const EXAMPLE: Example = Example {
 
 /// The run's peak: the array on the device; on the host the input, the reversed reference and
 /// a download; `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(1, n)?.host::<f32>(3, n)
 }
 

@@ -96,7 +96,7 @@ pub type Rows = Vec<(usize, f64, f64)>;
 
 /// The run's peak: the input of `33 n` elements and the output of `n` on the device; on the
 /// host the input, the CPU's result and a download (or the -1 preset); `None` on overflow.
-pub fn memory(options: &Options, n: usize) -> Option<ferrocuda::footprint::Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<ferrocuda::footprint::Footprint> {
     crate::examples::ch3::sweep::plan(options, n, [1, 1, 1, 2])
 }
 

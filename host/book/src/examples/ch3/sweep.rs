@@ -24,7 +24,7 @@ pub fn book_elements<T>(gpu: &Gpu, options: &Options) -> Result<usize> {
 }
 
 /// `--size` of the offset, stride and strided-read sweeps, whose run's peak is `memory`.
-pub const fn size(memory: fn(&Options, usize) -> Option<Footprint>) -> Size {
+pub const fn size(memory: fn(&Options, &Gpu, usize) -> Option<Footprint>) -> Size {
     Size {
         unit: "threads per launch, the arrays holding 33 times as many elements (the GPU's default is 4 MB of f32; of f64, half as many threads)",
         gpu: N_MB * 1024 * 1024 / size_of::<f32>(),

@@ -47,7 +47,7 @@ fn extents(n: usize) -> Option<(usize, usize)> {
 
 /// The run's peak: the input and the output on the device; on the host the input, the CPU's
 /// result and a download (or the NaN poison, never both); `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let (input, output) = extents(n)?;
     Footprint::NONE
         .device::<f32>(1, input)?

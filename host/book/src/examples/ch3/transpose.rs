@@ -53,7 +53,7 @@ pub const SIMULATOR_N: usize = 256;
 /// The run's peak at side `n`: input and output on the device, with the memcpy's two buffers of
 /// the same bytes while it is timed; on the host the input, the CPU's transpose and a download
 /// (or the -1 preset); `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let elements = footprint::elements(&[n, n])?;
     Footprint::NONE.device::<f32>(4, elements)?.host::<f32>(3, elements)
 }

@@ -26,8 +26,8 @@ pub const EXAMPLE: Example = Example {
 /// The run's peak at `n` floats per array: `a_d` and `b_d` on the memory of logical devices 0
 /// and 1 (one GPU's, when they share it; the host's on the simulator), and on the host `a` with
 /// either the `-1` preset or the downloaded `b` (one at a time).
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
-    let Some(devices) = DevicePlan::of(options, 2) else {
+pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
+    let Some(devices) = DevicePlan::of(options, gpu, 2) else {
         return Some(Footprint::NONE); // `--devices` is refused by the run, in its own words
     };
     Footprint::NONE

@@ -44,9 +44,9 @@ pub const TRANSPOSE_SIM_N: usize = 256;
 /// More logical devices than any example needs; a guard against a mistyped count.
 pub const MAX_LOGICAL_DEVICES: usize = 64;
 
-/// Where a run's logical devices put their memory, for its memory plan (`Size::memory`, which
-/// is not given the device): how many logical devices `open_devices` will open, and on how many
-/// GPUs they are placed round-robin (0: on simulators, whose memory is all host memory).
+/// Where a run's logical devices put their memory, for its memory plan (`Size::memory`): how
+/// many logical devices `open_devices` will open, and on how many GPUs they are placed
+/// round-robin (0: on simulators, whose memory is all host memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DevicePlan {
     /// Logical devices opened.
@@ -56,16 +56,15 @@ pub struct DevicePlan {
 }
 
 impl DevicePlan {
-    /// The plan for `options` (`--devices`, else `open_devices`' default for `book_count`);
-    /// `None` when `open_devices` refuses `--devices` (0, too many, not a number), so that
-    /// its own sentence is the one the user reads.
-    ///
-    /// The simulator is assumed when `FERROCUDA_BACKEND=sim` or no GPU is present; a run with
-    /// `--backend sim` on a machine with GPUs is planned as on its GPUs (the figure the plan
-    /// cannot see), so only there can a simulated run be under-counted.
-    pub fn of(options: &Options, book_count: usize) -> Option<Self> {
-        let simulator = BackendChoice::from_env().is_ok_and(|c| c == BackendChoice::Sim);
-        let physical = if simulator { 0 } else { device_count().unwrap_or(0) };
+    /// The plan for `options` on `gpu` (`--devices`, else `open_devices`' default for
+    /// `book_count`); `None` when `open_devices` refuses `--devices` (0, too many, not a number),
+    /// so that its own sentence is the one the user reads.
+    pub fn of(options: &Options, gpu: &Gpu, book_count: usize) -> Option<Self> {
+        let physical = if gpu.is_simulator() {
+            0
+        } else {
+            device_count().unwrap_or(0)
+        };
         let logical = match options.parsed::<usize>("--devices").ok()? {
             Some(n) if (1..=MAX_LOGICAL_DEVICES).contains(&n) => n,
             Some(_) => return None,

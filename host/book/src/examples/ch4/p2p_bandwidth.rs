@@ -26,8 +26,8 @@ pub const EXAMPLE: Example = Example {
 /// The run's peak at `n` floats per array: one array per logical device, those on the busiest
 /// GPU together (all of them on the simulator, whose device memory is host memory), and on the
 /// host one array's worth at a time (the value uploaded, or the copy downloaded to validate).
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
-    let Some(devices) = DevicePlan::of(options, 4) else {
+pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
+    let Some(devices) = DevicePlan::of(options, gpu, 4) else {
         return Some(Footprint::NONE); // `--devices` is refused by the run, in its own words
     };
     Footprint::NONE

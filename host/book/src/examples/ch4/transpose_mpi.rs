@@ -46,7 +46,7 @@ const SIZE: Size = Size {
 /// each); on the host the input and expected slabs, the pinned tiles, and the whole matrix, its
 /// CPU transpose and the comparison's download. The rank count is MPI's, once started (the
 /// runner checks each rank after `MPI_Init`); 1 otherwise.
-pub fn memory(_options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let ranks = ranks();
     let n = n.checked_next_multiple_of(TILE_DIM.checked_mul(ranks)?)?;
     let elements = footprint::elements(&[n, n])?;

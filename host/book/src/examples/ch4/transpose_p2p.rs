@@ -55,8 +55,8 @@ pub const SEED: u64 = 2024;
 /// device 0 also holds the one-device comparison's input and output (the whole matrix each); on
 /// the host the input, the CPU transpose and the gathered output (the whole matrix each) with
 /// one slab being downloaded.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
-    let Some(devices) = DevicePlan::of(options, 2) else {
+pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
+    let Some(devices) = DevicePlan::of(options, gpu, 2) else {
         return Some(Footprint::NONE); // `--devices` is refused by the run, in its own words
     };
     let multiple = TILE_DIM.checked_mul(devices.logical)?;

@@ -609,7 +609,7 @@ pub fn program_memory(precision: Precision, n: usize) -> Option<Footprint> {
 
 /// The peak bytes of a run at `n` samples: one program run; with `--book`, the largest of the
 /// book's runs (DP, 10^8 samples), whatever `n`.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     if options.switch("--book") {
         let runs = BOOK_RUNS.iter().map(|run| program_memory(run.precision, run.n));
         return runs.reduce(|a, b| Some(a?.max(b?)))?;

@@ -92,7 +92,7 @@ fn generate<T: RandomFloat + Send + Into<f64>>(
 
 /// The peak bytes of `n` uniforms in `--precision`: the device array, its downloaded copy and
 /// the CPU reference's (Philox; cuRAND's run has none); `None` when the count overflows.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     match options.precision {
         Precision::F32 => Footprint::NONE.device::<f32>(1, n)?.host::<f32>(2, n),
         Precision::F64 => Footprint::NONE.device::<f64>(1, n)?.host::<f64>(2, n),

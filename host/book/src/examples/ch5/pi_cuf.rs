@@ -192,7 +192,7 @@ fn book(gpu: &Gpu) -> Result<Outcome> {
 /// The peak bytes of a run of `n` points: one sample's points on the device and on the host
 /// (samples run one after another); with `--book`, the book's largest sample in f64, whatever
 /// `n` and `--precision`.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     match options.switch("--book") {
         true => points_memory(Precision::F64, BOOK_LARGEST),
         false => points_memory(options.precision, n),

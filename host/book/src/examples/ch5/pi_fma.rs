@@ -318,7 +318,7 @@ fn f32_bits(value: f64) -> u32 {
 
 /// The peak bytes of a run of `n` points: the sample's points on the device and on the host
 /// (the mismatch lists are a few entries); with `--book`, the book's largest sample (f32).
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     match options.switch("--book") {
         true => points_memory(Precision::F32, BOOK_LARGEST),
         false => points_memory(options.precision, n),

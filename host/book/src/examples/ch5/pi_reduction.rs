@@ -26,7 +26,7 @@ pub const MAX_POINTS: usize = i32::MAX as usize;
 
 /// The peak bytes of a reduction over `n` points: the points on the device and their
 /// downloaded copy for the CPU count (the partial counts are at most 1024 integers).
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     points_memory(options.precision, n)
 }
 

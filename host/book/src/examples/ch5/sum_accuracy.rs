@@ -191,7 +191,7 @@ fn series_all_methods(series: Series) -> [f64; 2] {
 /// The peak bytes of a run with `n` sevens on the GPU: the CPU part's largest array (the book's
 /// 2*10^7 sevens), then the `n` sevens on the host and the device (the reductions' partials are
 /// one value per block).
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let cpu_part = Footprint::NONE.host::<f32>(1, SEVENS_N[1])?;
     Some(cpu_part.max(Footprint::NONE.mirrored::<f32>(1, n)?))
 }

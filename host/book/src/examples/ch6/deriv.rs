@@ -244,7 +244,7 @@ pub struct Measured {
 /// on the host the field, its exact derivative (f64), the CPU stencil's result and one kernel's
 /// downloaded derivative. A side is counted as the next multiple of 32, the next the kernels
 /// take, so that the largest size that fits, which the runner names, is one they take.
-pub fn memory(options: &Options, m: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, m: usize) -> Option<Footprint> {
     let side = m.checked_next_multiple_of(L_PENCILS)?;
     let extents = options
         .value("--dims")

@@ -108,7 +108,7 @@ impl Setup {
 /// with a residual slot per sweep; on the host the initial field, the reference field (the
 /// CPU's, or the first kernel's beyond the CPU's budget) and one kernel's downloaded field
 /// (during the CPU's loop: its `a` and `aNew`), with the residual columns.
-pub fn memory(options: &Options, nx: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, nx: usize) -> Option<Footprint> {
     let ny = options.parsed::<usize>("--ny").ok().flatten().unwrap_or(nx);
     let points = footprint::elements(&[nx, ny])?;
     let iter_max = options.parsed::<usize>("--iterations").ok().flatten();

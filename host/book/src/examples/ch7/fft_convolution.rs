@@ -303,7 +303,7 @@ fn sizes(gpu: &Gpu, options: &Options) -> Result<(usize, usize)> {
 ///
 /// A side is counted as the next power of two (the sides the example takes), so that the largest
 /// size that fits, which the runner names, is one it takes.
-pub fn memory(options: &Options, side: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, side: usize) -> Option<Footprint> {
     let side = side.checked_next_power_of_two()?;
     let plane = footprint::elements(&[side, side])?;
     let planes = options.parsed::<usize>("--planes").ok().flatten().unwrap_or(PLANES);
@@ -335,14 +335,8 @@ fn planes_check(
         values.clear();
         values.extend(plane.as_slice()?.iter().map(|v| f64::from(part(v))));
         expected.resize(values.len(), want);
-        let check = Check::compare(what, &values, &expected, tolerance);
-        if merged.first_mismatch.is_none() {
-            merged.first_mismatch = check.first_mismatch.map(|(i, g, c)| (merged.len + i, g, c));
-        }
-        merged.len += check.len;
-        merged.max_abs_err = merged.max_abs_err.max(check.max_abs_err);
-        merged.max_rel_err = merged.max_rel_err.max(check.max_rel_err);
-        merged.mismatches += check.mismatches;
+        let start = merged.len;
+        merged.absorb(Check::compare(what, &values, &expected, tolerance), start);
     }
     Ok(merged)
 }

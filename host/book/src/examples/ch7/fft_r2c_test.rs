@@ -79,7 +79,7 @@ pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
 }
 
 /// [`plan`] in `--precision`.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     match options.precision {
         Precision::F32 => plan::<f32>(n),
         Precision::F64 => plan::<f64>(n),

@@ -272,7 +272,7 @@ pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
 
 /// [`plan`] in `--precision`, for the next power of two (the sides the solver takes), so that
 /// the largest size that fits, which the runner names, is one it takes.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let n = n.checked_next_power_of_two()?;
     match options.precision {
         Precision::F32 => plan::<f32>(n),

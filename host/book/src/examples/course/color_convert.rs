@@ -40,7 +40,7 @@ pub const BLOCK: (u32, u32) = (16, 16);
 
 /// The run's peak for an `n x n` picture: RGB and gray bytes on the device; on the host the
 /// RGB bytes, the downloaded gray image and the reference's.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let p = footprint::elements(&[n, n])?;
     Footprint::NONE
         .device::<u8>(CHANNELS + 1, p)?

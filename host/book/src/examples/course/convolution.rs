@@ -74,7 +74,7 @@ pub const SEED: u64 = 7;
 /// The run's peak at `--size n`: the 1-D phase's N^2 f32 input and output on the device, and
 /// on the host the input, the reference's output and one downloaded output (the poisoned fill
 /// is dropped before the download); the 2-D phase needs as many bytes as the 1-D needs f32s.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let values = footprint::elements(&[n, n])?;
     Footprint::NONE.device::<f32>(2, values)?.host::<f32>(3, values)
 }

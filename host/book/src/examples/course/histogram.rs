@@ -61,7 +61,7 @@ pub const SKEW_PERCENT: u64 = 90;
 
 /// The run's peak at `n` bytes: the input on the device and on the host (one kind of data at a
 /// time), and the phrase and the bins, under a KiB.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let small = TEXT.len() + (BYTE_BINS + LETTER_BINS) * size_of::<u32>();
     Footprint::NONE.mirrored::<u8>(1, n.checked_add(small)?)
 }

@@ -49,7 +49,7 @@ pub const SIMULATOR_SIZE: (usize, usize) = (333, 250);
 /// The run's peak for an `n x n` image: the image and the blur on the device; on the host the
 /// image, the reference's blur, the closed form's and one downloaded blur (the poisoned fill is
 /// dropped before the download), and the per-row and per-column box sums.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let p = footprint::elements(&[n, n])?;
     Footprint::NONE
         .device::<u8>(2, p)?

@@ -65,7 +65,7 @@ pub const SIMULATOR_DIMS: (usize, usize, usize) = (200, 136, 72);
 /// The run's peak at `--size s` (`--m`, `--n`, `--k` overriding): A, B and C on the device; on
 /// the host A, B and the downloaded C, with the CPU's C and `|A||B|` when the product is small
 /// enough to recompute, else Freivalds' vectors (see `reference::course::matmul_tiled`).
-pub fn memory(options: &Options, s: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, s: usize) -> Option<Footprint> {
     let dim = |flag: &str| options.parsed::<usize>(flag).ok().flatten().unwrap_or(s);
     let (m, n, k) = (dim("--m"), dim("--n"), dim("--k"));
     let (a, b, c) = (

@@ -43,7 +43,7 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 pub const COURSE_MS: (f64, f64) = (19.320, 7.801);
 /// The run's peak for an `n x n` matrix: the matrix and one kernel's sums on the device; on the
 /// host the matrix, and the NaN fill, the downloaded sums and the reference's sums of one kernel.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let a = footprint::elements(&[n, n])?;
     Footprint::NONE
         .mirrored::<f32>(1, a)?

@@ -39,7 +39,7 @@ pub const BLOCK: (u32, u32) = (16, 16);
 /// The run's peak for an `n x n` picture: Pin and Pout on the device; on the host Pin, the
 /// downloaded Pout and the reference's (the NaN fill of Pout is gone by then), and the per-block
 /// thread counts, two f64 and one usize per 16 x 16 block.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let p = footprint::elements(&[n, n])?;
     let blocks = footprint::elements(&[n.div_ceil(BLOCK.0 as usize), n.div_ceil(BLOCK.1 as usize)])?;
     Footprint::NONE

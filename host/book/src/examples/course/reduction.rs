@@ -41,7 +41,7 @@ pub const BLOCK_SIZE: u32 = 1024;
 
 /// The run's peak at `n` values: the input and every pass's partials on the device (for the
 /// `--block` given, else the lecture's), the input on the host.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let block = options
         .parsed::<u32>("--block")
         .ok()

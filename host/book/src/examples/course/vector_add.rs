@@ -32,7 +32,7 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 
 /// The run's peak at `n` elements: A, B and C on the device; on the host A, B, the downloaded C
 /// and the reference's C (the NaN fill that initialises C is dropped before those exist).
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, n)
 }
 

@@ -67,7 +67,7 @@ impl Migration {
 /// The run's peak at `n` elements: A, B and C in managed memory, counted on the device and on
 /// the host (the host initialises and reads them, so their pages live on either side), and the
 /// CPU reference's A, B and C on the host.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.mirrored::<f32>(3, n)?.host::<f32>(3, n)
 }
 

@@ -63,7 +63,7 @@ pub const MAX_CHUNKS: usize = 1 << 16;
 /// The run's peak at `n` elements: A, B and C on the device; on the host the pinned A, B and
 /// C, the expected C and the inputs it is made from (alive while the pinned arrays are written),
 /// and one program's downloaded C.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(3, n)?.host::<f32>(6, n)
 }
 

@@ -69,7 +69,7 @@ pub const THESIS_TABLE_6_4: [(usize, usize, f64, f64); 5] = [
 /// border exchanges' arrays at the simulator's sides. On a GPU the exchanges use larger sides
 /// (up to 16384), which do not depend on `--size`: the run checks them itself before they start
 /// ([`exchange_plan`]).
-pub fn memory(_: &Options, s: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, s: usize) -> Option<Footprint> {
     rig_plan(s)?.plus(exchange_plan(512)?)
 }
 

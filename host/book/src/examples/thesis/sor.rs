@@ -84,7 +84,7 @@ pub const STUDY_TOLERANCE: f64 = 1e-12;
 /// planes, and the CPU reference where [`CPU_BUDGET`] lets it run (see
 /// `sor_setup::cpu_reference_may_run`). The convergence study's grids (257^2 at most) are far
 /// smaller.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let (rows, _, points, element_bytes) = sor_setup::grid_of(options, n)?;
     let (grids_on_device, kernels) = match options.value("--kernel") {
         None | Some("all") => (2, Variant::ALL.len()),

@@ -9,7 +9,7 @@
 use crate::examples::plot_option;
 use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
-use ferrocuda::footprint::{Capacity, Footprint};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig, MultiSolution};
@@ -131,11 +131,11 @@ pub const SIMULATOR_BORDERS: [usize; 3] = [1, 2, 5];
 /// both counted as a whole grid more); on the host the initial grid, the one-GPU grid, the
 /// partitioned solution's grid, the partitions' host copies while they are gathered (one grid),
 /// and the CPU reference where [`CPU_BUDGET`] lets it run. With `--study` the sides are the
-/// study's own, checked by the study against this machine before it starts ([`study_plan`]);
-/// the plan here is then the simulator's study.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+/// study's own on `gpu` ([`study_plan`] of the largest).
+pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
     if options.switch("--study") {
-        return study_plan(options, *SIMULATOR_STUDY_SIDES.last()?);
+        let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
+        return study_plan(options, gpu, sides.iter().copied().max()?);
     }
     let (rows, _, points, element_bytes) = sor_setup::grid_of(options, n)?;
     let partitions = options
@@ -162,12 +162,12 @@ pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
 /// The peak of `--study` whose largest grid has `side` points a side (the weak scaling's
 /// `4 n0 x n0` strips are no larger): the plan of one run at that side, without the CPU
 /// reference (the study compares with one GPU).
-pub fn study_plan(options: &Options, side: usize) -> Option<Footprint> {
+pub fn study_plan(options: &Options, gpu: &Gpu, side: usize) -> Option<Footprint> {
     let study = Options {
         flags: vec![("--iterations".into(), Some("1000000000000".into()))],
         ..options.clone()
     };
-    memory(&study, side)
+    memory(&study, gpu, side)
 }
 
 /// The options beyond the one-GPU example's.
@@ -295,12 +295,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 /// Runs on `gpus`, the devices of `--devices` in order; the one-GPU solutions on the first.
 fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
     if options.switch("--study") {
-        // The study's sides are its own, not --size's: its plan is checked here, before it starts.
-        let sides = gpus[0].pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
-        let side = sides.iter().copied().max().unwrap_or(0);
-        let plan = study_plan(options, side)
-            .ok_or_else(|| Error::InvalidArgument(format!("the study's {side}^2 grids overflow a byte count")))?;
-        Capacity::of(gpus[0])?.check(&format!("--study (grids up to {side} x {side})"), plan)?;
+        // The study's sides are its own; the runner checked their plan ([`memory`]) before this.
         return study::study::<T>(gpus, setup, options);
     }
     let gpu = gpus[0];

@@ -44,7 +44,7 @@ pub const MX: u32 = 128;
 
 /// The run's peak: the values on the device with `gpu_sum3`'s partials (each pass divides by
 /// `--mx`) and two one-value results; the values on the host; `None` on overflow.
-pub fn memory(options: &Options, nx: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, nx: usize) -> Option<Footprint> {
     let mx = options.parsed::<u32>("--mx").ok().flatten().unwrap_or(MX) as usize;
     let mut device = nx.checked_add(2)?;
     let mut n = nx;

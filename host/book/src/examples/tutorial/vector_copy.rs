@@ -47,7 +47,7 @@ pub const MAX_GRID_Y: usize = 65535;
 /// The run's peak at side `n`, one copy at a time, the largest being the `n x n` ones (the 1-D
 /// default, `NX_1D`, is `NX_2D^2`): source and destination on the device; on the host the
 /// source, the CPU's copy and a download (or the NaN preset); `None` on overflow.
-pub fn memory(_: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let elements = footprint::elements(&[n, n])?;
     Footprint::NONE.device::<f32>(2, elements)?.host::<f32>(3, elements)
 }

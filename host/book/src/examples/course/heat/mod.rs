@@ -131,7 +131,7 @@ pub const ROUNDING_EPSILONS_PER_STEP: f64 = 4.0;
 /// reference's two fields (when its budget lets it follow the first snapshot), the pinned
 /// snapshot buffers, and each kernel's final field. Where a default differs between a GPU and the
 /// simulator, the larger plan is taken.
-pub fn memory(options: &Options, n: usize) -> Option<Footprint> {
+pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let rows = options.parsed::<usize>("--rows").ok().flatten().unwrap_or(n);
     let points = footprint::elements(&[rows, n])?;
     let element_bytes = match options.precision {
@@ -288,10 +288,11 @@ pub fn run_kernel<T: HeatReal>(
         {
             reference.advance_to(step);
             let check = Check::compare("", field, &reference.values, Tolerance::EXACT);
-            cpu_check = Some(match cpu_check.take() {
-                None => check,
-                Some(merged) => merge(merged, check),
-            });
+            // Each snapshot is a field of its own: a mismatch's index is its point in the field.
+            match cpu_check.as_mut() {
+                None => cpu_check = Some(check),
+                Some(merged) => merged.absorb(check, 0),
+            }
         }
         if step == steps {
             final_field = try_with_capacity(field.len())?;
@@ -306,18 +307,6 @@ pub fn run_kernel<T: HeatReal>(
         cpu: cpu_check,
         final_field,
     })
-}
-
-/// One check covering two comparisons: the larger errors, the mismatches of both.
-fn merge(a: Check, b: Check) -> Check {
-    Check {
-        what: a.what,
-        len: a.len + b.len,
-        max_abs_err: a.max_abs_err.max(b.max_abs_err),
-        max_rel_err: a.max_rel_err.max(b.max_rel_err),
-        mismatches: a.mismatches + b.mismatches,
-        first_mismatch: a.first_mismatch.or(b.first_mismatch),
-    }
 }
 
 /// The largest snapshot step the CPU reference follows within [`CPU_BUDGET`] (0: none).

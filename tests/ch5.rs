@@ -580,6 +580,51 @@ fn ch5_bs_european_mc_book(gpu: &Gpu) -> TestResult {
     example_passes(gpu, "ch5-bs-european-mc", Options::default().with_flag("--book", None))
 }
 
+/// The book's suggested `CURAND_ORDERING_PSEUDO_SEEDED` (CUDA): another stream than the default
+/// ordering's for the same seed, of uniforms in (0, 1], and the Black-Scholes program with it
+/// passes its checks (GPU against CPU over the same normals).
+fn ch5_bs_european_mc_seeded_ordering(gpu: &Gpu) -> TestResult {
+    let mut streams = Vec::new();
+    for generator in [Generator::Curand, Generator::CurandSeeded] {
+        let mut x_d = gpu.zeros::<f32>(1024).map_err(fail)?;
+        generator.fill_uniform(gpu, 1234, &mut x_d).map_err(fail)?;
+        let x = gpu.download(&x_d).map_err(fail)?;
+        ensure(x.iter().all(|&v| v > 0.0 && v <= 1.0), || {
+            format!("{generator:?}: a uniform outside (0, 1]")
+        })?;
+        streams.push(x);
+    }
+    ensure(streams[0] != streams[1], || {
+        "the seeded ordering gave the default ordering's stream".into()
+    })?;
+    let options = Options {
+        size: Some(100_000),
+        ..Options::default()
+    };
+    example_passes(
+        gpu,
+        "ch5-bs-european-mc",
+        options.with_flag("--generator", Some("curand-seeded")),
+    )
+}
+
+/// `--generator curand-seeded` is parsed, and refused on the simulator in one sentence.
+fn ch5_curand_seeded_needs_cuda() -> TestResult {
+    let generator: Generator = "curand-seeded".parse().map_err(fail)?;
+    ensure(generator == Generator::CurandSeeded, || format!("parsed {generator:?}"))?;
+    let example = ferrocuda_book::examples::find("ch5-bs-european-mc").ok_or("no example")?;
+    let options = Options {
+        size: Some(1000),
+        ..Options::default()
+    }
+    .with_flag("--generator", Some("curand-seeded"));
+    match (example.run)(&Gpu::simulator(), &options) {
+        Err(e) if e.to_string().contains("cuRAND") && !e.to_string().contains('\n') => Ok(()),
+        Err(e) => Err(format!("curand-seeded on the simulator: {e}")),
+        Ok(_) => Err("curand-seeded ran on the simulator".into()),
+    }
+}
+
 /// ch5-curand-basic with Philox (either backend): the GPU's uniforms equal the CPU reference's
 /// bit for bit, in both precisions, at the listing's n and at sizes short of one Philox block.
 fn ch5_curand_basic_philox_program(gpu: &Gpu) -> TestResult {
@@ -679,6 +724,7 @@ fn main() {
             "ch5_bs_european_mc_bounds_catch_errors",
             ch5_bs_european_mc_bounds_catch_errors,
         ),
+        ("ch5_curand_seeded_needs_cuda", ch5_curand_seeded_needs_cuda),
         (
             "ch5_bs_european_mc_book_needs_curand",
             ch5_bs_european_mc_book_needs_curand,
@@ -717,6 +763,7 @@ fn main() {
         ("ch5_pi_fma_book_table", ch5_pi_fma_book_table),
         ("ch5_bs_european_mc_book", ch5_bs_european_mc_book),
         ("ch5_curand_basic_book", ch5_curand_basic_book),
+        ("ch5_bs_european_mc_seeded_ordering", ch5_bs_european_mc_seeded_ordering),
     ];
     common::main_with_cuda_only(cpu_tests, gpu_tests, cuda_tests)
 }

@@ -36,7 +36,7 @@ mod transfer;
 pub use cublas::Cublas;
 pub use cuda::{CudaDevice, Module};
 pub use cufft::{Cufft, CufftFloat, CufftKind};
-pub use curand::{Curand, CurandFloat, CurandGenerator};
+pub use curand::{Curand, CurandFloat, CurandGenerator, CurandOrdering};
 pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
 pub use kernels::{KernelSet, Kernels, PtxModule};

@@ -17,7 +17,7 @@
 //! assert_eq!(x, ferrocuda::random::cpu::normal::<f32>(1234, 0, 1 << 12)?);
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
-use crate::gpu::{Curand, CurandFloat, CurandGenerator, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use crate::gpu::{Curand, CurandFloat, CurandGenerator, CurandOrdering, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda_device::random::PhiloxReal;
 pub use ferrocuda_device::random::blocks_for;
 use ferrocuda_device::real::Real;
@@ -104,6 +104,9 @@ pub enum Generator {
     /// cuRAND's `CURAND_RNG_PSEUDO_DEFAULT` (XORWOW), the book's, created and seeded for each
     /// call as the book's listings do; CUDA only.
     Curand,
+    /// The same with `CURAND_ORDERING_PSEUDO_SEEDED`, the book's suggested fix for the seeding
+    /// time of §5.3 (another stream of numbers); CUDA only.
+    CurandSeeded,
     /// This library's Philox4x32-10 at offset 0, on either backend.
     Philox,
 }
@@ -122,14 +125,26 @@ impl Generator {
     pub fn name(self) -> &'static str {
         match self {
             Generator::Curand => "curand",
+            Generator::CurandSeeded => "curand-seeded",
             Generator::Philox => "philox",
         }
+    }
+
+    /// cuRAND's default generator on `gpu`'s device, seeded with `seed`, in this variant's order.
+    fn curand<'a>(self, gpu: &'a Gpu, seed: u64, what: &str) -> Result<Curand<'a>> {
+        let mut generator = Curand::new(gpu.cuda(what)?, CurandGenerator::PseudoDefault, seed)?;
+        if self == Generator::CurandSeeded {
+            generator.set_ordering(CurandOrdering::Seeded)?;
+        }
+        Ok(generator)
     }
 
     /// Fills `out` with uniforms in (0, 1] from this generator seeded with `seed`.
     pub fn fill_uniform<T: RandomFloat>(self, gpu: &Gpu, seed: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
         match self {
-            Generator::Curand => curand(gpu, seed, "cuRAND's uniforms")?.fill_uniform(out),
+            Generator::Curand | Generator::CurandSeeded => {
+                self.curand(gpu, seed, "cuRAND's uniforms")?.fill_uniform(out)
+            }
             Generator::Philox => fill_uniform(gpu, seed, 0, out),
         }
     }
@@ -138,27 +153,25 @@ impl Generator {
     /// with `seed` (cuRAND makes them in pairs: its length must be even).
     pub fn fill_normal<T: RandomFloat>(self, gpu: &Gpu, seed: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
         match self {
-            Generator::Curand => {
-                curand(gpu, seed, "cuRAND's normals")?.fill_normal(out, T::from_f64(0.0), T::from_f64(1.0))
+            Generator::Curand | Generator::CurandSeeded => {
+                self.curand(gpu, seed, "cuRAND's normals")?
+                    .fill_normal(out, T::from_f64(0.0), T::from_f64(1.0))
             }
             Generator::Philox => fill_normal(gpu, seed, 0, out),
         }
     }
 }
 
-/// cuRAND's default generator on `gpu`'s device, seeded with `seed`.
-fn curand<'a>(gpu: &'a Gpu, seed: u64, what: &str) -> Result<Curand<'a>> {
-    Curand::new(gpu.cuda(what)?, CurandGenerator::PseudoDefault, seed)
-}
 
 impl FromStr for Generator {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         match s {
             "curand" => Ok(Generator::Curand),
+            "curand-seeded" => Ok(Generator::CurandSeeded),
             "philox" => Ok(Generator::Philox),
             other => Err(Error::InvalidArgument(format!(
-                "the generator is curand or philox, not `{other}`"
+                "the generator is curand, curand-seeded or philox, not `{other}`"
             ))),
         }
     }

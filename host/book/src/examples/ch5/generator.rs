@@ -8,8 +8,8 @@ use ferrocuda::random::Generator;
 /// `--generator`.
 pub const GENERATOR_FLAG: Flag = Flag {
     name: "--generator",
-    value: Some("curand|philox"),
-    help: "cuRAND's default generator (the book's) or this library's Philox [default: curand on a GPU, philox on the simulator]",
+    value: Some("curand|curand-seeded|philox"),
+    help: "cuRAND's default generator (the book's), the same with CURAND_ORDERING_PSEUDO_SEEDED (faster seeding, another stream: the book's suggestion in 5.3), or this library's Philox [default: curand on a GPU, philox on the simulator]",
     requires: None,
 };
 

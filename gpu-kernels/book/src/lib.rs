@@ -8,6 +8,7 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 
+pub mod appc;
 pub mod ch1;
 pub mod ch2;
 pub mod ch3;

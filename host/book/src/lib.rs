@@ -20,6 +20,7 @@ pub mod agreement;
 pub mod bench;
 pub mod cli;
 pub mod examples;
+pub mod nvcc;
 pub mod plot;
 pub mod progress;
 pub mod reference;

@@ -3,6 +3,7 @@
 //! whose multiply-adds the GPU contracts into FMAs and whose hardware sine the simulator
 //! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
 //! requires every row to agree.
+mod appc;
 mod ch4;
 mod ch6_laplace;
 mod course_heat;
@@ -129,6 +130,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     ch6_deriv::ch6_deriv(&mut c)?;
     ch7::ch7(&mut c)?;
     ch4::ch4(&mut c)?;
+    appc::appc(&mut c)?;
     c.compare("count_nonzero_i32", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&ramp_i32(100_003).iter().map(|x| x % 3).collect::<Vec<_>>())?;
         Ok(vec![reduce::count_nonzero(gpu, &input)? as f64])

@@ -10,7 +10,6 @@
 //! Rust path makes and compare it only with itself. Both sides time each copy with events on
 //! the default stream; the samples are taken in two rounds, alternating sides, so drift hits both.
 use super::Settings;
-use super::nvcc;
 use crate::examples::ch3::bandwidth_test::round_trips;
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::measure::{Stats, gb_per_s};
@@ -80,7 +79,7 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
         "host-device transfers, {} MiB, cudaMemcpy-style copies timed with events:",
         BYTES >> 20
     );
-    let mut twin = nvcc::build_program("ch3/bandwidth_test.cu", BANDWIDTH_TEST);
+    let mut twin = crate::nvcc::build_program("ch3/bandwidth_test.cu", BANDWIDTH_TEST);
     if let Err(e) = &twin {
         println!("CUDA C twin: not measured ({e})");
     }

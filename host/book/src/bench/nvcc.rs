@@ -1,9 +1,7 @@
 //! The CUDA C twins: `host/book/nvcc/*.cu`, embedded here and compiled by nvcc to PTX at bench
-//! time (`-O3 -arch=sm_XY`, nvcc's defaults otherwise, so FMA contraction is on as in rustc's
-//! NVPTX backend), then loaded as modules of their own.
-use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+//! time ([`crate::nvcc`]), then loaded as modules of their own.
+use crate::nvcc::{compile, nvcc_and_version, write_source};
+use ferrocuda::gpu::{Gpu, Kernels, Result};
 
 const COMMON: &str = include_str!("../../nvcc/common.cuh");
 const STREAM: &str = include_str!("../../nvcc/stream.cu");
@@ -78,80 +76,4 @@ impl<'g> Twins<'g> {
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)
     }
-}
-
-fn compile(nvcc: &Path, source: &Path, arch: &str) -> Result<String> {
-    let ptx = source.with_extension("ptx");
-    let output = Command::new(nvcc)
-        .args(["-ptx", "-O3", &format!("-arch={arch}"), "-o"])
-        .arg(&ptx)
-        .arg(source)
-        .output()
-        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
-    if !output.status.success() {
-        return Err(Error::Io(format!(
-            "nvcc failed on {}: {}",
-            source.display(),
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    std::fs::read_to_string(&ptx).map_err(|e| Error::Io(format!("cannot read {}: {e}", ptx.display())))
-}
-
-/// nvcc's path and the last line of its `--version` (the build); an error when it is missing.
-fn nvcc_and_version() -> Result<(PathBuf, String)> {
-    let nvcc = find_nvcc()
-        .ok_or_else(|| Error::Io("nvcc is not on this machine (looked in PATH and /usr/local/cuda/bin)".into()))?;
-    let version = Command::new(&nvcc)
-        .arg("--version")
-        .output()
-        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
-    let compiler = String::from_utf8_lossy(&version.stdout)
-        .lines()
-        .last()
-        .unwrap_or("nvcc")
-        .to_string();
-    Ok((nvcc, compiler))
-}
-
-/// Writes `text` to `dir/rel`, creating the folders on the way; returns the file's path.
-fn write_source(dir: &Path, rel: &str, text: &str) -> Result<PathBuf> {
-    let path = dir.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap_or(dir))
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
-    std::fs::write(&path, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
-    Ok(path)
-}
-
-fn find_nvcc() -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .chain([PathBuf::from("/usr/local/cuda/bin")])
-        .map(|dir| dir.join("nvcc"))
-        .find(|p| p.is_file())
-}
-
-/// Compiles the CUDA C host program `source` (named `rel`, `ch3/bandwidth_test.cu` say) to an
-/// executable with `nvcc -O3`, into a fresh temporary folder; returns its path and nvcc's
-/// version line. An error when nvcc (or the host compiler it needs) is missing or fails.
-pub fn build_program(rel: &str, source: &str) -> Result<(PathBuf, String)> {
-    let (nvcc, compiler) = nvcc_and_version()?;
-    let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-program-{}", std::process::id()));
-    let path = write_source(&dir, rel, source)?;
-    let exe = path.with_extension("");
-    let output = Command::new(&nvcc)
-        .args(["-O3", "-o"])
-        .arg(&exe)
-        .arg(&path)
-        .output()
-        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
-    if !output.status.success() {
-        return Err(Error::Io(format!(
-            "nvcc failed on {}: {}",
-            path.display(),
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    Ok((exe, compiler))
 }

@@ -1,6 +1,7 @@
 //! The examples of the classic CUDA teaching material, one module per example id
 //! (`ch1-increment-2d` lives in `ch1/increment_2d.rs`), each a plain function that runs the GPU
 //! version and its CPU reference, prints the source's output shape, and returns its checks.
+pub mod appc;
 pub mod ch1;
 pub mod ch2;
 pub mod ch3;
@@ -317,6 +318,8 @@ pub static EXAMPLES: &[Example] = &[
     ch4::mpi_assign_device::EXAMPLE,
     ch4::transpose_mpi::EXAMPLE,
     ch4::transpose_mpi::GPUAWARE_EXAMPLE,
+    appc::sgemm::EXAMPLE,
+    appc::fcallingc::EXAMPLE,
 ];
 
 /// The example with this id.

@@ -17,7 +17,9 @@
 //! assert_eq!(x, ferrocuda::random::cpu::normal::<f32>(1234, 0, 1 << 12)?);
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
-use crate::gpu::{Curand, CurandFloat, CurandGenerator, CurandOrdering, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use crate::gpu::{
+    Curand, CurandFloat, CurandGenerator, CurandOrdering, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result,
+};
 use ferrocuda_device::random::PhiloxReal;
 pub use ferrocuda_device::random::blocks_for;
 use ferrocuda_device::real::Real;
@@ -161,7 +163,6 @@ impl Generator {
         }
     }
 }
-
 
 impl FromStr for Generator {
     type Err = Error;

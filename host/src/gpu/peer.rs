@@ -9,6 +9,7 @@
 //! each logical device is an independent simulator, with its own nominal memory.
 use super::memory::Storage;
 use super::stream::{Side, memcpy_2d, memcpy_2d_params, mixed};
+use super::transfer::{contexts_across_devices, memcpy_2d_peer_params};
 use super::{Backend, BackendChoice, Copy2d, DeviceBuffer, Element, Error, Gpu, Result, Stream};
 use cudarc::driver::sys;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
@@ -156,9 +157,13 @@ impl Gpu {
             .map_err(Error::cuda("binding the context"))?;
         // SAFETY: this GPU's context is current (above) and `other`'s context is live.
         match unsafe { sys::cuCtxDisablePeerAccess(other.context.cu_ctx()) } {
-            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(()),
-            e => Err(Error::cuda("cuCtxDisablePeerAccess")(cudarc::driver::DriverError(e))),
+            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => {}
+            e => return Err(Error::cuda("cuCtxDisablePeerAccess")(cudarc::driver::DriverError(e))),
         }
+        if self.can_access_peer(peer)? {
+            super::transfer::set_pool_access(other, cuda, sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_NONE)?;
+        }
+        Ok(())
     }
 
     /// `cudaMemcpyPeer(dst, self, src, src_gpu, n)`: all of `src` (on `src_gpu`) into `dst` (on
@@ -218,6 +223,19 @@ impl Gpu {
                     .bind_to_thread()
                     .map_err(Error::cuda("binding the context"))?;
                 let same_context = dst_ctx == src_ctx;
+                // `cuMemcpy` reads the source through unified addressing, which needs this GPU's
+                // access to the source's pool (granted with peer access); without it the book's
+                // `b_d = a_d` is staged by the driver, as `cudaMemcpy` stages `cudaMalloc`'s
+                // memory: `cuMemcpyPeer`.
+                let call = match call {
+                    PeerCall::Unified
+                        if !same_context
+                            && !super::transfer::pool_access_granted(from_gpu.context.cu_device(), cuda)? =>
+                    {
+                        PeerCall::Peer
+                    }
+                    call => call,
+                };
                 // SAFETY: both buffers are live allocations of `bytes` bytes (lengths checked
                 // above) in the named contexts; a device buffer is freed in stream order after
                 // work queued before the free, and the synchronous calls return once the copy
@@ -258,12 +276,13 @@ impl Gpu {
     }
 
     /// `cudaMemcpy2D` device to device: the section `copy` of `src` into `dst`, which may belong
-    /// to another GPU of this process (unified addressing: peer to peer when access is enabled,
-    /// staged by the driver otherwise), on this GPU's stream; returns once the copy has finished. The asynchronous
-    /// form is [`Gpu::copy_2d_async`].
+    /// to another GPU of this process (then `cuMemcpy3DPeer`: peer to peer when access is
+    /// enabled, staged by the driver otherwise), on this GPU's stream; returns once the copy has
+    /// finished. The asynchronous form is [`Gpu::copy_2d_async`].
     pub fn copy_2d<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>, copy: Copy2d) -> Result<()> {
         copy.check(src.len(), dst.len())?;
         self.check_simulator_fault()?;
+        let across = contexts_across_devices(src, dst);
         match (&self.backend, &src.storage, &mut dst.storage) {
             (Backend::Cuda(cuda), Storage::Cuda(from), Storage::Cuda(to)) => {
                 let (from, _r) = from.device_ptr(&cuda.stream);
@@ -271,7 +290,20 @@ impl Gpu {
                 let from = from + (copy.src_offset * size_of::<T>()) as sys::CUdeviceptr;
                 let to = to + (copy.dst_offset * size_of::<T>()) as sys::CUdeviceptr;
                 let params = memcpy_2d_params::<T>(copy, Side::Device(from), Side::Device(to));
-                memcpy_2d(cuda, &params, "cudaMemcpy2D device to device")?;
+                match across {
+                    Some((src_ctx, dst_ctx)) => {
+                        let peer = memcpy_2d_peer_params(&params, src_ctx, dst_ctx);
+                        cuda.context
+                            .bind_to_thread()
+                            .map_err(Error::cuda("binding the context"))?;
+                        // SAFETY: `Copy2d::check` placed the section inside both live buffers,
+                        // whose own contexts `peer` names.
+                        unsafe { sys::cuMemcpy3DPeer(&peer) }
+                            .result()
+                            .map_err(Error::cuda("cudaMemcpy2D between devices (cuMemcpy3DPeer)"))?;
+                    }
+                    None => memcpy_2d(cuda, &params, "cudaMemcpy2D device to device")?,
+                }
                 // `cuMemcpy2D` between device buffers may return before the copy has run.
                 cuda.stream
                     .synchronize()

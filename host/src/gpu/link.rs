@@ -302,3 +302,46 @@ impl Drop for JitLink {
         let _ = unsafe { sys::cuLinkDestroy(self.state) };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = ".version 7.8\n.target sm_90\n.address_size 64\n";
+    static USES: KernelSet = KernelSet::new(
+        "uses",
+        &[(
+            "sm_90",
+            90,
+            ".version 7.8\n.visible .const .align 16 .b8 ferrocuda_constant_bank[65536];\n.extern .func f\n()\n;\n.extern .global .align 4 .u32 V;\n.visible .entry k(\n)\n{\n}\n",
+        )],
+    );
+    static DEFINES: KernelSet = KernelSet::new(
+        "defines",
+        &[(
+            "sm_90",
+            90,
+            ".version 7.8\n.visible .const .align 16 .b8 ferrocuda_constant_bank[65536];\n.visible .global .align 4 .b8 V[4];\n.visible .func f()\n{\n}\n",
+        )],
+    );
+    static ALSO_DEFINES: KernelSet = KernelSet::new("also_defines", &[("sm_90", 90, ".visible .func f()\n{\n}\n")]);
+
+    #[test]
+    fn symbols_resolve_only_within_the_link() {
+        assert!(check_symbols(&[&USES, &DEFINES]).is_ok());
+        let alone = check_symbols(&[&USES]).unwrap_err().to_string();
+        assert!(alone.contains("`f`, `V`"), "{alone}");
+        let twice = check_symbols(&[&DEFINES, &ALSO_DEFINES]).unwrap_err().to_string();
+        assert!(twice.contains("`f` is defined in both `defines` and `also_defines`"), "{twice}");
+        assert!(unresolved_alone(&USES, "").is_some());
+        assert!(unresolved_alone(&DEFINES, "").is_none());
+    }
+
+    #[test]
+    fn later_constant_banks_become_declarations() {
+        let ptx = format!("{HEADER}.visible .const .align 16 .b8 {CONSTANT_BANK}[65536];\n");
+        let declared = declare_constant_bank(&ptx);
+        assert!(declared.contains(&format!(".extern .const .align 16 .b8 {CONSTANT_BANK}[65536];")));
+        assert!(!crate::ptx::linkage(&declared).defined.contains(&CONSTANT_BANK));
+    }
+}

@@ -2,15 +2,15 @@
 mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use ferrocuda::device::variable::{DeviceVariable, Variable};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
-use ferrocuda::device::variable::{DeviceVariable, Variable};
 use ferrocuda_book::examples::ch1::{
     error_handling, increment, increment_2d, increment_launch, precision, separate_compilation,
 };
-use std::sync::Mutex;
 use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch1 as reference;
+use std::sync::Mutex;
 
 /// Block shapes that break assumptions, as CUB's block tests vary them.
 const THREADS_PER_BLOCK: [u32; 6] = [1, 7, 32, 65, 128, 1024];
@@ -260,9 +260,7 @@ fn ch1_separate_compilation_wrong_size_refused(gpu: &Gpu) -> TestResult {
 /// `A_D` is book_kernels' variable: the linked c_m and d_m have none, and say so.
 fn ch1_separate_compilation_missing_symbol_refused(gpu: &Gpu) -> TestResult {
     use book_kernels::ch1::separate_compilation::a_m::A_D;
-    let linked = gpu
-        .link(&[&ferrocuda_book::C_M, &ferrocuda_book::D_M])
-        .map_err(fail)?;
+    let linked = gpu.link(&[&ferrocuda_book::C_M, &ferrocuda_book::D_M]).map_err(fail)?;
     let write = linked.write_variable::<A_D>(1).err();
     let read = linked.read_variable::<A_D>().err();
     for error in [write, read] {

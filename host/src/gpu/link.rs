@@ -35,8 +35,10 @@ impl Gpu {
     /// ```
     /// use ferrocuda::Gpu;
     /// let gpu = Gpu::simulator();
-    /// // A set that calls nothing of another links alone.
+    /// // A set that calls nothing of another links alone; one that does is listed with the set
+    /// // that defines what it calls: `gpu.link(&[&C_M, &D_M])`.
     /// let kernels = gpu.link(&[&ferrocuda::ptx::LIBRARY])?;
+    /// assert!(kernels.gpu().is_simulator());
     /// # Ok::<(), ferrocuda::Error>(())
     /// ```
     pub fn link(&self, sets: &[&'static KernelSet]) -> Result<Kernels<'_>> {
@@ -332,7 +334,10 @@ mod tests {
         let alone = check_symbols(&[&USES]).unwrap_err().to_string();
         assert!(alone.contains("`f`, `V`"), "{alone}");
         let twice = check_symbols(&[&DEFINES, &ALSO_DEFINES]).unwrap_err().to_string();
-        assert!(twice.contains("`f` is defined in both `defines` and `also_defines`"), "{twice}");
+        assert!(
+            twice.contains("`f` is defined in both `defines` and `also_defines`"),
+            "{twice}"
+        );
         assert!(unresolved_alone(&USES, "").is_some());
         assert!(unresolved_alone(&DEFINES, "").is_none());
     }

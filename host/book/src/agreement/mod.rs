@@ -197,7 +197,10 @@ fn chapter_one(c: &mut Comparison) -> Result<()> {
     // crate, linked (c_minus_d): each pair through the whole program, variables written and read.
     let pairs = [(2, 3), (-7, 11), (1_000_000, -999_999), (0, 0)];
     c.compare("a_plus_b", Tolerance::EXACT, |gpu| {
-        pairs.iter().map(|&(a, b)| separate_compilation::two_plus_three(gpu, a, b)).collect()
+        pairs
+            .iter()
+            .map(|&(a, b)| separate_compilation::two_plus_three(gpu, a, b))
+            .collect()
     })?;
     c.compare("c_minus_d", Tolerance::EXACT, |gpu| {
         let mut out = Vec::new();

@@ -87,7 +87,13 @@ impl Gpu {
             inputs.push((set.name(), module.arch, ptx));
         }
         let what = format!("the linked PTX of {}", quoted_names(sets));
-        let cubin = JitLink::new(cuda)?.link(&inputs)?;
+        let cubin = JitLink::new(cuda)?
+            .link(&inputs)
+            .map_err(|error| match (&error, check_symbols(sets)) {
+                // No log from the driver: the PTX's own directives say what is missing.
+                (Error::Cuda { .. }, Err(Error::Link(why))) => Error::Link(format!("{why} ({error})")),
+                _ => error,
+            })?;
         cuda.load_cubin(cubin, &what)
     }
 }

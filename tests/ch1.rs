@@ -2,11 +2,15 @@
 mod common;
 
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use ferrocuda::device::variable::{DeviceVariable, Variable};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::examples::ch1::{error_handling, increment, increment_2d, increment_launch, precision};
+use ferrocuda_book::examples::ch1::{
+    error_handling, increment, increment_2d, increment_launch, precision, separate_compilation,
+};
 use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch1 as reference;
+use std::sync::Mutex;
 
 /// Block shapes that break assumptions, as CUB's block tests vary them.
 const THREADS_PER_BLOCK: [u32; 6] = [1, 7, 32, 65, 128, 1024];
@@ -169,6 +173,106 @@ fn ch1_devicequery_runs(gpu: &Gpu) -> TestResult {
     example_passes(gpu, "ch1-devicequery", Options::default())
 }
 
+/// The device variables of ch1-separate-compilation are one per process on the simulator (and
+/// one per loaded module on CUDA, whose modules this binary's one `Gpu` shares): the tests that
+/// write them take this lock, so that parallel tests do not interleave their writes.
+static VARIABLES: Mutex<()> = Mutex::new(());
+
+fn ch1_separate_compilation_book_program(gpu: &Gpu) -> TestResult {
+    let _serial = VARIABLES.lock().unwrap_or_else(|p| p.into_inner());
+    example_passes(gpu, "ch1-separate-compilation", Options::default())
+}
+
+/// Both programs on several values, signs and magnitudes, twice each (the variables keep their
+/// values between launches, so a stale value would show).
+fn ch1_separate_compilation_programs(gpu: &Gpu) -> TestResult {
+    let _serial = VARIABLES.lock().unwrap_or_else(|p| p.into_inner());
+    for (x, y) in [(2, 3), (3, 2), (-7, 11), (0, 0), (1 << 30, -(1 << 29)), (-1, -1)] {
+        for _ in 0..2 {
+            let sum = separate_compilation::two_plus_three(gpu, x, y).map_err(fail)?;
+            ensure(sum == x + y, || format!("{x}+{y}={sum}"))?;
+            let (difference, negated) = separate_compilation::two_minus_three(gpu, x, y).map_err(fail)?;
+            ensure(difference == x - y && negated == -y, || {
+                format!("{x}-{y}={difference}, d_d = {negated}")
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// c_m's PTX declares negate_d and D_D and holds no body of negate_d; d_m's defines both.
+fn ch1_separate_compilation_ptx_is_separate() -> TestResult {
+    separate_compilation::check_ptx(&ferrocuda_book::C_M, &ferrocuda_book::D_M)?;
+    let c_m = ferrocuda_book::C_M.modules().next().ok_or("no PTX embedded for c_m")?;
+    ensure(c_m.ptx.contains("call.uni negate_d"), || {
+        "c_minus_d does not call negate_d".into()
+    })?;
+    ensure(
+        c_m.ptx.contains("ld.volatile.global.b32") && c_m.ptx.contains("[D_D]"),
+        || "c_minus_d does not read D_D from global memory".into(),
+    )
+}
+
+/// Loaded alone (without relocatable linking, as the book's "Illegal call of a device routine
+/// from another module"), or linked without d_m, c_m is refused with a sentence naming what it
+/// lacks.
+fn ch1_separate_compilation_unresolved_symbols_refused(gpu: &Gpu) -> TestResult {
+    let alone = gpu.load(&ferrocuda_book::C_M).err().ok_or("c_m loaded alone")?;
+    let linked_alone = gpu.link(&[&ferrocuda_book::C_M]).err().ok_or("c_m linked alone")?;
+    for error in [alone, linked_alone] {
+        let text = error.to_string();
+        ensure(matches!(error, Error::Link(_)) && text.contains("negate_d"), || {
+            format!("not a link error naming negate_d: {text}")
+        })?;
+        ensure(!text.contains('\n'), || format!("not one sentence: {text}"))?;
+    }
+    let twice = gpu.link(&[&ferrocuda_book::C_M, &ferrocuda_book::C_M]).err();
+    ensure(matches!(twice, Some(Error::InvalidArgument(_))), || {
+        format!("a set listed twice was not refused: {twice:?}")
+    })
+}
+
+/// A handle naming `A_D` (4 bytes) with an 8-byte type, as a hand-written `Variable` could.
+struct AdAsF64 {}
+impl Variable for AdAsF64 {
+    type Value = f64;
+    const NAME: &'static str = "A_D";
+    fn on_host() -> &'static DeviceVariable<f64> {
+        static WRONG: DeviceVariable<f64> = DeviceVariable::new(0.0);
+        &WRONG
+    }
+}
+
+fn ch1_separate_compilation_wrong_size_refused(gpu: &Gpu) -> TestResult {
+    let kernels = ferrocuda_book::kernels(gpu).map_err(fail)?;
+    let write = kernels.write_variable::<AdAsF64>(1.0).err();
+    let read = kernels.read_variable::<AdAsF64>().err();
+    for error in [write, read] {
+        let text = error.as_ref().map(ToString::to_string).unwrap_or_default();
+        ensure(
+            matches!(error, Some(Error::InvalidArgument(_))) && text.contains("`A_D`") && text.contains("4 bytes"),
+            || format!("a handle of the wrong size was not refused: {error:?}"),
+        )?;
+    }
+    Ok(())
+}
+
+/// `A_D` is book_kernels' variable: the linked c_m and d_m have none, and say so.
+fn ch1_separate_compilation_missing_symbol_refused(gpu: &Gpu) -> TestResult {
+    use book_kernels::ch1::separate_compilation::a_m::A_D;
+    let linked = gpu.link(&[&ferrocuda_book::C_M, &ferrocuda_book::D_M]).map_err(fail)?;
+    let write = linked.write_variable::<A_D>(1).err();
+    let read = linked.read_variable::<A_D>().err();
+    for error in [write, read] {
+        let text = error.as_ref().map(ToString::to_string).unwrap_or_default();
+        ensure(
+            matches!(error, Some(Error::InvalidArgument(_))) && text.contains("no device variable `A_D`"),
+            || format!("a variable the module lacks was not refused: {error:?}"),
+        )?;
+    }
+    Ok(())
+}
+
 fn ch1_increment_reference() -> TestResult {
     let mut a = vec![1; 300];
     reference::increment::increment(&mut a, 3);
@@ -213,9 +317,35 @@ fn main() {
             ch1_error_handling_fault_in_child_process,
         ),
         ("ch1_devicequery_runs", ch1_devicequery_runs),
+        (
+            "ch1_separate_compilation_book_program",
+            ch1_separate_compilation_book_program,
+        ),
+        ("ch1_separate_compilation_programs", ch1_separate_compilation_programs),
+        (
+            "ch1_separate_compilation_unresolved_symbols_refused",
+            ch1_separate_compilation_unresolved_symbols_refused,
+        ),
+        (
+            "ch1_separate_compilation_wrong_size_refused",
+            ch1_separate_compilation_wrong_size_refused,
+        ),
+        (
+            "ch1_separate_compilation_missing_symbol_refused",
+            ch1_separate_compilation_missing_symbol_refused,
+        ),
     ];
     if std::env::var_os(CHILD_ENV).is_some() {
         gpu_tests = vec![(CHILD, ch1_error_handling_child)];
     }
-    common::main(vec![("ch1_increment_reference", ch1_increment_reference)], gpu_tests)
+    common::main(
+        vec![
+            ("ch1_increment_reference", ch1_increment_reference),
+            (
+                "ch1_separate_compilation_ptx_is_separate",
+                ch1_separate_compilation_ptx_is_separate,
+            ),
+        ],
+        gpu_tests,
+    )
 }

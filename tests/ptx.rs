@@ -30,6 +30,9 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch1::increment_2d::Increment2dArgs>(ch1::increment_2d::Increment2d),
         entry::<_, ch1::precision::PrecisionAxpyArgs<f32>>(ch1::precision::PrecisionAxpy),
         entry::<_, ch1::precision::PrecisionAxpyArgs<f64>>(ch1::precision::PrecisionAxpy),
+        entry::<_, ch1::separate_compilation::a_m::APlusBArgs>(ch1::separate_compilation::a_m::APlusB),
+        entry::<_, c_m::CMinusDArgs>(c_m::CMinusD),
+        entry::<_, book_kernels::appc::fcallingc::ZeroArgs>(book_kernels::appc::fcallingc::Zero),
         entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Base),
         entry::<_, LimitingFactorArgs>(ch2::limiting_factor::BaseFast),
         entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Memory),
@@ -918,6 +921,54 @@ fn fft_kernels_keep_their_values_in_registers_and_read_twiddles_non_coherently()
                 "ld.global.v2.b64"
             };
             assert!(body.contains(pair), "{name}: no {pair}");
+        }
+    }
+}
+
+/// `ptx::linkage` reads what a linker needs from the directives rustc's NVPTX back end writes:
+/// definitions (`.visible`), declarations (`.extern`), variable sizes; CUDA's system calls and
+/// dynamic shared memory are not symbols to resolve.
+#[test]
+fn linkage_reads_definitions_and_declarations() {
+    let text = ".version 7.8\n.target sm_90\n.address_size 64\n\n\
+        .visible .const .align 16 .b8 ferrocuda_constant_bank[65536];\n\
+        .extern .func negate_d\n()\n;\n\
+        .extern .func  (.param .b32 func_retval0) vprintf\n(\n\t.param .b64 vprintf_param_0\n);\n\
+        .visible .global .align 4 .b8 C_D[4];\n\
+        .extern .global .align 4 .u32 D_D;\n\
+        .visible .global .align 8 .f64 X_D = 0d3FF0000000000000;\n\
+        .global .align 1 .b8 anon_$_1[3] = {1, 2, 3};\n\
+        .extern .shared .align 16 .b8 gpu_launch_sized_workgroup_mem[];\n\
+        .visible .func  (.param .b32 func_retval0) twice(\n\t.param .b32 twice_param_0\n)\n{\n}\n\
+        .visible .entry c_minus_d(\n\t.param .align 4 .b8 c_minus_d_param_0[4]\n)\n{\n\tcall.uni negate_d, ();\n}\n";
+    let linkage = ptx::linkage(text);
+    assert_eq!(
+        linkage.defined,
+        ["ferrocuda_constant_bank", "C_D", "X_D", "twice", "c_minus_d"]
+    );
+    assert_eq!(linkage.declared, ["negate_d", "D_D"]);
+    let sizes: Vec<(&str, usize, bool)> = linkage.variables.iter().map(|v| (v.name, v.bytes, v.defined)).collect();
+    assert_eq!(
+        sizes,
+        [
+            ("ferrocuda_constant_bank", 65536, true),
+            ("C_D", 4, true),
+            ("D_D", 4, false),
+            ("X_D", 8, true)
+        ]
+    );
+}
+
+/// The embedded modules of separate compilation: c_m's only kernel calls d_m's function, whose
+/// module has no kernel; every other set needs nothing from another.
+#[test]
+fn only_c_m_declares_symbols_of_another_set() {
+    for set in ferrocuda_book::KERNEL_SETS {
+        let declared = &set.linkage().declared;
+        if set.name() == "c_m" {
+            assert_eq!(declared, &["negate_d", "D_D"]);
+        } else {
+            assert!(declared.is_empty(), "`{}` declares {declared:?}", set.name());
         }
     }
 }

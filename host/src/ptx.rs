@@ -1,5 +1,5 @@
 //! PTX: the library's own kernel set, embedded at build time (see `build.rs`), the entry points
-//! of a PTX text, and `ptxas` run on a module (resource reports, validation).
+//! and linkage symbols of a PTX text, and `ptxas` run on a module (resource reports, validation).
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -26,6 +26,99 @@ pub fn entry_ptx<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
     let body = &ptx[start..];
     let end = body.find("\n}\n").map_or(body.len(), |i| i + 3);
     Some(&body[..end])
+}
+
+/// CUDA's system calls: declared `.extern .func` by the modules that use them and provided by
+/// the driver, never by another module (CUDA C Programming Guide, "Formatted Output" and
+/// "Dynamic Global Memory Allocation").
+pub const SYSTEM_CALLS: [&str; 4] = ["vprintf", "malloc", "free", "__assertfail"];
+
+/// What a PTX module gives to and needs from the modules it is linked with (PTX ISA §5.4.4,
+/// linking directives): functions, kernels and variables it defines `.visible`, and those it only
+/// declares `.extern`, which a linker must find elsewhere (CUDA's [`SYSTEM_CALLS`] excepted:
+/// the driver provides them). Dynamic shared memory (`.extern .shared`) is not a symbol to
+/// resolve, and is left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Linkage<'a> {
+    /// Kernels (`.visible .entry`), functions (`.visible .func`) and variables (`.visible
+    /// .global`, `.visible .const`) the module defines for others.
+    pub defined: Vec<&'a str>,
+    /// Functions and variables the module uses but only declares (`.extern .func`, `.extern
+    /// .global`, `.extern .const`).
+    pub declared: Vec<&'a str>,
+    /// The module's variables of the global and constant state spaces, defined or declared.
+    pub variables: Vec<PtxVariable<'a>>,
+}
+
+/// A variable of a PTX module's global or constant state space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PtxVariable<'a> {
+    /// The symbol.
+    pub name: &'a str,
+    /// Its size: the element type's bytes times the array length (`.b8 D_D[4]`: 4).
+    pub bytes: usize,
+    /// Defined here (`.visible`); `false` when only declared (`.extern`).
+    pub defined: bool,
+}
+
+/// The linkage of a PTX text: its top-level `.visible` and `.extern` directives.
+pub fn linkage(ptx: &str) -> Linkage<'_> {
+    let mut linkage = Linkage::default();
+    for line in ptx.lines() {
+        let (defined, rest) = match (line.strip_prefix(".visible "), line.strip_prefix(".extern ")) {
+            (Some(rest), _) => (true, rest),
+            (_, Some(rest)) => (false, rest),
+            _ => continue,
+        };
+        let rest = rest.trim_start();
+        let name = if let Some(entry) = rest.strip_prefix(".entry ") {
+            entry.split('(').next().map(str::trim)
+        } else if let Some(function) = rest.strip_prefix(".func") {
+            function_name(function).filter(|name| !SYSTEM_CALLS.contains(name))
+        } else if let Some(variable) = rest.strip_prefix(".global ").or_else(|| rest.strip_prefix(".const ")) {
+            variable_declaration(variable).map(|(name, bytes)| {
+                linkage.variables.push(PtxVariable { name, bytes, defined });
+                name
+            })
+        } else {
+            None
+        };
+        match name {
+            Some(name) if defined => linkage.defined.push(name),
+            Some(name) => linkage.declared.push(name),
+            None => {}
+        }
+    }
+    linkage
+}
+
+/// `negate_d` from ` negate_d()` or ` (.param .b32 func_retval0) vprintf`: the name after the
+/// optional return parameter, up to its parameter list or the end of the line.
+fn function_name(rest: &str) -> Option<&str> {
+    let rest = rest.trim_start();
+    let rest = match rest.strip_prefix('(') {
+        Some(inner) => &inner[inner.find(')')? + 1..],
+        None => rest,
+    };
+    let name = rest.trim_start().split(['(', ' ', ';']).next()?.trim();
+    (!name.is_empty()).then_some(name)
+}
+
+/// `("D_D", 4)` from `.align 4 .b8 D_D[4];` or `.align 4 .u32 D_D;` (an initializer may follow).
+fn variable_declaration(rest: &str) -> Option<(&str, usize)> {
+    let mut words = rest.split_whitespace();
+    let mut word = words.next()?;
+    if word == ".align" {
+        words.next()?;
+        word = words.next()?;
+    }
+    let element_bits: usize = word.strip_prefix(['.'])?.get(1..)?.parse().ok()?;
+    let declarator = words.next()?.trim_end_matches(';');
+    let (name, count) = match declarator.split_once('[') {
+        Some((name, count)) => (name, count.trim_end_matches(']').parse().ok()?),
+        None => (declarator, 1),
+    };
+    Some((name, element_bits / 8 * count))
 }
 
 /// Registers, stack, spills and shared memory per kernel, from `ptxas -v` output.
@@ -99,13 +192,19 @@ impl std::fmt::Display for ResourceReport {
 }
 
 /// Runs `ptxas -v` on one module; its report (stderr) on success, one sentence on failure.
+///
+/// A module that uses another's functions or variables (`.extern`, see [`linkage`]) is compiled
+/// as relocatable code (`--compile-only`), as `nvcc -rdc=true` compiles it: alone it does not
+/// link, and the driver links it with the others (`Gpu::link`).
 pub fn ptxas_verbose(module: &PtxModule) -> Result<String, String> {
     let ptxas = find_ptxas()?;
     let file = std::env::temp_dir().join(format!("ferrocuda-{}-{}.ptx", module.arch, std::process::id()));
     std::fs::write(&file, module.ptx).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let relocatable = !linkage(module.ptx).declared.is_empty();
     let output = Command::new(&ptxas)
         .arg(format!("-arch={}", module.arch))
         .arg("-v")
+        .args(relocatable.then_some("--compile-only"))
         .arg(&file)
         .args(["-o", "/dev/null"])
         .output();

@@ -39,6 +39,7 @@
 //! | [`sync`] | synchronization, memory fences, time | `__syncthreads`, `__threadfence*`, `clock64` |
 //! | [`global`] | global memory | kernel arguments `T*` as bounds-checked views, `__ldg`, vector loads |
 //! | [`constant`] | constant memory | `__constant__` variables (one bank, written by the host) |
+//! | [`variable`] | device memory space | `__device__` variables ([`device_variable!`]), shared across modules |
 //! | [`shared`] | shared memory | `extern __shared__` tiles, padded 2-D tiles |
 //! | [`warp`] | warp shuffle and vote | `__shfl_*_sync`, `__any_sync`, `__ballot_sync`, `__activemask` |
 //! | [`atomic`] | atomic functions | `atomicAdd`, `atomicMin`, `atomicExch`, `atomicCAS` |
@@ -94,6 +95,7 @@ pub mod random;
 pub mod real;
 pub mod shared;
 pub mod sync;
+pub mod variable;
 pub mod warp;
 
 pub use ferrocuda_macros::{KernelArgs, kernel};

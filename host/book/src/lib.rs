@@ -31,9 +31,18 @@ use ferrocuda::{Gpu, KernelSet, Kernels, Result};
 /// The book's kernels (`book-kernels`), one PTX module per architecture in `FERROCUDA_ARCHS`.
 pub static KERNELS: KernelSet = ferrocuda::include_kernels!("book_kernels");
 
+/// Module `c_m` of the book's twoMinusThree (§1.6.1): a kernel crate whose PTX calls a device
+/// function and reads a device variable of [`D_M`], declared only; loaded through
+/// `gpu.link(&[&C_M, &D_M])`.
+pub static C_M: KernelSet = ferrocuda::include_kernels!("c_m");
+
+/// Module `d_m` of the book's twoMinusThree (§1.6.1): the device function and variable `c_m`
+/// uses, in a PTX module of their own.
+pub static D_M: KernelSet = ferrocuda::include_kernels!("d_m");
+
 /// Every kernel set this build embeds: the library's and the book's (for `xtask ptx` and the
 /// PTX tests).
-pub static KERNEL_SETS: [&KernelSet; 2] = [&ferrocuda::ptx::LIBRARY, &KERNELS];
+pub static KERNEL_SETS: [&KernelSet; 4] = [&ferrocuda::ptx::LIBRARY, &KERNELS, &C_M, &D_M];
 
 /// The book's kernels on `gpu`, loaded on first use.
 pub fn kernels(gpu: &Gpu) -> Result<Kernels<'_>> {

@@ -20,8 +20,9 @@ type LastLaunched = Arc<Mutex<Option<&'static str>>>;
 pub struct CudaDevice {
     pub(super) context: Arc<CudaContext>,
     pub(super) stream: Arc<CudaStream>,
-    /// Loaded kernel sets by name: each set's module is loaded once per device.
-    modules: Mutex<Vec<(&'static str, Arc<Module>)>>,
+    /// Loaded kernel sets by name (linked sets by their names joined with `+`): each set's
+    /// module is loaded once per device.
+    modules: Mutex<Vec<(String, Arc<Module>)>>,
     last_launched: LastLaunched,
 }
 
@@ -45,17 +46,13 @@ impl CudaDevice {
     }
 
     /// The module of the kernel set `name`, loaded by `load` on first use and kept.
-    pub(super) fn module_named(
-        &self,
-        name: &'static str,
-        load: impl FnOnce() -> Result<Module>,
-    ) -> Result<Arc<Module>> {
+    pub(super) fn module_named(&self, name: &str, load: impl FnOnce() -> Result<Module>) -> Result<Arc<Module>> {
         let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, module)) = modules.iter().find(|(loaded, _)| *loaded == name) {
+        if let Some((_, module)) = modules.iter().find(|(loaded, _)| loaded == name) {
             return Ok(module.clone());
         }
         let module = Arc::new(load()?);
-        modules.push((name, module.clone()));
+        modules.push((name.to_string(), module.clone()));
         Ok(module)
     }
 
@@ -81,7 +78,12 @@ impl CudaDevice {
 
     /// Loads a PTX module (a CUDA C twin compiled by nvcc, say) on this device.
     pub fn load_module(&self, ptx: &str, what: &str) -> Result<Module> {
-        Module::load(&self.context, ptx, what, self.last_launched.clone())
+        Module::load(&self.context, Ptx::from_src(ptx), what, self.last_launched.clone())
+    }
+
+    /// Loads a cubin (the driver's linker's output) on this device.
+    pub(super) fn load_cubin(&self, cubin: Vec<u8>, what: &str) -> Result<Module> {
+        Module::load(&self.context, Ptx::from_binary(cubin), what, self.last_launched.clone())
     }
 }
 
@@ -104,8 +106,9 @@ pub struct Module {
 }
 
 impl Module {
-    fn load(context: &Arc<CudaContext>, ptx: &str, what: &str, last_launched: LastLaunched) -> Result<Self> {
-        let module = context.load_module(Ptx::from_src(ptx)).map_err(|error| {
+    /// Loads a PTX text or a cubin (`cuModuleLoadData`, through cudarc).
+    fn load(context: &Arc<CudaContext>, image: Ptx, what: &str, last_launched: LastLaunched) -> Result<Self> {
+        let module = context.load_module(image).map_err(|error| {
             if error.0 == CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
                 let driver = super::device::driver_version().map_or("?".into(), |(major, minor)| format!("{major}.{minor}"));
                 Error::InvalidArgument(format!(
@@ -142,9 +145,14 @@ impl Module {
         Ok(f)
     }
 
-    /// The cudarc module, for its globals (the constant bank).
+    /// The cudarc module, for its globals (the constant bank, device variables).
     pub(super) fn cuda_module(&self) -> &Arc<CudaModule> {
         &self.module
+    }
+
+    /// What this module is, for messages (`the sm_90 PTX of `book_kernels``).
+    pub(super) fn what(&self) -> &str {
+        &self.what
     }
 
     /// Launches kernel `K` on `stream` with `args`; returns once it is queued.

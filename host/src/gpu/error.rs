@@ -52,6 +52,10 @@ pub enum Error {
     /// A CUDA library (cuRAND, cuBLAS, NCCL) call failed: `call` says which.
     #[error("{call} failed: {error}")]
     Library { call: String, error: String },
+    /// Kernel sets whose PTX uses a function or variable that none of the sets loaded with it
+    /// defines, or that the driver's linker refused (the link log, as one sentence).
+    #[error("{0}")]
+    Link(String),
     /// A file, a compiler or another program the call needed failed.
     #[error("{0}")]
     Io(String),

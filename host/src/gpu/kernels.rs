@@ -9,8 +9,9 @@ use super::cuda::Module;
 use super::error::{Error, Result};
 use super::launch::LaunchShape;
 use super::{Backend, Gpu, Stream};
+use crate::ptx::Linkage;
 use ferrocuda_device::launch::{Kernel, KernelArgs};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The PTX of one kernel crate, one module per architecture, as `ferrocuda_builder`'s `embed`
 /// wrote it; make one with [`include_kernels!`](crate::include_kernels).
@@ -18,6 +19,8 @@ use std::sync::Arc;
 pub struct KernelSet {
     name: &'static str,
     modules: &'static [(&'static str, u32, &'static str)],
+    /// The symbols its PTX defines and declares, read on first use.
+    linkage: OnceLock<Linkage<'static>>,
 }
 
 /// One architecture's module of a [`KernelSet`].
@@ -35,7 +38,11 @@ impl KernelSet {
     /// A set named `name` (the kernel crate's library name) of `(arch, compute capability, PTX)`
     /// modules; [`include_kernels!`](crate::include_kernels) calls this.
     pub const fn new(name: &'static str, modules: &'static [(&'static str, u32, &'static str)]) -> Self {
-        Self { name, modules }
+        Self {
+            name,
+            modules,
+            linkage: OnceLock::new(),
+        }
     }
 
     /// The kernel crate's library name (`my_kernels`).
@@ -58,6 +65,18 @@ impl KernelSet {
         self.modules()
             .filter(|m| m.compute_capability <= cc)
             .max_by_key(|m| m.compute_capability)
+    }
+
+    /// The symbols the set's PTX defines for other sets and those it needs from them
+    /// ([`crate::ptx::linkage`]), read once from its first module (every architecture's module
+    /// has the same).
+    pub fn linkage(&self) -> &Linkage<'static> {
+        self.linkage.get_or_init(|| {
+            self.modules()
+                .next()
+                .map(|m| crate::ptx::linkage(m.ptx))
+                .unwrap_or_default()
+        })
     }
 
     /// The architectures built, as a list for messages (`sm_80, sm_90`).
@@ -87,35 +106,51 @@ macro_rules! include_kernels {
 /// limits, each refused with an error naming the kernel.
 #[derive(Clone)]
 pub struct Kernels<'g> {
-    gpu: &'g Gpu,
-    /// The kernel crate whose kernels these are; `None` for PTX compiled elsewhere.
-    set: Option<&'static str>,
+    pub(super) gpu: &'g Gpu,
+    /// The kernel sets whose kernels these are (several when linked, [`Gpu::link`]); none for
+    /// PTX compiled elsewhere.
+    pub(super) sets: Vec<&'static KernelSet>,
     /// `None` on the simulator, which runs kernel bodies without PTX.
-    module: Option<Arc<Module>>,
+    pub(super) module: Option<Arc<Module>>,
 }
 
 impl Gpu {
     /// The kernels of `set` on this device: on CUDA its module for the device's architecture,
     /// loaded on first use and kept; on the simulator, nothing to load.
     ///
-    /// Fails with one sentence when the set has no PTX the device can run.
+    /// Fails with one sentence when the set has no PTX the device can run, or when its PTX uses
+    /// functions or variables of another set (`extern` declarations): those sets load together,
+    /// through [`Gpu::link`]. The simulator refuses such a set as the driver does.
     pub fn load(&self, set: &'static KernelSet) -> Result<Kernels<'_>> {
         let module = match &self.backend {
             Backend::Cuda(cuda) => Some(cuda.module_named(set.name(), || {
-                let cc = self.properties.compute_capability_number();
-                let ptx = set.for_compute_capability(cc).ok_or_else(|| Error::NoPtxForDevice {
-                    kernels: set.name(),
-                    compute_capability: cc,
-                    built: set.archs(),
-                })?;
-                cuda.load_module(ptx.ptx, &format!("the {} PTX of `{}`", ptx.arch, set.name()))
+                let ptx = self.ptx_for_device(set)?;
+                let what = format!("the {} PTX of `{}`", ptx.arch, set.name());
+                cuda.load_module(ptx.ptx, &what).map_err(|error| {
+                    let driver = error.cuda_error_name().unwrap_or_else(|| error.to_string());
+                    super::link::unresolved_alone(set, &format!(" (the driver refused {what}: {driver})"))
+                        .unwrap_or(error)
+                })
             })?),
-            Backend::Sim(_) => None,
+            Backend::Sim(_) => match super::link::unresolved_alone(set, "") {
+                Some(error) => return Err(error),
+                None => None,
+            },
         };
         Ok(Kernels {
             gpu: self,
-            set: Some(set.name()),
+            sets: vec![set],
             module,
+        })
+    }
+
+    /// The module of `set` this device loads: the newest architecture not newer than it.
+    pub(super) fn ptx_for_device(&self, set: &KernelSet) -> Result<PtxModule> {
+        let cc = self.properties.compute_capability_number();
+        set.for_compute_capability(cc).ok_or_else(|| Error::NoPtxForDevice {
+            kernels: set.name(),
+            compute_capability: cc,
+            built: set.archs(),
         })
     }
 
@@ -134,7 +169,7 @@ impl Gpu {
         match &self.backend {
             Backend::Cuda(cuda) => Ok(Kernels {
                 gpu: self,
-                set: None,
+                sets: Vec::new(),
                 module: Some(Arc::new(cuda.load_module(ptx, what)?)),
             }),
             Backend::Sim(_) => Err(Error::NeedsCuda(format!("loading {what}"))),
@@ -186,11 +221,12 @@ impl<'g> Kernels<'g> {
     }
 
     fn check<K: Kernel<A>, A: KernelArgs>(&self, shape: &LaunchShape, args: &A) -> Result<()> {
-        if let Some(set) = self.set.filter(|set| *set != K::CRATE) {
+        if !self.sets.is_empty() && !self.sets.iter().any(|set| set.name() == K::CRATE) {
             return Err(Error::InvalidArgument(format!(
-                "kernel `{}` is defined in `{}`, not in the kernel set `{set}`: launch it through `gpu.load(..)` of `{}`'s set",
+                "kernel `{}` is defined in `{}`, not in the kernel set `{}`: launch it through `gpu.load(..)` of `{}`'s set",
                 K::NAME,
                 K::CRATE,
+                super::link::set_names(&self.sets),
                 K::CRATE
             )));
         }

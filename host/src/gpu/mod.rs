@@ -9,7 +9,8 @@
 //! asynchronous copies ([`Stream`]), several devices in one process (logical devices, memory
 //! information, peer access and peer copies: [`Gpu::open_logical`]), timing, cuRAND's host generators ([`Curand`]), cuFFT's plans ([`Cufft`]), cuBLAS's
 //! SGEMM (`Cublas`, with the feature `cublas`), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
-//! ([`Kernels::write_constant`]), managed memory ([`ManagedBuffer`]) and the kernels' printed
+//! ([`Kernels::write_constant`]), device variables ([`Kernels::write_variable`]), kernel sets linked
+//! into one module (separate compilation: [`Gpu::link`]), managed memory ([`ManagedBuffer`]) and the kernels' printed
 //! output ([`Gpu::synchronize_output`], [`Gpu::capture_output`]).
 mod constant;
 #[cfg(feature = "cublas")]
@@ -21,6 +22,7 @@ mod device;
 mod error;
 mod kernels;
 mod launch;
+mod link;
 mod managed;
 pub mod memory;
 mod nccl;
@@ -31,6 +33,7 @@ mod simulator;
 mod stream;
 mod timing;
 mod transfer;
+mod variable;
 
 #[cfg(feature = "cublas")]
 pub use cublas::Cublas;

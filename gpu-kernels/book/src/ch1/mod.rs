@@ -3,3 +3,4 @@ pub mod increment;
 pub mod increment_2d;
 pub mod increment_multiblock;
 pub mod precision;
+pub mod separate_compilation;

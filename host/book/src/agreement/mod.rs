@@ -11,7 +11,7 @@ mod course_images;
 mod course_runtime;
 mod fft;
 
-use crate::examples::ch1::{increment, increment_2d, increment_launch, precision};
+use crate::examples::ch1::{increment, increment_2d, increment_launch, precision, separate_compilation};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use crate::examples::ch5::bs_european_mc::McReal;
 use crate::examples::ch5::pi::PiFloat;
@@ -192,6 +192,23 @@ fn chapter_one(c: &mut Comparison) -> Result<()> {
         );
         precision::axpy(gpu, 2.0 / 3.0, &x, &mut y)?;
         gpu.download(&y)
+    })?;
+    // Device variables of another module (a_plus_b), and a device function of another kernel
+    // crate, linked (c_minus_d): each pair through the whole program, variables written and read.
+    let pairs = [(2, 3), (-7, 11), (1_000_000, -999_999), (0, 0)];
+    c.compare("a_plus_b", Tolerance::EXACT, |gpu| {
+        pairs
+            .iter()
+            .map(|&(a, b)| separate_compilation::two_plus_three(gpu, a, b))
+            .collect()
+    })?;
+    c.compare("c_minus_d", Tolerance::EXACT, |gpu| {
+        let mut out = Vec::new();
+        for &(c, d) in &pairs {
+            let (c, d) = separate_compilation::two_minus_three(gpu, c, d)?;
+            out.extend([c, d]);
+        }
+        Ok(out)
     })
 }
 

@@ -257,6 +257,7 @@ pub static EXAMPLES: &[Example] = &[
     ch1::devicequery::EXAMPLE,
     ch1::precision::EXAMPLE,
     ch1::error_handling::EXAMPLE,
+    ch1::separate_compilation::EXAMPLE,
     ch2::timing::EXAMPLE,
     ch2::limiting_factor::EXAMPLE,
     ch2::effective_bandwidth::EXAMPLE,

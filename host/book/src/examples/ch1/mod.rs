@@ -6,3 +6,4 @@ pub mod increment_2d;
 pub mod increment_launch;
 pub mod increment_multiblock;
 pub mod precision;
+pub mod separate_compilation;

@@ -4,7 +4,7 @@ mod common;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::examples::ch1::{error_handling, increment, increment_2d, increment_launch, precision};
+use ferrocuda_book::examples::ch1::{error_handling, increment_2d, increment_launch, precision};
 use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch1 as reference;
 
@@ -36,14 +36,14 @@ fn ch1_increment_book_program(gpu: &Gpu) -> TestResult {
 
 fn ch1_increment_one_block_sizes(gpu: &Gpu) -> TestResult {
     for n in [1, 31, 32, 33, 255, 256, 257, 1023, 1024] {
-        compare_increment(gpu, n, |a_d| increment::increment(gpu, a_d, 3))?;
+        compare_increment(gpu, n, |a_d| increment_launch::increment_one_block(gpu, a_d, 3))?;
     }
     Ok(())
 }
 
 fn ch1_increment_rejects_more_than_one_block(gpu: &Gpu) -> TestResult {
     let mut a_d = gpu.upload(&vec![0; 1025]).map_err(fail)?;
-    match increment::increment(gpu, &mut a_d, 3) {
+    match increment_launch::increment_one_block(gpu, &mut a_d, 3) {
         Err(Error::InvalidArgument(_)) => Ok(()),
         other => Err(format!("expected an invalid-argument error, got {other:?}")),
     }

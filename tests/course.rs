@@ -10,15 +10,38 @@ use ferrocuda_book::examples::course::reduction::{self, Plan, Variant};
 use ferrocuda_book::examples::course::vector_add;
 use ferrocuda_book::reference::course as reference;
 
+/// The course's program (A = 1, B = 2) and the varied inputs, at the default size and one past
+/// a block.
 fn course_vector_add_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "course-vector-add",
-        Options {
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    for inputs in [None, Some("course"), Some("varied")] {
+        for size in [None, Some(257)] {
+            let mut options = Options {
+                size,
+                reps: 2,
+                ..Options::default()
+            };
+            if let Some(inputs) = inputs {
+                options = options.with_flag("--inputs", Some(inputs));
+            }
+            example_passes(gpu, "course-vector-add", options)
+                .map_err(|e| format!("--inputs {inputs:?}, --size {size:?}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The course's inputs are 1 and 2 everywhere; the varied ones differ from element to element.
+fn course_vector_add_inputs() -> TestResult {
+    use vector_add::Inputs;
+    ensure((0..1000).all(|i| Inputs::Course.element(i) == (1.0, 2.0)), || {
+        "the course's inputs are not A = 1, B = 2".into()
+    })?;
+    ensure(Inputs::Varied.element(0) != Inputs::Varied.element(1), || {
+        "the varied inputs do not vary".into()
+    })?;
+    ensure("other".parse::<Inputs>().is_err(), || {
+        "--inputs other was accepted".into()
+    })
 }
 
 fn course_vector_add_sizes(gpu: &Gpu) -> TestResult {
@@ -202,6 +225,7 @@ fn main() {
     common::main(
         vec![
             ("course_vector_add_reference", course_vector_add_reference),
+            ("course_vector_add_inputs", course_vector_add_inputs),
             ("course_histogram_reference", course_histogram_reference),
         ],
         gpu_tests,

@@ -11,6 +11,7 @@ pub mod ch6;
 pub mod ch7;
 pub mod convergence;
 pub mod course;
+pub mod empty_kernel;
 pub mod plot_option;
 pub mod stream;
 pub mod thesis;

@@ -4,7 +4,7 @@ mod common;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::examples::ch1::{error_handling, increment_2d, increment_launch, precision};
+use ferrocuda_book::examples::ch1::{devicequery, error_handling, increment_2d, increment_launch, precision};
 use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch1 as reference;
 
@@ -169,6 +169,27 @@ fn ch1_devicequery_runs(gpu: &Gpu) -> TestResult {
     example_passes(gpu, "ch1-devicequery", Options::default())
 }
 
+/// One device: the course's peer lines say there is no pair to query.
+fn ch1_devicequery_peer_lines_one_device(gpu: &Gpu) -> TestResult {
+    let lines = devicequery::peer_lines(&[gpu]).map_err(fail)?;
+    ensure(lines.len() == 1 && lines[0].contains("no pair"), || {
+        format!("{lines:?}")
+    })
+}
+
+/// Every ordered pair of GPUs gets its line, `Peer access from A (GPUi) -> B (GPUj) : Yes|No`.
+fn ch1_devicequery_peer_lines_every_pair(gpus: &[&Gpu]) -> TestResult {
+    let lines = devicequery::peer_lines(gpus).map_err(fail)?;
+    let n = gpus.len();
+    ensure(lines.len() == n * (n - 1), || format!("{n} GPUs, lines {lines:?}"))?;
+    ensure(
+        lines
+            .iter()
+            .all(|l| l.starts_with("Peer access from ") && (l.ends_with(" : Yes") || l.ends_with(" : No"))),
+        || format!("{lines:?}"),
+    )
+}
+
 fn ch1_increment_reference() -> TestResult {
     let mut a = vec![1; 300];
     reference::increment::increment(&mut a, 3);
@@ -213,9 +234,24 @@ fn main() {
             ch1_error_handling_fault_in_child_process,
         ),
         ("ch1_devicequery_runs", ch1_devicequery_runs),
+        (
+            "ch1_devicequery_peer_lines_one_device",
+            ch1_devicequery_peer_lines_one_device,
+        ),
     ];
+    let mut multi_gpu_tests: Vec<common::MultiGpuTest> = vec![(
+        "ch1_devicequery_peer_lines_every_pair",
+        2,
+        ch1_devicequery_peer_lines_every_pair,
+    )];
     if std::env::var_os(CHILD_ENV).is_some() {
         gpu_tests = vec![(CHILD, ch1_error_handling_child)];
+        multi_gpu_tests.clear();
     }
-    common::main(vec![("ch1_increment_reference", ch1_increment_reference)], gpu_tests)
+    common::main_with_multi_gpu(
+        vec![("ch1_increment_reference", ch1_increment_reference)],
+        gpu_tests,
+        vec![],
+        multi_gpu_tests,
+    )
 }

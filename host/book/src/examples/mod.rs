@@ -12,6 +12,7 @@ pub mod ch7;
 pub mod convergence;
 pub mod course;
 pub mod empty_kernel;
+pub mod logical_devices;
 pub mod plot_option;
 pub mod stream;
 pub mod thesis;
@@ -311,6 +312,7 @@ pub static EXAMPLES: &[Example] = &[
     course::vector_add::EXAMPLE,
     course::vector_add_managed::EXAMPLE,
     course::vector_add_streams::EXAMPLE,
+    course::vector_add_multi::EXAMPLE,
     tutorial::vector_copy::EXAMPLE,
     ch5::pi_cuf::EXAMPLE,
     ch5::pi_fma::EXAMPLE,

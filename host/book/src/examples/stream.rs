@@ -1,8 +1,11 @@
 //! stream: STREAM's copy, scale, add and triad (PGI article "CUDA Fortran Device Kernels", with
 //! McCalpin's STREAM loop and output), plus the article's four-elements-per-thread triad that
 //! uncoalesces the accesses. By default as the article: `real*8` arrays of its N = 1,000,000
-//! (`<<<1954, 512>>>`); `--precision f32` and `--size` change either.
-use crate::examples::{Example, Options, Outcome, Precision, Size};
+//! (`<<<1954, 512>>>`); `--precision f32` and `--size` change either. `--cpu` runs STREAM on
+//! the host's cores instead, as the IT4I course's hands-on 0 (`cpu`).
+pub mod cpu;
+
+use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference;
 use book_kernels::stream::{
     BinaryArgs, StreamAdd, StreamAddVec4, StreamCopy, StreamCopyVec4, StreamScale, StreamScaleVec4, StreamTriad,
@@ -19,7 +22,7 @@ pub const EXAMPLE: Example = Example {
     id: "stream",
     description: "STREAM copy, scale, add, triad with 512-thread blocks, f64 as the article's real*8 or f32 (PGI article)",
     size: Some(Size {
-        unit: "elements per array (f64, or f32 with --precision f32)",
+        unit: "elements per array (f64, or f32 with --precision f32) [default with --cpu: 250,000,000 on a GPU machine, 2^24 on the simulator]",
         gpu: N,
         simulator: N,
         min: 1,
@@ -28,7 +31,10 @@ pub const EXAMPLE: Example = Example {
     }),
     f64: true,
     reps: true,
-    flags: &[],
+    flags: &[Flag::switch(
+        "--cpu",
+        "STREAM on the host's cores (rayon) instead of the GPU, in McCalpin's table (IT4I course, hands-on 0)",
+    )],
     run,
 };
 
@@ -50,11 +56,18 @@ pub const VERIFY_CHUNK: usize = 1 << 24;
 /// The run's peak: three device arrays (the anti-pattern's output reuses `a`), and on the host
 /// four chunks of [`VERIFY_CHUNK`] elements (three downloads and a reference, or a reference's
 /// three arrays and a download); `None` on overflow.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
+/// With `--cpu`: the three arrays on the host, and a chunk of the reference's three.
+pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
+    let n = match (options.switch("--cpu"), options.size) {
+        (true, None) => gpu.pick(cpu::COURSE_N, cpu::SIMULATOR_N),
+        _ => n,
+    };
     let chunk = n.min(VERIFY_CHUNK);
-    match options.precision {
-        Precision::F32 => Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, chunk),
-        Precision::F64 => Footprint::NONE.device::<f64>(3, n)?.host::<f64>(4, chunk),
+    match (options.switch("--cpu"), options.precision) {
+        (false, Precision::F32) => Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, chunk),
+        (false, Precision::F64) => Footprint::NONE.device::<f64>(3, n)?.host::<f64>(4, chunk),
+        (true, Precision::F32) => Footprint::NONE.host::<f32>(3, n)?.host::<f32>(3, chunk),
+        (true, Precision::F64) => Footprint::NONE.host::<f64>(3, n)?.host::<f64>(3, chunk),
     }
 }
 
@@ -475,9 +488,16 @@ pub fn run_typed<T: StreamReal + Send + Sync>(gpu: &Gpu, n: usize, reps: usize) 
     Ok(Outcome { checks })
 }
 
-/// `stream` with `--precision` (f64 by default, as the article's `real*8`) and `--size` (the
-/// article's N by default).
+/// `stream` with `--precision` (f64 by default, as the article's `real*8`), `--size` (the
+/// article's N by default) and `--cpu` (the course's CPU STREAM, at its N by default).
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
+    if options.switch("--cpu") {
+        let n = options.size_or(gpu.pick(cpu::COURSE_N, cpu::SIMULATOR_N))?;
+        return match options.precision {
+            Precision::F32 => cpu::run_typed::<f32>(n, options.reps),
+            Precision::F64 => cpu::run_typed::<f64>(n, options.reps),
+        };
+    }
     let n = options.size_or(N)?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, n, options.reps),

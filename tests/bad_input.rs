@@ -10,7 +10,7 @@
 #[path = "common/mpirun.rs"]
 mod mpirun;
 
-use ferrocuda_book::examples::{EXAMPLES, Example, ch4};
+use ferrocuda_book::examples::{EXAMPLES, Example, F64_BY_DEFAULT, ch4};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::process::{Command, Output};
 
@@ -231,7 +231,36 @@ fn command_line_cases() -> Vec<Trial> {
         Trial::test("size_with_an_equals_sign", || {
             passed(&runner(&["stream", "--size=1000", "--reps=1"], None))
         }),
+        Trial::test("precision_defaults_to_the_sources", precision_defaults_to_the_sources),
     ]
+}
+
+/// The ids whose source computes in f64 have an f64 path and run it without `--precision`
+/// (stream prints its precision); `--precision f32` still runs the single-precision variant.
+fn precision_defaults_to_the_sources() -> Result<(), Failed> {
+    for id in F64_BY_DEFAULT {
+        let example = EXAMPLES
+            .iter()
+            .find(|e| e.id == *id)
+            .ok_or(format!("no example {id}"))?;
+        if !example.f64 {
+            return Err(format!("{id} defaults to f64 but has no f64 path").into());
+        }
+    }
+    for (args, expected) in [
+        (&["stream", "--size", "1000", "--reps", "1"][..], "STREAM, f64"),
+        (
+            &["stream", "--size", "1000", "--reps", "1", "--precision", "f32"][..],
+            "STREAM, f32",
+        ),
+    ] {
+        let output = runner(args, None);
+        passed(&output)?;
+        if !text(&output.stdout).contains(expected) {
+            return Err(format!("`{}` does not print `{expected}`", args.join(" ")).into());
+        }
+    }
+    Ok(())
 }
 
 fn main() {

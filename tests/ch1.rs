@@ -6,7 +6,7 @@ use ferrocuda::device::variable::{DeviceVariable, Variable};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
 use ferrocuda_book::examples::ch1::{
-    error_handling, increment, increment_2d, increment_launch, precision, separate_compilation,
+    devicequery, error_handling, increment_2d, increment_launch, precision, separate_compilation,
 };
 use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch1 as reference;
@@ -40,14 +40,14 @@ fn ch1_increment_book_program(gpu: &Gpu) -> TestResult {
 
 fn ch1_increment_one_block_sizes(gpu: &Gpu) -> TestResult {
     for n in [1, 31, 32, 33, 255, 256, 257, 1023, 1024] {
-        compare_increment(gpu, n, |a_d| increment::increment(gpu, a_d, 3))?;
+        compare_increment(gpu, n, |a_d| increment_launch::increment_one_block(gpu, a_d, 3))?;
     }
     Ok(())
 }
 
 fn ch1_increment_rejects_more_than_one_block(gpu: &Gpu) -> TestResult {
     let mut a_d = gpu.upload(&vec![0; 1025]).map_err(fail)?;
-    match increment::increment(gpu, &mut a_d, 3) {
+    match increment_launch::increment_one_block(gpu, &mut a_d, 3) {
         Err(Error::InvalidArgument(_)) => Ok(()),
         other => Err(format!("expected an invalid-argument error, got {other:?}")),
     }
@@ -273,6 +273,27 @@ fn ch1_separate_compilation_missing_symbol_refused(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// One device: the course's peer lines say there is no pair to query.
+fn ch1_devicequery_peer_lines_one_device(gpu: &Gpu) -> TestResult {
+    let lines = devicequery::peer_lines(&[gpu]).map_err(fail)?;
+    ensure(lines.len() == 1 && lines[0].contains("no pair"), || {
+        format!("{lines:?}")
+    })
+}
+
+/// Every ordered pair of GPUs gets its line, `Peer access from A (GPUi) -> B (GPUj) : Yes|No`.
+fn ch1_devicequery_peer_lines_every_pair(gpus: &[&Gpu]) -> TestResult {
+    let lines = devicequery::peer_lines(gpus).map_err(fail)?;
+    let n = gpus.len();
+    ensure(lines.len() == n * (n - 1), || format!("{n} GPUs, lines {lines:?}"))?;
+    ensure(
+        lines
+            .iter()
+            .all(|l| l.starts_with("Peer access from ") && (l.ends_with(" : Yes") || l.ends_with(" : No"))),
+        || format!("{lines:?}"),
+    )
+}
+
 fn ch1_increment_reference() -> TestResult {
     let mut a = vec![1; 300];
     reference::increment::increment(&mut a, 3);
@@ -334,11 +355,21 @@ fn main() {
             "ch1_separate_compilation_missing_symbol_refused",
             ch1_separate_compilation_missing_symbol_refused,
         ),
+        (
+            "ch1_devicequery_peer_lines_one_device",
+            ch1_devicequery_peer_lines_one_device,
+        ),
     ];
+    let mut multi_gpu_tests: Vec<common::MultiGpuTest> = vec![(
+        "ch1_devicequery_peer_lines_every_pair",
+        2,
+        ch1_devicequery_peer_lines_every_pair,
+    )];
     if std::env::var_os(CHILD_ENV).is_some() {
         gpu_tests = vec![(CHILD, ch1_error_handling_child)];
+        multi_gpu_tests.clear();
     }
-    common::main(
+    common::main_with_multi_gpu(
         vec![
             ("ch1_increment_reference", ch1_increment_reference),
             (
@@ -347,5 +378,7 @@ fn main() {
             ),
         ],
         gpu_tests,
+        vec![],
+        multi_gpu_tests,
     )
 }

@@ -49,16 +49,57 @@ fn ch2_limiting_factor_program(gpu: &Gpu) -> TestResult {
     )
 }
 
+/// The book's `increment<<<1,n>>>` at its n = 256, and at one-block sizes that break
+/// assumptions about warps.
 fn ch2_timing_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch2-timing",
-        Options {
-            size: Some(1001),
-            reps: 3,
-            ..Options::default()
-        },
-    )
+    for size in [None, Some(1), Some(33), Some(1024)] {
+        example_passes(
+            gpu,
+            "ch2-timing",
+            Options {
+                size,
+                reps: 3,
+                ..Options::default()
+            },
+        )
+        .map_err(|e| format!("--size {size:?}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `--launch multiblock` times the multi-block increment at sizes past one block.
+fn ch2_timing_multiblock(gpu: &Gpu) -> TestResult {
+    for n in [1001, 100_003] {
+        example_passes(
+            gpu,
+            "ch2-timing",
+            Options {
+                size: Some(n),
+                reps: 2,
+                ..Options::default()
+            }
+            .with_flag("--launch", Some("multiblock")),
+        )
+        .map_err(|e| format!("n = {n}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// One block cannot cover more threads than a block holds: refused in one sentence that names
+/// the option that can.
+fn ch2_timing_one_block_refuses_more(gpu: &Gpu) -> TestResult {
+    let example = ferrocuda_book::examples::find("ch2-timing").ok_or("no ch2-timing")?;
+    let options = Options {
+        size: Some(1025),
+        reps: 1,
+        ..Options::default()
+    };
+    match (example.run)(gpu, &options) {
+        Err(e) => ensure(e.to_string().contains("--launch multiblock"), || {
+            format!("the error does not name --launch multiblock: {e}")
+        }),
+        Ok(_) => Err("one block of 1025 threads was timed".into()),
+    }
 }
 
 fn ch2_effective_bandwidth_program(gpu: &Gpu) -> TestResult {
@@ -100,6 +141,8 @@ fn main() {
         ),
         ("ch2_limiting_factor_program", ch2_limiting_factor_program),
         ("ch2_timing_program", ch2_timing_program),
+        ("ch2_timing_multiblock", ch2_timing_multiblock),
+        ("ch2_timing_one_block_refuses_more", ch2_timing_one_block_refuses_more),
         ("ch2_effective_bandwidth_program", ch2_effective_bandwidth_program),
         ("ch2_peak_bandwidth_formula", ch2_peak_bandwidth_formula),
     ];

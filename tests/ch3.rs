@@ -119,6 +119,31 @@ fn ch3_transpose_program(gpu: &Gpu) -> TestResult {
     )
 }
 
+/// The program on non-square matrices (`--size` nx, `--ny` ny), wider and taller, neither a
+/// multiple of a tile; `--ny 0` is refused.
+fn ch3_transpose_program_non_square(gpu: &Gpu) -> TestResult {
+    for (nx, ny) in [(96, 40), (33, 130)] {
+        example_passes(
+            gpu,
+            "ch3-transpose",
+            Options {
+                size: Some(nx),
+                reps: 1,
+                ..Options::default()
+            }
+            .with_flag("--ny", Some(&ny.to_string())),
+        )
+        .map_err(|e| format!("{nx} x {ny}: {e}"))?;
+    }
+    let example = ferrocuda_book::examples::find("ch3-transpose").ok_or("no ch3-transpose")?;
+    let zero = Options {
+        size: Some(8),
+        ..Options::default()
+    }
+    .with_flag("--ny", Some("0"));
+    ensure((example.run)(gpu, &zero).is_err(), || "--ny 0 was accepted".into())
+}
+
 /// Every variant on `nx x ny` (`ny` rows of `nx`), output preset to -1, against the rayon
 /// transpose (or the input, for the copies), exactly.
 fn check_variants(gpu: &Gpu, nx: usize, ny: usize) -> TestResult {
@@ -255,6 +280,7 @@ fn main() {
             ch3_bank_conflicts_rejects_bad_arguments,
         ),
         ("ch3_transpose_program", ch3_transpose_program),
+        ("ch3_transpose_program_non_square", ch3_transpose_program_non_square),
         ("ch3_transpose_non_multiple_extents", ch3_transpose_non_multiple_extents),
         (
             "ch3_transpose_whole_tiles_square_and_rectangular",

@@ -278,7 +278,16 @@ fn course_matmul_tiled_exact_on_integers(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// The program at its default (non-square, as hands-on 6) and at a small non-square size.
 fn course_matmul_tiled_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "course-matmul-tiled",
+        Options {
+            reps: 2,
+            ..Options::default()
+        },
+    )?;
     example_passes(
         gpu,
         "course-matmul-tiled",
@@ -287,6 +296,21 @@ fn course_matmul_tiled_program(gpu: &Gpu) -> TestResult {
             .with_flag("--n", Some("45"))
             .with_flag("--k", Some("33")),
     )
+}
+
+/// The default product is non-square, as the course's, and no dimension is a multiple of the
+/// widest tile, so the zero-fill at the edges runs.
+fn course_matmul_tiled_default_is_non_square() -> TestResult {
+    use matmul_tiled::{COURSE_DIMS, SIMULATOR_DIMS};
+    for (m, n, k) in [COURSE_DIMS, SIMULATOR_DIMS] {
+        ensure(m != n && n != k && m != k, || {
+            format!("{m} x {n} x {k} is not non-square")
+        })?;
+        ensure([m, n, k].iter().all(|d| d % 32 != 0), || {
+            format!("{m} x {n} x {k}: a dimension is a multiple of 32")
+        })?;
+    }
+    Ok(())
 }
 
 fn course_matmul_tiled_rejects_zero_dimension(gpu: &Gpu) -> TestResult {
@@ -368,5 +392,9 @@ fn main() {
             course_matmul_tiled_half_of_cublas_at_4096,
         ),
     ];
-    common::main_with_cuda_only(vec![], gpu_tests, cuda_tests)
+    let cpu_tests: Vec<common::CpuTest> = vec![(
+        "course_matmul_tiled_default_is_non_square",
+        course_matmul_tiled_default_is_non_square,
+    )];
+    common::main_with_cuda_only(cpu_tests, gpu_tests, cuda_tests)
 }

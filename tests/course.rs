@@ -10,15 +10,94 @@ use ferrocuda_book::examples::course::reduction::{self, Plan, Variant};
 use ferrocuda_book::examples::course::vector_add;
 use ferrocuda_book::reference::course as reference;
 
+/// The course's program (A = 1, B = 2) and the varied inputs, at the default size and one past
+/// a block.
 fn course_vector_add_program(gpu: &Gpu) -> TestResult {
+    for inputs in [None, Some("course"), Some("varied")] {
+        for size in [None, Some(257)] {
+            let mut options = Options {
+                size,
+                reps: 2,
+                ..Options::default()
+            };
+            if let Some(inputs) = inputs {
+                options = options.with_flag("--inputs", Some(inputs));
+            }
+            example_passes(gpu, "course-vector-add", options)
+                .map_err(|e| format!("--inputs {inputs:?}, --size {size:?}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Hands-on 3 on 1, 2 (the course's) and 3 logical devices, at sizes smaller than the device
+/// count, one past a block, and odd; `--devices 0` is refused.
+fn course_vector_add_multi_program(gpu: &Gpu) -> TestResult {
+    for devices in ["1", "2", "3"] {
+        for n in [1, 2, 257, 1001] {
+            example_passes(
+                gpu,
+                "course-vector-add-multi",
+                Options {
+                    size: Some(n),
+                    reps: 1,
+                    ..Options::default()
+                }
+                .with_flag("--devices", Some(devices)),
+            )
+            .map_err(|e| format!("--devices {devices}, n = {n}: {e}"))?;
+        }
+    }
     example_passes(
         gpu,
-        "course-vector-add",
+        "course-vector-add-multi",
         Options {
-            reps: 2,
+            reps: 1,
             ..Options::default()
         },
-    )
+    )?;
+    let example = ferrocuda_book::examples::find("course-vector-add-multi").ok_or("no example")?;
+    let zero = Options::default().with_flag("--devices", Some("0"));
+    ensure((example.run)(gpu, &zero).is_err(), || "--devices 0 was accepted".into())
+}
+
+/// The split: the course's `n0 = floor(n/2)`, `n1 = n - n0` on two devices; on any count the
+/// pieces cover `0..n` in order, without gaps, differing in length by at most one.
+fn course_vector_add_multi_pieces() -> TestResult {
+    use ferrocuda_book::examples::course::vector_add_multi::piece;
+    for n in [0, 1, 2, 3, 10_000_000, 10_000_001] {
+        ensure(
+            piece(n, 2, 0).len() == n / 2 && piece(n, 2, 1).len() == n - n / 2,
+            || format!("n = {n}: {:?} {:?}", piece(n, 2, 0), piece(n, 2, 1)),
+        )?;
+        for devices in 1..=7 {
+            let pieces: Vec<_> = (0..devices).map(|i| piece(n, devices, i)).collect();
+            let contiguous = pieces.windows(2).all(|w| w[0].end == w[1].start);
+            let (min, max) = (
+                pieces.iter().map(|p| p.len()).min().unwrap_or(0),
+                pieces.iter().map(|p| p.len()).max().unwrap_or(0),
+            );
+            ensure(
+                pieces[0].start == 0 && pieces[devices - 1].end == n && contiguous && max - min <= 1,
+                || format!("n = {n}, {devices} devices: {pieces:?}"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The course's inputs are 1 and 2 everywhere; the varied ones differ from element to element.
+fn course_vector_add_inputs() -> TestResult {
+    use vector_add::Inputs;
+    ensure((0..1000).all(|i| Inputs::Course.element(i) == (1.0, 2.0)), || {
+        "the course's inputs are not A = 1, B = 2".into()
+    })?;
+    ensure(Inputs::Varied.element(0) != Inputs::Varied.element(1), || {
+        "the varied inputs do not vary".into()
+    })?;
+    ensure("other".parse::<Inputs>().is_err(), || {
+        "--inputs other was accepted".into()
+    })
 }
 
 fn course_vector_add_sizes(gpu: &Gpu) -> TestResult {
@@ -185,6 +264,7 @@ fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         ("course_vector_add_program", course_vector_add_program),
         ("course_vector_add_sizes", course_vector_add_sizes),
+        ("course_vector_add_multi_program", course_vector_add_multi_program),
         ("course_reduction_program", course_reduction_program),
         ("course_reduction_sizes", course_reduction_sizes),
         (
@@ -202,6 +282,8 @@ fn main() {
     common::main(
         vec![
             ("course_vector_add_reference", course_vector_add_reference),
+            ("course_vector_add_inputs", course_vector_add_inputs),
+            ("course_vector_add_multi_pieces", course_vector_add_multi_pieces),
             ("course_histogram_reference", course_histogram_reference),
         ],
         gpu_tests,

@@ -1,7 +1,7 @@
 //! Checks of the embedded PTX that need no GPU: every kernel's parameter block has the size of
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
-use book_kernels::{ch1, ch2, ch3, ch5, course, stream, tutorial};
+use book_kernels::{appc, ch1, ch2, ch3, ch5, course, stream, tutorial};
 use ferrocuda::kernels::{probe, random, reduce, sor, transpose};
 use ferrocuda::ptx::{self, PtxModule, ResourceReport};
 use ferrocuda::{Kernel, KernelArgs};
@@ -122,6 +122,8 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Privatized),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulNaive),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulTiled),
+        entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulTiled32),
+        entry::<_, appc::fcallingc::ZeroArgs>(appc::fcallingc::Zero),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulRegisterTiled),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulRegisterTiledUnrolled),
         entry::<_, course::heat::HeatArgs<f32>>(course::heat::HeatStep),
@@ -877,7 +879,7 @@ fn intrinsics_lower_to_fast_or_accurate_instructions() {
 /// one 16-byte shared and global accesses, and every multiply-add is an fma.
 #[test]
 fn matmul_kernels_tile_and_vectorise() {
-    for body in kernel_ptx("matmul_tiled") {
+    for body in ["matmul_tiled", "matmul_tiled_32"].into_iter().flat_map(kernel_ptx) {
         assert!(body.contains("bar.sync") && body.contains("ld.shared.b32") && body.contains("st.shared.b32"));
         assert!(body.contains("fma.rn.f32"));
     }

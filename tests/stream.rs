@@ -138,20 +138,44 @@ fn stream_reference_sequence() -> TestResult {
     })
 }
 
-/// Sizes just past one verification chunk: the second chunk's elements are compared at their
-/// own offsets (a chunk verified against the wrong initial values fails).
+/// Sizes just past one verification chunk, in the default precision (f64, the article's):
+/// the second chunk's elements are compared at their own offsets (a chunk verified against the
+/// wrong initial values fails).
 fn stream_verifies_across_chunks(gpu: &Gpu) -> TestResult {
     let n = stream::VERIFY_CHUNK + 3;
+    let options = default_options()?;
+    ensure(options.precision == Precision::F64, || {
+        format!("stream defaults to {}, not the article's f64", options.precision)
+    })?;
     example_passes(
         gpu,
         "stream",
         Options {
             size: Some(n),
             reps: 1,
-            ..Options::default()
+            ..options
         },
     )
     .map_err(|e| format!("n = {n}: {e}"))
+}
+
+/// The run given no option: the article's f64 arrays of N = 1,000,000.
+fn stream_default_is_the_articles(gpu: &Gpu) -> TestResult {
+    ensure(stream::N == 1_000_000, || format!("N = {}", stream::N))?;
+    example_passes(
+        gpu,
+        "stream",
+        Options {
+            reps: 1,
+            ..default_options()?
+        },
+    )
+}
+
+/// `stream`'s options given none on the command line.
+fn default_options() -> Result<Options, String> {
+    let example = ferrocuda_book::examples::find("stream").ok_or("no example stream")?;
+    Ok(example.default_options())
 }
 
 /// Views the arguments declare equal in length, of other lengths: refused before the launch,
@@ -193,6 +217,7 @@ fn main() {
         ("stream_triad_four_per_thread_tails", stream_triad_four_per_thread_tails),
         ("stream_vec4_unaligned_views", stream_vec4_unaligned_views),
         ("stream_verifies_across_chunks", stream_verifies_across_chunks),
+        ("stream_default_is_the_articles", stream_default_is_the_articles),
     ];
     common::main(
         vec![("stream_reference_sequence", stream_reference_sequence)],

@@ -58,9 +58,10 @@ pub fn command(example: &Example) -> Command {
             .long("precision")
             .value_name("P")
             .value_parser(precisions)
-            .help(match example.f64 {
-                true => "floating-point precision [default: f32]",
-                false => "floating-point precision: this example has an f32 path only [default: f32]",
+            .help(match (example.f64, example.default_precision()) {
+                (true, Precision::F64) => "floating-point precision, f64 as the source's [default: f64]",
+                (true, Precision::F32) => "floating-point precision [default: f32]",
+                (false, _) => "floating-point precision: this example has an f32 path only [default: f32]",
             }),
     );
     if example.reps {
@@ -135,7 +136,8 @@ pub fn positive(value: &str) -> Result<usize, String> {
 pub fn options(example: &Example, matches: &ArgMatches) -> Result<(Options, DeviceChoice), Error> {
     let precision = match matches.get_one::<String>("precision").map(String::as_str) {
         Some("f64" | "double") => Precision::F64,
-        _ => Precision::F32,
+        Some(_) => Precision::F32,
+        None => example.default_precision(),
     };
     let own = example
         .flags

@@ -42,28 +42,33 @@ pub fn matmul_naive(args: MatmulArgs) {
 
 /// The course's `TILE_WIDTH`: 16 x 16 threads per block, 16 multiply-adds per element loaded.
 pub const TILE_WIDTH: usize = 16;
-/// A `TILE_WIDTH x TILE_WIDTH` shared tile.
-type Tile = Tile2d<f32, TILE_WIDTH, TILE_WIDTH, 0>;
+/// The lecture's other tile width: 32 x 32 threads per block (1024), 32 multiply-adds per element
+/// loaded, 8 KB of shared memory per block.
+pub const TILE_WIDTH_32: usize = 32;
+/// A `W x W` shared tile.
+type Tile<const W: usize> = Tile2d<f32, W, W, 0>;
 /// Shared memory of [`matmul_tiled`]: one tile of `A`, one of `B`.
-pub const TILED_SHARED_BYTES: usize = 2 * Tile::BYTES;
+pub const TILED_SHARED_BYTES: usize = 2 * Tile::<TILE_WIDTH>::BYTES;
+/// Shared memory of [`matmul_tiled_32`].
+pub const TILED_32_SHARED_BYTES: usize = 2 * Tile::<TILE_WIDTH_32>::BYTES;
 
-/// Tiled: each block computes a `TILE_WIDTH x TILE_WIDTH` tile of `C`, stepping along `k` one tile
-/// of `A` and one of `B` at a time through shared memory; each element a thread loads serves
-/// `TILE_WIDTH` multiply-adds. Threads past an edge still load (zeros) and reach both barriers
-/// (the course's slide puts a `__syncthreads()` inside `if (Row < Width && Col < Width)`, which
-/// is undefined behaviour at the edges).
+/// Tiled: each block computes a `W x W` tile of `C`, stepping along `k` one tile of `A` and one of
+/// `B` at a time through shared memory; each element a thread loads serves `W` multiply-adds.
+/// Threads past an edge still load (zeros) and reach both barriers (the course's slide puts a
+/// `__syncthreads()` inside `if (Row < Width && Col < Width)`, which is undefined behaviour at the
+/// edges).
 ///
-/// Launch: blocks of `TILE_WIDTH x TILE_WIDTH` covering `n x m`, [`TILED_SHARED_BYTES`].
-#[kernel]
-pub fn matmul_tiled(args: MatmulArgs) {
-    // SAFETY: the launch provides `TILED_SHARED_BYTES`: `ds_a` at 0, `ds_b` after it.
-    let (ds_a, ds_b) = unsafe { (Tile::dynamic_at(0), Tile::dynamic_at(Tile::BYTES)) };
+/// Launch: blocks of `W x W` covering `n x m`, with `2 W^2` floats of dynamic shared memory.
+#[inline(always)]
+fn tiled<const W: usize>(args: MatmulArgs) {
+    // SAFETY: the launch provides two tiles: `ds_a` at 0, `ds_b` after it.
+    let (ds_a, ds_b) = unsafe { (Tile::<W>::dynamic_at(0), Tile::<W>::dynamic_at(Tile::<W>::BYTES)) };
     let (tx, ty) = (thread_idx().x, thread_idx().y);
     let (col, row) = (global_idx_x(), global_idx_y());
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     let mut sum = 0.0f32;
-    for t in 0..k.div_ceil(TILE_WIDTH) {
-        let (a_col, b_row) = (t * TILE_WIDTH + tx, t * TILE_WIDTH + ty);
+    for t in 0..k.div_ceil(W) {
+        let (a_col, b_row) = (t * W + tx, t * W + ty);
         ds_a.set(
             ty,
             tx,
@@ -84,7 +89,7 @@ pub fn matmul_tiled(args: MatmulArgs) {
         );
         // SAFETY: every thread of the block runs the same number of tiles and reaches both.
         unsafe { sync_threads() };
-        for p in 0..TILE_WIDTH {
+        for p in 0..W {
             sum = math::fma(ds_a.get(ty, p), ds_b.get(p, tx), sum);
         }
         // SAFETY: as above; the next iteration overwrites the tiles others may still read.
@@ -93,6 +98,22 @@ pub fn matmul_tiled(args: MatmulArgs) {
     if row < m && col < n {
         args.c.set(row * n + col, sum);
     }
+}
+
+/// The course's tiled kernel, `TILE_WIDTH` 16 (see [`tiled`]).
+///
+/// Launch: blocks of 16 x 16 covering `n x m`, [`TILED_SHARED_BYTES`].
+#[kernel]
+pub fn matmul_tiled(args: MatmulArgs) {
+    tiled::<TILE_WIDTH>(args)
+}
+
+/// The tiled kernel with the lecture's `TILE_WIDTH` 32 (see [`tiled`]).
+///
+/// Launch: blocks of 32 x 32 covering `n x m`, [`TILED_32_SHARED_BYTES`].
+#[kernel]
+pub fn matmul_tiled_32(args: MatmulArgs) {
+    tiled::<TILE_WIDTH_32>(args)
 }
 
 /// Rows of `C` per block of [`matmul_register_tiled`].

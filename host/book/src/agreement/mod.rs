@@ -11,7 +11,7 @@ mod course_images;
 mod course_runtime;
 mod fft;
 
-use crate::examples::ch1::{increment, increment_2d, increment_launch, precision, separate_compilation};
+use crate::examples::ch1::{increment_2d, increment_launch, precision, separate_compilation};
 use crate::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use crate::examples::ch5::bs_european_mc::McReal;
 use crate::examples::ch5::pi::PiFloat;
@@ -164,7 +164,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
 fn chapter_one(c: &mut Comparison) -> Result<()> {
     c.compare("increment", Tolerance::EXACT, |gpu| {
         let mut a = gpu.upload(&ramp_i32(1000))?;
-        increment::increment(gpu, &mut a, 3)?;
+        increment_launch::increment_one_block(gpu, &mut a, 3)?;
         gpu.download(&a)
     })?;
     c.compare("increment_multiblock", Tolerance::EXACT, |gpu| {

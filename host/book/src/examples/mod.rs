@@ -11,6 +11,8 @@ pub mod ch6;
 pub mod ch7;
 pub mod convergence;
 pub mod course;
+pub mod empty_kernel;
+pub mod logical_devices;
 pub mod plot_option;
 pub mod stream;
 pub mod thesis;
@@ -249,6 +251,36 @@ pub struct Example {
     pub run: fn(&Gpu, &Options) -> Result<Outcome>,
 }
 
+impl Example {
+    /// The precision a run takes without `--precision`: f64 for the examples whose source
+    /// computes in double precision ([`F64_BY_DEFAULT`]), f32 otherwise.
+    pub fn default_precision(&self) -> Precision {
+        match F64_BY_DEFAULT.contains(&self.id) {
+            true => Precision::F64,
+            false => Precision::F32,
+        }
+    }
+
+    /// The options of a run given no option at all: the shared defaults, in
+    /// [`Example::default_precision`].
+    pub fn default_options(&self) -> Options {
+        Options {
+            precision: self.default_precision(),
+            ..Options::default()
+        }
+    }
+}
+
+/// The examples whose source computes in f64, so that `--precision` defaults to f64 there
+/// (`--precision f32` runs the single-precision variant).
+pub static F64_BY_DEFAULT: &[&str] = &[
+    // The book's tables of §3.5.1 and §3.5.2 are f64.
+    "ch3-tlp-copy",
+    "ch3-ilp-copy",
+    // The PGI article's arrays are real*8.
+    "stream",
+];
+
 /// Every example, in the order of the sources.
 pub static EXAMPLES: &[Example] = &[
     ch1::increment::EXAMPLE,
@@ -281,6 +313,7 @@ pub static EXAMPLES: &[Example] = &[
     course::vector_add::EXAMPLE,
     course::vector_add_managed::EXAMPLE,
     course::vector_add_streams::EXAMPLE,
+    course::vector_add_multi::EXAMPLE,
     tutorial::vector_copy::EXAMPLE,
     ch5::pi_cuf::EXAMPLE,
     ch5::pi_fma::EXAMPLE,

@@ -1,7 +1,11 @@
 //! stream: STREAM's copy, scale, add and triad (PGI article "CUDA Fortran Device Kernels", with
-//! McCalpin's STREAM loop and output), in f32 or f64, plus the article's four-elements-per-thread
-//! triad that uncoalesces the accesses.
-use crate::examples::{Example, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
+//! McCalpin's STREAM loop and output), plus the article's four-elements-per-thread triad that
+//! uncoalesces the accesses. By default as the article: `real*8` arrays of its N = 1,000,000
+//! (`<<<1954, 512>>>`); `--precision f32` and `--size` change either. `--cpu` runs STREAM on
+//! the host's cores instead, as the IT4I course's hands-on 0 (`cpu`).
+pub mod cpu;
+
+use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference;
 use book_kernels::stream::{
     BinaryArgs, StreamAdd, StreamAddVec4, StreamCopy, StreamCopyVec4, StreamScale, StreamScaleVec4, StreamTriad,
@@ -16,23 +20,28 @@ use rayon::prelude::*;
 
 pub const EXAMPLE: Example = Example {
     id: "stream",
-    description: "STREAM copy, scale, add, triad with 512-thread blocks, in f32 or f64 (PGI article)",
+    description: "STREAM copy, scale, add, triad with 512-thread blocks, f64 as the article's real*8 or f32 (PGI article)",
     size: Some(Size {
-        unit: "elements per array (f32, or f64 with --precision f64)",
+        unit: "elements per array (f64, or f32 with --precision f32) [default with --cpu: 250,000,000 on a GPU machine, 2^24 on the simulator]",
         gpu: N,
-        simulator: SIMULATOR_SIZE,
+        simulator: N,
         min: 1,
         max: usize::MAX,
         memory,
     }),
     f64: true,
     reps: true,
-    flags: &[],
+    flags: &[Flag::switch(
+        "--cpu",
+        "STREAM on the host's cores (rayon) instead of the GPU, in McCalpin's table (IT4I course, hands-on 0)",
+    )],
     run,
 };
 
-/// Elements per array: 2^25 (128 MiB per f32 array, 256 MiB per f64 one), far beyond L2.
-pub const N: usize = 1 << 25;
+/// Elements per array: the article's example, "N = one million" (1954 blocks of 512; its arrays
+/// are "less than 32M"). Its three f64 arrays, 24 MB, fit in the L2 of GPUs from the A100 on;
+/// the run says so, and `--size` beyond L2 measures the DRAM.
+pub const N: usize = 1_000_000;
 /// The article's block size, `<<<(N-1)/512+1, 512>>>`.
 pub const THREADS_PER_BLOCK: u32 = 512;
 /// STREAM's scalar is 3; 0.4 keeps the values bounded over any number of repetitions
@@ -47,11 +56,18 @@ pub const VERIFY_CHUNK: usize = 1 << 24;
 /// The run's peak: three device arrays (the anti-pattern's output reuses `a`), and on the host
 /// four chunks of [`VERIFY_CHUNK`] elements (three downloads and a reference, or a reference's
 /// three arrays and a download); `None` on overflow.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
+/// With `--cpu`: the three arrays on the host, and a chunk of the reference's three.
+pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
+    let n = match (options.switch("--cpu"), options.size) {
+        (true, None) => gpu.pick(cpu::COURSE_N, cpu::SIMULATOR_N),
+        _ => n,
+    };
     let chunk = n.min(VERIFY_CHUNK);
-    match options.precision {
-        Precision::F32 => Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, chunk),
-        Precision::F64 => Footprint::NONE.device::<f64>(3, n)?.host::<f64>(4, chunk),
+    match (options.switch("--cpu"), options.precision) {
+        (false, Precision::F32) => Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, chunk),
+        (false, Precision::F64) => Footprint::NONE.device::<f64>(3, n)?.host::<f64>(4, chunk),
+        (true, Precision::F32) => Footprint::NONE.host::<f32>(3, n)?.host::<f32>(3, chunk),
+        (true, Precision::F64) => Footprint::NONE.host::<f64>(3, n)?.host::<f64>(3, chunk),
     }
 }
 
@@ -421,6 +437,15 @@ pub fn run_typed<T: StreamReal + Send + Sync>(gpu: &Gpu, n: usize, reps: usize) 
         " Verified on the CPU in chunks of {} elements per array",
         n.min(VERIFY_CHUNK)
     );
+    let l2_bytes = gpu.properties().l2_cache_bytes as usize;
+    if 3 * n * size_of::<T>() <= l2_bytes {
+        println!(
+            " The three arrays ({:.0} MB) fit in this GPU's {:.0} MB L2: the rates are L2's; --size {} or more measures its memory",
+            (3 * n * size_of::<T>()) as f64 * 1e-6,
+            l2_bytes as f64 * 1e-6,
+            (8 * l2_bytes / (3 * size_of::<T>())).next_power_of_two()
+        );
+    }
     let mut checks = Vec::new();
     let mut last = None;
     for layout in Layout::ALL {
@@ -463,9 +488,17 @@ pub fn run_typed<T: StreamReal + Send + Sync>(gpu: &Gpu, n: usize, reps: usize) 
     Ok(Outcome { checks })
 }
 
-/// `stream` with `--precision` and `--size`.
+/// `stream` with `--precision` (f64 by default, as the article's `real*8`), `--size` (the
+/// article's N by default) and `--cpu` (the course's CPU STREAM, at its N by default).
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
+    if options.switch("--cpu") {
+        let n = options.size_or(gpu.pick(cpu::COURSE_N, cpu::SIMULATOR_N))?;
+        return match options.precision {
+            Precision::F32 => cpu::run_typed::<f32>(n, options.reps),
+            Precision::F64 => cpu::run_typed::<f64>(n, options.reps),
+        };
+    }
+    let n = options.size_or(N)?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, n, options.reps),
         Precision::F64 => run_typed::<f64>(gpu, n, options.reps),

@@ -11,14 +11,32 @@ pub fn triad_element<T: Real>(a: T, b: T, scalar: T) -> T {
     T::from_f64(b.to_f64().mul_add(scalar.to_f64(), a.to_f64()))
 }
 
+/// `a + b * scalar` rounded twice, as McCalpin's C loop computes it on a CPU (Rust never fuses
+/// it): the CPU STREAM's triad (`stream --cpu`), which a libm `fma` call would slow down.
+pub fn triad_element_unfused<T: Real>(a: T, b: T, scalar: T) -> T {
+    a + b * scalar
+}
+
 /// One element after `iterations` rounds of STREAM's loop, `c = a; b = s*c; c = a + b;
 /// a = b + s*c`; returns `(a, b, c)`.
-pub fn sequence_element<T: Real>(mut a: T, mut b: T, mut c: T, scalar: T, iterations: usize) -> (T, T, T) {
+pub fn sequence_element<T: Real>(a: T, b: T, c: T, scalar: T, iterations: usize) -> (T, T, T) {
+    sequence_element_with(a, b, c, scalar, iterations, triad_element)
+}
+
+/// [`sequence_element`] with the triad rounded as `triad` does.
+pub fn sequence_element_with<T: Real>(
+    mut a: T,
+    mut b: T,
+    mut c: T,
+    scalar: T,
+    iterations: usize,
+    triad: impl Fn(T, T, T) -> T,
+) -> (T, T, T) {
     for _ in 0..iterations {
         c = a;
         b = scalar * c;
         c = a + b;
-        a = triad_element(b, c, scalar);
+        a = triad(b, c, scalar);
     }
     (a, b, c)
 }
@@ -31,6 +49,17 @@ pub fn sequence_range<T: Real + Send + Sync>(
     scalar: T,
     iterations: usize,
 ) -> Result<[Vec<T>; 3]> {
+    sequence_range_with(range, initial, scalar, iterations, triad_element)
+}
+
+/// [`sequence_range`] with the triad rounded as `triad` does.
+pub fn sequence_range_with<T: Real + Send + Sync>(
+    range: Range<usize>,
+    initial: impl Fn(usize) -> (T, T, T) + Sync,
+    scalar: T,
+    iterations: usize,
+    triad: impl Fn(T, T, T) -> T + Sync,
+) -> Result<[Vec<T>; 3]> {
     let zero = T::from_f64(0.0);
     let len = range.len();
     let (mut ra, mut rb, mut rc) = (try_vec(len, zero)?, try_vec(len, zero)?, try_vec(len, zero)?);
@@ -40,7 +69,7 @@ pub fn sequence_range<T: Real + Send + Sync>(
         .enumerate()
         .for_each(|(k, ((a, b), c))| {
             let (a0, b0, c0) = initial(range.start + k);
-            (*a, *b, *c) = sequence_element(a0, b0, c0, scalar, iterations);
+            (*a, *b, *c) = sequence_element_with(a0, b0, c0, scalar, iterations, &triad);
         });
     Ok([ra, rb, rc])
 }

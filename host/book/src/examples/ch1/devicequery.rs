@@ -1,5 +1,6 @@
 //! ch1-devicequery: the book's device query (§1.4), every field it prints, plus the modern GPU's
-//! resources and the theoretical peak bandwidth (§2.3.1).
+//! resources and the theoretical peak bandwidth (§2.3.1), and the peer-access lines of the IT4I
+//! course's deviceQuery (hands-on 0: "Peer access from A40 (GPU0) -> A40 (GPU1) : Yes").
 use crate::examples::{Example, Options, Outcome};
 use ferrocuda::gpu::{DeviceProperties, Gpu, Result, device_count, driver_version};
 use ferrocuda::verify::Check;
@@ -19,6 +20,7 @@ pub fn run(gpu: &Gpu, _options: &Options) -> Result<Outcome> {
     if gpu.is_simulator() {
         println!("No CUDA device in use: the CPU simulator, which follows compute capability 9.0");
         print_device(gpu.properties());
+        print_peer_lines(&[gpu])?;
         let p = gpu.properties();
         let sane = p.max_threads_per_block == 1024 && p.warp_size == 32 && p.multiprocessor_count > 0;
         return Ok(Outcome {
@@ -36,6 +38,14 @@ pub fn run(gpu: &Gpu, _options: &Options) -> Result<Outcome> {
     for ordinal in 0..count {
         print_device(&DeviceProperties::query(ordinal)?);
     }
+    // Every GPU but the one in use is opened for the peer queries (a context each).
+    let others = (0..count)
+        .filter(|&ordinal| ordinal != gpu.properties().ordinal)
+        .map(Gpu::new)
+        .collect::<Result<Vec<_>>>()?;
+    let mut all: Vec<&Gpu> = std::iter::once(gpu).chain(&others).collect();
+    all.sort_by_key(|g| g.properties().ordinal);
+    print_peer_lines(&all)?;
     let p = gpu.properties();
     let sane = p.multiprocessor_count > 0
         && p.max_threads_per_block >= 1024
@@ -44,6 +54,42 @@ pub fn run(gpu: &Gpu, _options: &Options) -> Result<Outcome> {
     Ok(Outcome {
         checks: vec![Check::condition("device properties are complete", sane)],
     })
+}
+
+/// deviceQuery's peer lines, one per ordered pair of `gpus` (by ordinal): `Peer access from
+/// NAME (GPUi) -> NAME (GPUj) : Yes|No` (`cudaDeviceCanAccessPeer`); one line saying there is
+/// no pair when there is one device.
+pub fn peer_lines(gpus: &[&Gpu]) -> Result<Vec<String>> {
+    if gpus.len() < 2 {
+        let what = match gpus.first() {
+            Some(g) if g.is_simulator() => "the simulator is one device",
+            _ => "one CUDA device",
+        };
+        return Ok(vec![format!("Peer access: no pair of GPUs to query ({what})")]);
+    }
+    let mut lines = Vec::new();
+    for from in gpus {
+        for to in gpus {
+            let (pf, pt) = (from.properties(), to.properties());
+            if pf.ordinal == pt.ordinal {
+                continue;
+            }
+            let can = if from.can_access_peer(to)? { "Yes" } else { "No" };
+            lines.push(format!(
+                "Peer access from {} (GPU{}) -> {} (GPU{}) : {can}",
+                pf.name, pf.ordinal, pt.name, pt.ordinal
+            ));
+        }
+    }
+    Ok(lines)
+}
+
+fn print_peer_lines(gpus: &[&Gpu]) -> Result<()> {
+    println!();
+    for line in peer_lines(gpus)? {
+        println!("  {line}");
+    }
+    Ok(())
 }
 
 fn print_device(p: &DeviceProperties) {

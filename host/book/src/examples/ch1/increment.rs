@@ -1,9 +1,9 @@
 //! ch1-increment: one block of threads increments an array (book §1.3.1, `incrementTestGPU`).
+use crate::examples::ch1::increment_launch::{MAX_THREADS_PER_BLOCK, increment_one_block as increment};
 use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
-use book_kernels::ch1::increment::{Increment, IncrementArgs};
 use ferrocuda::footprint::{Footprint, try_vec};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
@@ -25,27 +25,11 @@ pub const EXAMPLE: Example = Example {
 
 /// The book's array length.
 pub const N: usize = 256;
-/// The most threads a block may have on every CUDA GPU so far (compute capability 2.0 to 12.x):
-/// the largest array one block covers.
-pub const MAX_THREADS_PER_BLOCK: usize = 1024;
 
 /// The run's peak: the array and a warm-up copy on the device, the array and its download on
 /// the host; `None` on overflow.
 pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.mirrored::<i32>(2, n)
-}
-
-/// `a_d[i] += b` with one block of `a_d.len()` threads (at most the device's threads per block).
-pub fn increment(gpu: &Gpu, a_d: &mut DeviceBuffer<i32>, b: i32) -> Result<()> {
-    let n = a_d.len();
-    let max = gpu.properties().max_threads_per_block as usize;
-    if n == 0 || n > max {
-        return Err(Error::InvalidArgument(format!(
-            "ch1-increment runs one block, so the array must have 1 to {max} elements, not {n}: use ch1-increment-multiblock for more"
-        )));
-    }
-    let args = IncrementArgs { a: a_d.view_mut(), b };
-    crate::kernels(gpu)?.launch(Increment, LaunchShape::new((1, 1, 1), (n as u32, 1, 1)), args)
 }
 
 /// The book's program: `a = 1`, `b = 3`, increment on the GPU, check `a == 4`.

@@ -48,7 +48,7 @@ pub const POLY_N: usize = 1 << 24;
 pub const POLY_N_SIMULATOR: usize = 1 << 16;
 pub const THREADS_PER_BLOCK: u32 = 256;
 /// The largest increment: the book's one block of `n` threads.
-pub const MAX_N: usize = crate::examples::ch1::increment::MAX_THREADS_PER_BLOCK;
+pub const MAX_N: usize = crate::examples::ch1::increment_launch::MAX_THREADS_PER_BLOCK;
 
 /// The run's peak: the increment's array on the device and, on the host, the array, its
 /// reference and a download; then the polynomial's `x` and `y` on the device and `x`, the

@@ -19,7 +19,7 @@ pub const EXAMPLE: Example = Example {
         gpu: STATIC_N,
         simulator: STATIC_N,
         min: 1,
-        max: crate::examples::ch1::increment::MAX_THREADS_PER_BLOCK,
+        max: crate::examples::ch1::increment_launch::MAX_THREADS_PER_BLOCK,
         memory,
     }),
     f64: false,

@@ -8,8 +8,11 @@
 //! `2 * mem_size / time` (1e9 B/GB). Added: the fraction of a device-to-device memcpy of the same
 //! bytes, and any extent (the book refuses extents that are not multiples of `TILE_DIM`; the
 //! kernels here bound-test only the edge tiles). The default is the book's 1024 x 1024 (256 x
-//! 256 on the simulator); `--size 16384` is the size the benchmark uses.
-use crate::examples::{Example, Options, Outcome, Size};
+//! 256 on the simulator); `--size` sets nx and `--ny` ny (default: nx); `--size 16384` is the
+//! size the benchmark uses. After the tables, the tutorial's lines for its `gtranspose2`
+//! (Decyk): the empty kernel's time, the CPU transpose's, the GPU's, the maximum difference.
+use crate::examples::empty_kernel::print_empty_kernel_time;
+use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference;
 use book_kernels::ch3::transpose::{
     BLOCK_ROWS, CARTESIAN, CopySharedMem, DIAGONAL, DIAGONAL_SHARED, Gtranspose2, PGI_TILE, SimpleCopy, TILE_DIM,
@@ -19,21 +22,26 @@ use book_kernels::ch3::transpose::{
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
+use std::time::Instant;
 
 pub const EXAMPLE: Example = Example {
     id: "ch3-transpose",
-    description: "copy, naive, coalesced, conflict-free and diagonal transposes of a 1024^2 f32 matrix, GB/s and /memcpy (book 3.4; PGI article; Decyk tutorial); --size sets nx = ny",
+    description: "copy, naive, coalesced, conflict-free and diagonal transposes of a 1024^2 f32 matrix, GB/s and /memcpy (book 3.4; PGI article; Decyk tutorial); --size sets nx, --ny ny",
     size: Some(Size {
-        unit: "matrix side, nx = ny",
+        unit: "nx, the matrix's row length (ny = nx unless --ny)",
         gpu: N_BOOK,
         simulator: SIMULATOR_N,
         min: 1,
-        max: MAX_SIDE,
+        max: MAX_ELEMENTS,
         memory,
     }),
     f64: false,
     reps: true,
-    flags: &[],
+    flags: &[Flag::value(
+        "--ny",
+        "NY",
+        "ny, the number of rows (nx * ny at most 2^30) [default: nx, a square matrix]",
+    )],
     run,
 };
 
@@ -45,16 +53,15 @@ pub const NUM_REPS: usize = 100;
 pub const MAX_GRID_Y: u32 = 65535;
 /// The largest matrix: [`input`] keeps every element distinct up to 2^30 elements.
 pub const MAX_ELEMENTS: usize = 1 << 30;
-/// The largest side: `MAX_SIDE^2 = MAX_ELEMENTS`.
-pub const MAX_SIDE: usize = 1 << 15;
 /// The simulator's side.
 pub const SIMULATOR_N: usize = 256;
 
-/// The run's peak at side `n`: input and output on the device, with the memcpy's two buffers of
-/// the same bytes while it is timed; on the host the input, the CPU's transpose and a download
-/// (or the -1 preset); `None` on overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let elements = footprint::elements(&[n, n])?;
+/// The run's peak at `nx` (and `--ny`, else `nx`): input and output on the device, with the
+/// memcpy's two buffers of the same bytes while it is timed; on the host the input, the CPU's
+/// transpose and a download (or the -1 preset); `None` on overflow.
+pub fn memory(options: &Options, _gpu: &Gpu, nx: usize) -> Option<Footprint> {
+    let ny = options.parsed::<usize>("--ny").ok().flatten().unwrap_or(nx);
+    let elements = footprint::elements(&[nx, ny])?;
     Footprint::NONE.device::<f32>(4, elements)?.host::<f32>(3, elements)
 }
 
@@ -233,13 +240,18 @@ pub fn input(n: usize) -> Result<Vec<f32>> {
     try_from_fn(n, |i| f32::from_bits(0x3f80_0000 + i as u32))
 }
 
-/// The book's program, with the PGI and tutorial variants in a second table.
+/// The book's program, with the PGI and tutorial variants in a second table, then the tutorial's
+/// lines.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N_BOOK, SIMULATOR_N))?;
-    let (nx, ny) = (n, n);
-    if n.checked_mul(n).is_none_or(|e| e > MAX_ELEMENTS) {
+    let nx = options.size_or(gpu.pick(N_BOOK, SIMULATOR_N))?;
+    let ny = match options.parsed::<usize>("--ny")? {
+        Some(0) => return Err(Error::InvalidArgument("--ny must be at least 1".into())),
+        Some(ny) => ny,
+        None => nx,
+    };
+    if nx.checked_mul(ny).is_none_or(|e| e > MAX_ELEMENTS) {
         return Err(Error::InvalidArgument(format!(
-            "--size {n} makes more than {MAX_ELEMENTS} elements (at most {MAX_SIDE})"
+            "{nx} x {ny} makes more than {MAX_ELEMENTS} elements"
         )));
     }
     let reps = options.reps.max(gpu.pick(NUM_REPS, 1));
@@ -260,7 +272,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mem_size = nx * ny * size_of::<f32>();
     let in_h = input(nx * ny)?;
     let mut gold = try_vec(nx * ny, 0.0f32)?;
+    let cpu_start = Instant::now();
     reference::ch3::transpose::transpose(&mut gold, &in_h, nx, ny)?;
+    let cpu_s = cpu_start.elapsed().as_secs_f64();
     let idata_d = gpu.upload(&in_h)?;
     let mut odata_d = gpu.zeros::<f32>(nx * ny)?;
     let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, mem_size, reps.min(20))?;
@@ -270,6 +284,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         gpu.timing_label()
     );
     let mut checks = Vec::new();
+    let mut tutorial_ms = None;
     for (title, variants) in [
         ("book 3.4", &Variant::ALL[..6]),
         ("PGI article and Decyk tutorial", &Variant::ALL[6..]),
@@ -288,6 +303,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             let ms = gpu.time_ms(|| (0..reps).try_for_each(|_| launch_from(gpu, None, variant, args)))?;
             let check = Check::compare(variant.kernel(), &gpu.download(&odata_d)?, expected, Tolerance::EXACT);
             let gb_per_s = 2.0 * mem_size as f64 * 1e-6 / (ms / reps as f64);
+            if variant == Variant::Tutorial {
+                tutorial_ms = Some((ms / reps as f64, check.max_abs_err));
+            }
             if check.passed() {
                 println!("{:<36}{gb_per_s:>20.2}{:>10.3}", variant.label(), gb_per_s / memcpy);
             } else {
@@ -295,6 +313,15 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             }
             checks.push(check);
         }
+    }
+    if let Some((ms, max_difference)) = tutorial_ms {
+        // The tutorial's lines (its "Fortran" is the CPU: here the rayon transpose that made
+        // `gold`; its GPU time is one launch, here the mean of the timed ones).
+        println!();
+        print_empty_kernel_time(gpu, reps.min(20))?;
+        println!("CPU 2d transpose time= {cpu_s:.7E}");
+        println!("GPU 2d transpose time= {:.7E}", ms * 1e-3);
+        println!("2d transpose maximum difference = {max_difference:.6}");
     }
     Ok(Outcome { checks })
 }

@@ -19,16 +19,8 @@ pub mod p2p_bandwidth;
 pub mod transpose_mpi;
 pub mod transpose_p2p;
 
-use crate::examples::{Flag, Options};
-use ferrocuda::gpu::{BackendChoice, Error, Gpu, Result, device_count};
-
-/// The flag every chapter-4 example takes.
-pub const DEVICES: Flag = Flag {
-    name: "--devices",
-    value: Some("N"),
-    help: "logical devices, round-robin on the GPUs present (default: the GPUs present when at least 2, else the book's count on GPU 0)",
-    requires: None,
-};
+pub use crate::examples::logical_devices::{DEVICES, DevicePlan, MAX_LOGICAL_DEVICES, open_devices};
+use ferrocuda::gpu::{Error, Gpu, Result};
 
 /// The peer copies' size per device (`ch4-direct-transfer`, `ch4-p2p-bandwidth`): the book's
 /// `N` = 4M floats, 16 MB; on the simulator 256K floats (1 MB).
@@ -40,93 +32,6 @@ pub const PEER_COPY_SIM_N: usize = 256 * 1024;
 /// on four).
 pub const TRANSPOSE_BOOK_N: usize = 2048;
 pub const TRANSPOSE_SIM_N: usize = 256;
-
-/// More logical devices than any example needs; a guard against a mistyped count.
-pub const MAX_LOGICAL_DEVICES: usize = 64;
-
-/// Where a run's logical devices put their memory, for its memory plan (`Size::memory`): how
-/// many logical devices `open_devices` will open, and on how many GPUs they are placed
-/// round-robin (0: on simulators, whose memory is all host memory).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DevicePlan {
-    /// Logical devices opened.
-    pub logical: usize,
-    /// GPUs present, or 0 on the simulator.
-    pub physical: usize,
-}
-
-impl DevicePlan {
-    /// The plan for `options` on `gpu` (`--devices`, else `open_devices`' default for
-    /// `book_count`); `None` when `open_devices` refuses `--devices` (0, too many, not a number),
-    /// so that its own sentence is the one the user reads.
-    pub fn of(options: &Options, gpu: &Gpu, book_count: usize) -> Option<Self> {
-        let physical = if gpu.is_simulator() {
-            0
-        } else {
-            device_count().unwrap_or(0)
-        };
-        let logical = match options.parsed::<usize>("--devices").ok()? {
-            Some(n) if (1..=MAX_LOGICAL_DEVICES).contains(&n) => n,
-            Some(_) => return None,
-            None if physical >= 2 => physical,
-            None => book_count,
-        };
-        Some(Self { logical, physical })
-    }
-
-    /// How many of the logical devices `0 .. allocating` share the busiest memory: the GPU that
-    /// logical device 0 is placed on (round-robin puts `ceil(allocating / GPUs)` there), or all
-    /// of them on simulators, whose device memory is the one host memory.
-    pub fn busiest(&self, allocating: usize) -> usize {
-        match self.physical {
-            0 => allocating,
-            gpus => allocating.div_ceil(gpus),
-        }
-    }
-}
-
-/// Opens the logical devices `--devices` asks for, or the default (the GPUs present when at
-/// least two, else `book_count` on GPU 0 or on simulators, said in one line), and prints where
-/// each runs.
-pub fn open_devices(gpu: &Gpu, options: &Options, book_count: usize) -> Result<Vec<Gpu>> {
-    let physical = if gpu.is_simulator() { 0 } else { device_count()? };
-    let n = match options.parsed::<usize>("--devices")? {
-        Some(0) => {
-            return Err(Error::InvalidArgument(
-                "--devices must be at least 1: a program needs a device to run on".into(),
-            ));
-        }
-        Some(n) if n > MAX_LOGICAL_DEVICES => {
-            return Err(Error::InvalidArgument(format!(
-                "--devices {n} is more than the {MAX_LOGICAL_DEVICES} logical devices an example opens"
-            )));
-        }
-        Some(n) => n,
-        None if physical >= 2 => physical,
-        None if physical == 1 => {
-            println!(
-                "One GPU present: {book_count} logical devices share GPU 0, as the book's {book_count} GPUs (--devices N for another count)"
-            );
-            book_count
-        }
-        None => {
-            println!(
-                "No GPU: {book_count} logical devices, each its own CPU simulator, as the book's {book_count} GPUs (--devices N for another count)"
-            );
-            book_count
-        }
-    };
-    let choice = if gpu.is_simulator() {
-        BackendChoice::Sim
-    } else {
-        BackendChoice::Cuda
-    };
-    let gpus = Gpu::open_logical(choice, n)?;
-    for g in &gpus {
-        println!("  {}", g.placement());
-    }
-    Ok(gpus)
-}
 
 /// What a copy between logical devices `a` and `b` really is, when it is not a peer-to-peer
 /// transfer between two GPUs: one sentence, or `None` for two distinct GPUs.

@@ -1,20 +1,23 @@
 //! course-matmul-tiled: SGEMM `C = A B` (IT4I course, hands-on 6, and the tiling lecture):
-//! naive, shared-memory tiled (`TILE_WIDTH` 16), register-tiled (128 x 128 block tiles, 8 x 8 per
-//! thread, 16-byte loads, double-buffered shared tiles; its `k` loop rolled or spelled out), and
-//! cuBLAS's SGEMM in the same run.
+//! naive, shared-memory tiled (`TILE_WIDTH` 16, and the lecture's 32), register-tiled (128 x 128
+//! block tiles, 8 x 8 per thread, 16-byte loads, double-buffered shared tiles; its `k` loop rolled
+//! or spelled out), and cuBLAS's SGEMM in the same run.
 //!
 //! Prints the course's "Matrix multiplication naive seems OK" lines, each variant's time, GFLOP/s
-//! and fraction of cuBLAS, and the tiled kernels' speedups. The default size is 4096^3 on a GPU
-//! and a small non-square case (200 x 136 x 72, no dimension a multiple of a tile) on the
-//! simulator; `--size N` sets m = n = k = N, `--m`, `--n`, `--k` each dimension.
+//! and fraction of cuBLAS, and the tiled kernels' speedups. The default is, as hands-on 6, a
+//! product of non-square matrices: the course gives no sizes, so ours are 4100 x 3000 x 2500 on
+//! a GPU (no dimension a multiple of 32 or 128, so every kernel's zero-fill runs) and
+//! 200 x 136 x 72 on the simulator; `--size N` sets m = n = k = N (the square 4096^3 of the
+//! benchmarks), `--m`, `--n`, `--k` each dimension.
 //!
 //! cuBLAS runs in its default math mode, `CUBLAS_DEFAULT_MATH`: FP32 SGEMM on the SIMT cores,
 //! no tensor cores (those need `CUBLAS_TF32_TENSOR_OP_MATH`, and round the inputs to TF32).
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tiled::{
-    BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulRegisterTiledUnrolled, MatmulTiled,
-    REGISTER_TILED_SHARED_BYTES, REGISTER_TILED_THREADS, TILE_WIDTH, TILED_SHARED_BYTES,
+    BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulRegisterTiledUnrolled, MatmulTiled, MatmulTiled32,
+    REGISTER_TILED_SHARED_BYTES, REGISTER_TILED_THREADS, TILE_WIDTH, TILE_WIDTH_32, TILED_32_SHARED_BYTES,
+    TILED_SHARED_BYTES,
 };
 use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
@@ -23,10 +26,10 @@ use ferrocuda::verify::Check;
 
 pub const EXAMPLE: Example = Example {
     id: "course-matmul-tiled",
-    description: "SGEMM naive, shared-memory tiled, register-tiled, and cuBLAS: GFLOP/s and fraction of cuBLAS (IT4I course, hands-on 6)",
+    description: "SGEMM of non-square matrices: naive, shared-memory tiled (TILE_WIDTH 16 and 32), register-tiled, and cuBLAS: GFLOP/s and fraction of cuBLAS (IT4I course, hands-on 6)",
     size: Some(Size {
-        unit: "m = n = k, the matrices' side (the simulator's default is 200 x 136 x 72; --m, --n, --k override each)",
-        gpu: SIZE,
+        unit: "m = n = k, the matrices' side (without it, non-square: m x n x k = 4100 x 3000 x 2500 on a GPU, 200 x 136 x 72 on the simulator; --m, --n, --k override each)",
+        gpu: COURSE_DIMS.0,
         simulator: SIMULATOR_DIMS.0,
         min: 1,
         max: u32::MAX as usize,
@@ -57,17 +60,28 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
-/// The GPU default, m = n = k.
+/// The benchmarks' square size, m = n = k (`--size 4096`).
 pub const SIZE: usize = 4096;
+/// The GPU default `(m, n, k)`: hands-on 6 multiplies non-square matrices but gives no sizes;
+/// ours are large enough for the timings to mean something, and no dimension is a multiple of
+/// 32 or 128, so every kernel's boundary zero-fill runs.
+pub const COURSE_DIMS: (usize, usize, usize) = (4100, 3000, 2500);
 /// The simulator default: non-square, no dimension a multiple of 16 or 128.
 pub const SIMULATOR_DIMS: (usize, usize, usize) = (200, 136, 72);
 
-/// The run's peak at `--size s` (`--m`, `--n`, `--k` overriding): A, B and C on the device; on
-/// the host A, B and the downloaded C, with the CPU's C and `|A||B|` when the product is small
-/// enough to recompute, else Freivalds' vectors (see `reference::course::matmul_tiled`).
-pub fn memory(options: &Options, _gpu: &Gpu, s: usize) -> Option<Footprint> {
-    let dim = |flag: &str| options.parsed::<usize>(flag).ok().flatten().unwrap_or(s);
-    let (m, n, k) = (dim("--m"), dim("--n"), dim("--k"));
+/// The run's peak at `--size s` (`--m`, `--n`, `--k` overriding), or at the non-square default
+/// without `--size`: A, B and C on the device; on the host A, B and the downloaded C, with the
+/// CPU's C and `|A||B|` when the product is small enough to recompute, else Freivalds' vectors
+/// (see `reference::course::matmul_tiled`).
+/// Dimensions that do not parse are planned as the default (the run refuses them in its own
+/// sentence).
+pub fn memory(options: &Options, gpu: &Gpu, s: usize) -> Option<Footprint> {
+    let (dm, dn, dk) = match options.size {
+        Some(_) => (s, s, s),
+        None => gpu.pick(COURSE_DIMS, SIMULATOR_DIMS),
+    };
+    let dim = |flag: &str, default: usize| options.parsed::<usize>(flag).ok().flatten().unwrap_or(default);
+    let (m, n, k) = (dim("--m", dm), dim("--n", dn), dim("--k", dk));
     let (a, b, c) = (
         footprint::elements(&[m, k])?,
         footprint::elements(&[k, n])?,
@@ -91,24 +105,29 @@ pub type Dims = (usize, usize, usize);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
     Naive,
+    /// `TILE_WIDTH` 16, the course's.
     Tiled,
+    /// `TILE_WIDTH` 32, the lecture's other case.
+    Tiled32,
     RegisterTiled,
     RegisterTiledUnrolled,
     Cublas,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 5] = [
+    pub const ALL: [Variant; 6] = [
         Variant::Naive,
         Variant::Tiled,
+        Variant::Tiled32,
         Variant::RegisterTiled,
         Variant::RegisterTiledUnrolled,
         Variant::Cublas,
     ];
     /// This library's kernels (the simulator runs only these).
-    pub const KERNELS: [Variant; 4] = [
+    pub const KERNELS: [Variant; 5] = [
         Variant::Naive,
         Variant::Tiled,
+        Variant::Tiled32,
         Variant::RegisterTiled,
         Variant::RegisterTiledUnrolled,
     ];
@@ -117,6 +136,7 @@ impl Variant {
         match self {
             Variant::Naive => "naive",
             Variant::Tiled => "tiled",
+            Variant::Tiled32 => "tiled, TILE_WIDTH 32",
             Variant::RegisterTiled => "register-tiled",
             Variant::RegisterTiledUnrolled => "register-tiled, k unrolled",
             Variant::Cublas => "cuBLAS",
@@ -128,6 +148,7 @@ impl Variant {
         match self {
             Variant::Naive => "matmul_naive",
             Variant::Tiled => "matmul_tiled",
+            Variant::Tiled32 => "matmul_tiled_32",
             Variant::RegisterTiled => "matmul_register_tiled",
             Variant::RegisterTiledUnrolled => "matmul_register_tiled_unrolled",
             Variant::Cublas => "cublasSgemm",
@@ -140,6 +161,10 @@ impl Variant {
             Variant::Naive => LaunchShape::cover_2d(n, m, (16, 16)),
             Variant::Tiled => Ok(LaunchShape::cover_2d(n, m, (TILE_WIDTH as u32, TILE_WIDTH as u32))?
                 .with_shared_bytes(TILED_SHARED_BYTES as u32)),
+            Variant::Tiled32 => Ok(
+                LaunchShape::cover_2d(n, m, (TILE_WIDTH_32 as u32, TILE_WIDTH_32 as u32))?
+                    .with_shared_bytes(TILED_32_SHARED_BYTES as u32),
+            ),
             Variant::RegisterTiled | Variant::RegisterTiledUnrolled => {
                 let blocks = |x: usize, tile: usize| {
                     u32::try_from(x.div_ceil(tile).max(1))
@@ -204,6 +229,7 @@ impl Operands {
         match variant {
             Variant::Naive => crate::kernels(gpu)?.launch(MatmulNaive, shape, args),
             Variant::Tiled => crate::kernels(gpu)?.launch(MatmulTiled, shape, args),
+            Variant::Tiled32 => crate::kernels(gpu)?.launch(MatmulTiled32, shape, args),
             Variant::RegisterTiled => crate::kernels(gpu)?.launch(MatmulRegisterTiled, shape, args),
             Variant::RegisterTiledUnrolled => crate::kernels(gpu)?.launch(MatmulRegisterTiledUnrolled, shape, args),
             Variant::Cublas => Err(Error::InvalidArgument("cuBLAS runs through `Operands::cublas`".into())),
@@ -280,11 +306,14 @@ pub fn measure(
     Ok((rows, checks))
 }
 
-/// `(m, n, k)` from `--size`, `--m`, `--n`, `--k`, or the default.
+/// `(m, n, k)` from `--size`, `--m`, `--n`, `--k`, or the non-square default.
 fn dims(gpu: &Gpu, options: &Options) -> Result<Dims> {
     let (dm, dn, dk) = match options.size {
-        Some(s) => (s, s, s),
-        None => gpu.pick((SIZE, SIZE, SIZE), SIMULATOR_DIMS),
+        Some(_) => {
+            let s = options.size_or(1)?;
+            (s, s, s)
+        }
+        None => gpu.pick(COURSE_DIMS, SIMULATOR_DIMS),
     };
     let pick = |flag: &str, default: usize| -> Result<usize> {
         match options.parsed::<usize>(flag)?.unwrap_or(default) {
@@ -363,16 +392,18 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         );
     }
     let time_of = |v: Variant| rows.iter().find(|r| r.variant == v).map(|r| r.stats.median_ms);
-    if let (Some(naive), Some(tiled), Some(register)) = (
+    if let (Some(naive), Some(tiled), Some(tiled_32), Some(register)) = (
         time_of(Variant::Naive),
         time_of(Variant::Tiled),
+        time_of(Variant::Tiled32),
         time_of(Variant::RegisterTiled),
     ) {
         println!("Time multiplication naive:   {naive:>12.3} ms");
         println!("Time multiplication tiled:   {tiled:>12.3} ms");
         println!(
-            "Speedup is {:>8.2} (tiled), {:.2} (register-tiled)",
+            "Speedup is {:>8.2} (tiled), {:.2} (tiled, TILE_WIDTH 32), {:.2} (register-tiled)",
             naive / tiled,
+            naive / tiled_32,
             naive / register
         );
     }

@@ -11,4 +11,5 @@ pub mod picture_kernel;
 pub mod reduction;
 pub mod vector_add;
 pub mod vector_add_managed;
+pub mod vector_add_multi;
 pub mod vector_add_streams;

@@ -185,7 +185,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let mx = options.parsed::<u32>("--mx")?.unwrap_or(MX);
     shape(nx, mx)?;
     let a = try_from_fn(nx, |j| (j + 1) as f32)?;
-    super::print_empty_kernel_time(gpu, options.reps)?;
+    crate::examples::empty_kernel::print_empty_kernel_time(gpu, options.reps)?;
     let start = Instant::now();
     let t = reference::sum1(&a, mx as usize);
     let cpu_s = start.elapsed().as_secs_f64();

@@ -111,7 +111,7 @@ pub fn copy(
 
 /// The tutorial's output: empty kernel time, CPU and GPU copy times (seconds), maximum difference.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    super::print_empty_kernel_time(gpu, options.reps)?;
+    crate::examples::empty_kernel::print_empty_kernel_time(gpu, options.reps)?;
     let n2 = options.size_or(gpu.pick(NX_2D, SIMULATOR_NX_2D))?;
     let mut checks = Vec::new();
     for (label, variant, nx, ny) in [

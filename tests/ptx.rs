@@ -32,7 +32,6 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch1::precision::PrecisionAxpyArgs<f64>>(ch1::precision::PrecisionAxpy),
         entry::<_, ch1::separate_compilation::a_m::APlusBArgs>(ch1::separate_compilation::a_m::APlusB),
         entry::<_, c_m::CMinusDArgs>(c_m::CMinusD),
-        entry::<_, book_kernels::appc::fcallingc::ZeroArgs>(book_kernels::appc::fcallingc::Zero),
         entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Base),
         entry::<_, LimitingFactorArgs>(ch2::limiting_factor::BaseFast),
         entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Memory),

@@ -49,6 +49,8 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::HornerUnfused),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::Divergent),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
+        entry::<_, ch3::cuf_increment::CufIncrementArgs>(ch3::cuf_increment::CufIncrement),
+        entry::<_, ch3::cuf_increment_2d::CufIncrement2dArgs>(ch3::cuf_increment_2d::CufIncrement2d),
         entry::<_, UnaryArgs<f32>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f64>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f32>>(stream::StreamScale),

@@ -51,6 +51,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
         entry::<_, ch3::cuf_increment::CufIncrementArgs>(ch3::cuf_increment::CufIncrement),
         entry::<_, ch3::cuf_increment_2d::CufIncrement2dArgs>(ch3::cuf_increment_2d::CufIncrement2d),
+        entry::<_, book_kernels::appc::fcallingc::ZeroArgs>(book_kernels::appc::fcallingc::Zero),
         entry::<_, UnaryArgs<f32>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f64>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f32>>(stream::StreamScale),

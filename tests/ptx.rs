@@ -845,6 +845,27 @@ fn constant_increment_reads_its_state_space() {
     expect("increment_global", "ld.global.b32", "ld.const");
 }
 
+/// ch3-cuf-*: the CUF loop bodies stride over the grid (they read the grid's extent, so a fixed
+/// or capped grid covers the range), the 2-D one along y as well, with no local memory.
+#[test]
+fn cuf_kernels_stride_over_the_grid() {
+    for (kernel, extents) in [
+        ("cuf_increment", &["%nctaid.x"][..]),
+        ("cuf_increment_2d", &["%nctaid.x", "%nctaid.y"][..]),
+    ] {
+        for body in kernel_ptx(kernel) {
+            for extent in extents {
+                assert!(body.contains(extent), "`{kernel}` does not read `{extent}`");
+            }
+            assert!(
+                body.contains("ld.global.b32") && body.contains("st.global.b32"),
+                "`{kernel}`: no global access"
+            );
+            assert!(!body.contains(".local"), "`{kernel}` uses local memory");
+        }
+    }
+}
+
 /// ch3-intrinsics: the fast kernel uses the approximate instructions, the accurate one none of
 /// them; the fused Horner has fma.rn and no separate mul/add, the unfused the reverse.
 #[test]

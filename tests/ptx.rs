@@ -51,6 +51,8 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::HornerUnfused),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::Divergent),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
+        entry::<_, ch3::cuf_increment::CufIncrementArgs>(ch3::cuf_increment::CufIncrement),
+        entry::<_, ch3::cuf_increment_2d::CufIncrement2dArgs>(ch3::cuf_increment_2d::CufIncrement2d),
         entry::<_, UnaryArgs<f32>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f64>>(stream::StreamCopy),
         entry::<_, UnaryArgs<f32>>(stream::StreamScale),
@@ -844,6 +846,27 @@ fn constant_increment_reads_its_state_space() {
     expect("poly_param", "ld.param", ".local");
     expect("poly_global", "ld.global.f32", "ld.const");
     expect("increment_global", "ld.global.b32", "ld.const");
+}
+
+/// ch3-cuf-*: the CUF loop bodies stride over the grid (they read the grid's extent, so a fixed
+/// or capped grid covers the range), the 2-D one along y as well, with no local memory.
+#[test]
+fn cuf_kernels_stride_over_the_grid() {
+    for (kernel, extents) in [
+        ("cuf_increment", &["%nctaid.x"][..]),
+        ("cuf_increment_2d", &["%nctaid.x", "%nctaid.y"][..]),
+    ] {
+        for body in kernel_ptx(kernel) {
+            for extent in extents {
+                assert!(body.contains(extent), "`{kernel}` does not read `{extent}`");
+            }
+            assert!(
+                body.contains("ld.global.b32") && body.contains("st.global.b32"),
+                "`{kernel}`: no global access"
+            );
+            assert!(!body.contains(".local"), "`{kernel}` uses local memory");
+        }
+    }
 }
 
 /// ch3-intrinsics: the fast kernel uses the approximate instructions, the accurate one none of

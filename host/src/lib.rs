@@ -12,7 +12,8 @@
 //! - `ferrocuda-sim`: the CPU simulator, with checks a GPU cannot give (races on shared memory,
 //!   barriers not every thread reaches, out-of-bounds accesses), named by kernel, block and thread;
 //! - `ferrocuda` (this crate): the runtime ([`Gpu`], buffers, [`Kernels`] and typed launches,
-//!   streams, events) and the library calls: [`reduce`], [`random`], [`sor`], [`fft`], [`transpose`], with the CPU
+//!   streams, events) and the library calls: [`reduce`], [`random`], [`sor`], [`fft`], [`transpose`],
+//!   [`cuf`] (loops launched with the shape chosen for you), with the CPU
 //!   references they are checked against, [`measure`] and [`verify`].
 //!
 //! A kernel of your own, launched on a GPU or on the simulator with the same call (here the
@@ -61,6 +62,7 @@
 //! assert_eq!(ferrocuda::reduce::sum(&gpu, &x_d)?, 500500.0);
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
+pub mod cuf;
 pub mod fft;
 pub mod footprint;
 pub mod gpu;

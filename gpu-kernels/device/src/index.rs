@@ -101,3 +101,64 @@ pub fn grid_size_x() -> usize {
 pub fn grid_stride_range(n: usize) -> core::iter::StepBy<core::ops::Range<usize>> {
     (global_idx_x()..n).step_by(grid_size_x())
 }
+
+/// `gridDim.y * blockDim.y`: threads in the grid along y, the stride along y of a 2-D
+/// grid-stride loop.
+#[inline(always)]
+pub fn grid_size_y() -> usize {
+    arch::grid_dim()[1] as usize * arch::block_dim()[1] as usize
+}
+
+/// The `(i, j)` of an `nx x ny` range this thread owns in a 2-D grid-stride loop: `i` from
+/// [`global_idx_x`] by [`grid_size_x`] below `nx`, `j` from [`global_idx_y`] by [`grid_size_y`]
+/// below `ny`, `i` fastest (the order of CUF's `!$cuf kernel do (2)`, whose inner loop runs along
+/// `threadIdx%x`). Any 2-D grid covers any range: a grid covering it gives each thread at most one
+/// pair, a smaller one several.
+///
+/// Call from: any thread of a launch with a 2-D grid (a 1-D grid walks every row with its own `j`
+/// from 0 by 1).
+#[inline(always)]
+pub fn grid_stride_range_2d(nx: usize, ny: usize) -> GridStride2d {
+    let (i, j) = (global_idx_x(), global_idx_y());
+    GridStride2d {
+        first_i: i,
+        i,
+        j,
+        nx,
+        ny,
+        stride_x: grid_size_x(),
+        stride_y: grid_size_y(),
+    }
+}
+
+/// The iterator of [`grid_stride_range_2d`].
+#[derive(Clone, Copy, Debug)]
+pub struct GridStride2d {
+    first_i: usize,
+    i: usize,
+    j: usize,
+    nx: usize,
+    ny: usize,
+    stride_x: usize,
+    stride_y: usize,
+}
+
+impl Iterator for GridStride2d {
+    type Item = (usize, usize);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        if self.j >= self.ny || self.first_i >= self.nx {
+            return None;
+        }
+        let item = (self.i, self.j);
+        // Saturating: a stride past the end (or an index near `usize::MAX`) ends the row rather
+        // than wrapping back into it.
+        self.i = self.i.saturating_add(self.stride_x);
+        if self.i >= self.nx {
+            self.i = self.first_i;
+            self.j = self.j.saturating_add(self.stride_y);
+        }
+        Some(item)
+    }
+}

@@ -2,6 +2,8 @@
 pub mod async_overlap;
 pub mod bank_conflicts;
 pub mod constant_increment;
+pub mod cuf_increment;
+pub mod cuf_increment_2d;
 pub mod divergence;
 pub mod ilp_copy;
 pub mod intrinsics;

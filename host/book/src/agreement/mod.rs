@@ -4,6 +4,7 @@
 //! replaces by the accurate one). `cargo xtask agree` prints the table; `tests/agreement.rs`
 //! requires every row to agree.
 mod appc;
+mod ch3_cuf;
 mod ch4;
 mod ch6_laplace;
 mod course_heat;
@@ -131,6 +132,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     ch7::ch7(&mut c)?;
     ch4::ch4(&mut c)?;
     appc::appc(&mut c)?;
+    ch3_cuf::ch3_cuf(&mut c)?;
     c.compare("count_nonzero_i32", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&ramp_i32(100_003).iter().map(|x| x % 3).collect::<Vec<_>>())?;
         Ok(vec![reduce::count_nonzero(gpu, &input)? as f64])

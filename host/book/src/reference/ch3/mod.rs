@@ -3,6 +3,7 @@ pub mod async_overlap;
 pub mod bank_conflicts;
 pub mod batching;
 pub mod constant_increment;
+pub mod cuf;
 pub mod divergence;
 pub mod intrinsics;
 pub mod localmem;

@@ -1,7 +1,7 @@
 //! Checks of the embedded PTX that need no GPU: every kernel's parameter block has the size of
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
-use book_kernels::{ch1, ch2, ch3, ch5, course, stream, tutorial};
+use book_kernels::{appc, ch1, ch2, ch3, ch5, course, stream, tutorial};
 use ferrocuda::kernels::{probe, random, reduce, sor, transpose};
 use ferrocuda::ptx::{self, PtxModule, ResourceReport};
 use ferrocuda::{Kernel, KernelArgs};
@@ -47,6 +47,12 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::IntrinsicsFast),
         entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::HornerFused),
         entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::HornerUnfused),
+        entry::<_, ch3::intrinsics::RoundingArgs<f32>>(ch3::intrinsics::DirectedRounding),
+        entry::<_, ch3::intrinsics::RoundingArgs<f64>>(ch3::intrinsics::DirectedRounding),
+        entry::<_, ch3::intrinsics::FlushArgs>(ch3::intrinsics::FlushToZero),
+        entry::<_, ch3::intrinsics::SincosArgs>(ch3::intrinsics::SincosOneReduction),
+        entry::<_, ch3::intrinsics::SincosArgs>(ch3::intrinsics::SinCosSeparate),
+        entry::<_, appc::fcallingc::ZeroArgs>(appc::fcallingc::Zero),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::Divergent),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
         entry::<_, UnaryArgs<f32>>(stream::StreamCopy),
@@ -336,8 +342,15 @@ fn parameter_blocks_match_the_host_args_structs() {
 
 /// Kernels with the accurate sine: its argument reduction for huge arguments (Payne-Hanek, in
 /// `libm`'s `rem_pio2_large`) keeps a small array in local memory, as CUDA's own `sinf` does.
-/// (`kernel` is ch3-async's, with `sincosf`.)
-const ACCURATE_SINE_KERNELS: [&str; 4] = ["base", "math", "kernel", "intrinsics_accurate"];
+/// (`kernel` is ch3-async's, with `sincosf`; `sincos_one_reduction` calls `libm` beyond 2^20.)
+const ACCURATE_SINE_KERNELS: [&str; 6] = [
+    "base",
+    "math",
+    "kernel",
+    "intrinsics_accurate",
+    "sin_cos_separate",
+    "sincos_one_reduction",
+];
 /// Kernels that use local memory on purpose: ch3-localmem's private array indexed at run time.
 const LOCAL_MEMORY_DEMONSTRATIONS: [&str; 1] = ["localmem_dynamic"];
 /// Kernels that print (`ferrocuda_device::println!`): the arguments of each line are gathered in
@@ -867,6 +880,27 @@ fn intrinsics_lower_to_fast_or_accurate_instructions() {
     for body in kernel_ptx("horner_unfused") {
         assert!(!body.contains("fma.rn.f32"), "horner_unfused fuses");
         assert!(body.contains("mul.rn.f32") && body.contains("add.rn.f32"));
+    }
+}
+
+/// ch3-intrinsics: each rounding mode is its own instruction (`.rp` is CUDA's `_ru`, `.rm` its
+/// `_rd`), and the flushing kernel has both the IEEE and the `.ftz` forms.
+#[test]
+fn directed_rounding_and_flush_use_their_instructions() {
+    for t in ["f32", "f64"] {
+        for body in kernel_ptx(&format!("directed_rounding_{t}")) {
+            for op in ["add", "mul"] {
+                for mode in ["rn", "rz", "rp", "rm"] {
+                    let p = format!("{op}.{mode}.{t}");
+                    assert!(body.contains(&p), "directed_rounding_{t} lacks `{p}`");
+                }
+            }
+        }
+    }
+    for body in kernel_ptx("flush_to_zero") {
+        for p in ["add.rn.f32", "add.rn.ftz.f32", "mul.rn.f32", "mul.rn.ftz.f32"] {
+            assert!(body.contains(p), "flush_to_zero lacks `{p}`");
+        }
     }
 }
 

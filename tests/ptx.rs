@@ -38,6 +38,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::async_overlap::AsyncArgs>(ch3::async_overlap::Kernel),
         entry::<_, ch3::localmem::LocalmemArgs>(ch3::localmem::LocalmemRegisters),
         entry::<_, ch3::localmem::LocalmemArgs>(ch3::localmem::LocalmemDynamic),
+        entry::<_, ch3::localmem::LocalmemLargeArgs>(ch3::localmem::LocalmemLargeArray),
         entry::<_, ch3::constant_increment::ConstantIncrementArgs>(ch3::constant_increment::IncrementConstant),
         entry::<_, ch3::constant_increment::GlobalIncrementArgs>(ch3::constant_increment::IncrementGlobal),
         entry::<_, ch3::constant_increment::PolyArgs>(ch3::constant_increment::PolyConstant),
@@ -351,8 +352,9 @@ const ACCURATE_SINE_KERNELS: [&str; 6] = [
     "sin_cos_separate",
     "sincos_one_reduction",
 ];
-/// Kernels that use local memory on purpose: ch3-localmem's private array indexed at run time.
-const LOCAL_MEMORY_DEMONSTRATIONS: [&str; 1] = ["localmem_dynamic"];
+/// Kernels that use local memory on purpose: ch3-localmem's private array indexed at run time,
+/// and its 1024-byte one (the book's `k3`).
+const LOCAL_MEMORY_DEMONSTRATIONS: [&str; 2] = ["localmem_dynamic", "localmem_large_array"];
 /// Kernels that print (`ferrocuda_device::println!`): the arguments of each line are gathered in
 /// the kernel's stack frame (local memory) for the formatter, which runs out of line.
 const PRINTING_KERNELS: [&str; 2] = ["say_hello", "probe_print"];
@@ -816,6 +818,21 @@ fn philox_kernels_multiply_in_32_bits_and_round_explicitly() {
 
 /// ch3-localmem: the private array indexed at run time lives in a `.local` depot, the one with
 /// constant indices in registers.
+#[test]
+fn localmem_large_array_keeps_its_1024_bytes_in_local_memory() {
+    let bytes = ch3::localmem::LARGE_LEN * size_of::<f32>();
+    for body in kernel_ptx("localmem_large_array") {
+        let line = body
+            .lines()
+            .find(|l| l.contains("__local_depot") && l.contains(".local"));
+        assert!(
+            line.is_some_and(|l| l.contains(&format!("[{bytes}]"))),
+            "localmem_large_array: no {bytes}-byte local depot ({line:?})"
+        );
+        assert!(body.contains("st.volatile.local") || body.contains("st.local"));
+    }
+}
+
 #[test]
 fn localmem_dynamic_uses_local_memory_and_registers_variant_does_not() {
     for body in kernel_ptx("localmem_dynamic") {

@@ -3,6 +3,7 @@
 mod common;
 
 use book_kernels::ch3::constant_increment::{B_WORD, COEFF_WORD};
+use book_kernels::ch3::intrinsics::FLUSH_RESULTS;
 use book_kernels::ch3::localmem::STRIDE;
 use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::gpu::Cublas;
@@ -24,9 +25,15 @@ fn ch3_localmem_kernels_match_cpu(gpu: &Gpu) -> TestResult {
     for n in SIZES {
         let x: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.37 - 11.0).collect();
         let x_d = gpu.upload(&x).map_err(fail)?;
-        let mut expected = vec![0.0; n];
-        reference::localmem::localmem(&mut expected, &x, STRIDE);
+        let mut walk = vec![0.0; n];
+        reference::localmem::localmem(&mut walk, &x, STRIDE);
         for variant in Localmem::ALL {
+            // k3 writes b(2) of its array of ones.
+            let expected = if variant == Localmem::LargeArray {
+                vec![1.0; n]
+            } else {
+                walk.clone()
+            };
             let mut a_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
             localmem::launch(gpu, variant, &mut a_d, &x_d).map_err(fail)?;
             let check = Check::compare("a", &gpu.download(&a_d).map_err(fail)?, &expected, Tolerance::EXACT);
@@ -156,6 +163,83 @@ fn ch3_intrinsics_program(gpu: &Gpu) -> TestResult {
             ..Options::default()
         },
     )
+}
+
+/// Directed rounding in both precisions, at sizes around the block: round down and up bracket
+/// every exact sum and product, one ulp apart or equal, toward zero follows the sign, and round
+/// to nearest is the CPU's.
+fn ch3_intrinsics_directed_rounding_brackets_exact(gpu: &Gpu) -> TestResult {
+    fn case<T>(gpu: &Gpu, n: usize) -> TestResult
+    where
+        T: ferrocuda::device::real::Real + reference::intrinsics::RoundingReal + ferrocuda::gpu::Element,
+        book_kernels::ch3::intrinsics::DirectedRounding:
+            ferrocuda::Kernel<book_kernels::ch3::intrinsics::RoundingArgs<T>>,
+    {
+        let (a, b) = intrinsics::rounding_inputs::<T>(n).map_err(fail)?;
+        let mut out_d = gpu
+            .upload(&vec![
+                T::from_f64(f64::NAN);
+                book_kernels::ch3::intrinsics::ROUNDINGS * n
+            ])
+            .map_err(fail)?;
+        let (a_d, b_d) = (gpu.upload(&a).map_err(fail)?, gpu.upload(&b).map_err(fail)?);
+        intrinsics::directed_rounding(gpu, &mut out_d, &a_d, &b_d).map_err(fail)?;
+        let tally = reference::intrinsics::check_roundings(&a, &b, &gpu.download(&out_d).map_err(fail)?);
+        ensure(tally.violations == 0, || format!("{}, n = {n}: {tally:?}", T::NAME))?;
+        ensure(n < 16 || (tally.exact > 0 && tally.inexact > 0), || {
+            format!("{}, n = {n}: no exact or no inexact case: {tally:?}", T::NAME)
+        })
+    }
+    for n in SIZES {
+        case::<f32>(gpu, n)?;
+        case::<f64>(gpu, n)?;
+    }
+    Ok(())
+}
+
+/// Flush to zero: the kernel's four results per pair are the definition's (subnormal operands
+/// and results read as zeros of their sign on the `.ftz` path, kept on the IEEE one).
+fn ch3_intrinsics_flush_to_zero(gpu: &Gpu) -> TestResult {
+    let (a, b): (Vec<f32>, Vec<f32>) = intrinsics::FLUSH_PAIRS.iter().copied().unzip();
+    let mut out_d = gpu.upload(&vec![f32::NAN; FLUSH_RESULTS * a.len()]).map_err(fail)?;
+    let (a_d, b_d) = (gpu.upload(&a).map_err(fail)?, gpu.upload(&b).map_err(fail)?);
+    intrinsics::flush_to_zero(gpu, &mut out_d, &a_d, &b_d).map_err(fail)?;
+    let out = gpu.download(&out_d).map_err(fail)?;
+    for (i, (&a, &b)) in a.iter().zip(&b).enumerate() {
+        let want = reference::intrinsics::flush_to_zero(a, b);
+        let got = &out[FLUSH_RESULTS * i..][..FLUSH_RESULTS];
+        ensure(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()), || {
+            format!("{a:e}, {b:e}: got {got:?}, want {want:?}")
+        })?;
+    }
+    // The first pair is a subnormal plus zero: kept, then flushed.
+    ensure(out[0].is_subnormal() && out[1] == 0.0, || {
+        format!("first pair: {:?}", &out[..4])
+    })
+}
+
+/// sincos with one reduction: within an ulp of the f64 sine and cosine, at every size.
+fn ch3_intrinsics_sincos_within_an_ulp(gpu: &Gpu) -> TestResult {
+    for n in SIZES {
+        let x = intrinsics::sincos_inputs(n).map_err(fail)?;
+        let x_d = gpu.upload(&x).map_err(fail)?;
+        let (mut s_d, mut c_d) = (gpu.zeros::<f32>(n).map_err(fail)?, gpu.zeros::<f32>(n).map_err(fail)?);
+        for variant in intrinsics::SinCos::ALL {
+            intrinsics::sincos(gpu, variant, &mut s_d, &mut c_d, &x_d).map_err(fail)?;
+            let (s, c) = (gpu.download(&s_d).map_err(fail)?, gpu.download(&c_d).map_err(fail)?);
+            let bound = match variant {
+                intrinsics::SinCos::OneReduction => intrinsics::SINCOS_ULPS,
+                intrinsics::SinCos::Separate => intrinsics::SEPARATE_ULPS,
+            };
+            for i in 0..n {
+                let wide = x[i] as f64;
+                let ulps = intrinsics::ulps_apart(s[i], wide.sin() as f32)
+                    .max(intrinsics::ulps_apart(c[i], wide.cos() as f32));
+                ensure(ulps <= bound, || format!("{variant:?}, x = {}: {ulps} ulps", x[i]))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Block sizes that split warps and blocks unevenly: the warp-uniform split follows the global
@@ -367,6 +451,15 @@ fn main() {
         ("ch3_constant_increment_bank_bounds", ch3_constant_increment_bank_bounds),
         ("ch3_intrinsics_kernels_match_cpu", ch3_intrinsics_kernels_match_cpu),
         ("ch3_intrinsics_program", ch3_intrinsics_program),
+        (
+            "ch3_intrinsics_directed_rounding_brackets_exact",
+            ch3_intrinsics_directed_rounding_brackets_exact,
+        ),
+        ("ch3_intrinsics_flush_to_zero", ch3_intrinsics_flush_to_zero),
+        (
+            "ch3_intrinsics_sincos_within_an_ulp",
+            ch3_intrinsics_sincos_within_an_ulp,
+        ),
         ("ch3_divergence_kernels_match_cpu", ch3_divergence_kernels_match_cpu),
         ("ch3_divergence_program", ch3_divergence_program),
         ("course_matmul_tiled_odd_sizes", course_matmul_tiled_odd_sizes),

@@ -40,6 +40,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::async_overlap::AsyncArgs>(ch3::async_overlap::Kernel),
         entry::<_, ch3::localmem::LocalmemArgs>(ch3::localmem::LocalmemRegisters),
         entry::<_, ch3::localmem::LocalmemArgs>(ch3::localmem::LocalmemDynamic),
+        entry::<_, ch3::localmem::LocalmemLargeArgs>(ch3::localmem::LocalmemLargeArray),
         entry::<_, ch3::constant_increment::ConstantIncrementArgs>(ch3::constant_increment::IncrementConstant),
         entry::<_, ch3::constant_increment::GlobalIncrementArgs>(ch3::constant_increment::IncrementGlobal),
         entry::<_, ch3::constant_increment::PolyArgs>(ch3::constant_increment::PolyConstant),
@@ -49,6 +50,12 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::IntrinsicsFast),
         entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::HornerFused),
         entry::<_, ch3::intrinsics::IntrinsicsArgs>(ch3::intrinsics::HornerUnfused),
+        entry::<_, ch3::intrinsics::RoundingArgs<f32>>(ch3::intrinsics::DirectedRounding),
+        entry::<_, ch3::intrinsics::RoundingArgs<f64>>(ch3::intrinsics::DirectedRounding),
+        entry::<_, ch3::intrinsics::FlushArgs>(ch3::intrinsics::FlushToZero),
+        entry::<_, ch3::intrinsics::SincosArgs>(ch3::intrinsics::SincosOneReduction),
+        entry::<_, ch3::intrinsics::SincosArgs>(ch3::intrinsics::SinCosSeparate),
+        entry::<_, appc::fcallingc::ZeroArgs>(appc::fcallingc::Zero),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::Divergent),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
         entry::<_, ch3::cuf_increment::CufIncrementArgs>(ch3::cuf_increment::CufIncrement),
@@ -124,7 +131,6 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulNaive),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulTiled),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulTiled32),
-        entry::<_, appc::fcallingc::ZeroArgs>(appc::fcallingc::Zero),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulRegisterTiled),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulRegisterTiledUnrolled),
         entry::<_, course::heat::HeatArgs<f32>>(course::heat::HeatStep),
@@ -342,10 +348,18 @@ fn parameter_blocks_match_the_host_args_structs() {
 
 /// Kernels with the accurate sine: its argument reduction for huge arguments (Payne-Hanek, in
 /// `libm`'s `rem_pio2_large`) keeps a small array in local memory, as CUDA's own `sinf` does.
-/// (`kernel` is ch3-async's, with `sincosf`.)
-const ACCURATE_SINE_KERNELS: [&str; 4] = ["base", "math", "kernel", "intrinsics_accurate"];
-/// Kernels that use local memory on purpose: ch3-localmem's private array indexed at run time.
-const LOCAL_MEMORY_DEMONSTRATIONS: [&str; 1] = ["localmem_dynamic"];
+/// (`kernel` is ch3-async's, with `sincosf`; `sincos_one_reduction` calls `libm` beyond 2^20.)
+const ACCURATE_SINE_KERNELS: [&str; 6] = [
+    "base",
+    "math",
+    "kernel",
+    "intrinsics_accurate",
+    "sin_cos_separate",
+    "sincos_one_reduction",
+];
+/// Kernels that use local memory on purpose: ch3-localmem's private array indexed at run time,
+/// and its 1024-byte one (the book's `k3`).
+const LOCAL_MEMORY_DEMONSTRATIONS: [&str; 2] = ["localmem_dynamic", "localmem_large_array"];
 /// Kernels that print (`ferrocuda_device::println!`): the arguments of each line are gathered in
 /// the kernel's stack frame (local memory) for the formatter, which runs out of line.
 const PRINTING_KERNELS: [&str; 2] = ["say_hello", "probe_print"];
@@ -810,6 +824,21 @@ fn philox_kernels_multiply_in_32_bits_and_round_explicitly() {
 /// ch3-localmem: the private array indexed at run time lives in a `.local` depot, the one with
 /// constant indices in registers.
 #[test]
+fn localmem_large_array_keeps_its_1024_bytes_in_local_memory() {
+    let bytes = ch3::localmem::LARGE_LEN * size_of::<f32>();
+    for body in kernel_ptx("localmem_large_array") {
+        let line = body
+            .lines()
+            .find(|l| l.contains("__local_depot") && l.contains(".local"));
+        assert!(
+            line.is_some_and(|l| l.contains(&format!("[{bytes}]"))),
+            "localmem_large_array: no {bytes}-byte local depot ({line:?})"
+        );
+        assert!(body.contains("st.volatile.local") || body.contains("st.local"));
+    }
+}
+
+#[test]
 fn localmem_dynamic_uses_local_memory_and_registers_variant_does_not() {
     for body in kernel_ptx("localmem_dynamic") {
         assert!(
@@ -894,6 +923,27 @@ fn intrinsics_lower_to_fast_or_accurate_instructions() {
     for body in kernel_ptx("horner_unfused") {
         assert!(!body.contains("fma.rn.f32"), "horner_unfused fuses");
         assert!(body.contains("mul.rn.f32") && body.contains("add.rn.f32"));
+    }
+}
+
+/// ch3-intrinsics: each rounding mode is its own instruction (`.rp` is CUDA's `_ru`, `.rm` its
+/// `_rd`), and the flushing kernel has both the IEEE and the `.ftz` forms.
+#[test]
+fn directed_rounding_and_flush_use_their_instructions() {
+    for t in ["f32", "f64"] {
+        for body in kernel_ptx(&format!("directed_rounding_{t}")) {
+            for op in ["add", "mul"] {
+                for mode in ["rn", "rz", "rp", "rm"] {
+                    let p = format!("{op}.{mode}.{t}");
+                    assert!(body.contains(&p), "directed_rounding_{t} lacks `{p}`");
+                }
+            }
+        }
+    }
+    for body in kernel_ptx("flush_to_zero") {
+        for p in ["add.rn.f32", "add.rn.ftz.f32", "mul.rn.f32", "mul.rn.ftz.f32"] {
+            assert!(body.contains(p), "flush_to_zero lacks `{p}`");
+        }
     }
 }
 

@@ -30,6 +30,14 @@ pub trait Elementary: Rounded {
     ///
     /// Cost: no division; 8 (`f32`) or 18 (`f64`) fused multiply-adds.
     fn sincospi(self) -> (Self, Self);
+    /// `(sin(self), cos(self))` with one range reduction shared by both (CUDA's `sincosf` /
+    /// `sincos`, the book's §3.6.1), within an ulp (`f32`) or two (`f64`) of the exact values.
+    /// Identical on the GPU and the CPU for `|self| <= 2^20`; beyond that, `libm`'s separate
+    /// `sin` and `cos` (whose own reduction is exact for any argument).
+    ///
+    /// Cost: 4 fused multiply-adds for the reduction, then 12 (`f32`) or 16 (`f64`) `f64` ones
+    /// for both polynomials, against two reductions for `sin` and `cos` called apart.
+    fn sincos(self) -> (Self, Self);
     /// The correctly rounded square root (`sqrt.rn` on the GPU).
     fn sqrt(self) -> Self;
 }
@@ -52,7 +60,7 @@ macro_rules! elementary {
         $t:ident, $bits:ty, $int:ty,
         mantissa_bits: $mantissa:literal, bias: $bias:literal, sqrt_half_bits: $sqrt_half:literal,
         ln2: ($ln2_hi:literal, $ln2_lo:literal), ln_1p: $ln_1p:path,
-        pi: $pi:expr, sin: $sin:expr, cos: $cos:expr,
+        pi: $pi:expr, sin: $sin:expr, cos: $cos:expr, sincos: $sincos:path,
         round_magic: $magic:literal, sqrt: $sqrt_gpu:path, $sqrt_cpu:path
     ) => {
         impl Elementary for $t {
@@ -92,6 +100,11 @@ macro_rules! elementary {
                 let s = if quadrant & 2 == 0 { s } else { -s };
                 let c = if quadrant.wrapping_add(1) & 2 == 0 { c } else { -c };
                 (s, c)
+            }
+
+            #[inline(always)]
+            fn sincos(self) -> (Self, Self) {
+                $sincos(self)
             }
 
             #[inline(always)]
@@ -157,6 +170,112 @@ fn ln_1p_f64(f: f64) -> f64 {
     fma(s, half_f_squared_plus_r, head)
 }
 
+/// Largest `|x|` that [`sincos_reduced`] takes: `k = x 2/pi` below 2^20, so `k pi/2` in three
+/// parts leaves out `k 2^-160`.
+const SINCOS_REDUCTION_MAX: f64 = 1_048_576.0;
+
+/// `pi/2` as the sum of three `f64`s (the nearest one, then the nearest to each remainder).
+const PI_OVER_2: [f64; 3] = [
+    f64::from_bits(0x3ff9_21fb_5444_2d18),
+    f64::from_bits(0x3c91_a626_3314_5c07),
+    f64::from_bits(0xb91f_1976_b7ed_8fbc),
+];
+
+/// `(sin x, cos x)` for `|x| <= SINCOS_REDUCTION_MAX`: one reduction `x = k pi/2 + r`,
+/// `|r| <= pi/4`, then `sin r = r + r^3 P(r^2)` and `cos r = 1 + r^2 Q(r^2)` (Taylor
+/// coefficients `sin` and `cos`, lowest degree first), exchanged and negated by `k mod 4`.
+///
+/// The reduction is Cody and Waite's in three `fma`s: for `k >= 1`, `x - k PI_OVER_2[0]` is a
+/// multiple of 2^-53 below 1 in magnitude, so exact; the next step is exact too where the
+/// result is small (where cancellation would hurt), and the third rounds once, relatively.
+#[inline(always)]
+fn sincos_reduced<const S: usize, const C: usize>(x: f64, sin: &[f64; S], cos: &[f64; C]) -> (f64, f64) {
+    // k = x 2/pi rounded to an integer by the magic-number addition (1.5 2^52: ulp 1).
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    if x == 0.0 {
+        // sin(-0) = -0, which the reduction's last step, -0 + +0, would turn into +0.
+        return (x, 1.0);
+    }
+    let shifted = fma(x, core::f64::consts::FRAC_2_PI, MAGIC);
+    let k = shifted - MAGIC;
+    let r = fma(-k, PI_OVER_2[0], x);
+    let r = fma(-k, PI_OVER_2[1], r);
+    let r = fma(-k, PI_OVER_2[2], r);
+    let r2 = mul_rn(r, r);
+    let sin_r = fma(mul_rn(r2, r), horner(r2, sin), r);
+    let cos_r = fma(r2, horner(r2, cos), 1.0);
+    // The low bits of `shifted`'s significand are k's (the magic number's are 0): quadrant k mod
+    // 4 maps (sin r, cos r) to (sin r, cos r), (cos r, -sin r), (-sin r, -cos r), (-cos r, sin r).
+    let quadrant = shifted.to_bits() as u32;
+    let (s, c) = if quadrant & 1 == 0 {
+        (sin_r, cos_r)
+    } else {
+        (cos_r, sin_r)
+    };
+    let s = if quadrant & 2 == 0 { s } else { -s };
+    let c = if quadrant.wrapping_add(1) & 2 == 0 { c } else { -c };
+    (s, c)
+}
+
+/// `Elementary::sincos` for `f32`, in `f64` (as `libm`'s `sinf` is): Taylor terms up to r^13
+/// and r^12, the first left out below 2^-41 of the result, so rounding to `f32` is all but
+/// always correct.
+#[inline(always)]
+fn sincos_f32(x: f32) -> (f32, f32) {
+    const SIN: [f64; 6] = [
+        -1.0 / 6.0,
+        1.0 / 120.0,
+        -1.0 / 5040.0,
+        1.0 / 362_880.0,
+        -1.0 / 39_916_800.0,
+        1.0 / 6_227_020_800.0,
+    ];
+    const COS: [f64; 6] = [
+        -1.0 / 2.0,
+        1.0 / 24.0,
+        -1.0 / 720.0,
+        1.0 / 40_320.0,
+        -1.0 / 3_628_800.0,
+        1.0 / 479_001_600.0,
+    ];
+    let wide = f64::from(x);
+    if wide.abs() > SINCOS_REDUCTION_MAX {
+        return (libm::sinf(x), libm::cosf(x));
+    }
+    let (s, c) = sincos_reduced(wide, &SIN, &COS);
+    (s as f32, c as f32)
+}
+
+/// `Elementary::sincos` for `f64`: Taylor terms up to r^17 and r^16, the first left out below
+/// 2^-58 of the result.
+#[inline(always)]
+fn sincos_f64(x: f64) -> (f64, f64) {
+    const SIN: [f64; 8] = [
+        -1.0 / 6.0,
+        1.0 / 120.0,
+        -1.0 / 5040.0,
+        1.0 / 362_880.0,
+        -1.0 / 39_916_800.0,
+        1.0 / 6_227_020_800.0,
+        -1.0 / 1_307_674_368_000.0,
+        1.0 / 355_687_428_096_000.0,
+    ];
+    const COS: [f64; 8] = [
+        -1.0 / 2.0,
+        1.0 / 24.0,
+        -1.0 / 720.0,
+        1.0 / 40_320.0,
+        -1.0 / 3_628_800.0,
+        1.0 / 479_001_600.0,
+        -1.0 / 87_178_291_200.0,
+        1.0 / 20_922_789_888_000.0,
+    ];
+    if x.abs() > SINCOS_REDUCTION_MAX {
+        return (libm::sin(x), libm::cos(x));
+    }
+    sincos_reduced(x, &SIN, &COS)
+}
+
 elementary!(
     f32, u32, i32,
     mantissa_bits: 23, bias: 127, sqrt_half_bits: 0x3f35_04f3,
@@ -166,6 +285,7 @@ elementary!(
     // 2^-28 of the result, cos(pi r) = 1 + r^2 Q(r^2) within 2^-33.
     sin: [-5.167_709, 2.549_805_2, -0.589_418_8],
     cos: [-4.934_802, 4.058_707_7, -1.335_050_6, 0.231_364_24],
+    sincos: sincos_f32,
     round_magic: 12_582_912.0, sqrt: core::intrinsics::sqrtf32, std::primitive::f32::sqrt
 );
 
@@ -186,6 +306,7 @@ elementary!(
         -2.580_689_139_001_406e-2, 1.929_574_309_403_923e-3, -1.046_381_049_248_457e-4,
         4.303_069_587_032_947e-6, -1.387_895_246_221_377_2e-7,
     ],
+    sincos: sincos_f64,
     round_magic: 6_755_399_441_055_744.0, sqrt: core::intrinsics::sqrtf64, std::primitive::f64::sqrt
 );
 
@@ -434,6 +555,57 @@ mod tests {
             worst.1,
             worst.0
         );
+    }
+
+    /// Inputs for `sincos`: random magnitudes of every binade up to 2^20, both signs, and the
+    /// floats next to multiples of pi/2, where the reduction cancels most.
+    fn sincos_inputs(count: usize, seed: u64) -> Vec<f64> {
+        let mut inputs: Vec<f64> = words(count, seed)
+            .iter()
+            .map(|&w| {
+                let magnitude = 2f64.powi((w % 45) as i32 - 24) * (1.0 + (w >> 12) as f64 / 2f64.powi(52));
+                if w & 1 == 0 { magnitude } else { -magnitude }
+            })
+            .collect();
+        inputs.extend((1..2000).map(|k| k as f64 * core::f64::consts::FRAC_PI_2));
+        inputs.extend((0..2000).map(|k| (k as f64 * 524.287).min(SINCOS_REDUCTION_MAX)));
+        inputs
+    }
+
+    #[test]
+    fn sincos_f32_within_an_ulp_of_std() {
+        let mut worst = (0, 0.0f32);
+        for x in sincos_inputs(400_000, 7).into_iter().map(|x| x as f32) {
+            let (s, c) = x.sincos();
+            let wide = f64::from(x);
+            for (got, want) in [(s, wide.sin() as f32), (c, wide.cos() as f32)] {
+                let ulps = ulps_signed_f32(got, want);
+                if ulps > worst.0 {
+                    worst = (ulps, x);
+                }
+            }
+        }
+        assert!(worst.0 <= 1, "sincos({}) off by {} ulps", worst.1, worst.0);
+        assert_eq!(0.0f32.sincos(), (0.0, 1.0));
+        assert!((-0.0f32).sincos().0.is_sign_negative());
+        // Beyond 2^20, libm's own sinf and cosf.
+        assert_eq!(3e9f32.sincos(), (libm::sinf(3e9), libm::cosf(3e9)));
+    }
+
+    #[test]
+    fn sincos_f64_within_two_ulps_of_std() {
+        let mut worst = (0, 0.0);
+        for x in sincos_inputs(400_000, 8) {
+            let (s, c) = x.sincos();
+            for (got, want) in [(s, x.sin()), (c, x.cos())] {
+                let ulps = ulps_f64(got, want);
+                if ulps > worst.0 {
+                    worst = (ulps, x);
+                }
+            }
+        }
+        assert!(worst.0 <= 2, "sincos({}) off by {} ulps", worst.1, worst.0);
+        assert!(f64::NAN.sincos().0.is_nan() && f64::INFINITY.sincos().1.is_nan());
     }
 
     #[test]

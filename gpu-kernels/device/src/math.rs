@@ -5,6 +5,10 @@
 //! book's §5.2.1 shows the consequence; these functions make the choice explicit:
 //! [`fma`] always fuses, [`mul_add_unfused`] never does (PTX `mul.rn`/`add.rn` are never
 //! contracted, PTX ISA §9.7.3.1). Approximate `*_fast` functions are CUDA C's `__sinf` family.
+//! Directed rounding ([`add_rz`], [`add_ru`], [`add_rd`], [`mul_rz`], ...) is CUDA C's
+//! `__fadd_rz` / `__dadd_ru` family (the book's §3.6.1), and [`add_ftz`] / [`mul_ftz`] are
+//! `-ftz=true` (the book's `-Mcuda=flushz`) for one operation; the simulator rounds them exactly,
+//! in software.
 //! Beside them, [`dp4a`]: CUDA C's `__dp4a`, the integer dot product of four bytes.
 use super::arch;
 
@@ -18,6 +22,30 @@ pub trait Rounded: Copy {
     fn fma(a: Self, b: Self, c: Self) -> Self;
     /// `a * b` rounded, then `+ c` rounded (`__fadd_rn(__fmul_rn(a, b), c)`).
     fn mul_add_unfused(a: Self, b: Self, c: Self) -> Self;
+    /// `a + b` rounded toward zero (`__fadd_rz`, `__dadd_rz`).
+    fn add_rz(a: Self, b: Self) -> Self;
+    /// `a + b` rounded up, toward +infinity (`__fadd_ru`, `__dadd_ru`).
+    fn add_ru(a: Self, b: Self) -> Self;
+    /// `a + b` rounded down, toward -infinity (`__fadd_rd`, `__dadd_rd`).
+    fn add_rd(a: Self, b: Self) -> Self;
+    /// `a * b` rounded toward zero (`__fmul_rz`, `__dmul_rz`).
+    fn mul_rz(a: Self, b: Self) -> Self;
+    /// `a * b` rounded up (`__fmul_ru`, `__dmul_ru`).
+    fn mul_ru(a: Self, b: Self) -> Self;
+    /// `a * b` rounded down (`__fmul_rd`, `__dmul_rd`).
+    fn mul_rd(a: Self, b: Self) -> Self;
+}
+
+/// The directed roundings of `Rounded` for one type, each one `arch` function.
+macro_rules! directed {
+    ($($name:ident => $arch:ident),+ $(,)?) => {
+        $(
+            #[inline(always)]
+            fn $name(a: Self, b: Self) -> Self {
+                arch::$arch(a, b)
+            }
+        )+
+    };
 }
 impl Rounded for f32 {
     #[inline(always)]
@@ -36,6 +64,8 @@ impl Rounded for f32 {
     fn mul_add_unfused(a: Self, b: Self, c: Self) -> Self {
         Self::add_rn(Self::mul_rn(a, b), c)
     }
+    directed!(add_rz => add_rz_f32, add_ru => add_ru_f32, add_rd => add_rd_f32,
+        mul_rz => mul_rz_f32, mul_ru => mul_ru_f32, mul_rd => mul_rd_f32);
 }
 impl Rounded for f64 {
     #[inline(always)]
@@ -54,6 +84,8 @@ impl Rounded for f64 {
     fn mul_add_unfused(a: Self, b: Self, c: Self) -> Self {
         Self::add_rn(Self::mul_rn(a, b), c)
     }
+    directed!(add_rz => add_rz_f64, add_ru => add_ru_f64, add_rd => add_rd_f64,
+        mul_rz => mul_rz_f64, mul_ru => mul_ru_f64, mul_rd => mul_rd_f64);
 }
 
 /// `a * b`, rounded on its own: a later `+` cannot fuse with it.
@@ -75,6 +107,49 @@ pub fn fma<T: Rounded>(a: T, b: T, c: T) -> T {
 #[inline(always)]
 pub fn mul_add_unfused<T: Rounded>(a: T, b: T, c: T) -> T {
     T::mul_add_unfused(a, b, c)
+}
+/// `a + b` rounded toward zero: the float of largest magnitude not beyond the exact sum
+/// (`add.rz`, PTX ISA §9.7.3.1).
+#[inline(always)]
+pub fn add_rz<T: Rounded>(a: T, b: T) -> T {
+    T::add_rz(a, b)
+}
+/// `a + b` rounded up: the least float not below the exact sum (`add.rp`).
+#[inline(always)]
+pub fn add_ru<T: Rounded>(a: T, b: T) -> T {
+    T::add_ru(a, b)
+}
+/// `a + b` rounded down: the greatest float not above the exact sum (`add.rm`).
+#[inline(always)]
+pub fn add_rd<T: Rounded>(a: T, b: T) -> T {
+    T::add_rd(a, b)
+}
+/// `a * b` rounded toward zero (`mul.rz`, PTX ISA §9.7.3.3).
+#[inline(always)]
+pub fn mul_rz<T: Rounded>(a: T, b: T) -> T {
+    T::mul_rz(a, b)
+}
+/// `a * b` rounded up (`mul.rp`).
+#[inline(always)]
+pub fn mul_ru<T: Rounded>(a: T, b: T) -> T {
+    T::mul_ru(a, b)
+}
+/// `a * b` rounded down (`mul.rm`).
+#[inline(always)]
+pub fn mul_rd<T: Rounded>(a: T, b: T) -> T {
+    T::mul_rd(a, b)
+}
+/// `a + b` rounded to nearest with subnormals flushed: a subnormal operand counts as a zero of
+/// its sign, and a subnormal result becomes one (`add.rn.ftz.f32`; the GPU has no `.ftz` for
+/// `f64`). What nvcc's `-ftz=true` does to every `f32` operation.
+#[inline(always)]
+pub fn add_ftz(a: f32, b: f32) -> f32 {
+    arch::add_rn_ftz_f32(a, b)
+}
+/// `a * b` rounded to nearest with subnormals flushed (`mul.rn.ftz.f32`), as [`add_ftz`].
+#[inline(always)]
+pub fn mul_ftz(a: f32, b: f32) -> f32 {
+    arch::mul_rn_ftz_f32(a, b)
 }
 /// `__sinf`: hardware sine (`sin.approx.ftz.f32`), absolute error about 2^-21.4 on [-pi, pi],
 /// growing outside it.

@@ -8,6 +8,13 @@
 //! - [`horner_fused`] / [`horner_unfused`]: a polynomial of degree [`DEGREE`] by Horner's rule,
 //!   one `fma.rn.f32` per step, or `mul.rn.f32` then `add.rn.f32` (the book's `-Mcuda=nofma`):
 //!   one rounding per step instead of two, and one instruction instead of two.
+//! - [`directed_rounding`]: `a + b` and `a * b` in the four rounding modes, CUDA's
+//!   `__fadd_rn/rz/ru/rd` and `__dadd_*`, `__fmul_*`, `__dmul_*` (PTX `add.rn/rz/rp/rm`).
+//! - [`flush_to_zero`]: `a + b` and `a * b` with subnormals kept (IEEE) and flushed (`.ftz`,
+//!   the book's `-Mcuda=flushz`).
+//! - [`sincos_one_reduction`] / [`sin_cos_separate`]: sine and cosine from one shared range
+//!   reduction (the book's `sincos`), or from `libm`'s `sinf` and `cosf`, each reducing anew.
+use ferrocuda_device::elementary::Elementary;
 use ferrocuda_device::prelude::*;
 
 /// Terms of the sum in the math kernels: each element costs 8 sines, 8 exponentials, 8 divisions.
@@ -102,5 +109,109 @@ pub fn horner_unfused(args: IntrinsicsArgs) {
             y = math::mul_add_unfused(y, x, COEFFICIENTS[k]);
         }
         args.y.set(i, y);
+    }
+}
+
+/// Results per element of [`directed_rounding`]: `a + b` rounded to nearest, toward zero, up and
+/// down, then `a * b` in the same four modes.
+pub const ROUNDINGS: usize = 8;
+
+/// Arguments of [`directed_rounding`]: `out[ROUNDINGS i + k]` is result `k` for `a[i]`, `b[i]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct RoundingArgs<T> {
+    /// `ROUNDINGS` results per element of `a`.
+    pub out: SliceMut<T>,
+    pub a: Slice<T>,
+    /// As long as `a`.
+    pub b: Slice<T>,
+}
+
+/// `a + b` and `a * b` in the four IEEE rounding modes.
+#[kernel(f32, f64)]
+pub fn directed_rounding<T: Real>(args: RoundingArgs<T>) {
+    let i = global_idx_x();
+    if i < args.a.len() {
+        let (a, b) = (args.a.get(i), args.b.get(i));
+        let results = [
+            math::add_rn(a, b),
+            math::add_rz(a, b),
+            math::add_ru(a, b),
+            math::add_rd(a, b),
+            math::mul_rn(a, b),
+            math::mul_rz(a, b),
+            math::mul_ru(a, b),
+            math::mul_rd(a, b),
+        ];
+        for (k, r) in results.into_iter().enumerate() {
+            args.out.set(ROUNDINGS * i + k, r);
+        }
+    }
+}
+
+/// Results per element of [`flush_to_zero`]: `a + b` IEEE, `a + b` flushed, `a * b` IEEE,
+/// `a * b` flushed.
+pub const FLUSH_RESULTS: usize = 4;
+
+/// Arguments of [`flush_to_zero`]: `out[FLUSH_RESULTS i + k]` is result `k` for `a[i]`, `b[i]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct FlushArgs {
+    /// `FLUSH_RESULTS` results per element of `a`.
+    pub out: SliceMut<f32>,
+    pub a: Slice<f32>,
+    /// As long as `a`.
+    pub b: Slice<f32>,
+}
+
+/// `a + b` and `a * b` rounded to nearest, with subnormals kept (`add.rn.f32`) and flushed to
+/// zero (`add.rn.ftz.f32`).
+#[kernel]
+pub fn flush_to_zero(args: FlushArgs) {
+    let i = global_idx_x();
+    if i < args.a.len() {
+        let (a, b) = (args.a.get(i), args.b.get(i));
+        let results = [
+            math::add_rn(a, b),
+            math::add_ftz(a, b),
+            math::mul_rn(a, b),
+            math::mul_ftz(a, b),
+        ];
+        for (k, r) in results.into_iter().enumerate() {
+            args.out.set(FLUSH_RESULTS * i + k, r);
+        }
+    }
+}
+
+/// Arguments of [`sincos_one_reduction`] and [`sin_cos_separate`]: `s[i] = sin(x[i])`,
+/// `c[i] = cos(x[i])`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+#[kernel_args(same_len(s, c, x))]
+pub struct SincosArgs {
+    pub s: SliceMut<f32>,
+    pub c: SliceMut<f32>,
+    pub x: Slice<f32>,
+}
+
+/// Sine and cosine from one range reduction (`Elementary::sincos`, CUDA's `sincosf`).
+#[kernel]
+pub fn sincos_one_reduction(args: SincosArgs) {
+    let i = global_idx_x();
+    if i < args.x.len() {
+        let (s, c) = args.x.get(i).sincos();
+        args.s.set(i, s);
+        args.c.set(i, c);
+    }
+}
+
+/// Sine and cosine from `libm`'s `sinf` and `cosf`, each with its own range reduction.
+#[kernel]
+pub fn sin_cos_separate(args: SincosArgs) {
+    let i = global_idx_x();
+    if i < args.x.len() {
+        let x = args.x.get(i);
+        args.s.set(i, libm::sinf(x));
+        args.c.set(i, libm::cosf(x));
     }
 }

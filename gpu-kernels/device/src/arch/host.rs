@@ -4,6 +4,9 @@
 use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering, fence};
 use ferrocuda_sim::{self as sim, Access, WarpOp};
 
+mod rounding;
+pub use rounding::*;
+
 /// `%tid`.
 #[inline(always)]
 pub fn thread_idx() -> [u32; 3] {

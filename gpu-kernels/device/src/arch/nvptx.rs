@@ -2,6 +2,9 @@
 use core::arch::asm;
 use core::arch::nvptx as intr;
 
+mod rounding;
+pub use rounding::*;
+
 /// `%tid.{x,y,z}`.
 #[inline(always)]
 pub fn thread_idx() -> [u32; 3] {
@@ -264,48 +267,6 @@ macro_rules! atom_cas {
 atom_cas!(atom_cas_b32, "b32", u32, reg32);
 atom_cas!(atom_cas_b64, "b64", u64, reg64);
 
-/// Arithmetic with an explicit rounding mode, which ptxas never contracts (PTX ISA §9.7.3):
-/// `mul.rn` then `add.rn` stay two roundings, `fma.rn` is one.
-macro_rules! float_op {
-    ($name:ident, $ptx:literal, $t:ty, $reg:ident, ($($arg:ident),+)) => {
-        #[doc = concat!("`", $ptx, "`.")]
-        #[inline(always)]
-        pub fn $name($($arg: $t),+) -> $t {
-            let out: $t;
-            // SAFETY: pure arithmetic.
-            unsafe {
-                asm!(
-                    concat!($ptx, " {}", $(float_op!(@comma $arg)),+, ";"),
-                    out($reg) out, $(in($reg) $arg),+, options(pure, nomem, nostack)
-                )
-            };
-            out
-        }
-    };
-    (@comma $arg:ident) => { ", {}" };
-}
-float_op!(mul_rn_f32, "mul.rn.f32", f32, reg32, (a, b));
-float_op!(add_rn_f32, "add.rn.f32", f32, reg32, (a, b));
-float_op!(mul_rn_f64, "mul.rn.f64", f64, reg64, (a, b));
-float_op!(add_rn_f64, "add.rn.f64", f64, reg64, (a, b));
-/// `fma.rn.f32`, through LLVM's `llvm.fma.f32` rather than inline PTX: always one rounding, and
-/// LLVM's cost model sees one cheap instruction, so loops of them unroll (an inline-asm fma counts
-/// as an opaque call, which kept the 64 accumulators of a register-tiled matrix multiply in
-/// local memory).
-#[inline(always)]
-pub fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
-    core::intrinsics::fmaf32(a, b, c)
-}
-/// `fma.rn.f64`, as [`fma_rn_f32`].
-#[inline(always)]
-pub fn fma_rn_f64(a: f64, b: f64, c: f64) -> f64 {
-    core::intrinsics::fmaf64(a, b, c)
-}
-float_op!(sin_approx_f32, "sin.approx.ftz.f32", f32, reg32, (a));
-float_op!(cos_approx_f32, "cos.approx.ftz.f32", f32, reg32, (a));
-float_op!(ex2_approx_f32, "ex2.approx.ftz.f32", f32, reg32, (a));
-float_op!(lg2_approx_f32, "lg2.approx.ftz.f32", f32, reg32, (a));
-
 /// `ld.global` / `st.global` of one scalar (PTX ISA §9.7.9.8, §9.7.9.10).
 ///
 /// rustc hands pointers read from a by-value argument struct to LLVM as generic pointers, so
@@ -564,17 +525,6 @@ pub unsafe fn ld_const_b64(byte_offset: usize) -> u64 {
         )
     };
     value
-}
-
-/// `div.approx.ftz.f32`: `__fdividef` (PTX ISA §9.7.3.8), about 2 ulp, `a * (1/b)` in hardware.
-#[inline(always)]
-pub fn div_approx_f32(a: f32, b: f32) -> f32 {
-    let out: f32;
-    // SAFETY: pure arithmetic.
-    unsafe {
-        asm!("div.approx.ftz.f32 {}, {}, {};", out(reg32) out, in(reg32) a, in(reg32) b, options(pure, nomem, nostack))
-    };
-    out
 }
 
 unsafe extern "C" {

@@ -372,6 +372,38 @@ fn chapter_three_compute(c: &mut Comparison) -> Result<()> {
             gpu.download(&y)
         })?;
     }
+    // Directed rounding and flush to zero: the simulator rounds exactly in software.
+    c.compare("directed_rounding_f32", Tolerance::EXACT, |gpu| {
+        directed_rounding_outputs::<f32>(gpu)
+    })?;
+    c.compare("directed_rounding_f64", Tolerance::EXACT, |gpu| {
+        directed_rounding_outputs::<f64>(gpu)
+    })?;
+    c.compare("flush_to_zero", Tolerance::EXACT, |gpu| {
+        let (a, b): (Vec<f32>, Vec<f32>) = intrinsics::FLUSH_PAIRS.iter().copied().unzip();
+        let mut out = gpu.zeros::<f32>(book_kernels::ch3::intrinsics::FLUSH_RESULTS * a.len())?;
+        intrinsics::flush_to_zero(gpu, &mut out, &gpu.upload(&a)?, &gpu.upload(&b)?)?;
+        gpu.download(&out)
+    })?;
+    // sincos: explicit fmas and roundings, bit for bit; sinf/cosf apart: libm's code, contracted
+    // on the GPU, within the example's ulp bound (relative, at values of at most 1).
+    for variant in intrinsics::SinCos::ALL {
+        let tolerance = match variant {
+            intrinsics::SinCos::OneReduction => Tolerance::EXACT,
+            intrinsics::SinCos::Separate => Tolerance {
+                abs: 1e-30,
+                rel: 2.0 * intrinsics::SEPARATE_ULPS as f64 * f32::EPSILON as f64,
+            },
+        };
+        c.compare(variant.kernel(), tolerance, |gpu| {
+            let x = gpu.upload(&intrinsics::sincos_inputs(n)?)?;
+            let (mut s, mut co) = (gpu.zeros::<f32>(n)?, gpu.zeros::<f32>(n)?);
+            intrinsics::sincos(gpu, variant, &mut s, &mut co, &x)?;
+            let mut both = gpu.download(&s)?;
+            both.extend(gpu.download(&co)?);
+            Ok(both)
+        })?;
+    }
     for variant in divergence::Variant::ALL {
         c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
             let mut x = gpu.zeros::<f32>(10_007)?;
@@ -380,6 +412,19 @@ fn chapter_three_compute(c: &mut Comparison) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// ch3-intrinsics' directed roundings of its pairs, on `gpu`.
+fn directed_rounding_outputs<T>(gpu: &Gpu) -> Result<Vec<T>>
+where
+    T: ferrocuda::device::real::Real + Element,
+    book_kernels::ch3::intrinsics::DirectedRounding: ferrocuda::Kernel<book_kernels::ch3::intrinsics::RoundingArgs<T>>,
+{
+    use crate::examples::ch3::intrinsics;
+    let (a, b) = intrinsics::rounding_inputs::<T>(intrinsics::ROUNDING_PAIRS)?;
+    let mut out = gpu.zeros::<T>(book_kernels::ch3::intrinsics::ROUNDINGS * a.len())?;
+    intrinsics::directed_rounding(gpu, &mut out, &gpu.upload(&a)?, &gpu.upload(&b)?)?;
+    gpu.download(&out)
 }
 
 /// The matrix multiplies: one fma per step in the same order on both backends, so bit for bit.

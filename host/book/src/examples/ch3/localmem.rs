@@ -2,13 +2,20 @@
 //!
 //! The two kernels sum the same 32 private values in the same order; `localmem_registers` knows
 //! every index at compile time, `localmem_dynamic` reads the index walk's multiplier from its
-//! arguments. The example prints the PTX's `.local` lines and ptxas's report (stack frame, spill
-//! bytes, registers) for both when ptxas is available (`PTXAS`, the PATH, or the
-//! `nvidia-cuda-nvcc` wheel), runs both and compares their times.
-use super::{print_ptx_lines, print_ptxas_resources};
+//! arguments. The third is the book's `k3`: `real b(256); b = 1.0; a(i) = b(2)`, a 1024-byte
+//! private array (volatile stores, and `b(2)` read at an index passed at run time, without which
+//! LLVM and ptxas delete the array; see the kernel). The
+//! example prints the PTX's `.local` lines and ptxas's report (stack frame, spill bytes,
+//! registers) for all three when ptxas is available (`PTXAS`, the PATH, or the
+//! `nvidia-cuda-nvcc` wheel), checks that `k3`'s frame is 1024 bytes, runs all three and
+//! compares their times.
+use super::{print_ptx_lines, ptx_lines, ptxas_resources};
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
-use book_kernels::ch3::localmem::{LocalmemArgs, LocalmemDynamic, LocalmemRegisters, STRIDE};
+use book_kernels::ch3::localmem::{
+    LARGE_LEN, LARGE_READ_INDEX, LocalmemArgs, LocalmemDynamic, LocalmemLargeArgs, LocalmemLargeArray,
+    LocalmemRegisters, STRIDE,
+};
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
@@ -16,7 +23,7 @@ use ferrocuda::verify::{Check, Tolerance};
 
 pub const EXAMPLE: Example = Example {
     id: "ch3-localmem",
-    description: "a private array in registers (constant indices) vs local memory (run-time indices): ptxas report and times (book 3.2.4.1)",
+    description: "a private array in registers (constant indices) vs local memory (run-time indices, or 1024 bytes): PTX, ptxas report and times (book 3.2.4.1)",
     size: Some(Size {
         unit: "elements (threads, one private array each)",
         gpu: N,
@@ -41,26 +48,32 @@ pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(2, n)?.host::<f32>(3, n)
 }
 
-/// The two kernels.
+/// The three kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
+    /// `k1`: constant indices.
     Registers,
+    /// `k2`: run-time indices.
     Dynamic,
+    /// `k3`: `b(256) = 1.0; a(i) = b(2)`.
+    LargeArray,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 2] = [Variant::Registers, Variant::Dynamic];
+    pub const ALL: [Variant; 3] = [Variant::Registers, Variant::Dynamic, Variant::LargeArray];
 
     /// The PTX symbol.
     pub fn kernel(self) -> &'static str {
         match self {
             Variant::Registers => "localmem_registers",
             Variant::Dynamic => "localmem_dynamic",
+            Variant::LargeArray => "localmem_large_array",
         }
     }
 }
 
-/// `a = walk sum of x` with `variant`, the walk's multiplier [`STRIDE`].
+/// `a = walk sum of x` with `variant`, the walk's multiplier [`STRIDE`]; for
+/// [`Variant::LargeArray`], `a = 1` (it reads no `x`).
 pub fn launch(gpu: &Gpu, variant: Variant, a_d: &mut DeviceBuffer<f32>, x_d: &DeviceBuffer<f32>) -> Result<()> {
     let shape = LaunchShape::cover_1d(a_d.len(), THREADS_PER_BLOCK)?;
     let args = LocalmemArgs {
@@ -71,30 +84,86 @@ pub fn launch(gpu: &Gpu, variant: Variant, a_d: &mut DeviceBuffer<f32>, x_d: &De
     match variant {
         Variant::Registers => crate::kernels(gpu)?.launch(LocalmemRegisters, shape, args),
         Variant::Dynamic => crate::kernels(gpu)?.launch(LocalmemDynamic, shape, args),
+        Variant::LargeArray => {
+            let args = LocalmemLargeArgs {
+                a: args.a,
+                index: LARGE_READ_INDEX,
+            };
+            crate::kernels(gpu)?.launch(LocalmemLargeArray, shape, args)
+        }
     }
 }
 
-/// Prints the PTX and ptxas evidence, then times and verifies both kernels.
+/// What `variant` writes for `x`: the walk sums, or ones.
+pub fn expected(variant: Variant, x: &[f32]) -> Result<Vec<f32>> {
+    let mut a = try_vec(x.len(), 1.0)?;
+    if variant != Variant::LargeArray {
+        reference::ch3::localmem::localmem(&mut a, x, STRIDE);
+    }
+    Ok(a)
+}
+
+/// Bytes of the `.local` depot in `kernel`'s PTX (`.local .align 4 .b8 __local_depot2[1024];`),
+/// or `None` when it has none.
+pub fn local_depot_bytes(gpu: &Gpu, kernel: &str) -> Option<usize> {
+    ptx_lines(gpu, kernel, &["__local_depot"], 1).first().and_then(|line| {
+        let inside = line.split('[').nth(1)?.split(']').next()?;
+        inside.trim().parse().ok()
+    })
+}
+
+/// Bytes of the book's `k3` array, the frame it needs.
+pub const LARGE_BYTES: usize = LARGE_LEN * size_of::<f32>();
+
+/// Prints the PTX and ptxas evidence, checks `k3`'s 1024-byte frame, then times and verifies
+/// the three kernels.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    println!(" where the private array t[32] lives:");
+    let mut checks = Vec::new();
+    println!(" where the private arrays (t[32], and k3's b[256]) live:");
     for variant in Variant::ALL {
         print_ptx_lines(gpu, variant.kernel(), &[".local", "st.local", "ld.local"], 4);
     }
-    print_ptxas_resources(gpu, &[Variant::Registers.kernel(), Variant::Dynamic.kernel()]);
+    let depot = local_depot_bytes(gpu, Variant::LargeArray.kernel());
+    println!(
+        "   k3's local depot: {} bytes (b(256) of 4-byte reals: {LARGE_BYTES})",
+        depot.map_or("no".to_string(), |b| b.to_string())
+    );
+    checks.push(Check::condition(
+        "k3 PTX: 1024-byte .local depot",
+        depot == Some(LARGE_BYTES),
+    ));
+    let kernels = Variant::ALL.map(Variant::kernel);
+    match ptxas_resources(gpu, &kernels) {
+        Ok(rows) => {
+            for k in &rows {
+                println!(
+                    "   ptxas {}: {} bytes stack frame, {} bytes spill stores, {} bytes spill loads; Used {} registers",
+                    k.name, k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes, k.registers
+                );
+            }
+            let frame = rows
+                .iter()
+                .find(|k| k.name == Variant::LargeArray.kernel())
+                .map(|k| k.stack_frame_bytes as usize);
+            checks.push(Check::condition(
+                "k3 ptxas: 1024 bytes stack frame",
+                frame == Some(LARGE_BYTES),
+            ));
+        }
+        Err(e) => println!("   ptxas report not available: {e}"),
+    }
 
     let x = try_from_fn(n, |i| (i % 1000) as f32 * 0.001)?;
     let x_d = gpu.upload(&x)?;
     let mut a_d = gpu.zeros::<f32>(n)?;
-    let mut expected = try_vec(n, 0.0)?;
-    reference::ch3::localmem::localmem(&mut expected, &x, STRIDE);
-    let mut checks = Vec::new();
     let mut times = Vec::new();
     for variant in Variant::ALL {
+        let expected = expected(variant, &x)?;
         gpu.upload_into(&try_vec(n, f32::NAN)?, &mut a_d)?;
         let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut a_d, &x_d))?;
         times.push(stats.median_ms);
-        // Same values summed in the same order: bit-identical to the CPU.
+        // Same values summed in the same order (or ones): bit-identical to the CPU.
         checks.push(Check::compare(
             variant.kernel(),
             &gpu.download(&a_d)?,

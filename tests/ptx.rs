@@ -54,6 +54,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::intrinsics::SincosArgs>(ch3::intrinsics::SincosOneReduction),
         entry::<_, ch3::intrinsics::SincosArgs>(ch3::intrinsics::SinCosSeparate),
         entry::<_, appc::fcallingc::ZeroArgs>(appc::fcallingc::Zero),
+        entry::<_, ch3::cache_config::StagedCopyArgs>(ch3::cache_config::StagedCopy),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::Divergent),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
         entry::<_, UnaryArgs<f32>>(stream::StreamCopy),

@@ -11,6 +11,7 @@
 //! SGEMM (`Cublas`, with the feature `cublas`), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
 //! ([`Kernels::write_constant`]), managed memory ([`ManagedBuffer`]) and the kernels' printed
 //! output ([`Gpu::synchronize_output`], [`Gpu::capture_output`]).
+mod cache_config;
 mod constant;
 #[cfg(feature = "cublas")]
 mod cublas;
@@ -32,6 +33,7 @@ mod stream;
 mod timing;
 mod transfer;
 
+pub use cache_config::{CARVEOUT_DEFAULT, CachePreference};
 #[cfg(feature = "cublas")]
 pub use cublas::Cublas;
 pub use cuda::{CudaDevice, Module};

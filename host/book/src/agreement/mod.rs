@@ -404,6 +404,12 @@ fn chapter_three_compute(c: &mut Comparison) -> Result<()> {
             Ok(both)
         })?;
     }
+    c.compare("staged_copy", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&ramp_real::<f32>(2 * book_kernels::ch3::cache_config::CHUNK + 77, 10.0))?;
+        let mut output = gpu.zeros::<f32>(input.len())?;
+        crate::examples::ch3::cache_config::staged_copy(gpu, &input, &mut output)?;
+        gpu.download(&output)
+    })?;
     for variant in divergence::Variant::ALL {
         c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
             let mut x = gpu.zeros::<f32>(10_007)?;

@@ -72,6 +72,51 @@ fn ch3_offset_stride_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// The L2-only stride kernels: the same results as the L1 ones at every block shape, and the
+/// offset pattern, which has no such kernel, refused in a sentence.
+fn ch3_offset_stride_cg_kernels_block_shapes(gpu: &Gpu) -> TestResult {
+    let n = 1001;
+    let a: Vec<f64> = (0..sweep::SPAN_FACTOR * n).map(|i| (i % 977) as f64 * 0.25).collect();
+    let a_d = gpu.upload(&a).map_err(fail)?;
+    let cg = offset_stride::Cache::Cg;
+    for threads in BLOCK_SHAPES {
+        for s in [1, 3, 8, 32] {
+            let mut x_d = gpu.upload(&a).map_err(fail)?;
+            offset_stride::in_place_cached(gpu, Pattern::Stride, cg, &mut x_d, n, s, threads).map_err(fail)?;
+            let expected = os_ref::in_place(&a, Pattern::Stride, n, s, 1).map_err(fail)?;
+            let check = Check::compare("a", &gpu.download(&x_d).map_err(fail)?, &expected, Tolerance::EXACT);
+            ensure(check.passed(), || {
+                format!("in place, stride {s}, {threads} threads: {check}")
+            })?;
+            let mut b_d = gpu.upload(&a).map_err(fail)?;
+            offset_stride::out_of_place_cached(gpu, Pattern::Stride, cg, &a_d, &mut b_d, n, s, threads)
+                .map_err(fail)?;
+            let expected = os_ref::out_of_place(&a, &a, Pattern::Stride, n, s).map_err(fail)?;
+            let check = Check::compare("b", &gpu.download(&b_d).map_err(fail)?, &expected, Tolerance::EXACT);
+            ensure(check.passed(), || {
+                format!("out of place, stride {s}, {threads} threads: {check}")
+            })?;
+        }
+    }
+    let mut x_d = gpu.upload(&a).map_err(fail)?;
+    match offset_stride::in_place_cached(gpu, Pattern::Offset, cg, &mut x_d, n, 1, 32) {
+        Err(Error::InvalidArgument(message)) => ensure(message.contains("stride"), || message.clone()),
+        other => Err(format!("offset with ld.global.cg gave {other:?}")),
+    }
+}
+
+/// `--cache both` runs and checks both stride sweeps; a wrong value is refused.
+fn ch3_offset_stride_cache_option(gpu: &Gpu) -> TestResult {
+    let mut opts = options(300, Precision::F32);
+    opts.flags = vec![("--cache".into(), Some("both".into()))];
+    example_passes(gpu, "ch3-offset-stride", opts.clone())?;
+    opts.flags = vec![("--cache".into(), Some("noL1".into()))];
+    let example = ferrocuda_book::examples::find("ch3-offset-stride").ok_or("no example")?;
+    ensure((example.run)(gpu, &opts).is_err(), || {
+        "--cache noL1 was accepted".into()
+    })
+}
+
 /// An array too short for the offset or stride is refused before any launch, in one sentence.
 fn ch3_offset_stride_refuses_short_arrays(gpu: &Gpu) -> TestResult {
     let mut a_d = gpu.zeros::<f64>(100).map_err(fail)?;
@@ -319,6 +364,11 @@ fn main() {
             "ch3_offset_stride_each_kernel_block_shapes",
             ch3_offset_stride_each_kernel_block_shapes,
         ),
+        (
+            "ch3_offset_stride_cg_kernels_block_shapes",
+            ch3_offset_stride_cg_kernels_block_shapes,
+        ),
+        ("ch3_offset_stride_cache_option", ch3_offset_stride_cache_option),
         (
             "ch3_offset_stride_refuses_short_arrays",
             ch3_offset_stride_refuses_short_arrays,

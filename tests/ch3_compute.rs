@@ -242,6 +242,53 @@ fn ch3_intrinsics_sincos_within_an_ulp(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+fn ch3_cache_config_program(gpu: &Gpu) -> TestResult {
+    example_passes(
+        gpu,
+        "ch3-cache-config",
+        Options {
+            size: Some(3 * book_kernels::ch3::cache_config::CHUNK + 5),
+            reps: 1,
+            ..Options::default()
+        },
+    )
+}
+
+/// The library's L1/shared calls: each context preference and carveout reads back as set, a
+/// carveout outside 0..=100 is refused in a sentence, and the defaults are restored.
+fn ch3_cache_config_set_and_read_back(gpu: &Gpu) -> TestResult {
+    use book_kernels::ch3::cache_config::StagedCopy;
+    use ferrocuda::gpu::{CARVEOUT_DEFAULT, CachePreference};
+    for preference in CachePreference::ALL {
+        gpu.set_cache_config(preference).map_err(fail)?;
+        let read = gpu.cache_config().map_err(fail)?;
+        ensure(read == preference, || format!("set {preference:?}, read {read:?}"))?;
+    }
+    gpu.set_cache_config(CachePreference::None).map_err(fail)?;
+    let kernels = common::book(gpu)?;
+    kernels
+        .set_cache_config(StagedCopy, CachePreference::L1)
+        .map_err(fail)?;
+    if gpu.is_simulator() {
+        ensure(
+            kernels.kernel_cache_config(StagedCopy) == Some(CachePreference::L1),
+            || "the simulator did not record the kernel's preference".into(),
+        )?;
+    }
+    kernels
+        .set_cache_config(StagedCopy, CachePreference::None)
+        .map_err(fail)?;
+    for percent in [0, 25, 50, 100, CARVEOUT_DEFAULT] {
+        kernels.set_shared_carveout(StagedCopy, percent).map_err(fail)?;
+        let read = kernels.shared_carveout(StagedCopy).map_err(fail)?;
+        ensure(read == percent, || format!("carveout {percent}, read back {read}"))?;
+    }
+    match kernels.set_shared_carveout(StagedCopy, 101) {
+        Err(ferrocuda::Error::InvalidArgument(message)) => ensure(message.contains("0 to 100"), || message),
+        other => Err(format!("a carveout of 101% gave {other:?}")),
+    }
+}
+
 /// Block sizes that split warps and blocks unevenly: the warp-uniform split follows the global
 /// index, not the block.
 fn ch3_divergence_kernels_match_cpu(gpu: &Gpu) -> TestResult {
@@ -456,6 +503,8 @@ fn main() {
             ch3_intrinsics_directed_rounding_brackets_exact,
         ),
         ("ch3_intrinsics_flush_to_zero", ch3_intrinsics_flush_to_zero),
+        ("ch3_cache_config_program", ch3_cache_config_program),
+        ("ch3_cache_config_set_and_read_back", ch3_cache_config_set_and_read_back),
         (
             "ch3_intrinsics_sincos_within_an_ulp",
             ch3_intrinsics_sincos_within_an_ulp,

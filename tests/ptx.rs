@@ -56,6 +56,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::intrinsics::SincosArgs>(ch3::intrinsics::SincosOneReduction),
         entry::<_, ch3::intrinsics::SincosArgs>(ch3::intrinsics::SinCosSeparate),
         entry::<_, appc::fcallingc::ZeroArgs>(appc::fcallingc::Zero),
+        entry::<_, ch3::cache_config::StagedCopyArgs>(ch3::cache_config::StagedCopy),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::Divergent),
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
         entry::<_, ch3::cuf_increment::CufIncrementArgs>(ch3::cuf_increment::CufIncrement),
@@ -101,6 +102,10 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::offset_stride::OutOfPlaceArgs<f64>>(ch3::offset_stride::OffsetOutOfPlace),
         entry::<_, ch3::offset_stride::OutOfPlaceArgs<f32>>(ch3::offset_stride::StrideOutOfPlace),
         entry::<_, ch3::offset_stride::OutOfPlaceArgs<f64>>(ch3::offset_stride::StrideOutOfPlace),
+        entry::<_, ch3::offset_stride::InPlaceArgs<f32>>(ch3::offset_stride::StrideCg),
+        entry::<_, ch3::offset_stride::InPlaceArgs<f64>>(ch3::offset_stride::StrideCg),
+        entry::<_, ch3::offset_stride::OutOfPlaceArgs<f32>>(ch3::offset_stride::StrideOutOfPlaceCg),
+        entry::<_, ch3::offset_stride::OutOfPlaceArgs<f64>>(ch3::offset_stride::StrideOutOfPlaceCg),
         entry::<_, ch3::stride_texture::StrideReadArgs<f32>>(ch3::stride_texture::StrideGlobal),
         entry::<_, ch3::stride_texture::StrideReadArgs<f64>>(ch3::stride_texture::StrideGlobal),
         entry::<_, ch3::stride_texture::StrideReadArgs<f32>>(ch3::stride_texture::StrideTex),
@@ -923,6 +928,22 @@ fn intrinsics_lower_to_fast_or_accurate_instructions() {
     for body in kernel_ptx("horner_unfused") {
         assert!(!body.contains("fma.rn.f32"), "horner_unfused fuses");
         assert!(body.contains("mul.rn.f32") && body.contains("add.rn.f32"));
+    }
+}
+
+/// ch3-offset-stride: the `_cg` stride kernels load with `ld.global.cg` (L2 only), the others
+/// with plain `ld.global`.
+#[test]
+fn stride_cg_kernels_load_past_l1() {
+    for t in ["f32", "f64"] {
+        for kernel in ["stride_cg", "stride_out_of_place_cg"] {
+            for body in kernel_ptx(&format!("{kernel}_{t}")) {
+                assert!(body.contains("ld.global.cg."), "{kernel}_{t} lacks ld.global.cg");
+            }
+        }
+        for body in kernel_ptx(&format!("stride_{t}")) {
+            assert!(!body.contains("ld.global.cg."), "stride_{t} bypasses L1");
+        }
     }
 }
 

@@ -451,6 +451,50 @@ impl<T: ReadOnlyElement> SliceMut<T> {
     }
 }
 
+/// An element type that can be loaded past L1, cached in L2 only (`ld.global.cg`, CUDA C's
+/// `__ldcg`; the whole-program `-Xptxas -dlcm=cg`, the book's `-Mcuda=noL1`, §3.2.2.2).
+pub trait L2Element: Element {
+    /// Reads `*address` with `ld.global.cg`: coherent, like [`Element::load`].
+    ///
+    /// # Safety
+    /// As [`Element::load`].
+    unsafe fn load_cg(address: *const Self) -> Self;
+}
+
+macro_rules! l2_element {
+    ($($t:ty => $load:ident;)*) => {$(
+        impl L2Element for $t {
+            #[inline(always)]
+            unsafe fn load_cg(address: *const Self) -> Self {
+                // SAFETY: forwarded to the caller; `$t` and the load's word have one size.
+                <$t>::from_ne_bytes(unsafe { crate::arch::$load(address.cast()) }.to_ne_bytes())
+            }
+        }
+    )*};
+}
+l2_element! { u32 => ld_global_cg_b32; f32 => ld_global_cg_b32; u64 => ld_global_cg_b64; f64 => ld_global_cg_b64; }
+
+impl<T: L2Element> Slice<T> {
+    /// Element `i`, loaded past L1 (`ld.global.cg`); traps when `i >= len()`.
+    #[inline(always)]
+    pub fn get_cg(&self, i: usize) -> T {
+        check_index(i, self.len);
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
+        unsafe { T::load_cg(self.ptr.add(i)) }
+    }
+}
+
+impl<T: L2Element> SliceMut<T> {
+    /// Element `i`, loaded past L1 (`ld.global.cg`), as [`Slice::get_cg`]; coherent with the
+    /// launch's stores, so an in-place update may use it.
+    #[inline(always)]
+    pub fn get_cg(&self, i: usize) -> T {
+        check_index(i, self.len);
+        // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
+        unsafe { T::load_cg(self.ptr.add(i)) }
+    }
+}
+
 impl<T: Element4> Slice<T> {
     /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
     #[inline(always)]

@@ -37,7 +37,7 @@
 //! | --- | --- | --- |
 //! | [`index`] | built-in variables | `threadIdx`, `blockIdx`, `blockDim`, `gridDim`, grid-stride loops |
 //! | [`sync`] | synchronization, memory fences, time | `__syncthreads`, `__threadfence*`, `clock64` |
-//! | [`global`] | global memory | kernel arguments `T*` as bounds-checked views, `__ldg`, vector loads |
+//! | [`global`] | global memory | kernel arguments `T*` as bounds-checked views, `__ldg`, `__ldcg`, vector loads |
 //! | [`constant`] | constant memory | `__constant__` variables (one bank, written by the host) |
 //! | [`variable`] | device memory space | `__device__` variables ([`device_variable!`]), shared across modules |
 //! | [`shared`] | shared memory | `extern __shared__` tiles, padded 2-D tiles |
@@ -115,7 +115,7 @@ macro_rules! unroll {
 /// What a kernel file imports.
 pub mod prelude {
     pub use crate::complex::{Complex, ComplexScalar};
-    pub use crate::global::{Element, Element4, ReadOnlyElement, Slice, SliceMut};
+    pub use crate::global::{Element, Element4, L2Element, ReadOnlyElement, Slice, SliceMut};
     pub use crate::launch::KernelArgs;
     pub use crate::real::Real;
     pub use crate::unroll;

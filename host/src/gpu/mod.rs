@@ -12,6 +12,7 @@
 //! ([`Kernels::write_constant`]), device variables ([`Kernels::write_variable`]), kernel sets linked
 //! into one module (separate compilation: [`Gpu::link`]), managed memory ([`ManagedBuffer`]) and the kernels' printed
 //! output ([`Gpu::synchronize_output`], [`Gpu::capture_output`]).
+mod cache_config;
 mod constant;
 #[cfg(feature = "cublas")]
 mod cublas;
@@ -35,6 +36,7 @@ mod timing;
 mod transfer;
 mod variable;
 
+pub use cache_config::{CARVEOUT_DEFAULT, CachePreference};
 #[cfg(feature = "cublas")]
 pub use cublas::Cublas;
 pub use cuda::{CudaDevice, Module};

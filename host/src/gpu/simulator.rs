@@ -27,6 +27,8 @@ pub struct SimDevice {
     pending: FaultSlot,
     /// Bytes held by this simulator's live device buffers.
     allocated: AllocatedBytes,
+    /// The L1/shared preferences and carveouts set, recorded (no cache to split).
+    cache: Mutex<super::cache_config::SimCacheState>,
 }
 
 impl SimDevice {
@@ -59,6 +61,11 @@ impl SimDevice {
     /// Reports (once) the fault of an earlier launch.
     pub(super) fn take_fault(&self) -> Result<()> {
         take_fault(&self.pending)
+    }
+
+    /// The recorded L1/shared preferences and carveouts.
+    pub(super) fn cache_state(&self) -> std::sync::MutexGuard<'_, super::cache_config::SimCacheState> {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The slot in which a launch leaves its fault.

@@ -1,6 +1,7 @@
 //! Book chapter 3: optimization.
 pub mod async_overlap;
 pub mod bank_conflicts;
+pub mod cache_config;
 pub mod constant_increment;
 pub mod cuf_increment;
 pub mod cuf_increment_2d;

@@ -71,3 +71,25 @@ pub fn stride_out_of_place<T: Real>(args: OutOfPlaceArgs<T>) {
         args.b.set(k, args.a.get(k) + T::from_f64(1.0));
     }
 }
+
+/// [`stride`] with the load cached in L2 only (`ld.global.cg`), the book's `-Mcuda=noL1`
+/// (§3.2.2.2, Figures 3.15-3.17): each access fetches its 32-byte sector into L2 but allocates
+/// no 128-byte L1 line.
+#[kernel(f32, f64)]
+pub fn stride_cg<T: Real + L2Element>(args: InPlaceArgs<T>) {
+    let i = global_idx_x();
+    if i < args.n {
+        let k = i * args.s;
+        args.a.set(k, args.a.get_cg(k) + T::from_f64(1.0));
+    }
+}
+
+/// [`stride_out_of_place`] with the load cached in L2 only (`ld.global.cg`).
+#[kernel(f32, f64)]
+pub fn stride_out_of_place_cg<T: Real + L2Element>(args: OutOfPlaceArgs<T>) {
+    let i = global_idx_x();
+    if i < args.n {
+        let k = i * args.s;
+        args.b.set(k, args.a.get_cg(k) + T::from_f64(1.0));
+    }
+}

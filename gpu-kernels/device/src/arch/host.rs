@@ -323,6 +323,25 @@ pub unsafe fn ld_global_nc_b64(address: *const u64) -> u64 {
     unsafe { address.read() }
 }
 
+/// `ld.global.cg.b32`: a host read (the simulator has no cache to bypass).
+///
+/// # Safety
+/// `address` is valid for reads and 4-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_cg_b32(address: *const u32) -> u32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.read() }
+}
+/// `ld.global.cg.b64`: a host read.
+///
+/// # Safety
+/// `address` is valid for reads and 8-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_cg_b64(address: *const u64) -> u64 {
+    // SAFETY: forwarded to the caller.
+    unsafe { address.read() }
+}
+
 /// The bound test of an `_unchecked` view access: made on the simulator, where it costs nothing
 /// that matters and names the thread; the GPU leaves it to the caller's contract.
 #[inline(always)]

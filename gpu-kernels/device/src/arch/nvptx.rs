@@ -333,6 +333,28 @@ macro_rules! global_nc_load {
 global_nc_load!(ld_global_nc_b32, u32, "b32", reg32);
 global_nc_load!(ld_global_nc_b64, u64, "b64", reg64);
 
+macro_rules! global_cg_load {
+    ($load:ident, $t:ty, $ptx:literal, $reg:ident) => {
+        #[doc = concat!("`ld.global.cg.", $ptx, "`: a load cached in L2 only, not in L1 (PTX ISA")]
+        /// §9.7.9.8, cache operators): CUDA C's `__ldcg`, nvcc's `-dlcm=cg` for one load.
+        ///
+        /// # Safety
+        /// `address` is a global-memory address valid for reads, aligned for the type.
+        #[inline(always)]
+        pub unsafe fn $load(address: *const $t) -> $t {
+            let value: $t;
+            // SAFETY: forwarded to the caller. Not `pure`: the load is coherent with stores.
+            unsafe {
+                asm!(concat!("ld.global.cg.", $ptx, " {}, [{}];"), out($reg) value, in(reg64) address,
+                    options(readonly, nostack, preserves_flags))
+            };
+            value
+        }
+    };
+}
+global_cg_load!(ld_global_cg_b32, u32, "b32", reg32);
+global_cg_load!(ld_global_cg_b64, u64, "b64", reg64);
+
 /// `ld.volatile.global.b32`: a load the compiler neither removes nor serves from L1, for data
 /// another block writes under a lock (PTX ISA §9.7.9.8: volatile = relaxed, system scope).
 ///

@@ -294,6 +294,25 @@ where
             })?;
         }
     }
+    // The stride kernels with their load cached in L2 only (`ld.global.cg`).
+    for placement in Placement::ALL {
+        let name = match placement {
+            Placement::InPlace => format!("stride_cg_{}", T::NAME),
+            Placement::OutOfPlace => format!("stride_out_of_place_cg_{}", T::NAME),
+        };
+        c.compare(&name, Tolerance::EXACT, |gpu| {
+            let mut x = gpu.upload(&a)?;
+            let cg = offset_stride::Cache::Cg;
+            match placement {
+                Placement::InPlace => offset_stride::in_place_cached(gpu, Pattern::Stride, cg, &mut x, n, 7, 256)?,
+                Placement::OutOfPlace => {
+                    let a_d = gpu.upload(&a)?;
+                    offset_stride::out_of_place_cached(gpu, Pattern::Stride, cg, &a_d, &mut x, n, 7, 256)?
+                }
+            }
+            gpu.download(&x)
+        })?;
+    }
     for (load, kernel) in [(Load::Global, "stride_global"), (Load::ReadOnly, "stride_tex")] {
         c.compare(&format!("{kernel}_{}", T::NAME), Tolerance::EXACT, |gpu| {
             let mut b = gpu.zeros::<T>(n)?;
@@ -404,6 +423,12 @@ fn chapter_three_compute(c: &mut Comparison) -> Result<()> {
             Ok(both)
         })?;
     }
+    c.compare("staged_copy", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&ramp_real::<f32>(2 * book_kernels::ch3::cache_config::CHUNK + 77, 10.0))?;
+        let mut output = gpu.zeros::<f32>(input.len())?;
+        crate::examples::ch3::cache_config::staged_copy(gpu, &input, &mut output)?;
+        gpu.download(&output)
+    })?;
     for variant in divergence::Variant::ALL {
         c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
             let mut x = gpu.zeros::<f32>(10_007)?;

@@ -300,6 +300,7 @@ pub static EXAMPLES: &[Example] = &[
     ch3::stride_texture::EXAMPLE,
     ch3::texture_average::EXAMPLE,
     ch3::localmem::EXAMPLE,
+    ch3::cache_config::EXAMPLE,
     ch3::constant_increment::EXAMPLE,
     ch3::shared_reverse::EXAMPLE,
     ch3::bank_conflicts::EXAMPLE,

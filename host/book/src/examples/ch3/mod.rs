@@ -73,6 +73,7 @@ pub mod async_overlap;
 pub mod bandwidth_test;
 pub mod bank_conflicts;
 pub mod batching;
+pub mod cache_config;
 pub mod constant_increment;
 pub mod copy;
 pub mod cuf_increment;

@@ -2,14 +2,17 @@
 //! book's `offset` and `stride` kernels, §3.2.2, program `offsetNStride`) and out of place
 //! (`b = a + 1`, the variant of Figures 3.12 and 3.13), in f32 or f64, with the book's 4 MB of
 //! data per launch; `--plot` draws Figures 3.6/3.10 (bandwidth vs offset) and 3.14 (vs stride).
+//! `--cache cg|both` times the stride kernels with their load cached in L2 only (`ld.global.cg`,
+//! the book's `-Mcuda=noL1`, Figures 3.15-3.17) instead of or beside the L1 path; the header
+//! shows the device's ECC state, which the book's figures compare.
 use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SPAN_FACTOR, SweepCheck, book_elements};
 use crate::examples::plot_option;
-use crate::examples::{Example, Options, Outcome, Precision};
+use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
 use crate::reference::ch3::offset_stride as reference;
 pub use crate::reference::ch3::offset_stride::Pattern;
 use book_kernels::ch3::offset_stride::{
-    InPlaceArgs, Offset, OffsetOutOfPlace, OutOfPlaceArgs, Stride, StrideOutOfPlace,
+    InPlaceArgs, Offset, OffsetOutOfPlace, OutOfPlaceArgs, Stride, StrideCg, StrideOutOfPlace, StrideOutOfPlaceCg,
 };
 use ferrocuda::device::real::Real;
 use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result};
@@ -23,7 +26,14 @@ pub const EXAMPLE: Example = Example {
     size: Some(crate::examples::ch3::sweep::size(memory)),
     f64: true,
     reps: true,
-    flags: &[plot_option::FLAG],
+    flags: &[
+        plot_option::FLAG,
+        Flag::value(
+            "--cache",
+            "l1|cg|both",
+            "the stride sweep's loads: through L1 (l1, ld.global), cached in L2 only (cg, ld.global.cg: the book's -Mcuda=noL1), or both side by side [default: l1]",
+        ),
+    ],
     run,
 };
 
@@ -55,12 +65,52 @@ impl Placement {
     }
 }
 
+/// Where the increment's load is cached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cache {
+    /// `ld.global`: L1 and L2 (the default).
+    L1,
+    /// `ld.global.cg`: L2 only, the book's `-Mcuda=noL1` (stride kernels only).
+    Cg,
+}
+
+impl Cache {
+    /// A column header's suffix.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Cache::L1 => "",
+            Cache::Cg => " cg",
+        }
+    }
+
+    /// `--cache l1|cg|both`: the caches the stride sweep times, L1 alone by default.
+    pub fn from_options(options: &Options) -> Result<Vec<Cache>> {
+        match options.value("--cache") {
+            None | Some("l1") => Ok(vec![Cache::L1]),
+            Some("cg") => Ok(vec![Cache::Cg]),
+            Some("both") => Ok(vec![Cache::L1, Cache::Cg]),
+            Some(other) => Err(Error::InvalidArgument(format!(
+                "--cache takes l1, cg or both, not `{other}`"
+            ))),
+        }
+    }
+}
+
+/// The refusal of an offset kernel with the L2-only load, which only the stride kernels have.
+fn no_offset_cg() -> Error {
+    Error::InvalidArgument("the L2-only (ld.global.cg) kernels are the stride ones; offsets load through L1".into())
+}
+
 /// An element type of the increment kernels (`f32`, `f64`).
 pub trait OffsetStrideReal: Real + Into<f64> + Element + Send + Sync {
     /// Launches `offset` or `stride`.
     fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()>;
     /// Launches `offset_out_of_place` or `stride_out_of_place`.
     fn launch_out_of_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: OutOfPlaceArgs<Self>) -> Result<()>;
+    /// Launches `stride_cg`.
+    fn launch_stride_cg(gpu: &Gpu, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()>;
+    /// Launches `stride_out_of_place_cg`.
+    fn launch_stride_out_of_place_cg(gpu: &Gpu, shape: LaunchShape, args: OutOfPlaceArgs<Self>) -> Result<()>;
 }
 
 macro_rules! offset_stride_real {
@@ -82,6 +132,12 @@ macro_rules! offset_stride_real {
                     Pattern::Offset => crate::kernels(gpu)?.launch(OffsetOutOfPlace, shape, args),
                     Pattern::Stride => crate::kernels(gpu)?.launch(StrideOutOfPlace, shape, args),
                 }
+            }
+            fn launch_stride_cg(gpu: &Gpu, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(StrideCg, shape, args)
+            }
+            fn launch_stride_out_of_place_cg(gpu: &Gpu, shape: LaunchShape, args: OutOfPlaceArgs<Self>) -> Result<()> {
+                crate::kernels(gpu)?.launch(StrideOutOfPlaceCg, shape, args)
             }
         }
     )*};
@@ -109,15 +165,48 @@ pub fn in_place<T: OffsetStrideReal>(
     s: usize,
     threads: u32,
 ) -> Result<()> {
+    in_place_cached(gpu, pattern, Cache::L1, a, n, s, threads)
+}
+
+/// [`in_place`] with the load cached as `cache` says ([`Cache::Cg`]: stride only).
+pub fn in_place_cached<T: OffsetStrideReal>(
+    gpu: &Gpu,
+    pattern: Pattern,
+    cache: Cache,
+    a: &mut DeviceBuffer<T>,
+    n: usize,
+    s: usize,
+    threads: u32,
+) -> Result<()> {
     check_span(pattern, n, s, a.len())?;
     let args = InPlaceArgs { a: a.view_mut(), n, s };
-    T::launch_in_place(gpu, pattern, LaunchShape::cover_1d(n, threads)?, args)
+    let shape = LaunchShape::cover_1d(n, threads)?;
+    match (pattern, cache) {
+        (_, Cache::L1) => T::launch_in_place(gpu, pattern, shape, args),
+        (Pattern::Stride, Cache::Cg) => T::launch_stride_cg(gpu, shape, args),
+        (Pattern::Offset, Cache::Cg) => Err(no_offset_cg()),
+    }
 }
 
 /// `b[k] = a[k] + 1` at `k = i + s` or `k = i * s` for `i < n`, blocks of `threads`.
 pub fn out_of_place<T: OffsetStrideReal>(
     gpu: &Gpu,
     pattern: Pattern,
+    a: &DeviceBuffer<T>,
+    b: &mut DeviceBuffer<T>,
+    n: usize,
+    s: usize,
+    threads: u32,
+) -> Result<()> {
+    out_of_place_cached(gpu, pattern, Cache::L1, a, b, n, s, threads)
+}
+
+/// [`out_of_place`] with the load cached as `cache` says ([`Cache::Cg`]: stride only).
+#[allow(clippy::too_many_arguments)] // the launch's own parameters, as `out_of_place`'s
+pub fn out_of_place_cached<T: OffsetStrideReal>(
+    gpu: &Gpu,
+    pattern: Pattern,
+    cache: Cache,
     a: &DeviceBuffer<T>,
     b: &mut DeviceBuffer<T>,
     n: usize,
@@ -138,13 +227,19 @@ pub fn out_of_place<T: OffsetStrideReal>(
         n,
         s,
     };
-    T::launch_out_of_place(gpu, pattern, LaunchShape::cover_1d(n, threads)?, args)
+    let shape = LaunchShape::cover_1d(n, threads)?;
+    match (pattern, cache) {
+        (_, Cache::L1) => T::launch_out_of_place(gpu, pattern, shape, args),
+        (Pattern::Stride, Cache::Cg) => T::launch_stride_out_of_place_cg(gpu, shape, args),
+        (Pattern::Offset, Cache::Cg) => Err(no_offset_cg()),
+    }
 }
 
 /// One sweep: per offset or stride, the effective bandwidth of each placement, GB/s.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sweep {
     pub pattern: Pattern,
+    pub cache: Cache,
     /// `(s, in-place GB/s, out-of-place GB/s)`.
     pub rows: Vec<(usize, f64, f64)>,
 }
@@ -161,7 +256,13 @@ pub fn values(pattern: Pattern) -> std::ops::RangeInclusive<usize> {
 /// median) with `n` threads over arrays of `33 n` elements, and checks every array exactly: in
 /// place, `a` starts at zero (the book's `a_d = 0.0`) and must end with `reps + 1` at each
 /// touched element; out of place, `b` must hold `a + 1` there and its zeros elsewhere.
-pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: usize) -> Result<(Sweep, Vec<Check>)> {
+pub fn sweep<T: OffsetStrideReal>(
+    gpu: &Gpu,
+    pattern: Pattern,
+    cache: Cache,
+    n: usize,
+    reps: usize,
+) -> Result<(Sweep, Vec<Check>)> {
     let len = crate::examples::ch3::sweep::span_elements(n)?;
     let zeros = ferrocuda::footprint::try_vec(len, T::from_f64(0.0))?;
     // Small integers and halves: `x + 1` is exact in both precisions.
@@ -176,8 +277,8 @@ pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: u
         for (k, placement) in Placement::ALL.into_iter().enumerate() {
             gpu.upload_into(&zeros, &mut x_d)?;
             let stats = time_reps(gpu, reps, || match placement {
-                Placement::InPlace => in_place(gpu, pattern, &mut x_d, n, s, BLOCK_SIZE),
-                Placement::OutOfPlace => out_of_place(gpu, pattern, &a_d, &mut x_d, n, s, BLOCK_SIZE),
+                Placement::InPlace => in_place_cached(gpu, pattern, cache, &mut x_d, n, s, BLOCK_SIZE),
+                Placement::OutOfPlace => out_of_place_cached(gpu, pattern, cache, &a_d, &mut x_d, n, s, BLOCK_SIZE),
             })?;
             gb[k] = gb_per_s(bytes, stats.median_ms);
             let got = gpu.download(&x_d)?;
@@ -197,14 +298,15 @@ pub fn sweep<T: OffsetStrideReal>(gpu: &Gpu, pattern: Pattern, n: usize, reps: u
         .zip(merged)
         .map(|(placement, m)| {
             m.into_check(&format!(
-                "{} {}, every {} of the sweep",
+                "{} {}{}, every {} of the sweep",
                 pattern.label().to_lowercase(),
                 placement.label(),
+                cache.suffix(),
                 pattern.label().to_lowercase()
             ))
         })
         .collect();
-    Ok((Sweep { pattern, rows }, checks))
+    Ok((Sweep { pattern, cache, rows }, checks))
 }
 
 /// `path` with `-suffix` before its extension: `sweep.png` becomes `sweep-offset.png`.
@@ -221,10 +323,23 @@ pub fn suffixed(path: &str, suffix: &str) -> String {
     p.with_file_name(name).to_string_lossy().into_owned()
 }
 
-/// Both sweeps in precision `T`, printed in the book's shape.
-pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<Outcome> {
+/// The device's ECC state, as the book's figures label their curves.
+fn ecc_state(gpu: &Gpu) -> &'static str {
+    if gpu.is_simulator() {
+        "none (a simulator: host memory, no ECC to report)"
+    } else if gpu.properties().ecc_enabled {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// Both sweeps in precision `T`, printed in the book's shape: the offsets through L1, the
+/// strides through each of `caches`, side by side.
+pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize, caches: &[Cache]) -> Result<Outcome> {
     let p = gpu.properties();
     println!(" Device: {}", p.name);
+    println!(" ECC: {}", ecc_state(gpu));
     println!(
         " Transfer size (MB): {:.3}",
         (n * size_of::<T>()) as f64 / (1 << 20) as f64
@@ -244,21 +359,22 @@ pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) ->
             p.l2_cache_bytes as f64 * 1e-6
         );
     }
+    if caches.contains(&Cache::Cg) {
+        println!(" cg: the stride kernels' load is ld.global.cg (L2 only, the book's -Mcuda=noL1)");
+    }
     let mut checks = Vec::new();
     for pattern in Pattern::ALL {
-        let (sweep, sweep_checks) = sweep::<T>(gpu, pattern, n, options.reps)?;
-        checks.extend(sweep_checks);
-        println!();
-        println!(" {}, Bandwidth (GB/s):", pattern.label());
-        println!(
-            " {:>6} {:>12} {:>13}",
-            "",
-            Placement::InPlace.label(),
-            Placement::OutOfPlace.label()
-        );
-        for (s, in_place, out_of_place) in &sweep.rows {
-            println!(" {s:>6} {in_place:>12.2} {out_of_place:>13.2}");
+        let pattern_caches: &[Cache] = match pattern {
+            Pattern::Offset => &[Cache::L1],
+            Pattern::Stride => caches,
+        };
+        let mut sweeps = Vec::new();
+        for &cache in pattern_caches {
+            let (sweep, sweep_checks) = sweep::<T>(gpu, pattern, cache, n, options.reps)?;
+            checks.extend(sweep_checks);
+            sweeps.push(sweep);
         }
+        print_sweeps(pattern, &sweeps);
         if let Some(path) = options.value("--plot") {
             let path = suffixed(path, &pattern.label().to_lowercase());
             let chart = Chart::new(
@@ -271,18 +387,20 @@ pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) ->
                 format!("{} (elements)", pattern.label()),
                 "effective bandwidth (GB/s)",
             );
-            let series: Vec<Series> = Placement::ALL
-                .into_iter()
-                .enumerate()
-                .map(|(k, placement)| {
+            let mut series = Vec::new();
+            for sweep in &sweeps {
+                for (k, placement) in Placement::ALL.into_iter().enumerate() {
                     let points = sweep
                         .rows
                         .iter()
                         .map(|&(s, a, b)| (s as f64, if k == 0 { a } else { b }))
                         .collect();
-                    Series::new(placement.label(), points)
-                })
-                .collect();
+                    series.push(Series::new(
+                        format!("{}{}", placement.label(), sweep.cache.suffix()),
+                        points,
+                    ));
+                }
+            }
             chart.write(&path, &series)?;
             println!(" plot written to {path}");
         }
@@ -290,12 +408,37 @@ pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize) ->
     Ok(Outcome { checks })
 }
 
+/// Prints the sweeps of one pattern (one per cache, over the same offsets or strides) as one
+/// table: a column per placement and cache.
+fn print_sweeps(pattern: Pattern, sweeps: &[Sweep]) {
+    println!();
+    println!(" {}, Bandwidth (GB/s):", pattern.label());
+    let mut header = format!(" {:>6}", "");
+    for sweep in sweeps {
+        for placement in Placement::ALL {
+            let label = format!("{}{}", placement.label(), sweep.cache.suffix());
+            header += &format!(" {label:>15}");
+        }
+    }
+    println!("{header}");
+    let Some(first) = sweeps.first() else { return };
+    for (row, &(s, ..)) in first.rows.iter().enumerate() {
+        let mut line = format!(" {s:>6}");
+        for sweep in sweeps {
+            let (_, in_place, out_of_place) = sweep.rows[row];
+            line += &format!(" {in_place:>15.2} {out_of_place:>15.2}");
+        }
+        println!("{line}");
+    }
+}
+
 /// `ch3-offset-stride` with `--precision`, `--size` (threads per launch; the book's 4 MB by
-/// default) and `--plot`.
+/// default), `--cache` and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     plot_option::check_path(options)?;
+    let caches = Cache::from_options(options)?;
     match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?),
-        Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?),
+        Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?, &caches),
+        Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?, &caches),
     }
 }

@@ -100,7 +100,7 @@ fn tiled<const W: usize>(args: MatmulArgs) {
     }
 }
 
-/// The course's tiled kernel, `TILE_WIDTH` 16 (see [`tiled`]).
+/// The course's tiled kernel, `TILE_WIDTH` 16 (the shared tiled body, `tiled`).
 ///
 /// Launch: blocks of 16 x 16 covering `n x m`, [`TILED_SHARED_BYTES`].
 #[kernel]
@@ -108,7 +108,7 @@ pub fn matmul_tiled(args: MatmulArgs) {
     tiled::<TILE_WIDTH>(args)
 }
 
-/// The tiled kernel with the lecture's `TILE_WIDTH` 32 (see [`tiled`]).
+/// The tiled kernel with the lecture's `TILE_WIDTH` 32 (the shared tiled body, `tiled`).
 ///
 /// Launch: blocks of 32 x 32 covering `n x m`, [`TILED_32_SHARED_BYTES`].
 #[kernel]

@@ -241,9 +241,14 @@ fn random_generator_front_end(gpu: &Gpu) -> TestResult {
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    ensure(refused.contains("curand or philox") && !refused.contains('\n'), || {
-        refused.clone()
-    })?;
+    ensure(
+        refused.contains("curand, curand-seeded or philox") && !refused.contains('\n'),
+        || refused.clone(),
+    )?;
+    ensure(
+        "curand-seeded".parse::<Generator>().ok() == Some(Generator::CurandSeeded),
+        || "curand-seeded".into(),
+    )?;
     let default = Generator::default_for(gpu);
     ensure(default == gpu.pick(Generator::Curand, Generator::Philox), || {
         format!("default {default:?}")

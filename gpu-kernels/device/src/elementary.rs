@@ -217,32 +217,49 @@ fn sincos_reduced<const S: usize, const C: usize>(x: f64, sin: &[f64; S], cos: &
     (s, c)
 }
 
+/// Taylor coefficients of sin(r)/r - 1 and cos(r) - 1 in powers of r^2, up to r^17 and r^16:
+/// `sincos_f64` takes all eight, `sincos_f32` the first six.
+const SIN_TAYLOR: [f64; 8] = [
+    -1.0 / 6.0,
+    1.0 / 120.0,
+    -1.0 / 5040.0,
+    1.0 / 362_880.0,
+    -1.0 / 39_916_800.0,
+    1.0 / 6_227_020_800.0,
+    -1.0 / 1_307_674_368_000.0,
+    1.0 / 355_687_428_096_000.0,
+];
+const COS_TAYLOR: [f64; 8] = [
+    -1.0 / 2.0,
+    1.0 / 24.0,
+    -1.0 / 720.0,
+    1.0 / 40_320.0,
+    -1.0 / 3_628_800.0,
+    1.0 / 479_001_600.0,
+    -1.0 / 87_178_291_200.0,
+    1.0 / 20_922_789_888_000.0,
+];
+/// The first six of [`SIN_TAYLOR`] and [`COS_TAYLOR`], for `sincos_f32`.
+const SIN_TAYLOR_F32: &[f64; 6] = first_six(&SIN_TAYLOR);
+const COS_TAYLOR_F32: &[f64; 6] = first_six(&COS_TAYLOR);
+
+const fn first_six(terms: &[f64; 8]) -> &[f64; 6] {
+    match terms.first_chunk::<6>() {
+        Some(six) => six,
+        None => panic!("eight terms hold six"),
+    }
+}
+
 /// `Elementary::sincos` for `f32`, in `f64` (as `libm`'s `sinf` is): Taylor terms up to r^13
 /// and r^12, the first left out below 2^-41 of the result, so rounding to `f32` is all but
 /// always correct.
 #[inline(always)]
 fn sincos_f32(x: f32) -> (f32, f32) {
-    const SIN: [f64; 6] = [
-        -1.0 / 6.0,
-        1.0 / 120.0,
-        -1.0 / 5040.0,
-        1.0 / 362_880.0,
-        -1.0 / 39_916_800.0,
-        1.0 / 6_227_020_800.0,
-    ];
-    const COS: [f64; 6] = [
-        -1.0 / 2.0,
-        1.0 / 24.0,
-        -1.0 / 720.0,
-        1.0 / 40_320.0,
-        -1.0 / 3_628_800.0,
-        1.0 / 479_001_600.0,
-    ];
     let wide = f64::from(x);
     if wide.abs() > SINCOS_REDUCTION_MAX {
         return (libm::sinf(x), libm::cosf(x));
     }
-    let (s, c) = sincos_reduced(wide, &SIN, &COS);
+    let (s, c) = sincos_reduced(wide, SIN_TAYLOR_F32, COS_TAYLOR_F32);
     (s as f32, c as f32)
 }
 
@@ -250,30 +267,10 @@ fn sincos_f32(x: f32) -> (f32, f32) {
 /// 2^-58 of the result.
 #[inline(always)]
 fn sincos_f64(x: f64) -> (f64, f64) {
-    const SIN: [f64; 8] = [
-        -1.0 / 6.0,
-        1.0 / 120.0,
-        -1.0 / 5040.0,
-        1.0 / 362_880.0,
-        -1.0 / 39_916_800.0,
-        1.0 / 6_227_020_800.0,
-        -1.0 / 1_307_674_368_000.0,
-        1.0 / 355_687_428_096_000.0,
-    ];
-    const COS: [f64; 8] = [
-        -1.0 / 2.0,
-        1.0 / 24.0,
-        -1.0 / 720.0,
-        1.0 / 40_320.0,
-        -1.0 / 3_628_800.0,
-        1.0 / 479_001_600.0,
-        -1.0 / 87_178_291_200.0,
-        1.0 / 20_922_789_888_000.0,
-    ];
     if x.abs() > SINCOS_REDUCTION_MAX {
         return (libm::sin(x), libm::cos(x));
     }
-    sincos_reduced(x, &SIN, &COS)
+    sincos_reduced(x, &SIN_TAYLOR, &COS_TAYLOR)
 }
 
 elementary!(

@@ -107,12 +107,7 @@ impl Gpu {
                 cuda.context
                     .synchronize()
                     .map_err(Error::cuda("synchronizing before cuMemGetInfo"))?;
-                let mut pool = std::ptr::null_mut();
-                // SAFETY: `pool` is a valid out-pointer and the device a live handle; the context
-                // is current (bound above).
-                unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, cuda.context.cu_device()) }
-                    .result()
-                    .map_err(Error::cuda("cuDeviceGetDefaultMemPool"))?;
+                let pool = super::transfer::default_pool(cuda.context.cu_device())?;
                 // SAFETY: `pool` is the device's default pool, which lives as long as the device;
                 // trimming releases only memory no allocation holds.
                 unsafe { sys::cuMemPoolTrimTo(pool, 0) }

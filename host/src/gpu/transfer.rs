@@ -219,11 +219,7 @@ pub(super) fn memcpy_2d_peer_params(
 /// Whether `accessor` may reach the memory of `owner`'s default stream-ordered pool
 /// (`cuMemPoolGetAccess`), as [`set_pool_access`] grants it with peer access.
 pub(super) fn pool_access_granted(owner: sys::CUdevice, accessor: &super::CudaDevice) -> Result<bool> {
-    let mut pool = std::ptr::null_mut();
-    // SAFETY: `pool` is a valid out-pointer and the device a live handle.
-    unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, owner) }
-        .result()
-        .map_err(Error::cuda("cuDeviceGetDefaultMemPool"))?;
+    let pool = default_pool(owner)?;
     let mut location = sys::CUmemLocation {
         type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
         id: accessor.context.ordinal() as i32,
@@ -266,11 +262,7 @@ pub(super) fn set_pool_access(
     accessor: &super::CudaDevice,
     flags: sys::CUmemAccess_flags,
 ) -> Result<()> {
-    let mut pool = std::ptr::null_mut();
-    // SAFETY: `pool` is a valid out-pointer and the device a live handle.
-    unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, owner.context.cu_device()) }
-        .result()
-        .map_err(Error::cuda("cuDeviceGetDefaultMemPool"))?;
+    let pool = default_pool(owner.context.cu_device())?;
     let access = sys::CUmemAccessDesc {
         location: sys::CUmemLocation {
             type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
@@ -283,4 +275,15 @@ pub(super) fn set_pool_access(
     unsafe { sys::cuMemPoolSetAccess(pool, &access, 1) }
         .result()
         .map_err(Error::cuda("cuMemPoolSetAccess"))
+}
+
+/// `device`'s default stream-ordered pool (`cuDeviceGetDefaultMemPool`), where its buffers
+/// come from; it lives as long as the device.
+pub(super) fn default_pool(device: sys::CUdevice) -> Result<sys::CUmemoryPool> {
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: `pool` is a valid out-pointer and the device a live handle.
+    unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, device) }
+        .result()
+        .map_err(Error::cuda("cuDeviceGetDefaultMemPool"))?;
+    Ok(pool)
 }

@@ -449,11 +449,52 @@ fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
     )
 }
 
+/// `--study` on the simulator (whose sides are small; on a GPU the study runs for minutes, so
+/// this test always runs it on a simulator): every experiment runs, with two attempts so the
+/// medians and MADs are taken, and every grid of each experiment equals its one-GPU grid.
+fn thesis_sor_multi_study_on_the_simulator() -> TestResult {
+    let simulator = Gpu::simulator();
+    let example = ferrocuda_book::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
+    let options = Options::default()
+        .with_flag("--study", None)
+        .with_flag("--attempts", Some("2"))
+        .with_flag("--iterations", Some("6"));
+    let outcome = (example.run)(&simulator, &options).map_err(fail)?;
+    for experiment in [
+        "strong-scaling",
+        "Shape0 and Shape2",
+        "gm and lintex",
+        "weak-scaling",
+        "border-width",
+    ] {
+        ensure(outcome.checks.iter().any(|c| c.what.contains(experiment)), || {
+            format!("no check of the {experiment} experiment")
+        })?;
+    }
+    let failed: Vec<String> = outcome
+        .checks
+        .iter()
+        .filter(|c| !c.passed())
+        .map(|c| c.to_string())
+        .collect();
+    ensure(failed.is_empty(), || failed.join("; "))?;
+    let zero = options.with_flag("--attempts", Some("0"));
+    ensure((example.run)(&simulator, &zero).is_err(), || {
+        "--attempts 0 was accepted".into()
+    })
+}
+
 fn main() {
-    let cpu_tests: Vec<CpuTest> = vec![(
-        "thesis_sor_cpu_reference_refuses_bad_input",
-        thesis_sor_cpu_reference_refuses_bad_input,
-    )];
+    let cpu_tests: Vec<CpuTest> = vec![
+        (
+            "thesis_sor_cpu_reference_refuses_bad_input",
+            thesis_sor_cpu_reference_refuses_bad_input,
+        ),
+        (
+            "thesis_sor_multi_study_on_the_simulator",
+            thesis_sor_multi_study_on_the_simulator,
+        ),
+    ];
     common::main_with_multi_gpu(
         cpu_tests,
         vec![

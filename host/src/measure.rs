@@ -9,26 +9,41 @@ pub struct Stats {
     pub median_ms: f64,
     pub mean_ms: f64,
     pub max_ms: f64,
+    /// The median absolute deviation, `median(|x - median|)`: the spread the thesis graphs
+    /// beside each median (§6.2), robust to the outliers that made it report medians.
+    pub mad_ms: f64,
 }
 
 impl Stats {
-    /// Statistics of `samples` (at least one).
+    /// Statistics of `samples` (NaN where there are none).
+    ///
+    /// ```
+    /// let s = ferrocuda::measure::Stats::of(&mut [3.0, 1.0, 2.0, 10.0, 2.5]);
+    /// assert_eq!((s.median_ms, s.mad_ms, s.min_ms, s.max_ms), (2.5, 0.5, 1.0, 10.0));
+    /// ```
     pub fn of(samples: &mut [f64]) -> Self {
         samples.sort_by(f64::total_cmp);
         let n = samples.len().max(1);
-        let median = if samples.is_empty() {
-            f64::NAN
-        } else if n % 2 == 1 {
-            samples[n / 2]
-        } else {
-            (samples[n / 2 - 1] + samples[n / 2]) / 2.0
-        };
+        let median = median_of_sorted(samples);
+        let mut deviations: Vec<f64> = samples.iter().map(|x| (x - median).abs()).collect();
+        deviations.sort_by(f64::total_cmp);
         Self {
             min_ms: samples.first().copied().unwrap_or(f64::NAN),
             median_ms: median,
             mean_ms: samples.iter().sum::<f64>() / n as f64,
             max_ms: samples.last().copied().unwrap_or(f64::NAN),
+            mad_ms: median_of_sorted(&deviations),
         }
+    }
+}
+
+/// The median of sorted `values`, NaN for none.
+fn median_of_sorted(values: &[f64]) -> f64 {
+    let n = values.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => values[n / 2],
+        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
     }
 }
 

@@ -231,6 +231,18 @@ pub fn naive<const TILE: usize, const ROWS: usize>(args: TransposeArgs) {
 /// accesses are coalesced (book Figure 3.19).
 #[inline(always)]
 pub fn tile_transpose<const TILE: usize, const ROWS: usize, const PAD: usize, const ORDER: u8>(args: TransposeArgs) {
+    tile_transpose_timed::<TILE, ROWS, PAD, ORDER, ()>(args, || (), |()| ())
+}
+
+/// [`tile_transpose`] with `section_start` called by every thread after the block has its tile
+/// and before the load, and `section_end(start)` after the store, with `section_start`'s value:
+/// the hooks that time only the load/sync/store statements, as the PGI article does.
+#[inline(always)]
+fn tile_transpose_timed<const TILE: usize, const ROWS: usize, const PAD: usize, const ORDER: u8, S: Copy>(
+    args: TransposeArgs,
+    section_start: impl FnOnce() -> S,
+    section_end: impl FnOnce(S),
+) {
     let (nx, ny) = extents(&args);
     let (tx, ty) = thread_in_tile::<TILE, ROWS>();
     // SAFETY: the launch provides `transpose_shared_bytes(TILE, PAD, ORDER)` bytes (host
@@ -242,6 +254,7 @@ pub fn tile_transpose<const TILE: usize, const ROWS: usize, const PAD: usize, co
             block_tile::<ORDER>(tile_bytes(TILE, PAD)),
         )
     };
+    let start = section_start();
     let (x0, y0) = (bx * TILE, by * TILE);
     // The transposed tile is full exactly when this one is.
     let full = x0 + TILE <= nx && y0 + TILE <= ny;
@@ -270,6 +283,7 @@ pub fn tile_transpose<const TILE: usize, const ROWS: usize, const PAD: usize, co
             unsafe { args.odata.set_unchecked(to + j * ny, tile.get_unchecked(tx, ty + j)) }
         },
     );
+    section_end(start);
 }
 
 /// The book's `copy`: `odata = idata`, no shared memory; 32 x 8 threads per 32 x 32 tile.
@@ -328,6 +342,48 @@ pub fn transpose2(args: TransposeArgs) {
 #[kernel]
 pub fn transpose3(args: TransposeArgs) {
     tile_transpose::<PGI_TILE, PGI_TILE, 1, DIAGONAL_SHARED>(args)
+}
+
+/// Arguments of [`transpose3_section_timed`]: [`TransposeArgs`]' four, then the stamps.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct SectionTimedArgs {
+    /// Output, as [`TransposeArgs::odata`].
+    pub odata: SliceMut<f32>,
+    /// Input, as [`TransposeArgs::idata`].
+    pub idata: Slice<f32>,
+    /// Row length of the input.
+    pub nx: u32,
+    /// Row count of the input.
+    pub ny: u32,
+    /// Two `%globaltimer` stamps (ns) per block at `2 b` and `2 b + 1`, `b` the block's linear
+    /// index in the grid: when its load/sync/store section began and ended.
+    pub stamps: SliceMut<u64>,
+}
+
+/// `transpose3` with its load/sync/store section timed by `%globaltimer`, as the PGI article
+/// times "only the load/sync/store statements": thread (0, 0) stamps the start once the block
+/// has its tile, and the end after a barrier that follows every thread's store. The host takes
+/// the first start to the last end as the section's time. The extra barrier is the price.
+#[kernel]
+pub fn transpose3_section_timed(args: SectionTimedArgs) {
+    let transpose = TransposeArgs {
+        odata: args.odata,
+        idata: args.idata,
+        nx: args.nx,
+        ny: args.ny,
+    };
+    tile_transpose_timed::<PGI_TILE, PGI_TILE, 1, DIAGONAL_SHARED, u64>(transpose, global_timer_ns, |start| {
+        // SAFETY: every thread of the block reaches this barrier (no thread has returned).
+        unsafe { sync_threads() };
+        let (t, b, g) = (thread_idx(), block_idx(), grid_dim());
+        if t.x == 0 && t.y == 0 {
+            let block = b.x + g.x * b.y;
+            // Bounds-checked: a launch with fewer stamps than `2 * blocks` traps.
+            args.stamps.set(2 * block, start);
+            args.stamps.set(2 * block + 1, global_timer_ns());
+        }
+    })
 }
 
 /// The tutorial's `gtranspose2`: `mx x mx` threads, a tile of `(mx + 1) * mx` elements.

@@ -11,13 +11,15 @@
 //! 256 on the simulator); `--size` sets nx and `--ny` ny (default: nx); `--size 16384` is the
 //! size the benchmark uses. After the tables, the tutorial's lines for its `gtranspose2`
 //! (Decyk): the empty kernel's time, the CPU transpose's, the GPU's, the maximum difference.
+//! Before them, the PGI article's second figure for `transpose3`: the bandwidth of its
+//! load/sync/store statements alone, timed inside the kernel with `%globaltimer`.
 use crate::examples::empty_kernel::print_empty_kernel_time;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference;
 use book_kernels::ch3::transpose::{
-    BLOCK_ROWS, CARTESIAN, CopySharedMem, DIAGONAL, DIAGONAL_SHARED, Gtranspose2, PGI_TILE, SimpleCopy, TILE_DIM,
-    TUTORIAL_MX, Transpose1, Transpose2, Transpose3, TransposeArgs, TransposeCoalesced, TransposeDiagonal,
-    TransposeNaive, TransposeNoBankConflicts, transpose_shared_bytes,
+    BLOCK_ROWS, CARTESIAN, CopySharedMem, DIAGONAL, DIAGONAL_SHARED, Gtranspose2, PGI_TILE, SectionTimedArgs,
+    SimpleCopy, TILE_DIM, TUTORIAL_MX, Transpose1, Transpose2, Transpose3, Transpose3SectionTimed, TransposeArgs,
+    TransposeCoalesced, TransposeDiagonal, TransposeNaive, TransposeNoBankConflicts, transpose_shared_bytes,
 };
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
@@ -285,6 +287,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     );
     let mut checks = Vec::new();
     let mut tutorial_ms = None;
+    let mut transpose3_gb_per_s = None;
     for (title, variants) in [
         ("book 3.4", &Variant::ALL[..6]),
         ("PGI article and Decyk tutorial", &Variant::ALL[6..]),
@@ -306,6 +309,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             if variant == Variant::Tutorial {
                 tutorial_ms = Some((ms / reps as f64, check.max_abs_err));
             }
+            if variant == Variant::PgiPaddedDiagonal && check.passed() {
+                transpose3_gb_per_s = Some(gb_per_s);
+            }
             if check.passed() {
                 println!("{:<36}{gb_per_s:>20.2}{:>10.3}", variant.label(), gb_per_s / memcpy);
             } else {
@@ -314,6 +320,24 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             checks.push(check);
         }
     }
+    let section = transpose3_section(gpu, &mut odata_d, &idata_d, nx, ny, reps)?;
+    println!();
+    println!(
+        "PGI transpose3, the load/sync/store section alone (%globaltimer: first block's start to last block's end, median of {reps}): {:.2} GB/s, {:.3} of memcpy; whole kernel {} (article, GTX 280: about 100 GB/s, on par with STREAM)",
+        section.gb_per_s,
+        section.gb_per_s / memcpy,
+        transpose3_gb_per_s.map_or("failed".into(), |g| format!("{g:.2} GB/s")),
+    );
+    checks.push(Check::compare(
+        "transpose3_section_timed",
+        &gpu.download(&odata_d)?,
+        &gold,
+        Tolerance::EXACT,
+    ));
+    checks.push(Check::condition(
+        "transpose3_section_timed: every block stamped a section that ends after it starts",
+        section.every_block_stamped,
+    ));
     if let Some((ms, max_difference)) = tutorial_ms {
         // The tutorial's lines (its "Fortran" is the CPU: here the rayon transpose that made
         // `gold`; its GPU time is one launch, here the mean of the timed ones).
@@ -324,4 +348,54 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         println!("2d transpose maximum difference = {max_difference:.6}");
     }
     Ok(Outcome { checks })
+}
+
+/// `transpose3`'s load/sync/store section, as the PGI article times it.
+#[derive(Clone, Copy, Debug)]
+pub struct SectionTiming {
+    /// `2 * bytes / span`, the span the first block's section start to the last one's end,
+    /// median over the launches.
+    pub gb_per_s: f64,
+    /// Whether every block wrote a start and a later end, in every launch.
+    pub every_block_stamped: bool,
+}
+
+/// Runs `transpose3_section_timed` `reps` times into `odata_d` and takes its stamps.
+pub fn transpose3_section(
+    gpu: &Gpu,
+    odata_d: &mut DeviceBuffer<f32>,
+    idata_d: &DeviceBuffer<f32>,
+    nx: usize,
+    ny: usize,
+    reps: usize,
+) -> Result<SectionTiming> {
+    let shape = Variant::PgiPaddedDiagonal.shape(nx, ny)?;
+    let blocks = shape.grid.0 as usize * shape.grid.1 as usize;
+    let mut stamps_d = gpu.zeros::<u64>(2 * blocks)?;
+    let mut spans_ms = Vec::with_capacity(reps);
+    let mut every_block_stamped = true;
+    for _ in 0..reps.max(1) {
+        gpu.upload_into(&try_vec(nx * ny, -1.0f32)?, odata_d)?;
+        gpu.upload_into(&vec![0u64; 2 * blocks], &mut stamps_d)?;
+        let transpose = args(odata_d, idata_d, nx, ny)?;
+        let timed = SectionTimedArgs {
+            odata: transpose.odata,
+            idata: transpose.idata,
+            nx: transpose.nx,
+            ny: transpose.ny,
+            stamps: stamps_d.view_mut(),
+        };
+        gpu.load(&crate::KERNELS)?
+            .launch(Transpose3SectionTimed, shape, timed)?;
+        let stamps = gpu.download(&stamps_d)?;
+        every_block_stamped &= stamps.chunks_exact(2).all(|s| s[0] > 0 && s[1] >= s[0]);
+        let first = stamps.iter().step_by(2).min().copied().unwrap_or(0);
+        let last = stamps.iter().skip(1).step_by(2).max().copied().unwrap_or(0);
+        spans_ms.push(last.saturating_sub(first) as f64 * 1e-6);
+    }
+    let span_ms = ferrocuda::measure::Stats::of(&mut spans_ms).median_ms;
+    Ok(SectionTiming {
+        gb_per_s: ferrocuda::measure::gb_per_s(2 * nx * ny * size_of::<f32>(), span_ms),
+        every_block_stamped,
+    })
 }

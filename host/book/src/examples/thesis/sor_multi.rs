@@ -99,8 +99,14 @@ pub const EXAMPLE: Example = Example {
         Flag {
             name: "--study",
             value: None,
-            help: "the thesis's experiments: scaling over 1, 2, 4 partitions, weak scaling, blocks, border widths",
+            help: "the thesis's experiments: scaling over 1, 2, 4 partitions, blocks, domain shape (E3), gm vs lintex kernels (E4), weak scaling, border widths; medians and MADs",
             requires: None,
+        },
+        Flag {
+            name: "--attempts",
+            value: Some("A"),
+            help: "with --study: runs of each configuration, reported as median and MAD [default: the thesis's Table 6.3, 30/20/10/5 by side and 3 for border widths; 1 on the simulator]",
+            requires: Some("--study"),
         },
         Flag {
             name: "--plot",

@@ -1,26 +1,103 @@
 //! `thesis-sor-multi --study`: the thesis's experiments (§6.3) on the GPUs present: strong
-//! scaling over 1, 2 and 4 partitions, strips against 2 x 2 blocks, weak scaling, border widths,
-//! every configuration checked bit for bit against one GPU.
+//! scaling over 1, 2 and 4 partitions, strips against 2 x 2 blocks, the domain's shape (E3), the
+//! global-memory against the texture (read-only path) kernels (E4), weak scaling and border
+//! widths. Each configuration runs the attempts of Table 6.3 and prints the median and its median
+//! absolute deviation, as the thesis graphs them; every attempt's grid is checked bit for bit
+//! against one GPU.
 use super::{MultiSetup, SIMULATOR_BORDERS, SIMULATOR_STUDY_SIDES, STUDY_PARTITIONS, STUDY_SIDES, THESIS_BORDERS};
 use crate::examples::Options;
 use crate::examples::thesis::sor_setup::compare;
 use crate::plot::{Chart, Series};
-use ferrocuda::gpu::{Gpu, Result};
+use ferrocuda::gpu::{Error, Gpu, Result};
+use ferrocuda::measure::Stats;
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig};
 use ferrocuda::sor::partition::Decomposition;
 use ferrocuda::sor::single::solve_iterations;
-use ferrocuda::sor::{Problem, SorReal};
+use ferrocuda::sor::{Problem, SorReal, Variant};
 use ferrocuda::verify::Check;
 use std::path::PathBuf;
 
-/// One measured configuration of the study.
+/// One configuration over its attempts: ms per iteration and the thesis's ET as medians with
+/// their MADs, the metrics (MKT, MST, MTT, MCT) as medians.
 #[derive(Clone, Copy, Debug)]
 struct Measured {
-    ms_per_iteration: f64,
+    ms_per_iteration: Stats,
+    elapsed_ms: Stats,
     metrics: [f64; 4],
 }
 
+/// `median ±MAD`, four decimals.
+fn spread(stats: &Stats) -> String {
+    format!("{:.4} ±{:.4}", stats.median_ms, stats.mad_ms)
+}
+
+/// How many times each configuration runs: `--attempts`, or the thesis's Table 6.3 on a GPU
+/// (one attempt on the simulator, whose times say nothing of a GPU's).
+#[derive(Clone, Copy, Debug)]
+struct Attempts {
+    chosen: Option<usize>,
+    on_simulator: bool,
+}
+
+impl Attempts {
+    fn from_options(gpu: &Gpu, options: &Options) -> Result<Self> {
+        let chosen = options.parsed::<usize>("--attempts")?;
+        if chosen == Some(0) {
+            return Err(Error::InvalidArgument("--attempts must be at least 1".into()));
+        }
+        Ok(Self {
+            chosen,
+            on_simulator: gpu.is_simulator(),
+        })
+    }
+
+    /// Rounds 1 and 2 (square and rectangular domains) for a side of `n`: Table 6.3.
+    fn for_side(self, n: usize) -> usize {
+        let table = match n {
+            ..4000 => 30,
+            4000..8000 => 20,
+            8000..33000 => 10,
+            _ => 5,
+        };
+        self.chosen.unwrap_or(if self.on_simulator { 1 } else { table })
+    }
+
+    /// Round 3 (border widths): three at every size in Table 6.3.
+    fn for_borders(self) -> usize {
+        self.chosen.unwrap_or(if self.on_simulator { 1 } else { 3 })
+    }
+}
+
+/// Whether every grid of one experiment equalled its one-GPU grid: one passing check naming
+/// the experiment, or the checks that failed.
+struct Agreement {
+    what: &'static str,
+    failed: Vec<Check>,
+}
+
+impl Agreement {
+    fn new(what: &'static str) -> Self {
+        Self { what, failed: vec![] }
+    }
+
+    fn record(&mut self, check: Check) {
+        if !check.passed() {
+            self.failed.push(check);
+        }
+    }
+
+    fn into_checks(self) -> Vec<Check> {
+        if self.failed.is_empty() {
+            vec![Check::condition(self.what, true)]
+        } else {
+            self.failed
+        }
+    }
+}
+
+/// Runs `config` `attempts` times, checking each attempt's grid against `one`.
+#[allow(clippy::too_many_arguments)]
 fn measure<T: SorReal>(
     gpus: &[&Gpu],
     initial: &[T],
@@ -28,41 +105,115 @@ fn measure<T: SorReal>(
     cols: usize,
     config: MultiConfig,
     one: &[T],
-    checks: &mut Vec<Check>,
+    attempts: usize,
+    agreement: &mut Agreement,
 ) -> Result<Measured> {
-    let solution = multi::solve(gpus, initial, rows, cols, config)?;
-    let check = compare(&format!("{rows}x{cols} {config:?} vs one GPU"), &solution.grid, one);
-    if !check.passed() {
-        checks.push(check);
-    } else if checks.is_empty() {
-        checks.push(Check::condition(
-            "every study configuration equals the one-GPU grid",
-            true,
+    let (mut per_iteration, mut elapsed) = (vec![], vec![]);
+    let mut metrics: [Vec<f64>; 4] = Default::default();
+    for _ in 0..attempts.max(1) {
+        let solution = multi::solve(gpus, initial, rows, cols, config)?;
+        agreement.record(compare(
+            &format!("{rows}x{cols} {config:?} vs one GPU"),
+            &solution.grid,
+            one,
         ));
+        per_iteration.push(solution.loop_time.as_secs_f64() * 1e3 / config.iterations.max(1) as f64);
+        elapsed.push(solution.elapsed.as_secs_f64() * 1e3);
+        for (all, value) in metrics.iter_mut().zip(solution.metrics(config.iterations)) {
+            all.push(value);
+        }
     }
     Ok(Measured {
-        ms_per_iteration: solution.loop_time.as_secs_f64() * 1e3 / config.iterations.max(1) as f64,
-        metrics: solution.metrics(config.iterations),
+        ms_per_iteration: Stats::of(&mut per_iteration),
+        elapsed_ms: Stats::of(&mut elapsed),
+        metrics: metrics.map(|mut all| Stats::of(&mut all).median_ms),
     })
 }
+
+/// One GPU's grid after `iterations` and its ms per iteration over `attempts`.
+fn one_gpu<T: SorReal>(
+    gpu: &Gpu,
+    variant: Variant,
+    initial: &[T],
+    (rows, cols): (usize, usize),
+    omega: f64,
+    iterations: usize,
+    attempts: usize,
+) -> Result<(Vec<T>, Stats)> {
+    let mut per_iteration = vec![];
+    let mut grid = vec![];
+    for _ in 0..attempts.max(1) {
+        let one = solve_iterations(gpu, variant, initial, rows, cols, omega, iterations)?;
+        per_iteration.push(one.elapsed_ms / iterations.max(1) as f64);
+        grid = one.grid;
+    }
+    Ok((grid, Stats::of(&mut per_iteration)))
+}
+
+/// The configuration every experiment varies: `(omega side, partitions, exchange, border,
+/// decomposition)`.
+type Base<'a> = &'a dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig;
 
 /// The thesis's experiments (§6.3) on the GPUs present.
 pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
     let gpu = gpus[0];
-    let iterations = setup.iterations;
-    let variant = setup.base.variants[0];
+    let attempts = Attempts::from_options(gpu, options)?;
     let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
-    let base = |cols: usize, partitions, strategy: Strategy, border, decomposition| MultiConfig {
+    let largest = sides.iter().copied().max().unwrap_or(0);
+    let base = |omega_side: usize, partitions, strategy: Strategy, border, decomposition| MultiConfig {
         decomposition,
         partitions,
         strategy,
         overlap: strategy.is_async(),
         border,
-        variant,
-        iterations,
-        omega: setup.base.omega.value(cols),
+        variant: setup.base.variants[0],
+        iterations: setup.iterations,
+        omega: setup.base.omega.value(omega_side),
     };
-    let mut checks = Vec::new();
+    // The study's rounds, for the progress line.
+    let bar = crate::progress::bar(
+        "--study: strong scaling sides, domain shape, kernels, weak scaling, border widths",
+        sides.len() as u64 + 4,
+    );
+    let mut square = Agreement::new("every strong-scaling and strips-vs-blocks grid equals the one-GPU grid");
+    let (speedups, split) = strong_scaling::<T>(gpus, setup, &base, sides, attempts, &mut square, &|| bar.inc(1))?;
+    let mut shapes = Agreement::new("every Shape0 and Shape2 grid equals its one-GPU grid");
+    shape_study::<T>(gpus, setup, &base, largest, attempts, &mut shapes)?;
+    bar.inc(1);
+    let mut kernels = Agreement::new("every gm and lintex grid equals the one-GPU grid");
+    kernel_study::<T>(gpus, setup, &base, sides, attempts, &mut kernels)?;
+    bar.inc(1);
+    let mut weak = Agreement::new("every weak-scaling grid equals its one-GPU grid");
+    weak_scaling::<T>(gpus, setup, &base, attempts, &mut weak)?;
+    bar.inc(1);
+    let mut borders = Agreement::new("every border-width grid equals the one-GPU grid");
+    let border_points = border_study::<T>(gpus, setup, &base, attempts, &mut borders)?;
+    bar.finish_and_clear();
+    if let Some(prefix) = options.value("--plot") {
+        plot(prefix, largest, &speedups, &split, &border_points)?;
+    }
+    Ok([square, shapes, kernels, weak, borders]
+        .into_iter()
+        .flat_map(Agreement::into_checks)
+        .collect())
+}
+
+/// Strong scaling over 1, 2 and 4 partitions at each side, every exchange, then strips against
+/// 2 x 2 blocks at the largest side: the speedup series and, at the largest side, the split of
+/// an iteration's time (kernel, transfer, sync, loop) for the plots.
+fn strong_scaling<T: SorReal>(
+    gpus: &[&Gpu],
+    setup: &MultiSetup,
+    base: Base,
+    sides: &[usize],
+    attempts: Attempts,
+    agreement: &mut Agreement,
+    side_done: &dyn Fn(),
+) -> Result<(Vec<Series>, Vec<Series>)> {
+    let gpu = gpus[0];
+    let iterations = setup.iterations;
+    let variant = setup.base.variants[0];
+    let largest = sides.iter().copied().max().unwrap_or(0);
     let mut speedups: Vec<Series> = Vec::new();
     let mut split: Vec<Series> = vec![
         Series::new("kernel (MKT)", vec![]),
@@ -71,7 +222,7 @@ pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Opt
         Series::new("loop per iteration", vec![]),
     ];
     println!(
-        " Strong scaling: ms per iteration (slowest partition's loop / {iterations}), {variant} kernel, {} partition(s) over {} GPU(s), border 1; speedup vs one GPU",
+        " Strong scaling: ms per iteration (slowest partition's loop / {iterations}, median ±MAD of the attempts), {variant} kernel, {} partition(s) over {} GPU(s), border 1; speedup vs one GPU (medians)",
         STUDY_PARTITIONS
             .iter()
             .map(usize::to_string)
@@ -80,186 +231,241 @@ pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Opt
         gpus.len()
     );
     println!(
-        " {:>6} {:>3} {:>8} {:>11} {:>8} {:>9} {:>9} {:>9} {:>8}",
-        "N", "P", "exchange", "ms/it", "speedup", "MKT", "MTT", "MST", "hidden"
-    );
-    // The study's three parts: the strong scaling's sides, then weak scaling and border widths.
-    let bar = crate::progress::bar(
-        "--study: strong scaling sides, weak scaling, border widths",
-        sides.len() as u64 + 2,
+        " {:>6} {:>3} {:>8} {:>8} {:>17} {:>8} {:>9} {:>9} {:>9} {:>8}",
+        "N", "P", "exchange", "attempts", "ms/it", "speedup", "MKT", "MTT", "MST", "hidden"
     );
     for &n in sides {
+        let tries = attempts.for_side(n);
         let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
         let omega = setup.base.omega.value(n);
-        let one = solve_iterations(gpu, variant, &initial, n, n, omega, iterations)?;
-        let one_ms = one.elapsed_ms / iterations as f64;
-        println!(" {n:>6} {:>3} {:>8} {one_ms:>11.4} {:>8.2}", 1, "1 GPU", 1.0);
+        let (one, one_stats) = one_gpu(gpu, variant, &initial, (n, n), omega, iterations, tries)?;
+        let one_ms = one_stats.median_ms;
+        println!(
+            " {n:>6} {:>3} {:>8} {tries:>8} {:>17} {:>8.2}",
+            1,
+            "1 GPU",
+            spread(&one_stats),
+            1.0
+        );
         for strategy in Strategy::ALL {
             let mut points = vec![(1.0, 1.0)];
             for &p in &STUDY_PARTITIONS[1..] {
-                let sequential = measure(
-                    gpus,
-                    &initial,
-                    n,
-                    n,
-                    MultiConfig {
-                        overlap: false,
-                        ..base(n, p, strategy, 1, Decomposition::Strips)
-                    },
-                    &one.grid,
-                    &mut checks,
-                )?;
+                let config = base(n, p, strategy, 1, Decomposition::Strips);
+                let sequential = MultiConfig {
+                    overlap: false,
+                    ..config
+                };
+                let sequential = measure(gpus, &initial, n, n, sequential, &one, tries, agreement)?;
                 let m = if strategy.is_async() {
-                    measure(
-                        gpus,
-                        &initial,
-                        n,
-                        n,
-                        base(n, p, strategy, 1, Decomposition::Strips),
-                        &one.grid,
-                        &mut checks,
-                    )?
+                    measure(gpus, &initial, n, n, config, &one, tries, agreement)?
                 } else {
                     sequential
                 };
                 // The exchange time the overlap hides: of the loop time beyond the kernels in the
                 // sequential run, the share the overlapped run no longer spends (only with a GPU
                 // per partition: partitions sharing a GPU also share its time).
-                let exposed = sequential.ms_per_iteration - sequential.metrics[0];
+                let exposed = sequential.ms_per_iteration.median_ms - sequential.metrics[0];
                 let hidden = (strategy.is_async() && exposed > 0.0 && p <= gpus.len())
-                    .then(|| (sequential.ms_per_iteration - m.ms_per_iteration) / exposed);
+                    .then(|| (sequential.ms_per_iteration.median_ms - m.ms_per_iteration.median_ms) / exposed);
+                let ms = m.ms_per_iteration.median_ms;
                 println!(
-                    " {n:>6} {p:>3} {strategy:>8} {:>11.4} {:>8.2} {:>9.4} {:>9.4} {:>9.4} {:>8}",
-                    m.ms_per_iteration,
-                    one_ms / m.ms_per_iteration,
+                    " {n:>6} {p:>3} {strategy:>8} {tries:>8} {:>17} {:>8.2} {:>9.4} {:>9.4} {:>9.4} {:>8}",
+                    spread(&m.ms_per_iteration),
+                    one_ms / ms,
                     m.metrics[0],
                     m.metrics[2],
                     m.metrics[1],
                     hidden.map_or("-".into(), |h| format!("{:.0}%", 100.0 * h))
                 );
-                points.push((p as f64, one_ms / m.ms_per_iteration));
-                if n == *sides.last().unwrap_or(&0) && strategy == Strategy::HostSync {
-                    for (series, y) in
-                        split
-                            .iter_mut()
-                            .zip([m.metrics[0], m.metrics[2], m.metrics[1], m.ms_per_iteration])
-                    {
+                points.push((p as f64, one_ms / ms));
+                if n == largest && strategy == Strategy::HostSync {
+                    for (series, y) in split.iter_mut().zip([m.metrics[0], m.metrics[2], m.metrics[1], ms]) {
                         series.points.push((p as f64, y));
                     }
                 }
             }
             speedups.push(Series::new(format!("N={n} {strategy}"), points));
         }
-        if n == *sides.last().unwrap_or(&0) {
+        if n == largest {
+            let four = |decomposition| base(n, 4, Strategy::HostSync, 1, decomposition);
             let blocks = measure(
                 gpus,
                 &initial,
                 n,
                 n,
-                base(n, 4, Strategy::HostSync, 1, Decomposition::Blocks),
-                &one.grid,
-                &mut checks,
+                four(Decomposition::Blocks),
+                &one,
+                tries,
+                agreement,
             )?;
             let strips = measure(
                 gpus,
                 &initial,
                 n,
                 n,
-                base(n, 4, Strategy::HostSync, 1, Decomposition::Strips),
-                &one.grid,
-                &mut checks,
+                four(Decomposition::Strips),
+                &one,
+                tries,
+                agreement,
             )?;
             println!(
-                " Strips vs 2x2 blocks, N = {n}, 4 partitions, host exchange: strips {:.4} ms/it (MTT {:.4}), blocks {:.4} ms/it (MTT {:.4}): blocks / strips = {:.2}",
-                strips.ms_per_iteration,
+                " Strips vs 2x2 blocks (E2), N = {n}, 4 partitions, host exchange: strips {} ms/it (MTT {:.4}), blocks {} ms/it (MTT {:.4}): blocks / strips = {:.2}",
+                spread(&strips.ms_per_iteration),
                 strips.metrics[2],
-                blocks.ms_per_iteration,
+                spread(&blocks.ms_per_iteration),
                 blocks.metrics[2],
-                blocks.ms_per_iteration / strips.ms_per_iteration
+                blocks.ms_per_iteration.median_ms / strips.ms_per_iteration.median_ms
             );
         }
-        bar.inc(1);
+        side_done();
     }
-    weak_scaling::<T>(gpus, setup, &base, &mut checks)?;
-    bar.inc(1);
-    let border_points = border_study::<T>(gpus, setup, &base, &mut checks)?;
-    bar.finish_and_clear();
-    if let Some(prefix) = options.value("--plot") {
-        let path = |name: &str| -> PathBuf {
-            let p = PathBuf::from(prefix);
-            let stem = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            p.with_file_name(format!("{stem}-{name}.png"))
-        };
-        Chart::new(
-            "Red-black SOR: speedup over one GPU (strips, border 1)",
-            "partitions (GPUs)",
-            "speedup",
-        )
-        .write(path("speedup"), &speedups)?;
-        Chart::new(
-            format!("Time per iteration, N = {}, host exchange", sides.last().unwrap_or(&0)),
-            "partitions (GPUs)",
-            "ms",
-        )
-        .write(path("split"), &split)?;
-        Chart::new(
-            "Border width: ms per iteration (4 partitions)",
-            "border width bs (iterations between exchanges)",
-            "ms per iteration",
-        )
-        .log_x()
-        .write(path("border"), &border_points)?;
+    Ok((speedups, split))
+}
+
+/// E3, the domain's shape (Figs. 6.6, 6.7): Shape0 (N/2 rows x N columns) against Shape2
+/// (N x N/2) over 4 partitions, strips and 2 x 2 blocks, the thesis's host exchange. The
+/// thesis's speedup is median ET(Shape0) / median ET(Shape2); the loop's ratio is printed too,
+/// since ET also holds the first and last full transfers.
+fn shape_study<T: SorReal>(
+    gpus: &[&Gpu],
+    setup: &MultiSetup,
+    base: Base,
+    n: usize,
+    attempts: Attempts,
+    agreement: &mut Agreement,
+) -> Result<()> {
+    let gpu = gpus[0];
+    let (iterations, variant) = (setup.iterations, setup.base.variants[0]);
+    let tries = attempts.for_side(n);
+    println!(
+        " Domain shape (E3), N = {n}, 4 partitions, host exchange, {tries} attempt(s): ET (first upload to last download) and ms per iteration, median ±MAD"
+    );
+    println!(
+        " {:>8} {:>15} {:>19} {:>19} {:>10} {:>17} {:>17} {:>10}",
+        "decomp.",
+        "shapes 0/2",
+        "ET Shape0, ms",
+        "ET Shape2, ms",
+        "ET 0/2",
+        "ms/it Shape0",
+        "ms/it Shape2",
+        "ms/it 0/2"
+    );
+    let shapes = [(n / 2, n), (n, n / 2)];
+    let mut references = vec![];
+    for (rows, cols) in shapes {
+        let initial: Vec<T> = Problem::Thesis.initial(rows, cols)?;
+        let omega = setup.base.omega.value(n);
+        let (one, _) = one_gpu(gpu, variant, &initial, (rows, cols), omega, iterations, 1)?;
+        references.push((initial, one));
+    }
+    for decomposition in [Decomposition::Strips, Decomposition::Blocks] {
+        let config = base(n, 4, Strategy::HostSync, 1, decomposition);
+        let mut measured = vec![];
+        for ((rows, cols), (initial, one)) in shapes.into_iter().zip(&references) {
+            measured.push(measure(gpus, initial, rows, cols, config, one, tries, agreement)?);
+        }
+        let (shape0, shape2) = (measured[0], measured[1]);
         println!(
-            " plots written to {}, {} and {}",
-            path("speedup").display(),
-            path("split").display(),
-            path("border").display()
+            " {:>8} {:>15} {:>19} {:>19} {:>10.2} {:>17} {:>17} {:>10.2}",
+            decomposition.to_string(),
+            format!("{}x{}/{}x{}", n / 2, n, n, n / 2),
+            spread(&shape0.elapsed_ms),
+            spread(&shape2.elapsed_ms),
+            shape0.elapsed_ms.median_ms / shape2.elapsed_ms.median_ms,
+            spread(&shape0.ms_per_iteration),
+            spread(&shape2.ms_per_iteration),
+            shape0.ms_per_iteration.median_ms / shape2.ms_per_iteration.median_ms
         );
     }
-    Ok(checks)
+    println!(
+        " (thesis: strips show little benefit either way; blocks lose with Shape2, whose horizontal transfers are costly; the shape's influence stays < 1.2X)"
+    );
+    Ok(())
+}
+
+/// E4, global-memory against texture kernels (Fig. 6.8): the thesis's `gm` kernels against
+/// `lintex` (its texture fetches, here the read-only path), strips over 2 and 4 partitions,
+/// host exchange, at every side; speedup = median ET(gm) / median ET(lintex).
+fn kernel_study<T: SorReal>(
+    gpus: &[&Gpu],
+    setup: &MultiSetup,
+    base: Base,
+    sides: &[usize],
+    attempts: Attempts,
+    agreement: &mut Agreement,
+) -> Result<()> {
+    let gpu = gpus[0];
+    let iterations = setup.iterations;
+    println!(" Global memory vs texture kernels (E4), strips, host exchange: ET and ms per iteration, median ±MAD");
+    println!(
+        " {:>6} {:>3} {:>8} {:>19} {:>19} {:>10} {:>17} {:>17} {:>10}",
+        "N", "P", "attempts", "ET gm, ms", "ET lintex, ms", "ET gm/tex", "ms/it gm", "ms/it lintex", "ms/it g/t"
+    );
+    for &n in sides {
+        let tries = attempts.for_side(n);
+        let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
+        let omega = setup.base.omega.value(n);
+        let (one, _) = one_gpu(gpu, setup.base.variants[0], &initial, (n, n), omega, iterations, 1)?;
+        for &p in &STUDY_PARTITIONS[1..] {
+            let config = |variant| MultiConfig {
+                variant,
+                ..base(n, p, Strategy::HostSync, 1, Decomposition::Strips)
+            };
+            let gm = measure(gpus, &initial, n, n, config(Variant::Gm), &one, tries, agreement)?;
+            let tex = measure(gpus, &initial, n, n, config(Variant::Lintex), &one, tries, agreement)?;
+            println!(
+                " {n:>6} {p:>3} {tries:>8} {:>19} {:>19} {:>10.2} {:>17} {:>17} {:>10.2}",
+                spread(&gm.elapsed_ms),
+                spread(&tex.elapsed_ms),
+                gm.elapsed_ms.median_ms / tex.elapsed_ms.median_ms,
+                spread(&gm.ms_per_iteration),
+                spread(&tex.ms_per_iteration),
+                gm.ms_per_iteration.median_ms / tex.ms_per_iteration.median_ms
+            );
+        }
+    }
+    println!(
+        " (thesis: \"practically at the same level\": coalesced global loads are as efficient as the texture's locality)"
+    );
+    Ok(())
 }
 
 /// Weak scaling: each partition keeps an `n0 x n0` strip (rows = n0 P).
 fn weak_scaling<T: SorReal>(
     gpus: &[&Gpu],
     setup: &MultiSetup,
-    base: &dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig,
-    checks: &mut Vec<Check>,
+    base: Base,
+    attempts: Attempts,
+    agreement: &mut Agreement,
 ) -> Result<()> {
     let gpu = gpus[0];
     let n0 = gpu.pick(8192, 66);
     let iterations = setup.iterations;
     let variant = setup.base.variants[0];
+    let tries = attempts.for_side(n0);
     let mut base_ms = 0.0;
-    println!(" Weak scaling: {n0} x {n0} per partition, pinned exchange with overlap; efficiency = t(1) / t(P)");
+    println!(
+        " Weak scaling: {n0} x {n0} per partition, pinned exchange with overlap, {tries} attempt(s); efficiency = t(1) / t(P), medians"
+    );
     for &p in &STUDY_PARTITIONS {
         let (rows, cols) = (n0 * p, n0);
         let initial: Vec<T> = Problem::Thesis.initial(rows, cols)?;
         let omega = setup.base.omega.value(cols);
-        let one = solve_iterations(gpu, variant, &initial, rows, cols, omega, iterations)?;
-        let ms = if p == 1 {
-            one.elapsed_ms / iterations as f64
+        let (one, one_stats) = one_gpu(gpu, variant, &initial, (rows, cols), omega, iterations, tries)?;
+        let stats = if p == 1 {
+            one_stats
         } else {
-            measure(
-                gpus,
-                &initial,
-                rows,
-                cols,
-                base(cols, p, Strategy::PinnedAsync, 1, Decomposition::Strips),
-                &one.grid,
-                checks,
-            )?
-            .ms_per_iteration
+            let config = base(cols, p, Strategy::PinnedAsync, 1, Decomposition::Strips);
+            measure(gpus, &initial, rows, cols, config, &one, tries, agreement)?.ms_per_iteration
         };
         if p == 1 {
-            base_ms = ms;
+            base_ms = stats.median_ms;
         }
         println!(
-            "  P = {p}: {rows} x {cols}, {ms:.4} ms per iteration, efficiency {:.2}",
-            base_ms / ms
+            "  P = {p}: {rows} x {cols}, {} ms per iteration, efficiency {:.2}",
+            spread(&stats),
+            base_ms / stats.median_ms
         );
     }
     Ok(())
@@ -269,38 +475,73 @@ fn weak_scaling<T: SorReal>(
 fn border_study<T: SorReal>(
     gpus: &[&Gpu],
     setup: &MultiSetup,
-    base: &dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig,
-    checks: &mut Vec<Check>,
+    base: Base,
+    attempts: Attempts,
+    agreement: &mut Agreement,
 ) -> Result<Vec<Series>> {
     let gpu = gpus[0];
     // The thesis's Fig. 6.11 used 10000^2 (and 44000^2, 52000^2 on four 4 GB GPUs).
     let n = gpu.pick(8192, 130);
     let iterations = setup.iterations;
     let borders = gpu.pick(&THESIS_BORDERS[..], &SIMULATOR_BORDERS[..]);
+    let tries = attempts.for_borders();
     let initial: Vec<T> = Problem::Thesis.initial(n, n)?;
     let omega = setup.base.omega.value(n);
-    let one = solve_iterations(gpu, setup.base.variants[0], &initial, n, n, omega, iterations)?;
-    println!(" Border width, N = {n}, 4 strips, ms per iteration (ghosts 2 bs deep):");
+    let (one, _) = one_gpu(gpu, setup.base.variants[0], &initial, (n, n), omega, iterations, 1)?;
+    println!(
+        " Border width, N = {n}, 4 strips, ms per iteration (ghosts 2 bs deep), median ±MAD of {tries} attempt(s):"
+    );
     // The thesis's exchange and the overlapped one (peer copies behave as the pinned ones here).
     let strategies = [Strategy::HostSync, Strategy::PinnedAsync];
-    println!(" {:>5} {:>10} {:>10}", "bs", "host", "pinned");
+    println!(" {:>5} {:>17} {:>17}", "bs", "host", "pinned");
     let mut series: Vec<Series> = strategies.iter().map(|s| Series::new(s.to_string(), vec![])).collect();
     for &bs in borders.iter().filter(|&&bs| bs <= iterations) {
         let mut line = format!(" {bs:>5}");
         for (k, strategy) in strategies.into_iter().enumerate() {
-            let m = measure(
-                gpus,
-                &initial,
-                n,
-                n,
-                base(n, 4, strategy, bs, Decomposition::Strips),
-                &one.grid,
-                checks,
-            )?;
-            line += &format!(" {:>10.4}", m.ms_per_iteration);
-            series[k].points.push((bs as f64, m.ms_per_iteration));
+            let config = base(n, 4, strategy, bs, Decomposition::Strips);
+            let m = measure(gpus, &initial, n, n, config, &one, tries, agreement)?;
+            line += &format!(" {:>17}", spread(&m.ms_per_iteration));
+            series[k].points.push((bs as f64, m.ms_per_iteration.median_ms));
         }
         println!("{line}");
     }
     Ok(series)
+}
+
+/// The study's charts, `PREFIX-speedup.png`, `PREFIX-split.png` and `PREFIX-border.png`.
+fn plot(prefix: &str, largest: usize, speedups: &[Series], split: &[Series], borders: &[Series]) -> Result<()> {
+    let path = |name: &str| -> PathBuf {
+        let p = PathBuf::from(prefix);
+        let stem = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        p.with_file_name(format!("{stem}-{name}.png"))
+    };
+    Chart::new(
+        "Red-black SOR: speedup over one GPU (strips, border 1)",
+        "partitions (GPUs)",
+        "speedup",
+    )
+    .write(path("speedup"), speedups)?;
+    Chart::new(
+        format!("Time per iteration, N = {largest}, host exchange"),
+        "partitions (GPUs)",
+        "ms",
+    )
+    .write(path("split"), split)?;
+    Chart::new(
+        "Border width: ms per iteration (4 partitions)",
+        "border width bs (iterations between exchanges)",
+        "ms per iteration",
+    )
+    .log_x()
+    .write(path("border"), borders)?;
+    println!(
+        " plots written to {}, {} and {}",
+        path("speedup").display(),
+        path("split").display(),
+        path("border").display()
+    );
+    Ok(())
 }

@@ -2,7 +2,8 @@
 //! (the thesis "Modeling Communication on Multi-GPU Systems", Spampinato 2009).
 //!
 //! - [`domain`]: the problems (the thesis's boundary-100 grid, a harmonic function) and omega.
-//! - [`state`]: one grid or partition on one GPU: its layout, half-sweeps, residual.
+//! - [`layout`]: how a grid is stored (natural, or red and black apart) and its rectangles.
+//! - [`state`]: one grid or partition on one GPU: its storage, half-sweeps, residual.
 //! - [`single`]: the one-GPU solver: a fixed iteration count or a residual tolerance.
 //! - [`partition`], [`exchange`], [`multi`]: the grid in strips or blocks over several GPUs, the
 //!   border exchange between them (host, pinned, peer, NCCL), the multi-GPU solver.
@@ -24,6 +25,7 @@
 pub mod cpu;
 pub mod domain;
 pub mod exchange;
+pub mod layout;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod multi;

@@ -14,10 +14,20 @@
 //! Monte Carlo within two interval half-widths of the closed form; Hastings' CDF against the
 //! exact one. `--book` runs the book's four runs (SP and DP, 10^6 and 10^8 samples, cuRAND seed
 //! 1234) and checks the intervals the book prints.
-use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
-use crate::reference::ch5::bs_european_mc::{
-    self as reference, BOOK_OPTION, EuropeanOption, HASTINGS_MAX_ERROR, McFloat, McReference, McStats,
+//!
+//! Here: the launches, the program and the run; the checks in `bs_european_mc/checks.rs`, the
+//! book's printed runs in `bs_european_mc/book.rs`.
+mod book;
+mod checks;
+
+use book::book_run;
+pub use book::{BOOK_RUNS, BookRun, book_tolerances};
+pub use checks::{
+    Bounds, GPU_TREE_DEPTH, agreement_checks, check_within, closed_form_check, hastings_check, statistics,
 };
+
+use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
+use crate::reference::ch5::bs_european_mc::{self as reference, BOOK_OPTION, EuropeanOption, McFloat, McStats};
 use book_kernels::ch5::bs_european_mc::{
     McModel, McPayoffs, McPayoffsArgs, McSquaredDeviations, McSquaredDeviationsArgs, shared_bytes,
 };
@@ -243,122 +253,6 @@ pub fn normals<T: McReal>(gpu: &Gpu, generator: Generator, seed: u64, n: usize) 
     Ok(normals_d)
 }
 
-/// Additions the GPU's sums may put a payoff through beyond its thread's own loop: the block
-/// reduction (two 5-level warp trees), then `reduce::sum` of the partials (a 16-byte chunk of 4
-/// and a 256-thread block's 10 levels in each of its two passes), with room to spare.
-pub const GPU_TREE_DEPTH: usize = 40;
-
-/// Bounds on `|GPU - CPU|` for each statistic, `[put, call]`. The payoffs agree bit for bit
-/// (every rounding in `payoffs` is explicit, the exponential included), so only the order of the
-/// additions differs. Both sides add nonnegative payoffs, so each sum is within `depth * u` of
-/// the exact sum of its terms (first-order error analysis; `depth` the most additions a term
-/// meets in that order, `u` half an ulp). The deviations from the means then differ by at most
-/// the means' difference (in root mean square, by the triangle inequality) plus their own
-/// roundings, and the intervals by the mean's bound plus `1.96/sqrt(N)` times the deviation's.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
-    pub mean: [f64; 2],
-    pub sd: [f64; 2],
-    pub ci: [f64; 2],
-}
-
-impl Bounds {
-    /// The bounds for the CPU's statistics over `n` samples and a GPU launch of `gpu_threads`
-    /// threads in all.
-    pub fn new<T: McReal>(cpu: &McStats<T>, n: usize, gpu_threads: usize) -> Self {
-        let u = T::EPSILON / 2.0;
-        let depth = (n.div_ceil(gpu_threads) + GPU_TREE_DEPTH + reference::pairwise_depth(n)) as f64;
-        let per_option = |mean: T, sd: T| {
-            let (mean, sd) = (wide(mean).abs(), wide(sd));
-            // The division by N rounds on each side.
-            let mean_bound = (depth + 2.0) * u * mean;
-            // Each squared deviation rounds its difference and its square (fused on the GPU),
-            // then the division by N - 1 and the root round.
-            let sd_bound = mean_bound * (n as f64 / (n as f64 - 1.0)).sqrt() + (depth + 8.0) * u * sd;
-            let half_width = reference::Z_95 * sd / (n as f64).sqrt();
-            // 1.96 sd, / sqrt(N) and the sum or difference each round on each side.
-            let ci_bound = mean_bound + reference::Z_95 / (n as f64).sqrt() * sd_bound + 8.0 * u * (mean + half_width);
-            (mean_bound, sd_bound, ci_bound)
-        };
-        let put = per_option(cpu.mean_put, cpu.sd_put);
-        let call = per_option(cpu.mean_call, cpu.sd_call);
-        Self {
-            mean: [put.0, call.0],
-            sd: [put.1, call.1],
-            ci: [put.2, call.2],
-        }
-    }
-}
-
-/// A check that `gpu[i]` is within `bounds[i]` of `cpu[i]` (both NaN agrees: the deviation of
-/// one sample is 0/0 on both sides).
-pub fn check_within(what: &str, gpu: &[f64], cpu: &[f64], bounds: &[f64]) -> Check {
-    let mut check = Check::compare(what, gpu, cpu, Tolerance::EXACT);
-    check.mismatches = 0;
-    check.first_mismatch = None;
-    for (i, ((&g, &c), &bound)) in gpu.iter().zip(cpu).zip(bounds).enumerate() {
-        let agree = (g - c).abs() <= bound || (g.is_nan() && c.is_nan());
-        if !agree {
-            check.mismatches += 1;
-            check.first_mismatch.get_or_insert((i, g, c));
-        }
-    }
-    check
-}
-
-/// The statistics as `[mean put, mean call, sd put, sd call, CI put low, high, CI call low,
-/// high]`, widened to f64.
-pub fn statistics<T: McReal>(stats: &McStats<T>, n: usize) -> [f64; 8] {
-    let [put_low, put_high] = stats.ci_put(n);
-    let [call_low, call_high] = stats.ci_call(n);
-    [
-        stats.mean_put,
-        stats.mean_call,
-        stats.sd_put,
-        stats.sd_call,
-        put_low,
-        put_high,
-        call_low,
-        call_high,
-    ]
-    .map(wide)
-}
-
-/// The checks of a GPU run against the CPU's Monte Carlo over the same normals: the statistics
-/// within [`Bounds`], and every payoff bit for bit.
-pub fn agreement_checks<T: McReal>(gpu: &Gpu, mc: &GpuMc<T>, reference: &McReference<T>) -> Result<Vec<Check>> {
-    let n = reference.put.len();
-    let threads = (mc.shape.grid.0 * mc.shape.block.0) as usize;
-    let bounds = Bounds::new(&reference.stats, n, threads);
-    let ([mean_put, mean_call], [sd_put, sd_call], [ci_put, ci_call]) = (bounds.mean, bounds.sd, bounds.ci);
-    let statistics_check = check_within(
-        &format!(
-            "{} {n} samples: means, deviations, intervals vs the CPU over the same normals",
-            T::LABEL
-        ),
-        &statistics(&mc.stats, n),
-        &statistics(&reference.stats, n),
-        &[mean_put, mean_call, sd_put, sd_call, ci_put, ci_put, ci_call, ci_call],
-    );
-    let put = gpu.download(&mc.buffers.put_d)?;
-    let call = gpu.download(&mc.buffers.call_d)?;
-    Ok(vec![
-        statistics_check,
-        Check::compare(
-            &format!("{} put payoffs vs the CPU", T::LABEL),
-            &put,
-            &reference.put,
-            Tolerance::EXACT,
-        ),
-        Check::compare(
-            &format!("{} call payoffs vs the CPU", T::LABEL),
-            &call,
-            &reference.call,
-            Tolerance::EXACT,
-        ),
-    ])
-}
-
 /// `v` with `digits` significant digits, as Fortran's list-directed output prints a real.
 pub fn significant(v: f64, digits: usize) -> String {
     if v == 0.0 || !v.is_finite() {
@@ -432,156 +326,6 @@ pub fn program<T: McReal>(
         elapsed_ms,
         checks,
     })
-}
-
-/// The Monte Carlo values within [`HALF_WIDTHS`] confidence-interval half-widths of the closed
-/// form with Hastings' CDF (plus that CDF's error, at most `7.5e-8 (S + E)` on a price).
-pub fn closed_form_check<T: McReal>(option: &EuropeanOption, stats: &McStats<T>, n: usize) -> Check {
-    let closed_form = reference::black_scholes(option, reference::cnd_hastings);
-    let hastings = HASTINGS_MAX_ERROR * (option.s + option.e);
-    let half_width = |sd: T| reference::Z_95 * wide(sd) / (n as f64).sqrt();
-    check_within(
-        &format!(
-            "{} {n} samples: Monte Carlo within {HALF_WIDTHS} half-widths of the closed form",
-            T::LABEL
-        ),
-        &[wide(stats.mean_put), wide(stats.mean_call)],
-        &[closed_form.put, closed_form.call],
-        &[
-            HALF_WIDTHS * half_width(stats.sd_put) + hastings,
-            HALF_WIDTHS * half_width(stats.sd_call) + hastings,
-        ],
-    )
-}
-
-/// The closed form with Hastings' CDF (the book's) and with the exact one, printed, and checked
-/// to differ by less than [`HASTINGS_VS_EXACT`].
-pub fn hastings_check(option: &EuropeanOption) -> Check {
-    let hastings = reference::black_scholes(option, reference::cnd_hastings);
-    let exact = reference::black_scholes(option, reference::cnd_exact);
-    println!(
-        "Black-Scholes in f64: Hastings' CDF (the book's) put {:.16}, call {:.16}; exact CDF (erfc) put {:.16}, call {:.16}",
-        hastings.put, hastings.call, exact.put, exact.call
-    );
-    Check::compare(
-        "closed form: Hastings' CDF vs the exact CDF",
-        &[hastings.put, hastings.call],
-        &[exact.put, exact.call],
-        HASTINGS_VS_EXACT,
-    )
-}
-
-/// A run the book prints: its precision, samples, and the values shown (the Monte Carlo means
-/// only where the book's text keeps them).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BookRun {
-    pub precision: Precision,
-    pub n: usize,
-    pub ci_put: [f64; 2],
-    /// The book's text is cut off after the DP 10^6 call mean.
-    pub ci_call: Option<[f64; 2]>,
-    /// `(put, call)` Monte Carlo values.
-    pub means: Option<(f64, f64)>,
-}
-
-/// The book's printed runs (cuRAND XORWOW, seed 1234, Tesla K20x).
-// The digits exactly as printed, trailing zeros included.
-#[allow(clippy::excessive_precision)]
-pub const BOOK_RUNS: [BookRun; 4] = [
-    BookRun {
-        precision: Precision::F32,
-        n: 1_000_000,
-        ci_put: [0.1269990, 0.1282227],
-        ci_call: Some([1.319741, 1.325168]),
-        means: None,
-    },
-    BookRun {
-        precision: Precision::F64,
-        n: 1_000_000,
-        ci_put: [0.1273886989425723, 0.1286151344613610],
-        ci_call: None,
-        means: Some((0.1280019167019667, 1.322242692975769)),
-    },
-    BookRun {
-        precision: Precision::F32,
-        n: 100_000_000,
-        ci_put: [0.1279276, 0.1280502],
-        ci_call: Some([1.322789, 1.323332]),
-        means: None,
-    },
-    BookRun {
-        precision: Precision::F64,
-        n: 100_000_000,
-        ci_put: [0.1279554295131442, 0.1280780256895671],
-        ci_call: Some([1.322905719832569, 1.323448600037688]),
-        means: None,
-    },
-];
-
-/// How close a run must come to the book's printed values. Only the order of the additions
-/// differs (the same normals, the same formulas), and that moves the last digits:
-/// - SP: 6 significant digits (relative 1e-5) of the 7 printed: an f32 sum of 10^8 payoffs in a
-///   different order moves the 7th;
-/// - DP means: 12 significant digits (relative 1e-11), far above f64 summation error (1e-14);
-/// - DP intervals: 10 digits (relative 1e-9): the Fortran may form `1.96` as a default (single
-///   precision) real, `1.9600000381`, which moves an endpoint by 3.9e-8 of the half-width, up to
-///   2.4e-11 at 10^6 samples; the means, free of it, keep 12.
-pub fn book_tolerances(precision: Precision) -> (Tolerance, Tolerance) {
-    match precision {
-        Precision::F32 => (Tolerance { abs: 0.0, rel: 1e-5 }, Tolerance { abs: 0.0, rel: 1e-5 }),
-        Precision::F64 => (Tolerance { abs: 0.0, rel: 1e-11 }, Tolerance { abs: 0.0, rel: 1e-9 }),
-    }
-}
-
-/// The significant digits on which `ours` and `book` agree (`-log10` of the relative difference).
-fn digits_agreeing(ours: f64, book: f64) -> f64 {
-    let relative = ((ours - book) / book).abs();
-    if relative == 0.0 { 17.0 } else { -relative.log10() }
-}
-
-/// One of the book's runs, checked against its printed values.
-fn book_run<T: McReal>(gpu: &Gpu, book: &BookRun) -> Result<Vec<Check>> {
-    let run = program::<T>(gpu, &BOOK_OPTION, book.n, Generator::Curand, BOOK_SEED)?;
-    let mut checks = run.checks;
-    let (mean_tolerance, ci_tolerance) = book_tolerances(book.precision);
-    let mut ours = run.stats.ci_put(book.n).map(wide).to_vec();
-    let mut printed = book.ci_put.to_vec();
-    if let Some(ci_call) = book.ci_call {
-        ours.extend(run.stats.ci_call(book.n).map(wide));
-        printed.extend(ci_call);
-    }
-    let agreeing = |ours: &[f64], printed: &[f64]| {
-        ours.iter()
-            .zip(printed)
-            .map(|(&o, &p)| format!("{:.1}", digits_agreeing(o, p)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    println!(
-        "Book: intervals {printed:?}; significant digits agreeing: {}",
-        agreeing(&ours, &printed)
-    );
-    checks.push(Check::compare(
-        &format!("{} {}: confidence intervals vs the book's", T::LABEL, book.n),
-        &ours,
-        &printed,
-        ci_tolerance,
-    ));
-    if let Some((put, call)) = book.means {
-        let ours = [wide(run.stats.mean_put), wide(run.stats.mean_call)];
-        println!(
-            "Book: Monte Carlo values [{put}, {call}]; significant digits agreeing: {}",
-            agreeing(&ours, &[put, call])
-        );
-        checks.push(Check::compare(
-            &format!("{} {}: Monte Carlo values vs the book's", T::LABEL, book.n),
-            &ours,
-            &[put, call],
-            mean_tolerance,
-        ));
-    }
-    println!();
-    Ok(checks)
 }
 
 /// The peak bytes of the program at `n` samples in `precision`: on the device the normals

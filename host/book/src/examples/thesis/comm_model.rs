@@ -6,13 +6,23 @@
 //!
 //! The thesis had one path, GPU -> pageable host memory -> GPU through synchronous
 //! `cudaMemcpy2D`; pinned `cudaMemcpy2DAsync` and device-to-device copies are extensions.
+//!
+//! Here: the constants, the models and the run; the copies measured in `comm_model/rig.rs`, the
+//! border exchanges in `comm_model/exchange.rs`, the printout and chart in `comm_model/report.rs`.
+mod exchange;
+mod report;
+mod rig;
+
+pub use exchange::{Exchange, Section, busiest_exchange, measure_exchange, predict_exchange};
+
 use crate::examples::plot_option;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
-use crate::plot::{Chart, Series};
-use ferrocuda::footprint::{self, Capacity, Footprint, try_vec};
-use ferrocuda::gpu::{Copy2d, DeviceBuffer, Error, Gpu, PinnedBuffer, Result, Stream, device_count};
-use ferrocuda::measure::{LinearFit, PowerFit, Stats, mean_relative_error, time_reps};
-use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda::footprint::{self, Capacity, Footprint};
+use ferrocuda::gpu::{Error, Gpu, Result, device_count};
+use ferrocuda::measure::{LinearFit, PowerFit};
+use ferrocuda::verify::Check;
+use report::{chart, print_exchanges, print_fits, print_table_6_4, print_thesis_comparisons, series};
+use rig::Rig;
 
 pub const EXAMPLE: Example = Example {
     id: "thesis-comm-model",
@@ -55,6 +65,11 @@ pub const HELD_OUT: usize = 6;
 pub const DEFAULT_GHOST: usize = 2;
 /// `cudaMallocPitch`'s row alignment on current GPUs, elements of f32 (512 bytes).
 pub const PITCH_ALIGN: usize = 128;
+
+/// `cudaMallocPitch`'s pitch for rows of `cols` f32.
+fn pitch_of(cols: usize) -> usize {
+    cols.div_ceil(PITCH_ALIGN) * PITCH_ALIGN
+}
 
 /// The thesis's Table 6.4 (Tesla S1070, CUDA 2.1): `(K, N, measured ms, model ms)`.
 pub const THESIS_TABLE_6_4: [(usize, usize, f64, f64); 5] = [
@@ -190,197 +205,9 @@ pub struct PathReport {
     pub failures: Vec<String>,
 }
 
-/// The buffers every path copies between: a pitched device matrix holding [`pattern`], a dense
-/// host matrix of the same, and a destination for each path.
-struct Rig<'a> {
-    gpu: &'a Gpu,
-    /// GPU 1, or GPU 0 again when there is one GPU.
-    peer: &'a Gpu,
-    stream: Stream,
-    side: usize,
-    pitch: usize,
-    a_d: DeviceBuffer<f32>,
-    b_d: DeviceBuffer<f32>,
-    c_d: DeviceBuffer<f32>,
-    host_in: Vec<f32>,
-    host_out: Vec<f32>,
-    pinned_in: PinnedBuffer<f32>,
-    pinned_out: PinnedBuffer<f32>,
-    reps: usize,
-}
-
 /// The value at `(row, col)` of a matrix `cols` wide: distinct within 2^24 elements, exact in f32.
 pub fn pattern(row: usize, col: usize, cols: usize) -> f32 {
     ((row * cols + col) % (1 << 24)) as f32
-}
-
-/// `rows x cols` of [`pattern`] stored `pitch` apart (padding 0).
-fn matrix(rows: usize, cols: usize, pitch: usize) -> Result<Vec<f32>> {
-    let mut m = try_vec(rows * pitch, 0.0)?;
-    for (r, row) in m.chunks_mut(pitch).enumerate() {
-        for (c, x) in row[..cols].iter_mut().enumerate() {
-            *x = pattern(r, c, cols);
-        }
-    }
-    Ok(m)
-}
-
-/// A copy of the section `rows x width` at `(row, col)` between two matrices of these pitches.
-fn section(src_pitch: usize, dst_pitch: usize, (row, col): (usize, usize), rows: usize, width: usize) -> Copy2d {
-    Copy2d {
-        src_offset: row * src_pitch + col,
-        src_pitch,
-        dst_offset: row * dst_pitch + col,
-        dst_pitch,
-        width,
-        height: rows,
-    }
-}
-
-/// `cudaMallocPitch`'s pitch for rows of `cols` f32.
-fn pitch_of(cols: usize) -> usize {
-    cols.div_ceil(PITCH_ALIGN) * PITCH_ALIGN
-}
-
-impl<'a> Rig<'a> {
-    fn new(gpu: &'a Gpu, peer: &'a Gpu, side: usize, reps: usize) -> Result<Self> {
-        let pitch = pitch_of(side);
-        let host_in = matrix(side, side, side)?;
-        let mut pinned_in = gpu.pinned(side * side)?;
-        pinned_in.as_mut_slice()?.copy_from_slice(&host_in);
-        Ok(Self {
-            gpu,
-            peer,
-            stream: gpu.new_stream()?,
-            side,
-            pitch,
-            a_d: gpu.upload(&matrix(side, side, pitch)?)?,
-            b_d: gpu.zeros(side * pitch)?,
-            c_d: peer.zeros(side * pitch)?,
-            host_out: try_vec(side * side, 0.0)?,
-            pinned_out: gpu.pinned(side * side)?,
-            host_in,
-            pinned_in,
-            reps,
-        })
-    }
-
-    /// The copy of the first `rows x width` elements along `path`.
-    fn copy(&self, path: Path, rows: usize, width: usize) -> Copy2d {
-        let (d, h) = (self.pitch, self.side);
-        match path {
-            Path::PageableD2h | Path::PinnedD2h => section(d, h, (0, 0), rows, width),
-            Path::PageableH2d | Path::PinnedH2d => section(h, d, (0, 0), rows, width),
-            Path::DeviceToDevice => section(d, d, (0, 0), rows, width),
-        }
-    }
-
-    /// Issues one copy along `path` (the asynchronous ones on the rig's stream).
-    fn issue(&mut self, path: Path, c: Copy2d) -> Result<()> {
-        let (gpu, s) = (self.gpu, &self.stream);
-        match path {
-            Path::PageableD2h => gpu.download_2d(&self.a_d, &mut self.host_out, c),
-            Path::PageableH2d => gpu.upload_2d(&self.host_in, &mut self.b_d, c),
-            Path::PinnedD2h => gpu.download_2d_async(s, &self.a_d, &mut self.pinned_out, c),
-            Path::PinnedH2d => gpu.upload_2d_async(s, &self.pinned_in, &mut self.b_d, c),
-            Path::DeviceToDevice => gpu.copy_2d_async(s, &self.a_d, &mut self.c_d, c),
-        }
-    }
-
-    /// Writes `value` over `path`'s destination section `rows x width` and returns what it then
-    /// holds there, densely (`value`, unless `value` is `None`, which only reads).
-    fn destination(&mut self, path: Path, rows: usize, width: usize, value: Option<f32>) -> Result<Vec<f32>> {
-        let mut out = try_vec(rows * width, value.unwrap_or(0.0))?;
-        let dense = section(self.pitch, width, (0, 0), rows, width);
-        let host_rows = |m: &mut [f32], side: usize, out: &mut [f32]| {
-            for (r, o) in m.chunks_mut(side).zip(out.chunks_mut(width)) {
-                match value {
-                    Some(v) => r[..width].fill(v),
-                    None => o.copy_from_slice(&r[..width]),
-                }
-            }
-        };
-        let to_device = Copy2d {
-            src_pitch: width,
-            dst_pitch: self.pitch,
-            ..dense
-        };
-        let (gpu, peer) = (self.gpu, self.peer);
-        match (path, value) {
-            (Path::PageableD2h, _) => host_rows(&mut self.host_out, self.side, &mut out),
-            (Path::PinnedD2h, _) => host_rows(self.pinned_out.as_mut_slice()?, self.side, &mut out),
-            (Path::DeviceToDevice, Some(_)) => peer.upload_2d(&out, &mut self.c_d, to_device)?,
-            (Path::DeviceToDevice, None) => peer.download_2d(&self.c_d, &mut out, dense)?,
-            (_, Some(_)) => gpu.upload_2d(&out, &mut self.b_d, to_device)?,
-            (_, None) => gpu.download_2d(&self.b_d, &mut out, dense)?,
-        }
-        Ok(out)
-    }
-
-    /// Times `rows x width` along `path` (median of `reps` after a warm-up), after one copy
-    /// into a poisoned destination whose result must equal the source section.
-    fn measure(&mut self, path: Path, rows: usize, width: usize, failures: &mut Vec<String>) -> Result<Stats> {
-        let c = self.copy(path, rows, width);
-        self.destination(path, rows, width, Some(-1.0))?;
-        self.issue(path, c)?;
-        let got = self.destination(path, rows, width, None)?;
-        let want: Vec<f32> = (0..rows * width)
-            .map(|i| pattern(i / width, i % width, self.side))
-            .collect();
-        let check = Check::compare("", &got, &want, Tolerance::EXACT);
-        if !check.passed() {
-            failures.push(format!("{} {rows}x{width}", path.name()));
-        }
-        let gpu = self.gpu;
-        time_reps(gpu, self.reps, || self.issue(path, c))
-    }
-
-    /// The mean of [`SMALL_COPIES`] one-element copies, timed together.
-    fn small_mean(&mut self, path: Path) -> Result<f64> {
-        let c = self.copy(path, 1, 1);
-        let gpu = self.gpu;
-        let ms = gpu.time_ms(|| (0..SMALL_COPIES).try_for_each(|_| self.issue(path, c)))?;
-        Ok(ms / SMALL_COPIES as f64)
-    }
-
-    /// Every measurement of `path`, and its fits.
-    fn report(&mut self, path: Path) -> Result<PathReport> {
-        let n = self.side;
-        let mut failures = Vec::new();
-        let single_ms = self.measure(path, 1, 1, &mut failures)?.median_ms;
-        let small_mean_ms = self.small_mean(path)?;
-        let mut contiguous = Vec::new();
-        for k in powers_of_4_to(n).chain([n]) {
-            contiguous.push(((k * n) as f64, self.measure(path, k, n, &mut failures)?.median_ms));
-        }
-        let mut strided = Vec::new();
-        for k in powers_of_4_to(n / 2) {
-            let ms = self.measure(path, k, STRIDE_WIDTH, &mut failures)?.median_ms;
-            strided.push((k, STRIDE_WIDTH, ms));
-        }
-        let mut held_out = Vec::new();
-        for k in held_out_rows(n)? {
-            held_out.push(((k * n) as f64, self.measure(path, k, n, &mut failures)?.median_ms));
-        }
-        let linear = LinearFit::fit(&contiguous);
-        Ok(PathReport {
-            path,
-            single_ms,
-            small_mean_ms,
-            power: PowerFit::fit(&contiguous),
-            rows: RowModel::fit(linear, &strided),
-            linear,
-            contiguous,
-            strided,
-            held_out,
-            failures,
-        })
-    }
-}
-
-/// 1, 4, 16, ... below `n`.
-fn powers_of_4_to(n: usize) -> impl Iterator<Item = usize> {
-    std::iter::successors(Some(1usize), |k| k.checked_mul(4)).take_while(move |&k| k < n)
 }
 
 /// [`HELD_OUT`] row counts in `1..=n`, log-uniform from the seeded Philox stream.
@@ -389,85 +216,6 @@ pub fn held_out_rows(n: usize) -> Result<Vec<usize>> {
         .into_iter()
         .map(|u| ((n as f64).powf(f64::from(u)).round() as usize).clamp(1, n))
         .collect())
-}
-
-/// A partition's device array and the busiest GPU's borders: `(sent section, ghost section)`,
-/// each `((row, col), rows, width)`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Exchange {
-    pub rows: usize,
-    pub cols: usize,
-    pub borders: Vec<(Section, Section)>,
-}
-
-/// `((row, col), rows, width)` of a partition's array.
-pub type Section = ((usize, usize), usize, usize);
-
-/// The busiest GPU's exchange for side `n`, `gpus` GPUs, `d` ghost rows: strips send `d x n`
-/// per interior border (a middle GPU has two); 2x2 blocks send `d x n/2` vertically, then
-/// `(n/2 + d) x d` horizontally, ghost corner included (thesis §5.3, eqs 5.1, 5.2).
-pub fn busiest_exchange(n: usize, gpus: usize, blocks: bool, d: usize) -> Exchange {
-    let h = n / if blocks { 2 } else { gpus };
-    if blocks {
-        let vertical = (((h - d, 0), d, h), ((h, 0), d, h));
-        let horizontal = (((0, h - d), h + d, d), ((0, h), h + d, d));
-        Exchange {
-            rows: h + d,
-            cols: h + d,
-            borders: vec![vertical, horizontal],
-        }
-    } else if gpus == 2 {
-        Exchange {
-            rows: h + d,
-            cols: n,
-            borders: vec![(((h - d, 0), d, n), ((h, 0), d, n))],
-        }
-    } else {
-        let north = (((d, 0), d, n), ((0, 0), d, n));
-        let south = (((h, 0), d, n), ((h + d, 0), d, n));
-        Exchange {
-            rows: h + 2 * d,
-            cols: n,
-            borders: vec![north, south],
-        }
-    }
-}
-
-/// Predicted ms of `exchange` through pageable memory (D2H then H2D of every border).
-pub fn predict_exchange(exchange: &Exchange, d2h: &RowModel, h2d: &RowModel) -> f64 {
-    let each = |&(_, rows, width): &Section| d2h.predict(rows, width) + h2d.predict(rows, width);
-    exchange.borders.iter().map(|(sent, _)| each(sent)).sum()
-}
-
-/// Performs `exchange` with synchronous pageable `cudaMemcpy2D`: the median ms over `reps`,
-/// and whether, after one exchange, the device array equals a CPU mirror of it.
-pub fn measure_exchange(gpu: &Gpu, exchange: &Exchange, reps: usize) -> Result<(f64, bool)> {
-    let (cols, pitch) = (exchange.cols, pitch_of(exchange.cols));
-    let mut a_d = gpu.upload(&matrix(exchange.rows, cols, pitch)?)?;
-    let mut host = try_vec(exchange.rows * cols, 0.0f32)?;
-    let mut mirror = matrix(exchange.rows, cols, pitch)?;
-    let once = |a_d: &mut DeviceBuffer<f32>, host: &mut Vec<f32>| -> Result<()> {
-        for &((at, rows, width), (ghost, _, _)) in &exchange.borders {
-            gpu.download_2d(a_d, host, section(pitch, cols, at, rows, width))?;
-            let back = section(cols, pitch, at, rows, width);
-            let to_ghost = Copy2d {
-                dst_offset: ghost.0 * pitch + ghost.1,
-                ..back
-            };
-            gpu.upload_2d(host, a_d, to_ghost)?;
-        }
-        Ok(())
-    };
-    once(&mut a_d, &mut host)?;
-    for &((at, rows, width), (ghost, _, _)) in &exchange.borders {
-        for r in 0..rows {
-            let from = (at.0 + r) * pitch + at.1;
-            mirror.copy_within(from..from + width, (ghost.0 + r) * pitch + ghost.1);
-        }
-    }
-    let exact = gpu.download(&a_d)? == mirror;
-    let stats = time_reps(gpu, reps, || once(&mut a_d, &mut host))?;
-    Ok((stats.median_ms, exact))
 }
 
 /// Measures every path, prints the fits, Table 6.4, the exchange predictions and the thesis's
@@ -557,187 +305,4 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         ));
     }
     Ok(Outcome { checks })
-}
-
-/// One line per path: `timer_reg`'s figures, both fits and their held-out errors.
-fn print_fits(reports: &[PathReport]) {
-    println!();
-    println!(
-        " Per path: timer_reg (one 1-element copy: the smallest 2-D copy, as width 0 is refused), the linear fit t = t_startup + n t_word and the power law t = a n^b over full-row copies, the per-row start-up from short-row copies, and the mean relative error of each fit at {HELD_OUT} held-out random sizes (seed {SEED}):"
-    );
-    println!(
-        " {:<17} {:>10} {:>10} {:>11} {:>10} {:>8} {:>10} {:>6} {:>10} {:>8} {:>8}",
-        "path", "1 copy ms", "mean 1000", "t_start ms", "t_word ns", "GB/s", "a", "b", "t_row us", "err lin", "err pow"
-    );
-    for r in reports {
-        println!(
-            " {:<17} {:>10} {:>10} {:>11} {:>10} {:>8.2} {:>10.3e} {:>6.3} {:>10} {:>7.1}% {:>7.1}%",
-            r.path.name(),
-            sig(r.single_ms),
-            sig(r.small_mean_ms),
-            sig(r.linear.t_startup_ms),
-            sig(r.linear.t_word_ms * 1e6),
-            4.0 / (r.linear.t_word_ms * 1e6),
-            r.power.a,
-            r.power.b,
-            sig(r.rows.t_row_ms * 1e3),
-            100.0 * mean_relative_error(|n| r.linear.predict(n), &r.held_out),
-            100.0 * mean_relative_error(|n| r.power.predict(n), &r.held_out),
-        );
-    }
-}
-
-/// Table 6.4 for pageable D2H: measured, the thesis's static model from the two small copies,
-/// the per-row regression, and the thesis's numbers.
-fn print_table_6_4(rig: &mut Rig, d2h: &PathReport, failures: &mut Vec<String>) -> Result<()> {
-    let n = rig.side;
-    let t_startup = d2h.single_ms;
-    let t_word = d2h.small_mean_ms - d2h.single_ms;
-    println!();
-    println!(
-        " Table 6.4, pageable D2H from a pitched {n} x {n} matrix. Static model (the thesis's): t_startup = one 1-element copy = {} ms, t_word = mean of {SMALL_COPIES} 1-element copies - t_startup = {} ms. Row model: t_startup + K (t_row + N t_word) from the fits.",
-        sig(t_startup),
-        sig(t_word)
-    );
-    if t_word <= 0.0 {
-        println!(
-            " (timer_reg's t_word is not positive here: our smallest copy already moves one element, so the difference is noise)"
-        );
-    }
-    println!(
-        " {:>5} {:>6} {:>10} {:>16} {:>12} | thesis (Tesla S1070, CUDA 2.1): {:>6} {:>5} {:>9} {:>10}",
-        "K", "N", "measured", "K(ts + N tw)", "row model", "K", "N", "measured", "model"
-    );
-    let rows = [(1, 0), (1, 1), (5, n), (5, n / 2), (n / 2, STRIDE_WIDTH)];
-    for ((k, width), thesis) in rows.into_iter().zip(THESIS_TABLE_6_4) {
-        let ms = match width {
-            0 => d2h.single_ms,
-            1 => d2h.small_mean_ms,
-            w => rig.measure(Path::PageableD2h, k, w, failures)?.median_ms,
-        };
-        let label = if width == 0 {
-            "0 (1)".to_string()
-        } else {
-            width.to_string()
-        };
-        println!(
-            " {:>5} {:>6} {:>10} {:>16} {:>12} | {:>38} {:>5} {:>9.3} {:>10.3}",
-            k,
-            label,
-            sig(ms),
-            sig(k as f64 * (t_startup + width as f64 * t_word)),
-            sig(d2h.rows.predict(k, width.max(1))),
-            thesis.0,
-            thesis.1,
-            thesis.2,
-            thesis.3,
-        );
-    }
-    println!(
-        " (\"0 (1)\": our smallest copy moves one element; the row 1 x 1 is the mean of {SMALL_COPIES} such copies)"
-    );
-    Ok(())
-}
-
-/// Predicted against measured exchange per iteration, busiest GPU; returns whether every
-/// exchange's data was right.
-fn print_exchanges(gpu: &Gpu, sides: &[usize], ghost: usize, reports: &[PathReport], reps: usize) -> Result<bool> {
-    println!();
-    println!(
-        " Border exchange per iteration, busiest GPU, {ghost} ghost rows, GPU -> pageable host -> GPU (cudaMemcpy2D), ms:"
-    );
-    println!(
-        " {:>6} {:>5} {:>7} {:>12} {:>14} {:>10}",
-        "N", "GPUs", "layout", "row model", "linear only", "measured"
-    );
-    let mut exact = true;
-    let (d2h, h2d) = (&reports[0].rows, &reports[1].rows);
-    let linear_only = |e: &Exchange| {
-        let words = |&(_, rows, width): &Section| (rows * width) as f64;
-        e.borders
-            .iter()
-            .map(|(s, _)| d2h.linear.predict(words(s)) + h2d.linear.predict(words(s)))
-            .sum::<f64>()
-    };
-    for &n in sides {
-        for (gpus, blocks) in [(2, false), (4, false), (4, true)] {
-            let exchange = busiest_exchange(n, gpus, blocks, ghost);
-            let (ms, ok) = measure_exchange(gpu, &exchange, reps)?;
-            exact &= ok;
-            let layout = if blocks { "2x2" } else { "strips" };
-            let predicted = predict_exchange(&exchange, d2h, h2d);
-            let row = [predicted, linear_only(&exchange), ms].map(sig);
-            println!(
-                " {n:>6} {gpus:>5} {layout:>7} {:>12} {:>14} {:>10}",
-                row[0], row[1], row[2]
-            );
-        }
-    }
-    Ok(exact)
-}
-
-/// (5.1), (5.2) and the conclusions (5.5)-(5.7), with the static and the fitted parameters.
-fn print_thesis_comparisons(d2h: &PathReport, n: usize, k: usize) {
-    println!();
-    println!(" The thesis's analytic comparison (5.1)-(5.7) at n = {n}, k = {k}, ms:");
-    let static_word = d2h.small_mean_ms - d2h.single_ms;
-    let sets = [
-        ("static (timer_reg)", d2h.single_ms, static_word),
-        ("fitted (t_row, t_word)", d2h.rows.t_row_ms, d2h.linear.t_word_ms),
-    ];
-    for (name, ts, tw) in sets {
-        let (nf, kf) = (n as f64, k as f64);
-        let [end, mid, block] = thesis_exchange_ms(nf, kf, ts, tw);
-        let [t_end, t_mid] = block_thresholds(nf, kf, tw);
-        let verdict = |slower: bool| if slower { "strips win" } else { "blocks win" };
-        println!(
-            "  {name}: t_startup {ts:.3e}, t_word {tw:.3e}; strip end {}, strip middle {}, block {}; end GPUs: {} (t_startup > {t_end:.3e}), middle GPUs: {} (t_startup > {t_mid:.3e}; n -> inf: > {:.3e})",
-            sig(end),
-            sig(mid),
-            sig(block),
-            verdict(ts > t_end),
-            verdict(ts > t_mid),
-            2.0 * kf * tw,
-        );
-    }
-}
-
-/// `x` with four significant digits: times span microseconds (simulator) to tens of ms.
-fn sig(x: f64) -> String {
-    let magnitude = if x == 0.0 || !x.is_finite() {
-        0
-    } else {
-        x.abs().log10().floor() as i32
-    };
-    let digits = (3 - magnitude).clamp(0, 12) as usize;
-    format!("{x:.digits$}")
-}
-
-/// The chart's frame: log-log, time as log10(ms) as the chart's y axis is linear.
-fn chart(gpu: &Gpu) -> Chart {
-    Chart::new(
-        format!("2-D copy time and fits, {}", gpu.properties().name),
-        "bytes",
-        "log10(time, ms)",
-    )
-    .log_x()
-}
-
-/// Per path: the measured full-row copies, the linear fit and the power law (where positive).
-fn series(reports: &[PathReport]) -> Vec<Series> {
-    let mut out = Vec::new();
-    for r in reports {
-        let at = |f: &dyn Fn(f64) -> f64| {
-            let points = r.contiguous.iter().map(|&(n, _)| (4.0 * n, f(n).log10()));
-            points.filter(|p| p.1.is_finite()).collect()
-        };
-        let name = r.path.name();
-        out.push(Series::new(
-            name,
-            r.contiguous.iter().map(|&(n, t)| (4.0 * n, t.log10())).collect(),
-        ));
-        out.push(Series::new(format!("{name} linear"), at(&|n| r.linear.predict(n))));
-        out.push(Series::new(format!("{name} power"), at(&|n| r.power.predict(n))));
-    }
-    out
 }

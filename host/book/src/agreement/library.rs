@@ -1,0 +1,96 @@
+//! The library's solvers, generators and reductions on both backends: SOR, Philox, every
+//! reduction kind and the count and Kahan sum, exact.
+use super::{Comparison, library, ramp_i32};
+use ferrocuda::gpu::{KernelView, LaunchShape, Result};
+use ferrocuda::random::{self as rng, RandomFloat};
+use ferrocuda::reduce::{self, Kind, Plan, Reduce};
+use ferrocuda::sor::SorReal;
+use ferrocuda::verify::Tolerance;
+
+/// The SOR kernels, bit for bit, on a grid whose sides are not multiples of any block: each
+/// kernel's 10 iterations and, for the split layout, its residual.
+pub(super) fn sor<T: SorReal>(c: &mut Comparison) -> Result<()> {
+    use ferrocuda::sor::single::{Stop, solve, solve_iterations};
+    let (rows, cols) = (67, 229);
+    let initial: Vec<T> = ferrocuda::sor::Problem::Harmonic.initial(rows, cols)?;
+    for variant in ferrocuda::sor::Variant::ALL {
+        c.compare(&format!("sor_{variant}_{}", T::NAME), Tolerance::EXACT, |gpu| {
+            Ok(solve_iterations(gpu, variant, &initial, rows, cols, 1.7, 10)?.grid)
+        })?;
+    }
+    c.compare(&format!("sor_residual_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let stop = Stop::Tolerance {
+            tolerance: 1e-30,
+            max_iterations: 3,
+            check_every: 3,
+        };
+        let solution = solve(gpu, ferrocuda::sor::Variant::Split, &initial, rows, cols, 1.7, stop)?;
+        Ok(vec![solution.residual.unwrap_or(f64::NAN)])
+    })
+}
+
+/// The Philox kernels, bit for bit: their logarithm and sine round every operation explicitly,
+/// so the simulator's result is the GPU's (a 16-byte-aligned buffer and its tail of three).
+pub(super) fn philox<T: RandomFloat + Into<f64>>(c: &mut Comparison) -> Result<()> {
+    let n = 100_003;
+    c.compare(&format!("philox_uniform_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let mut x = gpu.zeros::<T>(n)?;
+        rng::fill_uniform(gpu, 1234, 5, &mut x)?;
+        gpu.download(&x)
+    })?;
+    c.compare(&format!("philox_normal_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let mut x = gpu.zeros::<T>(n)?;
+        rng::fill_normal(gpu, 1234, 5, &mut x)?;
+        gpu.download(&x)
+    })
+}
+
+/// Every reduction kind on `T` over 100003 integers from 0 to 7: every partial sum stays below
+/// 2^24, exact even in `f32`, so the order the blocks finish in cannot matter.
+pub(super) fn reductions<T: Reduce>(c: &mut Comparison) -> Result<()> {
+    let values: Vec<T> = ramp_i32(100_003)
+        .into_iter()
+        .map(|x| T::from_u32(x as u32 % 8))
+        .collect();
+    for kind in [Kind::Sum, Kind::Min, Kind::Max, Kind::SumAtomic] {
+        let name = format!("reduce_{}_{}", kind.kernel_stem(), std::any::type_name::<T>());
+        c.compare(&name, Tolerance::EXACT, |gpu| {
+            let input = gpu.upload(&values)?;
+            let mut plan = Plan::<T>::new(gpu, values.len(), reduce::THREADS_PER_BLOCK)?;
+            plan.launch(gpu, None, kind, &input)?;
+            Ok(vec![plan.result(gpu)?.to_f64()])
+        })?;
+    }
+    Ok(())
+}
+
+/// The count of nonzeros, and the Kahan sum through the library's two reduce kernels.
+pub(super) fn count_nonzero_and_kahan_sum(c: &mut Comparison) -> Result<()> {
+    c.compare("count_nonzero_i32", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&ramp_i32(100_003).iter().map(|x| x % 3).collect::<Vec<_>>())?;
+        Ok(vec![reduce::count_nonzero(gpu, &input)? as f64])
+    })?;
+    // Float sums depend on the launch shape, which `reduce::sum_kahan` takes from the SM count:
+    // both backends launch the same one here.
+    c.compare("reduce_sum_kahan_f32", Tolerance::EXACT, |gpu| {
+        use ferrocuda::kernels::reduce::{ReduceArgs, ReduceSum, ReduceSumKahan, shared_bytes};
+        let input = gpu.upload(&vec![0.1f32; 1_000_003])?;
+        let mut partials = gpu.zeros::<f32>(64)?;
+        let mut total = gpu.zeros::<f32>(1)?;
+        let shape = |blocks| {
+            LaunchShape::new((blocks, 1, 1), (reduce::THREADS_PER_BLOCK, 1, 1))
+                .with_shared_bytes(shared_bytes::<f32>() as u32)
+        };
+        let first = ReduceArgs {
+            input: input.view(),
+            partials: partials.view_mut(),
+        };
+        library(gpu)?.launch(ReduceSumKahan, shape(64), first)?;
+        let second = ReduceArgs {
+            input: partials.view(),
+            partials: total.view_mut(),
+        };
+        library(gpu)?.launch(ReduceSum, shape(1), second)?;
+        gpu.download(&total)
+    })
+}

@@ -1,0 +1,130 @@
+//! The library's probe kernels (`ferrocuda::kernels::probe`) on both backends: indices, grid
+//! strides, shared memory, warp primitives, atomics and roundings, exact.
+use super::{Comparison, library, ramp_i32, ramp_real};
+use crate::examples::stream::StreamReal;
+use ferrocuda::device::shared::Tile1d;
+use ferrocuda::gpu::{KernelView, LaunchShape, Result};
+use ferrocuda::kernels::probe::*;
+use ferrocuda::verify::Tolerance;
+
+pub(super) fn probes(c: &mut Comparison) -> Result<()> {
+    c.compare("probe_index", Tolerance::EXACT, |gpu| {
+        let mut out = gpu.zeros::<u32>(INDEX_FIELDS * 12 * 6 * 4)?;
+        library(gpu)?.launch(
+            ProbeIndex,
+            LaunchShape::new((3, 2, 2), (4, 3, 2)),
+            OutArgs { out: out.view_mut() },
+        )?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_grid_stride", Tolerance::EXACT, |gpu| {
+        let mut out = gpu.zeros::<u32>(100_003)?;
+        library(gpu)?.launch(
+            ProbeGridStride,
+            LaunchShape::new((7, 1, 1), (128, 1, 1)),
+            OutArgs { out: out.view_mut() },
+        )?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_shared_reverse", Tolerance::EXACT, |gpu| {
+        let mut data = gpu.upload(&ramp_i32(65 * 40))?;
+        let shape = LaunchShape::new((40, 1, 1), (65, 1, 1)).with_shared_bytes(Tile1d::<i32>::bytes(65) as u32);
+        library(gpu)?.launch(ProbeSharedReverse, shape, OutArgs { out: data.view_mut() })?;
+        gpu.download(&data)
+    })?;
+    c.compare("probe_tile_transpose", Tolerance::EXACT, |gpu| {
+        let (nx, ny) = (100, 70);
+        let input = gpu.upload(&ramp_real::<f32>(nx * ny, 8.0))?;
+        let mut out = gpu.upload(&vec![f32::NAN; nx * ny])?;
+        let shape = LaunchShape::new((4, 3, 1), (TILE_DIM as u32, BLOCK_ROWS as u32, 1))
+            .with_shared_bytes(TransposeTile::BYTES as u32);
+        let args = TransposeArgs {
+            input: input.view(),
+            output: out.view_mut(),
+            nx: nx as u32,
+            ny: ny as u32,
+        };
+        library(gpu)?.launch(ProbeTileTranspose, shape, args)?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_warp", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&ramp_i32(256))?;
+        let mut out = gpu.zeros::<i32>(WARP_FIELDS * 256)?;
+        library(gpu)?.launch(
+            ProbeWarp,
+            LaunchShape::new((2, 1, 1), (128, 1, 1)),
+            WarpArgs {
+                input: input.view(),
+                out: out.view_mut(),
+            },
+        )?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_warp_sum_f64", Tolerance::EXACT, |gpu| {
+        let input = gpu.upload(&(0..512).map(|i| (i as f64 - 200.0) * 0.25).collect::<Vec<_>>())?;
+        let mut out = gpu.zeros::<f64>(16)?;
+        library(gpu)?.launch(
+            ProbeWarpSumF64,
+            LaunchShape::cover_1d(512, 128)?,
+            WarpSumF64Args {
+                input: input.view(),
+                out: out.view_mut(),
+            },
+        )?;
+        gpu.download(&out)
+    })?;
+    c.compare("probe_atomics", Tolerance::EXACT, |gpu| {
+        let mut i32s = gpu.upload(&[0, i32::MAX, i32::MIN])?;
+        let mut u32s = gpu.upload(&[0, u32::MAX, 0, u32::MAX, 0, 0])?;
+        let mut u64s = gpu.upload(&[0, u64::MAX, 0, u64::MAX, 0])?;
+        let (mut f32s, mut f64s) = (gpu.upload(&[0.0f32])?, gpu.upload(&[0.0f64])?);
+        let args = AtomicArgs {
+            i32s: i32s.view_mut(),
+            u32s: u32s.view_mut(),
+            u64s: u64s.view_mut(),
+            f32s: f32s.view_mut(),
+            f64s: f64s.view_mut(),
+        };
+        let shape = LaunchShape::new((40, 1, 1), (256, 1, 1)).with_shared_bytes(Tile1d::<u32>::bytes(1) as u32);
+        library(gpu)?.launch(ProbeAtomics, shape, args)?;
+        let (i, u, l) = (gpu.download(&i32s)?, gpu.download(&u32s)?, gpu.download(&u64s)?);
+        // The exchanges keep whichever thread came last, which differs by design: left out.
+        let mut values: Vec<f64> = i.iter().map(|&v| v as f64).collect();
+        values.extend([u[0], u[1], u[2], u[4], u[5]].map(f64::from));
+        values.extend([l[0], l[1], l[2], l[4]].map(|v| v as f64));
+        values.extend(gpu.download(&f32s)?.iter().map(|&v| v as f64));
+        values.extend(gpu.download(&f64s)?);
+        Ok(values)
+    })?;
+    rounding::<f32>(c)?;
+    rounding::<f64>(c)
+}
+
+fn rounding<T: StreamReal>(c: &mut Comparison) -> Result<()>
+where
+    ProbeRounding: ferrocuda::device::launch::Kernel<RoundingArgs<T>>,
+{
+    c.compare(&format!("probe_rounding_{}", T::NAME), Tolerance::EXACT, |gpu| {
+        let n = 1000;
+        let a: Vec<T> = (0..n).map(|i| T::from_f64(1.0 + i as f64 * 1.1e-4)).collect();
+        let b: Vec<T> = (0..n).map(|i| T::from_f64(1.0 - i as f64 * 0.9e-4)).collect();
+        let c_values: Vec<T> = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| T::from_f64(-(x * y).to_f64()))
+            .collect();
+        let (a, b, c_d) = (gpu.upload(&a)?, gpu.upload(&b)?, gpu.upload(&c_values)?);
+        let (mut fused, mut unfused) = (gpu.zeros::<T>(n)?, gpu.zeros::<T>(n)?);
+        let args = RoundingArgs {
+            a: a.view(),
+            b: b.view(),
+            c: c_d.view(),
+            fused: fused.view_mut(),
+            unfused: unfused.view_mut(),
+        };
+        library(gpu)?.launch(ProbeRounding, LaunchShape::cover_1d(n, 128)?, args)?;
+        let mut out = gpu.download(&fused)?;
+        out.extend(gpu.download(&unfused)?);
+        Ok(out)
+    })
+}

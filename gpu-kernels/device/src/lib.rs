@@ -45,6 +45,7 @@
 //! | [`atomic`] | atomic functions | `atomicAdd`, `atomicMin`, `atomicExch`, `atomicCAS` |
 //! | [`math`] | mathematical functions, intrinsics | `__fmaf_rn`, `__fmul_rn`, `__sinf`, `sinf` |
 //! | [`print`](mod@print) | formatted output | `printf` ([`println!`], [`print!`]) |
+//! | [`mma`] | warp matrix functions (`wmma`), `mma.sync` | fragments, `mma_sync`, BF16 and TF32 with f32 accumulation |
 //! | [`collective`] | (CUB) | `WarpReduce`, `BlockReduce` |
 //! | [`random`] | (cuRAND) | Philox4x32-10, identical on the GPU and the CPU |
 //! | [`complex`] | (cuComplex) | `cuFloatComplex`, `cuDoubleComplex` as one generic `Complex<T>` |
@@ -90,6 +91,7 @@ pub mod global;
 pub mod index;
 pub mod launch;
 pub mod math;
+pub mod mma;
 pub mod print;
 pub mod random;
 pub mod real;

@@ -96,7 +96,9 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
     let mut warps = b.warps.borrow_mut();
     let state = &mut warps[warp];
     let lanes = || (0..32).filter(move |l| mask & (1 << l) != 0);
-    let all_posted = lanes().all(|l| matches!(state.posted[l], Some(p) if p.op == op && p.mask == mask));
+    // Lanes may name different source lanes or deltas (a register operand of `shfl.sync`, as
+    // `__shfl_sync(mask, v, lane)` with a per-lane `lane`); they must agree on the kind and mask.
+    let all_posted = lanes().all(|l| matches!(state.posted[l], Some(p) if p.op.name() == op.name() && p.mask == mask));
     if !all_posted {
         return;
     }
@@ -107,7 +109,7 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
         results[lane] = Some(match op {
             WarpOp::Ballot => ballot,
             _ => {
-                let source = op.source(lane);
+                let source = state.posted[lane].map_or(op, |p| p.op).source(lane);
                 if mask & (1 << source) == 0 {
                     fault(std::format!(
                         "{} in lane {lane} reads lane {source}, which mask {mask:#010x} does not name",

@@ -53,7 +53,9 @@ pub fn command(example: &Example) -> Command {
         ],
         false => vec![PossibleValue::new("f32").alias("single")],
     };
-    command = command.arg(
+    // An example with its own `--precision` (course-matmul-tiled's bf16 and tf32) parses it.
+    let own_precision = example.flags.iter().any(|flag| flag.name == "--precision");
+    command = command.args((!own_precision).then(|| {
         Arg::new("precision")
             .long("precision")
             .value_name("P")
@@ -62,8 +64,8 @@ pub fn command(example: &Example) -> Command {
                 (true, Precision::F64) => "floating-point precision, f64 as the source's [default: f64]",
                 (true, Precision::F32) => "floating-point precision [default: f32]",
                 (false, _) => "floating-point precision: this example has an f32 path only [default: f32]",
-            }),
-    );
+            })
+    }));
     if example.reps {
         command = command.arg(
             Arg::new("reps")
@@ -134,7 +136,8 @@ pub fn positive(value: &str) -> Result<usize, String> {
 
 /// The options and the device `matches` gives, for `example`'s command.
 pub fn options(example: &Example, matches: &ArgMatches) -> Result<(Options, DeviceChoice), Error> {
-    let precision = match matches.get_one::<String>("precision").map(String::as_str) {
+    let generic = matches.try_get_one::<String>("precision").ok().flatten();
+    let precision = match generic.map(String::as_str) {
         Some("f64" | "double") => Precision::F64,
         Some(_) => Precision::F32,
         None => example.default_precision(),

@@ -109,6 +109,106 @@ impl<'a> Cublas<'a> {
     }
 }
 
+/// The inputs of a tensor-core GEMM ([`Cublas::gemm_tensor_nt`]) and the math cuBLAS uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TensorInputs {
+    /// BF16 operands (two per 32-bit word, the lower index in the low half), f32 accumulation:
+    /// `CUDA_R_16BF`, `CUBLAS_COMPUTE_32F`.
+    Bf16,
+    /// f32 operands rounded to TF32 by the tensor cores, f32 accumulation: `CUDA_R_32F`,
+    /// `CUBLAS_COMPUTE_32F_FAST_TF32`.
+    Tf32,
+}
+
+impl<'a> Cublas<'a> {
+    /// `C = A B` on the tensor cores (`cublasGemmEx`) for row-major `A` (`m x k`), `B` given
+    /// transposed (`bt`, `n x k`, row-major) and row-major f32 `C` (`m x n`), queued on the
+    /// stream. `a` and `bt` hold words: BF16 pairs (`m k / 2` and `n k / 2`, `k` even) or f32
+    /// (`m k` and `n k`), as `inputs` says.
+    ///
+    /// Column-major, the buffer of `bt` is `B` (`k x n`) and that of `A` is `A^T`, so this asks
+    /// for `C^T = B^T A^T`: `cublasGemmEx(T, N, n, m, k, bt, k, a, k, C, n)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_tensor_nt<W>(
+        &mut self,
+        inputs: TensorInputs,
+        (m, n, k): (usize, usize, usize),
+        a: &DeviceBuffer<W>,
+        bt: &DeviceBuffer<W>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<()> {
+        let per_word = match inputs {
+            TensorInputs::Bf16 => 2,
+            TensorInputs::Tf32 => 1,
+        };
+        if size_of::<W>() != 4 || !k.is_multiple_of(per_word) {
+            return Err(Error::InvalidArgument(format!(
+                "a tensor GEMM takes 4-byte words and, for BF16, an even k, not {}-byte words and k = {k}",
+                size_of::<W>()
+            )));
+        }
+        if a.len() < m * k / per_word || bt.len() < n * k / per_word || c.len() < m * n {
+            return Err(Error::InvalidArgument(format!(
+                "GEMM {m}x{n}x{k} needs {} and {} words of operands and {} of C, not {}, {} and {}",
+                m * k / per_word,
+                n * k / per_word,
+                m * n,
+                a.len(),
+                bt.len(),
+                c.len()
+            )));
+        }
+        let dim = |x: usize| {
+            i32::try_from(x.max(1))
+                .map_err(|_| Error::InvalidArgument(format!("cuBLAS takes dimensions below 2^31, not {x}")))
+        };
+        let (mi, ni, ki) = (dim(m)?, dim(n)?, dim(k)?);
+        let stream = &self.device.stream;
+        let not_cuda = || Error::NeedsCuda("cuBLAS on simulator buffers".into());
+        let (a_ptr, _a_record) = a.as_cuda().ok_or_else(not_cuda)?.device_ptr(stream);
+        let (b_ptr, _b_record) = bt.as_cuda().ok_or_else(not_cuda)?.device_ptr(stream);
+        let (c_ptr, _c_record) = c.as_cuda_mut().ok_or_else(not_cuda)?.device_ptr_mut(stream);
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let (input_type, compute) = match inputs {
+            TensorInputs::Bf16 => (
+                sys::cudaDataType::CUDA_R_16BF,
+                sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            ),
+            TensorInputs::Tf32 => (
+                sys::cudaDataType::CUDA_R_32F,
+                sys::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
+            ),
+        };
+        // SAFETY: the pointers address live allocations of this device holding at least the
+        // words checked above, used on the handle's stream; alpha and beta are host f32 values
+        // (the handle's default pointer mode), as compute type 32F expects.
+        unsafe {
+            result::gemm_ex(
+                self.handle,
+                sys::cublasOperation_t::CUBLAS_OP_T,
+                sys::cublasOperation_t::CUBLAS_OP_N,
+                ni,
+                mi,
+                ki,
+                (&alpha as *const f32).cast(),
+                b_ptr as *const _,
+                input_type,
+                ki,
+                a_ptr as *const _,
+                input_type,
+                ki,
+                (&beta as *const f32).cast(),
+                c_ptr as *mut _,
+                sys::cudaDataType::CUDA_R_32F,
+                ni,
+                compute,
+                sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .map_err(cublas_error("cublasGemmEx"))
+    }
+}
+
 impl Drop for Cublas<'_> {
     fn drop(&mut self) {
         // SAFETY: created in `new`, destroyed once here; work queued with it is ordered on the

@@ -38,7 +38,7 @@ mod variable;
 
 pub use cache_config::{CARVEOUT_DEFAULT, CachePreference};
 #[cfg(feature = "cublas")]
-pub use cublas::Cublas;
+pub use cublas::{Cublas, TensorInputs};
 pub use cuda::{CudaDevice, Module};
 pub use cufft::{Cufft, CufftFloat, CufftKind};
 pub use curand::{Curand, CurandFloat, CurandGenerator, CurandOrdering};

@@ -4,7 +4,9 @@
 use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering, fence};
 use ferrocuda_sim::{self as sim, Access, WarpOp};
 
+mod mma;
 mod rounding;
+pub use mma::*;
 pub use rounding::*;
 
 /// `%tid`.

@@ -2,7 +2,9 @@
 use core::arch::asm;
 use core::arch::nvptx as intr;
 
+mod mma;
 mod rounding;
+pub use mma::*;
 pub use rounding::*;
 
 /// `%tid.{x,y,z}`.

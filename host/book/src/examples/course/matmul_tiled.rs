@@ -10,8 +10,11 @@
 //! 200 x 136 x 72 on the simulator; `--size N` sets m = n = k = N (the square 4096^3 of the
 //! benchmarks), `--m`, `--n`, `--k` each dimension.
 //!
+//! `--precision bf16|tf32` runs the tensor-core GEMM instead (`matmul_tensor`).
+//!
 //! cuBLAS runs in its default math mode, `CUBLAS_DEFAULT_MATH`: FP32 SGEMM on the SIMT cores,
 //! no tensor cores (those need `CUBLAS_TF32_TENSOR_OP_MATH`, and round the inputs to TF32).
+use super::matmul_tensor::{MatmulPrecision, TensorPrecision};
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tiled::{
@@ -54,6 +57,12 @@ pub const EXAMPLE: Example = Example {
             name: "--k",
             value: Some("K"),
             help: "columns of A, rows of B [default: --size]",
+            requires: None,
+        },
+        Flag {
+            name: "--precision",
+            value: Some("P"),
+            help: "f32 (the SGEMM kernels against cuBLAS's SGEMM), or bf16 or tf32 (the tensor-core mma.sync GEMM against cuBLAS's GEMM in the same precision) [default: f32]",
             requires: None,
         },
     ],
@@ -334,6 +343,11 @@ fn dims(gpu: &Gpu, options: &Options) -> Result<Dims> {
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     let dims = dims(gpu, options)?;
     let (m, n, k) = dims;
+    let tensor = match options.parsed::<MatmulPrecision>("--precision")?.unwrap_or_default() {
+        MatmulPrecision::F32 => None,
+        MatmulPrecision::Bf16 => Some(TensorPrecision::Bf16),
+        MatmulPrecision::Tf32 => Some(TensorPrecision::Tf32),
+    };
     let too_large = || {
         Error::InvalidArgument(format!(
             "a {m} x {k} by {k} x {n} product has more elements than memory can address"
@@ -344,6 +358,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         footprint::elements(&[k, n]).ok_or_else(too_large)?,
     );
     footprint::elements(&[m, n]).ok_or_else(too_large)?;
+    if let Some(precision) = tensor {
+        return super::matmul_tensor::run(gpu, dims, precision, options.reps);
+    }
     let (a, b) = (try_random_matrix(a_len, 1)?, try_random_matrix(b_len, 2)?);
     let expected = reference::Expected::of(&a, &b, dims)?;
     let mut ops = Operands::new(gpu, dims, &a, &b)?;

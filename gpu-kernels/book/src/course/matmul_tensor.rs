@@ -1,0 +1,299 @@
+//! Matrix multiply on the tensor cores, `C = A B` with f32 accumulation (issue 17): BF16 inputs
+//! (`mma.sync` m16n8k16) or f32 inputs rounded to TF32 (m16n8k8), through
+//! [`ferrocuda_device::mma`].
+//!
+//! Layouts are the tensor cores' own ("row.col"): `A` is `m x k` row-major, `B` is given
+//! transposed, `bt` = `B^T`, `n x k` row-major, so both operands are contiguous along `k`;
+//! `C` is `m x n` row-major. BF16 operands come as words of two ([`mma::bf16_pair`], the lower
+//! `k` in the low half), so a row of `A` is `k / 2` words.
+//!
+//! Each block computes a 128 x 128 tile of `C` with 8 warps (2 x 4, each 64 x 32: 4 x 4 tiles of
+//! 16 x 8), stepping along `k` by 16 words (32 BF16 or 16 TF32) through double-buffered shared
+//! tiles: the next tiles' loads are issued into registers before the current tiles are
+//! multiplied, and stored after, so one barrier per step suffices. Rows of the shared tiles are
+//! padded by 4 words, which puts the 8 rows x 4 words a fragment load touches in 32 distinct
+//! banks. TF32 rounding (`cvt.rna`) happens once, on the store to shared memory.
+//!
+//! The kernels take whole tiles: `m` and `n` multiples of 128, `k` of 32 (BF16) or 16 (TF32);
+//! they trap otherwise. The host pads other sizes with zeros, which do not change the product.
+use ferrocuda_device::mma::{self, Accumulator, Bf16A, Bf16B, Tf32A, Tf32B};
+use ferrocuda_device::prelude::*;
+use ferrocuda_device::shared::Tile2d;
+
+/// Rows and columns of `C` per block.
+pub const TENSOR_TILE: usize = 128;
+/// Words of `k` per shared tile row: 32 BF16 or 16 TF32.
+const TILE_WORDS: usize = 16;
+/// Threads per block: 8 warps.
+pub const TENSOR_THREADS: u32 = 256;
+/// Warps along `n`; the other 2 go along `m`.
+const WARPS_N: usize = 4;
+/// 16-row tiles per warp along `m` (64 rows) and 8-column tiles along `n` (32 columns).
+const M_TILES: usize = 4;
+const N_TILES: usize = 4;
+/// One operand's shared tile: 128 rows of 16 words, padded to 20.
+type OperandTile<W> = Tile2d<W, TENSOR_TILE, TILE_WORDS, 4>;
+/// Shared memory of both kernels: two buffers of the `A` tile and of the `B^T` tile.
+pub const TENSOR_SHARED_BYTES: usize = 4 * OperandTile::<u32>::BYTES;
+/// 16-byte chunks of one operand tile each thread moves per step.
+const CHUNKS_PER_THREAD: usize = TENSOR_TILE * TILE_WORDS / 4 / TENSOR_THREADS as usize;
+
+/// Arguments of [`matmul_bf16_mma`]: BF16 pairs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct Bf16MatmulArgs {
+    /// `A`, `m x k` BF16, row-major, as `m * k / 2` words of pairs.
+    pub a: Slice<u32>,
+    /// `B^T`, `n x k` BF16, row-major, as `n * k / 2` words of pairs.
+    pub bt: Slice<u32>,
+    /// `C`, `m x n` f32, row-major; written.
+    pub c: SliceMut<f32>,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+}
+
+/// Arguments of [`matmul_tf32_mma`]: f32, rounded to TF32 by the kernel.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct Tf32MatmulArgs {
+    /// `A`, `m x k` f32, row-major.
+    pub a: Slice<f32>,
+    /// `B^T`, `n x k` f32, row-major.
+    pub bt: Slice<f32>,
+    /// `C`, `m x n` f32, row-major; written.
+    pub c: SliceMut<f32>,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+}
+
+/// What differs between the two precisions: the word type, how a word is prepared for shared
+/// memory, the fragments read from the shared tiles and the multiply-accumulate.
+trait TensorWords: Element4 + Default {
+    type A: Copy + Default;
+    type B: Copy + Default;
+    /// A word as stored in shared memory (TF32: rounded once here).
+    fn to_shared(self) -> Self;
+    /// The fragment of the 16-row tile of `A` at `row0`, words `words..words + 8` of `k`.
+    fn load_a(tile: &OperandTile<Self>, row0: usize, words: usize) -> Self::A;
+    /// The fragment of the 8 columns of `B` at `col0` (rows of the `B^T` tile), same words.
+    fn load_b(tile: &OperandTile<Self>, col0: usize, words: usize) -> Self::B;
+    /// `acc + a b`.
+    ///
+    /// # Safety
+    /// Every lane of the warp calls it together.
+    unsafe fn mma(acc: Accumulator, a: Self::A, b: Self::B) -> Accumulator;
+}
+
+impl TensorWords for u32 {
+    type A = Bf16A;
+    type B = Bf16B;
+    #[inline(always)]
+    fn to_shared(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn load_a(tile: &OperandTile<u32>, row0: usize, words: usize) -> Bf16A {
+        Bf16A::load(|r, p| tile.get(row0 + r, words + p))
+    }
+    #[inline(always)]
+    fn load_b(tile: &OperandTile<u32>, col0: usize, words: usize) -> Bf16B {
+        Bf16B::load(|c, p| tile.get(col0 + c, words + p))
+    }
+    #[inline(always)]
+    unsafe fn mma(acc: Accumulator, a: Bf16A, b: Bf16B) -> Accumulator {
+        // SAFETY: forwarded to the caller.
+        unsafe { acc.mma_bf16(a, b) }
+    }
+}
+
+impl TensorWords for f32 {
+    type A = Tf32A;
+    type B = Tf32B;
+    #[inline(always)]
+    fn to_shared(self) -> Self {
+        f32::from_bits(mma::to_tf32(self))
+    }
+    #[inline(always)]
+    fn load_a(tile: &OperandTile<f32>, row0: usize, words: usize) -> Tf32A {
+        Tf32A::load_rounded(|r, c| tile.get(row0 + r, words + c).to_bits())
+    }
+    #[inline(always)]
+    fn load_b(tile: &OperandTile<f32>, col0: usize, words: usize) -> Tf32B {
+        Tf32B::load_rounded(|c, r| tile.get(col0 + c, words + r).to_bits())
+    }
+    #[inline(always)]
+    unsafe fn mma(acc: Accumulator, a: Tf32A, b: Tf32B) -> Accumulator {
+        // SAFETY: forwarded to the caller.
+        unsafe { acc.mma_tf32(a, b) }
+    }
+}
+
+/// The shared body: `c = a bt^T` with `words_per_row` words per row of `a` and `bt`.
+#[inline(always)]
+fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: usize, n: usize, words_per_row: usize) {
+    if block_dim().x != TENSOR_THREADS as usize
+        || !m.is_multiple_of(TENSOR_TILE)
+        || !n.is_multiple_of(TENSOR_TILE)
+        || !words_per_row.is_multiple_of(TILE_WORDS)
+        || a.len() != m * words_per_row
+        || bt.len() != n * words_per_row
+        || c.len() != m * n
+    {
+        ferrocuda_device::global::bounds_failure()
+    }
+    let tiles = |buffer: usize| {
+        let bytes = OperandTile::<W>::BYTES;
+        // SAFETY: the launch provides TENSOR_SHARED_BYTES: A tiles at 0 and `bytes`, B^T tiles
+        // after them; every offset is a multiple of 16 (BYTES is 128 * 20 * 4).
+        unsafe {
+            (
+                OperandTile::<W>::dynamic_at(buffer * bytes),
+                OperandTile::<W>::dynamic_at((2 + buffer) * bytes),
+            )
+        }
+    };
+    let thread = thread_idx().x;
+    let (warp, _) = (thread / 32, thread % 32);
+    let (warp_row, warp_col) = (64 * (warp / WARPS_N), 32 * (warp % WARPS_N));
+    let (m0, n0) = (block_idx().y * TENSOR_TILE, block_idx().x * TENSOR_TILE);
+    // This thread's 16-byte chunks of each operand tile: (row, chunk of 4 words).
+    let chunk = |s: usize| {
+        let linear = thread + s * TENSOR_THREADS as usize;
+        (linear / (TILE_WORDS / 4), linear % (TILE_WORDS / 4))
+    };
+    let fetch = |step: usize| -> [[[W; 4]; CHUNKS_PER_THREAD]; 2] {
+        let word0 = step * TILE_WORDS;
+        let mut fetched = [[[W::default(); 4]; CHUNKS_PER_THREAD]; 2];
+        unroll!(s in [0, 1] => {
+            let (row, quad) = chunk(s);
+            fetched[0][s] = a.get4(((m0 + row) * words_per_row + word0) / 4 + quad);
+            fetched[1][s] = bt.get4(((n0 + row) * words_per_row + word0) / 4 + quad);
+        });
+        fetched
+    };
+    let store = |buffer: usize, fetched: &[[[W; 4]; CHUNKS_PER_THREAD]; 2]| {
+        let (a_tile, b_tile) = tiles(buffer);
+        unroll!(s in [0, 1] => {
+            let (row, quad) = chunk(s);
+            a_tile.set4(row, quad, fetched[0][s].map(W::to_shared));
+            b_tile.set4(row, quad, fetched[1][s].map(W::to_shared));
+        });
+    };
+    const { assert!(CHUNKS_PER_THREAD == 2, "the unrolled loads move two chunks per operand") };
+    let steps = words_per_row / TILE_WORDS;
+    let mut acc = [[Accumulator::default(); N_TILES]; M_TILES];
+    store(0, &fetch(0));
+    // SAFETY: every thread of the block reaches each barrier (uniform control flow).
+    unsafe { sync_threads() };
+    for step in 0..steps {
+        let next = (step + 1 < steps).then(|| fetch(step + 1));
+        let (a_tile, b_tile) = tiles(step % 2);
+        // Spelled out (`unroll!`), so the accumulators stay in registers.
+        unroll!(half in [0, 1] => {
+            let mut a_frags = [W::A::default(); M_TILES];
+            let mut b_frags = [W::B::default(); N_TILES];
+            unroll!(i in [0, 1, 2, 3] => {
+                a_frags[i] = W::load_a(&a_tile, warp_row + 16 * i, 8 * half);
+                b_frags[i] = W::load_b(&b_tile, warp_col + 8 * i, 8 * half);
+            });
+            unroll!(i in [0, 1, 2, 3] => {
+                unroll!(j in [0, 1, 2, 3] => {
+                    // SAFETY: every lane of every warp runs the same loop.
+                    acc[i][j] = unsafe { W::mma(acc[i][j], a_frags[i], b_frags[j]) };
+                });
+            });
+        });
+        if let Some(next) = next {
+            store((step + 1) % 2, &next);
+        }
+        // SAFETY: as above. The stores went to the other buffer, last read before the previous
+        // barrier; this one orders them before the next step's reads.
+        unsafe { sync_threads() };
+    }
+    const { assert!(M_TILES == 4 && N_TILES == 4, "the unrolled loops cover 4 x 4 tiles") };
+    let positions = Accumulator::positions();
+    unroll!(i in [0, 1, 2, 3] => {
+        unroll!(j in [0, 1, 2, 3] => {
+            unroll!(v in [0, 1, 2, 3] => {
+                let (r, col) = positions[v];
+                c.set((m0 + warp_row + 16 * i + r) * n + n0 + warp_col + 8 * j + col, acc[i][j].0[v]);
+            });
+        });
+    });
+}
+
+/// `C = A B` from BF16 operands on the tensor cores, f32 accumulation.
+///
+/// Launch: [`TENSOR_THREADS`] threads, a grid of `(n / 128, m / 128)`, [`TENSOR_SHARED_BYTES`].
+#[kernel]
+pub fn matmul_bf16_mma(args: Bf16MatmulArgs) {
+    let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
+    tensor_gemm::<u32>(args.a, args.bt, args.c, m, n, k / 2)
+}
+
+/// `C = A B` from f32 operands rounded to TF32 on the tensor cores, f32 accumulation.
+///
+/// Launch: as [`matmul_bf16_mma`].
+#[kernel]
+pub fn matmul_tf32_mma(args: Tf32MatmulArgs) {
+    let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
+    tensor_gemm::<f32>(args.a, args.bt, args.c, m, n, k)
+}
+
+/// Arguments of the one-tile kernels, which check the fragment layouts alone: `D = A B + C` for
+/// one 16 x 8 tile, every matrix row-major: `A` 16 x K, `B^T` 8 x K (as words: BF16 pairs, or
+/// f32 bits), `C` and `D` 16 x 8 f32.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct MmaTileArgs {
+    /// `A`, 16 rows of 8 words.
+    pub a: Slice<u32>,
+    /// `B^T`, 8 rows of 8 words.
+    pub bt: Slice<u32>,
+    pub c: Slice<f32>,
+    /// Written.
+    pub d: SliceMut<f32>,
+}
+
+/// One warp, one tile: `D = A B + C` through [`Accumulator::mma_bf16`] (K = 16).
+///
+/// Launch: one block of 32 threads.
+#[kernel]
+pub fn mma_tile_bf16(args: MmaTileArgs) {
+    mma_tile(args, |a, bt, c| {
+        let a = Bf16A::load(|r, p| a.get(r * 8 + p));
+        let b = Bf16B::load(|col, p| bt.get(col * 8 + p));
+        // SAFETY: the launch is one warp, all of whose lanes get here.
+        unsafe { c.mma_bf16(a, b) }
+    })
+}
+
+/// One warp, one tile: `D = A B + C` through [`Accumulator::mma_tf32`] (K = 8), the f32 inputs
+/// rounded by [`Tf32A::load`] and [`Tf32B::load`] (`cvt.rna`).
+///
+/// Launch: one block of 32 threads.
+#[kernel]
+pub fn mma_tile_tf32(args: MmaTileArgs) {
+    mma_tile(args, |a, bt, c| {
+        let a = Tf32A::load(|r, k| f32::from_bits(a.get(r * 8 + k)));
+        let b = Tf32B::load(|col, k| f32::from_bits(bt.get(col * 8 + k)));
+        // SAFETY: as in `mma_tile_bf16`.
+        unsafe { c.mma_tf32(a, b) }
+    })
+}
+
+/// Reads `C`, runs `multiply(a, bt, c)` and writes `D`, after checking the launch is one warp.
+#[inline(always)]
+fn mma_tile(args: MmaTileArgs, multiply: impl FnOnce(Slice<u32>, Slice<u32>, Accumulator) -> Accumulator) {
+    if block_dim().x != 32 || block_dim().y != 1 || grid_dim().x != 1 {
+        ferrocuda_device::global::bounds_failure()
+    }
+    let positions = Accumulator::positions();
+    let c = Accumulator(positions.map(|(r, col)| args.c.get(r * 8 + col)));
+    let d = multiply(args.a, args.bt, c);
+    for (value, (r, col)) in d.0.iter().zip(positions) {
+        args.d.set(r * 8 + col, *value);
+    }
+}

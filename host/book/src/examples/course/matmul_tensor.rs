@@ -1,0 +1,275 @@
+//! `course-matmul-tiled --precision bf16|tf32`: the product on the tensor cores, this library's
+//! `mma.sync` GEMM against cuBLAS's GEMM in the same precision (`cublasGemmEx`, its tensor-core
+//! math), same run, same operands (issue 17).
+//!
+//! The f32 inputs of the SGEMM path are rounded to BF16 (to nearest even) or TF32 (`cvt.rna`)
+//! first; the CPU reference multiplies the rounded values, whose products are exact in f32, so
+//! the check is the SGEMM path's `2 gamma_k |A||B|` bound on the accumulation alone. `B` is
+//! uploaded transposed (`n x k`, both operands contiguous along `k`, the tensor cores' "row.col")
+//! for both, and sizes that are not whole 128 x 128 x 32 tiles are padded with zeros, which
+//! change nothing in the product (cuBLAS multiplies the same padded operands).
+use super::matmul_tiled::{Dims, gflop_per_s, try_random_matrix};
+use crate::examples::Outcome;
+use crate::reference::course::matmul_tiled as reference;
+use book_kernels::course::matmul_tensor::{
+    Bf16MatmulArgs, MatmulBf16Mma, MatmulTf32Mma, TENSOR_SHARED_BYTES, TENSOR_THREADS, TENSOR_TILE, Tf32MatmulArgs,
+};
+use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
+use ferrocuda::footprint::{try_vec, try_with_capacity};
+use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result, TensorInputs};
+use ferrocuda::measure::time_reps;
+use std::fmt;
+use std::str::FromStr;
+
+/// `--precision`: the SGEMM path (f32) or a tensor-core one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MatmulPrecision {
+    #[default]
+    F32,
+    Bf16,
+    Tf32,
+}
+
+impl FromStr for MatmulPrecision {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "f32" | "single" => Ok(Self::F32),
+            "bf16" => Ok(Self::Bf16),
+            "tf32" => Ok(Self::Tf32),
+            other => Err(Error::InvalidArgument(format!(
+                "--precision must be f32, bf16 or tf32, not `{other}`"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for MatmulPrecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::F32 => "f32",
+            Self::Bf16 => "bf16",
+            Self::Tf32 => "tf32",
+        })
+    }
+}
+
+/// A tensor-core precision: how inputs are rounded and stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TensorPrecision {
+    Bf16,
+    Tf32,
+}
+
+impl TensorPrecision {
+    /// `x` as the tensor cores see it.
+    pub fn round(self, x: f32) -> f32 {
+        match self {
+            Self::Bf16 => from_bf16(to_bf16(x)),
+            Self::Tf32 => f32::from_bits(to_tf32(x)),
+        }
+    }
+
+    /// `k` padded to a whole step of the kernel: 32 BF16 or 16 TF32 (16 words).
+    fn padded_k(self, k: usize) -> usize {
+        match self {
+            Self::Bf16 => k.next_multiple_of(32),
+            Self::Tf32 => k.next_multiple_of(16),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Bf16 => "BF16 inputs, mma.sync m16n8k16",
+            Self::Tf32 => "TF32 inputs, mma.sync m16n8k8",
+        }
+    }
+}
+
+/// The padded operands `A` and `B^T` on the device: BF16 pairs, or f32 already rounded to TF32.
+pub enum OperandWords {
+    Bf16(DeviceBuffer<u32>, DeviceBuffer<u32>),
+    Tf32(DeviceBuffer<f32>, DeviceBuffer<f32>),
+}
+
+/// The padded operands and product on the device.
+pub struct TensorOperands {
+    pub operands: OperandWords,
+    /// `(m, n, k)` padded to whole tiles.
+    pub padded: Dims,
+    pub c_d: DeviceBuffer<f32>,
+}
+
+impl TensorOperands {
+    /// Rounds, pads, transposes `b` and uploads: `a` is `m x k`, `b` is `k x n`, row-major f32.
+    pub fn new(gpu: &Gpu, precision: TensorPrecision, (m, n, k): Dims, a: &[f32], b: &[f32]) -> Result<Self> {
+        let padded @ (mp, np, kp) = (
+            m.next_multiple_of(TENSOR_TILE),
+            n.next_multiple_of(TENSOR_TILE),
+            precision.padded_k(k),
+        );
+        if [mp, np, kp].into_iter().any(|d| u32::try_from(d).is_err()) {
+            return Err(Error::InvalidArgument(format!(
+                "{m} x {n} x {k} padded to whole tiles exceeds 2^32"
+            )));
+        }
+        // An `rows x k` operand (element (r, c) at `at(r, c)`) padded to `rows x kp` with zeros.
+        let padded_rows = |rows: usize, at: &dyn Fn(usize, usize) -> f32| -> Result<Vec<f32>> {
+            let mut out = try_with_capacity(rows * kp)?;
+            for r in 0..rows {
+                out.extend((0..kp).map(|c| if c < k { precision.round(at(r, c)) } else { 0.0 }));
+            }
+            Ok(out)
+        };
+        let a_rows = padded_rows(mp, &|r, c| if r < m { a[r * k + c] } else { 0.0 })?;
+        let bt_rows = padded_rows(np, &|j, c| if j < n { b[c * n + j] } else { 0.0 })?;
+        let operands = match precision {
+            TensorPrecision::Bf16 => {
+                let pairs = |rows: &[f32]| -> Vec<u32> {
+                    rows.chunks_exact(2)
+                        .map(|p| bf16_pair(to_bf16(p[0]), to_bf16(p[1])))
+                        .collect()
+                };
+                OperandWords::Bf16(gpu.upload(&pairs(&a_rows))?, gpu.upload(&pairs(&bt_rows))?)
+            }
+            TensorPrecision::Tf32 => OperandWords::Tf32(gpu.upload(&a_rows)?, gpu.upload(&bt_rows)?),
+        };
+        Ok(Self {
+            operands,
+            padded,
+            c_d: gpu.zeros(mp * np)?,
+        })
+    }
+
+    /// The kernel's launch shape: one block of [`TENSOR_THREADS`] per 128 x 128 tile of `C`.
+    pub fn shape(&self) -> LaunchShape {
+        let (mp, np, _) = self.padded;
+        LaunchShape::new(
+            ((np / TENSOR_TILE) as u32, (mp / TENSOR_TILE) as u32, 1),
+            (TENSOR_THREADS, 1, 1),
+        )
+        .with_shared_bytes(TENSOR_SHARED_BYTES as u32)
+    }
+
+    /// Runs this library's kernel.
+    pub fn launch(&mut self, gpu: &Gpu) -> Result<()> {
+        let (m, n, k) = self.padded;
+        let (m, n, k) = (m as u32, n as u32, k as u32);
+        let shape = self.shape();
+        let kernels = crate::kernels(gpu)?;
+        let c = self.c_d.view_mut();
+        match &self.operands {
+            OperandWords::Bf16(a, bt) => {
+                let args = Bf16MatmulArgs {
+                    a: a.view(),
+                    bt: bt.view(),
+                    c,
+                    m,
+                    n,
+                    k,
+                };
+                kernels.launch(MatmulBf16Mma, shape, args)
+            }
+            OperandWords::Tf32(a, bt) => {
+                let args = Tf32MatmulArgs {
+                    a: a.view(),
+                    bt: bt.view(),
+                    c,
+                    m,
+                    n,
+                    k,
+                };
+                kernels.launch(MatmulTf32Mma, shape, args)
+            }
+        }
+    }
+
+    /// Runs cuBLAS's GEMM in the same precision on the same padded operands.
+    pub fn cublas(&mut self, cublas: &mut Cublas) -> Result<()> {
+        match &self.operands {
+            OperandWords::Bf16(a, bt) => cublas.gemm_tensor_nt(TensorInputs::Bf16, self.padded, a, bt, &mut self.c_d),
+            OperandWords::Tf32(a, bt) => cublas.gemm_tensor_nt(TensorInputs::Tf32, self.padded, a, bt, &mut self.c_d),
+        }
+    }
+
+    /// The `m x n` product, cropped from the padded one.
+    pub fn product(&self, gpu: &Gpu, (m, n, _): Dims) -> Result<Vec<f32>> {
+        let padded = gpu.download(&self.c_d)?;
+        let np = self.padded.1;
+        let mut c = try_with_capacity(m * n)?;
+        for row in padded.chunks_exact(np).take(m) {
+            c.extend_from_slice(&row[..n]);
+        }
+        Ok(c)
+    }
+}
+
+/// The tensor-core run: the kernel and cuBLAS, each checked, timed over `reps`.
+pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Result<Outcome> {
+    let (m, n, k) = dims;
+    let round = |x: Vec<f32>| x.into_iter().map(|v| precision.round(v)).collect::<Vec<f32>>();
+    let a = round(try_random_matrix(m * k, 1)?);
+    let b = round(try_random_matrix(k * n, 2)?);
+    let expected = reference::Expected::of(&a, &b, dims)?;
+    let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b)?;
+    let mut cublas = match gpu.cuda("cuBLAS GEMM").and_then(Cublas::new) {
+        Ok(cublas) => Some(cublas),
+        Err(e) => {
+            println!(" cuBLAS not measured: {e}");
+            None
+        }
+    };
+    let mut checks = vec![];
+    let mut rows = vec![];
+    let ours = match precision {
+        TensorPrecision::Bf16 => "matmul_bf16_mma",
+        TensorPrecision::Tf32 => "matmul_tf32_mma",
+    };
+    for name in [ours, "cublasGemmEx"] {
+        gpu.upload_into(&try_vec(ops.c_d.len(), f32::NAN)?, &mut ops.c_d)?;
+        let stats = match (name == ours, cublas.as_mut()) {
+            (true, _) => time_reps(gpu, reps, || ops.launch(gpu))?,
+            (false, Some(cublas)) => time_reps(gpu, reps, || ops.cublas(cublas))?,
+            (false, None) => continue,
+        };
+        let check = expected.check(name, &ops.product(gpu, dims)?, k)?;
+        println!(
+            "Matrix multiplication {name} {}",
+            if check.passed() { "seems OK" } else { "is WRONG" }
+        );
+        checks.push(check);
+        rows.push((name, stats.median_ms));
+    }
+    let (mp, np, kp) = ops.padded;
+    println!(
+        " C({m} x {n}) = A({m} x {k}) B({k} x {n}), {}, f32 accumulation, median of {reps} runs ({}){}:",
+        precision.label(),
+        gpu.timing_label(),
+        if (mp, np, kp) == dims {
+            String::new()
+        } else {
+            format!(", padded to {mp} x {np} x {kp}")
+        }
+    );
+    println!(
+        "   {:<20} {:<44} {:>12} {:>10} {:>10}",
+        "variant", "launch shape", "time (ms)", "TFLOP/s", "/ cuBLAS"
+    );
+    let cublas_ms = rows.iter().find(|(name, _)| *name == "cublasGemmEx").map(|r| r.1);
+    for (name, ms) in &rows {
+        let shape = if *name == ours {
+            ops.shape().to_string()
+        } else {
+            "(cuBLAS's own)".into()
+        };
+        println!(
+            "   {:<20} {:<44} {:>12.4} {:>10.1} {:>10}",
+            name,
+            shape,
+            ms,
+            gflop_per_s(dims, *ms) * 1e-3,
+            cublas_ms.map_or("-".into(), |c| format!("{:.3}", c / ms))
+        );
+    }
+    Ok(Outcome { checks })
+}

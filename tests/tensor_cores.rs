@@ -1,0 +1,197 @@
+//! The tensor cores from Rust (issue 17): the `mma.sync` fragments of the device library against
+//! the CPU one tile at a time, the GEMM built on them (`course-matmul-tiled --precision
+//! bf16|tf32`) against the CPU product of the rounded inputs, and cuBLAS's GEMM in the same
+//! precision. On the simulator, `mma.sync` is the exactly rounded `a b + c`; on a GPU, the
+//! accumulation's order and rounding are the hardware's, so tile results are compared within a
+//! few ulps of the sum of |products|, and integer-valued tiles exactly.
+mod common;
+
+use book_kernels::course::matmul_tensor::{MmaTileArgs, MmaTileBf16, MmaTileTf32};
+use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
+use ferrocuda::gpu::{Cublas, LaunchShape};
+use ferrocuda::{Gpu, KernelView};
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::course::matmul_tensor::{TensorOperands, TensorPrecision};
+use ferrocuda_book::examples::course::matmul_tiled::random_matrix;
+use ferrocuda_book::reference::course::matmul_tiled as reference;
+
+/// `D = A B + C` for one 16 x 8 tile with `k` = 16 (BF16) or 8 (TF32) on `gpu`, from f32 `a`
+/// (16 x k), `b` (k x 8) and `c` (16 x 8), row-major; returns `D` and the CPU's exact
+/// result with the sum of |terms| of each element, from the inputs rounded as the GPU rounds them.
+fn mma_tile(
+    gpu: &Gpu,
+    precision: TensorPrecision,
+    a: &[f32],
+    b: &[f32],
+    c: &[f32],
+) -> Result<(Vec<f32>, Vec<(f64, f64)>), String> {
+    let k = a.len() / 16;
+    let round = |x: f32| match precision {
+        TensorPrecision::Bf16 => from_bf16(to_bf16(x)),
+        TensorPrecision::Tf32 => f32::from_bits(to_tf32(x)),
+    };
+    // Words of a row-major `rows x k` matrix given by `at(r, kk)`.
+    let words = |rows: usize, at: &dyn Fn(usize, usize) -> f32| -> Vec<u32> {
+        (0..rows)
+            .flat_map(|r| match precision {
+                TensorPrecision::Bf16 => (0..k / 2)
+                    .map(|p| bf16_pair(to_bf16(at(r, 2 * p)), to_bf16(at(r, 2 * p + 1))))
+                    .collect::<Vec<_>>(),
+                // Raw f32 bits: the kernel rounds them (cvt.rna) as it loads its fragments.
+                TensorPrecision::Tf32 => (0..k).map(|kk| at(r, kk).to_bits()).collect(),
+            })
+            .collect()
+    };
+    let a_words = words(16, &|r, kk| a[r * k + kk]);
+    let bt_words = words(8, &|col, kk| b[kk * 8 + col]);
+    let (a_d, bt_d, c_d) = (
+        gpu.upload(&a_words).map_err(fail)?,
+        gpu.upload(&bt_words).map_err(fail)?,
+        gpu.upload(c).map_err(fail)?,
+    );
+    let mut d_d = gpu.zeros::<f32>(16 * 8).map_err(fail)?;
+    let args = MmaTileArgs {
+        a: a_d.view(),
+        bt: bt_d.view(),
+        c: c_d.view(),
+        d: d_d.view_mut(),
+    };
+    let one_warp = LaunchShape::new((1, 1, 1), (32, 1, 1));
+    let kernels = ferrocuda_book::kernels(gpu).map_err(fail)?;
+    match precision {
+        TensorPrecision::Bf16 => kernels.launch(MmaTileBf16, one_warp, args),
+        TensorPrecision::Tf32 => kernels.launch(MmaTileTf32, one_warp, args),
+    }
+    .map_err(fail)?;
+    let exact = (0..16 * 8)
+        .map(|i| {
+            let (r, col) = (i / 8, i % 8);
+            (0..k).fold((c[i] as f64, c[i].abs() as f64), |(sum, size), kk| {
+                let term = round(a[r * k + kk]) as f64 * round(b[kk * 8 + col]) as f64;
+                (sum + term, size + term.abs())
+            })
+        })
+        .collect();
+    Ok((gpu.download(&d_d).map_err(fail)?, exact))
+}
+
+/// Every element within `ulps` units of 2^-23 of its sum of |terms| (exactly equal for 0).
+fn within(what: &str, got: &[f32], exact: &[(f64, f64)], ulps: f64) -> TestResult {
+    for (i, (&g, &(value, size))) in got.iter().zip(exact).enumerate() {
+        let tolerance = ulps * f32::EPSILON as f64 * size;
+        ensure((g as f64 - value).abs() <= tolerance, || {
+            format!(
+                "{what}: element ({}, {}) is {g}, the exact result {value} (tolerance {tolerance:e})",
+                i / 8,
+                i % 8
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Random tiles: a few ulps of the magnitude (on the simulator, correctly rounded: half an ulp).
+fn mma_tiles_match_cpu(gpu: &Gpu) -> TestResult {
+    for (precision, k) in [(TensorPrecision::Bf16, 16), (TensorPrecision::Tf32, 8)] {
+        for seed in 0..3u64 {
+            let (mut a, b, c) = (
+                random_matrix(16 * k, 10 + seed),
+                random_matrix(k * 8, 20 + seed),
+                random_matrix(16 * 8, 30 + seed),
+            );
+            // TF32 ties (half a TF32 ulp exactly), which cvt.rna rounds away from zero.
+            if precision == TensorPrecision::Tf32 {
+                a[0] = f32::from_bits(0x3f80_1000);
+                a[1] = f32::from_bits(0xbf80_3000);
+            }
+            let (got, exact) = mma_tile(gpu, precision, &a, &b, &c)?;
+            let ulps = gpu.pick(4.0, 0.5);
+            within(&format!("{precision:?} seed {seed}"), &got, &exact, ulps)?;
+        }
+    }
+    Ok(())
+}
+
+/// Integer-valued tiles: every product and partial sum is exact, so the GPU must agree exactly,
+/// and any misplaced fragment element shows.
+fn mma_tiles_exact_on_integers(gpu: &Gpu) -> TestResult {
+    for (precision, k) in [(TensorPrecision::Bf16, 16), (TensorPrecision::Tf32, 8)] {
+        let int =
+            |len: usize, s: usize| -> Vec<f32> { (0..len).map(|i| ((i * 7 + s * 13) % 9) as f32 - 4.0).collect() };
+        let (a, b, c) = (int(16 * k, 1), int(k * 8, 2), int(16 * 8, 3));
+        let (got, exact) = mma_tile(gpu, precision, &a, &b, &c)?;
+        within(&format!("{precision:?} integers"), &got, &exact, 0.0)?;
+    }
+    Ok(())
+}
+
+/// The GEMM on whole tiles and on sizes it pads, both precisions, against the CPU product of the
+/// rounded inputs (the SGEMM path's accumulation bound).
+fn tensor_gemm_matches_cpu(gpu: &Gpu) -> TestResult {
+    for precision in [TensorPrecision::Bf16, TensorPrecision::Tf32] {
+        for dims @ (m, n, k) in [(128, 128, 32), (256, 384, 96), (70, 45, 33), (130, 1, 17)] {
+            let round = |v: Vec<f32>| v.into_iter().map(|x| precision.round(x)).collect::<Vec<f32>>();
+            let (a, b) = (round(random_matrix(m * k, 5)), round(random_matrix(k * n, 6)));
+            let expected = reference::Expected::of(&a, &b, dims).map_err(fail)?;
+            let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b).map_err(fail)?;
+            ops.launch(gpu).map_err(fail)?;
+            let check = expected
+                .check("c", &ops.product(gpu, dims).map_err(fail)?, k)
+                .map_err(fail)?;
+            ensure(check.passed(), || format!("{precision:?} {m} x {n} x {k}: {check}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The program with each tensor precision, and an unknown precision refused in one sentence.
+fn tensor_gemm_program(gpu: &Gpu) -> TestResult {
+    for precision in ["bf16", "tf32"] {
+        example_passes(
+            gpu,
+            "course-matmul-tiled",
+            Options::default()
+                .with_flag("--m", Some("140"))
+                .with_flag("--n", Some("70"))
+                .with_flag("--k", Some("40"))
+                .with_flag("--precision", Some(precision)),
+        )?;
+    }
+    let example = ferrocuda_book::examples::find("course-matmul-tiled").ok_or("no example")?;
+    match (example.run)(gpu, &Options::default().with_flag("--precision", Some("fp8"))) {
+        Err(e) => ensure(e.to_string().contains("f32, bf16 or tf32"), || {
+            format!("refused as: {e}")
+        }),
+        Ok(_) => Err("--precision fp8 was accepted".into()),
+    }
+}
+
+/// cuBLAS's GEMM in each precision, through the same operands, against the CPU.
+fn cublas_gemm_matches_cpu(gpu: &Gpu) -> TestResult {
+    let mut cublas = Cublas::new(gpu.cuda("cuBLAS").map_err(fail)?).map_err(fail)?;
+    for precision in [TensorPrecision::Bf16, TensorPrecision::Tf32] {
+        let dims @ (m, n, k) = (256, 128, 64);
+        let round = |v: Vec<f32>| v.into_iter().map(|x| precision.round(x)).collect::<Vec<f32>>();
+        let (a, b) = (round(random_matrix(m * k, 7)), round(random_matrix(k * n, 8)));
+        let expected = reference::Expected::of(&a, &b, dims).map_err(fail)?;
+        let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b).map_err(fail)?;
+        ops.cublas(&mut cublas).map_err(fail)?;
+        let check = expected
+            .check("c", &ops.product(gpu, dims).map_err(fail)?, k)
+            .map_err(fail)?;
+        ensure(check.passed(), || format!("cuBLAS {precision:?}: {check}"))?;
+    }
+    Ok(())
+}
+
+fn main() {
+    let gpu_tests: Vec<GpuTest> = vec![
+        ("mma_tiles_match_cpu", mma_tiles_match_cpu),
+        ("mma_tiles_exact_on_integers", mma_tiles_exact_on_integers),
+        ("tensor_gemm_matches_cpu", tensor_gemm_matches_cpu),
+        ("tensor_gemm_program", tensor_gemm_program),
+    ];
+    let cuda_tests: Vec<GpuTest> = vec![("cublas_gemm_matches_cpu", cublas_gemm_matches_cpu)];
+    common::main_with_cuda_only(vec![], gpu_tests, cuda_tests)
+}

@@ -7,36 +7,41 @@
 //! `C` is `m x n` row-major. BF16 operands come as words of two ([`mma::bf16_pair`], the lower
 //! `k` in the low half), so a row of `A` is `k / 2` words.
 //!
-//! Each block computes a 128 x 128 tile of `C` with 8 warps (2 x 4, each 64 x 32: 4 x 4 tiles of
-//! 16 x 8), stepping along `k` by 16 words (32 BF16 or 16 TF32) through double-buffered shared
-//! tiles: the next tiles' loads are issued into registers before the current tiles are
+//! Each block computes a 128 x 256 tile of `C` with 8 warps (2 x 4, each 64 x 64: 4 x 8 tiles of
+//! 16 x 8, so each fragment of `A` serves 8 multiplies and each of `B` 4), stepping along `k` by
+//! 16 words (32 BF16 or 16 TF32) through double-buffered shared tiles: the next tiles' loads are issued into registers before the current tiles are
 //! multiplied, and stored after, so one barrier per step suffices. Rows of the shared tiles are
 //! padded by 4 words, which puts the 8 rows x 4 words a fragment load touches in 32 distinct
 //! banks. TF32 rounding (`cvt.rna`) happens once, on the store to shared memory.
 //!
-//! The kernels take whole tiles: `m` and `n` multiples of 128, `k` of 32 (BF16) or 16 (TF32);
+//! The kernels take whole tiles: `m` a multiple of 128, `n` of 256, `k` of 32 (BF16) or 16 (TF32);
 //! they trap otherwise. The host pads other sizes with zeros, which do not change the product.
 use ferrocuda_device::mma::{self, Accumulator, Bf16A, Bf16B, Tf32A, Tf32B};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::Tile2d;
 
-/// Rows and columns of `C` per block.
-pub const TENSOR_TILE: usize = 128;
+/// Rows of `C` per block.
+pub const TENSOR_TILE_M: usize = 128;
+/// Columns of `C` per block.
+pub const TENSOR_TILE_N: usize = 256;
 /// Words of `k` per shared tile row: 32 BF16 or 16 TF32.
 const TILE_WORDS: usize = 16;
 /// Threads per block: 8 warps.
 pub const TENSOR_THREADS: u32 = 256;
 /// Warps along `n`; the other 2 go along `m`.
 const WARPS_N: usize = 4;
-/// 16-row tiles per warp along `m` (64 rows) and 8-column tiles along `n` (32 columns).
+/// 16-row tiles per warp along `m` (64 rows) and 8-column tiles along `n` (64 columns).
 const M_TILES: usize = 4;
-const N_TILES: usize = 4;
-/// One operand's shared tile: 128 rows of 16 words, padded to 20.
-type OperandTile<W> = Tile2d<W, TENSOR_TILE, TILE_WORDS, 4>;
-/// Shared memory of both kernels: two buffers of the `A` tile and of the `B^T` tile.
-pub const TENSOR_SHARED_BYTES: usize = 4 * OperandTile::<u32>::BYTES;
-/// 16-byte chunks of one operand tile each thread moves per step.
-const CHUNKS_PER_THREAD: usize = TENSOR_TILE * TILE_WORDS / 4 / TENSOR_THREADS as usize;
+const N_TILES: usize = 8;
+/// The `A` tile: 128 rows of 16 words, padded to 20.
+type ATile<W> = Tile2d<W, TENSOR_TILE_M, TILE_WORDS, 4>;
+/// The `B^T` tile: 256 rows of 16 words, padded to 20.
+type BTile<W> = Tile2d<W, TENSOR_TILE_N, TILE_WORDS, 4>;
+/// Shared memory of both kernels: two buffers of the `A` tile and of the `B^T` tile (60 KiB,
+/// past the default 48: the launch opts in).
+pub const TENSOR_SHARED_BYTES: usize = 2 * ATile::<u32>::BYTES + 2 * BTile::<u32>::BYTES;
+/// 16-byte chunks of the `A` tile each thread moves per step (the `B^T` tile: twice as many).
+const A_CHUNKS: usize = TENSOR_TILE_M * TILE_WORDS / 4 / TENSOR_THREADS as usize;
 
 /// Arguments of [`matmul_bf16_mma`]: BF16 pairs.
 #[repr(C)]
@@ -76,9 +81,9 @@ trait TensorWords: Element4 + Default {
     /// A word as stored in shared memory (TF32: rounded once here).
     fn to_shared(self) -> Self;
     /// The fragment of the 16-row tile of `A` at `row0`, words `words..words + 8` of `k`.
-    fn load_a(tile: &OperandTile<Self>, row0: usize, words: usize) -> Self::A;
+    fn load_a(tile: &ATile<Self>, row0: usize, words: usize) -> Self::A;
     /// The fragment of the 8 columns of `B` at `col0` (rows of the `B^T` tile), same words.
-    fn load_b(tile: &OperandTile<Self>, col0: usize, words: usize) -> Self::B;
+    fn load_b(tile: &BTile<Self>, col0: usize, words: usize) -> Self::B;
     /// `acc + a b`.
     ///
     /// # Safety
@@ -94,11 +99,11 @@ impl TensorWords for u32 {
         self
     }
     #[inline(always)]
-    fn load_a(tile: &OperandTile<u32>, row0: usize, words: usize) -> Bf16A {
+    fn load_a(tile: &ATile<u32>, row0: usize, words: usize) -> Bf16A {
         Bf16A::load(|r, p| tile.get(row0 + r, words + p))
     }
     #[inline(always)]
-    fn load_b(tile: &OperandTile<u32>, col0: usize, words: usize) -> Bf16B {
+    fn load_b(tile: &BTile<u32>, col0: usize, words: usize) -> Bf16B {
         Bf16B::load(|c, p| tile.get(col0 + c, words + p))
     }
     #[inline(always)]
@@ -116,11 +121,11 @@ impl TensorWords for f32 {
         f32::from_bits(mma::to_tf32(self))
     }
     #[inline(always)]
-    fn load_a(tile: &OperandTile<f32>, row0: usize, words: usize) -> Tf32A {
+    fn load_a(tile: &ATile<f32>, row0: usize, words: usize) -> Tf32A {
         Tf32A::load_rounded(|r, c| tile.get(row0 + r, words + c).to_bits())
     }
     #[inline(always)]
-    fn load_b(tile: &OperandTile<f32>, col0: usize, words: usize) -> Tf32B {
+    fn load_b(tile: &BTile<f32>, col0: usize, words: usize) -> Tf32B {
         Tf32B::load_rounded(|c, r| tile.get(col0 + c, words + r).to_bits())
     }
     #[inline(always)]
@@ -134,8 +139,8 @@ impl TensorWords for f32 {
 #[inline(always)]
 fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: usize, n: usize, words_per_row: usize) {
     if block_dim().x != TENSOR_THREADS as usize
-        || !m.is_multiple_of(TENSOR_TILE)
-        || !n.is_multiple_of(TENSOR_TILE)
+        || !m.is_multiple_of(TENSOR_TILE_M)
+        || !n.is_multiple_of(TENSOR_TILE_N)
         || !words_per_row.is_multiple_of(TILE_WORDS)
         || a.len() != m * words_per_row
         || bt.len() != n * words_per_row
@@ -144,44 +149,51 @@ fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: u
         ferrocuda_device::global::bounds_failure()
     }
     let tiles = |buffer: usize| {
-        let bytes = OperandTile::<W>::BYTES;
-        // SAFETY: the launch provides TENSOR_SHARED_BYTES: A tiles at 0 and `bytes`, B^T tiles
-        // after them; every offset is a multiple of 16 (BYTES is 128 * 20 * 4).
+        let (a_bytes, b_bytes) = (ATile::<W>::BYTES, BTile::<W>::BYTES);
+        // SAFETY: the launch provides TENSOR_SHARED_BYTES: the two A tiles, then the two B^T
+        // tiles; every offset is a multiple of 16 (the sizes are multiples of 20 * 4 * 16).
         unsafe {
             (
-                OperandTile::<W>::dynamic_at(buffer * bytes),
-                OperandTile::<W>::dynamic_at((2 + buffer) * bytes),
+                ATile::<W>::dynamic_at(buffer * a_bytes),
+                BTile::<W>::dynamic_at(2 * a_bytes + buffer * b_bytes),
             )
         }
     };
     let thread = thread_idx().x;
-    let (warp, _) = (thread / 32, thread % 32);
-    let (warp_row, warp_col) = (64 * (warp / WARPS_N), 32 * (warp % WARPS_N));
-    let (m0, n0) = (block_idx().y * TENSOR_TILE, block_idx().x * TENSOR_TILE);
-    // This thread's 16-byte chunks of each operand tile: (row, chunk of 4 words).
+    let warp = thread / 32;
+    let (warp_row, warp_col) = (64 * (warp / WARPS_N), 64 * (warp % WARPS_N));
+    let (m0, n0) = (block_idx().y * TENSOR_TILE_M, block_idx().x * TENSOR_TILE_N);
+    // The `s`-th 16-byte chunk this thread moves: (row, chunk of 4 words) of a tile.
     let chunk = |s: usize| {
         let linear = thread + s * TENSOR_THREADS as usize;
         (linear / (TILE_WORDS / 4), linear % (TILE_WORDS / 4))
     };
-    let fetch = |step: usize| -> [[[W; 4]; CHUNKS_PER_THREAD]; 2] {
+    const { assert!(A_CHUNKS == 2, "the unrolled loads move two chunks of A and four of B^T") };
+    type Fetched<W> = ([[W; 4]; 2], [[W; 4]; 4]);
+    let fetch = |step: usize| -> Fetched<W> {
         let word0 = step * TILE_WORDS;
-        let mut fetched = [[[W::default(); 4]; CHUNKS_PER_THREAD]; 2];
+        let mut fetched: Fetched<W> = Default::default();
         unroll!(s in [0, 1] => {
             let (row, quad) = chunk(s);
-            fetched[0][s] = a.get4(((m0 + row) * words_per_row + word0) / 4 + quad);
-            fetched[1][s] = bt.get4(((n0 + row) * words_per_row + word0) / 4 + quad);
+            fetched.0[s] = a.get4(((m0 + row) * words_per_row + word0) / 4 + quad);
+        });
+        unroll!(s in [0, 1, 2, 3] => {
+            let (row, quad) = chunk(s);
+            fetched.1[s] = bt.get4(((n0 + row) * words_per_row + word0) / 4 + quad);
         });
         fetched
     };
-    let store = |buffer: usize, fetched: &[[[W; 4]; CHUNKS_PER_THREAD]; 2]| {
+    let store = |buffer: usize, fetched: &Fetched<W>| {
         let (a_tile, b_tile) = tiles(buffer);
         unroll!(s in [0, 1] => {
             let (row, quad) = chunk(s);
-            a_tile.set4(row, quad, fetched[0][s].map(W::to_shared));
-            b_tile.set4(row, quad, fetched[1][s].map(W::to_shared));
+            a_tile.set4(row, quad, fetched.0[s].map(W::to_shared));
+        });
+        unroll!(s in [0, 1, 2, 3] => {
+            let (row, quad) = chunk(s);
+            b_tile.set4(row, quad, fetched.1[s].map(W::to_shared));
         });
     };
-    const { assert!(CHUNKS_PER_THREAD == 2, "the unrolled loads move two chunks per operand") };
     let steps = words_per_row / TILE_WORDS;
     let mut acc = [[Accumulator::default(); N_TILES]; M_TILES];
     store(0, &fetch(0));
@@ -196,10 +208,12 @@ fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: u
             let mut b_frags = [W::B::default(); N_TILES];
             unroll!(i in [0, 1, 2, 3] => {
                 a_frags[i] = W::load_a(&a_tile, warp_row + 16 * i, 8 * half);
-                b_frags[i] = W::load_b(&b_tile, warp_col + 8 * i, 8 * half);
+            });
+            unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] => {
+                b_frags[j] = W::load_b(&b_tile, warp_col + 8 * j, 8 * half);
             });
             unroll!(i in [0, 1, 2, 3] => {
-                unroll!(j in [0, 1, 2, 3] => {
+                unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] => {
                     // SAFETY: every lane of every warp runs the same loop.
                     acc[i][j] = unsafe { W::mma(acc[i][j], a_frags[i], b_frags[j]) };
                 });
@@ -212,10 +226,10 @@ fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: u
         // barrier; this one orders them before the next step's reads.
         unsafe { sync_threads() };
     }
-    const { assert!(M_TILES == 4 && N_TILES == 4, "the unrolled loops cover 4 x 4 tiles") };
+    const { assert!(M_TILES == 4 && N_TILES == 8, "the unrolled loops cover 4 x 8 tiles") };
     let positions = Accumulator::positions();
     unroll!(i in [0, 1, 2, 3] => {
-        unroll!(j in [0, 1, 2, 3] => {
+        unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] => {
             unroll!(v in [0, 1, 2, 3] => {
                 let (r, col) = positions[v];
                 c.set((m0 + warp_row + 16 * i + r) * n + n0 + warp_col + 8 * j + col, acc[i][j].0[v]);
@@ -226,7 +240,7 @@ fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: u
 
 /// `C = A B` from BF16 operands on the tensor cores, f32 accumulation.
 ///
-/// Launch: [`TENSOR_THREADS`] threads, a grid of `(n / 128, m / 128)`, [`TENSOR_SHARED_BYTES`].
+/// Launch: [`TENSOR_THREADS`] threads, a grid of `(n / 256, m / 128)`, [`TENSOR_SHARED_BYTES`].
 #[kernel]
 pub fn matmul_bf16_mma(args: Bf16MatmulArgs) {
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);

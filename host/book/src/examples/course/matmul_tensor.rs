@@ -6,13 +6,13 @@
 //! first; the CPU reference multiplies the rounded values, whose products are exact in f32, so
 //! the check is the SGEMM path's `2 gamma_k |A||B|` bound on the accumulation alone. `B` is
 //! uploaded transposed (`n x k`, both operands contiguous along `k`, the tensor cores' "row.col")
-//! for both, and sizes that are not whole 128 x 128 x 32 tiles are padded with zeros, which
+//! for both, and sizes that are not whole 128 x 256 x 32 tiles are padded with zeros, which
 //! change nothing in the product (cuBLAS multiplies the same padded operands).
 use super::matmul_tiled::{Dims, gflop_per_s, try_random_matrix};
 use crate::examples::Outcome;
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tensor::{
-    Bf16MatmulArgs, MatmulBf16Mma, MatmulTf32Mma, TENSOR_SHARED_BYTES, TENSOR_THREADS, TENSOR_TILE, Tf32MatmulArgs,
+    Bf16MatmulArgs, MatmulBf16Mma, MatmulTf32Mma, TENSOR_SHARED_BYTES, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N, Tf32MatmulArgs,
 };
 use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
 use ferrocuda::footprint::{try_vec, try_with_capacity};
@@ -104,8 +104,8 @@ impl TensorOperands {
     /// Rounds, pads, transposes `b` and uploads: `a` is `m x k`, `b` is `k x n`, row-major f32.
     pub fn new(gpu: &Gpu, precision: TensorPrecision, (m, n, k): Dims, a: &[f32], b: &[f32]) -> Result<Self> {
         let padded @ (mp, np, kp) = (
-            m.next_multiple_of(TENSOR_TILE),
-            n.next_multiple_of(TENSOR_TILE),
+            m.next_multiple_of(TENSOR_TILE_M),
+            n.next_multiple_of(TENSOR_TILE_N),
             precision.padded_k(k),
         );
         if [mp, np, kp].into_iter().any(|d| u32::try_from(d).is_err()) {
@@ -141,11 +141,11 @@ impl TensorOperands {
         })
     }
 
-    /// The kernel's launch shape: one block of [`TENSOR_THREADS`] per 128 x 128 tile of `C`.
+    /// The kernel's launch shape: one block of [`TENSOR_THREADS`] per 128 x 256 tile of `C`.
     pub fn shape(&self) -> LaunchShape {
         let (mp, np, _) = self.padded;
         LaunchShape::new(
-            ((np / TENSOR_TILE) as u32, (mp / TENSOR_TILE) as u32, 1),
+            ((np / TENSOR_TILE_N) as u32, (mp / TENSOR_TILE_M) as u32, 1),
             (TENSOR_THREADS, 1, 1),
         )
         .with_shared_bytes(TENSOR_SHARED_BYTES as u32)

@@ -103,6 +103,12 @@ pub const EXAMPLE: Example = Example {
             requires: None,
         },
         Flag {
+            name: "--sides",
+            value: Some("N1,N2,.."),
+            help: "with --study: the strong-scaling sides; the largest also sets the shape and blocks experiments [default: 4096,8192,16384,32768; 66,130 on the simulator]",
+            requires: Some("--study"),
+        },
+        Flag {
             name: "--attempts",
             value: Some("A"),
             help: "with --study: runs of each configuration, reported as median and MAD [default: the thesis's Table 6.3, 30/20/10/5 by side and 3 for border widths; 1 on the simulator]",
@@ -140,7 +146,7 @@ pub const SIMULATOR_BORDERS: [usize; 3] = [1, 2, 5];
 /// study's own on `gpu` ([`study_plan`] of the largest).
 pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
     if options.switch("--study") {
-        let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
+        let sides = study_sides(options, gpu).ok()?;
         return study_plan(options, gpu, sides.iter().copied().max()?);
     }
     let (rows, _, points, element_bytes) = sor_setup::grid_of(options, n)?;
@@ -163,6 +169,23 @@ pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
         plan = plan.plus(sor_setup::cpu_reference_plan(rows, points, element_bytes)?)?;
     }
     Some(plan)
+}
+
+/// The study's strong-scaling sides: `--sides`, else [`STUDY_SIDES`] on a GPU and
+/// [`SIMULATOR_STUDY_SIDES`] on the simulator; a sentence for a list that does not parse or
+/// names a side below 5 (a strip of 4 partitions needs one interior row each).
+pub fn study_sides(options: &Options, gpu: &Gpu) -> Result<Vec<usize>> {
+    let Some(list) = options.value("--sides") else {
+        return Ok(gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]).to_vec());
+    };
+    list.split(',')
+        .map(|side| match side.trim().parse::<usize>() {
+            Ok(n) if n >= 5 => Ok(n),
+            _ => Err(Error::InvalidArgument(format!(
+                "--sides {list}: each side must be a whole number of at least 5, not `{side}`"
+            ))),
+        })
+        .collect()
 }
 
 /// The peak of `--study` whose largest grid has `side` points a side (the weak scaling's

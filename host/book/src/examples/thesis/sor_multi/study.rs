@@ -4,7 +4,7 @@
 //! widths. Each configuration runs the attempts of Table 6.3 and prints the median and its median
 //! absolute deviation, as the thesis graphs them; every attempt's grid is checked bit for bit
 //! against one GPU.
-use super::{MultiSetup, SIMULATOR_BORDERS, SIMULATOR_STUDY_SIDES, STUDY_PARTITIONS, STUDY_SIDES, THESIS_BORDERS};
+use super::{MultiSetup, SIMULATOR_BORDERS, STUDY_PARTITIONS, THESIS_BORDERS};
 use crate::examples::Options;
 use crate::examples::thesis::sor_setup::compare;
 use crate::plot::{Chart, Series};
@@ -158,7 +158,7 @@ type Base<'a> = &'a dyn Fn(usize, usize, Strategy, usize, Decomposition) -> Mult
 pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
     let gpu = gpus[0];
     let attempts = Attempts::from_options(gpu, options)?;
-    let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
+    let sides = &super::study_sides(options, gpu)?[..];
     let largest = sides.iter().copied().max().unwrap_or(0);
     let base = |omega_side: usize, partitions, strategy: Strategy, border, decomposition| MultiConfig {
         decomposition,

@@ -16,6 +16,9 @@ use ferrocuda_book::examples::course::matmul_tensor::{TensorOperands, TensorPrec
 use ferrocuda_book::examples::course::matmul_tiled::random_matrix;
 use ferrocuda_book::reference::course::matmul_tiled as reference;
 
+/// Each element of a CPU tile: the exact result and the sum of |terms| that bounds its rounding.
+type ExactTile = Vec<(f64, f64)>;
+
 /// `D = A B + C` for one 16 x 8 tile with `k` = 16 (BF16) or 8 (TF32) on `gpu`, from f32 `a`
 /// (16 x k), `b` (k x 8) and `c` (16 x 8), row-major; returns `D` and the CPU's exact
 /// result with the sum of |terms| of each element, from the inputs rounded as the GPU rounds them.
@@ -25,7 +28,7 @@ fn mma_tile(
     a: &[f32],
     b: &[f32],
     c: &[f32],
-) -> Result<(Vec<f32>, Vec<(f64, f64)>), String> {
+) -> Result<(Vec<f32>, ExactTile), String> {
     let k = a.len() / 16;
     let round = |x: f32| match precision {
         TensorPrecision::Bf16 => from_bf16(to_bf16(x)),

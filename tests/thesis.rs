@@ -480,12 +480,18 @@ fn thesis_sor_multi_study_on_the_simulator() -> TestResult {
     ensure(failed.is_empty(), || failed.join("; "))?;
     for (flag, value) in [("--attempts", "0"), ("--sides", "66,4"), ("--sides", "x")] {
         let bad = options.clone().with_flag(flag, Some(value));
-        ensure((example.run)(&simulator, &bad).is_err(), || format!("{flag} {value} was accepted"))?;
+        ensure((example.run)(&simulator, &bad).is_err(), || {
+            format!("{flag} {value} was accepted")
+        })?;
     }
     // Sides of its own: the largest sets the shape and blocks experiments.
-    let own = options.with_flag("--sides", Some("34,50")).with_flag("--attempts", Some("1"));
+    let own = options
+        .with_flag("--sides", Some("34,50"))
+        .with_flag("--attempts", Some("1"));
     let outcome = (example.run)(&simulator, &own).map_err(fail)?;
-    ensure(outcome.checks.iter().all(|c| c.passed()), || "--sides 34,50 failed a check".into())
+    ensure(outcome.checks.iter().all(|c| c.passed()), || {
+        "--sides 34,50 failed a check".into()
+    })
 }
 
 fn main() {

@@ -12,7 +12,8 @@ use super::matmul_tiled::{Dims, gflop_per_s, try_random_matrix};
 use crate::examples::Outcome;
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tensor::{
-    Bf16MatmulArgs, MatmulBf16Mma, MatmulTf32Mma, TENSOR_SHARED_BYTES, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N, Tf32MatmulArgs,
+    Bf16MatmulArgs, MatmulBf16Mma, MatmulTf32Mma, TENSOR_SHARED_BYTES, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N,
+    Tf32MatmulArgs,
 };
 use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
 use ferrocuda::footprint::{try_vec, try_with_capacity};

@@ -1,7 +1,7 @@
 //! Checks of the embedded PTX that need no GPU: every kernel's parameter block has the size of
 //! its host-side `*Args` struct, and the instructions each kernel was written to use are there
 //! (patterns, like CUDA.jl's intrinsics tests, not whole-file snapshots).
-use book_kernels::{appc, ch1, ch2, ch3, ch5, course, stream, tutorial};
+use book_kernels::{appc, ch1, ch2, ch3, ch5, course, racecheck, stream, tutorial};
 use ferrocuda::kernels::{probe, random, reduce, sor, transpose};
 use ferrocuda::ptx::{self, PtxModule, ResourceReport};
 use ferrocuda::{Kernel, KernelArgs};
@@ -78,6 +78,16 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, BinaryArgs<f32>>(stream::StreamTriadVec4),
         entry::<_, BinaryArgs<f64>>(stream::StreamTriadVec4),
         entry::<_, BinaryArgs<f32>>(stream::StreamTriadFourPerThread),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TileShift),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TileShiftRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TreeSum),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TreeSumRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::WarpTailSum),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::WarpTailSumRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TransposeTiles),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TransposeTilesRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::GlobalCellRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::GlobalCellAtomic),
         entry::<_, BinaryArgs<f64>>(stream::StreamTriadFourPerThread),
         entry::<_, ch3::shared_reverse::ReverseArgs>(ch3::shared_reverse::StaticReverse),
         entry::<_, ch3::shared_reverse::ReverseArgs>(ch3::shared_reverse::DynamicReverse1),

@@ -8,6 +8,15 @@
 //! - Dynamic shared memory is a per-block buffer of the launch's size, with a shadow of written
 //!   bytes: an access outside it, or a read of bytes never written in this launch, stops the
 //!   launch with a [`Fault`] naming kernel, block and thread.
+//! - Races ([`Checks`]): two threads of a block touching the same shared-memory bytes between two
+//!   barriers, one of them writing, stop the launch with a [`Fault`] naming both threads, the
+//!   bytes, each access with its source line, and the synchronisation that is missing
+//!   (compute-sanitizer's racecheck, on the CPU). The model is sm_70's independent thread
+//!   scheduling: lanes of one warp are ordered only by `__syncwarp`, a shuffle, a vote or a
+//!   barrier, never by running in one warp; atomics are exempt. On by default; the cross-block
+//!   global-memory check (which exempts blocks ordered by `__threadfence` and atomics, a lock) is
+//!   opt-in. `FERROCUDA_SIM_CHECKS=race,global-race|all|none` sets the process's default,
+//!   [`with_checks`] the checks of one host thread's launches.
 //! - A barrier some threads of the block never reach (they exited, or wait elsewhere), or a warp
 //!   operation whose mask names lanes that never arrive, is found when no thread can move on, and
 //!   reported the same way; the simulator never hangs on one.

@@ -147,19 +147,22 @@ fn transpose_tiles_body<const SYNCED: bool>(args: GalleryArgs) {
     let (tx, ty) = (thread_idx().x, thread_idx().y);
     // SAFETY: the launch provides `TRANSPOSE_SHARED_BYTES` (host driver).
     let tile = unsafe { TransposeTile::dynamic() };
-    for k in 0..tiles * tiles {
-        let (bx, by) = (k % tiles * TILE_DIM, k / tiles * TILE_DIM);
-        for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
-            tile.set(ty + j, tx, args.input.get((by + ty + j) * n + bx + tx));
-        }
-        // SAFETY: every thread of the block reaches each barrier of this kernel.
-        unsafe { sync_threads() };
-        for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
-            args.out.set((bx + ty + j) * n + by + tx, tile.get(tx, ty + j));
-        }
-        if SYNCED {
-            // SAFETY: as above.
+    // Nested loops rather than `k % tiles`: no division by a `tiles` that could be 0 (whose
+    // panic would link formatting code into the PTX).
+    for by in (0..tiles).map(|t| t * TILE_DIM) {
+        for bx in (0..tiles).map(|t| t * TILE_DIM) {
+            for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
+                tile.set(ty + j, tx, args.input.get((by + ty + j) * n + bx + tx));
+            }
+            // SAFETY: every thread of the block reaches each barrier of this kernel.
             unsafe { sync_threads() };
+            for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
+                args.out.set((bx + ty + j) * n + by + tx, tile.get(tx, ty + j));
+            }
+            if SYNCED {
+                // SAFETY: as above.
+                unsafe { sync_threads() };
+            }
         }
     }
 }

@@ -232,15 +232,11 @@ pub fn shared_access(address: *const u8, bytes: usize, access: Access) -> *mut u
         if access != Access::Read {
             written[offset..offset + bytes].fill(true);
         }
-        if let Some(race) = &b.race {
-            let generation = b.barrier_generation.get();
-            if let Err(message) = race
-                .borrow_mut()
-                .access(b, t.rank, generation, offset, bytes, access, site)
-            {
-                drop(written);
-                fault(message);
-            }
+        if let Some(race) = &b.race
+            && let Err(message) = race.borrow_mut().access(b, t.rank, offset, bytes, access, site)
+        {
+            drop(written);
+            fault(message);
         }
         (base + offset) as *mut u8
     })

@@ -129,13 +129,12 @@ impl SharedRace {
         }
     }
 
-    /// Checks an access of `rank` to bytes `offset..offset + bytes` in barrier generation
-    /// `generation`, then records it; `Err` with the fault's message on a race.
+    /// Checks an access of `rank` to bytes `offset..offset + bytes` in the block's current
+    /// barrier interval, then records it; `Err` with the fault's message on a race.
     pub fn access(
         &mut self,
         block: &BlockCtx,
         rank: usize,
-        generation: u64,
         offset: usize,
         bytes: usize,
         access: Access,
@@ -143,7 +142,7 @@ impl SharedRace {
     ) -> Result<(), String> {
         let (warp, lane) = (rank / 32, rank % 32);
         let me = Stamp {
-            interval: self.serial << 32 | generation,
+            interval: self.serial << 32 | block.barrier_generation.get(),
             seq: self.warps[warp].seq,
             rank: rank as u32,
             access,

@@ -185,42 +185,42 @@ pub fn global_cell_atomic(args: GalleryArgs) {
     }
 }
 
-/// [`tile_shift_body`] without the barrier between the second store and load.
+/// `tile_shift_body` without the barrier between the second store and load.
 #[kernel]
 pub fn tile_shift_racy(args: GalleryArgs) {
     tile_shift_body::<false>(args)
 }
-/// [`tile_shift_body`] with every barrier.
+/// `tile_shift_body` with every barrier.
 #[kernel]
 pub fn tile_shift(args: GalleryArgs) {
     tile_shift_body::<true>(args)
 }
-/// [`tree_sum_body`] without the barrier after the step at [`RACY_STRIDE`].
+/// `tree_sum_body` without the barrier after the step at [`RACY_STRIDE`].
 #[kernel]
 pub fn tree_sum_racy(args: GalleryArgs) {
     tree_sum_body::<false>(args)
 }
-/// [`tree_sum_body`] with every barrier.
+/// `tree_sum_body` with every barrier.
 #[kernel]
 pub fn tree_sum(args: GalleryArgs) {
     tree_sum_body::<true>(args)
 }
-/// [`warp_tail_sum_body`] without `__syncwarp`: correct only on pre-Volta lockstep warps.
+/// `warp_tail_sum_body` without `__syncwarp`: correct only on pre-Volta lockstep warps.
 #[kernel]
 pub fn warp_tail_sum_racy(args: GalleryArgs) {
     warp_tail_sum_body::<false>(args)
 }
-/// [`warp_tail_sum_body`] with a `__syncwarp` around each load.
+/// `warp_tail_sum_body` with a `__syncwarp` around each load.
 #[kernel]
 pub fn warp_tail_sum(args: GalleryArgs) {
     warp_tail_sum_body::<true>(args)
 }
-/// [`transpose_tiles_body`] without the barrier that ends each pass.
+/// `transpose_tiles_body` without the barrier that ends each pass.
 #[kernel]
 pub fn transpose_tiles_racy(args: GalleryArgs) {
     transpose_tiles_body::<false>(args)
 }
-/// [`transpose_tiles_body`] with it.
+/// `transpose_tiles_body` with it.
 #[kernel]
 pub fn transpose_tiles(args: GalleryArgs) {
     transpose_tiles_body::<true>(args)

@@ -28,6 +28,9 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
+/// A launch's output, and what the twin must produce.
+pub type OutputAndExpected = (Vec<f32>, Vec<f32>);
+
 /// One racy kernel and its correct twin.
 pub struct Case {
     /// The racy kernel's name (its PTX symbol, as compute-sanitizer prints it).
@@ -38,7 +41,7 @@ pub struct Case {
     pub report: &'static str,
     /// Launches the racy kernel (`true`) or the twin once; returns the output and what the twin
     /// must produce.
-    pub launch: fn(&Gpu, bool) -> Result<(Vec<f32>, Vec<f32>)>,
+    pub launch: fn(&Gpu, bool) -> Result<OutputAndExpected>,
 }
 
 /// The gallery, in the order the run launches it.
@@ -109,7 +112,7 @@ fn shape_1d() -> LaunchShape {
     LaunchShape::new((BLOCKS as u32, 1, 1), (BLOCK as u32, 1, 1)).with_shared_bytes(Tile1d::<f32>::bytes(BLOCK) as u32)
 }
 
-fn tile_shift(gpu: &Gpu, racy: bool) -> Result<(Vec<f32>, Vec<f32>)> {
+fn tile_shift(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
     let x = input(BLOCKS * BLOCK);
     let out = match racy {
         true => launch_one(gpu, TileShiftRacy, shape_1d(), &x, x.len())?,
@@ -126,7 +129,7 @@ fn block_sums(x: &[f32]) -> Vec<f32> {
     x.chunks(BLOCK).map(|c| c.iter().sum()).collect()
 }
 
-fn tree_sum(gpu: &Gpu, racy: bool) -> Result<(Vec<f32>, Vec<f32>)> {
+fn tree_sum(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
     let x = input(BLOCKS * BLOCK);
     let out = match racy {
         true => launch_one(gpu, TreeSumRacy, shape_1d(), &x, BLOCKS)?,
@@ -135,7 +138,7 @@ fn tree_sum(gpu: &Gpu, racy: bool) -> Result<(Vec<f32>, Vec<f32>)> {
     Ok((out, block_sums(&x)))
 }
 
-fn warp_tail_sum(gpu: &Gpu, racy: bool) -> Result<(Vec<f32>, Vec<f32>)> {
+fn warp_tail_sum(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
     let x = input(BLOCKS * BLOCK);
     let out = match racy {
         true => launch_one(gpu, WarpTailSumRacy, shape_1d(), &x, BLOCKS)?,
@@ -144,7 +147,7 @@ fn warp_tail_sum(gpu: &Gpu, racy: bool) -> Result<(Vec<f32>, Vec<f32>)> {
     Ok((out, block_sums(&x)))
 }
 
-fn transpose_tiles(gpu: &Gpu, racy: bool) -> Result<(Vec<f32>, Vec<f32>)> {
+fn transpose_tiles(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
     let n = TRANSPOSE_N;
     let x = input(n * n);
     let shape = LaunchShape::new(
@@ -160,7 +163,7 @@ fn transpose_tiles(gpu: &Gpu, racy: bool) -> Result<(Vec<f32>, Vec<f32>)> {
     Ok((out, expected))
 }
 
-fn global_cell(gpu: &Gpu, racy: bool) -> Result<(Vec<f32>, Vec<f32>)> {
+fn global_cell(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
     let shape = LaunchShape::new((BLOCKS as u32, 1, 1), (32, 1, 1));
     let out = match racy {
         true => launch_one(gpu, GlobalCellRacy, shape, &[0.0], 1)?,

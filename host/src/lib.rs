@@ -80,6 +80,9 @@ pub mod verify;
 pub use ferrocuda_device as device;
 pub use ferrocuda_device::global::{Slice, SliceMut};
 pub use ferrocuda_device::launch::{Kernel, KernelArgs};
+/// The CPU simulator (`ferrocuda-sim`): its optional checks ([`sim::Checks`],
+/// [`sim::with_checks`], `FERROCUDA_SIM_CHECKS`) and the faults it reports ([`sim::Fault`]).
+pub use ferrocuda_sim as sim;
 pub use gpu::{BackendChoice, DeviceBuffer, Error, Gpu, KernelSet, KernelView, Kernels, LaunchShape, Result};
 /// The library's own kernels (`gpu-kernels`), for launching them directly through
 /// `gpu.load(&ferrocuda::ptx::LIBRARY)`.

@@ -2,7 +2,7 @@
 //! parameter block has the size of its host-side `*Args` struct, the module chosen for a compute
 //! capability, the symbols linked between sets, and ptxas's resource report parsed.
 use super::{kernel_ptx, modules};
-use book_kernels::{appc, ch1, ch2, ch3, ch5, course, stream, tutorial};
+use book_kernels::{appc, ch1, ch2, ch3, ch5, course, racecheck, stream, tutorial};
 use ferrocuda::kernels::{probe, random, reduce, sor, transpose};
 use ferrocuda::ptx::{self, ResourceReport};
 use ferrocuda::{Kernel, KernelArgs};
@@ -72,6 +72,16 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, BinaryArgs<f64>>(stream::StreamTriadVec4),
         entry::<_, BinaryArgs<f32>>(stream::StreamTriadFourPerThread),
         entry::<_, BinaryArgs<f64>>(stream::StreamTriadFourPerThread),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TileShift),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TileShiftRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TreeSum),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TreeSumRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::WarpTailSum),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::WarpTailSumRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TransposeTiles),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TransposeTilesRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::GlobalCellRacy),
+        entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::GlobalCellAtomic),
         entry::<_, ch3::shared_reverse::ReverseArgs>(ch3::shared_reverse::StaticReverse),
         entry::<_, ch3::shared_reverse::ReverseArgs>(ch3::shared_reverse::DynamicReverse1),
         entry::<_, ch3::shared_reverse::Reverse2Args>(ch3::shared_reverse::DynamicReverse2),
@@ -86,6 +96,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Transpose1),
         entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Transpose2),
         entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Transpose3),
+        entry::<_, ch3::transpose::SectionTimedArgs>(ch3::transpose::Transpose3SectionTimed),
         entry::<_, ch3::transpose::TransposeArgs>(ch3::transpose::Gtranspose2),
         entry::<_, ch3::offset_stride::InPlaceArgs<f32>>(ch3::offset_stride::Offset),
         entry::<_, ch3::offset_stride::InPlaceArgs<f64>>(ch3::offset_stride::Offset),
@@ -126,6 +137,10 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, course::histogram::HistoArgs>(course::histogram::HistoPrivatizedKernel),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Naive),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Privatized),
+        entry::<_, course::matmul_tensor::Bf16MatmulArgs>(course::matmul_tensor::MatmulBf16Mma),
+        entry::<_, course::matmul_tensor::Tf32MatmulArgs>(course::matmul_tensor::MatmulTf32Mma),
+        entry::<_, course::matmul_tensor::MmaTileArgs>(course::matmul_tensor::MmaTileBf16),
+        entry::<_, course::matmul_tensor::MmaTileArgs>(course::matmul_tensor::MmaTileTf32),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulNaive),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulTiled),
         entry::<_, course::matmul_tiled::MatmulArgs>(course::matmul_tiled::MatmulTiled32),

@@ -17,5 +17,6 @@ pub mod ch5;
 pub mod ch6;
 pub mod ch7;
 pub mod course;
+pub mod racecheck;
 pub mod stream;
 pub mod tutorial;

@@ -194,6 +194,7 @@ impl<T: AtomicExchange + Element> SliceMut<T> {
 impl<T: AtomicAdd + Copy> Tile1d<T> {
     /// `atomicAdd` on element `i` of a shared tile; traps when `i` is out of bounds.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn atomic_add(&self, i: usize, value: T) -> T {
         let address = self.element_ptr(i);
         arch::shared_atomic_access(address.cast(), size_of::<T>());
@@ -206,6 +207,7 @@ impl Tile1d<u32> {
     /// `atom.shared.add.u32` (what nvcc emits for a `__shared__` array), where
     /// [`Tile1d::atomic_add`] takes a generic address; traps when `i` is out of bounds.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn atomic_add_shared(&self, i: usize, value: u32) -> u32 {
         let address = self.element_ptr(i);
         arch::shared_atomic_access(address.cast(), size_of::<u32>());

@@ -41,7 +41,7 @@
 //! | [`constant`] | constant memory | `__constant__` variables (one bank, written by the host) |
 //! | [`variable`] | device memory space | `__device__` variables ([`device_variable!`]), shared across modules |
 //! | [`shared`] | shared memory | `extern __shared__` tiles, padded 2-D tiles |
-//! | [`warp`] | warp shuffle and vote | `__shfl_*_sync`, `__any_sync`, `__ballot_sync`, `__activemask` |
+//! | [`warp`] | warp shuffle and vote | `__shfl_*_sync`, `__any_sync`, `__ballot_sync`, `__syncwarp`, `__activemask` |
 //! | [`atomic`] | atomic functions | `atomicAdd`, `atomicMin`, `atomicExch`, `atomicCAS` |
 //! | [`math`] | mathematical functions, intrinsics | `__fmaf_rn`, `__fmul_rn`, `__sinf`, `sinf` |
 //! | [`print`](mod@print) | formatted output | `printf` ([`println!`], [`print!`]) |

@@ -57,6 +57,7 @@ impl<T: Copy> Tile1d<T> {
 
     /// Element `i`; traps when out of bounds.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, i: usize) -> T {
         if i >= self.len {
             crate::global::bounds_failure()
@@ -77,6 +78,7 @@ impl<T: Copy> Tile1d<T> {
 
     /// Stores `value` in element `i`; traps when out of bounds.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set(&self, i: usize, value: T) {
         if i >= self.len {
             crate::global::bounds_failure()
@@ -91,6 +93,7 @@ impl<T: Copy> Tile1d<T> {
     /// # Safety
     /// `i < len`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn get_unchecked(&self, i: usize) -> T {
         // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
         unsafe { arch::shared_load(self.base.add(i)) }
@@ -101,6 +104,7 @@ impl<T: Copy> Tile1d<T> {
     /// # Safety
     /// `i < len`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn set_unchecked(&self, i: usize, value: T) {
         // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
         unsafe { arch::shared_store(self.base.add(i), value) }
@@ -157,6 +161,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     /// 16-byte aligned, [`Tile2d::dynamic_at`] offsets are multiples of 16, and the pitch of a
     /// tile read this way must be a multiple of 4 elements (a compile-time check).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get4(&self, row: usize, chunk: usize) -> [T; 4] {
         const {
             assert!(
@@ -174,6 +179,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     /// Stores `values` at (`row`, `4*chunk .. 4*chunk + 4`) in one 16-byte access; traps as
     /// [`Tile2d::get4`].
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set4(&self, row: usize, chunk: usize, values: [T; 4]) {
         const {
             assert!(
@@ -195,6 +201,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
 
     /// Element (`row`, `col`); traps when out of bounds.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, row: usize, col: usize) -> T {
         if row >= ROWS || col >= COLS {
             crate::global::bounds_failure()
@@ -209,6 +216,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     /// # Safety
     /// `row < ROWS` and `col < COLS`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn get_unchecked(&self, row: usize, col: usize) -> T {
         // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
         unsafe { arch::shared_load(self.base.add(row * Self::PITCH + col)) }
@@ -219,6 +227,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     /// # Safety
     /// `row < ROWS` and `col < COLS`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn set_unchecked(&self, row: usize, col: usize, value: T) {
         // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
         unsafe { arch::shared_store(self.base.add(row * Self::PITCH + col), value) }
@@ -226,6 +235,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
 
     /// Stores `value` at (`row`, `col`); traps when out of bounds.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set(&self, row: usize, col: usize, value: T) {
         if row >= ROWS || col >= COLS {
             crate::global::bounds_failure()

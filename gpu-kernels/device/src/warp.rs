@@ -114,6 +114,19 @@ pub unsafe fn vote_all_sync(mask: u32, predicate: bool) -> bool {
     // SAFETY: forwarded to the caller.
     unsafe { vote_ballot_sync(mask, predicate) == mask }
 }
+/// `__syncwarp(mask)`: waits until every lane of `mask` reaches it, and orders the shared and
+/// global memory accesses of those lanes before it against theirs after it. Under sm_70's
+/// independent thread scheduling, lanes of one warp that exchange data through shared memory
+/// need it (or a shuffle, a vote or `__syncthreads`) between the store and the load; running
+/// in one warp does not order them (PTX ISA §9.7.13.3, `bar.warp.sync`).
+///
+/// # Safety
+/// Every lane in `mask` calls it, with the same `mask` (the simulator reports a fault when not).
+#[inline(always)]
+pub unsafe fn sync_warp(mask: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { arch::bar_warp_sync(mask) }
+}
 /// `__activemask()`: the lanes executing this call together.
 #[inline(always)]
 pub fn active_mask() -> u32 {

@@ -33,6 +33,10 @@ pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) 
     let block_idx = |id: usize| [(id % gx) as u32, (id / gx % gy) as u32, (id / (gx * gy)) as u32];
     let args = SharedArgs(args);
     let output = super::output::launch_sink();
+    let checks = super::current_checks();
+    let global_race = checks
+        .global_race
+        .then(|| std::sync::Arc::new(super::global_race::GlobalRace::new()));
     let mut first = BlockCtx::new(
         launch.kernel,
         block_idx(0),
@@ -40,8 +44,10 @@ pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) 
         launch.grid,
         launch.shared_bytes,
         true,
+        checks,
     );
     first.output = output.clone();
+    first.global_race = global_race.clone();
     run_block(&first, run, args.0)?;
     let cooperative = first.cooperative.get();
     (1..gx * gy * gz).into_par_iter().try_for_each(|id| {
@@ -52,8 +58,10 @@ pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) 
             launch.grid,
             launch.shared_bytes,
             cooperative,
+            checks,
         );
         block.output = output.clone();
+        block.global_race = global_race.clone();
         let args = &args;
         run_block(&block, run, args.0)
     })
@@ -66,6 +74,7 @@ fn run_block<A: Copy + 'static>(block: &BlockCtx, run: fn(A), args: A) -> Result
             rank,
             wait: Cell::new(Wait::Running),
             yielder: Cell::new(std::ptr::null()),
+            fenced: Cell::new(false),
         })
         .collect();
     if block.can_suspend {

@@ -24,6 +24,8 @@ pub(crate) struct ThreadCtx {
     pub wait: Cell<Wait>,
     /// The coroutine's yielder; null for a thread run as a plain call (fast path).
     pub yielder: Cell<*const Yielder<(), ()>>,
+    /// A `__threadfence` since this thread's last atomic (the global race detector's release).
+    pub fenced: Cell<bool>,
 }
 
 /// A warp operation one lane has posted and waits to see completed.
@@ -64,6 +66,14 @@ pub(crate) struct BlockCtx {
     pub can_suspend: bool,
     /// Where the block's threads print: the launching thread's capture, or standard output.
     pub output: Option<super::output::Sink>,
+    /// The shared-memory race detector's shadow, when that check is on.
+    pub race: Option<RefCell<super::race::SharedRace>>,
+    /// The launch's global-memory race table, when that check is on.
+    pub global_race: Option<std::sync::Arc<super::global_race::GlobalRace>>,
+    /// Releases (`__threadfence`, then an atomic) this block's threads have made.
+    pub releases: Cell<u32>,
+    /// Whether a thread of this block has made a global atomic (an acquire).
+    pub acquired: Cell<bool>,
 }
 
 impl BlockCtx {
@@ -74,8 +84,12 @@ impl BlockCtx {
         grid_dim: [u32; 3],
         shared_bytes: usize,
         can_suspend: bool,
+        checks: super::Checks,
     ) -> Self {
         let threads = block_dim.iter().map(|&d| d as usize).product::<usize>();
+        // Without shared memory there is nothing to race on, and the fast path has no shared memory.
+        let race = (checks.shared_race && can_suspend && shared_bytes > 0)
+            .then(|| RefCell::new(super::race::SharedRace::new(shared_bytes, threads.div_ceil(32))));
         Self {
             kernel,
             block_idx,
@@ -92,11 +106,22 @@ impl BlockCtx {
             cooperative: Cell::new(false),
             can_suspend,
             output: None,
+            race,
+            global_race: None,
+            releases: Cell::new(0),
+            acquired: Cell::new(false),
         }
     }
 
     pub fn bump(&self) {
         self.progress.set(self.progress.get() + 1);
+    }
+
+    /// `blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)`.
+    pub fn linear_index(&self) -> u64 {
+        let [x, y, z] = self.block_idx.map(u64::from);
+        let [gx, gy, _] = self.grid_dim.map(u64::from);
+        x + gx * (y + gy * z)
     }
 
     /// The 3-D index of the thread of rank `rank`.
@@ -136,6 +161,14 @@ pub(crate) fn with_thread<R>(f: impl FnOnce(&ThreadCtx, &BlockCtx) -> R) -> R {
     // SAFETY: `enter` sets the pointers to a thread and block that outlive the resume in which
     // the kernel code calling this runs.
     unsafe { f(&*current.thread, &*current.block) }
+}
+
+/// Calls `f` with the current thread and block, or returns `None` outside a simulated launch.
+pub(crate) fn with_thread_if_any<R>(f: impl FnOnce(&ThreadCtx, &BlockCtx) -> R) -> Option<R> {
+    // SAFETY: as in `with_thread`.
+    CURRENT
+        .get()
+        .map(|current| unsafe { f(&*current.thread, &*current.block) })
 }
 
 /// Calls `f` with the current block, or returns `None` outside a simulated launch.

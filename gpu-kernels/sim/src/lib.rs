@@ -8,6 +8,15 @@
 //! - Dynamic shared memory is a per-block buffer of the launch's size, with a shadow of written
 //!   bytes: an access outside it, or a read of bytes never written in this launch, stops the
 //!   launch with a [`Fault`] naming kernel, block and thread.
+//! - Races ([`Checks`]): two threads of a block touching the same shared-memory bytes between two
+//!   barriers, one of them writing, stop the launch with a [`Fault`] naming both threads, the
+//!   bytes, each access with its source line, and the synchronisation that is missing
+//!   (compute-sanitizer's racecheck, on the CPU). The model is sm_70's independent thread
+//!   scheduling: lanes of one warp are ordered only by `__syncwarp`, a shuffle, a vote or a
+//!   barrier, never by running in one warp; atomics are exempt. On by default; the cross-block
+//!   global-memory check (which exempts blocks ordered by `__threadfence` and atomics, a lock) is
+//!   opt-in. `FERROCUDA_SIM_CHECKS=race,global-race|all|none` sets the process's default,
+//!   [`with_checks`] the checks of one host thread's launches.
 //! - A barrier some threads of the block never reach (they exited, or wait elsewhere), or a warp
 //!   operation whose mask names lanes that never arrive, is found when no thread can move on, and
 //!   reported the same way; the simulator never hangs on one.
@@ -21,15 +30,19 @@
 //! Should such a block reach a barrier or warp operation after all (the kernel's control flow
 //! differs between blocks), the launch stops with a fault that says so.
 mod block;
+mod checks;
 mod context;
+mod global_race;
 mod ops;
 mod output;
+mod race;
 
+pub use checks::{Checks, current_checks, default_checks, with_checks};
 pub use context::fault;
 pub use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
 pub use output::{capture_output, print};
 
-use context::with_thread;
+use context::{with_thread, with_thread_if_any};
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use std::fmt;
@@ -62,6 +75,50 @@ pub fn grid_dim() -> [u32; 3] {
 /// The lane (0..32) of the calling simulated thread in its warp.
 pub fn lane_id() -> u32 {
     with_thread(|t, _| (t.rank % 32) as u32)
+}
+
+/// Checks a global-memory access of `bytes` bytes at `address` against the other blocks'
+/// accesses in this launch, when [`Checks::global_race`] is on; a fault on a race. Called by the
+/// device library's global loads and stores; an atomic calls [`global_atomic`] instead.
+#[inline(always)]
+pub fn global_access(address: *const u8, bytes: usize, access: Access) {
+    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    let checked = with_thread_if_any(|t, b| {
+        let race = b.global_race.as_ref()?;
+        global_race::access(t, b, race, address as usize, bytes, access).err()
+    });
+    if let Some(message) = checked.flatten() {
+        fault(message);
+    }
+}
+
+/// Notes a global or shared atomic for the global race detector: an acquire by the block, and a
+/// release when the thread made a `__threadfence` since its last atomic.
+#[inline(always)]
+pub fn global_atomic() {
+    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    with_thread_if_any(|t, b| {
+        if let Some(race) = &b.global_race {
+            global_race::atomic(t, b, race);
+        }
+    });
+}
+
+/// Notes a `__threadfence` (any scope) for the global race detector.
+#[inline(always)]
+pub fn thread_fence() {
+    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    with_thread_if_any(|t, b| {
+        if b.global_race.is_some() {
+            global_race::fence(t);
+        }
+    });
 }
 
 /// CUDA's limits on launch shapes (compute capability 9.0).

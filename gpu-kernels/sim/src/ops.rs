@@ -17,6 +17,8 @@ pub enum WarpOp {
     Idx(u32, u32),
     /// `vote.sync.ballot`.
     Ballot,
+    /// `bar.warp.sync` (`__syncwarp`): no value, only the meeting.
+    SyncWarp,
 }
 
 impl WarpOp {
@@ -27,6 +29,7 @@ impl WarpOp {
             WarpOp::Bfly(..) => "shfl.sync.bfly",
             WarpOp::Idx(..) => "shfl.sync.idx",
             WarpOp::Ballot => "vote.sync.ballot",
+            WarpOp::SyncWarp => "bar.warp.sync",
         }
     }
 
@@ -43,7 +46,7 @@ impl WarpOp {
                 (lane ^ (m as usize & 31)) <= (c & 31) as usize,
             ),
             WarpOp::Idx(j, _) => j as usize & 31,
-            WarpOp::Ballot => lane,
+            WarpOp::Ballot | WarpOp::SyncWarp => lane,
         }
     }
 }
@@ -108,6 +111,7 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
     for lane in lanes() {
         results[lane] = Some(match op {
             WarpOp::Ballot => ballot,
+            WarpOp::SyncWarp => 0,
             _ => {
                 let source = state.posted[lane].map_or(op, |p| p.op).source(lane);
                 if mask & (1 << source) == 0 {
@@ -123,6 +127,10 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
     for lane in lanes() {
         state.posted[lane] = None;
         state.result[lane] = results[lane];
+    }
+    // Every completed shuffle, vote or `__syncwarp` orders the lanes of its mask.
+    if let Some(race) = &b.race {
+        race.borrow_mut().warp_synced(warp, mask);
     }
     b.bump();
 }
@@ -183,7 +191,7 @@ pub fn shared_base() -> *mut u8 {
     })
 }
 
-/// How a shared-memory access uses the bytes.
+/// How a shared- or global-memory access uses the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
     Read,
@@ -193,9 +201,13 @@ pub enum Access {
 }
 
 /// Checks an access of `bytes` bytes at `address` against the launch's shared memory and the
-/// bytes written so far, records writes, and returns the address to use.
+/// bytes written so far, and against the other threads' accesses since the last barrier when
+/// the race detector is on ([`super::Checks::shared_race`]); records it, and returns the address
+/// to use. The caller's source location names the access in a race report.
+#[track_caller]
 pub fn shared_access(address: *const u8, bytes: usize, access: Access) -> *mut u8 {
-    with_thread(|_, b| {
+    let site = core::panic::Location::caller();
+    with_thread(|t, b| {
         let base = b.shared.borrow_mut().as_mut_ptr() as usize;
         let offset = (address as usize).wrapping_sub(base);
         let verb = match access {
@@ -221,6 +233,12 @@ pub fn shared_access(address: *const u8, bytes: usize, access: Access) -> *mut u
         }
         if access != Access::Read {
             written[offset..offset + bytes].fill(true);
+        }
+        if let Some(race) = &b.race
+            && let Err(message) = race.borrow_mut().access(b, t.rank, offset, bytes, access, site)
+        {
+            drop(written);
+            fault(message);
         }
         (base + offset) as *mut u8
     })

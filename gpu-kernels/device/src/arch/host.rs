@@ -47,16 +47,19 @@ pub unsafe fn barrier_sync() {
 /// `membar.cta`.
 #[inline(always)]
 pub fn fence_block() {
+    sim::thread_fence();
     fence(Ordering::SeqCst)
 }
 /// `membar.gl`.
 #[inline(always)]
 pub fn fence_device() {
+    sim::thread_fence();
     fence(Ordering::SeqCst)
 }
 /// `membar.sys`.
 #[inline(always)]
 pub fn fence_system() {
+    sim::thread_fence();
     fence(Ordering::SeqCst)
 }
 /// `%clock64`: the host's time-stamp counter.
@@ -91,6 +94,7 @@ pub fn dynamic_shared_base<T>() -> *mut T {
 /// # Safety
 /// `address` lies in this launch's dynamic shared memory (checked: a fault otherwise).
 #[inline(always)]
+#[track_caller]
 pub unsafe fn shared_load<T: Copy>(address: *const T) -> T {
     let checked = sim::shared_access(address.cast(), size_of::<T>(), Access::Read);
     // SAFETY: `shared_access` checked that the bytes lie in the block's shared buffer.
@@ -101,6 +105,7 @@ pub unsafe fn shared_load<T: Copy>(address: *const T) -> T {
 /// # Safety
 /// `address` lies in this launch's dynamic shared memory (checked: a fault otherwise).
 #[inline(always)]
+#[track_caller]
 pub unsafe fn shared_store<T: Copy>(address: *mut T, value: T) {
     let checked = sim::shared_access(address.cast(), size_of::<T>(), Access::Write);
     // SAFETY: `shared_access` checked that the bytes lie in the block's shared buffer.
@@ -108,6 +113,7 @@ pub unsafe fn shared_store<T: Copy>(address: *mut T, value: T) {
 }
 /// Checks an atomic read-modify-write of shared memory before it happens.
 #[inline(always)]
+#[track_caller]
 pub fn shared_atomic_access(address: *const u8, bytes: usize) {
     sim::shared_access(address, bytes, Access::ReadWrite);
 }
@@ -137,6 +143,16 @@ shfl!(shfl_idx_b32, Idx);
 pub unsafe fn vote_ballot(mask: u32, predicate: bool) -> u32 {
     sim::warp_exchange(WarpOp::Ballot, mask, predicate as u32)
 }
+/// A simulated `bar.warp.sync`: waits for every lane of `mask`, and orders their memory
+/// accesses (the race detector's warp rule).
+///
+/// # Safety
+/// Every lane named in `mask` executes a `bar.warp.sync` with this mask (checked: a fault
+/// otherwise).
+#[inline(always)]
+pub unsafe fn bar_warp_sync(mask: u32) {
+    sim::warp_exchange(WarpOp::SyncWarp, mask, 0);
+}
 /// A simulated `activemask.b32`: the lanes of the warp that reach it together.
 #[inline(always)]
 pub fn active_mask() -> u32 {
@@ -151,6 +167,7 @@ macro_rules! atom_int {
         /// `address` is valid for reads and writes, and aligned.
         #[inline(always)]
         pub unsafe fn $name(address: *mut $t, value: $t) -> $t {
+            sim::global_atomic();
             // SAFETY: forwarded to the caller; the atomic type has the layout of `$t`.
             unsafe { <$atomic>::from_ptr(address) }.$method(value, Ordering::Relaxed)
         }
@@ -175,6 +192,7 @@ atom_int!(atom_exch_b64, AtomicU64, u64, swap);
 /// `address` is valid for reads and writes, and aligned.
 #[inline(always)]
 pub unsafe fn red_global_add_u32(address: *mut u32, value: u32) {
+    sim::global_atomic();
     // SAFETY: forwarded to the caller; `AtomicU32` has the layout of `u32`.
     unsafe { AtomicU32::from_ptr(address) }.fetch_add(value, Ordering::Relaxed);
 }
@@ -187,6 +205,7 @@ macro_rules! atom_float_add {
         /// `address` is valid for reads and writes, and aligned.
         #[inline(always)]
         pub unsafe fn $name(address: *mut $t, value: $t) -> $t {
+            sim::global_atomic();
             // SAFETY: forwarded to the caller; the atomic type has the size of `$t`.
             let bits = unsafe { <$atomic>::from_ptr(address.cast()) };
             let update = |old| Some((<$t>::from_bits(old) + value).to_bits());
@@ -208,6 +227,7 @@ macro_rules! atom_cas {
         /// `address` is valid for reads and writes, and aligned.
         #[inline(always)]
         pub unsafe fn $name(address: *mut $t, compare: $t, new: $t) -> $t {
+            sim::global_atomic();
             // SAFETY: forwarded to the caller; the atomic type has the layout of `$t`.
             let atomic = unsafe { <$atomic>::from_ptr(address) };
             atomic
@@ -225,6 +245,7 @@ atom_cas!(atom_cas_b64, AtomicU64, u64);
 /// `address` is valid for reads and 4-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
+    sim::global_access(address.cast(), 4, Access::Read);
     // SAFETY: forwarded to the caller.
     unsafe { address.read_volatile() }
 }
@@ -234,6 +255,7 @@ pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
 /// `address` is valid for writes and 4-byte aligned.
 #[inline(always)]
 pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
+    sim::global_access(address.cast(), 4, Access::Write);
     // SAFETY: forwarded to the caller.
     unsafe { address.write_volatile(value) }
 }
@@ -248,6 +270,7 @@ macro_rules! global_access {
         /// `address` is valid for reads and aligned for the type.
         #[inline(always)]
         pub unsafe fn $load(address: *const $t) -> $t {
+            sim::global_access(address.cast(), size_of::<$t>(), Access::Read);
             // SAFETY: forwarded to the caller.
             unsafe { address.read() }
         }
@@ -257,6 +280,7 @@ macro_rules! global_access {
         /// `address` is valid for writes and aligned for the type.
         #[inline(always)]
         pub unsafe fn $store(address: *mut $t, value: $t) {
+            sim::global_access(address.cast(), size_of::<$t>(), Access::Write);
             // SAFETY: forwarded to the caller.
             unsafe { address.write(value) }
         }
@@ -275,6 +299,7 @@ global_access!(ld_global_f64, st_global_f64, f64);
 /// `address` is valid for reads of 16 bytes and 16-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_global_v4_b32(address: *const u32) -> [u32; 4] {
+    sim::global_access(address.cast(), 16, Access::Read);
     // SAFETY: forwarded to the caller.
     unsafe { address.cast::<[u32; 4]>().read() }
 }
@@ -284,6 +309,7 @@ pub unsafe fn ld_global_v4_b32(address: *const u32) -> [u32; 4] {
 /// `address` is valid for writes of 16 bytes and 16-byte aligned.
 #[inline(always)]
 pub unsafe fn st_global_v4_b32(address: *mut u32, v: [u32; 4]) {
+    sim::global_access(address.cast(), 16, Access::Write);
     // SAFETY: forwarded to the caller.
     unsafe { address.cast::<[u32; 4]>().write(v) }
 }
@@ -293,6 +319,7 @@ pub unsafe fn st_global_v4_b32(address: *mut u32, v: [u32; 4]) {
 /// `address` is valid for reads of 16 bytes and 16-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_global_v2_b64(address: *const u64) -> [u64; 2] {
+    sim::global_access(address.cast(), 16, Access::Read);
     // SAFETY: forwarded to the caller.
     unsafe { address.cast::<[u64; 2]>().read() }
 }
@@ -302,6 +329,7 @@ pub unsafe fn ld_global_v2_b64(address: *const u64) -> [u64; 2] {
 /// `address` is valid for writes of 16 bytes and 16-byte aligned.
 #[inline(always)]
 pub unsafe fn st_global_v2_b64(address: *mut u64, v: [u64; 2]) {
+    sim::global_access(address.cast(), 16, Access::Write);
     // SAFETY: forwarded to the caller.
     unsafe { address.cast::<[u64; 2]>().write(v) }
 }
@@ -312,6 +340,7 @@ pub unsafe fn st_global_v2_b64(address: *mut u64, v: [u64; 2]) {
 /// `address` is valid for reads and 4-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_global_nc_b32(address: *const u32) -> u32 {
+    sim::global_access(address.cast(), 4, Access::Read);
     // SAFETY: forwarded to the caller.
     unsafe { address.read() }
 }
@@ -321,6 +350,7 @@ pub unsafe fn ld_global_nc_b32(address: *const u32) -> u32 {
 /// `address` is valid for reads and 8-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_global_nc_b64(address: *const u64) -> u64 {
+    sim::global_access(address.cast(), 8, Access::Read);
     // SAFETY: forwarded to the caller.
     unsafe { address.read() }
 }
@@ -331,6 +361,7 @@ pub unsafe fn ld_global_nc_b64(address: *const u64) -> u64 {
 /// `address` is valid for reads and 4-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_global_cg_b32(address: *const u32) -> u32 {
+    sim::global_access(address.cast(), 4, Access::Read);
     // SAFETY: forwarded to the caller.
     unsafe { address.read() }
 }
@@ -340,6 +371,7 @@ pub unsafe fn ld_global_cg_b32(address: *const u32) -> u32 {
 /// `address` is valid for reads and 8-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_global_cg_b64(address: *const u64) -> u64 {
+    sim::global_access(address.cast(), 8, Access::Read);
     // SAFETY: forwarded to the caller.
     unsafe { address.read() }
 }

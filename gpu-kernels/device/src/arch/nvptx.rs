@@ -164,6 +164,16 @@ pub unsafe fn vote_ballot(mask: u32, predicate: bool) -> u32 {
     };
     out
 }
+/// `bar.warp.sync` (PTX ISA §9.7.13.3): waits for the lanes of `mask` and orders their memory
+/// accesses among them.
+///
+/// # Safety
+/// Every lane named in `mask` executes a `bar.warp.sync` with this mask.
+#[inline(always)]
+pub unsafe fn bar_warp_sync(mask: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("bar.warp.sync {};", in(reg32) mask, options(nostack)) }
+}
 /// `activemask.b32` (PTX ISA §9.7.13.8).
 #[inline(always)]
 pub fn active_mask() -> u32 {

@@ -14,6 +14,7 @@ pub mod course;
 pub mod empty_kernel;
 pub mod logical_devices;
 pub mod plot_option;
+pub mod racecheck;
 pub mod stream;
 pub mod thesis;
 pub mod tutorial;
@@ -360,6 +361,7 @@ pub static EXAMPLES: &[Example] = &[
     ch4::transpose_mpi::GPUAWARE_EXAMPLE,
     appc::sgemm::EXAMPLE,
     appc::fcallingc::EXAMPLE,
+    racecheck::gallery::EXAMPLE,
 ];
 
 /// The example with this id.

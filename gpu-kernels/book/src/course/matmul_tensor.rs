@@ -305,9 +305,13 @@ fn mma_tile(args: MmaTileArgs, multiply: impl FnOnce(Slice<u32>, Slice<u32>, Acc
         ferrocuda_device::global::bounds_failure()
     }
     let positions = Accumulator::positions();
-    let c = Accumulator(positions.map(|(r, col)| args.c.get(r * 8 + col)));
+    let mut c = Accumulator::default();
+    // Spelled out, so the fragment stays in registers.
+    unroll!(v in [0, 1, 2, 3] => {
+        c.0[v] = args.c.get(positions[v].0 * 8 + positions[v].1);
+    });
     let d = multiply(args.a, args.bt, c);
-    for (value, (r, col)) in d.0.iter().zip(positions) {
-        args.d.set(r * 8 + col, *value);
-    }
+    unroll!(v in [0, 1, 2, 3] => {
+        args.d.set(positions[v].0 * 8 + positions[v].1, d.0[v]);
+    });
 }

@@ -189,9 +189,14 @@ impl Gpu {
         same_len("a copy", &[host.len(), device.len()])?;
         self.check_simulator_fault()?;
         match (&self.backend, &mut device.storage) {
-            (Backend::Cuda(cuda), Storage::Cuda(slice)) => cuda.stream.memcpy_htod(host, slice).map_err(Error::cuda(
-                format!("copying {} bytes host to device", std::mem::size_of_val(host)),
-            )),
+            (Backend::Cuda(cuda), Storage::Cuda(slice)) => {
+                let what = || format!("copying {} bytes host to device", std::mem::size_of_val(host));
+                cuda.stream.memcpy_htod(host, slice).map_err(Error::cuda(what()))?;
+                // From pageable memory the driver returns once the bytes are staged; from
+                // page-locked memory (a `Pinned` buffer's slice) `cuMemcpyHtoDAsync` returns at
+                // once, and the caller may then change `host`: wait, as the call promises.
+                cuda.stream.synchronize().map_err(Error::cuda(what()))
+            }
             _ => {
                 device.host_mut().ok_or_else(mixed_backends)?.copy_from_slice(host);
                 Ok(())
@@ -211,9 +216,14 @@ impl Gpu {
         same_len("a copy", &[host.len(), device.len()])?;
         self.check_simulator_fault()?;
         match (&self.backend, &device.storage) {
-            (Backend::Cuda(cuda), Storage::Cuda(slice)) => cuda.stream.memcpy_dtoh(slice, host).map_err(Error::cuda(
-                format!("copying {} bytes device to host", device.num_bytes()),
-            )),
+            (Backend::Cuda(cuda), Storage::Cuda(slice)) => {
+                let what = || format!("copying {} bytes device to host", device.num_bytes());
+                cuda.stream.memcpy_dtoh(slice, host).map_err(Error::cuda(what()))?;
+                // Into page-locked memory (a `Pinned` buffer's slice) `cuMemcpyDtoHAsync`
+                // returns before the bytes arrive, and cudarc does not wait for a plain slice:
+                // course-vector-add-multi read NaN from its pinned C. Wait, as the call promises.
+                cuda.stream.synchronize().map_err(Error::cuda(what()))
+            }
             _ => {
                 host.copy_from_slice(device.host().ok_or_else(mixed_backends)?);
                 Ok(())

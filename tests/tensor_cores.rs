@@ -12,8 +12,8 @@ use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
 use ferrocuda::gpu::{Cublas, LaunchShape};
 use ferrocuda::{Gpu, KernelView};
 use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::course::matmul_inputs::random_matrix;
 use ferrocuda_book::examples::course::matmul_tensor::{TensorOperands, TensorPrecision};
-use ferrocuda_book::examples::course::matmul_tiled::random_matrix;
 use ferrocuda_book::reference::course::matmul_tiled as reference;
 
 /// Each element of a CPU tile: the exact result and the sum of |terms| that bounds its rounding.

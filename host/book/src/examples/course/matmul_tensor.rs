@@ -8,7 +8,7 @@
 //! uploaded transposed (`n x k`, both operands contiguous along `k`, the tensor cores' "row.col")
 //! for both, and sizes that are not whole 128 x 256 x 32 tiles are padded with zeros, which
 //! change nothing in the product (cuBLAS multiplies the same padded operands).
-use super::matmul_tiled::{Dims, gflop_per_s, try_random_matrix};
+use super::matmul_inputs::{Dims, gflop_per_s, try_random_matrix};
 use crate::examples::Outcome;
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tensor::{

@@ -14,6 +14,7 @@
 //!
 //! cuBLAS runs in its default math mode, `CUBLAS_DEFAULT_MATH`: FP32 SGEMM on the SIMT cores,
 //! no tensor cores (those need `CUBLAS_TF32_TENSOR_OP_MATH`, and round the inputs to TF32).
+pub use super::matmul_inputs::{Dims, gflop_per_s, random_matrix, try_random_matrix};
 use super::matmul_tensor::{MatmulPrecision, TensorPrecision};
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::matmul_tiled as reference;
@@ -22,7 +23,7 @@ use book_kernels::course::matmul_tiled::{
     REGISTER_TILED_SHARED_BYTES, REGISTER_TILED_THREADS, TILE_WIDTH, TILE_WIDTH_32, TILED_32_SHARED_BYTES,
     TILED_SHARED_BYTES,
 };
-use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
+use ferrocuda::footprint::{self, Footprint, try_vec};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{Stats, time_reps};
 use ferrocuda::verify::Check;
@@ -106,9 +107,6 @@ pub fn memory(options: &Options, gpu: &Gpu, s: usize) -> Option<Footprint> {
         false => operands.host::<u8>(1, reference::Freivalds::bytes((m, n, k))?),
     }
 }
-
-/// Matrix dimensions `(m, n, k)`.
-pub type Dims = (usize, usize, usize);
 
 /// The variants, slowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -249,30 +247,6 @@ impl Operands {
     pub fn cublas(&mut self, cublas: &mut Cublas) -> Result<()> {
         cublas.sgemm_row_major(self.dims, &self.a_d, &self.b_d, &mut self.c_d)
     }
-}
-
-/// Uniform inputs in [-1, 1) from a fixed seed (a 64-bit LCG, so runs are reproducible); panics
-/// when the host has no room (tests and benchmarks; a run uses [`try_random_matrix`]).
-pub fn random_matrix(len: usize, seed: u64) -> Vec<f32> {
-    try_random_matrix(len, seed).expect("the host has room for the matrix")
-}
-
-/// [`random_matrix`], allocated fallibly.
-pub fn try_random_matrix(len: usize, seed: u64) -> Result<Vec<f32>> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let mut values = try_with_capacity(len)?;
-    values.extend((0..len).map(|_| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }));
-    Ok(values)
-}
-
-/// `2 m n k / time`, GFLOP/s.
-pub fn gflop_per_s((m, n, k): Dims, ms: f64) -> f64 {
-    2.0 * m as f64 * n as f64 * k as f64 / ms * 1e-6
 }
 
 /// One variant's timing.

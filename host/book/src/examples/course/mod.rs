@@ -5,6 +5,7 @@ pub mod heat;
 pub mod hello_world;
 pub mod histogram;
 pub mod image_blur;
+pub mod matmul_inputs;
 pub mod matmul_tensor;
 pub mod matmul_tiled;
 pub mod matrix_sum;

@@ -1,0 +1,31 @@
+//! The inputs and figures both paths of course-matmul-tiled share (the SGEMM kernels and the
+//! tensor-core GEMM): the dimensions, the seeded random matrices, GFLOP/s.
+use ferrocuda::footprint::try_with_capacity;
+use ferrocuda::gpu::Result;
+
+/// Matrix dimensions `(m, n, k)`.
+pub type Dims = (usize, usize, usize);
+
+/// Uniform inputs in [-1, 1) from a fixed seed (a 64-bit LCG, so runs are reproducible); panics
+/// when the host has no room (tests and benchmarks; a run uses [`try_random_matrix`]).
+pub fn random_matrix(len: usize, seed: u64) -> Vec<f32> {
+    try_random_matrix(len, seed).expect("the host has room for the matrix")
+}
+
+/// [`random_matrix`], allocated fallibly.
+pub fn try_random_matrix(len: usize, seed: u64) -> Result<Vec<f32>> {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut values = try_with_capacity(len)?;
+    values.extend((0..len).map(|_| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }));
+    Ok(values)
+}
+
+/// `2 m n k / time`, GFLOP/s.
+pub fn gflop_per_s((m, n, k): Dims, ms: f64) -> f64 {
+    2.0 * m as f64 * n as f64 * k as f64 / ms * 1e-6
+}

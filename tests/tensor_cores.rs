@@ -8,7 +8,7 @@ mod common;
 
 use book_kernels::course::matmul_tensor::{MmaTileArgs, MmaTileBf16, MmaTileTf32};
 use common::{GpuTest, TestResult, ensure, example_passes, fail};
-use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
+use ferrocuda::device::mma::{bf16_pair, to_bf16};
 use ferrocuda::gpu::{Cublas, LaunchShape};
 use ferrocuda::{Gpu, KernelView};
 use ferrocuda_book::examples::Options;
@@ -30,10 +30,6 @@ fn mma_tile(
     c: &[f32],
 ) -> Result<(Vec<f32>, ExactTile), String> {
     let k = a.len() / 16;
-    let round = |x: f32| match precision {
-        TensorPrecision::Bf16 => from_bf16(to_bf16(x)),
-        TensorPrecision::Tf32 => f32::from_bits(to_tf32(x)),
-    };
     // Words of a row-major `rows x k` matrix given by `at(r, kk)`.
     let words = |rows: usize, at: &dyn Fn(usize, usize) -> f32| -> Vec<u32> {
         (0..rows)
@@ -71,7 +67,7 @@ fn mma_tile(
         .map(|i| {
             let (r, col) = (i / 8, i % 8);
             (0..k).fold((c[i] as f64, c[i].abs() as f64), |(sum, size), kk| {
-                let term = round(a[r * k + kk]) as f64 * round(b[kk * 8 + col]) as f64;
+                let term = precision.round(a[r * k + kk]) as f64 * precision.round(b[kk * 8 + col]) as f64;
                 (sum + term, size + term.abs())
             })
         })
@@ -134,8 +130,10 @@ fn mma_tiles_exact_on_integers(gpu: &Gpu) -> TestResult {
 fn tensor_gemm_matches_cpu(gpu: &Gpu) -> TestResult {
     for precision in [TensorPrecision::Bf16, TensorPrecision::Tf32] {
         for dims @ (m, n, k) in [(128, 128, 32), (256, 384, 96), (70, 45, 33), (130, 1, 17)] {
-            let round = |v: Vec<f32>| v.into_iter().map(|x| precision.round(x)).collect::<Vec<f32>>();
-            let (a, b) = (round(random_matrix(m * k, 5)), round(random_matrix(k * n, 6)));
+            let (a, b) = (
+                precision.rounded(random_matrix(m * k, 5)),
+                precision.rounded(random_matrix(k * n, 6)),
+            );
             let expected = reference::Expected::of(&a, &b, dims).map_err(fail)?;
             let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b).map_err(fail)?;
             ops.launch(gpu).map_err(fail)?;
@@ -175,8 +173,10 @@ fn cublas_gemm_matches_cpu(gpu: &Gpu) -> TestResult {
     let mut cublas = Cublas::new(gpu.cuda("cuBLAS").map_err(fail)?).map_err(fail)?;
     for precision in [TensorPrecision::Bf16, TensorPrecision::Tf32] {
         let dims @ (m, n, k) = (256, 128, 64);
-        let round = |v: Vec<f32>| v.into_iter().map(|x| precision.round(x)).collect::<Vec<f32>>();
-        let (a, b) = (round(random_matrix(m * k, 7)), round(random_matrix(k * n, 8)));
+        let (a, b) = (
+            precision.rounded(random_matrix(m * k, 7)),
+            precision.rounded(random_matrix(k * n, 8)),
+        );
         let expected = reference::Expected::of(&a, &b, dims).map_err(fail)?;
         let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b).map_err(fail)?;
         ops.cublas(&mut cublas).map_err(fail)?;

@@ -17,6 +17,20 @@ fn cublas_error(call: &str) -> impl FnOnce(result::CublasError) -> Error + '_ {
     }
 }
 
+/// `(m, n, k)` as cuBLAS's `int`s (0 passed as 1, a valid leading dimension), or a sentence.
+fn cublas_dims(m: usize, n: usize, k: usize) -> Result<(i32, i32, i32)> {
+    let dim = |x: usize| {
+        i32::try_from(x.max(1))
+            .map_err(|_| Error::InvalidArgument(format!("cuBLAS takes dimensions below 2^31, not {x}")))
+    };
+    Ok((dim(m)?, dim(n)?, dim(k)?))
+}
+
+/// The error for a buffer of the simulator handed to cuBLAS.
+fn not_on_cuda() -> Error {
+    Error::NeedsCuda("cuBLAS on simulator buffers".into())
+}
+
 /// A cuBLAS handle on one device, working on the device's stream.
 pub struct Cublas<'a> {
     device: &'a CudaDevice,
@@ -72,16 +86,11 @@ impl<'a> Cublas<'a> {
                 c.len()
             )));
         }
-        let dim = |x: usize| {
-            i32::try_from(x.max(1))
-                .map_err(|_| Error::InvalidArgument(format!("cuBLAS takes dimensions below 2^31, not {x}")))
-        };
-        let (mi, ni, ki) = (dim(m)?, dim(n)?, dim(k)?);
+        let (mi, ni, ki) = cublas_dims(m, n, k)?;
         let stream = &self.device.stream;
-        let not_cuda = || Error::NeedsCuda("cuBLAS on simulator buffers".into());
-        let (a_ptr, _a_record) = a.as_cuda().ok_or_else(not_cuda)?.device_ptr(stream);
-        let (b_ptr, _b_record) = b.as_cuda().ok_or_else(not_cuda)?.device_ptr(stream);
-        let (c_ptr, _c_record) = c.as_cuda_mut().ok_or_else(not_cuda)?.device_ptr_mut(stream);
+        let (a_ptr, _a_record) = a.as_cuda().ok_or_else(not_on_cuda)?.device_ptr(stream);
+        let (b_ptr, _b_record) = b.as_cuda().ok_or_else(not_on_cuda)?.device_ptr(stream);
+        let (c_ptr, _c_record) = c.as_cuda_mut().ok_or_else(not_on_cuda)?.device_ptr_mut(stream);
         let (alpha, beta) = (1.0f32, 0.0f32);
         let op = sys::cublasOperation_t::CUBLAS_OP_N;
         // SAFETY: the pointers address live allocations of this device holding at least the
@@ -158,16 +167,11 @@ impl<'a> Cublas<'a> {
                 c.len()
             )));
         }
-        let dim = |x: usize| {
-            i32::try_from(x.max(1))
-                .map_err(|_| Error::InvalidArgument(format!("cuBLAS takes dimensions below 2^31, not {x}")))
-        };
-        let (mi, ni, ki) = (dim(m)?, dim(n)?, dim(k)?);
+        let (mi, ni, ki) = cublas_dims(m, n, k)?;
         let stream = &self.device.stream;
-        let not_cuda = || Error::NeedsCuda("cuBLAS on simulator buffers".into());
-        let (a_ptr, _a_record) = a.as_cuda().ok_or_else(not_cuda)?.device_ptr(stream);
-        let (b_ptr, _b_record) = bt.as_cuda().ok_or_else(not_cuda)?.device_ptr(stream);
-        let (c_ptr, _c_record) = c.as_cuda_mut().ok_or_else(not_cuda)?.device_ptr_mut(stream);
+        let (a_ptr, _a_record) = a.as_cuda().ok_or_else(not_on_cuda)?.device_ptr(stream);
+        let (b_ptr, _b_record) = bt.as_cuda().ok_or_else(not_on_cuda)?.device_ptr(stream);
+        let (c_ptr, _c_record) = c.as_cuda_mut().ok_or_else(not_on_cuda)?.device_ptr_mut(stream);
         let (alpha, beta) = (1.0f32, 0.0f32);
         let (input_type, compute) = match inputs {
             TensorInputs::Bf16 => (

@@ -71,6 +71,11 @@ impl TensorPrecision {
         }
     }
 
+    /// Every value of `values` rounded as the tensor cores see it.
+    pub fn rounded(self, values: Vec<f32>) -> Vec<f32> {
+        values.into_iter().map(|x| self.round(x)).collect()
+    }
+
     /// `k` padded to a whole step of the kernel: 32 BF16 or 16 TF32 (16 words).
     fn padded_k(self, k: usize) -> usize {
         match self {
@@ -208,9 +213,8 @@ impl TensorOperands {
 /// The tensor-core run: the kernel and cuBLAS, each checked, timed over `reps`.
 pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Result<Outcome> {
     let (m, n, k) = dims;
-    let round = |x: Vec<f32>| x.into_iter().map(|v| precision.round(v)).collect::<Vec<f32>>();
-    let a = round(try_random_matrix(m * k, 1)?);
-    let b = round(try_random_matrix(k * n, 2)?);
+    let a = precision.rounded(try_random_matrix(m * k, 1)?);
+    let b = precision.rounded(try_random_matrix(k * n, 2)?);
     let expected = reference::Expected::of(&a, &b, dims)?;
     let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b)?;
     let mut cublas = match gpu.cuda("cuBLAS GEMM").and_then(Cublas::new) {

@@ -150,6 +150,21 @@ fn one_gpu<T: SorReal>(
     Ok((grid, Stats::of(&mut per_iteration)))
 }
 
+/// Two configurations side by side: ET of each with its MAD and their ratio, then ms per
+/// iteration likewise (the columns of E3 and E4).
+fn side_by_side(first: &Measured, second: &Measured) -> String {
+    let ratio = |a: &Stats, b: &Stats| a.median_ms / b.median_ms;
+    format!(
+        "{:>19} {:>19} {:>10.2} {:>17} {:>17} {:>10.2}",
+        spread(&first.elapsed_ms),
+        spread(&second.elapsed_ms),
+        ratio(&first.elapsed_ms, &second.elapsed_ms),
+        spread(&first.ms_per_iteration),
+        spread(&second.ms_per_iteration),
+        ratio(&first.ms_per_iteration, &second.ms_per_iteration)
+    )
+}
+
 /// The configuration every experiment varies: `(omega side, partitions, exchange, border,
 /// decomposition)`.
 type Base<'a> = &'a dyn Fn(usize, usize, Strategy, usize, Decomposition) -> MultiConfig;
@@ -365,17 +380,11 @@ fn shape_study<T: SorReal>(
         for ((rows, cols), (initial, one)) in shapes.into_iter().zip(&references) {
             measured.push(measure(gpus, initial, rows, cols, config, one, tries, agreement)?);
         }
-        let (shape0, shape2) = (measured[0], measured[1]);
         println!(
-            " {:>8} {:>15} {:>19} {:>19} {:>10.2} {:>17} {:>17} {:>10.2}",
+            " {:>8} {:>15} {}",
             decomposition.to_string(),
             format!("{}x{}/{}x{}", n / 2, n, n, n / 2),
-            spread(&shape0.elapsed_ms),
-            spread(&shape2.elapsed_ms),
-            shape0.elapsed_ms.median_ms / shape2.elapsed_ms.median_ms,
-            spread(&shape0.ms_per_iteration),
-            spread(&shape2.ms_per_iteration),
-            shape0.ms_per_iteration.median_ms / shape2.ms_per_iteration.median_ms
+            side_by_side(&measured[0], &measured[1])
         );
     }
     println!(
@@ -414,15 +423,7 @@ fn kernel_study<T: SorReal>(
             };
             let gm = measure(gpus, &initial, n, n, config(Variant::Gm), &one, tries, agreement)?;
             let tex = measure(gpus, &initial, n, n, config(Variant::Lintex), &one, tries, agreement)?;
-            println!(
-                " {n:>6} {p:>3} {tries:>8} {:>19} {:>19} {:>10.2} {:>17} {:>17} {:>10.2}",
-                spread(&gm.elapsed_ms),
-                spread(&tex.elapsed_ms),
-                gm.elapsed_ms.median_ms / tex.elapsed_ms.median_ms,
-                spread(&gm.ms_per_iteration),
-                spread(&tex.ms_per_iteration),
-                gm.ms_per_iteration.median_ms / tex.ms_per_iteration.median_ms
-            );
+            println!(" {n:>6} {p:>3} {tries:>8} {}", side_by_side(&gm, &tex));
         }
     }
     println!(

@@ -73,13 +73,16 @@ impl Region {
         self.rows() == 0 || self.cols() == 0
     }
 
-    /// True when every neighbour of every point lies inside a `rows x cols` array.
+    /// True when every neighbour of every point lies inside a `rows x cols` array. Evaluated
+    /// without short circuits (`|`, `&`): the kernels' one launch test then compiles to one
+    /// predicate and one branch, not a chain of dependent ones ahead of the first load.
     pub const fn fits(&self, rows: usize, cols: usize) -> bool {
-        self.is_empty()
-            || (self.row_begin >= 1
-                && self.col_begin >= 1
-                && (self.row_end as usize) < rows
-                && (self.col_end as usize) < cols)
+        (self.rows() == 0)
+            | (self.cols() == 0)
+            | ((self.row_begin >= 1)
+                & (self.col_begin >= 1)
+                & ((self.row_end as usize) < rows)
+                & ((self.col_end as usize) < cols))
     }
 }
 
@@ -261,7 +264,7 @@ pub fn sor_split<T: Real>(args: SplitArgs<T>) {
     // The one bound test of the launch: with the region inside the array (neighbours
     // included), every index below is less than `rows * pitch` (a compacted row holds the
     // points of `cols` columns), so the accesses skip their own tests, as the CUDA C twin's.
-    if !region.fits(rows, cols) || cols.div_ceil(2) > pitch || rows * pitch > args.own.len().min(args.other.len()) {
+    if !region.fits(rows, cols) | (cols.div_ceil(2) > pitch) | (rows * pitch > args.own.len().min(args.other.len())) {
         ferrocuda_device::global::bounds_failure()
     }
     let y = global_idx_y();

@@ -39,6 +39,7 @@ fn main() {
             "ch4_cuda_transpose_rejects_bad_sections",
             library::ch4_cuda_transpose_rejects_bad_sections,
         ),
+        ("ch4_transpose_wide_exact", library::ch4_transpose_wide_exact),
         ("ch4_slab_layout_staged_exact", library::ch4_slab_layout_staged_exact),
         ("ch4_open_logical_round_robin", devices::ch4_open_logical_round_robin),
         (

@@ -3,6 +3,7 @@
 //! by `tests/ch4.rs`.
 use crate::common::{TestResult, ensure, fail};
 use ferrocuda::Gpu;
+use ferrocuda::gpu::{DeviceBuffer, Stream};
 use ferrocuda::transpose::{self, SlabLayout, TransposeTile};
 
 /// Marks every element the transpose must not write.
@@ -13,12 +14,25 @@ fn ramp(n: usize) -> Vec<f32> {
     (0..n).map(|i| (i % (1 << 24)) as f32).collect()
 }
 
-/// `cuda_transpose` of an `nx x ny` section at an offset inside a larger input with leading
-/// dimension `nx + 3`, into a section at an offset inside a larger output with leading dimension
-/// `ny + 5`: the section exactly transposed, every element around it untouched.
-fn transpose_section(gpu: &Gpu, nx: usize, ny: usize) -> TestResult {
-    let (ldi, ldo) = (nx + 3, ny + 5);
-    let (idata_offset, odata_offset) = (7 + 2 * ldi, 11 + ldo);
+/// `transpose::cuda_transpose` or `transpose::transpose`.
+type Transpose =
+    fn(&Gpu, Option<&Stream>, &mut DeviceBuffer<f32>, &DeviceBuffer<f32>, TransposeTile) -> ferrocuda::Result<()>;
+
+/// `launch` of an `nx x ny` section at an offset inside a larger input with a leading dimension
+/// past `nx`, into a section at an offset inside a larger output with one past `ny`: the section
+/// exactly transposed, every element around it untouched. With `even`, every offset and leading
+/// dimension is even (`transpose_wide`'s 8-byte path); without, they are odd.
+fn transpose_section(gpu: &Gpu, launch: Transpose, nx: usize, ny: usize, even: bool) -> TestResult {
+    let (ldi, ldo) = if even {
+        (nx + 4 - nx % 2, ny + 6 - ny % 2)
+    } else {
+        (nx + 3 + nx % 2, ny + 5 + ny % 2)
+    };
+    let (idata_offset, odata_offset) = if even {
+        (8 + 2 * ldi, 12 + 2 * ldo)
+    } else {
+        (7 + 2 * ldi, 11 + 2 * ldo)
+    };
     let input = ramp(idata_offset + ny * ldi);
     let idata = gpu.upload(&input).map_err(fail)?;
     let output_len = odata_offset + nx * ldo + 13;
@@ -31,7 +45,7 @@ fn transpose_section(gpu: &Gpu, nx: usize, ny: usize) -> TestResult {
         nx,
         ny,
     };
-    transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile).map_err(fail)?;
+    launch(gpu, None, &mut odata, &idata, tile).map_err(fail)?;
     let output = gpu.download(&odata).map_err(fail)?;
     let mut expected = vec![UNTOUCHED; output_len];
     for x in 0..nx {
@@ -51,8 +65,33 @@ pub fn ch4_cuda_transpose_sections_exact(gpu: &Gpu) -> TestResult {
     let sizes = [1usize, 31, 32, 33, 63, 65, 100];
     for &nx in &sizes {
         for &ny in &sizes {
-            transpose_section(gpu, nx, ny)?;
+            transpose_section(gpu, transpose::cuda_transpose, nx, ny, false)?;
         }
+    }
+    Ok(())
+}
+
+/// The library's fast transpose (`transpose_wide`) on every extent around its 64 x 64 tile and
+/// a multi-tile one, both ways, with even offsets and leading dimensions (its 8-byte path for
+/// full tiles) and odd ones (4-byte accesses throughout), and on whole matrices.
+pub fn ch4_transpose_wide_exact(gpu: &Gpu) -> TestResult {
+    let sizes = [1usize, 2, 63, 64, 65, 130];
+    for &nx in &sizes {
+        for &ny in &sizes {
+            for even in [true, false] {
+                transpose_section(gpu, transpose::transpose, nx, ny, even)?;
+            }
+        }
+    }
+    for (nx, ny) in [(64, 64), (256, 128), (33, 1000), (1000, 2)] {
+        let input = ramp(nx * ny);
+        let idata = gpu.upload(&input).map_err(fail)?;
+        let mut odata = gpu.zeros::<f32>(nx * ny).map_err(fail)?;
+        transpose::transpose(gpu, None, &mut odata, &idata, TransposeTile::whole(nx, ny)).map_err(fail)?;
+        let expected = transpose::cpu(&input, nx, ny).map_err(fail)?;
+        ensure(gpu.download(&odata).map_err(fail)? == expected, || {
+            format!("{nx} x {ny}: transpose_wide differs from the CPU's transpose")
+        })?;
     }
     Ok(())
 }

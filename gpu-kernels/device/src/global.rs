@@ -243,6 +243,32 @@ impl Slice<u8> {
     }
 }
 
+impl Slice<f32> {
+    /// The view's whole pairs of elements as `u64`s, when it starts 8-byte aligned (always, for
+    /// a whole allocation): element `2p` is the low half of pair `p`, element `2p + 1` the high
+    /// half (little-endian), so kernels can move two elements in one 8-byte access.
+    #[inline(always)]
+    pub fn pairs(&self) -> Option<Slice<u64>> {
+        (self.ptr as usize).is_multiple_of(8).then_some(Slice {
+            ptr: self.ptr.cast(),
+            len: self.len / 2,
+        })
+    }
+}
+
+impl SliceMut<f32> {
+    /// The view's whole pairs of elements as `u64`s, when it starts 8-byte aligned, as
+    /// [`Slice::pairs`].
+    #[inline(always)]
+    pub fn pairs(&self) -> Option<SliceMut<u64>> {
+        (self.ptr as usize).is_multiple_of(8).then_some(SliceMut {
+            ptr: self.ptr.cast(),
+            len: self.len / 2,
+            _owns: PhantomData,
+        })
+    }
+}
+
 impl SliceMut<u8> {
     /// The view's whole 4-byte words as `u32`s, when it starts 4-byte aligned, as
     /// [`Slice::words`]: kernels that write bytes 4 at a time (8-bit images) store one word.

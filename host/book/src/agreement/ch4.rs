@@ -1,6 +1,6 @@
-//! Book chapter 4's kernels (§4.1, Appendix D.4.1) on both backends: `assign` and the library's
-//! `cuda_transpose` on a section with leading dimensions and ragged tiles, compared exactly (a
-//! transpose and an assignment move values without arithmetic).
+//! Book chapter 4's kernels (§4.1, Appendix D.4.1) on both backends: `assign`, and the library's
+//! `cuda_transpose` and `transpose_wide` on sections with leading dimensions and ragged tiles,
+//! compared exactly (a transpose and an assignment move values without arithmetic).
 use super::Comparison;
 use crate::examples::ch4::minimal;
 use ferrocuda::gpu::Result;
@@ -30,5 +30,26 @@ pub(super) fn ch4(c: &mut Comparison) -> Result<()> {
         };
         transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?;
         gpu.download(&odata)
+    })?;
+    c.compare("transpose_wide", Tolerance::EXACT, |gpu| {
+        // 130 x 200 with even offsets and leading dimensions (the 8-byte path on full tiles,
+        // 4-byte accesses on the ragged ones), then 97 x 70 with odd ones (4-byte throughout).
+        let mut outputs = Vec::new();
+        for (nx, ny, ldi, ldo, idata_offset, odata_offset) in [(130, 200, 132, 202, 6, 4), (97, 70, 101, 75, 5, 3)] {
+            let input: Vec<f32> = (0..idata_offset + ny * ldi).map(|i| (i * 7919 % 4099) as f32).collect();
+            let idata = gpu.upload(&input)?;
+            let mut odata = gpu.upload(&vec![-1.0f32; odata_offset + nx * ldo])?;
+            let tile = TransposeTile {
+                odata_offset,
+                ldo,
+                idata_offset,
+                ldi,
+                nx,
+                ny,
+            };
+            transpose::transpose(gpu, None, &mut odata, &idata, tile)?;
+            outputs.extend(gpu.download(&odata)?);
+        }
+        Ok(outputs)
     })
 }

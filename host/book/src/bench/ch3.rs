@@ -5,12 +5,13 @@
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::ch3::transpose::{self, Variant};
 use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
+use ferrocuda::transpose::TransposeTile;
 
 /// The matrix side: the benchmark size, fixed whatever `--size-mib` says, since the
 /// bandwidth of a transpose depends on its extents, not only on its bytes.
 pub const N: usize = 16384;
 
-/// Measures the book's six kernels.
+/// Measures the book's six kernels, then the library's `transpose_wide`.
 pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
     let idata_d = gpu.upload(&transpose::input(N * N)?)?;
     let mut odata_d = gpu.zeros::<f32>(N * N)?;
@@ -34,5 +35,16 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
         }
         rows.push(measure(gpu, row, twin, settings.reps)?);
     }
+    // The library's fast transpose, on the same matrices (no twin: it is not the book's).
+    let tile = TransposeTile::whole(N, N);
+    let row = Row {
+        name: format!("transpose_wide (library) {N}^2"),
+        shape: tile.wide_shape()?,
+        bytes: 2 * N * N * size_of::<f32>(),
+        launch: Box::new(move |_: Option<&Kernels>| {
+            ferrocuda::transpose::transpose(gpu, None, &mut odata_d, &idata_d, tile)
+        }),
+    };
+    rows.push(measure(gpu, row, None, settings.reps)?);
     Ok(rows)
 }

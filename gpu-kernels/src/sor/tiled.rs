@@ -130,29 +130,33 @@ pub fn sor_tiled<T: Real>(args: TiledArgs<T>) {
         place.load::<true>(&args);
     }
     // The tile elements inside the region, as bounds on y and x (no test per point).
-    let span = |begin: u32, end: u32, origin: usize| {
+    // The tile elements inside the region, as bounds on y and x (no test per point), clamped
+    // to the tile: from here on every tile coordinate and index fits in 32 bits (64-bit
+    // arithmetic doubled the instructions of each half-sweep's setup).
+    let span = |begin: u32, end: u32, origin: usize, extent: usize| {
         (
-            (begin as usize + TILE_HALO).saturating_sub(origin),
-            (end as usize + TILE_HALO).saturating_sub(origin),
+            (begin as usize + TILE_HALO).saturating_sub(origin).min(extent) as u32,
+            (end as usize + TILE_HALO).saturating_sub(origin).min(extent) as u32,
         )
     };
     let (region_y, region_x) = (
-        span(region.row_begin, region.row_end, r0),
-        span(region.col_begin, region.col_end, c0),
+        span(region.row_begin, region.row_end, r0, TILE_SH),
+        span(region.col_begin, region.col_end, c0, TILE_SW),
     );
-    let (lane, warp) = (place.lane, place.warp);
-    for h in 0..args.half_sweeps as usize {
+    let (lane, warp) = (place.lane as u32, place.warp as u32);
+    let (plane, p0) = (plane as u32, place.p0 as u32);
+    for h in 0..args.half_sweeps {
         // SAFETY: every thread of the block reaches every barrier (uniform loop bounds).
         unsafe { sync_threads() };
-        let color = (args.first_color as usize + h) & 1;
+        let color = (args.first_color + h) & 1;
         let margin = h + 1;
-        let (y_begin, y_end) = (margin.max(region_y.0), (TILE_SH - margin).min(region_y.1));
-        let xs = (margin.max(region_x.0), (TILE_SW - margin).min(region_x.1));
+        let (y_begin, y_end) = (margin.max(region_y.0), (TILE_SH as u32 - margin).min(region_y.1));
+        let xs = (margin.max(region_x.0), (TILE_SW as u32 - margin).min(region_x.1));
         // Warps 2b and 2b + 1 take band b of the rows, lane l of them compacted column
         // `xs.0 / 2 + l` or `+ 32 + l`.
-        let k = xs.0 / 2 + lane + 32 * (warp % COLUMN_WARPS);
-        let band = y_end.saturating_sub(y_begin).div_ceil(BANDS);
-        let ya = y_begin + band * (warp / COLUMN_WARPS);
+        let k = xs.0 / 2 + lane + 32 * (warp % COLUMN_WARPS as u32);
+        let band = y_end.saturating_sub(y_begin).div_ceil(BANDS as u32);
+        let ya = y_begin + band * (warp / COLUMN_WARPS as u32);
         let yb = (ya + band).min(y_end);
         if ya < yb && xs.0 < xs.1 && 2 * k < xs.1 {
             let column = Column {
@@ -164,7 +168,7 @@ pub fn sor_tiled<T: Real>(args: TiledArgs<T>) {
                 omega: args.omega,
             };
             // The x parity of the colour's points in row ya.
-            if (color + place.p0 + ya) & 1 == 1 {
+            if (color + p0 + ya) & 1 == 1 {
                 column.walk::<true>(ya, yb);
             } else {
                 column.walk::<false>(ya, yb);
@@ -269,11 +273,11 @@ impl<T: Real> Place<T> {
 /// of `(0, k)` in the updated colour's plane and in the other colour's.
 struct Column<'a, T> {
     tile: &'a Tile1d<T>,
-    own: usize,
-    other: usize,
-    k: usize,
+    own: u32,
+    other: u32,
+    k: u32,
     /// The tile columns x of the region's points.
-    xs: (usize, usize),
+    xs: (u32, u32),
     omega: T,
 }
 
@@ -302,29 +306,35 @@ impl<T: Real> Column<'_, T> {
     /// each point's far side neighbour sits at compacted column k + 1 (x odd) or k - 1 (x
     /// even) of the other plane, and its result is stored only where x lies in the region.
     #[inline(always)]
-    fn walk<const ODD: bool>(&self, ya: usize, yb: usize) {
-        let stored = |odd: bool| (self.xs.0..self.xs.1).contains(&(2 * self.k + odd as usize));
+    fn walk<const ODD: bool>(&self, ya: u32, yb: u32) {
+        const PW: usize = TILE_PW;
+        let stored = |odd: bool| (self.xs.0..self.xs.1).contains(&(2 * self.k + odd as u32));
         let (stored_a, stored_b) = (stored(ODD), stored(!ODD));
-        let (mut own, mut other) = (self.own + ya * TILE_PW, self.other + ya * TILE_PW);
+        // Indices in usize (a u32 index, zero-extended at each access, cost an address
+        // computation per access: the wrap-around forbids folding the offsets).
+        let (mut own, mut other) = (
+            (self.own + ya * PW as u32) as usize,
+            (self.other + ya * PW as u32) as usize,
+        );
         let mut point = Operands {
             u: self.get(own),
             centre: self.get(other),
             side: self.get(Self::side(other, ODD)),
-            north: self.get(other - TILE_PW),
-            south: self.get(other + TILE_PW),
+            north: self.get(other - PW),
+            south: self.get(other + PW),
         };
         // Pairs of rows, each pair loading the next pair's operands, then the last one or
-        // two rows (u32: the 64-bit count cost a compare and carry per pair).
-        let rows = (yb - ya) as u32;
+        // two rows.
+        let rows = yb - ya;
         for _ in 0..(rows - 1) / 2 {
             self.row(&mut point, own, other, ODD, stored_a, true);
-            self.row(&mut point, own + TILE_PW, other + TILE_PW, !ODD, stored_b, true);
-            own += 2 * TILE_PW;
-            other += 2 * TILE_PW;
+            self.row(&mut point, own + PW, other + PW, !ODD, stored_b, true);
+            own += 2 * PW;
+            other += 2 * PW;
         }
         if rows.is_multiple_of(2) {
             self.row(&mut point, own, other, ODD, stored_a, true);
-            self.row(&mut point, own + TILE_PW, other + TILE_PW, !ODD, stored_b, false);
+            self.row(&mut point, own + PW, other + PW, !ODD, stored_b, false);
         } else {
             self.row(&mut point, own, other, ODD, stored_a, false);
         }
@@ -344,6 +354,7 @@ impl<T: Real> Column<'_, T> {
     /// not wait for it.
     #[inline(always)]
     fn row(&self, point: &mut Operands<T>, own: usize, other: usize, odd: bool, store: bool, next: bool) {
+        const PW: usize = TILE_PW;
         let (w, e) = if odd {
             (point.centre, point.side)
         } else {
@@ -352,13 +363,13 @@ impl<T: Real> Column<'_, T> {
         let u = point.u;
         let updated = relax(u, w, e, point.north, point.south, self.omega);
         if next {
-            let below = other + TILE_PW;
+            let below = other + PW;
             *point = Operands {
-                u: self.get(own + TILE_PW),
+                u: self.get(own + PW),
                 centre: point.south,
                 side: self.get(Self::side(below, !odd)),
                 north: point.centre,
-                south: self.get(below + TILE_PW),
+                south: self.get(below + PW),
             };
         }
         // A point outside the region gets its own value back: no thread reads the updated

@@ -295,13 +295,14 @@ impl<T: Real> Column<'_, T> {
     #[inline(always)]
     fn get(&self, i: usize) -> T {
         // SAFETY: every index `walk` forms is `own` or `other` (each less than `plane +
-        // TILE_PW`) plus a row in `1..TILE_SH - 1` times `TILE_PW`, and for the far side one
-        // column step more or less: inside the tile (a step past a plane row's end reads the
-        // next or previous row's, in the same plane, only for a point outside the region).
+        // TILE_PW`) plus a row in `0..TILE_SH` times `TILE_PW`, and for the far side (rows
+        // `1..TILE_SH - 1` only) one column step more or less: inside the tile (a step past a
+        // plane row's end reads the next or previous row's, in the same plane, only for a
+        // point outside the region).
         unsafe { self.tile.get_unchecked(i) }
     }
 
-    /// Updates rows `ya..yb` (`1 <= ya < yb < TILE_SH - 1`) of the column, in order. Rows ya,
+    /// Updates rows `ya..yb` (`1 <= ya < yb <= TILE_SH - 1`) of the column, in order. Rows ya,
     /// ya + 2, ... hold the colour's points at x = 2k + ODD, the others at x = 2k + !ODD, so
     /// each point's far side neighbour sits at compacted column k + 1 (x odd) or k - 1 (x
     /// even) of the other plane, and its result is stored only where x lies in the region.

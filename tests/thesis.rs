@@ -6,6 +6,7 @@
 mod common;
 
 use common::{CpuTest, TestResult, ensure, example_passes, fail};
+use ferrocuda::kernels::sor::{BLACK, RED, Region};
 use ferrocuda::sor::cpu as reference;
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig};
@@ -57,6 +58,57 @@ fn thesis_sor_kernels_match_cpu_f32(gpu: &Gpu) -> TestResult {
 
 fn thesis_sor_kernels_match_cpu_f64(gpu: &Gpu) -> TestResult {
     kernels_match_cpu::<f64>(gpu)
+}
+
+/// The tiled kernel on regions short of the interior, at both parities of local `(0, 0)`, in
+/// chunks of four half-sweeps and one: regions that start and end inside a tile, at odd and
+/// even rows and columns, so each tile's region bounds and colour planes shift.
+fn tiled_regions_match_cpu<T: SorReal>(gpu: &Gpu) -> TestResult {
+    let omega = 1.9;
+    for (rows, cols) in [(75, 250), (41, 131)] {
+        let initial: Vec<T> = Problem::Harmonic.initial(rows, cols).map_err(fail)?;
+        let regions = [
+            Region {
+                row_begin: 3,
+                row_end: rows as u32 - 5,
+                col_begin: 7,
+                col_end: cols as u32 - 2,
+            },
+            Region {
+                row_begin: 34,
+                row_end: 37,
+                col_begin: 118,
+                col_end: 125,
+            },
+        ];
+        for parity in [0, 1] {
+            for region in regions {
+                let mut expected = initial.clone();
+                let mut grid = DeviceGrid::upload(gpu, Variant::Tiled, &initial, rows, cols, parity).map_err(fail)?;
+                let w = T::from_f64(omega);
+                for color in [BLACK, RED, BLACK] {
+                    reference::half_sweep(&mut expected, cols, region, parity, color, w).map_err(fail)?;
+                    grid.half_sweep(gpu, None, region, color, w).map_err(fail)?;
+                }
+                for _ in 0..3 {
+                    reference::half_sweep(&mut expected, cols, region, parity, RED, w).map_err(fail)?;
+                    reference::half_sweep(&mut expected, cols, region, parity, BLACK, w).map_err(fail)?;
+                }
+                grid.iterations(gpu, None, region, w, 3).map_err(fail)?;
+                same(
+                    &format!("tiled {rows}x{cols} parity {parity} {region:?}"),
+                    &grid.download(gpu).map_err(fail)?,
+                    &expected,
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn thesis_sor_tiled_regions_match_cpu(gpu: &Gpu) -> TestResult {
+    tiled_regions_match_cpu::<f32>(gpu)?;
+    tiled_regions_match_cpu::<f64>(gpu)
 }
 
 fn thesis_sor_tolerance_stops_at_the_residual(gpu: &Gpu) -> TestResult {
@@ -510,6 +562,7 @@ fn main() {
         vec![
             ("thesis_sor_kernels_match_cpu_f32", thesis_sor_kernels_match_cpu_f32),
             ("thesis_sor_kernels_match_cpu_f64", thesis_sor_kernels_match_cpu_f64),
+            ("thesis_sor_tiled_regions_match_cpu", thesis_sor_tiled_regions_match_cpu),
             (
                 "thesis_sor_tolerance_stops_at_the_residual",
                 thesis_sor_tolerance_stops_at_the_residual,

@@ -20,11 +20,17 @@
 //!   elements (point `(r, j)` at `r * pitch + j / 2` of its colour's plane). [`sor_split`] reads
 //!   one plane and writes the other, so every access is a unit-stride, coalesced one, no lane
 //!   idles on the wrong colour, and the plane it reads is read-only for the launch.
+//!
+//! [`sor_tiled`] (module `tiled`) runs several half-sweeps per launch on natural-layout grids,
+//! in shared-memory tiles that it stores split by colour.
 use ferrocuda_device::collective::block::{BLOCK_REDUCE_SCRATCH, block_reduce};
 use ferrocuda_device::collective::{Max, Reducible};
 use ferrocuda_device::math::{fma, mul_rn};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::Tile1d;
+
+mod tiled;
+pub use tiled::*;
 
 /// Red: points whose coordinates sum to an even number (the thesis's eq. 4.18; `(1, 1)` is red).
 pub const RED: u32 = 0;
@@ -316,140 +322,6 @@ pub fn sor_split<T: Real>(args: SplitArgs<T>) {
             update(k, stencil[p]);
         }
     });
-}
-
-/// Columns of the inner tile of [`sor_tiled`] (4 warps wide).
-pub const TILE_W: usize = 128;
-/// Rows of the inner tile of [`sor_tiled`].
-pub const TILE_H: usize = 32;
-/// Half-sweeps [`sor_tiled`] runs per launch at most: the depth of its tile's halo.
-pub const TILE_HALO: usize = 4;
-/// The shared tile's row length and rows: the inner tile and its halo on each side.
-pub const TILE_SW: usize = TILE_W + 2 * TILE_HALO;
-pub const TILE_SH: usize = TILE_H + 2 * TILE_HALO;
-/// Threads a block of [`sor_tiled`].
-pub const TILED_BLOCK: (u32, u32) = (32, 8);
-
-/// Dynamic shared memory of [`sor_tiled`]: the haloed tile.
-pub const fn tiled_bytes(element_bytes: usize) -> usize {
-    TILE_SW * TILE_SH * element_bytes
-}
-
-/// Arguments of [`sor_tiled`]: `half_sweeps` half-sweeps from `src` into `dst` (both natural,
-/// `rows x pitch`), the first of colour `first_color`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct TiledArgs<T> {
-    pub src: Slice<T>,
-    /// Every point is written: updated, or copied from `src`.
-    pub dst: SliceMut<T>,
-    pub pitch: u32,
-    pub rows: u32,
-    pub cols: u32,
-    pub region: Region,
-    pub parity: u32,
-    pub first_color: u32,
-    /// At most [`TILE_HALO`].
-    pub half_sweeps: u32,
-    pub omega: T,
-}
-
-/// Several half-sweeps per launch (temporal blocking): each block loads its 32 x 128 tile with
-/// a halo 4 deep into shared memory, runs up to 4 half-sweeps there, each on a region one layer
-/// smaller (a point updated in half-sweep `h` needs neighbours that half-sweep `h - 1` updated,
-/// so the valid area shrinks by one layer per half-sweep), and writes the inner tile to `dst`.
-/// Global traffic for 4 half-sweeps: one read of 1.33 tiles and one write, against 6 grid
-/// passes for 4 launches of [`sor_split`]. Out of place: a block's halo is another block's
-/// inner tile, which must stay as it was during the launch.
-#[kernel(f32, f64)]
-pub fn sor_tiled<T: Real>(args: TiledArgs<T>) {
-    let (pitch, rows, cols) = (args.pitch as usize, args.rows as usize, args.cols as usize);
-    let region = args.region;
-    if !region.fits(rows, cols)
-        || cols > pitch
-        || rows * pitch > args.src.len().min(args.dst.len())
-        || args.half_sweeps as usize > TILE_HALO
-    {
-        ferrocuda_device::global::bounds_failure()
-    }
-    // SAFETY: the launch provides `tiled_bytes` of dynamic shared memory (the host launcher's
-    // shape); this is the launch's only tile.
-    let tile = unsafe { Tile1d::<T>::dynamic(TILE_SW * TILE_SH) };
-    let (tx, ty) = (thread_idx().x, thread_idx().y);
-    let (step_x, step_y) = (block_dim().x, block_dim().y);
-    // Tile element (y, x) is grid point (r0 + y - HALO, c0 + x - HALO).
-    let (r0, c0) = (block_idx().y * TILE_H, block_idx().x * TILE_W);
-    let mut y = ty;
-    while y < TILE_SH {
-        let r = (r0 + y).wrapping_sub(TILE_HALO);
-        let mut x = tx;
-        while x < TILE_SW {
-            let c = (c0 + x).wrapping_sub(TILE_HALO);
-            let value = if r < rows && c < cols {
-                args.src.get(r * pitch + c)
-            } else {
-                T::default()
-            };
-            tile.set(y * TILE_SW + x, value);
-            x += step_x;
-        }
-        y += step_y;
-    }
-    // The tile elements inside the region, as bounds on y and x (no test per point).
-    let span = |begin: u32, end: u32, origin: usize| {
-        (
-            (begin as usize + TILE_HALO).saturating_sub(origin),
-            (end as usize + TILE_HALO).saturating_sub(origin),
-        )
-    };
-    let (region_y, region_x) = (
-        span(region.row_begin, region.row_end, r0),
-        span(region.col_begin, region.col_end, c0),
-    );
-    for h in 0..args.half_sweeps as usize {
-        // SAFETY: every thread of the block reaches every barrier (uniform loop bounds).
-        unsafe { sync_threads() };
-        let color = (args.first_color as usize + h) & 1;
-        let margin = h + 1;
-        let (y_end, x_end) = ((TILE_SH - margin).min(region_y.1), (TILE_SW - margin).min(region_x.1));
-        let x_begin = margin.max(region_x.0);
-        let mut y = margin.max(region_y.0) + ty;
-        while y < y_end {
-            // The row's points of `color` lie at x of parity `q`.
-            let q = (color + args.parity as usize + r0 + y + c0) & 1;
-            let mut x = x_begin + ((x_begin ^ q) & 1) + 2 * tx;
-            while x < x_end {
-                let k = y * TILE_SW + x;
-                let updated = relax(
-                    tile.get(k),
-                    tile.get(k - 1),
-                    tile.get(k + 1),
-                    tile.get(k - TILE_SW),
-                    tile.get(k + TILE_SW),
-                    args.omega,
-                );
-                tile.set(k, updated);
-                x += 2 * step_x;
-            }
-            y += step_y;
-        }
-    }
-    // SAFETY: as above.
-    unsafe { sync_threads() };
-    let mut y = ty;
-    while y < TILE_H {
-        let r = r0 + y;
-        let mut x = tx;
-        while x < TILE_W && r < rows {
-            let c = c0 + x;
-            if c < cols {
-                args.dst
-                    .set(r * pitch + c, tile.get((y + TILE_HALO) * TILE_SW + x + TILE_HALO));
-            }
-            x += step_x;
-        }
-        y += step_y;
-    }
 }
 
 /// Arguments of the residual kernels: per block, the largest `|(W + E + N + S) / 4 - u|` over

@@ -12,6 +12,8 @@ pub(crate) enum Wait {
     Running,
     Barrier,
     Warp(&'static str),
+    /// At `activemask`, until the block's scheduler resolves it (`ops::resolve_active_masks`).
+    ActiveMask,
     Exited,
 }
 
@@ -40,6 +42,9 @@ pub(crate) struct Posted {
 #[derive(Default)]
 pub(crate) struct WarpState {
     pub posted: [Option<Posted>; 32],
+    /// The lanes whose `posted` is `Some`: an operation can complete only once it covers the
+    /// operation's mask, so a lane's post tests one word instead of scanning the warp.
+    pub posted_lanes: u32,
     pub result: [Option<u32>; 32],
 }
 
@@ -58,6 +63,8 @@ pub(crate) struct BlockCtx {
     pub barrier_arrived: Cell<usize>,
     pub barrier_generation: Cell<u64>,
     pub warps: RefCell<Vec<WarpState>>,
+    /// Threads waiting at `activemask`: the scheduler resolves masks only while some do.
+    pub at_active_mask: Cell<usize>,
     /// Bumped by every arrival, release and exit: a scheduling round without it is a deadlock.
     pub progress: Cell<u64>,
     /// Whether any thread used a barrier, warp operation or shared memory.
@@ -102,6 +109,7 @@ impl BlockCtx {
             barrier_arrived: Cell::new(0),
             barrier_generation: Cell::new(0),
             warps: RefCell::new((0..threads.div_ceil(32)).map(|_| WarpState::default()).collect()),
+            at_active_mask: Cell::new(0),
             progress: Cell::new(0),
             cooperative: Cell::new(false),
             can_suspend,

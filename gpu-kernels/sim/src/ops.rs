@@ -87,29 +87,49 @@ pub fn warp_exchange(op: WarpOp, mask: u32, value: u32) -> u32 {
         }
         t.wait.set(Wait::Warp(op.name()));
         b.bump();
-        b.warps.borrow_mut()[warp].posted[lane] = Some(Posted { op, mask, value });
+        {
+            let mut warps = b.warps.borrow_mut();
+            let state = &mut warps[warp];
+            state.posted[lane] = Some(Posted { op, mask, value });
+            state.posted_lanes |= 1 << lane;
+        }
         complete_if_all_posted(b, warp, op, mask);
         (warp, lane)
     });
     wait_for_result(warp, lane, "a warp shuffle or vote")
 }
 
-/// When every lane of `mask` has posted `op` with `mask`, computes all their results.
+/// The lanes named in `mask`, lowest first.
+pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    core::iter::from_fn(move || {
+        let lane = (rest != 0).then(|| rest.trailing_zeros() as usize);
+        rest &= rest.wrapping_sub(1);
+        lane
+    })
+}
+
+/// When every lane of `mask` has posted `op` with `mask`, computes all their results. Costs one
+/// test of the posted lanes until the last lane of the mask arrives, then one pass over the mask.
 fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
     let mut warps = b.warps.borrow_mut();
     let state = &mut warps[warp];
-    let lanes = || (0..32).filter(move |l| mask & (1 << l) != 0);
+    if state.posted_lanes & mask != mask {
+        return;
+    }
     // Lanes may name different source lanes or deltas (a register operand of `shfl.sync`, as
     // `__shfl_sync(mask, v, lane)` with a per-lane `lane`); they must agree on the kind and mask.
-    let all_posted = lanes().all(|l| matches!(state.posted[l], Some(p) if p.op.name() == op.name() && p.mask == mask));
-    if !all_posted {
+    let kind = core::mem::discriminant(&op);
+    let agree = lanes(mask)
+        .all(|l| matches!(state.posted[l], Some(p) if core::mem::discriminant(&p.op) == kind && p.mask == mask));
+    if !agree {
         return;
     }
     let value = |l: usize| state.posted[l].map_or(0, |p| p.value);
-    let ballot = lanes().filter(|&l| value(l) != 0).fold(0u32, |m, l| m | 1 << l);
-    let mut results = [None; 32];
-    for lane in lanes() {
-        results[lane] = Some(match op {
+    let ballot = lanes(mask).filter(|&l| value(l) != 0).fold(0u32, |m, l| m | 1 << l);
+    let mut results = [0u32; 32];
+    for lane in lanes(mask) {
+        results[lane] = match op {
             WarpOp::Ballot => ballot,
             WarpOp::SyncWarp => 0,
             _ => {
@@ -122,12 +142,13 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
                 }
                 value(source)
             }
-        });
+        };
     }
-    for lane in lanes() {
+    for lane in lanes(mask) {
         state.posted[lane] = None;
-        state.result[lane] = results[lane];
+        state.result[lane] = Some(results[lane]);
     }
+    state.posted_lanes &= !mask;
     // Every completed shuffle, vote or `__syncwarp` orders the lanes of its mask.
     if let Some(race) = &b.race {
         race.borrow_mut().warp_synced(warp, mask);
@@ -138,10 +159,10 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
 /// `activemask`: the lanes of the warp that are at this call together. Resolved by the block's
 /// scheduler once every live lane of the warp waits somewhere (`resolve_active_masks`).
 pub fn active_mask() -> u32 {
-    const OP: &str = "activemask";
     let (warp, lane) = with_thread(|t, b| {
         b.cooperative.set(true);
-        t.wait.set(Wait::Warp(OP));
+        t.wait.set(Wait::ActiveMask);
+        b.at_active_mask.set(b.at_active_mask.get() + 1);
         b.bump();
         (t.rank / 32, t.rank % 32)
     });
@@ -151,9 +172,14 @@ pub fn active_mask() -> u32 {
 /// Suspends the calling lane until its warp operation has a result, and returns it.
 fn wait_for_result(warp: usize, lane: usize, what: &str) -> u32 {
     loop {
-        let result = with_thread(|_, b| b.warps.borrow_mut()[warp].result[lane].take());
+        let result = with_thread(|t, b| {
+            let result = b.warps.borrow_mut()[warp].result[lane].take();
+            if result.is_some() {
+                t.wait.set(Wait::Running);
+            }
+            result
+        });
         if let Some(result) = result {
-            with_thread(|t, _| t.wait.set(Wait::Running));
             return result;
         }
         suspend(what);
@@ -161,26 +187,31 @@ fn wait_for_result(warp: usize, lane: usize, what: &str) -> u32 {
 }
 
 /// For each warp whose live lanes all wait, gives the lanes waiting at `activemask` the set of
-/// those lanes. Returns true when it resolved any.
+/// those lanes. Returns true when it resolved any. Returns at once while no thread waits at
+/// `activemask`, so a scheduling round of a kernel without it does not scan the block.
 pub(crate) fn resolve_active_masks(b: &BlockCtx, threads: &[ThreadCtx]) -> bool {
-    let mut resolved = false;
+    if b.at_active_mask.get() == 0 {
+        return false;
+    }
+    let mut resolved = 0;
     for (w, warp_threads) in threads.chunks(32).enumerate() {
         let all_waiting = warp_threads.iter().all(|t| t.wait.get() != Wait::Running);
-        let at_mask = warp_threads.iter().filter(|t| t.wait.get() == Wait::Warp("activemask"));
+        let at_mask = warp_threads.iter().filter(|t| t.wait.get() == Wait::ActiveMask);
         let mask = at_mask.fold(0u32, |m, t| m | 1 << (t.rank % 32));
         if all_waiting && mask != 0 {
             let mut warps = b.warps.borrow_mut();
-            for t in warp_threads.iter().filter(|t| t.wait.get() == Wait::Warp("activemask")) {
-                warps[w].result[t.rank % 32] = Some(mask);
-                t.wait.set(Wait::Running);
+            for lane in lanes(mask) {
+                warps[w].result[lane] = Some(mask);
+                warp_threads[lane].wait.set(Wait::Running);
             }
-            resolved = true;
+            resolved += mask.count_ones() as usize;
         }
     }
-    if resolved {
+    b.at_active_mask.set(b.at_active_mask.get() - resolved);
+    if resolved > 0 {
         b.bump();
     }
-    resolved
+    resolved > 0
 }
 
 /// The base of the block's dynamic shared memory.

@@ -24,6 +24,8 @@ pub(crate) struct ThreadCtx {
     /// 32 consecutive ranks, as on the GPU.
     pub rank: usize,
     pub wait: Cell<Wait>,
+    /// The block's barrier generation this thread waits to see end, while at a barrier.
+    pub barrier_generation: Cell<u64>,
     /// The coroutine's yielder; null for a thread run as a plain call (fast path).
     pub yielder: Cell<*const Yielder<(), ()>>,
     /// A `__threadfence` since this thread's last atomic (the global race detector's release).

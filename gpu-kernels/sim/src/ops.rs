@@ -58,6 +58,7 @@ pub fn barrier() {
         t.wait.set(Wait::Barrier);
         b.bump();
         let generation = b.barrier_generation.get();
+        t.barrier_generation.set(generation);
         let arrived = b.barrier_arrived.get() + 1;
         if arrived == b.threads {
             b.barrier_arrived.set(0);
@@ -183,6 +184,17 @@ fn wait_for_result(warp: usize, lane: usize, what: &str) -> u32 {
             return result;
         }
         suspend(what);
+    }
+}
+
+/// Whether resuming `t` lets it move on: it has not started or runs, the barrier it waits at was
+/// released, or its warp operation has its result. The scheduler resumes only such threads.
+pub(crate) fn can_go_on(b: &BlockCtx, t: &ThreadCtx) -> bool {
+    match t.wait.get() {
+        Wait::Running => true,
+        Wait::Barrier => t.barrier_generation.get() != b.barrier_generation.get(),
+        Wait::Warp(_) | Wait::ActiveMask => b.warps.borrow()[t.rank / 32].result[t.rank % 32].is_some(),
+        Wait::Exited => false,
     }
 }
 

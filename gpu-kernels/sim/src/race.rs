@@ -301,3 +301,26 @@ fn describe(block: &BlockCtx, me: &Stamp, c: &Conflict) -> String {
         at(&c.other),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SharedRace;
+
+    /// A full-warp operation orders every lane after every other at once (the floor); a later
+    /// partial one joins only its own lanes' clocks, on top of that floor.
+    #[test]
+    fn full_warp_floor_then_partial_join() {
+        let mut race = SharedRace::new(0, 1);
+        race.warp_synced(0, 0b11);
+        let w = &race.warps[0];
+        assert_eq!((w.known(0, 1), w.known(1, 0), w.known(2, 0)), (1, 1, 0));
+        race.warp_synced(0, u32::MAX);
+        let w = &race.warps[0];
+        assert!((0..32).all(|l| (0..32).all(|m| w.known(l, m) == 2)));
+        race.warp_synced(0, 0b100);
+        race.warp_synced(0, 0b110);
+        let w = &race.warps[0];
+        assert_eq!((w.known(1, 2), w.known(2, 1), w.known(1, 0)), (4, 4, 2));
+        assert_eq!((w.known(0, 2), w.known(3, 1), w.known(2, 2)), (2, 2, 4));
+    }
+}

@@ -32,22 +32,43 @@ pub(crate) struct ThreadCtx {
     pub fenced: Cell<bool>,
 }
 
-/// A warp operation one lane has posted and waits to see completed.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Posted {
-    pub op: super::WarpOp,
-    pub mask: u32,
-    pub value: u32,
+/// The lanes of one warp meeting at shuffles and votes: one array per field, so that completing
+/// an operation reads the posted values in one sweep and writes results beside them.
+pub(crate) struct WarpState {
+    /// The lanes that posted an operation not yet completed: an operation can complete only once
+    /// it covers the operation's mask, so a lane's post tests one word instead of scanning.
+    pub posted: u32,
+    /// Each posted lane's operation, mask and value.
+    pub op: [super::WarpOp; 32],
+    pub mask: [u32; 32],
+    pub value: [u32; 32],
+    /// The lanes whose `result` waits to be taken.
+    pub ready: u32,
+    pub result: [u32; 32],
 }
 
-/// The lanes of one warp meeting at shuffles and votes.
-#[derive(Default)]
-pub(crate) struct WarpState {
-    pub posted: [Option<Posted>; 32],
-    /// The lanes whose `posted` is `Some`: an operation can complete only once it covers the
-    /// operation's mask, so a lane's post tests one word instead of scanning the warp.
-    pub posted_lanes: u32,
-    pub result: [Option<u32>; 32],
+impl Default for WarpState {
+    fn default() -> Self {
+        Self {
+            posted: 0,
+            op: [super::WarpOp::SyncWarp; 32],
+            mask: [0; 32],
+            value: [0; 32],
+            ready: 0,
+            result: [0; 32],
+        }
+    }
+}
+
+impl WarpState {
+    /// Takes `lane`'s result, if its operation has completed.
+    pub fn take_result(&mut self, lane: usize) -> Option<u32> {
+        let bit = 1 << lane;
+        (self.ready & bit != 0).then(|| {
+            self.ready &= !bit;
+            self.result[lane]
+        })
+    }
 }
 
 /// One running block: its coordinates, shared memory, barrier and warps.

@@ -1,6 +1,6 @@
 //! The simulated cooperative operations: barriers, warp shuffles and votes, `activemask`, and
 //! checked shared-memory accesses.
-use super::context::{BlockCtx, Posted, ThreadCtx, Wait, fault, suspend, with_thread};
+use super::context::{BlockCtx, ThreadCtx, Wait, fault, suspend, with_thread};
 
 /// The warp operations, as PTX names them; shuffles carry their `b` operand and their clamp `c`
 /// (the first lane for `up`, the last for `down` and `bfly`; segment masks are not modelled:
@@ -77,7 +77,7 @@ pub fn barrier() {
 /// A shuffle or vote among the lanes of `mask`: posts this lane's `value`, waits until every lane
 /// of the mask has posted the same operation, and returns this lane's result.
 pub fn warp_exchange(op: WarpOp, mask: u32, value: u32) -> u32 {
-    let (warp, lane) = with_thread(|t, b| {
+    let posted = with_thread(|t, b| {
         b.cooperative.set(true);
         let (warp, lane) = (t.rank / 32, t.rank % 32);
         if mask & (1 << lane) == 0 {
@@ -91,13 +91,22 @@ pub fn warp_exchange(op: WarpOp, mask: u32, value: u32) -> u32 {
         {
             let mut warps = b.warps.borrow_mut();
             let state = &mut warps[warp];
-            state.posted[lane] = Some(Posted { op, mask, value });
-            state.posted_lanes |= 1 << lane;
+            state.posted |= 1 << lane;
+            state.op[lane] = op;
+            state.mask[lane] = mask;
+            state.value[lane] = value;
         }
         complete_if_all_posted(b, warp, op, mask);
-        (warp, lane)
+        // The lane that completes the operation has its result at once: it need not suspend.
+        match b.warps.borrow_mut()[warp].take_result(lane) {
+            Some(result) => {
+                t.wait.set(Wait::Running);
+                Ok(result)
+            }
+            None => Err((warp, lane)),
+        }
     });
-    wait_for_result(warp, lane, "a warp shuffle or vote")
+    posted.unwrap_or_else(|(warp, lane)| wait_for_result(warp, lane, "a warp shuffle or vote"))
 }
 
 /// The lanes named in `mask`, lowest first.
@@ -115,41 +124,38 @@ pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
 fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
     let mut warps = b.warps.borrow_mut();
     let state = &mut warps[warp];
-    if state.posted_lanes & mask != mask {
+    if state.posted & mask != mask {
         return;
     }
     // Lanes may name different source lanes or deltas (a register operand of `shfl.sync`, as
     // `__shfl_sync(mask, v, lane)` with a per-lane `lane`); they must agree on the kind and mask.
     let kind = core::mem::discriminant(&op);
-    let agree = lanes(mask)
-        .all(|l| matches!(state.posted[l], Some(p) if core::mem::discriminant(&p.op) == kind && p.mask == mask));
-    if !agree {
+    if !lanes(mask).all(|l| core::mem::discriminant(&state.op[l]) == kind && state.mask[l] == mask) {
         return;
     }
-    let value = |l: usize| state.posted[l].map_or(0, |p| p.value);
-    let ballot = lanes(mask).filter(|&l| value(l) != 0).fold(0u32, |m, l| m | 1 << l);
-    let mut results = [0u32; 32];
-    for lane in lanes(mask) {
-        results[lane] = match op {
-            WarpOp::Ballot => ballot,
-            WarpOp::SyncWarp => 0,
-            _ => {
-                let source = state.posted[lane].map_or(op, |p| p.op).source(lane);
+    match op {
+        WarpOp::Ballot => {
+            let ballot = lanes(mask)
+                .filter(|&l| state.value[l] != 0)
+                .fold(0u32, |m, l| m | 1 << l);
+            lanes(mask).for_each(|l| state.result[l] = ballot);
+        }
+        WarpOp::SyncWarp => lanes(mask).for_each(|l| state.result[l] = 0),
+        _ => {
+            for lane in lanes(mask) {
+                let source = state.op[lane].source(lane);
                 if mask & (1 << source) == 0 {
                     fault(std::format!(
                         "{} in lane {lane} reads lane {source}, which mask {mask:#010x} does not name",
                         op.name()
                     ));
                 }
-                value(source)
+                state.result[lane] = state.value[source];
             }
-        };
+        }
     }
-    for lane in lanes(mask) {
-        state.posted[lane] = None;
-        state.result[lane] = Some(results[lane]);
-    }
-    state.posted_lanes &= !mask;
+    state.posted &= !mask;
+    state.ready |= mask;
     // Every completed shuffle, vote or `__syncwarp` orders the lanes of its mask.
     if let Some(race) = &b.race {
         race.borrow_mut().warp_synced(warp, mask);
@@ -170,11 +176,13 @@ pub fn active_mask() -> u32 {
     wait_for_result(warp, lane, "activemask")
 }
 
-/// Suspends the calling lane until its warp operation has a result, and returns it.
+/// Suspends the calling lane until its warp operation has a result, and returns it (the caller
+/// found none yet).
 fn wait_for_result(warp: usize, lane: usize, what: &str) -> u32 {
     loop {
+        suspend(what);
         let result = with_thread(|t, b| {
-            let result = b.warps.borrow_mut()[warp].result[lane].take();
+            let result = b.warps.borrow_mut()[warp].take_result(lane);
             if result.is_some() {
                 t.wait.set(Wait::Running);
             }
@@ -183,7 +191,6 @@ fn wait_for_result(warp: usize, lane: usize, what: &str) -> u32 {
         if let Some(result) = result {
             return result;
         }
-        suspend(what);
     }
 }
 
@@ -193,7 +200,7 @@ pub(crate) fn can_go_on(b: &BlockCtx, t: &ThreadCtx) -> bool {
     match t.wait.get() {
         Wait::Running => true,
         Wait::Barrier => t.barrier_generation.get() != b.barrier_generation.get(),
-        Wait::Warp(_) | Wait::ActiveMask => b.warps.borrow()[t.rank / 32].result[t.rank % 32].is_some(),
+        Wait::Warp(_) | Wait::ActiveMask => b.warps.borrow()[t.rank / 32].ready & (1 << (t.rank % 32)) != 0,
         Wait::Exited => false,
     }
 }
@@ -213,9 +220,10 @@ pub(crate) fn resolve_active_masks(b: &BlockCtx, threads: &[ThreadCtx]) -> bool 
         if all_waiting && mask != 0 {
             let mut warps = b.warps.borrow_mut();
             for lane in lanes(mask) {
-                warps[w].result[lane] = Some(mask);
+                warps[w].result[lane] = mask;
                 warp_threads[lane].wait.set(Wait::Running);
             }
+            warps[w].ready |= mask;
             resolved += mask.count_ones() as usize;
         }
     }

@@ -1,7 +1,7 @@
 //! Runs the blocks of a grid: the first with coroutines (to learn whether the kernel cooperates),
 //! the others in parallel, with coroutines or, for kernels that never cooperate, as plain calls.
 use super::context::{BlockCtx, FaultMessage, ThreadCtx, Wait, enter};
-use super::ops::resolve_active_masks;
+use super::ops::{can_go_on, resolve_active_masks};
 use super::{Fault, Launch};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
@@ -73,6 +73,7 @@ fn run_block<A: Copy + 'static>(block: &BlockCtx, run: fn(A), args: A) -> Result
             thread_idx: block.thread_idx(rank),
             rank,
             wait: Cell::new(Wait::Running),
+            barrier_generation: Cell::new(0),
             yielder: Cell::new(std::ptr::null()),
             fenced: Cell::new(false),
         })
@@ -112,24 +113,42 @@ fn run_cooperative<A: Copy + 'static>(
             }))
         })
         .collect();
+    // Each round gives every warp a turn; a warp's turn resumes its lanes that can go on, in
+    // rank order, pass after pass, until none can (all wait at a barrier, or for lanes of other
+    // warps) or `PASSES_PER_TURN` passes have run. Lanes of one warp thus meet at their shuffles
+    // back to back while the warp's stacks are in cache, no lane is resumed only to find it must
+    // wait again, and the cap keeps a warp spinning on another warp's progress from starving it.
+    const PASSES_PER_TURN: usize = 64;
     let mut live = threads.len();
     while live > 0 {
         let before = block.progress.get();
-        for (thread, slot) in threads.iter().zip(coroutines.iter_mut()) {
-            let Some(coroutine) = slot else { continue };
-            match enter(thread, block, || {
-                catch_unwind(AssertUnwindSafe(|| coroutine.resume(())))
-            }) {
-                Ok(CoroutineResult::Yield(())) => {}
-                Ok(CoroutineResult::Return(())) => {
-                    thread.wait.set(Wait::Exited);
-                    block.bump();
-                    live -= 1;
-                    if let Some(done) = slot.take() {
-                        STACKS.with_borrow_mut(|stacks| stacks.push(done.into_stack()));
+        for (warp, slots) in threads.chunks(32).zip(coroutines.chunks_mut(32)) {
+            for _ in 0..PASSES_PER_TURN {
+                let mut resumed = false;
+                for (thread, slot) in warp.iter().zip(slots.iter_mut()) {
+                    let Some(coroutine) = slot else { continue };
+                    if !can_go_on(block, thread) {
+                        continue;
+                    }
+                    resumed = true;
+                    match enter(thread, block, || {
+                        catch_unwind(AssertUnwindSafe(|| coroutine.resume(())))
+                    }) {
+                        Ok(CoroutineResult::Yield(())) => {}
+                        Ok(CoroutineResult::Return(())) => {
+                            thread.wait.set(Wait::Exited);
+                            block.bump();
+                            live -= 1;
+                            if let Some(done) = slot.take() {
+                                STACKS.with_borrow_mut(|stacks| stacks.push(done.into_stack()));
+                            }
+                        }
+                        Err(payload) => return Err(fault_of(block, thread, payload)),
                     }
                 }
-                Err(payload) => return Err(fault_of(block, thread, payload)),
+                if !resumed {
+                    break;
+                }
             }
         }
         if live > 0 && !resolve_active_masks(block, threads) && block.progress.get() == before {

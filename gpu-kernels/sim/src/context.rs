@@ -12,6 +12,8 @@ pub(crate) enum Wait {
     Running,
     Barrier,
     Warp(&'static str),
+    /// At `activemask`, until the block's scheduler resolves it (`ops::resolve_active_masks`).
+    ActiveMask,
     Exited,
 }
 
@@ -22,25 +24,51 @@ pub(crate) struct ThreadCtx {
     /// 32 consecutive ranks, as on the GPU.
     pub rank: usize,
     pub wait: Cell<Wait>,
+    /// The block's barrier generation this thread waits to see end, while at a barrier.
+    pub barrier_generation: Cell<u64>,
     /// The coroutine's yielder; null for a thread run as a plain call (fast path).
     pub yielder: Cell<*const Yielder<(), ()>>,
     /// A `__threadfence` since this thread's last atomic (the global race detector's release).
     pub fenced: Cell<bool>,
 }
 
-/// A warp operation one lane has posted and waits to see completed.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Posted {
-    pub op: super::WarpOp,
-    pub mask: u32,
-    pub value: u32,
+/// The lanes of one warp meeting at shuffles and votes: one array per field, so that completing
+/// an operation reads the posted values in one sweep and writes results beside them.
+pub(crate) struct WarpState {
+    /// The lanes that posted an operation not yet completed: an operation can complete only once
+    /// it covers the operation's mask, so a lane's post tests one word instead of scanning.
+    pub posted: u32,
+    /// Each posted lane's operation, mask and value.
+    pub op: [super::WarpOp; 32],
+    pub mask: [u32; 32],
+    pub value: [u32; 32],
+    /// The lanes whose `result` waits to be taken.
+    pub ready: u32,
+    pub result: [u32; 32],
 }
 
-/// The lanes of one warp meeting at shuffles and votes.
-#[derive(Default)]
-pub(crate) struct WarpState {
-    pub posted: [Option<Posted>; 32],
-    pub result: [Option<u32>; 32],
+impl Default for WarpState {
+    fn default() -> Self {
+        Self {
+            posted: 0,
+            op: [super::WarpOp::SyncWarp; 32],
+            mask: [0; 32],
+            value: [0; 32],
+            ready: 0,
+            result: [0; 32],
+        }
+    }
+}
+
+impl WarpState {
+    /// Takes `lane`'s result, if its operation has completed.
+    pub fn take_result(&mut self, lane: usize) -> Option<u32> {
+        let bit = 1 << lane;
+        (self.ready & bit != 0).then(|| {
+            self.ready &= !bit;
+            self.result[lane]
+        })
+    }
 }
 
 /// One running block: its coordinates, shared memory, barrier and warps.
@@ -58,6 +86,8 @@ pub(crate) struct BlockCtx {
     pub barrier_arrived: Cell<usize>,
     pub barrier_generation: Cell<u64>,
     pub warps: RefCell<Vec<WarpState>>,
+    /// Threads waiting at `activemask`: the scheduler resolves masks only while some do.
+    pub at_active_mask: Cell<usize>,
     /// Bumped by every arrival, release and exit: a scheduling round without it is a deadlock.
     pub progress: Cell<u64>,
     /// Whether any thread used a barrier, warp operation or shared memory.
@@ -102,6 +132,7 @@ impl BlockCtx {
             barrier_arrived: Cell::new(0),
             barrier_generation: Cell::new(0),
             warps: RefCell::new((0..threads.div_ceil(32)).map(|_| WarpState::default()).collect()),
+            at_active_mask: Cell::new(0),
             progress: Cell::new(0),
             cooperative: Cell::new(false),
             can_suspend,

@@ -1,6 +1,6 @@
 //! The simulated cooperative operations: barriers, warp shuffles and votes, `activemask`, and
 //! checked shared-memory accesses.
-use super::context::{BlockCtx, Posted, ThreadCtx, Wait, fault, suspend, with_thread};
+use super::context::{BlockCtx, ThreadCtx, Wait, fault, suspend, with_thread};
 
 /// The warp operations, as PTX names them; shuffles carry their `b` operand and their clamp `c`
 /// (the first lane for `up`, the last for `down` and `bfly`; segment masks are not modelled:
@@ -58,6 +58,7 @@ pub fn barrier() {
         t.wait.set(Wait::Barrier);
         b.bump();
         let generation = b.barrier_generation.get();
+        t.barrier_generation.set(generation);
         let arrived = b.barrier_arrived.get() + 1;
         if arrived == b.threads {
             b.barrier_arrived.set(0);
@@ -76,7 +77,7 @@ pub fn barrier() {
 /// A shuffle or vote among the lanes of `mask`: posts this lane's `value`, waits until every lane
 /// of the mask has posted the same operation, and returns this lane's result.
 pub fn warp_exchange(op: WarpOp, mask: u32, value: u32) -> u32 {
-    let (warp, lane) = with_thread(|t, b| {
+    let posted = with_thread(|t, b| {
         b.cooperative.set(true);
         let (warp, lane) = (t.rank / 32, t.rank % 32);
         if mask & (1 << lane) == 0 {
@@ -87,47 +88,74 @@ pub fn warp_exchange(op: WarpOp, mask: u32, value: u32) -> u32 {
         }
         t.wait.set(Wait::Warp(op.name()));
         b.bump();
-        b.warps.borrow_mut()[warp].posted[lane] = Some(Posted { op, mask, value });
+        {
+            let mut warps = b.warps.borrow_mut();
+            let state = &mut warps[warp];
+            state.posted |= 1 << lane;
+            state.op[lane] = op;
+            state.mask[lane] = mask;
+            state.value[lane] = value;
+        }
         complete_if_all_posted(b, warp, op, mask);
-        (warp, lane)
+        // The lane that completes the operation has its result at once: it need not suspend.
+        match b.warps.borrow_mut()[warp].take_result(lane) {
+            Some(result) => {
+                t.wait.set(Wait::Running);
+                Ok(result)
+            }
+            None => Err((warp, lane)),
+        }
     });
-    wait_for_result(warp, lane, "a warp shuffle or vote")
+    posted.unwrap_or_else(|(warp, lane)| wait_for_result(warp, lane, "a warp shuffle or vote"))
 }
 
-/// When every lane of `mask` has posted `op` with `mask`, computes all their results.
+/// The lanes named in `mask`, lowest first.
+pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    core::iter::from_fn(move || {
+        let lane = (rest != 0).then(|| rest.trailing_zeros() as usize);
+        rest &= rest.wrapping_sub(1);
+        lane
+    })
+}
+
+/// When every lane of `mask` has posted `op` with `mask`, computes all their results. Costs one
+/// test of the posted lanes until the last lane of the mask arrives, then one pass over the mask.
 fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
     let mut warps = b.warps.borrow_mut();
     let state = &mut warps[warp];
-    let lanes = || (0..32).filter(move |l| mask & (1 << l) != 0);
-    // Lanes may name different source lanes or deltas (a register operand of `shfl.sync`, as
-    // `__shfl_sync(mask, v, lane)` with a per-lane `lane`); they must agree on the kind and mask.
-    let all_posted = lanes().all(|l| matches!(state.posted[l], Some(p) if p.op.name() == op.name() && p.mask == mask));
-    if !all_posted {
+    if state.posted & mask != mask {
         return;
     }
-    let value = |l: usize| state.posted[l].map_or(0, |p| p.value);
-    let ballot = lanes().filter(|&l| value(l) != 0).fold(0u32, |m, l| m | 1 << l);
-    let mut results = [None; 32];
-    for lane in lanes() {
-        results[lane] = Some(match op {
-            WarpOp::Ballot => ballot,
-            WarpOp::SyncWarp => 0,
-            _ => {
-                let source = state.posted[lane].map_or(op, |p| p.op).source(lane);
+    // Lanes may name different source lanes or deltas (a register operand of `shfl.sync`, as
+    // `__shfl_sync(mask, v, lane)` with a per-lane `lane`); they must agree on the kind and mask.
+    let kind = core::mem::discriminant(&op);
+    if !lanes(mask).all(|l| core::mem::discriminant(&state.op[l]) == kind && state.mask[l] == mask) {
+        return;
+    }
+    match op {
+        WarpOp::Ballot => {
+            let ballot = lanes(mask)
+                .filter(|&l| state.value[l] != 0)
+                .fold(0u32, |m, l| m | 1 << l);
+            lanes(mask).for_each(|l| state.result[l] = ballot);
+        }
+        WarpOp::SyncWarp => lanes(mask).for_each(|l| state.result[l] = 0),
+        _ => {
+            for lane in lanes(mask) {
+                let source = state.op[lane].source(lane);
                 if mask & (1 << source) == 0 {
                     fault(std::format!(
                         "{} in lane {lane} reads lane {source}, which mask {mask:#010x} does not name",
                         op.name()
                     ));
                 }
-                value(source)
+                state.result[lane] = state.value[source];
             }
-        });
+        }
     }
-    for lane in lanes() {
-        state.posted[lane] = None;
-        state.result[lane] = results[lane];
-    }
+    state.posted &= !mask;
+    state.ready |= mask;
     // Every completed shuffle, vote or `__syncwarp` orders the lanes of its mask.
     if let Some(race) = &b.race {
         race.borrow_mut().warp_synced(warp, mask);
@@ -138,49 +166,72 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
 /// `activemask`: the lanes of the warp that are at this call together. Resolved by the block's
 /// scheduler once every live lane of the warp waits somewhere (`resolve_active_masks`).
 pub fn active_mask() -> u32 {
-    const OP: &str = "activemask";
     let (warp, lane) = with_thread(|t, b| {
         b.cooperative.set(true);
-        t.wait.set(Wait::Warp(OP));
+        t.wait.set(Wait::ActiveMask);
+        b.at_active_mask.set(b.at_active_mask.get() + 1);
         b.bump();
         (t.rank / 32, t.rank % 32)
     });
     wait_for_result(warp, lane, "activemask")
 }
 
-/// Suspends the calling lane until its warp operation has a result, and returns it.
+/// Suspends the calling lane until its warp operation has a result, and returns it (the caller
+/// found none yet).
 fn wait_for_result(warp: usize, lane: usize, what: &str) -> u32 {
     loop {
-        let result = with_thread(|_, b| b.warps.borrow_mut()[warp].result[lane].take());
+        suspend(what);
+        let result = with_thread(|t, b| {
+            let result = b.warps.borrow_mut()[warp].take_result(lane);
+            if result.is_some() {
+                t.wait.set(Wait::Running);
+            }
+            result
+        });
         if let Some(result) = result {
-            with_thread(|t, _| t.wait.set(Wait::Running));
             return result;
         }
-        suspend(what);
+    }
+}
+
+/// Whether resuming `t` lets it move on: it has not started or runs, the barrier it waits at was
+/// released, or its warp operation has its result. The scheduler resumes only such threads.
+pub(crate) fn can_go_on(b: &BlockCtx, t: &ThreadCtx) -> bool {
+    match t.wait.get() {
+        Wait::Running => true,
+        Wait::Barrier => t.barrier_generation.get() != b.barrier_generation.get(),
+        Wait::Warp(_) | Wait::ActiveMask => b.warps.borrow()[t.rank / 32].ready & (1 << (t.rank % 32)) != 0,
+        Wait::Exited => false,
     }
 }
 
 /// For each warp whose live lanes all wait, gives the lanes waiting at `activemask` the set of
-/// those lanes. Returns true when it resolved any.
+/// those lanes. Returns true when it resolved any. Returns at once while no thread waits at
+/// `activemask`, so a scheduling round of a kernel without it does not scan the block.
 pub(crate) fn resolve_active_masks(b: &BlockCtx, threads: &[ThreadCtx]) -> bool {
-    let mut resolved = false;
+    if b.at_active_mask.get() == 0 {
+        return false;
+    }
+    let mut resolved = 0;
     for (w, warp_threads) in threads.chunks(32).enumerate() {
         let all_waiting = warp_threads.iter().all(|t| t.wait.get() != Wait::Running);
-        let at_mask = warp_threads.iter().filter(|t| t.wait.get() == Wait::Warp("activemask"));
+        let at_mask = warp_threads.iter().filter(|t| t.wait.get() == Wait::ActiveMask);
         let mask = at_mask.fold(0u32, |m, t| m | 1 << (t.rank % 32));
         if all_waiting && mask != 0 {
             let mut warps = b.warps.borrow_mut();
-            for t in warp_threads.iter().filter(|t| t.wait.get() == Wait::Warp("activemask")) {
-                warps[w].result[t.rank % 32] = Some(mask);
-                t.wait.set(Wait::Running);
+            for lane in lanes(mask) {
+                warps[w].result[lane] = mask;
+                warp_threads[lane].wait.set(Wait::Running);
             }
-            resolved = true;
+            warps[w].ready |= mask;
+            resolved += mask.count_ones() as usize;
         }
     }
-    if resolved {
+    b.at_active_mask.set(b.at_active_mask.get() - resolved);
+    if resolved > 0 {
         b.bump();
     }
-    resolved
+    resolved > 0
 }
 
 /// The base of the block's dynamic shared memory.

@@ -43,6 +43,33 @@ pub fn memcpy_async4<T: Element4, const ROWS: usize, const COLS: usize, const PA
     unsafe { arch::cp_async_cg_16(dst.cast(), src.as_ptr().add(4 * src_chunk).cast()) }
 }
 
+/// [`memcpy_async4`] without the bound tests on the GPU, for a full tile whose bounds the kernel
+/// established once (CUB's `FullTile`); the simulator still makes them, and checks the
+/// alignment.
+///
+/// # Safety
+/// `row < ROWS`, `4 * chunk + 4 <= COLS`, `4 * src_chunk + 4 <= src.len()`, and `src` starts
+/// 16-byte aligned.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn memcpy_async4_unchecked<T: Element4, const ROWS: usize, const COLS: usize, const PAD: usize>(
+    tile: &Tile2d<T, ROWS, COLS, PAD>,
+    row: usize,
+    chunk: usize,
+    src: &Slice<T>,
+    src_chunk: usize,
+) {
+    arch::check_unchecked_index(row, ROWS);
+    arch::check_unchecked_index(4 * chunk + 3, COLS);
+    arch::check_unchecked_index(4 * src_chunk + 3, src.len());
+    // SAFETY: in bounds and aligned (the caller's contract; a tile's chunks are 16-byte aligned);
+    // `src` is readable by the view's contract; ordering as in `memcpy_async4`.
+    unsafe {
+        let dst = tile.chunk_ptr_unchecked(row, chunk);
+        arch::cp_async_cg_16(dst.cast(), src.as_ptr().add(4 * src_chunk).cast())
+    }
+}
+
 /// Closes this thread's open group of copies (`cp.async.commit_group`). Commit once per stage
 /// even when the stage started no copy (the tail of a pipeline): the empty group keeps the
 /// count of [`pipeline_wait_prior`] uniform.

@@ -213,7 +213,17 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
         if row >= ROWS || 4 * chunk + 4 > COLS {
             crate::global::bounds_failure()
         }
-        // SAFETY: in bounds of the tile (checked), which the launch provides.
+        // SAFETY: in bounds of the tile (checked).
+        unsafe { self.chunk_ptr_unchecked(row, chunk) }
+    }
+
+    /// [`Tile2d::chunk_ptr`] without the bound test.
+    ///
+    /// # Safety
+    /// `row < ROWS` and `4 * chunk + 4 <= COLS`.
+    #[inline(always)]
+    pub(crate) unsafe fn chunk_ptr_unchecked(&self, row: usize, chunk: usize) -> *mut T {
+        // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
         unsafe { self.base.add(row * Self::PITCH + 4 * chunk) }
     }
 

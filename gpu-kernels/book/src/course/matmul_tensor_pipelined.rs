@@ -22,10 +22,12 @@
 //! 80-byte steps, in 8 distinct 16-byte bank groups, so neither side has bank conflicts.
 //!
 //! The kernels take whole tiles (`m` a multiple of 128, `n` of 256, `k` of 32 BF16 or 16 TF32)
-//! and trap otherwise, as the other kernels; the host pads other sizes with zeros.
+//! and a grid inside `C`, and trap otherwise, as the other kernels; the host pads other sizes
+//! with zeros. Having tested that once, the copies skip their own bound tests on the GPU
+//! ([`memcpy_async4_unchecked`]; the simulator still makes them).
 use super::matmul_tensor::{Bf16MatmulArgs, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N, Tf32MatmulArgs};
 use ferrocuda_device::mma::{Accumulator, Bf16A, Bf16B, Tf32A, Tf32B};
-use ferrocuda_device::pipeline::{memcpy_async4, pipeline_commit, pipeline_wait_prior};
+use ferrocuda_device::pipeline::{memcpy_async4, memcpy_async4_unchecked, pipeline_commit, pipeline_wait_prior};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::Tile2d;
 
@@ -128,6 +130,10 @@ fn pipelined_gemm<W: PipelinedWords>(
         || a.len() != m * words_per_row
         || bt.len() != n * words_per_row
         || c.len() != m * n
+        || !a.is_aligned16()
+        || !bt.is_aligned16()
+        || (block_idx().y + 1) * TENSOR_TILE_M > m
+        || (block_idx().x + 1) * TENSOR_TILE_N > n
     {
         ferrocuda_device::global::bounds_failure()
     }
@@ -163,13 +169,19 @@ fn pipelined_gemm<W: PipelinedWords>(
         let (a_tile, b_tile) = tiles(stage);
         let quad0 = step * TILE_WORDS / 4;
         let row_quads = words_per_row / 4;
+        // The tests at the top make every chunk below whole and in bounds: the block has 8 warps,
+        // so `row` < 128 for A (s < 2) and < 256 for B^T (s < 4), `quad` < 4; the block's tile
+        // lies inside `C`, so `m0 + row` < m (`n0 + row` < n), and `quad0 + quad` < `row_quads`;
+        // both views are 16-byte aligned.
         unroll!(s in [0, 1] => {
             let (row, quad) = chunk(s);
-            memcpy_async4(&a_tile, row, quad, &a, (m0 + row) * row_quads + quad0 + quad);
+            // SAFETY: in bounds and aligned (above).
+            unsafe { memcpy_async4_unchecked(&a_tile, row, quad, &a, (m0 + row) * row_quads + quad0 + quad) };
         });
         unroll!(s in [0, 1, 2, 3] => {
             let (row, quad) = chunk(s);
-            memcpy_async4(&b_tile, row, quad, &bt, (n0 + row) * row_quads + quad0 + quad);
+            // SAFETY: as above.
+            unsafe { memcpy_async4_unchecked(&b_tile, row, quad, &bt, (n0 + row) * row_quads + quad0 + quad) };
         });
     };
     // The fragments of one half of a step (8 words of `k`) of buffer `stage`.

@@ -210,10 +210,26 @@ impl Tf32A {
         row0: usize,
         col0: usize,
     ) -> Self {
+        // SAFETY: forwarded to the caller.
+        let Self(words) = unsafe { Self::load_shared_rounded(tile, row0, col0) };
+        Self(words.map(|w| to_tf32(f32::from_bits(w))))
+    }
+
+    /// [`Tf32A::load_shared`] of elements already rounded to TF32 ([`to_tf32`]): the words as
+    /// they are.
+    ///
+    /// # Safety
+    /// As [`ldmatrix_x4`].
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn load_shared_rounded<const ROWS: usize, const COLS: usize, const PAD: usize>(
+        tile: &Tile2d<f32, ROWS, COLS, PAD>,
+        row0: usize,
+        col0: usize,
+    ) -> Self {
         let (row, chunk) = ldmatrix_lane(row0, col0, true);
         // SAFETY: forwarded to the caller.
-        let words = unsafe { ldmatrix_x4(tile, row, chunk) };
-        Self(words.map(|w| to_tf32(f32::from_bits(w))))
+        Self(unsafe { ldmatrix_x4(tile, row, chunk) })
     }
 }
 
@@ -250,9 +266,25 @@ impl Tf32B {
         col0: usize,
         k0: usize,
     ) -> [Self; 2] {
+        // SAFETY: forwarded to the caller.
+        let pair = unsafe { Self::load_shared_pair_rounded(tile, col0, k0) };
+        pair.map(|Self(words)| Self(words.map(|w| to_tf32(f32::from_bits(w)))))
+    }
+
+    /// [`Tf32B::load_shared_pair`] of elements already rounded to TF32: the words as they are.
+    ///
+    /// # Safety
+    /// As [`ldmatrix_x4`].
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn load_shared_pair_rounded<const ROWS: usize, const COLS: usize, const PAD: usize>(
+        tile: &Tile2d<f32, ROWS, COLS, PAD>,
+        col0: usize,
+        k0: usize,
+    ) -> [Self; 2] {
         let (row, chunk) = ldmatrix_lane(col0, k0, false);
         // SAFETY: forwarded to the caller.
-        let w = unsafe { ldmatrix_x4(tile, row, chunk) }.map(|w| to_tf32(f32::from_bits(w)));
+        let w = unsafe { ldmatrix_x4(tile, row, chunk) };
         [Self([w[0], w[1]]), Self([w[2], w[3]])]
     }
 }

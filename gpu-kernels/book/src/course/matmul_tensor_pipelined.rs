@@ -14,8 +14,9 @@
 //! `s + STAGES - 1` overwrite in the next step.
 //!
 //! Fragments come from shared memory by `ldmatrix` ([`Bf16A::load_shared`],
-//! [`Bf16B::load_shared_pair`], and the TF32 ones, which round each element with `cvt.rna` as
-//! they load, exactly as the other kernel rounds on its store): per half step, a warp
+//! [`Bf16B::load_shared_pair`], and the TF32 ones; TF32 words are rounded with `cvt.rna` in
+//! shared memory by the thread that copied them, after its wait and before the barrier, exactly
+//! as the other kernel rounds on its store): per half step, a warp
 //! issues 8 of them for 32 `mma.sync`. Rows of the shared tiles are 16 words padded to 20
 //! (80 bytes): the 8 rows of an `ldmatrix` block, and the 8 chunks a quarter-warp's copies
 //! write (each lane copies chunk `lane / 8` of row `lane % 8` of its warp's 8 rows), lie at
@@ -26,7 +27,7 @@
 //! with zeros. Having tested that once, the copies skip their own bound tests on the GPU
 //! ([`memcpy_async4_unchecked`]; the simulator still makes them).
 use super::matmul_tensor::{Bf16MatmulArgs, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N, Tf32MatmulArgs};
-use ferrocuda_device::mma::{Accumulator, Bf16A, Bf16B, Tf32A, Tf32B};
+use ferrocuda_device::mma::{Accumulator, Bf16A, Bf16B, Tf32A, Tf32B, to_tf32};
 use ferrocuda_device::pipeline::{memcpy_async4, memcpy_async4_unchecked, pipeline_commit, pipeline_wait_prior};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::Tile2d;
@@ -52,6 +53,10 @@ const A_CHUNKS: usize = TENSOR_TILE_M * TILE_WORDS / 4 / TENSOR_THREADS as usize
 trait PipelinedWords: Element4 {
     type A: Copy + Default;
     type B: Copy + Default;
+    /// Whether the words are rounded in shared memory after they land ([`Self::to_shared`]).
+    const ROUNDS: bool;
+    /// A word as the fragments read it (TF32: rounded, once per element).
+    fn to_shared(self) -> Self;
     /// The fragment of the 16-row tile of `A` at `row0`, words `words..words + 8` of `k`.
     ///
     /// # Safety
@@ -72,6 +77,11 @@ trait PipelinedWords: Element4 {
 impl PipelinedWords for u32 {
     type A = Bf16A;
     type B = Bf16B;
+    const ROUNDS: bool = false;
+    #[inline(always)]
+    fn to_shared(self) -> Self {
+        self
+    }
     #[inline(always)]
     unsafe fn load_a(tile: &ATile<u32>, row0: usize, words: usize) -> Bf16A {
         // SAFETY: forwarded to the caller.
@@ -92,15 +102,20 @@ impl PipelinedWords for u32 {
 impl PipelinedWords for f32 {
     type A = Tf32A;
     type B = Tf32B;
+    const ROUNDS: bool = true;
+    #[inline(always)]
+    fn to_shared(self) -> Self {
+        f32::from_bits(to_tf32(self))
+    }
     #[inline(always)]
     unsafe fn load_a(tile: &ATile<f32>, row0: usize, words: usize) -> Tf32A {
         // SAFETY: forwarded to the caller.
-        unsafe { Tf32A::load_shared(tile, row0, words) }
+        unsafe { Tf32A::load_shared_rounded(tile, row0, words) }
     }
     #[inline(always)]
     unsafe fn load_b(tile: &BTile<f32>, col0: usize, words: usize) -> [Tf32B; 2] {
         // SAFETY: forwarded to the caller.
-        unsafe { Tf32B::load_shared_pair(tile, col0, words) }
+        unsafe { Tf32B::load_shared_pair_rounded(tile, col0, words) }
     }
     #[inline(always)]
     unsafe fn mma(acc: Accumulator, a: Tf32A, b: Tf32B) -> Accumulator {
@@ -184,6 +199,22 @@ fn pipelined_gemm<W: PipelinedWords>(
             unsafe { memcpy_async4_unchecked(&b_tile, row, quad, &bt, (n0 + row) * row_quads + quad0 + quad) };
         });
     };
+    // TF32: rounds in place the chunks this thread copied into buffer `stage`, once they have
+    // landed (its own copies: no other thread's wait is needed), before the barrier that shows
+    // them to the block. Each element is rounded once, not once per warp that loads it.
+    let round = |stage: usize| {
+        if W::ROUNDS {
+            let (a_tile, b_tile) = tiles(stage);
+            unroll!(s in [0, 1] => {
+                let (row, quad) = chunk(s);
+                a_tile.set4(row, quad, a_tile.get4(row, quad).map(W::to_shared));
+            });
+            unroll!(s in [0, 1, 2, 3] => {
+                let (row, quad) = chunk(s);
+                b_tile.set4(row, quad, b_tile.get4(row, quad).map(W::to_shared));
+            });
+        }
+    };
     // The fragments of one half of a step (8 words of `k`) of buffer `stage`.
     let load = |stage: usize, half: usize| -> Fragments<W> {
         let (a_tile, b_tile) = tiles(stage);
@@ -218,6 +249,9 @@ fn pipelined_gemm<W: PipelinedWords>(
     }
     let mut acc = [[Accumulator::default(); 8]; 4];
     pipeline_wait_prior::<{ STAGES as u32 - 2 }>();
+    if steps > 0 {
+        round(0);
+    }
     // SAFETY: every thread of the block reaches each barrier (uniform control flow).
     unsafe { sync_threads() };
     // The fragments are loaded one half-step ahead of the multiplies that use them, so the
@@ -237,6 +271,9 @@ fn pipelined_gemm<W: PipelinedWords>(
         // The group of step + 1 has landed once at most the STAGES - 2 after it are in flight;
         // the barrier makes every thread's copies visible to the block.
         pipeline_wait_prior::<{ STAGES as u32 - 2 }>();
+        if step + 1 < steps {
+            round((step + 1) % STAGES);
+        }
         // SAFETY: as above.
         unsafe { sync_threads() };
         if step + 1 < steps {

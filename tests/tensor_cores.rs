@@ -7,13 +7,14 @@
 mod common;
 
 use book_kernels::course::matmul_tensor::{MmaTileArgs, MmaTileBf16, MmaTileTf32};
+use book_kernels::course::matmul_tensor_pipelined::{FragmentProbe, FragmentProbeArgs, PROBE_SHARED_BYTES};
 use common::{GpuTest, TestResult, ensure, example_passes, fail};
-use ferrocuda::device::mma::{bf16_pair, to_bf16};
+use ferrocuda::device::mma::{bf16_pair, to_bf16, to_tf32};
 use ferrocuda::gpu::{Cublas, LaunchShape};
 use ferrocuda::{Gpu, KernelView};
 use ferrocuda_book::examples::Options;
 use ferrocuda_book::examples::course::matmul_inputs::random_matrix;
-use ferrocuda_book::examples::course::matmul_tensor::{TensorOperands, TensorPrecision};
+use ferrocuda_book::examples::course::matmul_tensor::{TensorKernel, TensorOperands, TensorPrecision};
 use ferrocuda_book::reference::course::matmul_tiled as reference;
 
 /// Each element of a CPU tile: the exact result and the sum of |terms| that bounds its rounding.
@@ -125,22 +126,79 @@ fn mma_tiles_exact_on_integers(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
-/// The GEMM on whole tiles and on sizes it pads, both precisions, against the CPU product of the
-/// rounded inputs (the SGEMM path's accumulation bound).
+/// The `ldmatrix` fragment loaders (after a `cp.async` copy) against the `mma` fragment layout
+/// word by word: lane `4g + t` holds words (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of
+/// `A`; of `B^T`'s rows `c0 .. c0 + 8`, words (c0 + g, t), (c0 + g, t + 4); TF32 ones rounded.
+fn ldmatrix_fragments_match_layout(gpu: &Gpu) -> TestResult {
+    // f32 bits of random values (so the TF32 rounding sees numbers), and two exact TF32 ties.
+    let mut tile: Vec<u32> = random_matrix(16 * 8, 40).iter().map(|x| x.to_bits()).collect();
+    tile[3] = 0x3f80_1000;
+    tile[8 * 9 + 5] = 0xbf80_3000;
+    let tile_d = gpu.upload(&tile).map_err(fail)?;
+    let mut out_d = gpu.zeros::<u32>(32 * 16).map_err(fail)?;
+    let args = FragmentProbeArgs {
+        tile: tile_d.view(),
+        out: out_d.view_mut(),
+    };
+    let shape = LaunchShape::new((1, 1, 1), (32, 1, 1)).with_shared_bytes(PROBE_SHARED_BYTES as u32);
+    ferrocuda_book::kernels(gpu)
+        .map_err(fail)?
+        .launch(FragmentProbe, shape, args)
+        .map_err(fail)?;
+    let out = gpu.download(&out_d).map_err(fail)?;
+    let at = |row: usize, word: usize| tile[row * 8 + word];
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        let words = [
+            at(g, t),
+            at(g + 8, t),
+            at(g, t + 4),
+            at(g + 8, t + 4),
+            at(g, t),
+            at(g, t + 4),
+            at(g + 8, t),
+            at(g + 8, t + 4),
+        ];
+        let tf32 = words.map(|w| to_tf32(f32::from_bits(w)));
+        let expected: Vec<u32> = words.into_iter().chain(tf32).collect();
+        ensure(out[16 * lane..16 * lane + 16] == expected[..], || {
+            format!(
+                "lane {lane}: fragments {:08x?}, expected {expected:08x?}",
+                &out[16 * lane..16 * lane + 16]
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Both GEMMs on whole tiles and on sizes they pad, both precisions, against the CPU product of
+/// the rounded inputs (the SGEMM path's accumulation bound).
 fn tensor_gemm_matches_cpu(gpu: &Gpu) -> TestResult {
-    for precision in [TensorPrecision::Bf16, TensorPrecision::Tf32] {
-        for dims @ (m, n, k) in [(128, 128, 32), (256, 384, 96), (70, 45, 33), (130, 1, 17)] {
+    for (kernel, precision) in TensorKernel::ALL
+        .into_iter()
+        .flat_map(|kernel| [(kernel, TensorPrecision::Bf16), (kernel, TensorPrecision::Tf32)])
+    {
+        // k = 17 or 33: one to three steps of `k`, fewer than the pipeline's stages; 160: 5 or 10, more.
+        for dims @ (m, n, k) in [
+            (128, 128, 32),
+            (256, 384, 96),
+            (70, 45, 33),
+            (130, 1, 17),
+            (128, 256, 160),
+        ] {
             let (a, b) = (
                 precision.rounded(random_matrix(m * k, 5)),
                 precision.rounded(random_matrix(k * n, 6)),
             );
             let expected = reference::Expected::of(&a, &b, dims).map_err(fail)?;
             let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b).map_err(fail)?;
-            ops.launch(gpu).map_err(fail)?;
+            ops.launch(gpu, kernel).map_err(fail)?;
             let check = expected
                 .check("c", &ops.product(gpu, dims).map_err(fail)?, k)
                 .map_err(fail)?;
-            ensure(check.passed(), || format!("{precision:?} {m} x {n} x {k}: {check}"))?;
+            ensure(check.passed(), || {
+                format!("{} {m} x {n} x {k}: {check}", kernel.name(precision))
+            })?;
         }
     }
     Ok(())
@@ -192,6 +250,7 @@ fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         ("mma_tiles_match_cpu", mma_tiles_match_cpu),
         ("mma_tiles_exact_on_integers", mma_tiles_exact_on_integers),
+        ("ldmatrix_fragments_match_layout", ldmatrix_fragments_match_layout),
         ("tensor_gemm_matches_cpu", tensor_gemm_matches_cpu),
         ("tensor_gemm_program", tensor_gemm_program),
     ];

@@ -306,6 +306,55 @@ fn matmul_kernels_tile_and_vectorise() {
     }
 }
 
+/// course-matmul-tiled's pipelined tensor-core kernels: operands reach shared memory only by
+/// `cp.async` (6 copies per step, in the prologue and in the loop; 4 stages: 2 groups in flight
+/// at each wait), fragments only by `ldmatrix.x4` (8 per half step, in the loop and before it),
+/// 64 `mma.sync` per step, TF32 rounding once per element, no local memory.
+#[test]
+fn matmul_pipelined_kernels_copy_asynchronously_and_load_fragments_by_ldmatrix() {
+    for (name, mma) in [
+        (
+            "matmul_bf16_mma_pipelined",
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+        ),
+        (
+            "matmul_tf32_mma_pipelined",
+            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+        ),
+    ] {
+        for body in kernel_ptx(name) {
+            for (pattern, count) in [
+                ("cp.async.cg.shared.global", 2 * 6),
+                ("cp.async.commit_group", 2),
+                ("cp.async.wait_group 2", 2),
+                ("ldmatrix.sync.aligned.m8n8.x4.shared.b16", 3 * 8),
+                (mma, 64),
+            ] {
+                assert!(
+                    body.matches(pattern).count() >= count,
+                    "`{name}` has fewer than {count} `{pattern}`"
+                );
+            }
+            if name.contains("bf16") {
+                assert!(
+                    !body.contains("st.shared") && !body.contains("ld.shared"),
+                    "`{name}` moves words through registers"
+                );
+            } else {
+                // TF32: each thread rounds the 24 words it copied, in shared memory (16-byte
+                // accesses), before the first step and once per step: 48 `cvt.rna`, not the
+                // 64 per step that rounding every fragment would take.
+                let cvts = body.matches("cvt.rna.tf32.f32").count();
+                assert!(
+                    (1..=2 * 24).contains(&cvts) && body.contains("ld.shared.v4") && body.contains("st.shared.v4"),
+                    "`{name}` rounds {cvts} times, or not in shared memory"
+                );
+            }
+            assert!(!body.contains(".local"), "`{name}` uses local memory");
+        }
+    }
+}
+
 #[test]
 fn fft_kernels_keep_their_values_in_registers_and_read_twiddles_non_coherently() {
     for name in ["fft_rows_f32", "fft_rows_f64"] {

@@ -45,7 +45,8 @@
 //! | [`atomic`] | atomic functions | `atomicAdd`, `atomicMin`, `atomicExch`, `atomicCAS` |
 //! | [`math`] | mathematical functions, intrinsics | `__fmaf_rn`, `__fmul_rn`, `__sinf`, `sinf` |
 //! | [`print`](mod@print) | formatted output | `printf` ([`println!`], [`print!`]) |
-//! | [`mma`] | warp matrix functions (`wmma`), `mma.sync` | fragments, `mma_sync`, BF16 and TF32 with f32 accumulation |
+//! | [`mma`] | warp matrix functions (`wmma`), `mma.sync` | fragments, `mma_sync`, BF16 and TF32 with f32 accumulation, `ldmatrix` |
+//! | [`pipeline`] | asynchronous data copies | `__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior` (`cp.async`) |
 //! | [`collective`] | (CUB) | `WarpReduce`, `BlockReduce` |
 //! | [`random`] | (cuRAND) | Philox4x32-10, identical on the GPU and the CPU |
 //! | [`complex`] | (cuComplex) | `cuFloatComplex`, `cuDoubleComplex` as one generic `Complex<T>` |
@@ -92,6 +93,7 @@ pub mod index;
 pub mod launch;
 pub mod math;
 pub mod mma;
+pub mod pipeline;
 pub mod print;
 pub mod random;
 pub mod real;

@@ -199,6 +199,34 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
         }
     }
 
+    /// The address of elements (`row`, `4*chunk .. 4*chunk + 4`), 16 bytes for 4-byte elements
+    /// and 16-byte aligned (as in [`Tile2d::get4`]), for the instructions that take a shared
+    /// address (`cp.async`, `ldmatrix`); traps when out of bounds.
+    #[inline(always)]
+    pub(crate) fn chunk_ptr(&self, row: usize, chunk: usize) -> *mut T {
+        const {
+            assert!(
+                Self::PITCH.is_multiple_of(4) && size_of::<T>() == 4,
+                "16-byte chunks need 4-byte elements and a pitch of a multiple of 4"
+            )
+        };
+        if row >= ROWS || 4 * chunk + 4 > COLS {
+            crate::global::bounds_failure()
+        }
+        // SAFETY: in bounds of the tile (checked).
+        unsafe { self.chunk_ptr_unchecked(row, chunk) }
+    }
+
+    /// [`Tile2d::chunk_ptr`] without the bound test.
+    ///
+    /// # Safety
+    /// `row < ROWS` and `4 * chunk + 4 <= COLS`.
+    #[inline(always)]
+    pub(crate) unsafe fn chunk_ptr_unchecked(&self, row: usize, chunk: usize) -> *mut T {
+        // SAFETY: in bounds of the tile (the caller's contract), which the launch provides.
+        unsafe { self.base.add(row * Self::PITCH + 4 * chunk) }
+    }
+
     /// Element (`row`, `col`); traps when out of bounds.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]

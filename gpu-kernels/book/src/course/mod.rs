@@ -8,6 +8,7 @@ pub mod histogram;
 pub mod image_blur;
 pub mod image_filter;
 pub mod matmul_tensor;
+pub mod matmul_tensor_pipelined;
 pub mod matmul_tiled;
 pub mod matrix_sum;
 pub mod picture_kernel;

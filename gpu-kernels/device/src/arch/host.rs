@@ -4,8 +4,10 @@
 use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering, fence};
 use ferrocuda_sim::{self as sim, Access, WarpOp};
 
+mod async_copy;
 mod mma;
 mod rounding;
+pub use async_copy::*;
 pub use mma::*;
 pub use rounding::*;
 

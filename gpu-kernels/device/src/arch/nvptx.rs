@@ -2,8 +2,10 @@
 use core::arch::asm;
 use core::arch::nvptx as intr;
 
+mod async_copy;
 mod mma;
 mod rounding;
+pub use async_copy::*;
 pub use mma::*;
 pub use rounding::*;
 
@@ -118,6 +120,25 @@ pub fn trap() -> ! {
 #[inline(always)]
 pub fn dynamic_shared_base<T>() -> *mut T {
     core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
+}
+
+/// The 32-bit shared-window address (`.shared` state space) of `address`, a generic address
+/// inside this launch's dynamic shared memory, for instructions that take one (`cp.async`,
+/// `ldmatrix`). Only the base is converted (`cvta.to.shared`, once per kernel: a pure
+/// instruction LLVM hoists); the offset from it is 32-bit integer arithmetic, where converting
+/// each address costs 64-bit adds of the window's high half.
+#[inline(always)]
+pub(crate) fn shared_window_address(address: *const u8) -> u32 {
+    let base = dynamic_shared_base::<u8>();
+    let window: u32;
+    // SAFETY: a register-only conversion of the base of dynamic shared memory.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 %w; cvta.to.shared.u64 %w, {b}; cvt.u32.u64 {o}, %w; }}",
+            b = in(reg64) base, o = out(reg32) window, options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+    window.wrapping_add((address as usize).wrapping_sub(base as usize) as u32)
 }
 
 /// `shfl.sync.{up,down,bfly,idx}.b32` (PTX ISA §9.7.9.6).

@@ -107,3 +107,33 @@ pub fn cvt_rna_tf32(x: f32) -> u32 {
     // the correct rounding up (to infinity past the largest finite).
     (bits + 0x1000) & !0x1fff
 }
+
+/// The simulated `ldmatrix.sync.aligned.m8n8.x4.shared.b16`, by its lane-address contract: lane
+/// `l` reads word `l % 4` of the row whose address lane `8i + l / 4` gives, for each matrix `i`.
+/// The addresses travel by shuffles (every lane must arrive, as on the GPU) and each word is a
+/// checked shared read (bounds, never-written bytes and races are found as for any read).
+///
+/// # Safety
+/// Every lane of the warp executes it; `row` lies in this launch's shared memory (checked),
+/// 16-byte aligned (checked).
+#[track_caller]
+pub unsafe fn ldmatrix_x4_b16(row: *const u8) -> [u32; 4] {
+    let base = sim::shared_base() as usize;
+    let offset = (row as usize).wrapping_sub(base);
+    if !offset.is_multiple_of(16) || u32::try_from(offset).is_err() {
+        sim::fault(std::format!(
+            "ldmatrix row address {row:p} is not 16-byte aligned inside shared memory"
+        ));
+    }
+    let lane = sim::lane_id() as usize;
+    let mut words = [0; 4];
+    // A loop, not a closure, so that a race report names the caller's line (`track_caller`).
+    for (i, word) in words.iter_mut().enumerate() {
+        let source = from_lane(offset as u32, 8 * i + lane / 4) as usize;
+        let address = (base + source + 4 * (lane % 4)) as *const u8;
+        let checked = sim::shared_access(address, 4, sim::Access::Read);
+        // SAFETY: `shared_access` checked that the 4 bytes lie in the block's shared buffer.
+        *word = unsafe { checked.cast::<u32>().read() };
+    }
+    words
+}

@@ -44,3 +44,27 @@ pub fn cvt_rna_tf32(x: f32) -> u32 {
     unsafe { asm!("cvt.rna.tf32.f32 {}, {};", out(reg32) out, in(reg32) x, options(pure, nomem, nostack)) };
     out
 }
+
+/// `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (PTX ISA §9.7.14.5.15): four 8 x 8 matrices of
+/// 16-bit elements from shared memory, one warp together. Lanes `8i .. 8i + 8` give the
+/// addresses of rows 0..8 of matrix `i` (16 bytes each, 16-byte aligned); lane `l` receives, in
+/// word `i`, elements (`l / 4`, `2 (l % 4)`) and (`l / 4`, `2 (l % 4) + 1`) of matrix `i`, the
+/// lower column in the low half: the `mma` fragment layout of an 8 x 8 block.
+///
+/// # Safety
+/// Every lane of the warp executes it convergently (`.sync.aligned`), each with a generic
+/// address of 16 readable bytes inside this launch's dynamic shared memory, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn ldmatrix_x4_b16(row: *const u8) -> [u32; 4] {
+    let row = super::shared_window_address(row);
+    let (r0, r1, r2, r3): (u32, u32, u32, u32);
+    // SAFETY: forwarded to the caller; the window address names the same shared bytes.
+    unsafe {
+        asm!(
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{}, {}, {}, {}}}, [{}];",
+            out(reg32) r0, out(reg32) r1, out(reg32) r2, out(reg32) r3, in(reg32) row,
+            options(readonly, nostack, preserves_flags)
+        )
+    };
+    [r0, r1, r2, r3]
+}

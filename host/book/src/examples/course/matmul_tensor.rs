@@ -1,6 +1,7 @@
 //! `course-matmul-tiled --precision bf16|tf32`: the product on the tensor cores, this library's
-//! `mma.sync` GEMM against cuBLAS's GEMM in the same precision (`cublasGemmEx`, its tensor-core
-//! math), same run, same operands (issue 17).
+//! two `mma.sync` GEMMs (double-buffered through registers, and the `cp.async` + `ldmatrix`
+//! pipeline) against cuBLAS's GEMM in the same precision (`cublasGemmEx`, its tensor-core math),
+//! same run, same operands (issue 17).
 //!
 //! The f32 inputs of the SGEMM path are rounded to BF16 (to nearest even) or TF32 (`cvt.rna`)
 //! first; the CPU reference multiplies the rounded values, whose products are exact in f32, so
@@ -14,6 +15,9 @@ use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tensor::{
     Bf16MatmulArgs, MatmulBf16Mma, MatmulTf32Mma, TENSOR_SHARED_BYTES, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N,
     Tf32MatmulArgs,
+};
+use book_kernels::course::matmul_tensor_pipelined::{
+    MatmulBf16MmaPipelined, MatmulTf32MmaPipelined, PIPELINED_SHARED_BYTES,
 };
 use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
 use ferrocuda::footprint::{try_vec, try_with_capacity};
@@ -92,6 +96,37 @@ impl TensorPrecision {
     }
 }
 
+/// Which of this library's tensor-core GEMMs runs; both take the same operands and launch grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TensorKernel {
+    /// `matmul_{bf16,tf32}_mma`: tiles double-buffered through registers.
+    DoubleBuffered,
+    /// `matmul_{bf16,tf32}_mma_pipelined`: a `cp.async` ring of shared tiles, `ldmatrix` fragments.
+    Pipelined,
+}
+
+impl TensorKernel {
+    /// Both kernels, the older first.
+    pub const ALL: [Self; 2] = [Self::DoubleBuffered, Self::Pipelined];
+
+    /// The kernel's name in `precision`.
+    pub fn name(self, precision: TensorPrecision) -> &'static str {
+        match (self, precision) {
+            (Self::DoubleBuffered, TensorPrecision::Bf16) => "matmul_bf16_mma",
+            (Self::DoubleBuffered, TensorPrecision::Tf32) => "matmul_tf32_mma",
+            (Self::Pipelined, TensorPrecision::Bf16) => "matmul_bf16_mma_pipelined",
+            (Self::Pipelined, TensorPrecision::Tf32) => "matmul_tf32_mma_pipelined",
+        }
+    }
+
+    fn shared_bytes(self) -> usize {
+        match self {
+            Self::DoubleBuffered => TENSOR_SHARED_BYTES,
+            Self::Pipelined => PIPELINED_SHARED_BYTES,
+        }
+    }
+}
+
 /// The padded operands `A` and `B^T` on the device: BF16 pairs, or f32 already rounded to TF32.
 pub enum OperandWords {
     Bf16(DeviceBuffer<u32>, DeviceBuffer<u32>),
@@ -147,21 +182,21 @@ impl TensorOperands {
         })
     }
 
-    /// The kernel's launch shape: one block of [`TENSOR_THREADS`] per 128 x 256 tile of `C`.
-    pub fn shape(&self) -> LaunchShape {
+    /// `kernel`'s launch shape: one block of [`TENSOR_THREADS`] per 128 x 256 tile of `C`.
+    pub fn shape(&self, kernel: TensorKernel) -> LaunchShape {
         let (mp, np, _) = self.padded;
         LaunchShape::new(
             ((np / TENSOR_TILE_N) as u32, (mp / TENSOR_TILE_M) as u32, 1),
             (TENSOR_THREADS, 1, 1),
         )
-        .with_shared_bytes(TENSOR_SHARED_BYTES as u32)
+        .with_shared_bytes(kernel.shared_bytes() as u32)
     }
 
-    /// Runs this library's kernel.
-    pub fn launch(&mut self, gpu: &Gpu) -> Result<()> {
+    /// Runs this library's `kernel`.
+    pub fn launch(&mut self, gpu: &Gpu, kernel: TensorKernel) -> Result<()> {
         let (m, n, k) = self.padded;
         let (m, n, k) = (m as u32, n as u32, k as u32);
-        let shape = self.shape();
+        let shape = self.shape(kernel);
         let kernels = crate::kernels(gpu)?;
         let c = self.c_d.view_mut();
         match &self.operands {
@@ -174,7 +209,10 @@ impl TensorOperands {
                     n,
                     k,
                 };
-                kernels.launch(MatmulBf16Mma, shape, args)
+                match kernel {
+                    TensorKernel::DoubleBuffered => kernels.launch(MatmulBf16Mma, shape, args),
+                    TensorKernel::Pipelined => kernels.launch(MatmulBf16MmaPipelined, shape, args),
+                }
             }
             OperandWords::Tf32(a, bt) => {
                 let args = Tf32MatmulArgs {
@@ -185,7 +223,10 @@ impl TensorOperands {
                     n,
                     k,
                 };
-                kernels.launch(MatmulTf32Mma, shape, args)
+                match kernel {
+                    TensorKernel::DoubleBuffered => kernels.launch(MatmulTf32Mma, shape, args),
+                    TensorKernel::Pipelined => kernels.launch(MatmulTf32MmaPipelined, shape, args),
+                }
             }
         }
     }
@@ -226,16 +267,14 @@ pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Re
     };
     let mut checks = vec![];
     let mut rows = vec![];
-    let ours = match precision {
-        TensorPrecision::Bf16 => "matmul_bf16_mma",
-        TensorPrecision::Tf32 => "matmul_tf32_mma",
-    };
-    for name in [ours, "cublasGemmEx"] {
+    let variants = TensorKernel::ALL.map(Some).into_iter().chain([None]);
+    for variant in variants {
+        let name = variant.map_or("cublasGemmEx", |kernel| kernel.name(precision));
         gpu.upload_into(&try_vec(ops.c_d.len(), f32::NAN)?, &mut ops.c_d)?;
-        let stats = match (name == ours, cublas.as_mut()) {
-            (true, _) => time_reps(gpu, reps, || ops.launch(gpu))?,
-            (false, Some(cublas)) => time_reps(gpu, reps, || ops.cublas(cublas))?,
-            (false, None) => continue,
+        let stats = match (variant, cublas.as_mut()) {
+            (Some(kernel), _) => time_reps(gpu, reps, || ops.launch(gpu, kernel))?,
+            (None, Some(cublas)) => time_reps(gpu, reps, || ops.cublas(cublas))?,
+            (None, None) => continue,
         };
         let check = expected.check(name, &ops.product(gpu, dims)?, k)?;
         println!(
@@ -243,7 +282,7 @@ pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Re
             if check.passed() { "seems OK" } else { "is WRONG" }
         );
         checks.push(check);
-        rows.push((name, stats.median_ms));
+        rows.push((variant, name, stats.median_ms));
     }
     let (mp, np, kp) = ops.padded;
     println!(
@@ -257,18 +296,14 @@ pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Re
         }
     );
     println!(
-        "   {:<20} {:<44} {:>12} {:>10} {:>10}",
+        "   {:<26} {:<44} {:>12} {:>10} {:>10}",
         "variant", "launch shape", "time (ms)", "TFLOP/s", "/ cuBLAS"
     );
-    let cublas_ms = rows.iter().find(|(name, _)| *name == "cublasGemmEx").map(|r| r.1);
-    for (name, ms) in &rows {
-        let shape = if *name == ours {
-            ops.shape().to_string()
-        } else {
-            "(cuBLAS's own)".into()
-        };
+    let cublas_ms = rows.iter().find(|(variant, ..)| variant.is_none()).map(|r| r.2);
+    for (variant, name, ms) in &rows {
+        let shape = variant.map_or("(cuBLAS's own)".into(), |kernel| ops.shape(kernel).to_string());
         println!(
-            "   {:<20} {:<44} {:>12.4} {:>10.1} {:>10}",
+            "   {:<26} {:<44} {:>12.4} {:>10.1} {:>10}",
             name,
             shape,
             ms,

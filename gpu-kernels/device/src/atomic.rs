@@ -212,7 +212,7 @@ impl Tile1d<u32> {
         let address = self.element_ptr(i);
         arch::shared_atomic_access(address.cast(), size_of::<u32>());
         // SAFETY: `element_ptr` checked the bound; the tile lies in the launch's shared memory.
-        unsafe { arch::atom_shared_add_u32(address, value) }
+        unsafe { arch::atom_shared_add_u32(self.base_ptr(), i, value) }
     }
 
     /// [`Tile1d::atomic_add_shared`] without the bound test, for counting loops whose indices
@@ -229,6 +229,6 @@ impl Tile1d<u32> {
         let address = unsafe { self.element_ptr_unchecked(i) };
         arch::shared_atomic_access(address.cast(), size_of::<u32>());
         // SAFETY: inside the tile, which lies in the launch's shared memory.
-        unsafe { arch::atom_shared_add_u32(address, value) }
+        unsafe { arch::atom_shared_add_u32(self.base_ptr(), i, value) }
     }
 }

@@ -76,6 +76,12 @@ impl<T: Copy> Tile1d<T> {
         unsafe { self.base.add(i) }
     }
 
+    /// The address of element 0, for atomics that take a base and an index.
+    #[inline(always)]
+    pub(crate) fn base_ptr(&self) -> *mut T {
+        self.base
+    }
+
     /// The address of element `i` without the bound test, for the unchecked atomics.
     ///
     /// # Safety

@@ -12,12 +12,14 @@
 //!   for each other, and on skewed data lanes queue on one address.
 use super::histogram::{BYTE_BINS, HistoArgs};
 use ferrocuda_device::global::bounds_failure;
+use ferrocuda_device::math::byte_perm;
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::Tile1d;
 use ferrocuda_device::warp::{FULL_MASK, WARP_SIZE, lane_id, sync_warp};
 
 /// 16-byte chunks a thread counts between two folds of its 8-bit counters: 15 x 16 = 240 bytes,
-/// so no counter passes 255 (the fold comes before the 256th byte could wrap one).
+/// so no counter passes 255 (the fold comes before the 256th byte could wrap one). A multiple of
+/// the main loop's three chunks a step.
 const FOLD_CHUNKS: usize = 15;
 /// Bytes a thread counts between two folds when it reads byte by byte: a counter holds 255.
 const FOLD_BYTES: usize = 255;
@@ -37,8 +39,8 @@ pub const fn histo256_packed_shared_bytes(threads: usize) -> usize {
 struct Packed {
     /// The counters, by byte.
     bytes: Tile1d<u8>,
-    /// The same counters, by word, for the fold.
-    words: Tile1d<u32>,
+    /// The same counters, four words at a time, for the fold.
+    quads: Tile1d<Quad>,
     /// Words per row: the block's threads.
     stride: u32,
     /// This thread's byte offset in a row: `4 * t`.
@@ -60,17 +62,23 @@ impl Packed {
     /// `threads` is a multiple of 32.
     #[inline(always)]
     unsafe fn new(t: u32, threads: u32) -> Self {
-        let words = threads as usize * BYTE_BINS / 4;
-        // SAFETY: the caller's contract; the two tiles are two views of the same counters, and
+        let bytes = threads as usize * BYTE_BINS;
+        // SAFETY: the caller's contract; the three tiles are views of the same counters, and
         // each access below goes through one of them at a time between warp barriers.
-        let (bytes, tiles) = unsafe { (Tile1d::<u8>::dynamic(4 * words), Tile1d::<u32>::dynamic(words)) };
+        let (counters, words, quads) = unsafe {
+            (
+                Tile1d::<u8>::dynamic(bytes),
+                Tile1d::<u32>::dynamic(bytes / 4),
+                Tile1d::<Quad>::dynamic(bytes / 16),
+            )
+        };
         for row in 0..BYTE_BINS as u32 / 4 {
-            // SAFETY: `row * threads + t < 64 * threads = words`.
-            unsafe { tiles.set_unchecked((row * threads + t) as usize, 0) };
+            // SAFETY: `row * threads + t < 64 * threads`, the counters' words.
+            unsafe { words.set_unchecked((row * threads + t) as usize, 0) };
         }
         Self {
-            bytes,
-            words: tiles,
+            bytes: counters,
+            quads,
             stride: threads,
             column: 4 * t,
             lane: lane_id() as u32,
@@ -80,8 +88,8 @@ impl Packed {
         }
     }
 
-    /// Counts the byte in bits 0..8 of `y` (higher bits are ignored): load, add, store its
-    /// counter at `(b & 0xfc) * threads + 4 t + (b & 3)`.
+    /// Counts byte `b` (bits 0..8 of `y`; higher bits are ignored): load, add, store its
+    /// counter at `(b & 0xfc) * threads + (4 t | b & 3)`.
     #[inline(always)]
     fn count(&self, y: u32) {
         let at = ((y & 0xfc) * self.stride + ((y & 3) | self.column)) as usize;
@@ -92,32 +100,49 @@ impl Packed {
         }
     }
 
-    /// Counts the four bytes of `word`.
+    /// Counts the four bytes of `word`. Bytes 1 to 3 come out through `prmt` (one instruction
+    /// each): as `word >> 8k`, LLVM folds the `& 3` above into a bit-field extract, which ptxas
+    /// expands into two instructions.
     #[inline(always)]
     fn count_word(&self, word: u32) {
         self.count(word);
-        self.count(word >> 8);
-        self.count(word >> 16);
-        self.count(word >> 24);
+        self.count(byte_perm(word, 0, 0x4441));
+        self.count(byte_perm(word, 0, 0x4442));
+        self.count(byte_perm(word, 0, 0x4443));
+    }
+
+    /// Counts the 16 bytes of a chunk.
+    #[inline(always)]
+    fn count_chunk(&self, w: [u32; 4]) {
+        // Constant indices keep the four words in registers.
+        self.count_word(w[0]);
+        self.count_word(w[1]);
+        self.count_word(w[2]);
+        self.count_word(w[3]);
     }
 
     /// Sums row `row` over the warp's 32 columns and zeroes it: the counters of bins `4 row`
     /// and `4 row + 2` in the halves of the first result, of `4 row + 1` and `4 row + 3` in the
-    /// second (32 x 255 fits 16 bits). Lane `l` reads column `l ^ j` at step `j`, so the warp's
-    /// 32 reads fall in 32 banks.
+    /// second (32 x 255 fits 16 bits). The lane reads four columns per 16-byte access; lane `l`
+    /// reads columns `4 (l ^ j) .. +4` at step `j`, so each quarter-warp's eight accesses
+    /// cover the 32 banks.
     #[inline(always)]
     fn fold_row(&self, row: u32) -> (u32, u32) {
-        let start = row * self.stride + self.warp_column;
+        // In quads: the row starts at a multiple of 8 quads (threads is a multiple of 32).
+        let start = (row * self.stride + self.warp_column) / 4;
         let (mut even, mut odd) = (0, 0);
-        for j in 0..WARP_SIZE as u32 {
-            let at = (start | (self.lane ^ j)) as usize;
-            // SAFETY: `start` is a multiple of 32 and `lane ^ j < 32`: a counter word of this
-            // warp in row `row < 64`.
-            let word = unsafe { self.words.get_unchecked(at) };
+        for j in 0..8 {
+            let at = (start | ((self.lane ^ j) & 7)) as usize;
+            // SAFETY: `start` is a multiple of 8 and `(lane ^ j) & 7 < 8`: four counter words
+            // of this warp in row `row < 64`.
+            let Quad(words) = unsafe { self.quads.get_unchecked(at) };
             // SAFETY: as above.
-            unsafe { self.words.set_unchecked(at, 0) };
-            even += word & 0x00ff_00ff;
-            odd += (word >> 8) & 0x00ff_00ff;
+            unsafe { self.quads.set_unchecked(at, Quad([0; 4])) };
+            // Constant indices keep the four words in registers.
+            for k in 0..4 {
+                even += words[k] & 0x00ff_00ff;
+                odd += byte_perm(words[k], 0, 0x4341);
+            }
         }
         (even, odd)
     }
@@ -138,6 +163,11 @@ impl Packed {
         unsafe { sync_warp(FULL_MASK) };
     }
 }
+
+/// Four counter words in one 16-byte shared access (`ld/st.shared.v4`).
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Quad([u32; 4]);
 
 /// Adds the 16-bit halves of `even` (bins 0 and 2 of a row) and `odd` (bins 1 and 3) to `totals`.
 #[inline(always)]
@@ -184,24 +214,30 @@ pub fn histo256_packed(args: HistoArgs) {
         let mut round = 0;
         while round < rounds {
             let end = rounds.min(round + FOLD_CHUNKS);
-            for r in round..end {
-                // Constant indices keep the four words in registers.
-                let w = words.get4(r * grid + gid);
-                packed.count_word(w[0]);
-                packed.count_word(w[1]);
-                packed.count_word(w[2]);
-                packed.count_word(w[3]);
+            let mut chunk = round * grid + gid;
+            // Three chunks a step: their loads all in flight before the counting, and the
+            // loop's own instructions spread over 48 bytes.
+            for _ in 0..(end - round) / 3 {
+                let (a, b, c) = (
+                    words.get4(chunk),
+                    words.get4(chunk + grid),
+                    words.get4(chunk + 2 * grid),
+                );
+                packed.count_chunk(a);
+                packed.count_chunk(b);
+                packed.count_chunk(c);
+                chunk += 3 * grid;
+            }
+            for _ in 0..(end - round) % 3 {
+                packed.count_chunk(words.get4(chunk));
+                chunk += grid;
             }
             packed.fold();
             round = end;
         }
         let last = rounds * grid + gid;
         if last < chunks {
-            let w = words.get4(last);
-            packed.count_word(w[0]);
-            packed.count_word(w[1]);
-            packed.count_word(w[2]);
-            packed.count_word(w[3]);
+            packed.count_chunk(words.get4(last));
         }
         packed.fold();
         counted = 16 * chunks;
@@ -264,14 +300,20 @@ pub fn histo256_warp_atomic(args: HistoArgs) {
     }
     // SAFETY: every thread of the block reaches both barriers.
     unsafe { sync_threads() };
+    // This thread's copy as a tile of its own, so that each count adds only the byte to the
+    // copy's (hoisted) shared address.
     let base = (t / WARP_SIZE * WARP_COPIES + t % WARP_COPIES) * COPY_STRIDE;
-    // SAFETY: `base + 255` lies in this thread's copy, inside the tile.
-    let count = |y: u32| unsafe { private.atomic_add_shared_unchecked(base + (y & 0xff) as usize, 1) };
+    // SAFETY: the copy's 256 words lie inside `private`, in the launch's shared memory.
+    let copy = unsafe { Tile1d::<u32>::dynamic_at(Tile1d::<u32>::bytes(base), BYTE_BINS) };
+    // SAFETY (of each call): `byte < 256`, the copy's length.
+    let count = |byte: u32| unsafe { copy.atomic_add_shared_unchecked(byte as usize, 1) };
+    // Bytes 1 to 3 through `prmt` (zero-extended: under 256), as in `Packed::count_word`: then
+    // one shift-add makes each address.
     let count_word = |w: u32| {
-        count(w);
-        count(w >> 8);
-        count(w >> 16);
-        count(w >> 24);
+        count(w & 0xff);
+        count(byte_perm(w, 0, 0x4441));
+        count(byte_perm(w, 0, 0x4442));
+        count(byte_perm(w, 0, 0x4443));
     };
     let mut counted = 0;
     if let Some(words) = args.buffer.words()

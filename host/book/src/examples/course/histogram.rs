@@ -58,8 +58,6 @@ pub const THREADS_PER_BLOCK: u32 = 256;
 /// Blocks per SM of the grid-stride launches: 8 x 256 = 2048 threads, an H100 SM's maximum
 /// (8 x 8 KiB of private copies fit its shared memory).
 pub const BLOCKS_PER_SM: u32 = 8;
-/// Shared memory the driver reserves per resident block from compute capability 8.0 on (1 KB).
-const RESERVED_SHARED_BYTES_PER_BLOCK: u32 = 1024;
 /// The byte that skewed data repeats.
 pub const SKEWED_BYTE: u8 = b'e';
 /// Percent of skewed data that is [`SKEWED_BYTE`].
@@ -196,8 +194,8 @@ impl Variant {
 
     /// Its launch over `n` bytes: blocks of `threads` (`histo256_packed` rounds them up to whole
     /// warps), no more blocks than one 16-byte chunk per thread needs, and at most
-    /// [`BLOCKS_PER_SM`] per SM; the two tuned kernels, whose shared memory holds fewer, get as
-    /// many per SM as their shared memory lets reside at once, so the grid runs in one wave.
+    /// [`BLOCKS_PER_SM`] per SM; the two tuned kernels, whose shared memory and registers hold
+    /// fewer, get as many per SM as reside at once, so the grid runs in one wave.
     pub fn shape(self, gpu: &Gpu, n: usize, threads: u32) -> Result<LaunchShape> {
         if threads == 0 || threads > 1024 {
             return Err(Error::InvalidArgument(format!(
@@ -215,16 +213,20 @@ impl Variant {
             Variant::BytesPacked => histo256_packed_shared_bytes(threads as usize),
             Variant::BytesWarpAtomic => histo256_warp_atomic_shared_bytes(threads as usize),
         } as u32;
-        let p = gpu.properties();
+        let kernels = || crate::kernels(gpu);
         let per_sm = match self {
-            Variant::BytesPacked | Variant::BytesWarpAtomic => {
-                let by_shared = p.shared_mem_per_multiprocessor_bytes / (shared + RESERVED_SHARED_BYTES_PER_BLOCK);
-                let by_threads = p.max_threads_per_multiprocessor / threads;
-                by_shared.min(by_threads).clamp(1, BLOCKS_PER_SM)
+            // The driver's count (shared memory and registers), after the opt-in above 48 KiB.
+            Variant::BytesPacked => {
+                kernels()?.allow_shared_bytes(Histo256Packed, shared)?;
+                kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs>(Histo256Packed, threads, shared)?
+            }
+            Variant::BytesWarpAtomic => {
+                kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs>(Histo256WarpAtomic, threads, shared)?
             }
             _ => BLOCKS_PER_SM,
-        };
-        let fill = p.multiprocessor_count * per_sm;
+        }
+        .clamp(1, BLOCKS_PER_SM);
+        let fill = gpu.properties().multiprocessor_count * per_sm;
         let blocks = (n.div_ceil(16 * threads as usize) as u32).clamp(1, fill.max(1));
         Ok(LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(shared))
     }

@@ -221,11 +221,66 @@ fn course_histogram_sizes(gpu: &Gpu) -> TestResult {
             let buffer_d = gpu.upload(&input).map_err(fail)?;
             let mut histo_d = gpu.zeros::<u32>(256).map_err(fail)?;
             for threads in [1, 7, 32, 65, 256] {
-                for variant in [HistoVariant::Bytes, HistoVariant::BytesPrivatized] {
+                for variant in HistoVariant::BYTES {
                     histogram::histogram(gpu, variant, &buffer_d, &mut histo_d, threads).map_err(fail)?;
                     let histo = gpu.download(&histo_d).map_err(fail)?;
                     ensure(histo == expected, || {
                         format!("{variant:?} {data:?}, n = {n}, {threads} threads")
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The byte kernels on one byte repeated, long enough that each thread of `histo256_packed` would
+/// wrap its 8-bit counter many times over without its folds (thousands of bytes a thread at 32
+/// threads a block on a simulator of a few host threads), at lengths that leave a partial chunk
+/// and tail bytes.
+fn course_histogram_one_byte(gpu: &Gpu) -> TestResult {
+    for (byte, n) in [
+        (0u8, (1usize << 21) + 13),
+        (0xff, 300_001),
+        (histogram::SKEWED_BYTE, 4_111),
+    ] {
+        let buffer_d = gpu.upload(&vec![byte; n]).map_err(fail)?;
+        let mut expected = vec![0u32; 256];
+        expected[usize::from(byte)] = n as u32;
+        let mut histo_d = gpu.zeros::<u32>(256).map_err(fail)?;
+        for threads in [32, 256] {
+            for variant in HistoVariant::BYTES {
+                histogram::histogram(gpu, variant, &buffer_d, &mut histo_d, threads).map_err(fail)?;
+                let histo = gpu.download(&histo_d).map_err(fail)?;
+                ensure(histo == expected, || {
+                    format!(
+                        "{variant:?}, {n} x byte {byte}, {threads} threads: {} in its bin, {} in all",
+                        histo[usize::from(byte)],
+                        histo.iter().map(|&c| u64::from(c)).sum::<u64>()
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The byte kernels on views that start off a 16-byte boundary (their byte-by-byte paths), of
+/// uniform bytes and of one byte repeated (hundreds a thread: the packed kernel's folds there).
+fn course_histogram_unaligned_views(gpu: &Gpu) -> TestResult {
+    for input in [Data::Uniform.generate(10_007, 5), vec![7u8; 300_003]] {
+        let n = input.len();
+        let buffer_d = gpu.upload(&input).map_err(fail)?;
+        let mut histo_d = gpu.zeros::<u32>(256).map_err(fail)?;
+        for range in [1..n, 3..n - 5, 8..n - 1, 16..n - 3, 5..5, 2..19] {
+            let expected = reference::histogram::bytes(&input[range.clone()]);
+            for threads in [32, 65] {
+                for variant in HistoVariant::BYTES {
+                    histogram::histogram_range(gpu, variant, &buffer_d, range.clone(), &mut histo_d, threads)
+                        .map_err(fail)?;
+                    let histo = gpu.download(&histo_d).map_err(fail)?;
+                    ensure(histo == expected, || {
+                        format!("{variant:?}, bytes {range:?} of {n}, {threads} threads")
                     })?;
                 }
             }
@@ -245,6 +300,10 @@ fn course_histogram_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
     ensure(
         histogram::histogram(gpu, HistoVariant::BytesPrivatized, &buffer_d, &mut bins, 2048).is_err(),
         || "a block of 2048 threads accepted".into(),
+    )?;
+    ensure(
+        histogram::histogram_range(gpu, HistoVariant::BytesPacked, &buffer_d, 1..4, &mut bins, 32).is_err(),
+        || "bytes 1..4 of 3 accepted".into(),
     )
 }
 
@@ -274,6 +333,8 @@ fn main() {
         ("course_histogram_program", course_histogram_program),
         ("course_histogram_text_by_hand", course_histogram_text_by_hand),
         ("course_histogram_sizes", course_histogram_sizes),
+        ("course_histogram_one_byte", course_histogram_one_byte),
+        ("course_histogram_unaligned_views", course_histogram_unaligned_views),
         (
             "course_histogram_rejects_bad_arguments",
             course_histogram_rejects_bad_arguments,

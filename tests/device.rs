@@ -209,7 +209,7 @@ fn device_atomics_global_and_shared(gpu: &Gpu) -> TestResult {
             && u[..3] == [2 * n as u32, 0, last as u32]
             && u64::from(u[3]) < n
             && u[4] == n as u32
-            && u[5] == n as u32
+            && u[5] == 6 * n as u32
             && l[..3] == [3 * n, 0, last + (1 << 40)]
             && l[3] < n
             && l[4] == n

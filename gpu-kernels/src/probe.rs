@@ -176,7 +176,7 @@ pub fn probe_warp_sum_f64(args: WarpSumF64Args) {
 pub struct AtomicArgs {
     /// `[sum, min, max]`.
     pub i32s: SliceMut<i32>,
-    /// `[sum, min, max, exch, cas-increments, per-block shared sums]`.
+    /// `[sum, min, max, exch, cas-increments, per-block shared sums (6 per thread)]`.
     pub u32s: SliceMut<u32>,
     /// `[sum, min, max, exch, cas-increments]`.
     pub u64s: SliceMut<u64>,
@@ -187,7 +187,8 @@ pub struct AtomicArgs {
 }
 
 /// Every atomic, by every thread: adds, min/max of the global index (signed: of its negation),
-/// exchanges, a compare-and-swap increment loop, and a per-block sum in shared memory added to
+/// exchanges, a compare-and-swap increment loop, and a per-block sum in shared memory (1, 2 and 3
+/// per thread by the generic, the shared-space and the unchecked shared-space add) added to
 /// global memory by thread 0. Launch 1-D, with `Tile1d::<u32>::bytes(1)` of shared memory.
 #[kernel]
 pub fn probe_atomics(args: AtomicArgs) {
@@ -216,6 +217,9 @@ pub fn probe_atomics(args: AtomicArgs) {
     // SAFETY: every thread of the block reaches both barriers.
     unsafe { sync_threads() };
     shared.atomic_add(0, 1);
+    shared.atomic_add_shared(0, 2);
+    // SAFETY: element 0 of a tile of 1.
+    unsafe { shared.atomic_add_shared_unchecked(0, 3) };
     // SAFETY: as above.
     unsafe { sync_threads() };
     if thread_idx_x() == 0 {

@@ -212,6 +212,23 @@ impl Tile1d<u32> {
         let address = self.element_ptr(i);
         arch::shared_atomic_access(address.cast(), size_of::<u32>());
         // SAFETY: `element_ptr` checked the bound; the tile lies in the launch's shared memory.
-        unsafe { arch::atom_shared_add_u32(address, value) }
+        unsafe { arch::atom_shared_add_u32(self.base_ptr(), i, value) }
+    }
+
+    /// [`Tile1d::atomic_add_shared`] without the bound test, for counting loops whose indices
+    /// the kernel bounds by construction (a histogram's `base + byte`): the test would cost a
+    /// compare and a branch per count. The simulator still checks the access against the
+    /// launch's shared memory.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn atomic_add_shared_unchecked(&self, i: usize, value: u32) -> u32 {
+        // SAFETY: `i < len` (the caller's contract).
+        let address = unsafe { self.element_ptr_unchecked(i) };
+        arch::shared_atomic_access(address.cast(), size_of::<u32>());
+        // SAFETY: inside the tile, which lies in the launch's shared memory.
+        unsafe { arch::atom_shared_add_u32(self.base_ptr(), i, value) }
     }
 }

@@ -9,7 +9,8 @@
 //! `__fadd_rz` / `__dadd_ru` family (the book's §3.6.1), and [`add_ftz`] / [`mul_ftz`] are
 //! `-ftz=true` (the book's `-Mcuda=flushz`) for one operation; the simulator rounds them exactly,
 //! in software.
-//! Beside them, [`dp4a`]: CUDA C's `__dp4a`, the integer dot product of four bytes.
+//! Beside them, [`dp4a`]: CUDA C's `__dp4a`, the integer dot product of four bytes, and
+//! [`byte_perm`]: CUDA C's `__byte_perm`, any four of eight bytes in one instruction.
 use super::arch;
 
 /// A floating-point type with explicitly rounded operations.
@@ -194,4 +195,24 @@ pub fn div_fast(a: f32, b: f32) -> f32 {
 #[inline(always)]
 pub fn dp4a(a: u32, b: u32, c: u32) -> u32 {
     arch::dp4a_u32(a, b, c)
+}
+
+/// `__byte_perm(x, y, selector)`: byte `i` of the result is byte `selector >> 4i & 7` of the
+/// eight bytes `y:x` (bytes 0..4 of `x`, then 4..8 of `y`); when bit `4i + 3` of `selector` is
+/// set, it is instead that byte's top bit repeated (PTX's sign-replicate mode).
+///
+/// One `prmt.b32` (PTX ISA, data movement instructions): it extracts or spreads bytes where
+/// shifts and masks take two or three instructions, and LLVM does not fold it into bit-field
+/// extracts (which ptxas expands into a shift and a sign-extend) as it folds `(x >> 8) & 3`.
+///
+/// ```
+/// use ferrocuda_device::math::byte_perm;
+/// assert_eq!(byte_perm(0x4433_2211, 0, 0x4442), 0x33); // byte 2 of x, zero-extended
+/// assert_eq!(byte_perm(0x4433_2211, 0, 0x4341), 0x0044_0022); // bytes 1 and 3 as 16-bit halves
+/// assert_eq!(byte_perm(0x4433_2211, 0x8877_6655, 0x7654), 0x8877_6655);
+/// assert_eq!(byte_perm(0x0000_0080, 0, 0x8888), 0xffff_ffff); // sign of byte 0
+/// ```
+#[inline(always)]
+pub fn byte_perm(x: u32, y: u32, selector: u32) -> u32 {
+    arch::prmt_b32(x, y, selector)
 }

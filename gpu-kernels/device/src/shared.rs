@@ -76,6 +76,22 @@ impl<T: Copy> Tile1d<T> {
         unsafe { self.base.add(i) }
     }
 
+    /// The address of element 0, for atomics that take a base and an index.
+    #[inline(always)]
+    pub(crate) fn base_ptr(&self) -> *mut T {
+        self.base
+    }
+
+    /// The address of element `i` without the bound test, for the unchecked atomics.
+    ///
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    pub(crate) unsafe fn element_ptr_unchecked(&self, i: usize) -> *mut T {
+        // SAFETY: `i < len` (the caller's contract): the result stays inside the tile.
+        unsafe { self.base.add(i) }
+    }
+
     /// Stores `value` in element `i`; traps when out of bounds.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]

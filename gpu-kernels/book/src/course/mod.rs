@@ -5,6 +5,7 @@ pub mod convolution_fast;
 pub mod heat;
 pub mod hello_world;
 pub mod histogram;
+pub mod histogram_tuned;
 pub mod image_blur;
 pub mod image_filter;
 pub mod matmul_tensor;

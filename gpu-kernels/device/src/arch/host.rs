@@ -177,8 +177,17 @@ macro_rules! atom_int {
 }
 atom_int!(atom_add_u32, AtomicU32, u32, fetch_add);
 atom_int!(atom_add_s32, AtomicI32, i32, fetch_add);
-atom_int!(atom_shared_add_u32, AtomicU32, u32, fetch_add);
 atom_int!(atom_add_u64, AtomicU64, u64, fetch_add);
+/// A host atomic in place of `atom.shared.add.u32` on element `index` of the `u32`s at `base`;
+/// returns the old value.
+///
+/// # Safety
+/// Element `index` of `base` is valid for reads and writes, and aligned.
+#[inline(always)]
+pub unsafe fn atom_shared_add_u32(base: *mut u32, index: usize, value: u32) -> u32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { atom_add_u32(base.add(index), value) }
+}
 atom_int!(atom_min_u32, AtomicU32, u32, fetch_min);
 atom_int!(atom_min_s32, AtomicI32, i32, fetch_min);
 atom_int!(atom_min_u64, AtomicU64, u64, fetch_min);
@@ -442,6 +451,22 @@ pub fn lg2_approx_f32(a: f32) -> f32 {
 pub fn dp4a_u32(a: u32, b: u32, c: u32) -> u32 {
     let (a, b) = (a.to_le_bytes(), b.to_le_bytes());
     (0..4).fold(c, |sum, k| sum.wrapping_add(u32::from(a[k]) * u32::from(b[k])))
+}
+/// `prmt.b32` (default mode): byte `i` of the result is byte `c >> 4i & 7` of `b:a`, or that
+/// byte's top bit repeated when bit `4i + 3` of `c` is set.
+#[inline(always)]
+pub fn prmt_b32(a: u32, b: u32, c: u32) -> u32 {
+    let bytes = (u64::from(b) << 32 | u64::from(a)).to_le_bytes();
+    (0..4).fold(0, |out, i| {
+        let nibble = c >> (4 * i) & 0xf;
+        let byte = bytes[(nibble & 7) as usize];
+        let byte = if nibble & 8 == 0 {
+            byte
+        } else {
+            0u8.wrapping_sub(byte >> 7)
+        };
+        out | u32::from(byte) << (8 * i)
+    })
 }
 /// `div.approx.f32`, simulated by the correctly rounded division.
 #[inline(always)]

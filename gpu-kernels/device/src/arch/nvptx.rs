@@ -240,20 +240,40 @@ atom!(atom_max_u64, "max", "u64", u64, reg64);
 atom!(atom_exch_b32, "exch", "b32", u32, reg32);
 atom!(atom_exch_b64, "exch", "b64", u64, reg64);
 
-/// `atom.shared.add.u32` (PTX ISA §9.7.13.5) on the shared-window address of `address`
-/// (`cvta.to.shared`): the shared-memory atomic unit directly, without the generic form's test of
-/// which state space the address lies in. Returns the old value.
+/// The 32-bit shared-window address of `address` (`cvta.to.shared`, then its low 32 bits:
+/// shared memory is far smaller). Pure, so LLVM computes it once for a tile's base and ptxas
+/// adds indices to it with 32-bit arithmetic.
+#[inline(always)]
+fn shared_window<T>(address: *mut T) -> u32 {
+    let window: u32;
+    // SAFETY: pure address arithmetic; nothing is accessed.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 %window; cvta.to.shared.u64 %window, {a}; cvt.u32.u64 {w}, %window; }}",
+            a = in(reg64) address, w = out(reg32) window, options(pure, nomem, nostack)
+        )
+    };
+    window
+}
+
+/// `atom.shared.add.u32` (PTX ISA §9.7.13.5) on element `index` of the `u32`s at `base`, by its
+/// shared-window address: the shared-memory atomic unit directly, without the generic form's
+/// test of which state space the address lies in, and with a 32-bit address (one add per
+/// atomic, where a generic `base + 4 index` costs a 64-bit multiply-add and a move). Returns the
+/// old value.
 ///
 /// # Safety
-/// `address` is a generic address inside this launch's shared memory, aligned.
+/// `base` is a generic address inside this launch's shared memory, aligned, and element `index`
+/// lies in it too.
 #[inline(always)]
-pub unsafe fn atom_shared_add_u32(address: *mut u32, value: u32) -> u32 {
+pub unsafe fn atom_shared_add_u32(base: *mut u32, index: usize, value: u32) -> u32 {
+    let window = shared_window(base).wrapping_add((index as u32).wrapping_mul(4));
     let old: u32;
     // SAFETY: forwarded to the caller; the window address names the same shared bytes.
     unsafe {
         asm!(
-            "{{ .reg .u64 %window; cvta.to.shared.u64 %window, {a}; atom.shared.add.u32 {o}, [%window], {v}; }}",
-            a = in(reg64) address, v = in(reg32) value, o = out(reg32) old, options(nostack)
+            "atom.shared.add.u32 {o}, [{w}], {v};",
+            w = in(reg32) window, v = in(reg32) value, o = out(reg32) old, options(nostack)
         )
     };
     old
@@ -559,6 +579,18 @@ pub fn dp4a_u32(a: u32, b: u32, c: u32) -> u32 {
     // SAFETY: pure arithmetic.
     unsafe {
         asm!("dp4a.u32.u32 {}, {}, {}, {};", out(reg32) out, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack))
+    };
+    out
+}
+
+/// `prmt.b32` in its default mode (PTX ISA, data movement instructions): four bytes picked
+/// from the eight of `b:a` by the nibbles of `c`.
+#[inline(always)]
+pub fn prmt_b32(a: u32, b: u32, c: u32) -> u32 {
+    let out: u32;
+    // SAFETY: pure arithmetic.
+    unsafe {
+        asm!("prmt.b32 {}, {}, {}, {};", out(reg32) out, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack))
     };
     out
 }

@@ -1,5 +1,5 @@
 //! The course's kernels: vector add (256 threads per block), the naive and improved reductions,
-//! and the 256-bin histograms with global or privatized shared atomics.
+//! and the 256-bin histograms (global atomics, privatized shared atomics, packed counters).
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::course::vector_add::THREADS_PER_BLOCK;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
@@ -55,8 +55,9 @@ pub fn reduction(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
     Ok(rows)
 }
 
-/// Measures the 256-bin histograms, global atomics against privatized shared ones, on 2^28
-/// bytes of uniform and of skewed (90% one value) data: GB/s of input read.
+/// Measures the 256-bin histograms (global atomics, privatized shared ones, per-thread packed
+/// counters, per-warp copies with an atomic per byte) on 2^28 bytes of uniform and of skewed (90%
+/// one value) data: GB/s of input read.
 pub fn histogram(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
     use crate::examples::course::histogram::{self, Data, THREADS_PER_BLOCK, Variant};
     let n = settings.elements::<u8>()?.min(histogram::N);
@@ -64,7 +65,7 @@ pub fn histogram(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
     for data in [Data::Uniform, Data::Skewed] {
         let buffer = gpu.upload(&data.generate(n, 1234))?;
         let buffer = &buffer;
-        for variant in [Variant::Bytes, Variant::BytesPrivatized] {
+        for variant in Variant::BYTES {
             let mut histo = gpu.zeros::<u32>(variant.bins())?;
             let row = Row {
                 name: format!("{} {}", variant.name(), format!("{data:?}").to_lowercase()),

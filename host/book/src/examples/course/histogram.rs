@@ -11,16 +11,20 @@ use book_kernels::course::histogram::{
     BYTE_BINS, Histo256Naive, Histo256Privatized, HistoArgs, HistoKernel, HistoPrivatizedKernel, LETTER_BINS,
     LETTER_SHARED_BYTES, histo256_shared_bytes,
 };
+use book_kernels::course::histogram_tuned::{
+    Histo256Packed, Histo256WarpAtomic, histo256_packed_shared_bytes, histo256_warp_atomic_shared_bytes,
+};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::str::FromStr;
 
 pub const EXAMPLE: Example = Example {
     id: "course-histogram",
-    description: "text histogram in 7 letter bins, then 256-bin byte histograms: global atomics vs privatized shared (IT4I course)",
+    description: "text histogram in 7 letter bins, then 256-bin byte histograms: global atomics vs privatized shared, packed per-thread counters, per-warp copies (IT4I course)",
     size: Some(Size {
         unit: "bytes of the 256-bin input",
         gpu: N,
@@ -153,9 +157,21 @@ pub enum Variant {
     Bytes,
     /// `histo256_privatized`, 256 byte bins, per-warp shared copies.
     BytesPrivatized,
+    /// `histo256_packed`, 256 byte bins, per-thread 8-bit counters, no atomics while counting.
+    BytesPacked,
+    /// `histo256_warp_atomic`, 256 byte bins, four shared copies per warp, an atomic per byte.
+    BytesWarpAtomic,
 }
 
 impl Variant {
+    /// The 256-bin variants, the naive one first.
+    pub const BYTES: [Variant; 4] = [
+        Variant::Bytes,
+        Variant::BytesPrivatized,
+        Variant::BytesPacked,
+        Variant::BytesWarpAtomic,
+    ];
+
     /// Its kernel's name.
     pub fn name(self) -> &'static str {
         match self {
@@ -163,6 +179,8 @@ impl Variant {
             Variant::LettersPrivatized => "histo_privatized_kernel",
             Variant::Bytes => "histo256_naive",
             Variant::BytesPrivatized => "histo256_privatized",
+            Variant::BytesPacked => "histo256_packed",
+            Variant::BytesWarpAtomic => "histo256_warp_atomic",
         }
     }
 
@@ -170,26 +188,47 @@ impl Variant {
     pub fn bins(self) -> usize {
         match self {
             Variant::Letters | Variant::LettersPrivatized => LETTER_BINS,
-            Variant::Bytes | Variant::BytesPrivatized => BYTE_BINS,
+            Variant::Bytes | Variant::BytesPrivatized | Variant::BytesPacked | Variant::BytesWarpAtomic => BYTE_BINS,
         }
     }
 
-    /// Its launch over `n` bytes: blocks of `threads`, at most [`BLOCKS_PER_SM`] per SM and no
-    /// more than one 16-byte chunk per thread needs, with the kernel's shared memory.
+    /// Its launch over `n` bytes: blocks of `threads` (`histo256_packed` rounds them up to whole
+    /// warps), no more blocks than one 16-byte chunk per thread needs, and at most
+    /// [`BLOCKS_PER_SM`] per SM; the two tuned kernels, whose shared memory and registers hold
+    /// fewer, get as many per SM as reside at once, so the grid runs in one wave.
     pub fn shape(self, gpu: &Gpu, n: usize, threads: u32) -> Result<LaunchShape> {
         if threads == 0 || threads > 1024 {
             return Err(Error::InvalidArgument(format!(
                 "a histogram block has 1 to 1024 threads, not {threads}"
             )));
         }
-        let fill = gpu.properties().multiprocessor_count * BLOCKS_PER_SM;
-        let blocks = (n.div_ceil(16 * threads as usize) as u32).clamp(1, fill.max(1));
+        let threads = match self {
+            Variant::BytesPacked => threads.next_multiple_of(32),
+            _ => threads,
+        };
         let shared = match self {
             Variant::Letters | Variant::Bytes => 0,
             Variant::LettersPrivatized => LETTER_SHARED_BYTES,
             Variant::BytesPrivatized => histo256_shared_bytes(threads as usize),
-        };
-        Ok(LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(shared as u32))
+            Variant::BytesPacked => histo256_packed_shared_bytes(threads as usize),
+            Variant::BytesWarpAtomic => histo256_warp_atomic_shared_bytes(threads as usize),
+        } as u32;
+        let kernels = || crate::kernels(gpu);
+        let per_sm = match self {
+            // The driver's count (shared memory and registers), after the opt-in above 48 KiB.
+            Variant::BytesPacked => {
+                kernels()?.allow_shared_bytes(Histo256Packed, shared)?;
+                kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs>(Histo256Packed, threads, shared)?
+            }
+            Variant::BytesWarpAtomic => {
+                kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs>(Histo256WarpAtomic, threads, shared)?
+            }
+            _ => BLOCKS_PER_SM,
+        }
+        .clamp(1, BLOCKS_PER_SM);
+        let fill = gpu.properties().multiprocessor_count * per_sm;
+        let blocks = (n.div_ceil(16 * threads as usize) as u32).clamp(1, fill.max(1));
+        Ok(LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(shared))
     }
 }
 
@@ -204,6 +243,19 @@ pub fn histogram(
     histo_d: &mut DeviceBuffer<u32>,
     threads: u32,
 ) -> Result<()> {
+    histogram_range(gpu, variant, buffer_d, 0..buffer_d.len(), histo_d, threads)
+}
+
+/// [`histogram`] of bytes `range` of `buffer_d`: a view that may start at any byte, so the
+/// kernels' paths for views not aligned to 16 bytes run too.
+pub fn histogram_range(
+    gpu: &Gpu,
+    variant: Variant,
+    buffer_d: &DeviceBuffer<u8>,
+    range: Range<usize>,
+    histo_d: &mut DeviceBuffer<u32>,
+    threads: u32,
+) -> Result<()> {
     if histo_d.len() != variant.bins() {
         return Err(Error::InvalidArgument(format!(
             "{} counts into {} bins, not {}",
@@ -212,10 +264,15 @@ pub fn histogram(
             histo_d.len()
         )));
     }
-    let shape = variant.shape(gpu, buffer_d.len(), threads)?;
+    let what = format!("bytes {range:?} of a buffer of {}", buffer_d.len());
+    let buffer = buffer_d
+        .view()
+        .subview(range)
+        .ok_or_else(|| Error::InvalidArgument(format!("{what}: not inside it")))?;
+    let shape = variant.shape(gpu, buffer.len(), threads)?;
     gpu.upload_into(&vec![0; variant.bins()], histo_d)?;
     let args = HistoArgs {
-        buffer: buffer_d.view(),
+        buffer,
         histo: histo_d.view_mut(),
     };
     match variant {
@@ -223,6 +280,8 @@ pub fn histogram(
         Variant::LettersPrivatized => crate::kernels(gpu)?.launch(HistoPrivatizedKernel, shape, args),
         Variant::Bytes => crate::kernels(gpu)?.launch(Histo256Naive, shape, args),
         Variant::BytesPrivatized => crate::kernels(gpu)?.launch(Histo256Privatized, shape, args),
+        Variant::BytesPacked => crate::kernels(gpu)?.launch(Histo256Packed, shape, args),
+        Variant::BytesWarpAtomic => crate::kernels(gpu)?.launch(Histo256WarpAtomic, shape, args),
     }
 }
 
@@ -245,8 +304,8 @@ fn text_histogram(gpu: &Gpu) -> Result<Vec<Check>> {
     Ok(checks)
 }
 
-/// Both 256-bin kernels on `n` bytes of `data`: GB/s of input read and the privatized/naive
-/// ratio.
+/// The 256-bin kernels on `n` bytes of `data`: GB/s of input read and each kernel's speed-up
+/// over the naive one.
 fn byte_histograms(gpu: &Gpu, data: Data, n: usize, reps: usize) -> Result<Vec<Check>> {
     let input = data.try_generate(n, 1234)?;
     let expected = reference::bytes(&input);
@@ -254,18 +313,20 @@ fn byte_histograms(gpu: &Gpu, data: Data, n: usize, reps: usize) -> Result<Vec<C
     let mut histo_d = gpu.zeros::<u32>(BYTE_BINS)?;
     println!("{n} bytes, {}, 256 bins:", data.label());
     let mut checks = Vec::new();
-    let mut rates = Vec::new();
-    for variant in [Variant::Bytes, Variant::BytesPrivatized] {
+    let mut naive_rate = None;
+    for variant in Variant::BYTES {
         let stats = time_reps(gpu, reps, || {
             histogram(gpu, variant, &buffer_d, &mut histo_d, THREADS_PER_BLOCK)
         })?;
         let rate = gb_per_s(n, stats.median_ms);
+        let naive = *naive_rate.get_or_insert(rate);
         println!(
-            " {:<20} {}: {:.4} ms ({}), {rate:.1} GB/s read",
+            " {:<20} {}: {:.4} ms ({}), {rate:.1} GB/s read, {:.2}x naive",
             variant.name(),
             variant.shape(gpu, n, THREADS_PER_BLOCK)?,
             stats.median_ms,
-            gpu.timing_label()
+            gpu.timing_label(),
+            rate / naive
         );
         checks.push(Check::compare(
             &format!("{} ({})", variant.name(), data.label()),
@@ -273,9 +334,7 @@ fn byte_histograms(gpu: &Gpu, data: Data, n: usize, reps: usize) -> Result<Vec<C
             &expected,
             Tolerance::EXACT,
         ));
-        rates.push(rate);
     }
-    println!(" privatized / naive: {:.2}x", rates[1] / rates[0]);
     Ok(checks)
 }
 

@@ -60,5 +60,6 @@ fn main() {
             devices::ch4_examples_reject_bad_arguments,
         ),
     ];
-    common::main(cpu_tests, gpu_tests)
+    // The examples' placement checks read each device's free memory.
+    common::main_one_at_a_time(cpu_tests, gpu_tests)
 }

@@ -195,9 +195,10 @@ pub fn transpose_wide(args: CudaTransposeArgs) {
         }
         return;
     }
+    // (Ranges, not arrays of the two columns: an array would live in local memory.)
     for k in 0..T / WIDE_BLOCK_ROWS {
         let y = t.y + k * WIDE_BLOCK_ROWS;
-        for x in [t.x, t.x + HALF] {
+        for x in (t.x..T).step_by(HALF) {
             if full || (x0 + x < nx && y0 + y < ny) {
                 // SAFETY: (x0 + x, y0 + y) lies in the section (full tile, or tested), which lies
                 // in `idata`; `y < 64`, `x < 64` (block shape checked).
@@ -211,7 +212,7 @@ pub fn transpose_wide(args: CudaTransposeArgs) {
     // this position is in the section.
     for k in 0..T / WIDE_BLOCK_ROWS {
         let c = t.y + k * WIDE_BLOCK_ROWS;
-        for r in [t.x, t.x + HALF] {
+        for r in (t.x..T).step_by(HALF) {
             if full || (y0 + r < ny && x0 + c < nx) {
                 // SAFETY: as for the load, with the extents swapped and `odata`.
                 unsafe {

@@ -57,7 +57,31 @@ pub fn main_with_multi_gpu(
     cuda_tests: Vec<GpuTest>,
     multi_gpu_tests: Vec<MultiGpuTest>,
 ) -> ! {
-    let args = Arguments::from_args();
+    run_trials(
+        Arguments::from_args(),
+        cpu_tests,
+        gpu_tests,
+        cuda_tests,
+        multi_gpu_tests,
+    )
+}
+
+/// As [`main`], one test at a time (unless `--test-threads` says otherwise): for test files
+/// whose tests read the device's free memory, which a test allocating beside them would move
+/// (libtest runs tests on parallel threads, all on GPU 0).
+pub fn main_one_at_a_time(cpu_tests: Vec<CpuTest>, gpu_tests: Vec<GpuTest>) -> ! {
+    let mut args = Arguments::from_args();
+    args.test_threads = args.test_threads.or(Some(1));
+    run_trials(args, cpu_tests, gpu_tests, vec![], vec![])
+}
+
+fn run_trials(
+    args: Arguments,
+    cpu_tests: Vec<CpuTest>,
+    gpu_tests: Vec<GpuTest>,
+    cuda_tests: Vec<GpuTest>,
+    multi_gpu_tests: Vec<MultiGpuTest>,
+) -> ! {
     let mut trials: Vec<Trial> = cpu_tests
         .into_iter()
         .map(|(name, test)| Trial::test(name, move || test().map_err(Into::into)))

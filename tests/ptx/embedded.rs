@@ -137,6 +137,8 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, course::histogram::HistoArgs>(course::histogram::HistoPrivatizedKernel),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Naive),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Privatized),
+        entry::<_, course::histogram::HistoArgs>(course::histogram_tuned::Histo256Packed),
+        entry::<_, course::histogram::HistoArgs>(course::histogram_tuned::Histo256WarpAtomic),
         entry::<_, course::matmul_tensor::Bf16MatmulArgs>(course::matmul_tensor::MatmulBf16Mma),
         entry::<_, course::matmul_tensor::Tf32MatmulArgs>(course::matmul_tensor::MatmulTf32Mma),
         entry::<_, course::matmul_tensor::MmaTileArgs>(course::matmul_tensor::MmaTileBf16),
@@ -212,6 +214,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::OutArgs<u64>>(probe::ProbeClock),
         entry::<_, probe::PrintArgs>(probe::ProbePrint),
         entry::<_, transpose::CudaTransposeArgs>(transpose::CudaTranspose),
+        entry::<_, transpose::CudaTransposeArgs>(transpose::TransposeWide),
         entry::<_, book_kernels::ch4::minimal::AssignArgs>(book_kernels::ch4::minimal::Assign),
     ];
     use sor::{ResidualArgs, SplitArgs, WindowArgs};

@@ -102,6 +102,9 @@ pub struct Module {
     module: Arc<CudaModule>,
     what: String,
     functions: Mutex<HashMap<&'static str, CudaFunction>>,
+    /// Each function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` as set so far: it only ever rises, so a
+    /// thread launching with less cannot lower it under another thread about to launch with more.
+    shared_limits: Mutex<HashMap<&'static str, u32>>,
     last_launched: LastLaunched,
 }
 
@@ -122,8 +125,31 @@ impl Module {
             module,
             what: what.to_string(),
             functions: Mutex::new(HashMap::new()),
+            shared_limits: Mutex::new(HashMap::new()),
             last_launched,
         })
+    }
+
+    /// Lets kernel `name` launch with `bytes` of dynamic shared memory: raises its
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to `bytes` when it is lower, never lowers
+    /// it. The attribute belongs to the function, which every thread shares; the lock makes the
+    /// check and the raise one step.
+    pub(super) fn allow_shared_bytes(&self, name: &'static str, bytes: u32) -> Result<()> {
+        let mut limits = self.shared_limits.lock().unwrap_or_else(|p| p.into_inner());
+        let limit = limits.entry(name).or_insert(DEFAULT_SHARED_LIMIT_BYTES);
+        if bytes <= *limit {
+            return Ok(());
+        }
+        self.function(name)?
+            .set_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                i32::try_from(bytes).unwrap_or(i32::MAX),
+            )
+            .map_err(Error::cuda(format!(
+                "allowing kernel `{name}` {bytes} bytes of dynamic shared memory (cuFuncSetAttribute)"
+            )))?;
+        *limit = bytes;
+        Ok(())
     }
 
     pub(super) fn function(&self, name: &'static str) -> Result<CudaFunction> {
@@ -168,20 +194,9 @@ impl Module {
         args: A,
     ) -> Result<()> {
         let function = self.function(K::NAME)?;
-        if shape.shared_bytes > DEFAULT_SHARED_LIMIT_BYTES {
-            // Above 48 KiB a kernel must opt in (cudaFuncSetAttribute); `LaunchShape::check`
-            // has already held the size to the device's opt-in limit.
-            function
-                .set_attribute(
-                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    shape.shared_bytes as i32,
-                )
-                .map_err(Error::cuda(format!(
-                    "allowing kernel `{}` {} bytes of dynamic shared memory",
-                    K::NAME,
-                    shape.shared_bytes
-                )))?;
-        }
+        // Above 48 KiB a kernel must opt in (cudaFuncSetAttribute); `LaunchShape::check` has
+        // already held the size to the device's opt-in limit.
+        self.allow_shared_bytes(K::NAME, shape.shared_bytes)?;
         let param = ParamBlock(args);
         let config = LaunchConfig {
             grid_dim: shape.grid,

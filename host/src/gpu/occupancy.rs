@@ -2,7 +2,6 @@
 //! dynamic shared memory than the default 48 KiB per block (book §3.5: the occupancy that the
 //! book read from the profiler, and its shared-memory trick to hold one block per multiprocessor).
 use super::{Backend, Error, Gpu, Kernels, Result};
-use cudarc::driver::sys::CUfunction_attribute_enum;
 use ferrocuda_device::launch::{Kernel, KernelArgs};
 
 /// Shared memory the driver reserves per resident block on compute capability 8.0 and newer
@@ -60,7 +59,9 @@ impl Kernels<'_> {
     /// Lets kernel `K` launch with up to `bytes` of dynamic shared memory per block: above the
     /// default 48 KiB, CUDA requires the opt-in `cuFuncSetAttribute(..,
     /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)`, up to the device's
-    /// `shared_mem_per_block_optin_bytes`. The simulator takes up to that limit without opt-in.
+    /// `shared_mem_per_block_optin_bytes`. The limit only ever rises: a smaller `bytes` than an
+    /// earlier call's (or launch's) leaves it, so threads launching one kernel with different
+    /// sizes cannot undo each other's opt-in. The simulator takes up to that limit without opt-in.
     pub fn allow_shared_bytes<K: Kernel<A>, A: KernelArgs>(&self, _kernel: K, bytes: u32) -> Result<()> {
         let limit = self.gpu().properties().shared_mem_per_block_optin_bytes;
         if bytes > limit {
@@ -69,19 +70,7 @@ impl Kernels<'_> {
             )));
         }
         match (&self.gpu().backend, self.module()) {
-            (Backend::Cuda(_), Some(module)) => {
-                let value = i32::try_from(bytes).unwrap_or(i32::MAX);
-                module
-                    .function(K::NAME)?
-                    .set_attribute(
-                        CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        value,
-                    )
-                    .map_err(Error::cuda(format!(
-                        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = {bytes}) for `{}`",
-                        K::NAME
-                    )))
-            }
+            (Backend::Cuda(_), Some(module)) => module.allow_shared_bytes(K::NAME, bytes),
             (Backend::Cuda(_), None) => Err(super::stream::mixed()),
             (Backend::Sim(_), _) => Ok(()),
         }

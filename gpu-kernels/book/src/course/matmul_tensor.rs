@@ -195,7 +195,7 @@ fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: u
         });
     };
     let steps = words_per_row / TILE_WORDS;
-    let mut acc = [[Accumulator::default(); N_TILES]; M_TILES];
+    let mut acc: WarpTile = [[Accumulator::default(); N_TILES]; M_TILES];
     store(0, &fetch(0));
     // SAFETY: every thread of the block reaches each barrier (uniform control flow).
     unsafe { sync_threads() };
@@ -226,13 +226,23 @@ fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: u
         // barrier; this one orders them before the next step's reads.
         unsafe { sync_threads() };
     }
+    store_warp_tile(&c, &acc, m0 + warp_row, n0 + warp_col, n);
+}
+
+/// A warp's accumulators: [`M_TILES`] x [`N_TILES`] tiles of 16 x 8, a 64 x 64 tile of `C`.
+pub(crate) type WarpTile = [[Accumulator; N_TILES]; M_TILES];
+
+/// Writes a warp's 64 x 64 tile of `C` (row-major, `n` columns) at (`row0`, `col0`); both
+/// GEMMs' epilogue.
+#[inline(always)]
+pub(crate) fn store_warp_tile(c: &SliceMut<f32>, acc: &WarpTile, row0: usize, col0: usize, n: usize) {
     const { assert!(M_TILES == 4 && N_TILES == 8, "the unrolled loops cover 4 x 8 tiles") };
     let positions = Accumulator::positions();
     unroll!(i in [0, 1, 2, 3] => {
         unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] => {
             unroll!(v in [0, 1, 2, 3] => {
                 let (r, col) = positions[v];
-                c.set((m0 + warp_row + 16 * i + r) * n + n0 + warp_col + 8 * j + col, acc[i][j].0[v]);
+                c.set((row0 + 16 * i + r) * n + col0 + 8 * j + col, acc[i][j].0[v]);
             });
         });
     });

@@ -26,7 +26,9 @@
 //! and a grid inside `C`, and trap otherwise, as the other kernels; the host pads other sizes
 //! with zeros. Having tested that once, the copies skip their own bound tests on the GPU
 //! ([`memcpy_async4_unchecked`]; the simulator still makes them).
-use super::matmul_tensor::{Bf16MatmulArgs, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N, Tf32MatmulArgs};
+use super::matmul_tensor::{
+    Bf16MatmulArgs, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N, Tf32MatmulArgs, WarpTile, store_warp_tile,
+};
 use ferrocuda_device::mma::{Accumulator, Bf16A, Bf16B, Tf32A, Tf32B, to_tf32};
 use ferrocuda_device::pipeline::{memcpy_async4, memcpy_async4_unchecked, pipeline_commit, pipeline_wait_prior};
 use ferrocuda_device::prelude::*;
@@ -231,7 +233,7 @@ fn pipelined_gemm<W: PipelinedWords>(
         fragments
     };
     // Spelled out (`unroll!`), so the accumulators stay in registers.
-    let multiply = |acc: &mut [[Accumulator; 8]; 4], (a_frags, b_frags): &Fragments<W>| {
+    let multiply = |acc: &mut WarpTile, (a_frags, b_frags): &Fragments<W>| {
         unroll!(i in [0, 1, 2, 3] => {
             unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] => {
                 // SAFETY: every lane of every warp runs the same loop.
@@ -247,7 +249,7 @@ fn pipelined_gemm<W: PipelinedWords>(
         // One group per stage, empty or not, so the waits below always count STAGES - 2.
         pipeline_commit();
     }
-    let mut acc = [[Accumulator::default(); 8]; 4];
+    let mut acc: WarpTile = [[Accumulator::default(); 8]; 4];
     pipeline_wait_prior::<{ STAGES as u32 - 2 }>();
     if steps > 0 {
         round(0);
@@ -281,15 +283,7 @@ fn pipelined_gemm<W: PipelinedWords>(
         }
         multiply(&mut acc, &second);
     }
-    let positions = Accumulator::positions();
-    unroll!(i in [0, 1, 2, 3] => {
-        unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] => {
-            unroll!(v in [0, 1, 2, 3] => {
-                let (r, col) = positions[v];
-                c.set((m0 + warp_row + 16 * i + r) * n + n0 + warp_col + 8 * j + col, acc[i][j].0[v]);
-            });
-        });
-    });
+    store_warp_tile(&c, &acc, m0 + warp_row, n0 + warp_col, n);
 }
 
 /// `C = A B` from BF16 operands on the tensor cores, f32 accumulation, through a

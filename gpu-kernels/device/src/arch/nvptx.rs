@@ -3,9 +3,11 @@ use core::arch::asm;
 use core::arch::nvptx as intr;
 
 mod async_copy;
+mod atomic;
 mod mma;
 mod rounding;
 pub use async_copy::*;
+pub use atomic::*;
 pub use mma::*;
 pub use rounding::*;
 
@@ -203,122 +205,6 @@ pub fn active_mask() -> u32 {
     unsafe { asm!("activemask.b32 {};", out(reg32) out, options(nostack, nomem)) };
     out
 }
-
-/// `atom.{op}.{ty}` on a generic address, which may point into global or shared memory
-/// (PTX ISA §9.7.13.5). Relaxed ordering at GPU scope, as CUDA C's `atomicAdd`.
-macro_rules! atom {
-    ($name:ident, $op:literal, $ptx:literal, $t:ty, $reg:ident) => {
-        #[doc = concat!("`atom.", $op, ".", $ptx, "`: returns the old value.")]
-        ///
-        /// # Safety
-        /// `address` is valid for reads and writes, and aligned.
-        #[inline(always)]
-        pub unsafe fn $name(address: *mut $t, value: $t) -> $t {
-            let old: $t;
-            // SAFETY: forwarded to the caller.
-            unsafe {
-                asm!(
-                    concat!("atom.", $op, ".", $ptx, " {}, [{}], {};"),
-                    out($reg) old, in(reg64) address, in($reg) value, options(nostack)
-                )
-            };
-            old
-        }
-    };
-}
-atom!(atom_add_u32, "add", "u32", u32, reg32);
-atom!(atom_add_s32, "add", "s32", i32, reg32);
-atom!(atom_add_u64, "add", "u64", u64, reg64);
-atom!(atom_add_f32, "add", "f32", f32, reg32);
-atom!(atom_add_f64, "add", "f64", f64, reg64);
-atom!(atom_min_u32, "min", "u32", u32, reg32);
-atom!(atom_min_s32, "min", "s32", i32, reg32);
-atom!(atom_min_u64, "min", "u64", u64, reg64);
-atom!(atom_max_u32, "max", "u32", u32, reg32);
-atom!(atom_max_s32, "max", "s32", i32, reg32);
-atom!(atom_max_u64, "max", "u64", u64, reg64);
-atom!(atom_exch_b32, "exch", "b32", u32, reg32);
-atom!(atom_exch_b64, "exch", "b64", u64, reg64);
-
-/// The 32-bit shared-window address of `address` (`cvta.to.shared`, then its low 32 bits:
-/// shared memory is far smaller). Pure, so LLVM computes it once for a tile's base and ptxas
-/// adds indices to it with 32-bit arithmetic.
-#[inline(always)]
-fn shared_window<T>(address: *mut T) -> u32 {
-    let window: u32;
-    // SAFETY: pure address arithmetic; nothing is accessed.
-    unsafe {
-        asm!(
-            "{{ .reg .u64 %window; cvta.to.shared.u64 %window, {a}; cvt.u32.u64 {w}, %window; }}",
-            a = in(reg64) address, w = out(reg32) window, options(pure, nomem, nostack)
-        )
-    };
-    window
-}
-
-/// `atom.shared.add.u32` (PTX ISA §9.7.13.5) on element `index` of the `u32`s at `base`, by its
-/// shared-window address: the shared-memory atomic unit directly, without the generic form's
-/// test of which state space the address lies in, and with a 32-bit address (one add per
-/// atomic, where a generic `base + 4 index` costs a 64-bit multiply-add and a move). Returns the
-/// old value.
-///
-/// # Safety
-/// `base` is a generic address inside this launch's shared memory, aligned, and element `index`
-/// lies in it too.
-#[inline(always)]
-pub unsafe fn atom_shared_add_u32(base: *mut u32, index: usize, value: u32) -> u32 {
-    let window = shared_window(base).wrapping_add((index as u32).wrapping_mul(4));
-    let old: u32;
-    // SAFETY: forwarded to the caller; the window address names the same shared bytes.
-    unsafe {
-        asm!(
-            "atom.shared.add.u32 {o}, [{w}], {v};",
-            w = in(reg32) window, v = in(reg32) value, o = out(reg32) old, options(nostack)
-        )
-    };
-    old
-}
-
-/// `red.global.add.u32` (PTX ISA §9.7.13.6): an atomic add that returns nothing, so the L2
-/// performs it without a reply (nvcc's form of an `atomicAdd` whose result is unused).
-///
-/// # Safety
-/// `address` is valid for reads and writes in global memory, and aligned.
-#[inline(always)]
-pub unsafe fn red_global_add_u32(address: *mut u32, value: u32) {
-    // SAFETY: forwarded to the caller.
-    unsafe {
-        asm!(
-            "red.global.add.u32 [{}], {};",
-            in(reg64) address, in(reg32) value, options(nostack)
-        )
-    };
-}
-
-/// `atom.cas.b32` / `atom.cas.b64`.
-macro_rules! atom_cas {
-    ($name:ident, $ptx:literal, $t:ty, $reg:ident) => {
-        #[doc = concat!("`atom.cas.", $ptx, "`: stores `new` if the value equals `compare`; returns the old value.")]
-        ///
-        /// # Safety
-        /// `address` is valid for reads and writes, and aligned.
-        #[inline(always)]
-        pub unsafe fn $name(address: *mut $t, compare: $t, new: $t) -> $t {
-            let old: $t;
-            // SAFETY: forwarded to the caller.
-            unsafe {
-                asm!(
-                    concat!("atom.cas.", $ptx, " {}, [{}], {}, {};"),
-                    out($reg) old, in(reg64) address, in($reg) compare, in($reg) new,
-                    options(nostack)
-                )
-            };
-            old
-        }
-    };
-}
-atom_cas!(atom_cas_b32, "b32", u32, reg32);
-atom_cas!(atom_cas_b64, "b64", u64, reg64);
 
 /// `ld.global` / `st.global` of one scalar (PTX ISA §9.7.9.8, §9.7.9.10).
 ///

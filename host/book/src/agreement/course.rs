@@ -75,6 +75,8 @@ pub(super) fn sums_and_histograms(c: &mut Comparison) -> Result<()> {
         (HistoVariant::LettersPrivatized, Data::Text),
         (HistoVariant::Bytes, Data::Skewed),
         (HistoVariant::BytesPrivatized, Data::Skewed),
+        (HistoVariant::BytesPacked, Data::Skewed),
+        (HistoVariant::BytesWarpAtomic, Data::Uniform),
     ] {
         c.compare(variant.name(), Tolerance::EXACT, |gpu| {
             let buffer = gpu.upload(&data.generate(n, 11))?;

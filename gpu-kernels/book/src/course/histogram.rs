@@ -166,13 +166,21 @@ pub fn histo256_privatized(args: HistoArgs) {
     run.flush(&private, base);
     // SAFETY: as above.
     unsafe { sync_threads() };
-    for bin in (t..BYTE_BINS).step_by(threads) {
+    add_copies(&private, copies, BYTE_BINS, &args.histo);
+}
+
+/// The block's last step (after its barrier): sums bin `b` of the `copies` private copies,
+/// `stride` counters apart in `private`, and adds each non-zero total to `histo[b]` with one
+/// global atomic. Thread `t` takes bins `t, t + blockDim.x, ..`.
+#[inline(always)]
+pub(crate) fn add_copies(private: &Tile1d<u32>, copies: usize, stride: usize, histo: &SliceMut<u32>) {
+    for bin in (thread_idx_x()..BYTE_BINS).step_by(block_dim().x) {
         let mut total = 0;
         for copy in 0..copies {
-            total += private.get(copy * BYTE_BINS + bin);
+            total += private.get(copy * stride + bin);
         }
         if total > 0 {
-            args.histo.atomic_add_no_return(bin, total);
+            histo.atomic_add_no_return(bin, total);
         }
     }
 }

@@ -10,7 +10,7 @@
 //! - [`histo256_warp_atomic`]: four copies of the 256 bins per warp, one shared atomic per byte
 //!   and no run test: fewer instructions per byte, but lanes whose bytes fall in one bank wait
 //!   for each other, and on skewed data lanes queue on one address.
-use super::histogram::{BYTE_BINS, HistoArgs};
+use super::histogram::{BYTE_BINS, HistoArgs, add_copies};
 use ferrocuda_device::global::bounds_failure;
 use ferrocuda_device::math::byte_perm;
 use ferrocuda_device::prelude::*;
@@ -182,7 +182,7 @@ fn add_pairs(totals: &mut [u32; 4], even: u32, odd: u32) {
 
 /// Privatized 256-bin histogram with per-thread 8-bit counters: no atomic in the counting loop.
 ///
-/// Each thread counts 16-byte chunks (grid-stride) into its own counters ([`Packed`]): per byte
+/// Each thread counts 16-byte chunks (grid-stride) into its own counters (`Packed`): per byte
 /// an extract, an address, a shared load, an add and a shared store. Every 240 bytes the warp
 /// folds its counters into 32-bit totals in registers; at the end the warps add their totals
 /// into the block's 256 shared bins, and the block adds each non-zero bin to global memory once.
@@ -336,13 +336,5 @@ pub fn histo256_warp_atomic(args: HistoArgs) {
     }
     // SAFETY: as above.
     unsafe { sync_threads() };
-    for bin in (t..BYTE_BINS).step_by(threads) {
-        let mut total = 0;
-        for copy in 0..copies {
-            total += private.get(copy * COPY_STRIDE + bin);
-        }
-        if total > 0 {
-            args.histo.atomic_add_no_return(bin, total);
-        }
-    }
+    add_copies(&private, copies, COPY_STRIDE, &args.histo);
 }

@@ -137,7 +137,7 @@ pub(crate) fn shared_window_address(address: *const u8) -> u32 {
     unsafe {
         asm!(
             "{{ .reg .u64 %w; cvta.to.shared.u64 %w, {b}; cvt.u32.u64 {o}, %w; }}",
-            b = in(reg64) base, o = out(reg32) window, options(pure, nomem, nostack, preserves_flags)
+            b = in(reg64) base as u64, o = out(reg32) window, options(pure, nomem, nostack, preserves_flags)
         )
     };
     window.wrapping_add((address as usize).wrapping_sub(base as usize) as u32)

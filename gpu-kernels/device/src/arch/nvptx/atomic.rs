@@ -48,7 +48,7 @@ fn shared_window<T>(address: *mut T) -> u32 {
     unsafe {
         asm!(
             "{{ .reg .u64 %window; cvta.to.shared.u64 %window, {a}; cvt.u32.u64 {w}, %window; }}",
-            a = in(reg64) address, w = out(reg32) window, options(pure, nomem, nostack)
+            a = in(reg64) address as u64, w = out(reg32) window, options(pure, nomem, nostack)
         )
     };
     window

@@ -25,6 +25,7 @@
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
 use crate::gpu::{Copy2d, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result, Stream};
+use ferrocuda_device::launch::Kernel;
 use gpu_kernels::transpose::{
     BLOCK_ROWS, CudaTranspose, CudaTransposeArgs, TILE_BYTES, TransposeWide, WIDE_BLOCK_ROWS, WIDE_TILE,
     WIDE_TILE_BYTES,
@@ -120,12 +121,13 @@ pub fn cuda_transpose(
     idata: &DeviceBuffer<f32>,
     tile: TransposeTile,
 ) -> Result<()> {
-    let args = kernel_args(odata, idata, tile)?;
-    let kernels = gpu.library()?;
-    match stream {
-        Some(s) => kernels.launch_on(s, CudaTranspose, tile.shape()?, args),
-        None => kernels.launch(CudaTranspose, tile.shape()?, args),
-    }
+    launch(
+        gpu,
+        stream,
+        CudaTranspose,
+        tile.shape()?,
+        kernel_args(odata, idata, tile)?,
+    )
 }
 
 /// The library's fastest transpose (`transpose_wide`: 64 x 64 tiles, 8-byte accesses where the
@@ -151,11 +153,27 @@ pub fn transpose(
     idata: &DeviceBuffer<f32>,
     tile: TransposeTile,
 ) -> Result<()> {
-    let args = kernel_args(odata, idata, tile)?;
+    launch(
+        gpu,
+        stream,
+        TransposeWide,
+        tile.wide_shape()?,
+        kernel_args(odata, idata, tile)?,
+    )
+}
+
+/// Launches either transpose kernel from the library on `stream` (the GPU's own for `None`).
+fn launch<K: Kernel<CudaTransposeArgs>>(
+    gpu: &Gpu,
+    stream: Option<&Stream>,
+    kernel: K,
+    shape: LaunchShape,
+    args: CudaTransposeArgs,
+) -> Result<()> {
     let kernels = gpu.library()?;
     match stream {
-        Some(s) => kernels.launch_on(s, TransposeWide, tile.wide_shape()?, args),
-        None => kernels.launch(TransposeWide, tile.wide_shape()?, args),
+        Some(s) => kernels.launch_on(s, kernel, shape, args),
+        None => kernels.launch(kernel, shape, args),
     }
 }
 

@@ -1,5 +1,8 @@
-// Transpose design sweep at 16384^2 f32: which layout reaches memcpy?
+// Transpose design sweeps at 16384^2 f32 (issue 17): which layout reaches memcpy?
+// `./a.out 1` runs the rows of transpose-sweep1.log, `./a.out 2` those of transpose-sweep2.log
+// (first run as two files, joined here).
 #include <cstdio>
+#include <cstdlib>
 #include <cuda_runtime.h>
 #define CK(x) do{cudaError_t e=(x); if(e){printf("err %s line %d\n",cudaGetErrorString(e),__LINE__);exit(1);}}while(0)
 const int N = 16384;
@@ -84,6 +87,30 @@ __global__ void tr_64(float* o, const float* i) {
   for (int j=0;j<64;j+=8) { o[(size_t)(x0+ty+j)*N+y0+tx] = t[tx][ty+j]; o[(size_t)(x0+ty+j)*N+y0+tx+32] = t[tx+32][ty+j]; }
 }
 
+
+template<int G, int R>
+__global__ void tr_vec2g(float* o, const float* i) {
+  __shared__ float t[64][65];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int tiles = N/64;
+  int id = blockIdx.y*gridDim.x + blockIdx.x;
+  int per_group = G*tiles;
+  int g = id / per_group, r = id % per_group;
+  int bx = g*G + r % G, by = r / G;
+  int x0 = bx*64, y0 = by*64;
+  #pragma unroll
+  for (int j=0;j<64;j+=R) {
+    float2 v = *(const float2*)&i[(size_t)(y0+ty+j)*N + x0 + 2*tx];
+    t[ty+j][2*tx]=v.x; t[ty+j][2*tx+1]=v.y;
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int j=0;j<64;j+=R) {
+    float2 v; int c = ty+j;
+    v.x=t[2*tx][c]; v.y=t[2*tx+1][c];
+    *(float2*)&o[(size_t)(x0+c)*N + y0 + 2*tx] = v;
+  }
+}
 template<class F> float timeit(F f, int reps=50) {
   cudaEvent_t a,b; cudaEventCreate(&a); cudaEventCreate(&b);
   f(); CK(cudaDeviceSynchronize());
@@ -93,7 +120,8 @@ template<class F> float timeit(F f, int reps=50) {
   for(int p=0;p<reps;p++) for(int q=p+1;q<reps;q++) if(ms[q]<ms[p]){float t=ms[p];ms[p]=ms[q];ms[q]=t;}
   return ms[reps/2];
 }
-int main(){
+int main(int argc, char** argv){
+  int sweep = argc > 1 ? atoi(argv[1]) : 1;
   size_t bytes=(size_t)N*N*4; float *i,*o; CK(cudaMalloc(&i,bytes)); CK(cudaMalloc(&o,bytes));
   float* h=(float*)malloc(bytes); for(size_t k=0;k<(size_t)N*N;k++) h[k]=(float)(k%1000003); CK(cudaMemcpy(i,h,bytes,cudaMemcpyHostToDevice));
   float* g=(float*)malloc(bytes);
@@ -102,6 +130,7 @@ int main(){
   printf("memcpy %.1f GB/s\n", gb/mc*1e3);
   auto check=[&](const char* name){ CK(cudaMemcpy(g,o,bytes,cudaMemcpyDeviceToHost)); size_t bad=0; for(size_t y=0;y<(size_t)N;y+=97) for(size_t x=0;x<(size_t)N;x+=13) if(g[x*N+y]!=h[y*N+x]) bad++; if(bad) printf("  %s WRONG %zu\n",name,bad); };
   auto row=[&](const char* name, float ms, bool tr){ printf("%-28s %8.1f GB/s  %.3f of memcpy\n", name, gb/ms*1e3, mc/ms); if(tr) check(name); };
+  if (sweep == 1) {
   for (int rep=0; rep<2; rep++) {
   row("copy_shared", timeit([&]{copy_sm<<<dim3(N/32,N/32),dim3(32,8)>>>(o,i);}), false);
   row("book 32x32/32x8", timeit([&]{tr_book<32,8><<<dim3(N/32,N/32),dim3(32,8)>>>(o,i);}), true);
@@ -114,6 +143,21 @@ int main(){
   row("tile64 32x8", timeit([&]{tr_64<<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
   row("vec2 64x64/32x8", timeit([&]{tr_vec2<<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
   row("vec4 64x64/16x16", timeit([&]{tr_vec4<<<dim3(N/64,N/64),dim3(16,16)>>>(o,i);}), true);
+  }
+  } else {
+  for (int rep=0; rep<2; rep++) {
+  row("copy_shared", timeit([&]{copy_sm<<<dim3(N/32,N/32),dim3(32,8)>>>(o,i);}), false);
+  row("book 32x32/32x8", timeit([&]{tr_book<32,8><<<dim3(N/32,N/32),dim3(32,8)>>>(o,i);}), true);
+  row("vec2 64x64/32x8", timeit([&]{tr_vec2<<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
+  row("vec2 group1 (swap) /32x8", timeit([&]{tr_vec2g<1,8><<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
+  row("vec2 group2 /32x8", timeit([&]{tr_vec2g<2,8><<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
+  row("vec2 group4 /32x8", timeit([&]{tr_vec2g<4,8><<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
+  row("vec2 group8 /32x8", timeit([&]{tr_vec2g<8,8><<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
+  row("vec2 group16 /32x8", timeit([&]{tr_vec2g<16,8><<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
+  row("vec2 group4 /32x16", timeit([&]{tr_vec2g<4,16><<<dim3(N/64,N/64),dim3(32,16)>>>(o,i);}), true);
+  row("vec2 group8 /32x16", timeit([&]{tr_vec2g<8,16><<<dim3(N/64,N/64),dim3(32,16)>>>(o,i);}), true);
+  row("vec2 group256 /32x8", timeit([&]{tr_vec2g<256,8><<<dim3(N/64,N/64),dim3(32,8)>>>(o,i);}), true);
+  }
   }
   return 0;
 }

@@ -7,7 +7,7 @@ use ferrocuda_device::shared::Tile1d;
 /// `probe_shared_reverse` without its barrier: a thread reads the tile element another thread
 /// has not written yet. The simulator reports the read of never-written shared memory.
 #[kernel]
-pub fn broken_reverse_without_barrier(args: OutArgs<i32>) {
+pub fn broken_reverse_without_barrier(args: OutArgs<'_, i32>) {
     let (t, n) = (thread_idx_x(), block_dim().x);
     let base = block_idx().x * n;
     // SAFETY: the launch provides `Tile1d::<i32>::bytes(blockDim.x)` bytes.
@@ -19,7 +19,7 @@ pub fn broken_reverse_without_barrier(args: OutArgs<i32>) {
 /// A barrier only the first half of the block reaches: the other half returns early. The
 /// simulator reports the barrier not reached by every thread.
 #[kernel]
-pub fn broken_divergent_barrier(args: OutArgs<i32>) {
+pub fn broken_divergent_barrier(args: OutArgs<'_, i32>) {
     let t = thread_idx_x();
     if t >= block_dim().x / 2 {
         return;

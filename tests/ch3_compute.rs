@@ -173,7 +173,7 @@ fn ch3_intrinsics_directed_rounding_brackets_exact(gpu: &Gpu) -> TestResult {
     where
         T: ferrocuda::device::real::Real + reference::intrinsics::RoundingReal + ferrocuda::gpu::Element,
         book_kernels::ch3::intrinsics::DirectedRounding:
-            ferrocuda::Kernel<book_kernels::ch3::intrinsics::RoundingArgs<T>>,
+            for<'a> ferrocuda::Kernel<book_kernels::ch3::intrinsics::RoundingArgs<'a, T>>,
     {
         let (a, b) = intrinsics::rounding_inputs::<T>(n).map_err(fail)?;
         let mut out_d = gpu

@@ -248,7 +248,7 @@ impl MulAdd for f64 {
 /// elements the two roundings tell apart.
 fn rounding_case<T: MulAdd>(gpu: &Gpu, a: &[T], b: &[T], c: &[T]) -> Result<usize, String>
 where
-    ProbeRounding: ferrocuda::Kernel<RoundingArgs<T>>,
+    ProbeRounding: for<'k> ferrocuda::Kernel<RoundingArgs<'k, T>>,
 {
     let n = a.len();
     let (a_d, b_d, c_d) = (

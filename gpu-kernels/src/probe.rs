@@ -13,8 +13,8 @@ use ferrocuda_device::warp::{
 /// Arguments of the probes that only write.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct OutArgs<T> {
-    pub out: SliceMut<T>,
+pub struct OutArgs<'a, T> {
+    pub out: SliceMut<'a, T>,
 }
 
 /// Values each thread of [`probe_index`] writes.
@@ -23,7 +23,7 @@ pub const INDEX_FIELDS: usize = 7;
 /// Thread `(x, y, z)` of the grid writes, at its row-major position in the grid of threads,
 /// its global x, y, z, its rank in the block, and its block's x, y, z.
 #[kernel]
-pub fn probe_index(args: OutArgs<u32>) {
+pub fn probe_index(args: OutArgs<'_, u32>) {
     let g = global_idx();
     let (grid, block) = (grid_dim(), block_dim());
     let (width, height) = (grid.x * block.x, grid.y * block.y);
@@ -39,7 +39,7 @@ pub fn probe_index(args: OutArgs<u32>) {
 
 /// Adds 1 to every element through a grid-stride loop: any grid covers any length exactly once.
 #[kernel]
-pub fn probe_grid_stride(args: OutArgs<u32>) {
+pub fn probe_grid_stride(args: OutArgs<'_, u32>) {
     for i in grid_stride_range(args.out.len()) {
         args.out.update(i, |x| x + 1);
     }
@@ -48,7 +48,7 @@ pub fn probe_grid_stride(args: OutArgs<u32>) {
 /// Reverses each block-sized segment through a shared tile of `blockDim.x` elements (book
 /// §3.4.2's `dynamicReverse`). The length must be a multiple of the block size.
 #[kernel]
-pub fn probe_shared_reverse(args: OutArgs<i32>) {
+pub fn probe_shared_reverse(args: OutArgs<'_, i32>) {
     let (t, n) = (thread_idx_x(), block_dim().x);
     let base = block_idx().x * n;
     // SAFETY: the launch provides `Tile1d::<i32>::bytes(blockDim.x)` bytes (host driver).
@@ -69,11 +69,11 @@ pub const BLOCK_ROWS: usize = 8;
 /// Arguments of [`probe_tile_transpose`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct TransposeArgs {
+pub struct TransposeArgs<'a> {
     /// `ny x nx`, row-major.
-    pub input: Slice<f32>,
+    pub input: Slice<'a, f32>,
     /// `nx x ny`, row-major.
-    pub output: SliceMut<f32>,
+    pub output: SliceMut<'a, f32>,
     pub nx: u32,
     pub ny: u32,
 }
@@ -81,7 +81,7 @@ pub struct TransposeArgs {
 /// `output = input^T` through a padded 2-D shared tile, with bounds tests for any extent (book
 /// §3.4.3 `transposeNoBankConflicts`). Launch `32 x 8` threads per `32 x 32` tile.
 #[kernel]
-pub fn probe_tile_transpose(args: TransposeArgs) {
+pub fn probe_tile_transpose(args: TransposeArgs<'_>) {
     let (nx, ny) = (args.nx as usize, args.ny as usize);
     let (t, b) = (thread_idx(), block_idx());
     // SAFETY: the launch provides `TransposeTile::BYTES` bytes (host driver).
@@ -107,11 +107,11 @@ pub fn probe_tile_transpose(args: TransposeArgs) {
 /// Arguments of [`probe_warp`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct WarpArgs {
+pub struct WarpArgs<'a> {
     /// One value per thread.
-    pub input: Slice<i32>,
+    pub input: Slice<'a, i32>,
     /// [`WARP_FIELDS`] values per thread.
-    pub out: SliceMut<i32>,
+    pub out: SliceMut<'a, i32>,
 }
 
 /// Values each thread of [`probe_warp`] writes.
@@ -121,7 +121,7 @@ pub const WARP_FIELDS: usize = 10;
 /// thread, shfl down 1, up 1, xor 1, idx 0, warp sum, warp max, ballot(odd), any(> 90),
 /// all(>= 0), and, for lanes below 10, the active mask inside `if lane < 10` (-1 for the others).
 #[kernel]
-pub fn probe_warp(args: WarpArgs) {
+pub fn probe_warp(args: WarpArgs<'_>) {
     let i = global_idx_x();
     let x = args.input.get(i);
     // SAFETY: each shuffle and vote runs on whole warps (the launch is a multiple of 32 threads)
@@ -154,15 +154,15 @@ pub fn probe_warp(args: WarpArgs) {
 /// Arguments of [`probe_warp_sum_f64`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct WarpSumF64Args {
-    pub input: Slice<f64>,
+pub struct WarpSumF64Args<'a> {
+    pub input: Slice<'a, f64>,
     /// One total per warp.
-    pub out: SliceMut<f64>,
+    pub out: SliceMut<'a, f64>,
 }
 
 /// The 64-bit path of the shuffles: each warp's `f64` sum, written by lane 0.
 #[kernel]
-pub fn probe_warp_sum_f64(args: WarpSumF64Args) {
+pub fn probe_warp_sum_f64(args: WarpSumF64Args<'_>) {
     let i = global_idx_x();
     let total = warp_sum(args.input.get(i));
     if lane_id() == 0 {
@@ -173,17 +173,17 @@ pub fn probe_warp_sum_f64(args: WarpSumF64Args) {
 /// Arguments of [`probe_atomics`]: counters, each starting where the host's test sets it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct AtomicArgs {
+pub struct AtomicArgs<'a> {
     /// `[sum, min, max]`.
-    pub i32s: SliceMut<i32>,
+    pub i32s: SliceMut<'a, i32>,
     /// `[sum, min, max, exch, cas-increments, per-block shared sums (6 per thread)]`.
-    pub u32s: SliceMut<u32>,
+    pub u32s: SliceMut<'a, u32>,
     /// `[sum, min, max, exch, cas-increments]`.
-    pub u64s: SliceMut<u64>,
+    pub u64s: SliceMut<'a, u64>,
     /// `[sum]`.
-    pub f32s: SliceMut<f32>,
+    pub f32s: SliceMut<'a, f32>,
     /// `[sum]`.
-    pub f64s: SliceMut<f64>,
+    pub f64s: SliceMut<'a, f64>,
 }
 
 /// Every atomic, by every thread: adds, min/max of the global index (signed: of its negation),
@@ -191,7 +191,7 @@ pub struct AtomicArgs {
 /// per thread by the generic, the shared-space and the unchecked shared-space add) added to
 /// global memory by thread 0. Launch 1-D, with `Tile1d::<u32>::bytes(1)` of shared memory.
 #[kernel]
-pub fn probe_atomics(args: AtomicArgs) {
+pub fn probe_atomics(args: AtomicArgs<'_>) {
     let g = global_idx_x();
     args.i32s.atomic_add(0, 1);
     args.i32s.atomic_min(1, -(g as i32));
@@ -231,7 +231,7 @@ pub fn probe_atomics(args: AtomicArgs) {
 /// is built from `atomicCAS`.
 #[inline(always)]
 fn cas_increment<T: ferrocuda_device::atomic::AtomicExchange + Element + PartialEq + core::ops::Add<Output = T>>(
-    view: &SliceMut<T>,
+    view: &SliceMut<'_, T>,
     i: usize,
     one: T,
 ) {
@@ -248,19 +248,19 @@ fn cas_increment<T: ferrocuda_device::atomic::AtomicExchange + Element + Partial
 /// Arguments of [`probe_rounding`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct RoundingArgs<T> {
-    pub a: Slice<T>,
-    pub b: Slice<T>,
-    pub c: Slice<T>,
+pub struct RoundingArgs<'a, T> {
+    pub a: Slice<'a, T>,
+    pub b: Slice<'a, T>,
+    pub c: Slice<'a, T>,
     /// `fma(a, b, c)`.
-    pub fused: SliceMut<T>,
+    pub fused: SliceMut<'a, T>,
     /// `a * b` rounded, `+ c` rounded.
-    pub unfused: SliceMut<T>,
+    pub unfused: SliceMut<'a, T>,
 }
 
 /// Explicitly fused and explicitly unfused multiply-add (book §5.2.1's choice).
 #[kernel(f32, f64)]
-pub fn probe_rounding<T: Real + math::Rounded>(args: RoundingArgs<T>) {
+pub fn probe_rounding<T: Real + math::Rounded>(args: RoundingArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.fused.len() {
         let (a, b, c) = (args.a.get(i), args.b.get(i), args.c.get(i));
@@ -272,7 +272,7 @@ pub fn probe_rounding<T: Real + math::Rounded>(args: RoundingArgs<T>) {
 /// Each thread times a dependent loop with `clock64` and the global timer, and runs the three
 /// fences: writes `[cycles, nanoseconds, accumulator]` (the accumulator keeps the loop alive).
 #[kernel]
-pub fn probe_clock(args: OutArgs<u64>) {
+pub fn probe_clock(args: OutArgs<'_, u64>) {
     let i = global_idx_x();
     let (c0, t0) = (clock64(), global_timer_ns());
     let mut acc = i as u64;
@@ -291,9 +291,9 @@ pub fn probe_clock(args: OutArgs<u64>) {
 /// Arguments of [`probe_print`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct PrintArgs {
+pub struct PrintArgs<'a> {
     /// One value per thread to print.
-    pub x: Slice<i32>,
+    pub x: Slice<'a, i32>,
     /// Dashes in thread 0's extra line: more than `print::MAX_LINE_TEXT_BYTES` shows the cut.
     pub dashes: u32,
 }
@@ -309,7 +309,7 @@ pub const PRINT_NAMES: [&str; 3] = ["zero", "one", "two"];
 /// costs the library's module some 12 s of JIT compilation at every first load (see
 /// `ferrocuda_device::print`).
 #[kernel]
-pub fn probe_print(args: PrintArgs) {
+pub fn probe_print(args: PrintArgs<'_>) {
     let i = global_idx_x();
     if i < args.x.len() {
         let x = args.x.get(i);

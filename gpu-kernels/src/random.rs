@@ -12,9 +12,9 @@ use ferrocuda_device::random::stream::PhiloxReal;
 /// Arguments of [`philox_uniform`] and [`philox_normal`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct PhiloxArgs<T> {
+pub struct PhiloxArgs<'a, T> {
     /// Filled with elements `0 .. len` of the stream.
-    pub out: SliceMut<T>,
+    pub out: SliceMut<'a, T>,
     /// The generator's seed (Philox's key).
     pub seed: u64,
     /// The first Philox block of the stream (see `random::stream` for the layout).
@@ -23,7 +23,7 @@ pub struct PhiloxArgs<T> {
 
 /// Writes the stream `make(key, offset, chunk)` into `args.out`, four elements per step.
 #[inline(always)]
-fn fill<T: PhiloxReal>(args: PhiloxArgs<T>, make: impl Fn(Key, u64, u64) -> [T; 4]) {
+fn fill<T: PhiloxReal>(args: PhiloxArgs<'_, T>, make: impl Fn(Key, u64, u64) -> [T; 4]) {
     let out = args.out;
     let n = out.len();
     let key = Key::from_seed(args.seed);
@@ -69,13 +69,13 @@ fn fill<T: PhiloxReal>(args: PhiloxArgs<T>, make: impl Fn(Key, u64, u64) -> [T; 
 
 /// `out[i]` = uniform `i` of the stream `(seed, offset)`, in (0, 1].
 #[kernel(f32, f64)]
-pub fn philox_uniform<T: PhiloxReal>(args: PhiloxArgs<T>) {
+pub fn philox_uniform<T: PhiloxReal>(args: PhiloxArgs<'_, T>) {
     fill(args, T::uniform4)
 }
 
 /// `out[i]` = normal `i` (mean 0, standard deviation 1, Box-Muller) of the stream `(seed,
 /// offset)`.
 #[kernel(f32, f64)]
-pub fn philox_normal<T: PhiloxReal>(args: PhiloxArgs<T>) {
+pub fn philox_normal<T: PhiloxReal>(args: PhiloxArgs<'_, T>) {
     fill(args, T::normal4)
 }

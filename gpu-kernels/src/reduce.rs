@@ -13,9 +13,9 @@ use ferrocuda_device::shared::Tile1d;
 /// one-pass kernels add into `partials[0]`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct ReduceArgs<T, R> {
-    pub input: Slice<T>,
-    pub partials: SliceMut<R>,
+pub struct ReduceArgs<'a, T, R> {
+    pub input: Slice<'a, T>,
+    pub partials: SliceMut<'a, R>,
 }
 
 /// Shared memory each reduction launch needs, bytes.
@@ -30,7 +30,7 @@ pub const CHUNKS_IN_FLIGHT: usize = 4;
 
 /// This thread's fold of its grid-stride share of `input`, four elements per load where aligned.
 #[inline(always)]
-fn fold_input<T: Reducible + Element4, O: ReduceOp<T>>(input: Slice<T>) -> T {
+fn fold_input<T: Reducible + Element4, O: ReduceOp<T>>(input: Slice<'_, T>) -> T {
     let n = input.len();
     let mut acc = O::identity();
     if input.is_aligned16() {
@@ -71,7 +71,7 @@ fn block_total<T: Reducible, O: ReduceOp<T>>(value: T) -> T {
 }
 
 #[inline(always)]
-fn reduce_into_partials<T: Reducible + Element4, O: ReduceOp<T>>(args: ReduceArgs<T, T>) {
+fn reduce_into_partials<T: Reducible + Element4, O: ReduceOp<T>>(args: ReduceArgs<'_, T, T>) {
     let total = block_total::<T, O>(fold_input::<T, O>(args.input));
     if thread_idx_x() == 0 {
         args.partials.set(block_idx().x, total);
@@ -80,26 +80,26 @@ fn reduce_into_partials<T: Reducible + Element4, O: ReduceOp<T>>(args: ReduceArg
 
 /// Sum: one partial per block.
 #[kernel(i32, u32, u64, f32, f64)]
-pub fn reduce_sum<T: Reducible + Element4>(args: ReduceArgs<T, T>) {
+pub fn reduce_sum<T: Reducible + Element4>(args: ReduceArgs<'_, T, T>) {
     reduce_into_partials::<T, Sum>(args)
 }
 
 /// Least value: one partial per block.
 #[kernel(i32, u32, u64, f32, f64)]
-pub fn reduce_min<T: Reducible + Element4>(args: ReduceArgs<T, T>) {
+pub fn reduce_min<T: Reducible + Element4>(args: ReduceArgs<'_, T, T>) {
     reduce_into_partials::<T, Min>(args)
 }
 
 /// Greatest value: one partial per block.
 #[kernel(i32, u32, u64, f32, f64)]
-pub fn reduce_max<T: Reducible + Element4>(args: ReduceArgs<T, T>) {
+pub fn reduce_max<T: Reducible + Element4>(args: ReduceArgs<'_, T, T>) {
     reduce_into_partials::<T, Max>(args)
 }
 
 /// Sum in one pass: each block adds its total to `partials[0]` with `atomicAdd` (which the host
 /// zeroes first). Float results depend on the order the blocks finish in.
 #[kernel(i32, u32, u64, f32, f64)]
-pub fn reduce_sum_atomic<T: Reducible + Element4 + AtomicAdd>(args: ReduceArgs<T, T>) {
+pub fn reduce_sum_atomic<T: Reducible + Element4 + AtomicAdd>(args: ReduceArgs<'_, T, T>) {
     let total = block_total::<T, Sum>(fold_input::<T, Sum>(args.input));
     if thread_idx_x() == 0 {
         args.partials.atomic_add(0, total);
@@ -109,7 +109,7 @@ pub fn reduce_sum_atomic<T: Reducible + Element4 + AtomicAdd>(args: ReduceArgs<T
 /// Number of non-zero elements: one `u64` partial per block (fold the partials with
 /// `reduce_sum_u64`).
 #[kernel(i32, u32, f32, f64)]
-pub fn count_nonzero<T: Reducible + Element4>(args: ReduceArgs<T, u64>) {
+pub fn count_nonzero<T: Reducible + Element4>(args: ReduceArgs<'_, T, u64>) {
     let zero = T::ZERO;
     let mut count = 0u64;
     for i in grid_stride_range(args.input.len()) {
@@ -125,7 +125,7 @@ pub fn count_nonzero<T: Reducible + Element4>(args: ReduceArgs<T, u64>) {
 /// second pass add the per-thread sums as a tree (the pairwise order), so the error no longer
 /// grows with the elements per thread.
 #[kernel(f32, f64)]
-pub fn reduce_sum_kahan<T: Reducible + Element4 + core::ops::Sub<Output = T>>(args: ReduceArgs<T, T>) {
+pub fn reduce_sum_kahan<T: Reducible + Element4 + core::ops::Sub<Output = T>>(args: ReduceArgs<'_, T, T>) {
     let mut running = (T::ZERO, T::ZERO);
     for i in grid_stride_range(args.input.len()) {
         running = kahan_add(running, args.input.get(i));

@@ -103,9 +103,9 @@ pub fn relax<T: Real>(u: T, w: T, e: T, n: T, s: T, omega: T) -> T {
 /// Arguments of the natural-layout kernels (`rsor_*`, `bsor_*`, `sor_residual`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct WindowArgs<T> {
+pub struct WindowArgs<'a, T> {
     /// The local array, `rows x pitch`, updated in place.
-    pub grid: SliceMut<T>,
+    pub grid: SliceMut<'a, T>,
     /// Elements a row (at least `cols`).
     pub pitch: u32,
     /// Rows of the local array.
@@ -134,7 +134,7 @@ fn has_color(parity: u32, r: usize, j: usize, color: u32) -> bool {
 /// The thesis picks the row without a branch (`__mul24` arithmetic on the row parity); the
 /// parity test here compiles to the same select.
 #[inline(always)]
-fn window_sweep<T: Real, const COLOR: u32>(args: &WindowArgs<T>, load: impl Fn(usize) -> T) {
+fn window_sweep<T: Real, const COLOR: u32>(args: &WindowArgs<'_, T>, load: impl Fn(usize) -> T) {
     let (pitch, rows, cols) = (args.pitch as usize, args.rows as usize, args.cols as usize);
     let region = args.region;
     if block_dim().x != LOCAL_W || !region.fits(rows, cols) || rows * pitch > args.grid.len() || cols > pitch {
@@ -183,13 +183,13 @@ fn window_sweep<T: Real, const COLOR: u32>(args: &WindowArgs<T>, load: impl Fn(u
 
 /// Red half-sweep, window loads from global memory (the thesis's `rsor_gm`).
 #[kernel(f32, f64)]
-pub fn rsor_gm<T: Real>(args: WindowArgs<T>) {
+pub fn rsor_gm<T: Real>(args: WindowArgs<'_, T>) {
     window_sweep::<T, RED>(&args, |k| args.grid.get(k));
 }
 
 /// Black half-sweep, window loads from global memory (`bsor_gm`).
 #[kernel(f32, f64)]
-pub fn bsor_gm<T: Real>(args: WindowArgs<T>) {
+pub fn bsor_gm<T: Real>(args: WindowArgs<'_, T>) {
     window_sweep::<T, BLACK>(&args, |k| args.grid.get(k));
 }
 
@@ -197,24 +197,24 @@ pub fn bsor_gm<T: Real>(args: WindowArgs<T>) {
 /// are of the other colour, which no thread writes during the launch, and its own points, each
 /// read by the one thread that writes it before it writes it.
 #[kernel(f32, f64)]
-pub fn rsor_lintex<T: Real>(args: WindowArgs<T>) {
+pub fn rsor_lintex<T: Real>(args: WindowArgs<'_, T>) {
     window_sweep::<T, RED>(&args, |k| args.grid.get_nc(k));
 }
 
 /// Black half-sweep, window loads through the read-only path (`bsor_lintex`).
 #[kernel(f32, f64)]
-pub fn bsor_lintex<T: Real>(args: WindowArgs<T>) {
+pub fn bsor_lintex<T: Real>(args: WindowArgs<'_, T>) {
     window_sweep::<T, BLACK>(&args, |k| args.grid.get_nc(k));
 }
 
 /// Arguments of [`sor_split`] and [`sor_residual_split`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct SplitArgs<T> {
+pub struct SplitArgs<'a, T> {
     /// The plane of `color`, updated in place.
-    pub own: SliceMut<T>,
+    pub own: SliceMut<'a, T>,
     /// The plane of the other colour, only read.
-    pub other: Slice<T>,
+    pub other: Slice<'a, T>,
     /// Elements a compacted row of either plane (at least `(cols + 1) / 2`).
     pub pitch: u32,
     /// Rows of the local array.
@@ -264,7 +264,7 @@ pub const fn split_span(region: &Region) -> usize {
 /// the warp. All loads come first, then the updates and stores (the `other` plane is read-only,
 /// so its loads may be reordered freely).
 #[kernel(f32, f64)]
-pub fn sor_split<T: Real>(args: SplitArgs<T>) {
+pub fn sor_split<T: Real>(args: SplitArgs<'_, T>) {
     let (pitch, rows, cols) = (args.pitch as usize, args.rows as usize, args.cols as usize);
     let region = args.region;
     // The one bound test of the launch: with the region inside the array (neighbours
@@ -328,18 +328,18 @@ pub fn sor_split<T: Real>(args: SplitArgs<T>) {
 /// the region's points (both colours), written to `partials[block]`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct ResidualArgs<T> {
+pub struct ResidualArgs<'a, T> {
     /// Natural layout: the array; split layout: the red plane.
-    pub a: Slice<T>,
+    pub a: Slice<'a, T>,
     /// Split layout: the black plane; natural layout: unused, empty.
-    pub b: Slice<T>,
+    pub b: Slice<'a, T>,
     pub pitch: u32,
     pub rows: u32,
     pub cols: u32,
     pub region: Region,
     pub parity: u32,
     /// One element per block of the launch.
-    pub partials: SliceMut<T>,
+    pub partials: SliceMut<'a, T>,
 }
 
 /// The residual `|(W + E + N + S) / 4 - u|` of local `(r, j)`, `at(r, j)` loading any point
@@ -357,7 +357,7 @@ pub fn residual_at<T: Real>(at: impl Fn(usize, usize) -> T, r: usize, j: usize) 
 /// Thread `(x, y)` takes region point `(row_begin + y, col_begin + x)` (grid-stride in both
 /// axes), then the block folds the largest residual into `partials[block]`.
 #[inline(always)]
-fn residual_blocks<T: Real + Reducible>(args: &ResidualArgs<T>, at: impl Fn(usize, usize) -> T) {
+fn residual_blocks<T: Real + Reducible>(args: &ResidualArgs<'_, T>, at: impl Fn(usize, usize) -> T) {
     let region = args.region;
     if !region.fits(args.rows as usize, args.cols as usize) {
         ferrocuda_device::global::bounds_failure()
@@ -386,14 +386,14 @@ fn residual_blocks<T: Real + Reducible>(args: &ResidualArgs<T>, at: impl Fn(usiz
 
 /// Largest residual per block, natural layout (`a` is the array).
 #[kernel(f32, f64)]
-pub fn sor_residual<T: Real + Reducible>(args: ResidualArgs<T>) {
+pub fn sor_residual<T: Real + Reducible>(args: ResidualArgs<'_, T>) {
     let pitch = args.pitch as usize;
     residual_blocks(&args, |r, j| args.a.get(r * pitch + j));
 }
 
 /// Largest residual per block, split layout (`a` red plane, `b` black plane).
 #[kernel(f32, f64)]
-pub fn sor_residual_split<T: Real + Reducible>(args: ResidualArgs<T>) {
+pub fn sor_residual_split<T: Real + Reducible>(args: ResidualArgs<'_, T>) {
     let pitch = args.pitch as usize;
     residual_blocks(&args, |r, j| {
         let k = r * pitch + j / 2;

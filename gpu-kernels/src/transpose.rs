@@ -36,11 +36,11 @@ const _: () = assert!(
 /// first elements and extents, which the book passes as array sections and `dimGrid`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct CudaTransposeArgs {
+pub struct CudaTransposeArgs<'a> {
     /// The output buffer (the whole allocation).
-    pub odata: SliceMut<f32>,
+    pub odata: SliceMut<'a, f32>,
     /// The input buffer (the whole allocation).
-    pub idata: Slice<f32>,
+    pub idata: Slice<'a, f32>,
     /// Element of `odata` where the output section starts.
     pub odata_offset: u64,
     /// Element of `idata` where the input section starts.
@@ -72,7 +72,7 @@ fn section_end(offset: u64, pitch: usize, rows: usize, width: usize) -> Option<u
 /// (every thread returns). Traps (every thread) when the block is not `32 x rows x 1` or a
 /// section does not lie inside its buffer: the tests that make every in-section index a valid one.
 #[inline(always)]
-fn section_origins(args: &CudaTransposeArgs, rows: usize) -> Option<(usize, usize)> {
+fn section_origins(args: &CudaTransposeArgs<'_>, rows: usize) -> Option<(usize, usize)> {
     let (nx, ny) = (args.nx as usize, args.ny as usize);
     if nx == 0 || ny == 0 {
         return None;
@@ -96,7 +96,7 @@ fn section_origins(args: &CudaTransposeArgs, rows: usize) -> Option<(usize, usiz
 /// Traps (every thread) when the block is not `32 x 8 x 1` or a section does not lie inside its
 /// buffer: the tests that make every in-section index below a valid one.
 #[kernel]
-pub fn cuda_transpose(args: CudaTransposeArgs) {
+pub fn cuda_transpose(args: CudaTransposeArgs<'_>) {
     let (nx, ny) = (args.nx as usize, args.ny as usize);
     let (ldi, ldo) = (args.ldi as usize, args.ldo as usize);
     let Some((i0, o0)) = section_origins(&args, BLOCK_ROWS) else {
@@ -151,7 +151,7 @@ pub const WIDE_TILE_BYTES: usize = WIDE_TILE * (WIDE_TILE + TILE_PAD) * size_of:
 /// Launch: `32 x 8` threads per `64 x 64` tile, a grid of `ceil(nx / 64) x ceil(ny / 64)`
 /// blocks, [`WIDE_TILE_BYTES`] of dynamic shared memory. Traps as [`cuda_transpose`] does.
 #[kernel]
-pub fn transpose_wide(args: CudaTransposeArgs) {
+pub fn transpose_wide(args: CudaTransposeArgs<'_>) {
     const T: usize = WIDE_TILE;
     const HALF: usize = WIDE_TILE / 2;
     let (nx, ny) = (args.nx as usize, args.ny as usize);

@@ -30,7 +30,7 @@
 //!
 //! #[repr(C)]
 //! #[derive(Clone, Copy, KernelArgs)]
-//! pub struct AddArgs { pub a: SliceMut<i32>, pub b: i32 }
+//! pub struct AddArgs<'a> { pub a: SliceMut<'a, i32>, pub b: i32 }
 //!
 //! /// The loop body: `a(i) = a(i) + b` over this thread's share of the range.
 //! #[kernel]
@@ -162,12 +162,12 @@ impl KernelLoop {
     /// The body must walk its share with `grid_stride_range` (1-D) or `grid_stride_range_2d`
     /// (2-D) over this loop's [`extent`](Self::extent): a fixed or capped grid has fewer threads
     /// than elements.
-    pub fn launch<K: Kernel<A>, A: KernelArgs + 'static>(&self, kernels: &Kernels, kernel: K, args: A) -> Result<()> {
+    pub fn launch<K: Kernel<A>, A: KernelArgs>(&self, kernels: &Kernels, kernel: K, args: A) -> Result<()> {
         kernels.launch(kernel, self.shape, args)
     }
 
     /// As [`launch`](Self::launch), on `stream` (`<<<grid, block, 0, stream>>>`).
-    pub fn launch_on<K: Kernel<A>, A: KernelArgs + 'static>(
+    pub fn launch_on<K: Kernel<A>, A: KernelArgs>(
         &self,
         stream: &Stream,
         kernels: &Kernels,

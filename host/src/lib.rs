@@ -27,7 +27,7 @@
 //! #[repr(C)]
 //! #[derive(Clone, Copy, KernelArgs)]
 //! #[kernel_args(same_len(x, y))]
-//! pub struct SaxpyArgs { pub x: Slice<f32>, pub y: SliceMut<f32>, pub a: f32 }
+//! pub struct SaxpyArgs<'a> { pub x: Slice<'a, f32>, pub y: SliceMut<'a, f32>, pub a: f32 }
 //!
 //! #[kernel]
 //! pub fn saxpy(args: SaxpyArgs) {

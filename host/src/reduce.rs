@@ -58,7 +58,7 @@ pub trait Reduce: Reducible + Element {
         module: Option<&Kernels>,
         kind: Kind,
         shape: LaunchShape,
-        args: ReduceArgs<Self, Self>,
+        args: ReduceArgs<'_, Self, Self>,
     ) -> Result<()>;
 }
 
@@ -71,7 +71,7 @@ macro_rules! reduce {
             fn to_f64(self) -> f64 {
                 self as f64
             }
-            fn launch(gpu: &Gpu, module: Option<&Kernels>, kind: Kind, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()> {
+            fn launch(gpu: &Gpu, module: Option<&Kernels>, kind: Kind, shape: LaunchShape, args: ReduceArgs<'_, Self, Self>) -> Result<()> {
                 match kind {
                     Kind::Sum => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceSum, shape, args),
                     Kind::Min => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceMin, shape, args),
@@ -188,19 +188,19 @@ pub fn sum_atomic<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> {
 /// Element types `count_nonzero` takes.
 pub trait CountNonzeroInput: Reducible + Element {
     /// Launches `count_nonzero` for this type.
-    fn launch_count(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, u64>) -> Result<()>;
+    fn launch_count(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<'_, Self, u64>) -> Result<()>;
 }
 
 /// Float types `sum_kahan` takes.
 pub trait KahanInput: Reduce {
     /// Launches `reduce_sum_kahan` for this type.
-    fn launch_kahan(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()>;
+    fn launch_kahan(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<'_, Self, Self>) -> Result<()>;
 }
 
 macro_rules! count_input {
     ($($t:ty),*) => {$(
         impl CountNonzeroInput for $t {
-            fn launch_count(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, u64>) -> Result<()> {
+            fn launch_count(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<'_, Self, u64>) -> Result<()> {
                 gpu.library()?.launch(CountNonzero, shape, args)
             }
         }
@@ -211,7 +211,7 @@ count_input!(i32, u32, f32, f64);
 macro_rules! kahan_input {
     ($($t:ty),*) => {$(
         impl KahanInput for $t {
-            fn launch_kahan(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<Self, Self>) -> Result<()> {
+            fn launch_kahan(gpu: &Gpu, shape: LaunchShape, args: ReduceArgs<'_, Self, Self>) -> Result<()> {
                 gpu.library()?.launch(ReduceSumKahan, shape, args)
             }
         }

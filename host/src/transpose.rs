@@ -163,12 +163,12 @@ pub fn transpose(
 }
 
 /// Launches either transpose kernel from the library on `stream` (the GPU's own for `None`).
-fn launch<K: Kernel<CudaTransposeArgs>>(
+fn launch<'a, K: Kernel<CudaTransposeArgs<'a>>>(
     gpu: &Gpu,
     stream: Option<&Stream>,
     kernel: K,
     shape: LaunchShape,
-    args: CudaTransposeArgs,
+    args: CudaTransposeArgs<'a>,
 ) -> Result<()> {
     let kernels = gpu.library()?;
     match stream {
@@ -178,11 +178,11 @@ fn launch<K: Kernel<CudaTransposeArgs>>(
 }
 
 /// Both kernels' arguments for `tile`, after [`TransposeTile::check`].
-fn kernel_args(
-    odata: &mut DeviceBuffer<f32>,
-    idata: &DeviceBuffer<f32>,
+fn kernel_args<'a>(
+    odata: &'a mut DeviceBuffer<f32>,
+    idata: &'a DeviceBuffer<f32>,
     tile: TransposeTile,
-) -> Result<CudaTransposeArgs> {
+) -> Result<CudaTransposeArgs<'a>> {
     tile.check(odata.len(), idata.len())?;
     let narrow = |v: usize| v as u32; // `check` held each to 32 bits.
     Ok(CudaTransposeArgs {

@@ -18,18 +18,18 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
     use ch2::limiting_factor::{LimitingFactorArgs, MathArgs};
     use stream::{BinaryArgs, UnaryArgs};
     let mut entries = vec![
-        entry::<_, IncrementArgs>(ch1::increment::Increment),
-        entry::<_, IncrementArgs>(ch1::increment_multiblock::IncrementMultiblock),
+        entry::<_, IncrementArgs<'_>>(ch1::increment::Increment),
+        entry::<_, IncrementArgs<'_>>(ch1::increment_multiblock::IncrementMultiblock),
         entry::<_, ch1::increment_2d::Increment2dArgs>(ch1::increment_2d::Increment2d),
         entry::<_, ch1::precision::PrecisionAxpyArgs<f32>>(ch1::precision::PrecisionAxpy),
         entry::<_, ch1::precision::PrecisionAxpyArgs<f64>>(ch1::precision::PrecisionAxpy),
         entry::<_, ch1::separate_compilation::a_m::APlusBArgs>(ch1::separate_compilation::a_m::APlusB),
         entry::<_, c_m::CMinusDArgs>(c_m::CMinusD),
-        entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Base),
-        entry::<_, LimitingFactorArgs>(ch2::limiting_factor::BaseFast),
-        entry::<_, LimitingFactorArgs>(ch2::limiting_factor::Memory),
-        entry::<_, MathArgs>(ch2::limiting_factor::Math),
-        entry::<_, MathArgs>(ch2::limiting_factor::MathFast),
+        entry::<_, LimitingFactorArgs<'_>>(ch2::limiting_factor::Base),
+        entry::<_, LimitingFactorArgs<'_>>(ch2::limiting_factor::BaseFast),
+        entry::<_, LimitingFactorArgs<'_>>(ch2::limiting_factor::Memory),
+        entry::<_, MathArgs<'_>>(ch2::limiting_factor::Math),
+        entry::<_, MathArgs<'_>>(ch2::limiting_factor::MathFast),
         entry::<_, ch3::async_overlap::AsyncArgs>(ch3::async_overlap::Kernel),
         entry::<_, ch3::localmem::LocalmemArgs>(ch3::localmem::LocalmemRegisters),
         entry::<_, ch3::localmem::LocalmemArgs>(ch3::localmem::LocalmemDynamic),
@@ -54,24 +54,24 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ch3::divergence::DivergenceArgs>(ch3::divergence::WarpUniform),
         entry::<_, ch3::cuf_increment::CufIncrementArgs>(ch3::cuf_increment::CufIncrement),
         entry::<_, ch3::cuf_increment_2d::CufIncrement2dArgs>(ch3::cuf_increment_2d::CufIncrement2d),
-        entry::<_, UnaryArgs<f32>>(stream::StreamCopy),
-        entry::<_, UnaryArgs<f64>>(stream::StreamCopy),
-        entry::<_, UnaryArgs<f32>>(stream::StreamScale),
-        entry::<_, UnaryArgs<f64>>(stream::StreamScale),
-        entry::<_, BinaryArgs<f32>>(stream::StreamAdd),
-        entry::<_, BinaryArgs<f64>>(stream::StreamAdd),
-        entry::<_, BinaryArgs<f32>>(stream::StreamTriad),
-        entry::<_, BinaryArgs<f64>>(stream::StreamTriad),
-        entry::<_, UnaryArgs<f32>>(stream::StreamCopyVec4),
-        entry::<_, UnaryArgs<f64>>(stream::StreamCopyVec4),
-        entry::<_, UnaryArgs<f32>>(stream::StreamScaleVec4),
-        entry::<_, UnaryArgs<f64>>(stream::StreamScaleVec4),
-        entry::<_, BinaryArgs<f32>>(stream::StreamAddVec4),
-        entry::<_, BinaryArgs<f64>>(stream::StreamAddVec4),
-        entry::<_, BinaryArgs<f32>>(stream::StreamTriadVec4),
-        entry::<_, BinaryArgs<f64>>(stream::StreamTriadVec4),
-        entry::<_, BinaryArgs<f32>>(stream::StreamTriadFourPerThread),
-        entry::<_, BinaryArgs<f64>>(stream::StreamTriadFourPerThread),
+        entry::<_, UnaryArgs<'_, f32>>(stream::StreamCopy),
+        entry::<_, UnaryArgs<'_, f64>>(stream::StreamCopy),
+        entry::<_, UnaryArgs<'_, f32>>(stream::StreamScale),
+        entry::<_, UnaryArgs<'_, f64>>(stream::StreamScale),
+        entry::<_, BinaryArgs<'_, f32>>(stream::StreamAdd),
+        entry::<_, BinaryArgs<'_, f64>>(stream::StreamAdd),
+        entry::<_, BinaryArgs<'_, f32>>(stream::StreamTriad),
+        entry::<_, BinaryArgs<'_, f64>>(stream::StreamTriad),
+        entry::<_, UnaryArgs<'_, f32>>(stream::StreamCopyVec4),
+        entry::<_, UnaryArgs<'_, f64>>(stream::StreamCopyVec4),
+        entry::<_, UnaryArgs<'_, f32>>(stream::StreamScaleVec4),
+        entry::<_, UnaryArgs<'_, f64>>(stream::StreamScaleVec4),
+        entry::<_, BinaryArgs<'_, f32>>(stream::StreamAddVec4),
+        entry::<_, BinaryArgs<'_, f64>>(stream::StreamAddVec4),
+        entry::<_, BinaryArgs<'_, f32>>(stream::StreamTriadVec4),
+        entry::<_, BinaryArgs<'_, f64>>(stream::StreamTriadVec4),
+        entry::<_, BinaryArgs<'_, f32>>(stream::StreamTriadFourPerThread),
+        entry::<_, BinaryArgs<'_, f64>>(stream::StreamTriadFourPerThread),
         entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TileShift),
         entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TileShiftRacy),
         entry::<_, racecheck::gallery::GalleryArgs>(racecheck::gallery::TreeSum),
@@ -220,14 +220,14 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
     use sor::{ResidualArgs, SplitArgs, WindowArgs};
     macro_rules! sor {
         ($($t:ty),*) => {$(
-            entries.push(entry::<_, WindowArgs<$t>>(sor::RsorGm));
-            entries.push(entry::<_, WindowArgs<$t>>(sor::BsorGm));
-            entries.push(entry::<_, WindowArgs<$t>>(sor::RsorLintex));
-            entries.push(entry::<_, WindowArgs<$t>>(sor::BsorLintex));
-            entries.push(entry::<_, SplitArgs<$t>>(sor::SorSplit));
+            entries.push(entry::<_, WindowArgs<'_, $t>>(sor::RsorGm));
+            entries.push(entry::<_, WindowArgs<'_, $t>>(sor::BsorGm));
+            entries.push(entry::<_, WindowArgs<'_, $t>>(sor::RsorLintex));
+            entries.push(entry::<_, WindowArgs<'_, $t>>(sor::BsorLintex));
+            entries.push(entry::<_, SplitArgs<'_, $t>>(sor::SorSplit));
             entries.push(entry::<_, sor::TiledArgs<$t>>(sor::SorTiled));
-            entries.push(entry::<_, ResidualArgs<$t>>(sor::SorResidual));
-            entries.push(entry::<_, ResidualArgs<$t>>(sor::SorResidualSplit));
+            entries.push(entry::<_, ResidualArgs<'_, $t>>(sor::SorResidual));
+            entries.push(entry::<_, ResidualArgs<'_, $t>>(sor::SorResidualSplit));
         )*};
     }
     sor!(f32, f64);
@@ -245,29 +245,29 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
     use ch6_nonuniform::DerivGlobalArgs;
     macro_rules! ch6_deriv {
         ($($t:ty),*) => {$(
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivX));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivX1sync));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivXLPencils));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivXMem));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivX));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivX1sync));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivXLPencils));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivXMem));
             entries.push(entry::<_, ch6_deriv::DerivMathArgs<$t>>(ch6_deriv::DerivativeMath));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivY));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivYLPencils));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivZ));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivZLPencils));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivYMarch));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_deriv::DerivZMarch));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivXNonuniformConstant));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivXLPencilsNonuniformConstant));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivYNonuniformConstant));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivYLPencilsNonuniformConstant));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivZNonuniformConstant));
-            entries.push(entry::<_, DerivArgs<$t>>(ch6_nonuniform::DerivZLPencilsNonuniformConstant));
-            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivXNonuniformGlobal));
-            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivXLPencilsNonuniformGlobal));
-            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivYNonuniformGlobal));
-            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivYLPencilsNonuniformGlobal));
-            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivZNonuniformGlobal));
-            entries.push(entry::<_, DerivGlobalArgs<$t>>(ch6_nonuniform::DerivZLPencilsNonuniformGlobal));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivY));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivYLPencils));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivZ));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivZLPencils));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivYMarch));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_deriv::DerivZMarch));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_nonuniform::DerivXNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_nonuniform::DerivXLPencilsNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_nonuniform::DerivYNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_nonuniform::DerivYLPencilsNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_nonuniform::DerivZNonuniformConstant));
+            entries.push(entry::<_, DerivArgs<'_, $t>>(ch6_nonuniform::DerivZLPencilsNonuniformConstant));
+            entries.push(entry::<_, DerivGlobalArgs<'_, $t>>(ch6_nonuniform::DerivXNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<'_, $t>>(ch6_nonuniform::DerivXLPencilsNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<'_, $t>>(ch6_nonuniform::DerivYNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<'_, $t>>(ch6_nonuniform::DerivYLPencilsNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<'_, $t>>(ch6_nonuniform::DerivZNonuniformGlobal));
+            entries.push(entry::<_, DerivGlobalArgs<'_, $t>>(ch6_nonuniform::DerivZLPencilsNonuniformGlobal));
         )*};
     }
     ch6_deriv!(f32, f64);

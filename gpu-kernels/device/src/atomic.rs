@@ -145,7 +145,7 @@ pub unsafe fn atomic_cas<T: AtomicExchange>(address: *mut T, compare: T, new: T)
 use crate::global::{Element, SliceMut};
 use crate::shared::Tile1d;
 
-impl<T: AtomicAdd + Element> SliceMut<T> {
+impl<T: AtomicAdd + Element> SliceMut<'_, T> {
     /// `atomicAdd(&self[i], value)`; traps when `i` is out of bounds.
     #[inline(always)]
     pub fn atomic_add(&self, i: usize, value: T) -> T {
@@ -153,7 +153,7 @@ impl<T: AtomicAdd + Element> SliceMut<T> {
         unsafe { atomic_add(self.element_ptr(i), value) }
     }
 }
-impl SliceMut<u32> {
+impl SliceMut<'_, u32> {
     /// `atomicAdd(&self[i], value)` with its old value unused, as nvcc compiles such a call: the
     /// reply-free `red.global.add.u32`, where [`SliceMut::atomic_add`] waits for the old value;
     /// traps when `i` is out of bounds.
@@ -163,7 +163,7 @@ impl SliceMut<u32> {
         unsafe { arch::red_global_add_u32(self.element_ptr(i), value) }
     }
 }
-impl<T: AtomicMinMax + Element> SliceMut<T> {
+impl<T: AtomicMinMax + Element> SliceMut<'_, T> {
     /// `atomicMin(&self[i], value)`; traps when `i` is out of bounds.
     #[inline(always)]
     pub fn atomic_min(&self, i: usize, value: T) -> T {
@@ -177,7 +177,7 @@ impl<T: AtomicMinMax + Element> SliceMut<T> {
         unsafe { atomic_max(self.element_ptr(i), value) }
     }
 }
-impl<T: AtomicExchange + Element> SliceMut<T> {
+impl<T: AtomicExchange + Element> SliceMut<'_, T> {
     /// `atomicExch(&self[i], value)`; traps when `i` is out of bounds.
     #[inline(always)]
     pub fn atomic_exch(&self, i: usize, value: T) -> T {

@@ -1,9 +1,24 @@
 //! Views of global memory passed to kernels: a device pointer and a length, like the book's
 //! assumed-shape `a(:)` arrays, whose `size(a)` the kernels use for their bounds tests.
 //!
-//! The host builds them from its device buffers (`ferrocuda::gpu::DeviceBuffer::as_slice`), so a
-//! view never outlives nor exceeds the allocation. Indexing checks the bound and traps when it
-//! fails; a kernel that has already tested `i < len()` pays nothing, as LLVM drops the second test.
+//! The host builds them from its device buffers (`ferrocuda::KernelView::view` and `view_mut`),
+//! and a view borrows its buffer: `Slice<'a, T>` as `&'a [T]` does, `SliceMut<'a, T>` as
+//! `&'a mut [T]` does, so a view cannot outlive its buffer, and a buffer cannot have a writable
+//! view and any other view at once (the borrow checker refuses both). A writable view is `Copy`,
+//! as kernels copy their arguments to every thread, so the host launcher refuses a launch whose
+//! writable views overlap (`ferrocuda::Kernels::launch`). Indexing checks the bound and traps
+//! when it fails; a kernel that has already tested `i < len()` pays nothing, as LLVM drops the
+//! second test.
+//!
+//! ```compile_fail,E0505
+//! # use ferrocuda_device::global::Slice;
+//! # struct Buffer(Vec<f32>);
+//! # impl Buffer { fn view(&self) -> Slice<'_, f32> { unsafe { Slice::from_raw_parts(self.0.as_ptr(), self.0.len()) } } }
+//! let buffer = Buffer(vec![0.0; 4]);
+//! let view = buffer.view();
+//! drop(buffer); // error: `buffer` is borrowed by `view`
+//! let _ = view.len();
+//! ```
 
 use core::marker::PhantomData;
 
@@ -56,47 +71,62 @@ element! {
     f64 => f64, ld_global_f64, st_global_f64;
 }
 
-/// A read-only view of `len` elements of global memory.
+/// A read-only view of `len` elements of global memory, borrowed from its buffer for `'a`.
+///
+/// The layout is the kernel parameter's: an address and a length (the borrow is a zero-sized
+/// marker), so the PTX entry point reads the same bytes the host writes.
 #[repr(C)]
 #[derive(Debug)]
-pub struct Slice<T> {
+pub struct Slice<'a, T> {
     ptr: *const T,
     len: usize,
+    _buffer: PhantomData<&'a [T]>,
 }
 
 /// A view of `len` elements of global memory that the kernel may write.
 ///
-/// Threads may write different elements concurrently; two threads writing one element without
-/// an atomic is a data race, as in CUDA C.
+/// It borrows its buffer mutably for `'a`. Threads may write different elements concurrently;
+/// two threads writing one element without an atomic is a data race, as in CUDA C: a wrong
+/// answer on the GPU and on the simulator, which the simulator's race checks report.
+///
+/// It is `Copy` (each thread of a launch gets a copy of its arguments), so a host program can
+/// copy one writable view into two fields, or take two overlapping [`SliceMut::subview`]s: the
+/// host launcher refuses such a launch, naming the two fields.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SliceMut<T> {
+pub struct SliceMut<'a, T> {
     ptr: *mut T,
     len: usize,
-    _owns: PhantomData<T>,
+    _buffer: PhantomData<&'a mut [T]>,
 }
 
-impl<T> Clone for Slice<T> {
+impl<T> Clone for Slice<'_, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T> Copy for Slice<T> {}
-impl<T> Clone for SliceMut<T> {
+impl<T> Copy for Slice<'_, T> {}
+impl<T> Clone for SliceMut<'_, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T> Copy for SliceMut<T> {}
+impl<T> Copy for SliceMut<'_, T> {}
 
-impl<T> Slice<T> {
-    /// A view of `len` elements starting at the device address `ptr`.
+impl<'a, T> Slice<'a, T> {
+    /// A view of `len` elements starting at the device address `ptr`, for the lifetime `'a` the
+    /// caller chooses.
     ///
     /// # Safety
-    /// `ptr` is a device address valid for reads of `len` elements of `T` for as long as any
-    /// kernel launched with this view runs.
+    /// `ptr` is a device address valid for reads of `len` elements of `T` for `'a` and for as
+    /// long as any kernel launched with this view runs: the memory is not freed before such a
+    /// launch has finished (a `ferrocuda` buffer orders its free after every queued launch).
     pub const unsafe fn from_raw_parts(ptr: *const T, len: usize) -> Self {
-        Self { ptr, len }
+        Self {
+            ptr,
+            len,
+            _buffer: PhantomData,
+        }
     }
 
     /// Number of elements.
@@ -121,11 +151,12 @@ impl<T> Slice<T> {
         (range.start <= range.end && range.end <= self.len).then(|| Self {
             ptr: self.ptr.wrapping_add(range.start),
             len: range.end - range.start,
+            _buffer: PhantomData,
         })
     }
 }
 
-impl<T: Element> Slice<T> {
+impl<T: Element> Slice<'_, T> {
     /// Element `i`; traps when `i >= len()`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
@@ -135,7 +166,7 @@ impl<T: Element> Slice<T> {
     }
 }
 
-impl<T: Element> Slice<T> {
+impl<T: Element> Slice<'_, T> {
     /// Element `i` without the bound test on the GPU, for a full tile whose bounds the kernel
     /// established once (CUB's `FullTile`); the simulator still tests it.
     ///
@@ -149,17 +180,20 @@ impl<T: Element> Slice<T> {
     }
 }
 
-impl<T> SliceMut<T> {
-    /// A writable view of `len` elements starting at the device address `ptr`.
+impl<'a, T> SliceMut<'a, T> {
+    /// A writable view of `len` elements starting at the device address `ptr`, for the
+    /// lifetime `'a` the caller chooses.
     ///
     /// # Safety
-    /// `ptr` is a device address valid for reads and writes of `len` elements of `T` for as long
-    /// as any kernel launched with this view runs, and nothing else writes it meanwhile.
+    /// `ptr` is a device address valid for reads and writes of `len` elements of `T` for `'a`
+    /// and for as long as any kernel launched with this view runs (not freed before such a
+    /// launch has finished), and no other view writes it meanwhile except the ones a launch
+    /// is meant to share (the host launcher checks only views in one argument struct).
     pub const unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
         Self {
             ptr,
             len,
-            _owns: PhantomData,
+            _buffer: PhantomData,
         }
     }
 
@@ -179,17 +213,29 @@ impl<T> SliceMut<T> {
     }
 
     /// The elements `range` of this view as a writable view of their own, or `None` when
-    /// `range` does not lie inside it (see [`Slice::subview`]).
+    /// `range` does not lie inside it (see [`Slice::subview`]). Two subviews that overlap may
+    /// not go to one launch: the host launcher refuses it.
     pub fn subview(&self, range: core::ops::Range<usize>) -> Option<Self> {
         (range.start <= range.end && range.end <= self.len).then(|| Self {
             ptr: self.ptr.wrapping_add(range.start),
             len: range.end - range.start,
-            _owns: PhantomData,
+            _buffer: PhantomData,
         })
+    }
+
+    /// A read-only view of the same elements, for a launch that reads and writes one buffer
+    /// (an in-place transform): each element a thread reads before another thread writes it
+    /// is the kernel author's to order, as in CUDA C.
+    pub const fn as_slice(&self) -> Slice<'a, T> {
+        Slice {
+            ptr: self.ptr.cast_const(),
+            len: self.len,
+            _buffer: PhantomData,
+        }
     }
 }
 
-impl<T: Element> SliceMut<T> {
+impl<T: Element> SliceMut<'_, T> {
     /// Element `i`; traps when `i >= len()`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> T {
@@ -237,7 +283,7 @@ impl<T: Element> SliceMut<T> {
 /// §5.3.1): each access goes to memory, none is merged, removed or served from a stale L1 line.
 macro_rules! volatile_access {
     ($($t:ty),*) => {$(
-        impl SliceMut<$t> {
+        impl SliceMut<'_, $t> {
             /// Element `i`, read with `ld.volatile.global`; traps when `i >= len()`.
             #[inline(always)]
             pub fn get_volatile(&self, i: usize) -> $t {
@@ -289,7 +335,7 @@ read_only_element! {
     f64 => u64, ld_global_nc_b64;
 }
 
-impl<T: ReadOnlyElement> Slice<T> {
+impl<T: ReadOnlyElement> Slice<'_, T> {
     /// Element `i`, read through the read-only data path (`ld.global.nc`); traps when
     /// `i >= len()`.
     ///
@@ -316,7 +362,7 @@ impl<T: ReadOnlyElement> Slice<T> {
     }
 }
 
-impl<T: Element> SliceMut<T> {
+impl<T: Element> SliceMut<'_, T> {
     /// [`SliceMut::get`] without the bound test on the GPU, as [`Slice::get_unchecked`]; the
     /// simulator still tests it.
     ///
@@ -330,7 +376,7 @@ impl<T: Element> SliceMut<T> {
     }
 }
 
-impl<T: ReadOnlyElement> SliceMut<T> {
+impl<T: ReadOnlyElement> SliceMut<'_, T> {
     /// Element `i` through the read-only data path (`ld.global.nc`), as [`Slice::get_nc`];
     /// traps when `i >= len()`.
     ///
@@ -367,7 +413,7 @@ macro_rules! l2_element {
 }
 l2_element! { u32 => ld_global_cg_b32; f32 => ld_global_cg_b32; u64 => ld_global_cg_b64; f64 => ld_global_cg_b64; }
 
-impl<T: L2Element> Slice<T> {
+impl<T: L2Element> Slice<'_, T> {
     /// Element `i`, loaded past L1 (`ld.global.cg`); traps when `i >= len()`.
     #[inline(always)]
     pub fn get_cg(&self, i: usize) -> T {
@@ -377,7 +423,7 @@ impl<T: L2Element> Slice<T> {
     }
 }
 
-impl<T: L2Element> SliceMut<T> {
+impl<T: L2Element> SliceMut<'_, T> {
     /// Element `i`, loaded past L1 (`ld.global.cg`), as [`Slice::get_cg`]; coherent with the
     /// launch's stores, so an in-place update may use it.
     #[inline(always)]

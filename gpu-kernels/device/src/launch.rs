@@ -24,10 +24,14 @@ pub trait Kernel<A: KernelArgs> {
 /// The one argument of a kernel: a `#[repr(C)]`, `Copy` struct of views and plain values, which
 /// the host passes as the entry point's one parameter block.
 ///
-/// Derive it: `#[repr(C)] #[derive(Clone, Copy, KernelArgs)]`. The derive refuses a struct
-/// without `#[repr(C)]` (its layout must be the one the PTX reads), and
+/// Derive it: `#[repr(C)] #[derive(Clone, Copy, KernelArgs)]`. A struct holding views takes
+/// their lifetime (`struct SaxpyArgs<'a> { x: Slice<'a, f32>, y: SliceMut<'a, f32>, a: f32 }`),
+/// so a launch cannot outlive the buffers it uses. The derive refuses a struct without
+/// `#[repr(C)]` (its layout must be the one the PTX reads), and
 /// `#[kernel_args(same_len(x, y))]` declares views of equal length, which the host checks before
-/// every launch: a launch with views of different lengths is an error naming them.
+/// every launch: a launch with views of different lengths is an error naming them. On the host
+/// the derive also lists the struct's views ([`KernelArgs::views`]), so the launcher can refuse
+/// two writable views of overlapping memory.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a kernel argument struct",
     note = "declare it `#[repr(C)] #[derive(Clone, Copy, KernelArgs)] pub struct ...` (ferrocuda_device::prelude has the derive)"
@@ -36,6 +40,115 @@ pub trait KernelArgs: Copy {
     /// `Err` naming two views the struct declares equal in length whose lengths differ.
     fn check_lengths(&self) -> Result<(), LengthMismatch> {
         Ok(())
+    }
+
+    /// Calls `visit` with the memory of each view the struct holds (fields that are views,
+    /// arrays of views, or argument structs of their own); fields of a generic type are not
+    /// looked into.
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn views(&self, visit: &mut dyn FnMut(ViewSpan)) {
+        let _ = visit;
+    }
+}
+
+/// The memory one view of a launch's arguments covers, for the host's overlap check.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewSpan {
+    /// The argument struct's field that holds the view.
+    pub field: &'static str,
+    /// The address of its first byte.
+    pub start: usize,
+    /// Its size in bytes.
+    pub bytes: usize,
+    /// True for a writable view.
+    pub writable: bool,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl ViewSpan {
+    /// True when the two views share at least one byte.
+    pub fn overlaps(&self, other: &Self) -> bool {
+        self.bytes > 0
+            && other.bytes > 0
+            && self.start < other.start + other.bytes
+            && other.start < self.start + self.bytes
+    }
+
+    /// The first two views of `spans` that overlap with at least one of them writable.
+    pub fn first_writable_overlap(spans: &[Self]) -> Option<(Self, Self)> {
+        spans.iter().enumerate().find_map(|(k, a)| {
+            spans[k + 1..]
+                .iter()
+                .find(|b| (a.writable || b.writable) && a.overlaps(b))
+                .map(|b| (*a, *b))
+        })
+    }
+}
+
+/// A value that holds views of device memory, which it lists for [`KernelArgs::views`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait HoldsViews {
+    /// Calls `visit` with each view's memory, naming it `field`.
+    fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan));
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> HoldsViews for crate::global::Slice<'_, T> {
+    fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan)) {
+        visit(ViewSpan {
+            field,
+            start: self.as_ptr() as usize,
+            bytes: self.len() * size_of::<T>(),
+            writable: false,
+        })
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> HoldsViews for crate::global::SliceMut<'_, T> {
+    fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan)) {
+        visit(ViewSpan {
+            field,
+            start: self.as_mut_ptr() as usize,
+            bytes: self.len() * size_of::<T>(),
+            writable: true,
+        })
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<V: HoldsViews, const N: usize> HoldsViews for [V; N] {
+    fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan)) {
+        self.iter().for_each(|view| view.visit_views(field, visit))
+    }
+}
+
+/// What `#[derive(KernelArgs)]` expands to, not an API: it lists a field's views when its type
+/// holds views and nothing otherwise, chosen at compile time by method resolution (a field of
+/// type `F` is wrapped as `&Field(&f)`; `Field<F>: ListViews` needs `F: HoldsViews`, and the
+/// by-reference `NoViews` impl is tried only when that fails).
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub mod __private {
+    use super::{HoldsViews, ViewSpan};
+
+    pub struct Field<'r, F>(pub &'r F);
+
+    pub trait ListViews {
+        fn list_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan));
+    }
+    impl<F: HoldsViews> ListViews for Field<'_, F> {
+        fn list_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan)) {
+            self.0.visit_views(field, visit)
+        }
+    }
+
+    pub trait NoViews {
+        fn list_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan));
+    }
+    impl<F> NoViews for &Field<'_, F> {
+        fn list_views(&self, _: &'static str, _: &mut dyn FnMut(ViewSpan)) {}
     }
 }
 

@@ -18,6 +18,10 @@
 //!   `ferrocuda_device::launch::Kernel<Args>` once per instantiation, whose `NAME` is the PTX symbol
 //!   and, on the host, whose `RUN` is the body the CPU simulator runs for each thread.
 //!
+//! An argument struct that holds views borrows their buffers, and the kernel names that borrow:
+//! `fn saxpy(args: SaxpyArgs<'_>)` (or with a named lifetime, `fn saxpy<'a>(args: SaxpyArgs<'a>)`);
+//! the launch handle then implements `Kernel<SaxpyArgs<'a>>` for every `'a`.
+//!
 //! The host launcher takes the unit struct and an `Args` value with the bound `K: Kernel<A>`, so a
 //! launch whose arguments do not match its kernel fails to compile.
 
@@ -48,6 +52,15 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
     let args_type = single_argument_type(&function)?;
     let marker = Ident::new(&camel_case(&name.to_string()), name.span());
     let generics: Vec<&Ident> = sig.generics.type_params().map(|p| &p.ident).collect();
+    // The lifetimes the arguments borrow for: the function's own, and one for each `'_`, which
+    // the entry point keeps elided and the `Kernel` impls name `'__args`.
+    let lifetimes: Vec<&syn::Lifetime> = sig.generics.lifetimes().map(|l| &l.lifetime).collect();
+    let elided = contains_elided_lifetime(&quote!(#args_type));
+    let impl_lifetimes: Vec<TokenStream2> = lifetimes
+        .iter()
+        .map(|l| quote!(#l))
+        .chain(elided.then(|| quote!('__args)))
+        .collect();
     let doc = function.attrs.iter().filter(|a| a.path().is_ident("doc"));
 
     // (PTX symbol, concrete args type, turbofish for the body call) per instantiation.
@@ -82,7 +95,7 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
             // The by-value struct parameter is lowered to one `.param .align A .b8 [size]` block
             // with the `repr(C)` layout; `tests/ptx.rs` checks each entry's size against the host.
             #[allow(improper_gpu_kernel_arg)]
-            pub unsafe extern "gpu-kernel" fn #symbol(args: #concrete) {
+            pub unsafe extern "gpu-kernel" fn #symbol<#(#lifetimes),*>(args: #concrete) {
                 super::#name #turbofish(args)
             }
         }
@@ -91,8 +104,9 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
     let entry_module = format_ident!("__entry_{}", name);
     let impls = entries.iter().map(|(symbol, concrete, turbofish)| {
         let symbol = symbol.to_string();
+        let concrete = name_elided_lifetimes(quote!(#concrete));
         quote! {
-            impl ::ferrocuda_device::launch::Kernel<#concrete> for #marker {
+            impl<#(#impl_lifetimes),*> ::ferrocuda_device::launch::Kernel<#concrete> for #marker {
                 const NAME: &'static str = #symbol;
                 const CRATE: &'static str = ::core::env!("CARGO_CRATE_NAME");
                 #[cfg(not(target_arch = "nvptx64"))]
@@ -190,6 +204,13 @@ fn derive_args(input: DeriveInput) -> syn::Result<TokenStream2> {
     let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
     // `derive(Copy)` on a generic struct is `Copy` only for `Copy` parameters: so is this impl.
     let predicates = where_clause.map(|w| &w.predicates);
+    let field_names = fields.iter().map(|f| f.to_string());
+    // Each field lists its views if its type holds any (see `launch::__private`).
+    let list_views = quote! {
+        #[allow(unused_imports)]
+        use ::ferrocuda_device::launch::__private::{Field, ListViews as _, NoViews as _};
+        #( (&Field(&self.#fields)).list_views(#field_names, visit); )*
+    };
     Ok(quote! {
         impl #impl_generics ::ferrocuda_device::launch::KernelArgs for #name #type_generics
         where
@@ -199,6 +220,23 @@ fn derive_args(input: DeriveInput) -> syn::Result<TokenStream2> {
             fn check_lengths(&self) -> ::core::result::Result<(), ::ferrocuda_device::launch::LengthMismatch> {
                 #(#checks)*
                 ::core::result::Result::Ok(())
+            }
+
+            #[cfg(not(target_arch = "nvptx64"))]
+            fn views(&self, visit: &mut dyn ::core::ops::FnMut(::ferrocuda_device::launch::ViewSpan)) {
+                #list_views
+            }
+        }
+
+        // An argument struct inside another lists its views under the outer field's name.
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl #impl_generics ::ferrocuda_device::launch::HoldsViews for #name #type_generics #where_clause {
+            fn visit_views(
+                &self,
+                _: &'static str,
+                visit: &mut dyn ::core::ops::FnMut(::ferrocuda_device::launch::ViewSpan),
+            ) {
+                #list_views
             }
         }
     })
@@ -213,6 +251,43 @@ fn single_argument_type(function: &ItemFn) -> syn::Result<&Type> {
             "a kernel takes exactly one parameter, its `#[repr(C)]` arguments struct: `fn k(args: KArgs)`",
         )),
     }
+}
+
+/// True when `tokens` hold the elided lifetime `'_`.
+fn contains_elided_lifetime(tokens: &TokenStream2) -> bool {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(k, tree)| match tree {
+        TokenTree::Punct(p) if p.as_char() == '\'' => {
+            matches!(trees.get(k + 1), Some(TokenTree::Ident(i)) if i == "_")
+        }
+        TokenTree::Group(group) => contains_elided_lifetime(&group.stream()),
+        _ => false,
+    })
+}
+
+/// `tokens` with every `'_` replaced by `'__args`, for an impl header, where lifetimes are named.
+fn name_elided_lifetimes(tokens: TokenStream2) -> TokenStream2 {
+    use proc_macro2::TokenTree;
+    let mut out = Vec::new();
+    let mut trees = tokens.into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        match tree {
+            TokenTree::Punct(p)
+                if p.as_char() == '\'' && matches!(trees.peek(), Some(TokenTree::Ident(i)) if i == "_") =>
+            {
+                trees.next();
+                out.extend(quote!('__args));
+            }
+            TokenTree::Group(group) => {
+                let mut new = proc_macro2::Group::new(group.delimiter(), name_elided_lifetimes(group.stream()));
+                new.set_span(group.span());
+                out.push(TokenTree::Group(new));
+            }
+            other => out.push(other),
+        }
+    }
+    out.into_iter().collect()
 }
 
 /// Replaces every occurrence of the type parameter `param` in `ty` by `with`.

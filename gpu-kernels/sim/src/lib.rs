@@ -181,10 +181,45 @@ impl std::error::Error for SimError {}
 /// Runs `run(args)` for every thread of `launch`; returns once every thread has finished.
 ///
 /// The kernel's `*Args` hold raw device addresses, which here are host addresses of simulator
-/// buffers; threads of different blocks run on different host threads, as on the GPU.
-pub fn launch<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) -> Result<(), SimError> {
+/// buffers; threads of different blocks run on different host threads, as on the GPU. `A` may
+/// borrow (views borrow their buffers): every thread has finished when this returns.
+pub fn launch<A: Copy>(launch: &Launch, run: fn(A), args: A) -> Result<(), SimError> {
     validate(launch)?;
-    block::run_grid(launch, run, args).map_err(SimError::Fault)
+    block::run_grid(launch, ErasedBody::run, ErasedBody::new(run, &args)).map_err(SimError::Fault)
+}
+
+/// A kernel body and its arguments with their type erased, so the blocks' coroutines (which
+/// must be `'static`) can hold arguments that borrow: `launch` keeps `args` alive and returns
+/// only after every thread has run.
+#[derive(Clone, Copy)]
+struct ErasedBody {
+    run: *const (),
+    args: *const (),
+    call: unsafe fn(*const (), *const ()),
+}
+
+impl ErasedBody {
+    fn new<A: Copy>(run: fn(A), args: &A) -> Self {
+        Self {
+            run: run as *const (),
+            args: (args as *const A).cast(),
+            call: Self::call::<A>,
+        }
+    }
+
+    /// # Safety
+    /// `run` is a `fn(A)` and `args` points to a live `A`.
+    unsafe fn call<A: Copy>(run: *const (), args: *const ()) {
+        // SAFETY: `new` erased a `fn(A)` to `run` (function pointers have one size).
+        let run = unsafe { core::mem::transmute::<*const (), fn(A)>(run) };
+        // SAFETY: `args` points to the `A` that `launch` keeps alive until every thread is done.
+        run(unsafe { *args.cast::<A>() })
+    }
+
+    fn run(self) {
+        // SAFETY: made by `new` from a `fn(A)` and an `&A` that outlives the launch.
+        unsafe { (self.call)(self.run, self.args) }
+    }
 }
 
 fn validate(l: &Launch) -> Result<(), SimError> {

@@ -15,15 +15,15 @@ use ferrocuda_device::shared::Tile1d;
 /// layouts are equal (each block reads all of its rows before it writes any).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct FftRowsArgs<T: ComplexScalar> {
-    pub input: Slice<Complex<T>>,
-    pub output: SliceMut<Complex<T>>,
+pub struct FftRowsArgs<'a, T: ComplexScalar> {
+    pub input: Slice<'a, Complex<T>>,
+    pub output: SliceMut<'a, Complex<T>>,
     /// `exp(-2 pi i m / n)` for `m` in `0..n`.
-    pub twiddles: Slice<Complex<T>>,
+    pub twiddles: Slice<'a, Complex<T>>,
     /// Four-step twiddles `exp(-2 pi i m / N)`, as `low[m % low.len()] * high[m / low.len()]`
     /// (`low.len()` a power of two); unused when `step_rows` is 0.
-    pub step_low: Slice<Complex<T>>,
-    pub step_high: Slice<Complex<T>>,
+    pub step_low: Slice<'a, Complex<T>>,
+    pub step_high: Slice<'a, Complex<T>>,
     pub input_layout: RowLayout,
     pub output_layout: RowLayout,
     /// `log2` of the row length.
@@ -65,7 +65,7 @@ pub const fn shared_bytes(n: u32, rows_per_block: u32, complex_bytes: usize) -> 
 /// Launch: `threads_per_row(n) << log2_rows_per_block` threads per block, one block per
 /// `1 << log2_rows_per_block` rows, [`shared_bytes`] of dynamic shared memory.
 #[kernel(f32, f64)]
-pub fn fft_rows<T: ComplexScalar>(args: FftRowsArgs<T>) {
+pub fn fft_rows<T: ComplexScalar>(args: FftRowsArgs<'_, T>) {
     let n = 1usize << args.log2_n;
     match n {
         1 => transform::<T, 1>(&args),
@@ -80,7 +80,7 @@ pub fn fft_rows<T: ComplexScalar>(args: FftRowsArgs<T>) {
 /// Shared-memory indices are `u32` (a block's tile is far below 2^32 elements): 32-bit
 /// arithmetic takes half the registers of 64-bit; only global offsets are `usize`.
 #[inline(always)]
-fn transform<T: ComplexScalar, const E: usize>(args: &FftRowsArgs<T>) {
+fn transform<T: ComplexScalar, const E: usize>(args: &FftRowsArgs<'_, T>) {
     let e = E as u32;
     let n = 1u32 << args.log2_n;
     let rows_per_block = 1u32 << args.log2_rows_per_block;
@@ -181,7 +181,7 @@ fn tile_position(linear: u32, log2_n: u32, log2_rows: u32, layout: &RowLayout) -
 
 /// `exp(-2 pi i m / N)` from the two four-step tables.
 #[inline(always)]
-fn step_twiddle<T: ComplexScalar>(args: &FftRowsArgs<T>, m: usize) -> Complex<T> {
+fn step_twiddle<T: ComplexScalar>(args: &FftRowsArgs<'_, T>, m: usize) -> Complex<T> {
     let low = m & ((1 << args.step_log2_low) - 1);
     args.step_low.get_nc(low) * args.step_high.get_nc(m >> args.step_log2_low)
 }
@@ -209,7 +209,7 @@ struct Pass {
 fn pass<T: ComplexScalar, const R: usize, const E: usize>(
     tile: &Tile1d<Complex<T>>,
     p: Pass,
-    twiddles: Slice<Complex<T>>,
+    twiddles: Slice<'_, Complex<T>>,
 ) {
     let mut v = [Complex::<T>::zero(); 8];
     let log2_radix = R.trailing_zeros();

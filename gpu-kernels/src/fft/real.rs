@@ -14,11 +14,11 @@ use ferrocuda_device::prelude::*;
 /// `g * input_distance`, of `output` at `g * output_distance`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct RealPassArgs<T: ComplexScalar> {
-    pub input: Slice<Complex<T>>,
-    pub output: SliceMut<Complex<T>>,
+pub struct RealPassArgs<'a, T: ComplexScalar> {
+    pub input: Slice<'a, Complex<T>>,
+    pub output: SliceMut<'a, Complex<T>>,
     /// `exp(-2 pi i m / n)` for `m` in `0..h`.
-    pub twiddles: Slice<Complex<T>>,
+    pub twiddles: Slice<'a, Complex<T>>,
     /// `h = n / 2`, the complex length.
     pub half_n: u32,
     pub rows: u32,
@@ -33,7 +33,7 @@ pub const fn pairs_per_row(half_n: u32) -> u32 {
 
 /// `(row, k)` of this thread, or `None` past the last pair.
 #[inline(always)]
-fn pair<T: ComplexScalar>(args: &RealPassArgs<T>) -> Option<(usize, usize)> {
+fn pair<T: ComplexScalar>(args: &RealPassArgs<'_, T>) -> Option<(usize, usize)> {
     // At least 1, which the compiler sees: no division-by-zero panic path.
     let pairs = (pairs_per_row(args.half_n) as usize).max(1);
     let id = global_idx_x();
@@ -44,7 +44,7 @@ fn pair<T: ComplexScalar>(args: &RealPassArgs<T>) -> Option<(usize, usize)> {
 /// values of each row in its first `h` slots and receives the `h + 1` spectrum values (the
 /// kernel reads both values of a pair before it writes them, so `input` may alias `output`).
 #[kernel(f32, f64)]
-pub fn r2c_post<T: ComplexScalar>(args: RealPassArgs<T>) {
+pub fn r2c_post<T: ComplexScalar>(args: RealPassArgs<'_, T>) {
     let Some((row, k)) = pair(&args) else { return };
     let h = args.half_n as usize;
     let (inp, out) = (row * args.input_distance, row * args.output_distance);
@@ -76,7 +76,7 @@ pub fn r2c_post<T: ComplexScalar>(args: RealPassArgs<T>) {
 /// per row, `output` receives the `h` values whose inverse complex transform is `n` times the
 /// real row (read as complex).
 #[kernel(f32, f64)]
-pub fn c2r_pre<T: ComplexScalar>(args: RealPassArgs<T>) {
+pub fn c2r_pre<T: ComplexScalar>(args: RealPassArgs<'_, T>) {
     let Some((row, k)) = pair(&args) else { return };
     let h = args.half_n as usize;
     let (inp, out) = (row * args.input_distance, row * args.output_distance);

@@ -59,10 +59,10 @@ pub const fn tiled_bytes(element_bytes: usize) -> usize {
 /// `rows x pitch`), the first of colour `first_color`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct TiledArgs<T> {
-    pub src: Slice<T>,
+pub struct TiledArgs<'a, T> {
+    pub src: Slice<'a, T>,
     /// Every point is written: updated, or copied from `src`.
-    pub dst: SliceMut<T>,
+    pub dst: SliceMut<'a, T>,
     pub pitch: u32,
     pub rows: u32,
     pub cols: u32,
@@ -95,7 +95,7 @@ pub struct TiledArgs<T> {
 /// Launch: blocks of exactly [`TILED_BLOCK`] threads (traps otherwise), `ceil(cols / TILE_W) x
 /// ceil(rows / TILE_H)` of them, [`tiled_bytes`] of dynamic shared memory.
 #[kernel(f32, f64)]
-pub fn sor_tiled<T: Real>(args: TiledArgs<T>) {
+pub fn sor_tiled<T: Real>(args: TiledArgs<'_, T>) {
     let (pitch, rows, cols) = (args.pitch as usize, args.rows as usize, args.cols as usize);
     let region = args.region;
     let block = block_dim();
@@ -209,7 +209,7 @@ impl<T: Real> Place<T> {
     /// the 20 shared stores; in f64 two such rounds of 10 (20 f64 loads at once took 69
     /// registers, which let 3 blocks share an SM instead of 5).
     #[inline(always)]
-    fn load<const EDGE: bool>(&self, args: &TiledArgs<T>) {
+    fn load<const EDGE: bool>(&self, args: &TiledArgs<'_, T>) {
         if size_of::<T>() <= 4 {
             self.load_chunks::<EDGE, ROW_CHUNKS>(args, 0);
         } else {
@@ -221,7 +221,7 @@ impl<T: Real> Place<T> {
     /// One round of [`Place::load`]: the warp-wide chunks `first..first + CHUNKS` of the
     /// warp's rows.
     #[inline(always)]
-    fn load_chunks<const EDGE: bool, const CHUNKS: usize>(&self, args: &TiledArgs<T>, first: usize) {
+    fn load_chunks<const EDGE: bool, const CHUNKS: usize>(&self, args: &TiledArgs<'_, T>, first: usize) {
         let (pitch, rows, cols) = (args.pitch as usize, args.rows as usize, args.cols as usize);
         let mut values = [[T::default(); CHUNKS]; LOAD_ROWS];
         for (j, row) in values.iter_mut().enumerate() {
@@ -248,7 +248,7 @@ impl<T: Real> Place<T> {
 
     /// Writes the inner tile to `dst`, where it lies in the array (tested only if `EDGE`).
     #[inline(always)]
-    fn store<const EDGE: bool>(&self, args: &TiledArgs<T>) {
+    fn store<const EDGE: bool>(&self, args: &TiledArgs<'_, T>) {
         let (pitch, rows, cols) = (args.pitch as usize, args.rows as usize, args.cols as usize);
         for j in 0..STORE_ROWS {
             let y = self.warp + WARPS * j;

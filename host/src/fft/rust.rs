@@ -37,7 +37,7 @@ pub trait LaunchFft: ComplexScalar {
         kernels: &Kernels,
         stream: Option<&Stream>,
         shape: LaunchShape,
-        args: FftRowsArgs<Self>,
+        args: FftRowsArgs<'_, Self>,
     ) -> Result<()>;
     /// `r2c_post` (`post`) or `c2r_pre` with `args`.
     fn launch_real(
@@ -45,20 +45,20 @@ pub trait LaunchFft: ComplexScalar {
         stream: Option<&Stream>,
         shape: LaunchShape,
         post: bool,
-        args: RealPassArgs<Self>,
+        args: RealPassArgs<'_, Self>,
     ) -> Result<()>;
 }
 
 macro_rules! launch_fft {
     ($($t:ty),*) => {$(
         impl LaunchFft for $t {
-            fn launch_rows(kernels: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: FftRowsArgs<Self>) -> Result<()> {
+            fn launch_rows(kernels: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: FftRowsArgs<'_, Self>) -> Result<()> {
                 match stream {
                     Some(s) => kernels.launch_on(s, FftRows, shape, args),
                     None => kernels.launch(FftRows, shape, args),
                 }
             }
-            fn launch_real(kernels: &Kernels, stream: Option<&Stream>, shape: LaunchShape, post: bool, args: RealPassArgs<Self>) -> Result<()> {
+            fn launch_real(kernels: &Kernels, stream: Option<&Stream>, shape: LaunchShape, post: bool, args: RealPassArgs<'_, Self>) -> Result<()> {
                 match (stream, post) {
                     (Some(s), true) => kernels.launch_on(s, R2cPost, shape, args),
                     (Some(s), false) => kernels.launch_on(s, C2rPre, shape, args),
@@ -118,20 +118,20 @@ enum Step {
 }
 
 /// The input and output of one execution, as complex views (real buffers read as pairs).
-pub struct Io<T: ComplexScalar> {
-    input: Slice<Complex<T>>,
-    output: SliceMut<Complex<T>>,
+pub struct Io<'a, T: ComplexScalar> {
+    input: Slice<'a, Complex<T>>,
+    output: SliceMut<'a, Complex<T>>,
 }
 
-impl<T: super::FftFloat> Io<T> {
-    pub(super) fn complex(input: &DeviceBuffer<Complex<T>>, output: &mut DeviceBuffer<Complex<T>>) -> Self {
+impl<'a, T: super::FftFloat> Io<'a, T> {
+    pub(super) fn complex(input: &'a DeviceBuffer<Complex<T>>, output: &'a mut DeviceBuffer<Complex<T>>) -> Self {
         Self {
             input: input.view(),
             output: output.view_mut(),
         }
     }
 
-    pub(super) fn in_place(data: &mut DeviceBuffer<Complex<T>>) -> Self {
+    pub(super) fn in_place(data: &'a mut DeviceBuffer<Complex<T>>) -> Self {
         let output = data.view_mut();
         Self {
             input: read_view(&output),
@@ -139,7 +139,7 @@ impl<T: super::FftFloat> Io<T> {
         }
     }
 
-    pub(super) fn real_in(input: &DeviceBuffer<T>, output: &mut DeviceBuffer<Complex<T>>) -> Self {
+    pub(super) fn real_in(input: &'a DeviceBuffer<T>, output: &'a mut DeviceBuffer<Complex<T>>) -> Self {
         let real = input.view();
         // SAFETY: the allocation starts 256-byte aligned and holds `len` reals, so its first
         // `len / 2` pairs are `Complex<T>` (`#[repr(C)]` pairs of `T`) inside it.
@@ -152,7 +152,7 @@ impl<T: super::FftFloat> Io<T> {
 
     /// A padded real array (`2 (nx / 2 + 1)` values per row), read and written as its
     /// `nx / 2 + 1` complex values per row: cuFFT's in-place R2C and C2R layout.
-    pub(super) fn real_in_place(data: &mut DeviceBuffer<T>) -> Self {
+    pub(super) fn real_in_place(data: &'a mut DeviceBuffer<T>) -> Self {
         let real = data.view_mut();
         // SAFETY: as in `real_in`; one writable view, its read-only twin for the same launches
         // (see `read_view`).
@@ -163,7 +163,7 @@ impl<T: super::FftFloat> Io<T> {
         }
     }
 
-    pub(super) fn real_out(input: &mut DeviceBuffer<Complex<T>>, output: &mut DeviceBuffer<T>) -> Self {
+    pub(super) fn real_out(input: &'a mut DeviceBuffer<Complex<T>>, output: &'a mut DeviceBuffer<T>) -> Self {
         let real = output.view_mut();
         // SAFETY: as in `real_in`, and the `&mut` borrow makes this the only writable view.
         let output = unsafe { SliceMut::from_raw_parts(real.as_mut_ptr().cast::<Complex<T>>(), real.len() / 2) };
@@ -175,7 +175,7 @@ impl<T: super::FftFloat> Io<T> {
 }
 
 /// A read-only view of what `view` addresses, for a launch that reads and writes one buffer.
-fn read_view<T: ComplexScalar>(view: &SliceMut<Complex<T>>) -> Slice<Complex<T>> {
+fn read_view<'a, T: ComplexScalar>(view: &SliceMut<'_, Complex<T>>) -> Slice<'a, Complex<T>> {
     // SAFETY: the same live allocation as `view`; the kernels given both views of one buffer
     // read every element a block writes before writing it (`fft_rows` loads its rows to shared
     // memory first, `r2c_post` reads both values of its pair first).
@@ -290,7 +290,14 @@ impl<T: super::FftFloat> RustPlan<T> {
     /// pass (a C2C plan's inverse).
     /// `padded` selects the in-place real transforms' launches (`RustPlan::prepare_in_place`
     /// first).
-    pub fn execute(&mut self, gpu: &Gpu, stream: Option<&Stream>, io: Io<T>, flip: bool, padded: bool) -> Result<()> {
+    pub fn execute(
+        &mut self,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        io: Io<'_, T>,
+        flip: bool,
+        padded: bool,
+    ) -> Result<()> {
         let kernels = gpu.load(&crate::ptx::LIBRARY)?;
         let steps = match (padded, &self.in_place_steps) {
             (false, _) => &self.steps,

@@ -37,6 +37,7 @@ impl CudaDevice {
         // needed, and they would add event records to every timed launch.
         unsafe { context.disable_event_tracking() };
         let stream = context.default_stream();
+        super::stream::register_context_stream(&stream);
         Ok(Self {
             context,
             stream,

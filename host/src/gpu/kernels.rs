@@ -10,7 +10,7 @@ use super::error::{Error, Result};
 use super::launch::LaunchShape;
 use super::{Backend, Gpu, Stream};
 use crate::ptx::Linkage;
-use ferrocuda_device::launch::{Kernel, KernelArgs};
+use ferrocuda_device::launch::{Kernel, KernelArgs, ViewSpan};
 use std::sync::{Arc, OnceLock};
 
 /// The PTX of one kernel crate, one module per architecture, as `ferrocuda_builder`'s `embed`
@@ -191,11 +191,13 @@ impl<'g> Kernels<'g> {
     /// Launches kernel `K` with `args` (`kernel<<<grid, block, shared>>>(args)`); returns once it
     /// is queued (on the simulator: once it has run).
     ///
-    /// The `K: Kernel<A>` bound makes a launch with the wrong arguments a compile error. Views of
-    /// unequal length where the arguments declare them equal, or a shape beyond the device's
-    /// limits, are an error here; a fault while the kernel runs is returned by the next
-    /// synchronisation or copy, as in CUDA.
-    pub fn launch<K: Kernel<A>, A: KernelArgs + 'static>(&self, kernel: K, shape: LaunchShape, args: A) -> Result<()> {
+    /// The `K: Kernel<A>` bound makes a launch with the wrong arguments a compile error, and the
+    /// views in `args` borrow their buffers, so none can be dropped before this call has queued
+    /// the launch (and a buffer's free waits for every launch queued before it). Views of
+    /// unequal length where the arguments declare them equal, two writable views of overlapping
+    /// memory, or a shape beyond the device's limits, are an error here; a fault while the
+    /// kernel runs is returned by the next synchronisation or copy, as in CUDA.
+    pub fn launch<K: Kernel<A>, A: KernelArgs>(&self, kernel: K, shape: LaunchShape, args: A) -> Result<()> {
         self.check::<K, A>(&shape, &args)?;
         match (&self.gpu.backend, &self.module) {
             (Backend::Cuda(cuda), Some(module)) => module.launch(&cuda.stream, kernel, shape, args),
@@ -205,7 +207,7 @@ impl<'g> Kernels<'g> {
     }
 
     /// Launches kernel `K` with `args` on `stream` (`<<<grid, block, shared, stream>>>`).
-    pub fn launch_on<K: Kernel<A>, A: KernelArgs + 'static>(
+    pub fn launch_on<K: Kernel<A>, A: KernelArgs>(
         &self,
         stream: &Stream,
         kernel: K,
@@ -232,6 +234,21 @@ impl<'g> Kernels<'g> {
         }
         args.check_lengths()
             .map_err(|mismatch| Error::InvalidArgument(format!("kernel `{}`: {mismatch}", K::NAME)))?;
+        let mut views = Vec::new();
+        args.views(&mut |span| views.push(span));
+        if let Some((a, b)) = ViewSpan::first_writable_overlap(&views) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}`: its arguments `{}` and `{}` are views of overlapping memory and `{}` is writable: \
+                 one launch may not write memory through two views (pass one view, or subviews that do not overlap)",
+                K::NAME,
+                a.field,
+                b.field,
+                if a.writable { a.field } else { b.field }
+            )));
+        }
+        if let Backend::Sim(sim) = &self.gpu.backend {
+            sim.check_views(K::NAME, &views)?;
+        }
         shape
             .check(self.gpu.properties())
             .map_err(|why| Error::InvalidLaunch(format!("launch of kernel `{}` ({shape}): {why}", K::NAME)))

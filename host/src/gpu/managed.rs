@@ -310,7 +310,7 @@ impl<T: Element> ManagedBuffer<T> {
 }
 
 impl<T: Element> KernelView<T> for ManagedBuffer<T> {
-    fn view(&self) -> Slice<T> {
+    fn view(&self) -> Slice<'_, T> {
         match &self.storage {
             // SAFETY: `address` is this live managed allocation of `len` elements, which the
             // device addresses as it is; it is freed only after the device is idle (drop).
@@ -319,7 +319,7 @@ impl<T: Element> KernelView<T> for ManagedBuffer<T> {
         }
     }
 
-    fn view_mut(&mut self) -> SliceMut<T> {
+    fn view_mut(&mut self) -> SliceMut<'_, T> {
         match &mut self.storage {
             // SAFETY: as in `view`; the unique borrow means no other view of it is made now.
             Storage::Cuda(m) => unsafe { SliceMut::from_raw_parts(m.address as *mut T, m.len) },

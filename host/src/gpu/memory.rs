@@ -15,10 +15,26 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub trait Element: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static {}
 impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static> Element for T {}
 
-/// `len` elements of `T` in device memory: a CUDA allocation (freed in stream order when
-/// dropped), or, on the simulator, host memory aligned as `cudaMalloc`'s (256 bytes).
+/// `len` elements of `T` in device memory: a CUDA allocation, or, on the simulator, host memory
+/// aligned as `cudaMalloc`'s (256 bytes).
+///
+/// Dropping it is safe at any time: on CUDA the free is queued after all the work queued so far
+/// on every stream of the process that could use it (each launch borrows the buffers it uses
+/// until it is queued, so every launch using it is queued before the drop); on the simulator a
+/// launch has finished when `launch` returns.
 pub struct DeviceBuffer<T> {
     pub(super) storage: Storage<T>,
+}
+
+impl<T> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        if let Storage::Cuda(slice) = &self.storage {
+            // cudarc's drop of the slice then queues the free on `slice.stream()`, after these
+            // waits. An error (a fault of an earlier kernel) is reported by the next
+            // synchronisation of the device.
+            let _ = super::stream::order_after_live_streams(slice.stream());
+        }
+    }
 }
 
 pub(super) enum Storage<T> {
@@ -52,6 +68,7 @@ impl<T> HostAllocation<T> {
             ))
         })?;
         counted.fetch_add(len * size_of::<T>(), Ordering::Relaxed);
+        super::simulator::register_allocation(ptr.as_ptr() as usize, len * size_of::<T>());
         Ok(Self { ptr, len, counted })
     }
 
@@ -64,6 +81,7 @@ impl<T> HostAllocation<T> {
 
 impl<T> Drop for HostAllocation<T> {
     fn drop(&mut self) {
+        super::simulator::unregister_allocation(self.ptr.as_ptr() as usize);
         if let Ok(layout) = Self::layout(self.len) {
             // SAFETY: allocated by `zeroed` with this very layout.
             unsafe { dealloc(self.ptr.as_ptr().cast(), layout) }
@@ -130,27 +148,42 @@ impl<T> DeviceBuffer<T> {
 }
 
 /// Views of a device buffer to put in a kernel's `*Args`.
+///
+/// A view borrows the buffer for as long as it lives, as `&[T]` and `&mut [T]` borrow a `Vec`:
+/// the buffer cannot be dropped while a view of it exists, and a writable view excludes every
+/// other view of the buffer.
+///
+/// ```compile_fail,E0499
+/// # use ferrocuda::{Gpu, KernelView};
+/// # fn demo(gpu: &Gpu) -> ferrocuda::Result<()> {
+/// let mut buffer = gpu.zeros::<f32>(4)?;
+/// let a = buffer.view_mut();
+/// let b = buffer.view_mut(); // error: `buffer` is already borrowed mutably by `a`
+/// # let _ = (a, b); Ok(()) }
+/// ```
 pub trait KernelView<T> {
-    /// A read-only view of the whole buffer.
-    fn view(&self) -> Slice<T>;
-    /// A writable view of the whole buffer; the `&mut` borrow says no other view writes it now.
-    fn view_mut(&mut self) -> SliceMut<T>;
+    /// A read-only view of the whole buffer, borrowing it.
+    fn view(&self) -> Slice<'_, T>;
+    /// A writable view of the whole buffer, borrowing it mutably: no other view of the buffer
+    /// exists while it does.
+    fn view_mut(&mut self) -> SliceMut<'_, T>;
 }
 
 impl<T: Copy> KernelView<T> for DeviceBuffer<T> {
-    fn view(&self) -> Slice<T> {
+    fn view(&self) -> Slice<'_, T> {
         let len = self.len();
         let address = match &self.storage {
             Storage::Cuda(slice) => slice.device_ptr(slice.stream()).0 as *const T,
             Storage::Host(h) => h.ptr.as_ptr().cast_const(),
         };
-        // SAFETY: `address` is the start of this live allocation of `len` elements; on CUDA the
-        // view is used by launches on the buffer's stream, ordered before its stream-ordered free;
-        // on the simulator launches complete before `launch` returns.
+        // SAFETY: `address` is the start of this allocation of `len` elements, which the view's
+        // borrow keeps alive; launches using the view are queued while it lives, and the
+        // buffer's free is ordered after every stream's queued work (`Drop`); on the simulator
+        // launches complete before `launch` returns.
         unsafe { Slice::from_raw_parts(address, len) }
     }
 
-    fn view_mut(&mut self) -> SliceMut<T> {
+    fn view_mut(&mut self) -> SliceMut<'_, T> {
         let len = self.len();
         let address = match &mut self.storage {
             Storage::Cuda(slice) => {
@@ -159,7 +192,7 @@ impl<T: Copy> KernelView<T> for DeviceBuffer<T> {
             }
             Storage::Host(h) => h.ptr.as_ptr(),
         };
-        // SAFETY: as in `view`, and the unique borrow means no other view of it is made now.
+        // SAFETY: as in `view`, and the unique borrow excludes every other view while it lives.
         unsafe { SliceMut::from_raw_parts(address, len) }
     }
 }
@@ -226,6 +259,66 @@ impl Gpu {
             }
             _ => {
                 host.copy_from_slice(device.host().ok_or_else(mixed_backends)?);
+                Ok(())
+            }
+        }
+    }
+
+    /// Copies the elements `view` addresses to a new `Vec`, after the work queued before it:
+    /// reads the output of a launch whose arguments still hold the buffer's writable view (a
+    /// benchmark's launcher, say), which borrows the buffer itself.
+    pub fn download_view<T: Element>(&self, view: Slice<'_, T>) -> Result<Vec<T>> {
+        self.check_simulator_fault()?;
+        let mut host = crate::footprint::try_vec(view.len(), zero::<T>())?;
+        let bytes = std::mem::size_of_val(host.as_slice());
+        match &self.backend {
+            Backend::Cuda(cuda) => {
+                refuse_simulator_view(view.as_ptr() as usize, bytes)?;
+                let what = || format!("copying {bytes} bytes device to host");
+                cuda.context.bind_to_thread().map_err(Error::cuda(what()))?;
+                // SAFETY: the view's borrow keeps its `len` elements allocated; the copy is
+                // queued after the launches that write them and waited for before returning.
+                unsafe {
+                    cudarc::driver::result::memcpy_dtoh_async(&mut host, view.as_ptr() as u64, cuda.stream.cu_stream())
+                }
+                .map_err(Error::cuda(what()))?;
+                cuda.stream.synchronize().map_err(Error::cuda(what()))?;
+            }
+            Backend::Sim(_) => {
+                super::simulator::check_simulator_view(view.as_ptr() as usize, bytes)?;
+                // SAFETY: the view lies in a live simulator allocation (checked), whose launches
+                // have all finished; `host` is a distinct allocation of `len` elements.
+                unsafe { std::ptr::copy_nonoverlapping(view.as_ptr(), host.as_mut_ptr(), host.len()) }
+            }
+        }
+        Ok(host)
+    }
+
+    /// Copies `host` into the elements `view` addresses (same length), after the work queued
+    /// before it and before the work queued after: as [`Gpu::download_view`], for a buffer whose
+    /// writable view a launch's arguments hold.
+    pub fn upload_view<T: Element>(&self, host: &[T], view: SliceMut<'_, T>) -> Result<()> {
+        same_len("a copy", &[host.len(), view.len()])?;
+        self.check_simulator_fault()?;
+        let bytes = std::mem::size_of_val(host);
+        match &self.backend {
+            Backend::Cuda(cuda) => {
+                refuse_simulator_view(view.as_mut_ptr() as usize, bytes)?;
+                let what = || format!("copying {bytes} bytes host to device");
+                cuda.context.bind_to_thread().map_err(Error::cuda(what()))?;
+                // SAFETY: the view's borrow keeps its elements allocated; the copy is stream
+                // ordered with the launches and waited for before `host` may change.
+                unsafe {
+                    cudarc::driver::result::memcpy_htod_async(view.as_mut_ptr() as u64, host, cuda.stream.cu_stream())
+                }
+                .map_err(Error::cuda(what()))?;
+                cuda.stream.synchronize().map_err(Error::cuda(what()))
+            }
+            Backend::Sim(_) => {
+                super::simulator::check_simulator_view(view.as_mut_ptr() as usize, bytes)?;
+                // SAFETY: the view lies in a live simulator allocation (checked) that no launch is
+                // running on; `host` is another allocation of the same length.
+                unsafe { std::ptr::copy_nonoverlapping(host.as_ptr(), view.as_mut_ptr(), host.len()) };
                 Ok(())
             }
         }
@@ -431,6 +524,14 @@ impl<T: Element> PinnedBuffer<T> {
 fn zero<T: Element>() -> T {
     // SAFETY: `Element` requires `ValidAsZeroBits`.
     unsafe { std::mem::zeroed() }
+}
+
+/// `Err` when `start .. start + bytes` is simulator memory, which a CUDA copy must not be given.
+fn refuse_simulator_view(start: usize, bytes: usize) -> Result<()> {
+    match super::simulator::check_simulator_view(start, bytes) {
+        Ok(()) if bytes > 0 => Err(mixed_backends()),
+        _ => Ok(()),
+    }
 }
 
 fn mixed_backends() -> Error {

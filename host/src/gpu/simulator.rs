@@ -3,8 +3,9 @@
 //! reported by the next synchronisation (or copy), a refused shape by the launch itself.
 use super::error::{Error, Result};
 use super::launch::LaunchShape;
-use ferrocuda_device::launch::{Kernel, KernelArgs};
+use ferrocuda_device::launch::{Kernel, KernelArgs, ViewSpan};
 use ferrocuda_sim::{self as sim, SimError};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -20,6 +21,46 @@ pub(super) type AllocatedBytes = Arc<AtomicUsize>;
 /// reports it (managed memory).
 pub(super) type FaultSlot = Arc<Mutex<Option<Error>>>;
 
+/// The live simulator allocations of the process, start address to bytes: a launch's views must
+/// lie inside them (the simulator dereferences them on the host).
+static LIVE_ALLOCATIONS: Mutex<BTreeMap<usize, usize>> = Mutex::new(BTreeMap::new());
+
+fn live_allocations() -> std::sync::MutexGuard<'static, BTreeMap<usize, usize>> {
+    // A poisoned lock only means a thread panicked between two map updates, which leave it valid.
+    LIVE_ALLOCATIONS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// True when `start .. start + bytes` lies inside one live allocation (or is empty).
+fn inside_live(live: &BTreeMap<usize, usize>, start: usize, bytes: usize) -> bool {
+    bytes == 0
+        || live
+            .range(..=start)
+            .next_back()
+            .is_some_and(|(&first, &size)| start.checked_add(bytes).is_some_and(|end| end <= first + size))
+}
+
+/// `Err` unless `start .. start + bytes` lies inside one live simulator allocation.
+pub(super) fn check_simulator_view(start: usize, bytes: usize) -> Result<()> {
+    if inside_live(&live_allocations(), start, bytes) {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(
+            "the view is not of the simulator's memory (a view of a CUDA buffer, or of memory that is not allocated)"
+                .into(),
+        ))
+    }
+}
+
+/// Notes a new simulator allocation of `bytes` at `start`.
+pub(super) fn register_allocation(start: usize, bytes: usize) {
+    live_allocations().insert(start, bytes);
+}
+
+/// Notes that the simulator allocation at `start` is freed.
+pub(super) fn unregister_allocation(start: usize) {
+    live_allocations().remove(&start);
+}
+
 /// The CPU simulator as a device.
 #[derive(Default)]
 pub struct SimDevice {
@@ -33,7 +74,7 @@ pub struct SimDevice {
 
 impl SimDevice {
     /// Runs kernel `K` over `shape` with `args`.
-    pub(super) fn launch<K: Kernel<A>, A: KernelArgs + 'static>(&self, shape: LaunchShape, args: A) -> Result<()> {
+    pub(super) fn launch<K: Kernel<A>, A: KernelArgs>(&self, shape: LaunchShape, args: A) -> Result<()> {
         match sim::launch(&shape.sim_launch(K::NAME), K::RUN, args) {
             Ok(()) => Ok(()),
             Err(e @ SimError::InvalidLaunch(_)) => Err(Error::Simulator(e)),
@@ -44,6 +85,20 @@ impl SimDevice {
                     .get_or_insert(Error::Simulator(e));
                 Ok(())
             }
+        }
+    }
+
+    /// `Err` naming the first of `views` that is not inside one live simulator allocation: a
+    /// view of a CUDA buffer (a device address, which the host must not dereference), or of
+    /// memory freed or never allocated here.
+    pub(super) fn check_views(&self, kernel: &str, views: &[ViewSpan]) -> Result<()> {
+        let live = live_allocations();
+        match views.iter().find(|view| !inside_live(&live, view.start, view.bytes)) {
+            None => Ok(()),
+            Some(view) => Err(Error::InvalidArgument(format!(
+                "kernel `{kernel}`: its argument `{}` is not a view of the simulator's memory (a view of a CUDA buffer, or of memory that is not allocated): launch on the simulator with views of simulator buffers",
+                view.field
+            ))),
         }
     }
 

@@ -8,6 +8,9 @@
 //! them, as the book's `start`/`stop` events in stream 0 do, and a buffer freed (in stream order,
 //! on the default stream) is never freed under a copy or kernel still running on a stream.
 //!
+//! A buffer's free is also ordered after the work of the other devices' streams
+//! ([`order_after_live_streams`]): a kernel on one GPU can use another GPU's buffer (peer access).
+//!
 //! On the simulator every operation runs to completion when it is issued, in issue order, and an
 //! event is the host clock at that moment: results are those of CUDA, overlap never happens.
 use super::memory::{Pinned, Storage};
@@ -16,8 +19,43 @@ use super::{DeviceBuffer, Element, PinnedBuffer};
 use cudarc::driver::sys::{self, CUevent_flags, CUmemorytype};
 use cudarc::driver::{CudaEvent, CudaStream, DevicePtr, DevicePtrMut, result};
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
+
+/// The legacy default stream of each open CUDA context of the process: an event recorded on one
+/// completes after all the work queued before it on every stream of its context (they are all
+/// blocking streams), so these few streams stand for all of a context's work.
+static CONTEXT_STREAMS: Mutex<Vec<Weak<CudaStream>>> = Mutex::new(Vec::new());
+
+fn context_streams() -> std::sync::MutexGuard<'static, Vec<Weak<CudaStream>>> {
+    // A poisoned lock only means a thread panicked between two list updates, which leave it valid.
+    CONTEXT_STREAMS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Notes the legacy default stream of a newly opened CUDA device.
+pub(super) fn register_context_stream(stream: &Arc<CudaStream>) {
+    let mut streams = context_streams();
+    streams.retain(|s| s.strong_count() > 0);
+    streams.push(Arc::downgrade(stream));
+}
+
+/// Makes `free_on` (a buffer's stream, on which its free is then queued) wait for all the work
+/// queued so far in every other open context, so no kernel of another device still uses the
+/// memory when it is freed. Work of `free_on`'s own context is ordered already: the free runs on
+/// the legacy default stream, which waits for every blocking stream of its context.
+pub(super) fn order_after_live_streams(free_on: &CudaStream) -> Result<()> {
+    let own = free_on.context().cu_ctx();
+    let others: Vec<Arc<CudaStream>> = context_streams()
+        .iter()
+        .filter_map(Weak::upgrade)
+        .filter(|s| s.context().cu_ctx() != own)
+        .collect();
+    for other in others {
+        let after = other.record_event(None).map_err(Error::cuda("cudaEventRecord"))?;
+        free_on.wait(&after).map_err(Error::cuda("cudaStreamWaitEvent"))?;
+    }
+    Ok(())
+}
 
 /// A stream of work that runs in issue order, concurrently with other streams' work (the book's
 /// `stream(i)`); on the simulator, a label: its work runs when issued.

@@ -39,18 +39,18 @@ pub const BLOCKS_PER_SM: u32 = 64;
 /// `f32` or `f64`: the types both generators fill.
 pub trait RandomFloat: PhiloxReal + CurandFloat + Real {
     /// Launches `philox_uniform` for this type.
-    fn launch_uniform(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<Self>) -> Result<()>;
+    fn launch_uniform(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<'_, Self>) -> Result<()>;
     /// Launches `philox_normal` for this type.
-    fn launch_normal(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<Self>) -> Result<()>;
+    fn launch_normal(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<'_, Self>) -> Result<()>;
 }
 
 macro_rules! random_float {
     ($($t:ty),*) => {$(
         impl RandomFloat for $t {
-            fn launch_uniform(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<Self>) -> Result<()> {
+            fn launch_uniform(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<'_, Self>) -> Result<()> {
                 gpu.library()?.launch(PhiloxUniform, shape, args)
             }
-            fn launch_normal(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<Self>) -> Result<()> {
+            fn launch_normal(gpu: &Gpu, shape: LaunchShape, args: PhiloxArgs<'_, Self>) -> Result<()> {
                 gpu.library()?.launch(PhiloxNormal, shape, args)
             }
         }
@@ -71,23 +71,25 @@ pub fn shape(gpu: &Gpu, n: usize) -> LaunchShape {
 /// Fills `out` with the uniforms in (0, 1] of the Philox stream `(seed, offset)`; queued on the
 /// device's stream.
 pub fn fill_uniform<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+    let shape = shape(gpu, out.len());
     let args = PhiloxArgs {
         out: out.view_mut(),
         seed,
         offset,
     };
-    T::launch_uniform(gpu, shape(gpu, out.len()), args)
+    T::launch_uniform(gpu, shape, args)
 }
 
 /// Fills `out` with the normals (mean 0, standard deviation 1, Box-Muller) of the Philox stream
 /// `(seed, offset)`; queued on the device's stream. Any length, odd included.
 pub fn fill_normal<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+    let shape = shape(gpu, out.len());
     let args = PhiloxArgs {
         out: out.view_mut(),
         seed,
         offset,
     };
-    T::launch_normal(gpu, shape(gpu, out.len()), args)
+    T::launch_normal(gpu, shape, args)
 }
 
 /// Which generator fills a buffer: the book's, or this library's.

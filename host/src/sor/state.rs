@@ -88,7 +88,7 @@ pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send +
         variant: Variant,
         color: u32,
         shape: LaunchShape,
-        args: WindowArgs<Self>,
+        args: WindowArgs<'_, Self>,
     ) -> Result<()>;
     /// Launches the split layout's half-sweep, from `module` (a CUDA C twin) when given.
     fn launch_split(
@@ -96,16 +96,16 @@ pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send +
         stream: Option<&Stream>,
         module: Option<&Kernels>,
         shape: LaunchShape,
-        args: SplitArgs<Self>,
+        args: SplitArgs<'_, Self>,
     ) -> Result<()>;
     /// Launches the temporally blocked kernel.
-    fn launch_tiled(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<Self>) -> Result<()>;
+    fn launch_tiled(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<'_, Self>) -> Result<()>;
     /// Launches the residual kernel of `layout`.
-    fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()>;
+    fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<'_, Self>) -> Result<()>;
 }
 
 /// Launches on `stream`, or on the GPU's own stream for `None`.
-fn launch_maybe_on<K: Kernel<A>, A: KernelArgs + 'static>(
+fn launch_maybe_on<K: Kernel<A>, A: KernelArgs>(
     gpu: &Gpu,
     stream: Option<&Stream>,
     kernel: K,
@@ -121,7 +121,7 @@ fn launch_maybe_on<K: Kernel<A>, A: KernelArgs + 'static>(
 macro_rules! sor_real {
     ($($t:ty),*) => {$(
         impl SorReal for $t {
-            fn launch_window(gpu: &Gpu, stream: Option<&Stream>, variant: Variant, color: u32, shape: LaunchShape, args: WindowArgs<Self>) -> Result<()> {
+            fn launch_window(gpu: &Gpu, stream: Option<&Stream>, variant: Variant, color: u32, shape: LaunchShape, args: WindowArgs<'_, Self>) -> Result<()> {
                 match (variant, color) {
                     (Variant::Lintex, RED) => launch_maybe_on(gpu, stream, RsorLintex, shape, args),
                     (Variant::Lintex, _) => launch_maybe_on(gpu, stream, BsorLintex, shape, args),
@@ -129,16 +129,16 @@ macro_rules! sor_real {
                     (_, _) => launch_maybe_on(gpu, stream, BsorGm, shape, args),
                 }
             }
-            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&Kernels>, shape: LaunchShape, args: SplitArgs<Self>) -> Result<()> {
+            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&Kernels>, shape: LaunchShape, args: SplitArgs<'_, Self>) -> Result<()> {
                 match module {
                     Some(_) => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(SorSplit, shape, args),
                     None => launch_maybe_on(gpu, stream, SorSplit, shape, args),
                 }
             }
-            fn launch_tiled(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<Self>) -> Result<()> {
+            fn launch_tiled(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<'_, Self>) -> Result<()> {
                 launch_maybe_on(gpu, stream, SorTiled, shape, args)
             }
-            fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<Self>) -> Result<()> {
+            fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<'_, Self>) -> Result<()> {
                 match layout {
                     Layout::Natural => gpu.library()?.launch(SorResidual, shape, args),
                     Layout::Split => gpu.library()?.launch(SorResidualSplit, shape, args),
@@ -417,6 +417,7 @@ impl<T: SorReal> DeviceGrid<T> {
         let shape = LaunchShape::new((RESIDUAL_GRID.0, RESIDUAL_GRID.1, 1), (threads.0, threads.1, 1))
             .with_shared_bytes((BLOCK_REDUCE_SCRATCH * size_of::<T>()) as u32);
         let empty = &self.planes[0];
+        let layout = self.layout();
         let args = ResidualArgs {
             a: self.planes[0].view(),
             b: self.planes.get(1).unwrap_or(empty).view(),
@@ -427,7 +428,7 @@ impl<T: SorReal> DeviceGrid<T> {
             parity: self.parity,
             partials: self.partials.view_mut(),
         };
-        T::launch_residual(gpu, self.layout(), shape, args)?;
+        T::launch_residual(gpu, layout, shape, args)?;
         let partials = gpu.download(&self.partials)?;
         Ok(partials.iter().map(|v| v.to_f64()).fold(0.0, f64::max))
     }

@@ -19,13 +19,13 @@ use ferrocuda_device::warp::{WARP_SIZE, lane_id};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(x, y))]
-pub struct DotArgs {
+pub struct DotArgs<'a> {
     /// The first vector.
-    pub x: Slice<f32>,
+    pub x: Slice<'a, f32>,
     /// The second vector.
-    pub y: Slice<f32>,
+    pub y: Slice<'a, f32>,
     /// One element per block of the grid: `partials[blockIdx.x]` receives the block's sum.
-    pub partials: SliceMut<f32>,
+    pub partials: SliceMut<'a, f32>,
 }
 
 /// Dynamic shared memory a launch of [`dot_partials`] with blocks of `threads` threads needs:
@@ -41,7 +41,7 @@ pub const fn shared_bytes(threads: usize) -> usize {
 /// at most 1024, [`shared_bytes`]`(threads)` bytes of dynamic shared memory, and `partials` of
 /// one element per block.
 #[kernel]
-pub fn dot_partials(args: DotArgs) {
+pub fn dot_partials(args: DotArgs<'_>) {
     // 1. Each thread: its grid-stride share, in registers.
     let mut sum = 0.0f32;
     for i in grid_stride_range(args.x.len()) {

@@ -16,19 +16,19 @@ use ferrocuda_device::prelude::*;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(a, b, c))]
-pub struct VecaddArgs {
+pub struct VecaddArgs<'a> {
     /// The left operand.
-    pub a: Slice<f32>,
+    pub a: Slice<'a, f32>,
     /// The right operand.
-    pub b: Slice<f32>,
+    pub b: Slice<'a, f32>,
     /// The sum, written.
-    pub c: SliceMut<f32>,
+    pub c: SliceMut<'a, f32>,
 }
 
 /// `c[idx] = a[idx] + b[idx]`, one thread per element; `#[kernel]` also makes its launch handle,
 /// `Vecadd`.
 #[kernel]
-pub fn vecadd(args: VecaddArgs) {
+pub fn vecadd(args: VecaddArgs<'_>) {
     // Rust-CUDA: `let idx = thread::index_1d() as usize;`
     let idx = global_idx_x();
     if idx < args.a.len() {

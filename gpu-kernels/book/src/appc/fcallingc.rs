@@ -6,13 +6,13 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`zero`]: the array it clears.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct ZeroArgs {
-    pub a: SliceMut<f32>,
+pub struct ZeroArgs<'a> {
+    pub a: SliceMut<'a, f32>,
 }
 
 /// `a[blockIdx.x * blockDim.x + threadIdx.x] = 0`, within the array.
 #[kernel]
-pub fn zero(args: ZeroArgs) {
+pub fn zero(args: ZeroArgs<'_>) {
     let i = global_idx_x();
     if i < args.a.len() {
         args.a.set(i, 0.0);

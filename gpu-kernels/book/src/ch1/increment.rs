@@ -4,9 +4,9 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`increment`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct IncrementArgs {
+pub struct IncrementArgs<'a> {
     /// The array, updated in place.
-    pub a: SliceMut<i32>,
+    pub a: SliceMut<'a, i32>,
     /// The increment, passed by value (the book's `value` attribute).
     pub b: i32,
 }
@@ -17,7 +17,7 @@ pub struct IncrementArgs {
 /// threads than elements therefore stops with a trap at the first thread past the end, where
 /// CUDA C would write out of bounds (ch1-error-handling shows it).
 #[kernel]
-pub fn increment(args: IncrementArgs) {
+pub fn increment(args: IncrementArgs<'_>) {
     let i = thread_idx_x();
     args.a.update(i, |x| x + args.b);
 }

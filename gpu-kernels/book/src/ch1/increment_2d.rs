@@ -4,10 +4,10 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`increment_2d`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct Increment2dArgs {
+pub struct Increment2dArgs<'a> {
     /// `nx * ny` elements, row-major: x, the block's fastest dimension, is the contiguous index,
     /// as the book's Fortran maps x to its contiguous first index.
-    pub a: SliceMut<i32>,
+    pub a: SliceMut<'a, i32>,
     /// Row length.
     pub nx: u32,
     /// Row count.
@@ -18,7 +18,7 @@ pub struct Increment2dArgs {
 
 /// `a[j][i] += b` for the global (i, j), inside `nx x ny`.
 #[kernel]
-pub fn increment_2d(args: Increment2dArgs) {
+pub fn increment_2d(args: Increment2dArgs<'_>) {
     let i = global_idx_x();
     let j = global_idx_y();
     if i < args.nx as usize && j < args.ny as usize {

@@ -4,11 +4,11 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`precision_axpy`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct PrecisionAxpyArgs<T> {
+pub struct PrecisionAxpyArgs<'a, T> {
     /// Input.
-    pub x: Slice<T>,
+    pub x: Slice<'a, T>,
     /// Updated in place.
-    pub y: SliceMut<T>,
+    pub y: SliceMut<'a, T>,
     /// The scale.
     pub a: T,
 }
@@ -18,7 +18,7 @@ pub struct PrecisionAxpyArgs<T> {
 ///
 /// The multiply-add is fused explicitly, so the CPU reference can match it bit for bit.
 #[kernel(f32, f64)]
-pub fn precision_axpy<T: Real + math::Rounded>(args: PrecisionAxpyArgs<T>) {
+pub fn precision_axpy<T: Real + math::Rounded>(args: PrecisionAxpyArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.y.len().min(args.x.len()) {
         args.y.update(i, |y| math::fma(args.a, args.x.get(i), y));

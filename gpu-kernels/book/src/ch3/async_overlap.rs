@@ -7,9 +7,9 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`kernel`](fn@kernel).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct AsyncArgs {
+pub struct AsyncArgs<'a> {
     /// The whole array `a`; each launch updates its own chunk.
-    pub a: SliceMut<f32>,
+    pub a: SliceMut<'a, f32>,
     /// First element of this launch's chunk (the book's `offset`).
     pub offset: u32,
 }
@@ -24,7 +24,7 @@ pub struct AsyncArgs {
 /// squares and their sum are rounded one by one (`mul_rn`, `add_rn`), so the GPU does not fuse
 /// them and the simulator's result is the GPU's.
 #[kernel]
-pub fn kernel(args: AsyncArgs) {
+pub fn kernel(args: AsyncArgs<'_>) {
     let i = args.offset as usize + global_idx_x();
     let x = i as f32;
     let (s, c) = libm::sincosf(x);

@@ -19,9 +19,9 @@ pub type BankTile = Tile2d<u32, 48, 32, 0>;
 /// Arguments of [`bank_conflicts`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct BankArgs {
+pub struct BankArgs<'a> {
     /// One sum per thread.
-    pub out: SliceMut<u32>,
+    pub out: SliceMut<'a, u32>,
     /// Words between the addresses of consecutive lanes, 1 to [`MAX_STRIDE`].
     pub stride: u32,
     /// Passes of [`READS`] reads each.
@@ -37,7 +37,7 @@ pub const fn word_value(w: u32) -> u32 {
 /// strided address into `out[global x]`. Launch 1-D blocks of a multiple of 32 threads with
 /// `BankTile::BYTES` of shared memory; a stride outside 1..=33 traps.
 #[kernel]
-pub fn bank_conflicts(args: BankArgs) {
+pub fn bank_conflicts(args: BankArgs<'_>) {
     let stride = args.stride as usize;
     if stride == 0 || stride > MAX_STRIDE as usize {
         ferrocuda_device::global::bounds_failure()

@@ -11,17 +11,17 @@ pub const CHUNK: usize = 8192;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(input, output))]
-pub struct StagedCopyArgs {
-    pub input: Slice<f32>,
+pub struct StagedCopyArgs<'a> {
+    pub input: Slice<'a, f32>,
     /// As long as `input`.
-    pub output: SliceMut<f32>,
+    pub output: SliceMut<'a, f32>,
 }
 
 /// Block `b` copies elements `b CHUNK ..` of `input` into its shared tile (each thread every
 /// `blockDim`-th one, coalesced), waits at a barrier, then writes the tile to `output`. The
 /// launch provides `Tile1d::<f32>::bytes(CHUNK)` bytes of dynamic shared memory.
 #[kernel]
-pub fn staged_copy(args: StagedCopyArgs) {
+pub fn staged_copy(args: StagedCopyArgs<'_>) {
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(CHUNK)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(CHUNK) };
     let start = block_idx().x as usize * CHUNK;

@@ -18,23 +18,23 @@ pub const COEFF_WORD: usize = 16;
 /// Arguments of [`increment_constant`]: only the array, as in the book.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct ConstantIncrementArgs {
-    pub a: SliceMut<i32>,
+pub struct ConstantIncrementArgs<'a> {
+    pub a: SliceMut<'a, i32>,
 }
 
 /// Arguments of [`increment_global`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct GlobalIncrementArgs {
-    pub a: SliceMut<i32>,
+pub struct GlobalIncrementArgs<'a> {
+    pub a: SliceMut<'a, i32>,
     /// One element: the increment.
-    pub b: Slice<i32>,
+    pub b: Slice<'a, i32>,
 }
 
 /// `a[i] += b`, `b` from the constant bank (word [`B_WORD`]); one block of `a.len()` threads or
 /// more, as in the book (with a bounds test).
 #[kernel]
-pub fn increment_constant(args: ConstantIncrementArgs) {
+pub fn increment_constant(args: ConstantIncrementArgs<'_>) {
     let i = global_idx_x();
     if i < args.a.len() {
         let b: i32 = constant_load(B_WORD);
@@ -44,7 +44,7 @@ pub fn increment_constant(args: ConstantIncrementArgs) {
 
 /// `a[i] += b[0]`: the increment from global memory.
 #[kernel]
-pub fn increment_global(args: GlobalIncrementArgs) {
+pub fn increment_global(args: GlobalIncrementArgs<'_>) {
     let i = global_idx_x();
     if i < args.a.len() {
         let b = args.b.get(0);
@@ -55,28 +55,28 @@ pub fn increment_global(args: GlobalIncrementArgs) {
 /// Arguments of [`poly_constant`]: coefficients in the constant bank.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct PolyArgs {
-    pub y: SliceMut<f32>,
-    pub x: Slice<f32>,
+pub struct PolyArgs<'a> {
+    pub y: SliceMut<'a, f32>,
+    pub x: Slice<'a, f32>,
 }
 
 /// Arguments of [`poly_param`]: coefficients in the parameter block.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct PolyParamArgs {
-    pub y: SliceMut<f32>,
-    pub x: Slice<f32>,
+pub struct PolyParamArgs<'a> {
+    pub y: SliceMut<'a, f32>,
+    pub x: Slice<'a, f32>,
     pub c: [f32; COEFFS],
 }
 
 /// Arguments of [`poly_global`]: coefficients in global memory.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct PolyGlobalArgs {
-    pub y: SliceMut<f32>,
-    pub x: Slice<f32>,
+pub struct PolyGlobalArgs<'a> {
+    pub y: SliceMut<'a, f32>,
+    pub x: Slice<'a, f32>,
     /// [`COEFFS`] coefficients.
-    pub c: Slice<f32>,
+    pub c: Slice<'a, f32>,
 }
 
 /// Horner's rule over the coefficients `coeff(0), ..., coeff(COEFFS - 1)`, highest degree
@@ -98,7 +98,7 @@ fn horner(x: f32, coeff: impl Fn(usize) -> f32) -> f32 {
 /// `y[i] = p(x[i])`, the coefficients read from the constant bank: every lane reads the same
 /// word at each step, one broadcast per warp.
 #[kernel]
-pub fn poly_constant(args: PolyArgs) {
+pub fn poly_constant(args: PolyArgs<'_>) {
     let i = global_idx_x();
     if i < args.y.len() {
         args.y.set(i, horner(args.x.get(i), |k| constant_load(COEFF_WORD + k)));
@@ -107,7 +107,7 @@ pub fn poly_constant(args: PolyArgs) {
 
 /// [`poly_constant`] with the coefficients in the kernel's parameter block (`ld.param`).
 #[kernel]
-pub fn poly_param(args: PolyParamArgs) {
+pub fn poly_param(args: PolyParamArgs<'_>) {
     let i = global_idx_x();
     if i < args.y.len() {
         args.y.set(i, horner(args.x.get(i), |k| args.c[k]));
@@ -117,7 +117,7 @@ pub fn poly_param(args: PolyParamArgs) {
 /// [`poly_constant`] with the coefficients in global memory (`ld.global`, served from L1 after
 /// the first warp).
 #[kernel]
-pub fn poly_global(args: PolyGlobalArgs) {
+pub fn poly_global(args: PolyGlobalArgs<'_>) {
     // One test for all coefficients, so the loop's reads carry no bounds test of their own.
     if args.c.len() < COEFFS {
         ferrocuda_device::global::bounds_failure()

@@ -8,16 +8,16 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`cuf_increment`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct CufIncrementArgs {
+pub struct CufIncrementArgs<'a> {
     /// The array, updated in place; its length is the loop's range.
-    pub a: SliceMut<i32>,
+    pub a: SliceMut<'a, i32>,
     /// The increment (the book's host scalar `b`, passed by value).
     pub b: i32,
 }
 
 /// `a[i] += b` for every `i` of this thread's grid-stride share of `0..a.len()`.
 #[kernel]
-pub fn cuf_increment(args: CufIncrementArgs) {
+pub fn cuf_increment(args: CufIncrementArgs<'_>) {
     for i in grid_stride_range(args.a.len()) {
         args.a.update(i, |x| x.wrapping_add(args.b));
     }

@@ -7,10 +7,10 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`cuf_increment_2d`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct CufIncrement2dArgs {
+pub struct CufIncrement2dArgs<'a> {
     /// `nx * ny` elements, row-major: `i`, the contiguous index, is the row position, as the
     /// book's Fortran `a(i, j)` is contiguous in `i`.
-    pub a: SliceMut<i32>,
+    pub a: SliceMut<'a, i32>,
     /// Row length (the extent of `i`).
     pub nx: u32,
     /// Row count (the extent of `j`).
@@ -21,7 +21,7 @@ pub struct CufIncrement2dArgs {
 
 /// `a[j * nx + i] += b` for every `(i, j)` of this thread's 2-D grid-stride share of `nx x ny`.
 #[kernel]
-pub fn cuf_increment_2d(args: CufIncrement2dArgs) {
+pub fn cuf_increment_2d(args: CufIncrement2dArgs<'_>) {
     let nx = args.nx as usize;
     for (i, j) in grid_stride_range_2d(nx, args.ny as usize) {
         args.a.update(j * nx + i, |x| x.wrapping_add(args.b));

@@ -13,8 +13,8 @@ pub const STEPS: usize = 256;
 /// Arguments of [`divergent`] and [`warp_uniform`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct DivergenceArgs {
-    pub x: SliceMut<f32>,
+pub struct DivergenceArgs<'a> {
+    pub x: SliceMut<'a, f32>,
 }
 
 /// The even side: `v <- v * 0.999 + 0.001`, [`STEPS`] times, from `v = i mod 1024 / 1024`.
@@ -39,7 +39,7 @@ pub fn side_b(i: usize) -> f32 {
 
 /// `x[i] = side_a(i)` for even `i`, `side_b(i)` for odd `i`: every warp takes both sides.
 #[kernel]
-pub fn divergent(args: DivergenceArgs) {
+pub fn divergent(args: DivergenceArgs<'_>) {
     let i = global_idx_x();
     if i < args.x.len() {
         let v = if i.is_multiple_of(2) { side_a(i) } else { side_b(i) };
@@ -49,7 +49,7 @@ pub fn divergent(args: DivergenceArgs) {
 
 /// The same two sides chosen per warp, `(i / 32) mod 2`: each warp takes one side.
 #[kernel]
-pub fn warp_uniform(args: DivergenceArgs) {
+pub fn warp_uniform(args: DivergenceArgs<'_>) {
     let i = global_idx_x();
     if i < args.x.len() {
         let v = if (i / WARP_SIZE).is_multiple_of(2) {

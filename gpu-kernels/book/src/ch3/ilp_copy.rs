@@ -15,7 +15,7 @@ pub const ILP: usize = 4;
 /// All loads come first, then all stores (the book's batching into `tmp(ILP)`): a store cannot
 /// move above a load of possibly the same memory, so the order in the source is the order issued.
 #[kernel(f32, f64)]
-pub fn ilp_copy<T: Real>(args: CopyArgs<T>) {
+pub fn ilp_copy<T: Real>(args: CopyArgs<'_, T>) {
     let threads = block_dim().x;
     let first = block_idx().x * threads * ILP + thread_idx_x();
     let n = args.len();

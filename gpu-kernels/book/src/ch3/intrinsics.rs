@@ -25,9 +25,9 @@ pub const DEGREE: usize = 128;
 /// Arguments of every kernel here: `y[i] = f(x[i])`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct IntrinsicsArgs {
-    pub y: SliceMut<f32>,
-    pub x: Slice<f32>,
+pub struct IntrinsicsArgs<'a> {
+    pub y: SliceMut<'a, f32>,
+    pub x: Slice<'a, f32>,
 }
 
 /// `sum over k = 1..=TERMS of sin(k x) exp(-k x / 8) / (k + x^2)`, with the sine, exponential and
@@ -48,7 +48,7 @@ fn terms(x: f32, sin: impl Fn(f32) -> f32, exp: impl Fn(f32) -> f32, div: impl F
 
 /// `terms` with `libm`'s `sinf` and `expf` and IEEE division.
 #[kernel]
-pub fn intrinsics_accurate(args: IntrinsicsArgs) {
+pub fn intrinsics_accurate(args: IntrinsicsArgs<'_>) {
     let i = global_idx_x();
     if i < args.y.len() {
         let y = terms(args.x.get(i), libm::sinf, libm::expf, |a, b| a / b);
@@ -58,7 +58,7 @@ pub fn intrinsics_accurate(args: IntrinsicsArgs) {
 
 /// `terms` with `__sinf`, `__expf` and `__fdividef`.
 #[kernel]
-pub fn intrinsics_fast(args: IntrinsicsArgs) {
+pub fn intrinsics_fast(args: IntrinsicsArgs<'_>) {
     let i = global_idx_x();
     if i < args.y.len() {
         let y = terms(args.x.get(i), math::sin_fast, math::exp_fast, math::div_fast);
@@ -86,7 +86,7 @@ pub const COEFFICIENTS: [f32; DEGREE + 1] = {
 
 /// `y[i] = p(x[i])`, Horner's rule with one `fma.rn.f32` per step.
 #[kernel]
-pub fn horner_fused(args: IntrinsicsArgs) {
+pub fn horner_fused(args: IntrinsicsArgs<'_>) {
     let i = global_idx_x();
     if i < args.y.len() {
         let x = args.x.get(i);
@@ -100,7 +100,7 @@ pub fn horner_fused(args: IntrinsicsArgs) {
 
 /// `y[i] = p(x[i])`, Horner's rule with `mul.rn.f32` then `add.rn.f32` per step (two roundings).
 #[kernel]
-pub fn horner_unfused(args: IntrinsicsArgs) {
+pub fn horner_unfused(args: IntrinsicsArgs<'_>) {
     let i = global_idx_x();
     if i < args.y.len() {
         let x = args.x.get(i);
@@ -119,17 +119,17 @@ pub const ROUNDINGS: usize = 8;
 /// Arguments of [`directed_rounding`]: `out[ROUNDINGS i + k]` is result `k` for `a[i]`, `b[i]`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct RoundingArgs<T> {
+pub struct RoundingArgs<'a, T> {
     /// `ROUNDINGS` results per element of `a`.
-    pub out: SliceMut<T>,
-    pub a: Slice<T>,
+    pub out: SliceMut<'a, T>,
+    pub a: Slice<'a, T>,
     /// As long as `a`.
-    pub b: Slice<T>,
+    pub b: Slice<'a, T>,
 }
 
 /// `a + b` and `a * b` in the four IEEE rounding modes.
 #[kernel(f32, f64)]
-pub fn directed_rounding<T: Real>(args: RoundingArgs<T>) {
+pub fn directed_rounding<T: Real>(args: RoundingArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.a.len() {
         let (a, b) = (args.a.get(i), args.b.get(i));
@@ -156,18 +156,18 @@ pub const FLUSH_RESULTS: usize = 4;
 /// Arguments of [`flush_to_zero`]: `out[FLUSH_RESULTS i + k]` is result `k` for `a[i]`, `b[i]`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct FlushArgs {
+pub struct FlushArgs<'a> {
     /// `FLUSH_RESULTS` results per element of `a`.
-    pub out: SliceMut<f32>,
-    pub a: Slice<f32>,
+    pub out: SliceMut<'a, f32>,
+    pub a: Slice<'a, f32>,
     /// As long as `a`.
-    pub b: Slice<f32>,
+    pub b: Slice<'a, f32>,
 }
 
 /// `a + b` and `a * b` rounded to nearest, with subnormals kept (`add.rn.f32`) and flushed to
 /// zero (`add.rn.ftz.f32`).
 #[kernel]
-pub fn flush_to_zero(args: FlushArgs) {
+pub fn flush_to_zero(args: FlushArgs<'_>) {
     let i = global_idx_x();
     if i < args.a.len() {
         let (a, b) = (args.a.get(i), args.b.get(i));
@@ -188,15 +188,15 @@ pub fn flush_to_zero(args: FlushArgs) {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(s, c, x))]
-pub struct SincosArgs {
-    pub s: SliceMut<f32>,
-    pub c: SliceMut<f32>,
-    pub x: Slice<f32>,
+pub struct SincosArgs<'a> {
+    pub s: SliceMut<'a, f32>,
+    pub c: SliceMut<'a, f32>,
+    pub x: Slice<'a, f32>,
 }
 
 /// Sine and cosine from one range reduction (`Elementary::sincos`, CUDA's `sincosf`).
 #[kernel]
-pub fn sincos_one_reduction(args: SincosArgs) {
+pub fn sincos_one_reduction(args: SincosArgs<'_>) {
     let i = global_idx_x();
     if i < args.x.len() {
         let (s, c) = args.x.get(i).sincos();
@@ -207,7 +207,7 @@ pub fn sincos_one_reduction(args: SincosArgs) {
 
 /// Sine and cosine from `libm`'s `sinf` and `cosf`, each with its own range reduction.
 #[kernel]
-pub fn sin_cos_separate(args: SincosArgs) {
+pub fn sin_cos_separate(args: SincosArgs<'_>) {
     let i = global_idx_x();
     if i < args.x.len() {
         let x = args.x.get(i);

@@ -12,11 +12,11 @@ pub const PRIVATE_LEN: usize = 32;
 /// Arguments of [`localmem_registers`] and [`localmem_dynamic`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct LocalmemArgs {
+pub struct LocalmemArgs<'a> {
     /// Output: one sum per element of `x`.
-    pub a: SliceMut<f32>,
+    pub a: SliceMut<'a, f32>,
     /// Input.
-    pub x: Slice<f32>,
+    pub x: Slice<'a, f32>,
     /// The index walk's multiplier: [`localmem_dynamic`] reads it at run time, so it cannot
     /// resolve its indices at compile time; [`localmem_registers`] ignores it and uses
     /// [`STRIDE`], the value the host passes, as a constant.
@@ -39,7 +39,7 @@ fn fill(x: f32) -> [f32; PRIVATE_LEN] {
 /// `a[i] = sum over 32 steps of t[j]`, `j` walking `(j * STRIDE + 3) mod 32` from 0, with the
 /// walk's multiplier a constant: after unrolling every index is known, so `t` is 32 registers.
 #[kernel]
-pub fn localmem_registers(args: LocalmemArgs) {
+pub fn localmem_registers(args: LocalmemArgs<'_>) {
     let i = global_idx_x();
     if i < args.a.len() {
         let t = fill(args.x.get(i));
@@ -55,7 +55,7 @@ pub fn localmem_registers(args: LocalmemArgs) {
 /// [`localmem_registers`] with the multiplier read from the arguments: the indices exist only at
 /// run time, registers cannot be indexed, so `t` lives in local memory (a 128-byte stack frame).
 #[kernel]
-pub fn localmem_dynamic(args: LocalmemArgs) {
+pub fn localmem_dynamic(args: LocalmemArgs<'_>) {
     let i = global_idx_x();
     if i < args.a.len() {
         let t = fill(args.x.get(i));
@@ -78,9 +78,9 @@ pub const LARGE_READ_INDEX: u32 = 1;
 /// Arguments of [`localmem_large_array`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct LocalmemLargeArgs {
+pub struct LocalmemLargeArgs<'a> {
     /// Output: `b[index]` per thread, 1.0.
-    pub a: SliceMut<f32>,
+    pub a: SliceMut<'a, f32>,
     /// The element read, [`LARGE_READ_INDEX`]: known only at run time.
     pub index: u32,
 }
@@ -94,7 +94,7 @@ pub struct LocalmemLargeArgs {
 /// memory, and ptxas, given `b(2)` at a constant offset, forwards the stored value and deletes
 /// the array (a 0-byte frame); a run-time index is an address it cannot resolve.
 #[kernel]
-pub fn localmem_large_array(args: LocalmemLargeArgs) {
+pub fn localmem_large_array(args: LocalmemLargeArgs<'_>) {
     let i = global_idx_x();
     if i < args.a.len() {
         let mut b = [0.0f32; LARGE_LEN];

@@ -6,10 +6,10 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`offset`] and [`stride`]: thread `i < n` increments `a[i + s]` or `a[i * s]`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct InPlaceArgs<T> {
+pub struct InPlaceArgs<'a, T> {
     /// The array, at least `n + s` (offset) or `(n - 1) * s + 1` (stride) elements long; the
     /// book allocates `33 * n` for both sweeps.
-    pub a: SliceMut<T>,
+    pub a: SliceMut<'a, T>,
     /// Threads that do work (the book launches exactly `n / blockSize` blocks).
     pub n: usize,
     /// The offset or the stride, in elements.
@@ -20,11 +20,11 @@ pub struct InPlaceArgs<T> {
 /// `k = i + s` or `k = i * s`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct OutOfPlaceArgs<T> {
+pub struct OutOfPlaceArgs<'a, T> {
     /// Input, as long as `b`.
-    pub a: Slice<T>,
+    pub a: Slice<'a, T>,
     /// Output, as long as [`InPlaceArgs::a`].
-    pub b: SliceMut<T>,
+    pub b: SliceMut<'a, T>,
     /// Threads that do work.
     pub n: usize,
     /// The offset or the stride, in elements.
@@ -35,7 +35,7 @@ pub struct OutOfPlaceArgs<T> {
 /// an aligned boundary, so an offset that is not a multiple of the 32-byte sector touches one
 /// more sector per warp.
 #[kernel(f32, f64)]
-pub fn offset<T: Real>(args: InPlaceArgs<T>) {
+pub fn offset<T: Real>(args: InPlaceArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.n {
         args.a.update(i + args.s, |x| x + T::from_f64(1.0));
@@ -45,7 +45,7 @@ pub fn offset<T: Real>(args: InPlaceArgs<T>) {
 /// `a[i * s] += 1`: a warp's 32 accesses spread over `32 * s` elements, so from a stride of 8
 /// (f32) each access has a 32-byte sector to itself and 7/8 of the bytes moved are wasted.
 #[kernel(f32, f64)]
-pub fn stride<T: Real>(args: InPlaceArgs<T>) {
+pub fn stride<T: Real>(args: InPlaceArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.n {
         args.a.update(i * args.s, |x| x + T::from_f64(1.0));
@@ -54,7 +54,7 @@ pub fn stride<T: Real>(args: InPlaceArgs<T>) {
 
 /// `b[i + s] = a[i + s] + 1`.
 #[kernel(f32, f64)]
-pub fn offset_out_of_place<T: Real>(args: OutOfPlaceArgs<T>) {
+pub fn offset_out_of_place<T: Real>(args: OutOfPlaceArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.n {
         let k = i + args.s;
@@ -64,7 +64,7 @@ pub fn offset_out_of_place<T: Real>(args: OutOfPlaceArgs<T>) {
 
 /// `b[i * s] = a[i * s] + 1`.
 #[kernel(f32, f64)]
-pub fn stride_out_of_place<T: Real>(args: OutOfPlaceArgs<T>) {
+pub fn stride_out_of_place<T: Real>(args: OutOfPlaceArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.n {
         let k = i * args.s;
@@ -76,7 +76,7 @@ pub fn stride_out_of_place<T: Real>(args: OutOfPlaceArgs<T>) {
 /// (§3.2.2.2, Figures 3.15-3.17): each access fetches its 32-byte sector into L2 but allocates
 /// no 128-byte L1 line.
 #[kernel(f32, f64)]
-pub fn stride_cg<T: Real + L2Element>(args: InPlaceArgs<T>) {
+pub fn stride_cg<T: Real + L2Element>(args: InPlaceArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.n {
         let k = i * args.s;
@@ -86,7 +86,7 @@ pub fn stride_cg<T: Real + L2Element>(args: InPlaceArgs<T>) {
 
 /// [`stride_out_of_place`] with the load cached in L2 only (`ld.global.cg`).
 #[kernel(f32, f64)]
-pub fn stride_out_of_place_cg<T: Real + L2Element>(args: OutOfPlaceArgs<T>) {
+pub fn stride_out_of_place_cg<T: Real + L2Element>(args: OutOfPlaceArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.n {
         let k = i * args.s;

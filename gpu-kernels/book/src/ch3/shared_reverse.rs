@@ -17,17 +17,17 @@ pub const STATIC_N: usize = 64;
 /// Arguments of [`static_reverse`] and [`dynamic_reverse1`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct ReverseArgs {
+pub struct ReverseArgs<'a> {
     /// Reversed in place.
-    pub d: SliceMut<f32>,
+    pub d: SliceMut<'a, f32>,
 }
 
 /// Arguments of [`dynamic_reverse2`]: the tile's size as an argument (the book's automatic
 /// array `s(nSize)`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct Reverse2Args {
-    pub d: SliceMut<f32>,
+pub struct Reverse2Args<'a> {
+    pub d: SliceMut<'a, f32>,
     pub n_size: u32,
 }
 
@@ -35,15 +35,15 @@ pub struct Reverse2Args {
 /// book's module variable `n_d`; a one-element buffer here, as kernels have no device globals).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct Reverse3Args {
-    pub d: SliceMut<f32>,
-    pub n_d: Slice<u32>,
+pub struct Reverse3Args<'a> {
+    pub d: SliceMut<'a, f32>,
+    pub n_d: Slice<'a, u32>,
 }
 
 /// Thread `t` of one block: `s[t] = d[t]`, barrier, `d[t] = s[n - 1 - t]`, with `n = d.len()`.
 /// A thread beyond the tile or the array traps (on the simulator: a fault naming it).
 #[inline(always)]
-fn reverse_through(tile: &Tile1d<f32>, d: SliceMut<f32>) {
+fn reverse_through(tile: &Tile1d<f32>, d: SliceMut<'_, f32>) {
     let t = thread_idx_x();
     let n = d.len();
     tile.set(t, d.get(t));
@@ -54,7 +54,7 @@ fn reverse_through(tile: &Tile1d<f32>, d: SliceMut<f32>) {
 
 /// `staticReverse`: a tile of [`STATIC_N`] elements fixed at compile time.
 #[kernel]
-pub fn static_reverse(args: ReverseArgs) {
+pub fn static_reverse(args: ReverseArgs<'_>) {
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(STATIC_N)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(STATIC_N) };
     reverse_through(&tile, args.d)
@@ -62,7 +62,7 @@ pub fn static_reverse(args: ReverseArgs) {
 
 /// `dynamicReverse1`: the assumed-size tile `s(*)`, one element per thread of the block.
 #[kernel]
-pub fn dynamic_reverse1(args: ReverseArgs) {
+pub fn dynamic_reverse1(args: ReverseArgs<'_>) {
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(blockDim.x)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(block_dim().x) };
     reverse_through(&tile, args.d)
@@ -70,7 +70,7 @@ pub fn dynamic_reverse1(args: ReverseArgs) {
 
 /// `dynamicReverse2`: the tile's size passed as an argument.
 #[kernel]
-pub fn dynamic_reverse2(args: Reverse2Args) {
+pub fn dynamic_reverse2(args: Reverse2Args<'_>) {
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(n_size)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(args.n_size as usize) };
     reverse_through(&tile, args.d)
@@ -78,7 +78,7 @@ pub fn dynamic_reverse2(args: Reverse2Args) {
 
 /// `dynamicReverse3`: the tile's size read from device memory.
 #[kernel]
-pub fn dynamic_reverse3(args: Reverse3Args) {
+pub fn dynamic_reverse3(args: Reverse3Args<'_>) {
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(n_d[0])` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(args.n_d.get(0) as usize) };
     reverse_through(&tile, args.d)

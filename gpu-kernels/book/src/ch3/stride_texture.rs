@@ -10,18 +10,18 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`stride_global`] and [`stride_tex`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct StrideReadArgs<T> {
+pub struct StrideReadArgs<'a, T> {
     /// Input, at least `(n - 1) * s + 1` elements (the book allocates `33 * n`).
-    pub a: Slice<T>,
+    pub a: Slice<'a, T>,
     /// Output: `n` elements.
-    pub b: SliceMut<T>,
+    pub b: SliceMut<'a, T>,
     /// The read stride, in elements.
     pub s: usize,
 }
 
 /// `b[i] = a[i * s] + 1` with plain global loads (the book's `stride(b, a, s)`).
 #[kernel(f32, f64)]
-pub fn stride_global<T: Real>(args: StrideReadArgs<T>) {
+pub fn stride_global<T: Real>(args: StrideReadArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.b.len() {
         args.b.set(i, args.a.get(i * args.s) + T::from_f64(1.0));
@@ -30,7 +30,7 @@ pub fn stride_global<T: Real>(args: StrideReadArgs<T>) {
 
 /// `b[i] = a[i * s] + 1`, reading `a` through the read-only path (the book's `strideTex(b, s)`).
 #[kernel(f32, f64)]
-pub fn stride_tex<T: Real + ReadOnlyElement>(args: StrideReadArgs<T>) {
+pub fn stride_tex<T: Real + ReadOnlyElement>(args: StrideReadArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.b.len() {
         args.b.set(i, args.a.get_nc(i * args.s) + T::from_f64(1.0));

@@ -12,11 +12,11 @@ use ferrocuda_device::prelude::*;
 /// Arguments of the four average kernels.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct AverageArgs {
+pub struct AverageArgs<'a> {
     /// Input, `(n + 2)^2` elements, halo included.
-    pub a: Slice<f32>,
+    pub a: Slice<'a, f32>,
     /// Output, `n^2` elements.
-    pub b: SliceMut<f32>,
+    pub b: SliceMut<'a, f32>,
     /// Interior side.
     pub n: usize,
 }
@@ -64,24 +64,24 @@ macro_rules! average_kernel_body {
 
 /// The four-point average, global loads (the book's `average4`).
 #[kernel]
-pub fn average4(args: AverageArgs) {
+pub fn average4(args: AverageArgs<'_>) {
     average_kernel_body!(args, get, average4_at);
 }
 
 /// The eight-point average, global loads (`average8`).
 #[kernel]
-pub fn average8(args: AverageArgs) {
+pub fn average8(args: AverageArgs<'_>) {
     average_kernel_body!(args, get, average8_at);
 }
 
 /// The four-point average, read-only loads (`average4Tex`).
 #[kernel]
-pub fn average4_tex(args: AverageArgs) {
+pub fn average4_tex(args: AverageArgs<'_>) {
     average_kernel_body!(args, get_nc, average4_at);
 }
 
 /// The eight-point average, read-only loads (`average8Tex`).
 #[kernel]
-pub fn average8_tex(args: AverageArgs) {
+pub fn average8_tex(args: AverageArgs<'_>) {
     average_kernel_body!(args, get_nc, average8_at);
 }

@@ -7,14 +7,14 @@ use ferrocuda_device::prelude::*;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(input, output))]
-pub struct CopyArgs<T> {
+pub struct CopyArgs<'a, T> {
     /// Input.
-    pub input: Slice<T>,
+    pub input: Slice<'a, T>,
     /// Output, as long as `input`.
-    pub output: SliceMut<T>,
+    pub output: SliceMut<'a, T>,
 }
 
-impl<T> CopyArgs<T> {
+impl<T> CopyArgs<'_, T> {
     /// The elements copied: the shorter view's length (one test instead of one per view).
     #[inline(always)]
     pub fn len(&self) -> usize {
@@ -30,7 +30,7 @@ impl<T> CopyArgs<T> {
 
 /// `output[i] = input[i]` (the book's `copy(odata, idata)`).
 #[kernel(f32, f64)]
-pub fn tlp_copy<T: Real>(args: CopyArgs<T>) {
+pub fn tlp_copy<T: Real>(args: CopyArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.len() {
         let tmp = args.input.get(i);

@@ -35,11 +35,11 @@ pub const TUTORIAL_MX: usize = 32;
 /// Arguments of every kernel here (the book's `(odata, idata)` order).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct TransposeArgs {
+pub struct TransposeArgs<'a> {
     /// Output, `nx * ny` elements: `nx` rows of `ny` (the copies: `ny` rows of `nx`).
-    pub odata: SliceMut<f32>,
+    pub odata: SliceMut<'a, f32>,
     /// Input, `nx * ny` elements: `ny` rows of `nx`.
-    pub idata: Slice<f32>,
+    pub idata: Slice<'a, f32>,
     /// Row length of the input (the contiguous dimension).
     pub nx: u32,
     /// Row count of the input.
@@ -54,7 +54,7 @@ pub const fn tile_bytes(tile: usize, pad: usize) -> usize {
 /// The extents as `usize`, after checking that both views hold `nx * ny` elements: the one test
 /// that makes every in-bounds coordinate a valid index (traps otherwise, on every thread).
 #[inline(always)]
-fn extents(args: &TransposeArgs) -> (usize, usize) {
+fn extents(args: &TransposeArgs<'_>) -> (usize, usize) {
     let (nx, ny) = (args.nx as usize, args.ny as usize);
     let n = nx * ny;
     if args.idata.len() != n || args.odata.len() != n {
@@ -168,7 +168,7 @@ fn each_row<const TILE: usize, const ROWS: usize>(
 /// `odata = idata` tile by tile, directly (`SHARED = false`, the book's `copy`) or through a
 /// shared tile (`SHARED = true`, `copySharedMem`): the bandwidth a transpose should reach.
 #[inline(always)]
-pub fn tile_copy<const TILE: usize, const ROWS: usize, const SHARED: bool>(args: TransposeArgs) {
+pub fn tile_copy<const TILE: usize, const ROWS: usize, const SHARED: bool>(args: TransposeArgs<'_>) {
     let (nx, ny) = extents(&args);
     let (tx, ty) = thread_in_tile::<TILE, ROWS>();
     let (x, y) = (block_idx().x * TILE + tx, block_idx().y * TILE + ty);
@@ -205,7 +205,7 @@ pub fn tile_copy<const TILE: usize, const ROWS: usize, const SHARED: bool>(args:
 /// `odata = idata^T` without shared memory (the book's `transposeNaive`, the PGI article's
 /// `transpose1`): reads coalesced, writes strided by `ny` elements.
 #[inline(always)]
-pub fn naive<const TILE: usize, const ROWS: usize>(args: TransposeArgs) {
+pub fn naive<const TILE: usize, const ROWS: usize>(args: TransposeArgs<'_>) {
     let (nx, ny) = extents(&args);
     let (tx, ty) = thread_in_tile::<TILE, ROWS>();
     let (x, y) = (block_idx().x * TILE + tx, block_idx().y * TILE + ty);
@@ -230,7 +230,9 @@ pub fn naive<const TILE: usize, const ROWS: usize>(args: TransposeArgs) {
 /// then, after the barrier, a column of the tile into part of a row of `odata`, so both global
 /// accesses are coalesced (book Figure 3.19).
 #[inline(always)]
-pub fn tile_transpose<const TILE: usize, const ROWS: usize, const PAD: usize, const ORDER: u8>(args: TransposeArgs) {
+pub fn tile_transpose<const TILE: usize, const ROWS: usize, const PAD: usize, const ORDER: u8>(
+    args: TransposeArgs<'_>,
+) {
     tile_transpose_timed::<TILE, ROWS, PAD, ORDER, ()>(args, || (), |()| ())
 }
 
@@ -239,7 +241,7 @@ pub fn tile_transpose<const TILE: usize, const ROWS: usize, const PAD: usize, co
 /// the hooks that time only the load/sync/store statements, as the PGI article does.
 #[inline(always)]
 fn tile_transpose_timed<const TILE: usize, const ROWS: usize, const PAD: usize, const ORDER: u8, S: Copy>(
-    args: TransposeArgs,
+    args: TransposeArgs<'_>,
     section_start: impl FnOnce() -> S,
     section_end: impl FnOnce(S),
 ) {
@@ -290,75 +292,75 @@ fn tile_transpose_timed<const TILE: usize, const ROWS: usize, const PAD: usize, 
 /// (Named `simple_copy`, its label in the book's table, since one PTX module holds every kernel
 /// and §3.5's `copy` is another kernel.)
 #[kernel]
-pub fn simple_copy(args: TransposeArgs) {
+pub fn simple_copy(args: TransposeArgs<'_>) {
     tile_copy::<TILE_DIM, BLOCK_ROWS, false>(args)
 }
 
 /// The book's `copySharedMem`: `odata = idata` through a 32 x 32 shared tile.
 #[kernel]
-pub fn copy_shared_mem(args: TransposeArgs) {
+pub fn copy_shared_mem(args: TransposeArgs<'_>) {
     tile_copy::<TILE_DIM, BLOCK_ROWS, true>(args)
 }
 
 /// The book's `transposeNaive`.
 #[kernel]
-pub fn transpose_naive(args: TransposeArgs) {
+pub fn transpose_naive(args: TransposeArgs<'_>) {
     naive::<TILE_DIM, BLOCK_ROWS>(args)
 }
 
 /// The book's `transposeCoalesced`: an unpadded 32 x 32 tile, whose column reads are 32-way
 /// bank conflicts.
 #[kernel]
-pub fn transpose_coalesced(args: TransposeArgs) {
+pub fn transpose_coalesced(args: TransposeArgs<'_>) {
     tile_transpose::<TILE_DIM, BLOCK_ROWS, 0, CARTESIAN>(args)
 }
 
 /// The book's `transposeNoBankConflicts`: the tile padded to 32 x 33.
 #[kernel]
-pub fn transpose_no_bank_conflicts(args: TransposeArgs) {
+pub fn transpose_no_bank_conflicts(args: TransposeArgs<'_>) {
     tile_transpose::<TILE_DIM, BLOCK_ROWS, 1, CARTESIAN>(args)
 }
 
 /// The book's `transposeDiagonal`: the padded tile, blocks in diagonal order.
 #[kernel]
-pub fn transpose_diagonal(args: TransposeArgs) {
+pub fn transpose_diagonal(args: TransposeArgs<'_>) {
     tile_transpose::<TILE_DIM, BLOCK_ROWS, 1, DIAGONAL>(args)
 }
 
 /// The PGI article's `transpose1`: naive, 16 x 16 threads, one element each.
 #[kernel]
-pub fn transpose1(args: TransposeArgs) {
+pub fn transpose1(args: TransposeArgs<'_>) {
     naive::<PGI_TILE, PGI_TILE>(args)
 }
 
 /// The PGI article's `transpose2`: an unpadded 16 x 16 tile.
 #[kernel]
-pub fn transpose2(args: TransposeArgs) {
+pub fn transpose2(args: TransposeArgs<'_>) {
     tile_transpose::<PGI_TILE, PGI_TILE, 0, CARTESIAN>(args)
 }
 
 /// The PGI article's `transpose3`: a 17 x 16 tile and diagonal block order, whose indices thread
 /// (0, 0) computes into shared memory for the block, as the article's thread (1,1) does.
 #[kernel]
-pub fn transpose3(args: TransposeArgs) {
+pub fn transpose3(args: TransposeArgs<'_>) {
     tile_transpose::<PGI_TILE, PGI_TILE, 1, DIAGONAL_SHARED>(args)
 }
 
 /// Arguments of [`transpose3_section_timed`]: [`TransposeArgs`]' four, then the stamps.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct SectionTimedArgs {
+pub struct SectionTimedArgs<'a> {
     /// Output, as [`TransposeArgs::odata`].
-    pub odata: SliceMut<f32>,
+    pub odata: SliceMut<'a, f32>,
     /// Input, as [`TransposeArgs::idata`].
-    pub idata: Slice<f32>,
+    pub idata: Slice<'a, f32>,
     /// Row length of the input.
     pub nx: u32,
     /// Row count of the input.
     pub ny: u32,
     /// Two `%globaltimer` stamps (ns) per block at `2 b` and `2 b + 1`, `b` the block's linear
     /// index in the grid: when its load/sync/store section began and ended.
-    pub stamps: SliceMut<u64>,
+    pub stamps: SliceMut<'a, u64>,
 }
 
 /// `transpose3` with its load/sync/store section timed by `%globaltimer`, as the PGI article
@@ -366,7 +368,7 @@ pub struct SectionTimedArgs {
 /// has its tile, and the end after a barrier that follows every thread's store. The host takes
 /// the first start to the last end as the section's time. The extra barrier is the price.
 #[kernel]
-pub fn transpose3_section_timed(args: SectionTimedArgs) {
+pub fn transpose3_section_timed(args: SectionTimedArgs<'_>) {
     let transpose = TransposeArgs {
         odata: args.odata,
         idata: args.idata,
@@ -388,6 +390,6 @@ pub fn transpose3_section_timed(args: SectionTimedArgs) {
 
 /// The tutorial's `gtranspose2`: `mx x mx` threads, a tile of `(mx + 1) * mx` elements.
 #[kernel]
-pub fn gtranspose2(args: TransposeArgs) {
+pub fn gtranspose2(args: TransposeArgs<'_>) {
     tile_transpose::<TUTORIAL_MX, TUTORIAL_MX, 1, CARTESIAN>(args)
 }

@@ -35,32 +35,32 @@ pub struct McModel<T> {
 /// Arguments of [`mc_payoffs`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct McPayoffsArgs<T> {
+pub struct McPayoffsArgs<'a, T> {
     /// Standard normal samples, at least as many as `put` holds (cuRAND makes them in pairs).
-    pub normals: Slice<T>,
+    pub normals: Slice<'a, T>,
     /// The discounted put payoff of each sample (the book's `putValue`): `N` elements.
-    pub put: SliceMut<T>,
+    pub put: SliceMut<'a, T>,
     /// The discounted call payoff of each sample (`callValue`): `N` elements.
-    pub call: SliceMut<T>,
+    pub call: SliceMut<'a, T>,
     /// One sum of put payoffs per block.
-    pub put_partials: SliceMut<T>,
+    pub put_partials: SliceMut<'a, T>,
     /// One sum of call payoffs per block.
-    pub call_partials: SliceMut<T>,
+    pub call_partials: SliceMut<'a, T>,
     pub model: McModel<T>,
 }
 
 /// Arguments of [`mc_squared_deviations`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct McSquaredDeviationsArgs<T> {
+pub struct McSquaredDeviationsArgs<'a, T> {
     /// The put payoffs [`mc_payoffs`] wrote.
-    pub put: Slice<T>,
+    pub put: Slice<'a, T>,
     /// The call payoffs, as many as `put`.
-    pub call: Slice<T>,
+    pub call: Slice<'a, T>,
     /// One sum of `(put - mean_put)^2` per block.
-    pub put_partials: SliceMut<T>,
+    pub put_partials: SliceMut<'a, T>,
     /// One sum of `(call - mean_call)^2` per block.
-    pub call_partials: SliceMut<T>,
+    pub call_partials: SliceMut<'a, T>,
     pub mean_put: T,
     pub mean_call: T,
 }
@@ -97,7 +97,12 @@ pub fn payoffs<T: Exp>(model: McModel<T>, z: T) -> (T, T) {
 /// Call from: every thread of the block (two block reductions, three barriers); the launch
 /// provides [`shared_bytes`].
 #[inline(always)]
-fn store_block_sums<T: Real + Reducible>(put: T, call: T, put_partials: SliceMut<T>, call_partials: SliceMut<T>) {
+fn store_block_sums<T: Real + Reducible>(
+    put: T,
+    call: T,
+    put_partials: SliceMut<'_, T>,
+    call_partials: SliceMut<'_, T>,
+) {
     // SAFETY: the launch provides `shared_bytes::<T>()` (host driver).
     let scratch = unsafe { Tile1d::<T>::dynamic(BLOCK_REDUCE_SCRATCH) };
     let put_total = block_reduce::<T, Sum>(put, &scratch);
@@ -117,7 +122,7 @@ fn store_block_sums<T: Real + Reducible>(put: T, call: T, put_partials: SliceMut
 /// Launch: 1-D blocks of any size up to 1024 (the book's compiler chose 128), any grid with as
 /// many partials as blocks, [`shared_bytes`] of shared memory.
 #[kernel(f32, f64)]
-pub fn mc_payoffs<T: Exp + Reducible>(args: McPayoffsArgs<T>) {
+pub fn mc_payoffs<T: Exp + Reducible>(args: McPayoffsArgs<'_, T>) {
     let (mut put_sum, mut call_sum) = (T::ZERO, T::ZERO);
     for i in grid_stride_range(args.put.len()) {
         let (put, call) = payoffs(args.model, args.normals.get(i));
@@ -142,7 +147,7 @@ pub fn add_squared_deviation<T: Real + Rounded>(acc: T, x: T, mean: T) -> T {
 ///
 /// Launch: as [`mc_payoffs`].
 #[kernel(f32, f64)]
-pub fn mc_squared_deviations<T: Real + Rounded + Reducible>(args: McSquaredDeviationsArgs<T>) {
+pub fn mc_squared_deviations<T: Real + Rounded + Reducible>(args: McSquaredDeviationsArgs<'_, T>) {
     let (mut put_sum, mut call_sum) = (T::ZERO, T::ZERO);
     for i in grid_stride_range(args.put.len()) {
         put_sum = add_squared_deviation(put_sum, args.put.get(i), args.mean_put);

@@ -15,11 +15,11 @@ use ferrocuda_device::shared::Tile1d;
 /// of `xy` inside the circle (the host zeroes it first).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct PiCountArgs<T> {
+pub struct PiCountArgs<'a, T> {
     /// `2N` uniforms: the `N` x coordinates, then the `N` y coordinates.
-    pub xy: Slice<T>,
+    pub xy: Slice<'a, T>,
     /// One element, accumulated atomically.
-    pub inside: SliceMut<u64>,
+    pub inside: SliceMut<'a, u64>,
 }
 
 /// Shared memory of the counting kernels, bytes: the block reduction's scratch.
@@ -39,7 +39,7 @@ pub fn norm2_separate<T: Rounded>(x: T, y: T) -> T {
 /// Call from: every thread of the block (it holds the block reduction's barrier); the launch
 /// provides [`shared_bytes`].
 #[inline(always)]
-pub fn count_inside<T: Real>(args: PiCountArgs<T>, norm2: impl Fn(T, T) -> T) {
+pub fn count_inside<T: Real>(args: PiCountArgs<'_, T>, norm2: impl Fn(T, T) -> T) {
     let n = args.xy.len() / 2;
     let one = T::from_f64(1.0);
     let mut inside = 0u64;
@@ -60,6 +60,6 @@ pub fn count_inside<T: Real>(args: PiCountArgs<T>, norm2: impl Fn(T, T) -> T) {
 ///
 /// Launch: any 1-D shape, [`shared_bytes`] of shared memory.
 #[kernel(f32, f64)]
-pub fn pi_count<T: Real + Rounded>(args: PiCountArgs<T>) {
+pub fn pi_count<T: Real + Rounded>(args: PiCountArgs<'_, T>) {
     count_inside(args, norm2_separate::<T>)
 }

@@ -16,20 +16,20 @@ pub fn norm2_fma<T: Rounded>(x: T, y: T) -> T {
 ///
 /// Launch: as `pi_count`.
 #[kernel(f32, f64)]
-pub fn pi_count_fma<T: Real + Rounded>(args: PiCountArgs<T>) {
+pub fn pi_count_fma<T: Real + Rounded>(args: PiCountArgs<'_, T>) {
     count_inside(args, norm2_fma::<T>)
 }
 
 /// Arguments of [`pi_fma_mismatches`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct MismatchArgs<T> {
-    /// `2N` uniforms, as in `PiCountArgs`.
-    pub xy: Slice<T>,
+pub struct MismatchArgs<'a, T> {
+    /// `2N` uniforms, as in `PiCountArgs<'a>`.
+    pub xy: Slice<'a, T>,
     /// One element: how many points the two roundings classify differently (zeroed by the host).
-    pub count: SliceMut<u32>,
+    pub count: SliceMut<'a, u32>,
     /// The first `indices.len()` such points' 0-based indices, in no particular order.
-    pub indices: SliceMut<u64>,
+    pub indices: SliceMut<'a, u64>,
 }
 
 /// Lists the points that [`norm2_separate`] and [`norm2_fma`] put on different sides of the
@@ -37,7 +37,7 @@ pub struct MismatchArgs<T> {
 ///
 /// Launch: any 1-D shape, no shared memory.
 #[kernel(f32, f64)]
-pub fn pi_fma_mismatches<T: Real + Rounded>(args: MismatchArgs<T>) {
+pub fn pi_fma_mismatches<T: Real + Rounded>(args: MismatchArgs<'_, T>) {
     let n = args.xy.len() / 2;
     let one = T::from_f64(1.0);
     for i in grid_stride_range(n) {

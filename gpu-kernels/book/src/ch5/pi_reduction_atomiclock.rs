@@ -11,13 +11,13 @@ use ferrocuda_device::shared::Tile1d;
 /// Arguments of [`sum`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct LockedSumArgs<T> {
+pub struct LockedSumArgs<'a, T> {
     /// `2N` uniforms: the x coordinates, then the y coordinates.
-    pub input: Slice<T>,
+    pub input: Slice<'a, T>,
     /// `partial[0]` receives the total (the host zeroes it first).
-    pub partial: SliceMut<i32>,
+    pub partial: SliceMut<'a, i32>,
     /// One word, 0 when free, 1 when a block holds it (the host zeroes it first).
-    pub lock: SliceMut<u32>,
+    pub lock: SliceMut<'a, u32>,
 }
 
 /// The book's `sum`: as `partial_sum`, then thread 0 of each block takes the lock with
@@ -28,7 +28,7 @@ pub struct LockedSumArgs<T> {
 /// started, so no launch shape can deadlock (the book's warning is about code that assumes an
 /// order). Launch: as `partial_sum` (the book's 64 blocks of 256 threads).
 #[kernel(f32, f64)]
-pub fn sum<T: Real + Rounded>(args: LockedSumArgs<T>) {
+pub fn sum<T: Real + Rounded>(args: LockedSumArgs<'_, T>) {
     // SAFETY: the launch provides `shared_bytes(blockDim.x)` (host driver).
     let psum = unsafe { Tile1d::<i32>::dynamic(block_dim().x) };
     block_tree_sum(&psum, count_interior(args.input));

@@ -11,22 +11,22 @@ use ferrocuda_device::shared::Tile1d;
 /// Arguments of [`partial_sum`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct PartialSumArgs<T> {
+pub struct PartialSumArgs<'a, T> {
     /// `2N` uniforms: the x coordinates, then the y coordinates (the book's `input(N)`, `N` the
     /// length of the whole array).
-    pub input: Slice<T>,
+    pub input: Slice<'a, T>,
     /// One count per block (the book's `partial(256)`).
-    pub partial: SliceMut<i32>,
+    pub partial: SliceMut<'a, i32>,
 }
 
 /// Arguments of [`final_sum`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct FinalSumArgs {
+pub struct FinalSumArgs<'a> {
     /// The partial counts, at most one per thread of the block.
-    pub partial: Slice<i32>,
+    pub partial: Slice<'a, i32>,
     /// One element: the total.
-    pub total: SliceMut<i32>,
+    pub total: SliceMut<'a, i32>,
 }
 
 /// Shared memory of both kernels, bytes: one integer per thread (the book's `512*4`).
@@ -36,7 +36,7 @@ pub const fn shared_bytes(threads: usize) -> usize {
 
 /// This thread's count of the points `i` of its grid-stride share with `x(i)² + y(i)² <= 1`.
 #[inline(always)]
-pub fn count_interior<T: Real + Rounded>(input: Slice<T>) -> i32 {
+pub fn count_interior<T: Real + Rounded>(input: Slice<'_, T>) -> i32 {
     let half = input.len() / 2;
     let one = T::from_f64(1.0);
     let mut interior = 0;
@@ -75,7 +75,7 @@ pub fn block_tree_sum(psum: &Tile1d<i32>, value: i32) {
 /// Launch: any grid (the book's 256 blocks), `blockDim.x` a power of two (512),
 /// [`shared_bytes`]`(blockDim.x)`.
 #[kernel(f32, f64)]
-pub fn partial_sum<T: Real + Rounded>(args: PartialSumArgs<T>) {
+pub fn partial_sum<T: Real + Rounded>(args: PartialSumArgs<'_, T>) {
     // SAFETY: the launch provides `shared_bytes(blockDim.x)` (host driver).
     let psum = unsafe { Tile1d::<i32>::dynamic(block_dim().x) };
     block_tree_sum(&psum, count_interior(args.input));
@@ -90,7 +90,7 @@ pub fn partial_sum<T: Real + Rounded>(args: PartialSumArgs<T>) {
 /// Launch: one block of a power of two threads, at least `partial.len()`,
 /// [`shared_bytes`]`(blockDim.x)`.
 #[kernel]
-pub fn final_sum(args: FinalSumArgs) {
+pub fn final_sum(args: FinalSumArgs<'_>) {
     // SAFETY: the launch provides `shared_bytes(blockDim.x)` (host driver).
     let psum = unsafe { Tile1d::<i32>::dynamic(block_dim().x) };
     let tid = thread_idx_x();

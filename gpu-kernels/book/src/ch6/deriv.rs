@@ -60,11 +60,11 @@ pub const MEM_ONLY: u8 = 2;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(f, df))]
-pub struct DerivArgs<T> {
+pub struct DerivArgs<'a, T> {
     /// The function, `mx * my * mz` values.
-    pub f: Slice<T>,
+    pub f: Slice<'a, T>,
     /// Its derivative, as many values.
-    pub df: SliceMut<T>,
+    pub df: SliceMut<'a, T>,
     pub mx: u32,
     pub my: u32,
     pub mz: u32,
@@ -73,9 +73,9 @@ pub struct DerivArgs<T> {
 /// Arguments of [`derivative_math`]: the book's `(f, df, val)` less `f`, which it never reads.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct DerivMathArgs<T> {
+pub struct DerivMathArgs<'a, T> {
     /// Written only where `val * derivative == 1`, which never holds: the kernel stores nothing.
-    pub df: SliceMut<T>,
+    pub df: SliceMut<'a, T>,
     pub mx: u32,
     pub my: u32,
     pub mz: u32,
@@ -175,7 +175,7 @@ pub(crate) struct Line {
 /// # Safety
 /// Every global element of the line lies in `f`, every tile element in the tile.
 #[inline(always)]
-pub(crate) unsafe fn load_line<T: Element>(f: &Slice<T>, tile: &Tile1d<T>, line: Line) {
+pub(crate) unsafe fn load_line<T: Element>(f: &Slice<'_, T>, tile: &Tile1d<T>, line: Line) {
     let Line {
         global,
         global_stride,
@@ -261,8 +261,8 @@ unsafe fn own_images<T: Copy>(tile: &Tile1d<T>, at: u32, mx: u32, start: u32, st
 /// provides [`tile_bytes`]`::<T>(mx, PENCILS)` bytes of dynamic shared memory.
 #[inline(always)]
 pub(crate) fn deriv_x_body<T: Real, C: Coefficients<T>, const PENCILS: usize, const MODE: u8>(
-    f: Slice<T>,
-    df: SliceMut<T>,
+    f: Slice<'_, T>,
+    df: SliceMut<'_, T>,
     (mx, my, mz): (u32, u32, u32),
     coeffs: C,
 ) {
@@ -340,8 +340,8 @@ pub(crate) fn deriv_x_body<T: Real, C: Coefficients<T>, const PENCILS: usize, co
 /// [`tile_bytes`]`::<T>(m, WIDTH)` bytes of dynamic shared memory, `m` the line's extent.
 #[inline(always)]
 pub(crate) fn deriv_yz_body<T: Real, C: Coefficients<T>, const DIRECTION: u8, const WIDTH: usize>(
-    f: Slice<T>,
-    df: SliceMut<T>,
+    f: Slice<'_, T>,
+    df: SliceMut<'_, T>,
     (mx, my, mz): (u32, u32, u32),
     coeffs: C,
 ) {
@@ -393,7 +393,7 @@ pub(crate) fn deriv_yz_body<T: Real, C: Coefficients<T>, const DIRECTION: u8, co
 /// The x derivative, tile `mx x 4` (book §6.1.2, `deriv_x`): two barriers, around the threads
 /// `i < 4` filling the periodic images.
 #[kernel(f32, f64)]
-pub fn deriv_x<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_x<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_x_body::<T, _, S_PENCILS, STENCIL>(args.f, args.df, e, Uniform::<T>::load(0));
 }
@@ -401,14 +401,14 @@ pub fn deriv_x<T: Real + ConstantValue>(args: DerivArgs<T>) {
 /// [`deriv_x`] with one barrier (book §6.1.2.1, `deriv_x_1sync`): the thread that loads a point
 /// also writes its periodic image.
 #[kernel(f32, f64)]
-pub fn deriv_x_1sync<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_x_1sync<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_x_body::<T, _, S_PENCILS, ONE_SYNC>(args.f, args.df, e, Uniform::<T>::load(0));
 }
 
 /// [`deriv_x`] with a tile of 32 lines, each thread 8 of them (book §6.1.3, `deriv_x_lPencils`).
 #[kernel(f32, f64)]
-pub fn deriv_x_l_pencils<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_x_l_pencils<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_x_body::<T, _, L_PENCILS, STENCIL>(args.f, args.df, e, Uniform::<T>::load(0));
 }
@@ -416,7 +416,7 @@ pub fn deriv_x_l_pencils<T: Real + ConstantValue>(args: DerivArgs<T>) {
 /// The memory-only variant of [`deriv_x`] (book §6.1.2.1: "df(i,j,k) = f_s(i,j_l)"): the same
 /// loads, barriers, images and stores, no stencil.
 #[kernel(f32, f64)]
-pub fn deriv_x_mem<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_x_mem<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_x_body::<T, _, S_PENCILS, MEM_ONLY>(args.f, args.df, e, Uniform::<T>::load(0));
 }
@@ -430,7 +430,7 @@ pub fn deriv_x_mem<T: Real + ConstantValue>(args: DerivArgs<T>) {
 /// of shared memory never written, and one shared store per point adds no memory traffic. Every
 /// derivative is then 0, so nothing is stored.
 #[kernel(f32, f64)]
-pub fn derivative_math<T: Real + ConstantValue>(args: DerivMathArgs<T>) {
+pub fn derivative_math<T: Real + ConstantValue>(args: DerivMathArgs<'_, T>) {
     let (mx, my, mz) = extents(args.df.len(), args.df.len(), args.mx, args.my, args.mz);
     let ([bx, by], [tx, ty], [dx, dy]) = thread_2d();
     let (pencils, h) = (S_PENCILS as u32, HALO as u32);
@@ -475,7 +475,7 @@ pub fn derivative_math<T: Real + ConstantValue>(args: DerivMathArgs<T>) {
 
 /// The y derivative, tile `4 x my` (book §6.1.3, `deriv_y`).
 #[kernel(f32, f64)]
-pub fn deriv_y<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_y<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Y, S_PENCILS>(args.f, args.df, e, Uniform::<T>::load(1));
 }
@@ -483,21 +483,21 @@ pub fn deriv_y<T: Real + ConstantValue>(args: DerivArgs<T>) {
 /// The y derivative, tile `32 x my`: a warp loads 32 contiguous values (book §6.1.3,
 /// `deriv_y_lPencils`).
 #[kernel(f32, f64)]
-pub fn deriv_y_l_pencils<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_y_l_pencils<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Y, L_PENCILS>(args.f, args.df, e, Uniform::<T>::load(1));
 }
 
 /// The z derivative, tile `4 x mz` in x-z (book, `deriv_z`).
 #[kernel(f32, f64)]
-pub fn deriv_z<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_z<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Z, S_PENCILS>(args.f, args.df, e, Uniform::<T>::load(2));
 }
 
 /// The z derivative, tile `32 x mz` in x-z (book, `deriv_z_lPencils`).
 #[kernel(f32, f64)]
-pub fn deriv_z_l_pencils<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_z_l_pencils<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Z, L_PENCILS>(args.f, args.df, e, Uniform::<T>::load(2));
 }

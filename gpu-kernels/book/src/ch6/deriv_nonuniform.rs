@@ -29,14 +29,14 @@ pub const fn max_constant_points(words: usize) -> usize {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(f, df))]
-pub struct DerivGlobalArgs<T> {
+pub struct DerivGlobalArgs<'a, T> {
     /// The function, `mx * my * mz` values.
-    pub f: Slice<T>,
+    pub f: Slice<'a, T>,
     /// Its derivative, as many values.
-    pub df: SliceMut<T>,
+    pub df: SliceMut<'a, T>,
     /// The direction's four coefficient arrays, `a(0..m), b(0..m), c(0..m), d(0..m)`: `4 m`
     /// values, `m` the extent along the derivative.
-    pub coeffs: Slice<T>,
+    pub coeffs: Slice<'a, T>,
     pub mx: u32,
     pub my: u32,
     pub mz: u32,
@@ -57,16 +57,16 @@ impl<T: ConstantValue> Coefficients<T> for ConstantArrays {
 
 /// Coefficient arrays of a line of `m` points in global memory.
 #[derive(Clone, Copy)]
-pub struct GlobalArrays<T> {
-    coeffs: Slice<T>,
+pub struct GlobalArrays<'a, T> {
+    coeffs: Slice<'a, T>,
     m: usize,
 }
 
-impl<T> GlobalArrays<T> {
+impl<'a, T> GlobalArrays<'a, T> {
     /// The arrays in `coeffs`, after checking that it holds `4 m` values (traps otherwise): the
     /// one test that keeps every read in bounds.
     #[inline(always)]
-    pub fn new(coeffs: Slice<T>, m: usize) -> Self {
+    pub fn new(coeffs: Slice<'a, T>, m: usize) -> Self {
         if coeffs.len() != 4 * m {
             ferrocuda_device::global::bounds_failure()
         }
@@ -74,7 +74,7 @@ impl<T> GlobalArrays<T> {
     }
 }
 
-impl<T: Element> Coefficients<T> for GlobalArrays<T> {
+impl<T: Element> Coefficients<T> for GlobalArrays<'_, T> {
     #[inline(always)]
     fn at(&self, n: usize) -> [T; 4] {
         // SAFETY: `n < m` (each kernel's points lie on the line) and `coeffs` holds `4 m` values
@@ -85,84 +85,84 @@ impl<T: Element> Coefficients<T> for GlobalArrays<T> {
 
 /// The x derivative on the stretched grid, tile `mx x 4`, coefficients in the constant bank.
 #[kernel(f32, f64)]
-pub fn deriv_x_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_x_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_x_body::<T, _, S_PENCILS, STENCIL>(args.f, args.df, e, ConstantArrays { m: e.0 as usize });
 }
 
 /// The x derivative on the stretched grid, tile `mx x 32`, coefficients in the constant bank.
 #[kernel(f32, f64)]
-pub fn deriv_x_l_pencils_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_x_l_pencils_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_x_body::<T, _, L_PENCILS, STENCIL>(args.f, args.df, e, ConstantArrays { m: e.0 as usize });
 }
 
 /// The y derivative on the stretched grid, tile `4 x my`, coefficients in the constant bank.
 #[kernel(f32, f64)]
-pub fn deriv_y_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_y_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Y, S_PENCILS>(args.f, args.df, e, ConstantArrays { m: e.1 as usize });
 }
 
 /// The y derivative on the stretched grid, tile `32 x my`, coefficients in the constant bank.
 #[kernel(f32, f64)]
-pub fn deriv_y_l_pencils_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_y_l_pencils_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Y, L_PENCILS>(args.f, args.df, e, ConstantArrays { m: e.1 as usize });
 }
 
 /// The z derivative on the stretched grid, tile `4 x mz` (x-z), coefficients in the constant bank.
 #[kernel(f32, f64)]
-pub fn deriv_z_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_z_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Z, S_PENCILS>(args.f, args.df, e, ConstantArrays { m: e.2 as usize });
 }
 
 /// The z derivative on the stretched grid, tile `32 x mz` (x-z), coefficients in the constant bank.
 #[kernel(f32, f64)]
-pub fn deriv_z_l_pencils_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_z_l_pencils_nonuniform_constant<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Z, L_PENCILS>(args.f, args.df, e, ConstantArrays { m: e.2 as usize });
 }
 
 /// The x derivative on the stretched grid, tile `mx x 4`, coefficients in global memory.
 #[kernel(f32, f64)]
-pub fn deriv_x_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<T>) {
+pub fn deriv_x_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_x_body::<T, _, S_PENCILS, STENCIL>(args.f, args.df, e, GlobalArrays::new(args.coeffs, e.0 as usize));
 }
 
 /// The x derivative on the stretched grid, tile `mx x 32`, coefficients in global memory.
 #[kernel(f32, f64)]
-pub fn deriv_x_l_pencils_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<T>) {
+pub fn deriv_x_l_pencils_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_x_body::<T, _, L_PENCILS, STENCIL>(args.f, args.df, e, GlobalArrays::new(args.coeffs, e.0 as usize));
 }
 
 /// The y derivative on the stretched grid, tile `4 x my`, coefficients in global memory.
 #[kernel(f32, f64)]
-pub fn deriv_y_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<T>) {
+pub fn deriv_y_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Y, S_PENCILS>(args.f, args.df, e, GlobalArrays::new(args.coeffs, e.1 as usize));
 }
 
 /// The y derivative on the stretched grid, tile `32 x my`, coefficients in global memory.
 #[kernel(f32, f64)]
-pub fn deriv_y_l_pencils_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<T>) {
+pub fn deriv_y_l_pencils_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Y, L_PENCILS>(args.f, args.df, e, GlobalArrays::new(args.coeffs, e.1 as usize));
 }
 
 /// The z derivative on the stretched grid, tile `4 x mz` (x-z), coefficients in global memory.
 #[kernel(f32, f64)]
-pub fn deriv_z_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<T>) {
+pub fn deriv_z_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Z, S_PENCILS>(args.f, args.df, e, GlobalArrays::new(args.coeffs, e.2 as usize));
 }
 
 /// The z derivative on the stretched grid, tile `32 x mz` (x-z), coefficients in global memory.
 #[kernel(f32, f64)]
-pub fn deriv_z_l_pencils_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<T>) {
+pub fn deriv_z_l_pencils_nonuniform_global<T: Real + ConstantValue>(args: DerivGlobalArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_yz_body::<T, _, Z, L_PENCILS>(args.f, args.df, e, GlobalArrays::new(args.coeffs, e.2 as usize));
 }

@@ -96,11 +96,11 @@ pub fn neighbourhood<T: Copy>(at: impl Fn(usize, usize) -> T) -> [[T; 3]; 3] {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(a, a_new))]
-pub struct JacobiArgs<T> {
+pub struct JacobiArgs<'a, T> {
     /// The field, `nx * ny` points, only read.
-    pub a: Slice<T>,
+    pub a: Slice<'a, T>,
     /// The next field, `nx * ny` points.
-    pub a_new: SliceMut<T>,
+    pub a_new: SliceMut<'a, T>,
     /// Points along `i`, the contiguous index.
     pub nx: u32,
     /// Points along `j`.
@@ -110,7 +110,7 @@ pub struct JacobiArgs<T> {
 /// `(nx, ny)` after the one test of a launch: both views hold `nx * ny` points (traps
 /// otherwise, on every thread), which keeps every index of a point or neighbour in bounds.
 #[inline(always)]
-fn extents<T>(a: &Slice<T>, a_new: &SliceMut<T>, nx: u32, ny: u32) -> (usize, usize) {
+fn extents<T>(a: &Slice<'_, T>, a_new: &SliceMut<'_, T>, nx: u32, ny: u32) -> (usize, usize) {
     let (nx, ny) = (nx as usize, ny as usize);
     if a.len() != nx * ny || a_new.len() != nx * ny {
         ferrocuda_device::global::bounds_failure()
@@ -127,7 +127,7 @@ fn interior(i: usize, j: usize, nx: usize, ny: usize) -> bool {
 
 /// One thread per point, each of the eight neighbours read by `load(index)`.
 #[inline(always)]
-fn pointwise<T: Real>(args: &JacobiArgs<T>, load: impl Fn(usize) -> T) {
+fn pointwise<T: Real>(args: &JacobiArgs<'_, T>, load: impl Fn(usize) -> T) {
     let (nx, ny) = extents(&args.a, &args.a_new, args.nx, args.ny);
     let (i, j) = (global_idx_x(), global_idx_y());
     if interior(i, j, nx, ny) {
@@ -139,7 +139,7 @@ fn pointwise<T: Real>(args: &JacobiArgs<T>, load: impl Fn(usize) -> T) {
 
 /// The book's `jacobiGlobal`: one thread per point, neighbours read from global memory.
 #[kernel(f32, f64)]
-pub fn jacobi_global<T: Real>(args: JacobiArgs<T>) {
+pub fn jacobi_global<T: Real>(args: JacobiArgs<'_, T>) {
     // SAFETY: an interior point's neighbours lie inside the `nx * ny` points of `a` (`extents`).
     pointwise(&args, |k| unsafe { args.a.get_unchecked(k) });
 }
@@ -148,7 +148,7 @@ pub fn jacobi_global<T: Real>(args: JacobiArgs<T>) {
 /// (`ld.global.nc`), the texture cache of the book's K20 (one unit with L1 since Maxwell). `a`
 /// is read-only for the launch, as the texture was.
 #[kernel(f32, f64)]
-pub fn jacobi_texture<T: Real>(args: JacobiArgs<T>) {
+pub fn jacobi_texture<T: Real>(args: JacobiArgs<'_, T>) {
     // SAFETY: as in `jacobi_global`.
     pointwise(&args, |k| unsafe { args.a.get_nc_unchecked(k) });
 }
@@ -176,7 +176,7 @@ pub const fn shared_bytes<T: Copy>() -> usize {
 /// Launch: blocks of exactly `BLOCK_X x BLOCK_Y` threads (traps otherwise), [`shared_bytes`]
 /// of dynamic shared memory.
 #[kernel(f32, f64)]
-pub fn jacobi_shared<T: Real>(args: JacobiArgs<T>) {
+pub fn jacobi_shared<T: Real>(args: JacobiArgs<'_, T>) {
     let (nx, ny) = extents(&args.a, &args.a_new, args.nx, args.ny);
     if block_dim().x != BLOCK_X || block_dim().y != BLOCK_Y || block_dim().z != 1 {
         ferrocuda_device::global::bounds_failure()
@@ -226,7 +226,7 @@ const _: () = assert!(STRIP_ROWS == 8, "jacobi_strip unrolls its row loops for 8
 /// lesson, §3.5.2). A warp reads 32 consecutive points of a row per load. Strips that touch the
 /// first or last row take a per-point path with its bound tests; the others test nothing.
 #[kernel(f32, f64)]
-pub fn jacobi_strip<T: Real>(args: JacobiArgs<T>) {
+pub fn jacobi_strip<T: Real>(args: JacobiArgs<'_, T>) {
     let (nx, ny) = extents(&args.a, &args.a_new, args.nx, args.ny);
     let i = global_idx_x();
     let j0 = global_idx_y() * STRIP_ROWS;
@@ -271,11 +271,11 @@ pub fn jacobi_strip<T: Real>(args: JacobiArgs<T>) {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(a, a_new))]
-pub struct MaxResidualArgs<T> {
-    pub a: Slice<T>,
-    pub a_new: Slice<T>,
+pub struct MaxResidualArgs<'a, T> {
+    pub a: Slice<'a, T>,
+    pub a_new: Slice<'a, T>,
     /// One slot per sweep.
-    pub residuals: SliceMut<u64>,
+    pub residuals: SliceMut<'a, u64>,
     pub slot: u32,
 }
 
@@ -291,7 +291,7 @@ pub const fn residual_shared_bytes() -> usize {
 /// grid-stride loop over all points (any grid), a block reduction of the bit patterns, and one
 /// `atomicMax` per block. The boundary points contribute 0, as in the book.
 #[kernel(f32, f64)]
-pub fn max_residual<T: LaplaceReal>(args: MaxResidualArgs<T>) {
+pub fn max_residual<T: LaplaceReal>(args: MaxResidualArgs<'_, T>) {
     let n = args.a.len().min(args.a_new.len());
     let mut largest = 0u64;
     for k in grid_stride_range(n) {
@@ -333,15 +333,15 @@ pub const fn tiled_shared_bytes<T: Copy>() -> usize {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(a, a_new))]
-pub struct JacobiTiledArgs<T> {
+pub struct JacobiTiledArgs<'a, T> {
     /// The field, only read.
-    pub a: Slice<T>,
+    pub a: Slice<'a, T>,
     /// The field after `sweeps` sweeps; every point is written.
-    pub a_new: SliceMut<T>,
+    pub a_new: SliceMut<'a, T>,
     pub nx: u32,
     pub ny: u32,
     /// One slot per sweep, zeroed by the host before the first fold.
-    pub residuals: SliceMut<u64>,
+    pub residuals: SliceMut<'a, u64>,
     pub first_slot: u32,
     /// 1 to [`TILED_SWEEPS`].
     pub sweeps: u32,
@@ -360,7 +360,7 @@ pub struct JacobiTiledArgs<T> {
 /// `ceil(nx / TILED_W) x ceil(ny / TILED_H)` blocks, [`tiled_shared_bytes`] of dynamic shared
 /// memory.
 #[kernel(f32, f64)]
-pub fn jacobi_tiled<T: LaplaceReal>(args: JacobiTiledArgs<T>) {
+pub fn jacobi_tiled<T: LaplaceReal>(args: JacobiTiledArgs<'_, T>) {
     let (nx, ny) = extents(&args.a, &args.a_new, args.nx, args.ny);
     let sweeps = args.sweeps as usize;
     let d = block_dim();

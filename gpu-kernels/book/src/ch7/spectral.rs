@@ -7,9 +7,9 @@ use ferrocuda_device::prelude::*;
 /// Arguments of [`alternate_sign`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct AlternateSignArgs<T: ComplexScalar> {
+pub struct AlternateSignArgs<'a, T: ComplexScalar> {
     /// Rows of `nx`, multiplied in place.
-    pub data: SliceMut<Complex<T>>,
+    pub data: SliceMut<'a, Complex<T>>,
     /// Row length (the array's length for 1-D).
     pub nx: u32,
 }
@@ -17,7 +17,7 @@ pub struct AlternateSignArgs<T: ComplexScalar> {
 /// `data[j][i] *= (-1)^(i + j)` (0-based; the book's 1-based `(-1)^(i+1)` in 1-D is the same
 /// sign), so that a forward transform comes out with `k = 0` in the middle (Solomon & Breckon).
 #[kernel(f32, f64)]
-pub fn alternate_sign<T: ComplexScalar>(args: AlternateSignArgs<T>) {
+pub fn alternate_sign<T: ComplexScalar>(args: AlternateSignArgs<'_, T>) {
     let nx = args.nx as usize;
     for idx in grid_stride_range(args.data.len()) {
         if nx != 0 && ((idx % nx) + (idx / nx)) % 2 == 1 {
@@ -29,11 +29,11 @@ pub fn alternate_sign<T: ComplexScalar>(args: AlternateSignArgs<T>) {
 /// Arguments of [`spectral_derivative`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct SpectralDerivativeArgs<T: ComplexScalar> {
+pub struct SpectralDerivativeArgs<'a, T: ComplexScalar> {
     /// The forward transform, replaced by the derivative's (normalized) transform.
-    pub data: SliceMut<Complex<T>>,
+    pub data: SliceMut<'a, Complex<T>>,
     /// The wavenumber of each element (`len == data.len()`).
-    pub kx: Slice<T>,
+    pub kx: Slice<'a, T>,
     /// The transform length, the normalization.
     pub n: T,
     /// 1: first derivative (`i k`), 2: second (`-k^2`).
@@ -44,7 +44,7 @@ pub struct SpectralDerivativeArgs<T: ComplexScalar> {
 /// the product `(0 + i k)(a + i b) = (-k b) + i (k a)` first, then each part divided by `n`),
 /// or `data[i] = -kx(i)^2 * data[i] / n` (second derivative).
 #[kernel(f32, f64)]
-pub fn spectral_derivative<T: ComplexScalar>(args: SpectralDerivativeArgs<T>) {
+pub fn spectral_derivative<T: ComplexScalar>(args: SpectralDerivativeArgs<'_, T>) {
     for i in grid_stride_range(args.data.len().min(args.kx.len())) {
         let k = args.kx.get(i);
         let n = args.n;
@@ -61,11 +61,11 @@ pub fn spectral_derivative<T: ComplexScalar>(args: SpectralDerivativeArgs<T>) {
 /// Arguments of [`convolve_planes`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct ConvolvePlanesArgs {
+pub struct ConvolvePlanesArgs<'a> {
     /// The transform of series A.
-    pub a: Slice<Complex<f32>>,
+    pub a: Slice<'a, Complex<f32>>,
     /// The transform of series B, replaced by `a * b * scale`.
-    pub b: SliceMut<Complex<f32>>,
+    pub b: SliceMut<'a, Complex<f32>>,
     /// `1 / (nx ny)`.
     pub scale: f32,
 }
@@ -73,7 +73,7 @@ pub struct ConvolvePlanesArgs {
 /// `b = a * b * scale` elementwise (book §7.3's CUF kernel, complex single precision only as
 /// the book's `fftOverlap`).
 #[kernel]
-pub fn convolve_planes(args: ConvolvePlanesArgs) {
+pub fn convolve_planes(args: ConvolvePlanesArgs<'_>) {
     for i in grid_stride_range(args.b.len().min(args.a.len())) {
         let a = args.a.get(i);
         args.b.update(i, |b| (a * b).scale(args.scale));

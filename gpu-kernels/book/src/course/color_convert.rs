@@ -18,11 +18,11 @@ pub const WEIGHTS: [f32; 3] = [0.21, 0.71, 0.07];
 /// Arguments of [`color_convert`]: `width x height` pixels, row-major.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct ColorConvertArgs {
+pub struct ColorConvertArgs<'a> {
     /// `width * height` gray bytes.
-    pub gray_image: SliceMut<u8>,
+    pub gray_image: SliceMut<'a, u8>,
     /// `CHANNELS * width * height` bytes, `r g b r g b ...`.
-    pub rgb_image: Slice<u8>,
+    pub rgb_image: Slice<'a, u8>,
     pub width: usize,
     pub height: usize,
 }
@@ -40,7 +40,7 @@ pub fn gray_of(r: u8, g: u8, b: u8) -> u8 {
 ///
 /// Launch: any 2-D grid covering `width x height` (the course uses 16 x 16 blocks).
 #[kernel]
-pub fn color_convert(args: ColorConvertArgs) {
+pub fn color_convert(args: ColorConvertArgs<'_>) {
     let x = global_idx_x();
     let y = global_idx_y();
     if x < args.width && y < args.height {

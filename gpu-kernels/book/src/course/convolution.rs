@@ -39,10 +39,10 @@ pub const O_TILE_WIDTH: usize = 1020;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(n, p))]
-pub struct Convolution1dArgs {
-    pub n: Slice<f32>,
-    pub m: Slice<f32>,
-    pub p: SliceMut<f32>,
+pub struct Convolution1dArgs<'a> {
+    pub n: Slice<'a, f32>,
+    pub m: Slice<'a, f32>,
+    pub p: SliceMut<'a, f32>,
     pub mask_width: usize,
     pub width: usize,
 }
@@ -51,7 +51,7 @@ pub struct Convolution1dArgs {
 ///
 /// Launch: any 1-D grid of at least `width` threads.
 #[kernel]
-pub fn convolution_1d_basic_kernel(args: Convolution1dArgs) {
+pub fn convolution_1d_basic_kernel(args: Convolution1dArgs<'_>) {
     let i = global_idx_x();
     if i < args.width {
         let n_start_point = i as isize - (args.mask_width / 2) as isize;
@@ -70,9 +70,9 @@ pub fn convolution_1d_basic_kernel(args: Convolution1dArgs) {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(n, p))]
-pub struct Convolution1dTiledArgs {
-    pub n: Slice<f32>,
-    pub p: SliceMut<f32>,
+pub struct Convolution1dTiledArgs<'a> {
+    pub n: Slice<'a, f32>,
+    pub p: SliceMut<'a, f32>,
     pub mask_width: usize,
     pub width: usize,
     /// Outputs per block; the block has `o_tile_width + mask_width - 1` threads.
@@ -91,7 +91,7 @@ pub const fn tiled_1d_shared_bytes(block_width: usize) -> usize {
 /// Launch: blocks of `o_tile_width + mask_width - 1` threads, grid `(width-1)/o_tile_width+1`,
 /// [`tiled_1d_shared_bytes`]`(blockDim.x)` of shared memory; mask at [`MASK_1D_WORD`].
 #[kernel]
-pub fn convolution_1d_tiled_kernel(args: Convolution1dTiledArgs) {
+pub fn convolution_1d_tiled_kernel(args: Convolution1dTiledArgs<'_>) {
     let tx = thread_idx_x();
     let index_o = block_idx().x * args.o_tile_width + tx;
     let index_i = index_o as isize - (args.mask_width / 2) as isize;
@@ -121,11 +121,11 @@ pub fn convolution_1d_tiled_kernel(args: Convolution1dTiledArgs) {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(in_image, out_image))]
-pub struct Convolution2dArgs {
-    pub in_image: Slice<u8>,
+pub struct Convolution2dArgs<'a> {
+    pub in_image: Slice<'a, u8>,
     /// `mask_width^2` weights, row-major.
-    pub mask: Slice<u8>,
-    pub out_image: SliceMut<u8>,
+    pub mask: Slice<'a, u8>,
+    pub out_image: SliceMut<'a, u8>,
     pub mask_width: usize,
     pub w: usize,
     pub h: usize,
@@ -136,7 +136,7 @@ pub struct Convolution2dArgs {
 ///
 /// Launch: any 2-D grid covering `w x h` (16 x 16 blocks in the course).
 #[kernel]
-pub fn convolution_2d_basic_kernel(args: Convolution2dArgs) {
+pub fn convolution_2d_basic_kernel(args: Convolution2dArgs<'_>) {
     let col = global_idx_x();
     let row = global_idx_y();
     if col < args.w && row < args.h {
@@ -162,9 +162,9 @@ pub fn convolution_2d_basic_kernel(args: Convolution2dArgs) {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(in_image, out_image))]
-pub struct Convolution2dTiledArgs {
-    pub in_image: Slice<u8>,
-    pub out_image: SliceMut<u8>,
+pub struct Convolution2dTiledArgs<'a> {
+    pub in_image: Slice<'a, u8>,
+    pub out_image: SliceMut<'a, u8>,
     pub mask_width: usize,
     pub w: usize,
     pub h: usize,
@@ -210,7 +210,7 @@ pub fn in_image_weight(mask_width: usize, col: usize, row: usize, w: usize, h: u
 /// `((w-1)/o_tile_width+1, (h-1)/o_tile_width+1)`, [`tiled_2d_shared_bytes`]`(blockDim.x)` of
 /// shared memory; mask at [`MASK_2D_WORD`].
 #[kernel]
-pub fn convolution_2d_tiled_kernel(args: Convolution2dTiledArgs) {
+pub fn convolution_2d_tiled_kernel(args: Convolution2dTiledArgs<'_>) {
     let (tx, ty) = (thread_idx().x, thread_idx().y);
     let block_width = block_dim().x;
     let half = args.mask_width / 2;

@@ -20,9 +20,9 @@ pub const FAST_CONVOLUTION_BLOCK: (u32, u32) = FAST_BLOCK;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(in_image, out_image))]
-pub struct Convolution2dFastArgs {
-    pub in_image: Slice<u8>,
-    pub out_image: SliceMut<u8>,
+pub struct Convolution2dFastArgs<'a> {
+    pub in_image: Slice<'a, u8>,
+    pub out_image: SliceMut<'a, u8>,
     pub w: usize,
     pub h: usize,
     /// Division by the sum of all the mask's weights (the weight of a pixel whose window lies
@@ -34,7 +34,7 @@ pub struct Convolution2dFastArgs {
 ///
 /// Threads whose windows all lie inside the image take a path without bounds tests.
 #[inline(always)]
-fn convolution_2d_fast<const MW: usize, const K: usize>(args: Convolution2dFastArgs) {
+fn convolution_2d_fast<const MW: usize, const K: usize>(args: Convolution2dFastArgs<'_>) {
     let image = WordImage::new(args.in_image, args.out_image, args.w, args.h);
     let c = global_idx_x();
     let y0 = global_idx_y() * ROWS_PER_THREAD;
@@ -56,7 +56,7 @@ fn convolution_2d_fast<const MW: usize, const K: usize>(args: Convolution2dFastA
 /// four each multiplied by a packed mask word (weights past `MW` are zero).
 #[inline(always)]
 fn convolution_2d_fast_rows<const MW: usize, const K: usize, const INTERIOR: bool>(
-    image: &WordImage,
+    image: &WordImage<'_>,
     c: usize,
     y0: usize,
     by_mask_sum: Reciprocal,
@@ -113,30 +113,30 @@ fn convolution_2d_fast_rows<const MW: usize, const K: usize, const INTERIOR: boo
 /// Launch: [`FAST_CONVOLUTION_BLOCK`] blocks, grid `(ceil(w / 4 / 32), ceil(h / 8 / 8))`; the
 /// mask in the constant bank, unpacked and packed (`course-convolution`'s `upload_mask`).
 #[kernel]
-pub fn convolution_2d_fast_m1(args: Convolution2dFastArgs) {
+pub fn convolution_2d_fast_m1(args: Convolution2dFastArgs<'_>) {
     convolution_2d_fast::<1, 1>(args);
 }
 
 /// `convolution_2d_fast` with a 3 x 3 mask; launch as [`convolution_2d_fast_m1`].
 #[kernel]
-pub fn convolution_2d_fast_m3(args: Convolution2dFastArgs) {
+pub fn convolution_2d_fast_m3(args: Convolution2dFastArgs<'_>) {
     convolution_2d_fast::<3, 1>(args);
 }
 
 /// `convolution_2d_fast` with a 5 x 5 mask (the course's); launch as [`convolution_2d_fast_m1`].
 #[kernel]
-pub fn convolution_2d_fast_m5(args: Convolution2dFastArgs) {
+pub fn convolution_2d_fast_m5(args: Convolution2dFastArgs<'_>) {
     convolution_2d_fast::<5, 2>(args);
 }
 
 /// `convolution_2d_fast` with a 7 x 7 mask; launch as [`convolution_2d_fast_m1`].
 #[kernel]
-pub fn convolution_2d_fast_m7(args: Convolution2dFastArgs) {
+pub fn convolution_2d_fast_m7(args: Convolution2dFastArgs<'_>) {
     convolution_2d_fast::<7, 2>(args);
 }
 
 /// `convolution_2d_fast` with a 9 x 9 mask; launch as [`convolution_2d_fast_m1`].
 #[kernel]
-pub fn convolution_2d_fast_m9(args: Convolution2dFastArgs) {
+pub fn convolution_2d_fast_m9(args: Convolution2dFastArgs<'_>) {
     convolution_2d_fast::<9, 3>(args);
 }

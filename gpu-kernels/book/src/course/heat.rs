@@ -37,10 +37,10 @@ pub fn ftcs<T: Real>(u: T, w: T, e: T, n: T, s: T, r: T) -> T {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(src, dst))]
-pub struct HeatArgs<T> {
-    pub src: Slice<T>,
+pub struct HeatArgs<'a, T> {
+    pub src: Slice<'a, T>,
     /// Every point is written: updated, or (a Dirichlet edge) copied from `src`.
-    pub dst: SliceMut<T>,
+    pub dst: SliceMut<'a, T>,
     pub rows: u32,
     pub cols: u32,
     /// [`DIRICHLET`] or [`INSULATED`].
@@ -64,7 +64,7 @@ fn on_edge(i: usize, j: usize, rows: usize, cols: usize) -> bool {
 ///
 /// Launch: any 2-D grid covering `cols x rows`, e.g. [`STEP_BLOCK`] blocks.
 #[kernel(f32, f64)]
-pub fn heat_step<T: Real>(args: HeatArgs<T>) {
+pub fn heat_step<T: Real>(args: HeatArgs<'_, T>) {
     let (rows, cols) = (args.rows as usize, args.cols as usize);
     // The one bound test of the launch: every index below is less than `rows * cols`.
     if rows.saturating_mul(cols) > args.src.len() {
@@ -121,10 +121,10 @@ pub const fn tiled_shared_bytes(element_bytes: usize) -> usize {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(src, dst))]
-pub struct TiledHeatArgs<T> {
-    pub src: Slice<T>,
+pub struct TiledHeatArgs<'a, T> {
+    pub src: Slice<'a, T>,
     /// Every point is written.
-    pub dst: SliceMut<T>,
+    pub dst: SliceMut<'a, T>,
     pub rows: u32,
     pub cols: u32,
     pub edges: u32,
@@ -145,7 +145,7 @@ pub struct TiledHeatArgs<T> {
 /// Launch: [`TILED_BLOCK`] threads (any 2-D block works), `ceil(cols / TILE_W) x ceil(rows /
 /// TILE_H)` blocks, [`tiled_shared_bytes`] of dynamic shared memory.
 #[kernel(f32, f64)]
-pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<T>) {
+pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<'_, T>) {
     let (rows, cols, steps) = (args.rows as usize, args.cols as usize, args.steps as usize);
     // The one bound test of the launch: below, every global index is less than `rows * cols`
     // and every tile index inside the tile (step `s >= 1` touches rows and columns `s - 1 +

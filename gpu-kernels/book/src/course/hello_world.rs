@@ -8,15 +8,15 @@ pub const RECORD_WORDS: usize = 4;
 /// Arguments of [`say_hello`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct SayHelloArgs {
+pub struct SayHelloArgs<'a> {
     /// [`RECORD_WORDS`] words per thread, at its global index: what it printed, for a check the
     /// host can make on the GPU too (where device output reaches stdout, not the program).
-    pub records: SliceMut<u32>,
+    pub records: SliceMut<'a, u32>,
 }
 
 /// Prints "Hello from thread t/T, block b/B, my global index is g/G" and records `t, T, b, B`.
 #[kernel]
-pub fn say_hello(args: SayHelloArgs) {
+pub fn say_hello(args: SayHelloArgs<'_>) {
     let thread = thread_idx().x;
     let block_size = block_dim().x;
     let block = block_idx().x;

@@ -15,9 +15,9 @@ pub const BYTE_BINS: usize = 256;
 /// zeroes `histo`, of [`LETTER_BINS`] or [`BYTE_BINS`] counters, first).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct HistoArgs {
-    pub buffer: Slice<u8>,
-    pub histo: SliceMut<u32>,
+pub struct HistoArgs<'a> {
+    pub buffer: Slice<'a, u8>,
+    pub histo: SliceMut<'a, u32>,
 }
 
 /// The letter bin of byte `c`: `(c - 'a') / 4` for `a..=z`; `None` for every other byte (the
@@ -34,7 +34,7 @@ pub fn letter_bin(c: u8) -> Option<usize> {
 ///
 /// Launch: any 1-D grid; `histo` holds [`LETTER_BINS`] counters.
 #[kernel]
-pub fn histo_kernel(args: HistoArgs) {
+pub fn histo_kernel(args: HistoArgs<'_>) {
     for i in grid_stride_range(args.buffer.len()) {
         if let Some(bin) = letter_bin(args.buffer.get(i)) {
             args.histo.atomic_add_no_return(bin, 1);
@@ -50,7 +50,7 @@ pub const LETTER_SHARED_BYTES: usize = Tile1d::<u32>::bytes(LETTER_BINS);
 ///
 /// Launch: any 1-D grid, [`LETTER_SHARED_BYTES`] of shared memory.
 #[kernel]
-pub fn histo_privatized_kernel(args: HistoArgs) {
+pub fn histo_privatized_kernel(args: HistoArgs<'_>) {
     // SAFETY: the launch provides `LETTER_SHARED_BYTES` (host driver).
     let histo_private = unsafe { Tile1d::<u32>::dynamic(LETTER_BINS) };
     let (t, threads) = (thread_idx_x(), block_dim().x);
@@ -76,7 +76,7 @@ pub fn histo_privatized_kernel(args: HistoArgs) {
 ///
 /// Launch: any 1-D grid; `histo` holds [`BYTE_BINS`] counters.
 #[kernel]
-pub fn histo256_naive(args: HistoArgs) {
+pub fn histo256_naive(args: HistoArgs<'_>) {
     for i in grid_stride_range(args.buffer.len()) {
         args.histo.atomic_add_no_return(args.buffer.get(i) as usize, 1);
     }
@@ -132,7 +132,7 @@ impl Run {
 /// Launch: a grid sized to fill the SMs (any grid is correct), [`histo256_shared_bytes`] of
 /// shared memory; `histo` holds [`BYTE_BINS`] counters.
 #[kernel]
-pub fn histo256_privatized(args: HistoArgs) {
+pub fn histo256_privatized(args: HistoArgs<'_>) {
     let (t, threads) = (thread_idx_x(), block_dim().x);
     let copies = threads.div_ceil(WARP_SIZE);
     // SAFETY: the launch provides `histo256_shared_bytes(blockDim.x)` (host driver).
@@ -173,7 +173,7 @@ pub fn histo256_privatized(args: HistoArgs) {
 /// `stride` counters apart in `private`, and adds each non-zero total to `histo[b]` with one
 /// global atomic. Thread `t` takes bins `t, t + blockDim.x, ..`.
 #[inline(always)]
-pub(crate) fn add_copies(private: &Tile1d<u32>, copies: usize, stride: usize, histo: &SliceMut<u32>) {
+pub(crate) fn add_copies(private: &Tile1d<u32>, copies: usize, stride: usize, histo: &SliceMut<'_, u32>) {
     for bin in (thread_idx_x()..BYTE_BINS).step_by(block_dim().x) {
         let mut total = 0;
         for copy in 0..copies {

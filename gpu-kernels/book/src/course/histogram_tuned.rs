@@ -191,7 +191,7 @@ fn add_pairs(totals: &mut [u32; 4], even: u32, odd: u32) {
 /// fastest), [`histo256_packed_shared_bytes`] of shared memory; `histo` holds [`BYTE_BINS`]
 /// counters.
 #[kernel]
-pub fn histo256_packed(args: HistoArgs) {
+pub fn histo256_packed(args: HistoArgs<'_>) {
     let (t, threads) = (thread_idx_x() as u32, block_dim().x as u32);
     if !threads.is_multiple_of(WARP_SIZE as u32) {
         bounds_failure()
@@ -292,7 +292,7 @@ pub const fn histo256_warp_atomic_shared_bytes(threads: usize) -> usize {
 /// Launch: any block and grid (one that fills the SMs once is fastest),
 /// [`histo256_warp_atomic_shared_bytes`] of shared memory; `histo` holds [`BYTE_BINS`] counters.
 #[kernel]
-pub fn histo256_warp_atomic(args: HistoArgs) {
+pub fn histo256_warp_atomic(args: HistoArgs<'_>) {
     let (t, threads) = (thread_idx_x(), block_dim().x);
     let copies = threads.div_ceil(WARP_SIZE) * WARP_COPIES;
     // SAFETY: the launch provides `histo256_warp_atomic_shared_bytes(blockDim.x)` (host driver).

@@ -36,9 +36,9 @@ pub const STREAM_BLUR_BLOCK: (u32, u32) = (32, 8);
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(in_image, out_image))]
-pub struct BlurArgs {
-    pub in_image: Slice<u8>,
-    pub out_image: SliceMut<u8>,
+pub struct BlurArgs<'a> {
+    pub in_image: Slice<'a, u8>,
+    pub out_image: SliceMut<'a, u8>,
     pub w: usize,
     pub h: usize,
 }
@@ -48,7 +48,7 @@ pub struct BlurArgs {
 ///
 /// Launch: 16 x 16 blocks, grid `((w-1)/16+1, (h-1)/16+1)`.
 #[kernel]
-pub fn blur_kernel(args: BlurArgs) {
+pub fn blur_kernel(args: BlurArgs<'_>) {
     let col = global_idx_x();
     let row = global_idx_y();
     if col < args.w && row < args.h {
@@ -86,7 +86,7 @@ const BY_BOX: Reciprocal =
 /// Launch: [`FAST_BLUR_BLOCK`] blocks; thread `(x, y)` covers pixels `4x..4x+4` of rows
 /// `8y..8y+8`: grid `(ceil(w / 4 / 32), ceil(h / 8 / 8))`.
 #[kernel]
-pub fn blur_fast(args: BlurArgs) {
+pub fn blur_fast(args: BlurArgs<'_>) {
     let image = WordImage::new(args.in_image, args.out_image, args.w, args.h);
     let c = global_idx_x();
     let y0 = global_idx_y() * ROWS_PER_THREAD;
@@ -103,7 +103,7 @@ pub fn blur_fast(args: BlurArgs) {
 /// [`blur_fast`] for the thread at word `c`, rows `y0..`; `INTERIOR`: [`WordImage::interior`]
 /// holds, so loads and divisions need no tests.
 #[inline(always)]
-fn blur_fast_rows<const INTERIOR: bool>(image: &WordImage, c: usize, y0: usize) {
+fn blur_fast_rows<const INTERIOR: bool>(image: &WordImage<'_>, c: usize, y0: usize) {
     const _: () = assert!(ROWS_PER_THREAD == 8 && BLUR_SIZE == 2);
     let (w, h) = (image.width, image.height);
     // `row_sums[k][p]`: the 5 pixels of input row `y0 - 2 + k` centred on pixel `4c + p`, which
@@ -160,7 +160,7 @@ pub fn box_pixels(x: usize, y: usize, w: usize, h: usize) -> u32 {
 /// Launch: [`STREAM_BLUR_BLOCK`] blocks; thread `(x, y)` covers pixels `4x..4x+4` of rows
 /// `32y..32y+32`: grid `(ceil(w / 4 / 32), ceil(h / 32 / 8))`.
 #[kernel]
-pub fn blur_stream(args: BlurArgs) {
+pub fn blur_stream(args: BlurArgs<'_>) {
     let image = WordImage::new(args.in_image, args.out_image, args.w, args.h);
     let c = global_idx_x();
     let y0 = global_idx_y() * STREAM_ROWS;
@@ -176,7 +176,7 @@ pub fn blur_stream(args: BlurArgs) {
 
 /// The 5-pixel sums centred on pixels `4c .. 4c+4` of input row `y` (zero rows outside).
 #[inline(always)]
-fn row_sums<const INTERIOR: bool>(image: &WordImage, y: isize, c: usize) -> [u32; 4] {
+fn row_sums<const INTERIOR: bool>(image: &WordImage<'_>, y: isize, c: usize) -> [u32; 4] {
     let buffer = if INTERIOR {
         // SAFETY: `interior_rows(c, y0, STREAM_ROWS, BLUR_SIZE)` holds and the caller reads
         // rows `y0 - 2 .. y0 + STREAM_ROWS + 2` only, so `0 <= y < height`.
@@ -195,7 +195,7 @@ fn row_sums<const INTERIOR: bool>(image: &WordImage, y: isize, c: usize) -> [u32
 /// kept whole, so that this path, with its bounds tests and byte loads, needs fewer registers
 /// than the interior one (the kernel's register count is the larger of the two).
 #[inline(always)]
-fn blur_stream_edge(image: &WordImage, c: usize, y0: usize) {
+fn blur_stream_edge(image: &WordImage<'_>, c: usize, y0: usize) {
     let (w, h) = (image.width, image.height);
     let top = y0 as isize - BLUR_SIZE as isize;
     // `rows[k]`: the row sums of input row `y - 2 + k` for output row `y`.
@@ -223,7 +223,7 @@ fn blur_stream_edge(image: &WordImage, c: usize, y0: usize) {
 /// [`blur_stream`] for the thread at word `c`, rows `y0 .. y0 + STREAM_ROWS`; `INTERIOR`:
 /// [`WordImage::interior_rows`] holds, so loads and divisions need no tests.
 #[inline(always)]
-fn blur_stream_rows<const INTERIOR: bool>(image: &WordImage, c: usize, y0: usize) {
+fn blur_stream_rows<const INTERIOR: bool>(image: &WordImage<'_>, c: usize, y0: usize) {
     const _: () = assert!(BLUR_SIZE == 2 && STREAM_STEP == 4 && STREAM_ROWS.is_multiple_of(STREAM_STEP));
     let (w, h) = (image.width, image.height);
     let top = y0 as isize - BLUR_SIZE as isize;

@@ -96,19 +96,19 @@ impl Reciprocal {
 /// An 8-bit `width x height` image in and out, read and written a word (4 pixels) at a time
 /// where its rows are word-aligned.
 #[derive(Clone, Copy)]
-pub struct WordImage {
-    input: Slice<u8>,
-    output: SliceMut<u8>,
+pub struct WordImage<'a> {
+    input: Slice<'a, u8>,
+    output: SliceMut<'a, u8>,
     /// The word views, when every row starts on a word (`width % 4 == 0`).
-    words: Option<(Slice<u32>, SliceMut<u32>)>,
+    words: Option<(Slice<'a, u32>, SliceMut<'a, u32>)>,
     pub width: usize,
     pub height: usize,
 }
 
-impl WordImage {
+impl<'a> WordImage<'a> {
     /// The image; traps unless both views hold `width * height` bytes.
     #[inline(always)]
-    pub fn new(input: Slice<u8>, output: SliceMut<u8>, width: usize, height: usize) -> Self {
+    pub fn new(input: Slice<'a, u8>, output: SliceMut<'a, u8>, width: usize, height: usize) -> Self {
         match width.checked_mul(height) {
             Some(n) if input.len() == n && output.len() == n => {}
             _ => bounds_failure(),

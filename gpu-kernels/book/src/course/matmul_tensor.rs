@@ -46,13 +46,13 @@ const A_CHUNKS: usize = TENSOR_TILE_M * TILE_WORDS / 4 / TENSOR_THREADS as usize
 /// Arguments of [`matmul_bf16_mma`]: BF16 pairs.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct Bf16MatmulArgs {
+pub struct Bf16MatmulArgs<'a> {
     /// `A`, `m x k` BF16, row-major, as `m * k / 2` words of pairs.
-    pub a: Slice<u32>,
+    pub a: Slice<'a, u32>,
     /// `B^T`, `n x k` BF16, row-major, as `n * k / 2` words of pairs.
-    pub bt: Slice<u32>,
+    pub bt: Slice<'a, u32>,
     /// `C`, `m x n` f32, row-major; written.
-    pub c: SliceMut<f32>,
+    pub c: SliceMut<'a, f32>,
     pub m: u32,
     pub n: u32,
     pub k: u32,
@@ -61,13 +61,13 @@ pub struct Bf16MatmulArgs {
 /// Arguments of [`matmul_tf32_mma`]: f32, rounded to TF32 by the kernel.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct Tf32MatmulArgs {
+pub struct Tf32MatmulArgs<'a> {
     /// `A`, `m x k` f32, row-major.
-    pub a: Slice<f32>,
+    pub a: Slice<'a, f32>,
     /// `B^T`, `n x k` f32, row-major.
-    pub bt: Slice<f32>,
+    pub bt: Slice<'a, f32>,
     /// `C`, `m x n` f32, row-major; written.
-    pub c: SliceMut<f32>,
+    pub c: SliceMut<'a, f32>,
     pub m: u32,
     pub n: u32,
     pub k: u32,
@@ -137,7 +137,14 @@ impl TensorWords for f32 {
 
 /// The shared body: `c = a bt^T` with `words_per_row` words per row of `a` and `bt`.
 #[inline(always)]
-fn tensor_gemm<W: TensorWords>(a: Slice<W>, bt: Slice<W>, c: SliceMut<f32>, m: usize, n: usize, words_per_row: usize) {
+fn tensor_gemm<W: TensorWords>(
+    a: Slice<'_, W>,
+    bt: Slice<'_, W>,
+    c: SliceMut<'_, f32>,
+    m: usize,
+    n: usize,
+    words_per_row: usize,
+) {
     if block_dim().x != TENSOR_THREADS as usize
         || !m.is_multiple_of(TENSOR_TILE_M)
         || !n.is_multiple_of(TENSOR_TILE_N)
@@ -235,7 +242,7 @@ pub(crate) type WarpTile = [[Accumulator; N_TILES]; M_TILES];
 /// Writes a warp's 64 x 64 tile of `C` (row-major, `n` columns) at (`row0`, `col0`); both
 /// GEMMs' epilogue.
 #[inline(always)]
-pub(crate) fn store_warp_tile(c: &SliceMut<f32>, acc: &WarpTile, row0: usize, col0: usize, n: usize) {
+pub(crate) fn store_warp_tile(c: &SliceMut<'_, f32>, acc: &WarpTile, row0: usize, col0: usize, n: usize) {
     const { assert!(M_TILES == 4 && N_TILES == 8, "the unrolled loops cover 4 x 8 tiles") };
     let positions = Accumulator::positions();
     unroll!(i in [0, 1, 2, 3] => {
@@ -252,7 +259,7 @@ pub(crate) fn store_warp_tile(c: &SliceMut<f32>, acc: &WarpTile, row0: usize, co
 ///
 /// Launch: [`TENSOR_THREADS`] threads, a grid of `(n / 256, m / 128)`, [`TENSOR_SHARED_BYTES`].
 #[kernel]
-pub fn matmul_bf16_mma(args: Bf16MatmulArgs) {
+pub fn matmul_bf16_mma(args: Bf16MatmulArgs<'_>) {
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     tensor_gemm::<u32>(args.a, args.bt, args.c, m, n, k / 2)
 }
@@ -261,7 +268,7 @@ pub fn matmul_bf16_mma(args: Bf16MatmulArgs) {
 ///
 /// Launch: as [`matmul_bf16_mma`].
 #[kernel]
-pub fn matmul_tf32_mma(args: Tf32MatmulArgs) {
+pub fn matmul_tf32_mma(args: Tf32MatmulArgs<'_>) {
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     tensor_gemm::<f32>(args.a, args.bt, args.c, m, n, k)
 }
@@ -271,21 +278,21 @@ pub fn matmul_tf32_mma(args: Tf32MatmulArgs) {
 /// f32 bits), `C` and `D` 16 x 8 f32.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct MmaTileArgs {
+pub struct MmaTileArgs<'a> {
     /// `A`, 16 rows of 8 words.
-    pub a: Slice<u32>,
+    pub a: Slice<'a, u32>,
     /// `B^T`, 8 rows of 8 words.
-    pub bt: Slice<u32>,
-    pub c: Slice<f32>,
+    pub bt: Slice<'a, u32>,
+    pub c: Slice<'a, f32>,
     /// Written.
-    pub d: SliceMut<f32>,
+    pub d: SliceMut<'a, f32>,
 }
 
 /// One warp, one tile: `D = A B + C` through [`Accumulator::mma_bf16`] (K = 16).
 ///
 /// Launch: one block of 32 threads.
 #[kernel]
-pub fn mma_tile_bf16(args: MmaTileArgs) {
+pub fn mma_tile_bf16(args: MmaTileArgs<'_>) {
     mma_tile(args, |a, bt, c| {
         let a = Bf16A::load(|r, p| a.get(r * 8 + p));
         let b = Bf16B::load(|col, p| bt.get(col * 8 + p));
@@ -299,7 +306,7 @@ pub fn mma_tile_bf16(args: MmaTileArgs) {
 ///
 /// Launch: one block of 32 threads.
 #[kernel]
-pub fn mma_tile_tf32(args: MmaTileArgs) {
+pub fn mma_tile_tf32(args: MmaTileArgs<'_>) {
     mma_tile(args, |a, bt, c| {
         let a = Tf32A::load(|r, k| f32::from_bits(a.get(r * 8 + k)));
         let b = Tf32B::load(|col, k| f32::from_bits(bt.get(col * 8 + k)));
@@ -310,7 +317,7 @@ pub fn mma_tile_tf32(args: MmaTileArgs) {
 
 /// Reads `C`, runs `multiply(a, bt, c)` and writes `D`, after checking the launch is one warp.
 #[inline(always)]
-fn mma_tile(args: MmaTileArgs, multiply: impl FnOnce(Slice<u32>, Slice<u32>, Accumulator) -> Accumulator) {
+fn mma_tile(args: MmaTileArgs<'_>, multiply: impl FnOnce(Slice<'_, u32>, Slice<'_, u32>, Accumulator) -> Accumulator) {
     if block_dim().x != 32 || block_dim().y != 1 || grid_dim().x != 1 {
         ferrocuda_device::global::bounds_failure()
     }

@@ -133,9 +133,9 @@ type Fragments<W> = ([<W as PipelinedWords>::A; 4], [<W as PipelinedWords>::B; 8
 /// The shared body: `c = a bt^T` with `words_per_row` words per row of `a` and `bt`.
 #[inline(always)]
 fn pipelined_gemm<W: PipelinedWords>(
-    a: Slice<W>,
-    bt: Slice<W>,
-    c: SliceMut<f32>,
+    a: Slice<'_, W>,
+    bt: Slice<'_, W>,
+    c: SliceMut<'_, f32>,
     m: usize,
     n: usize,
     words_per_row: usize,
@@ -292,7 +292,7 @@ fn pipelined_gemm<W: PipelinedWords>(
 /// Launch: [`TENSOR_THREADS`] threads, a grid of `(n / 256, m / 128)`,
 /// [`PIPELINED_SHARED_BYTES`].
 #[kernel]
-pub fn matmul_bf16_mma_pipelined(args: Bf16MatmulArgs) {
+pub fn matmul_bf16_mma_pipelined(args: Bf16MatmulArgs<'_>) {
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     pipelined_gemm::<u32>(args.a, args.bt, args.c, m, n, k / 2)
 }
@@ -302,7 +302,7 @@ pub fn matmul_bf16_mma_pipelined(args: Bf16MatmulArgs) {
 ///
 /// Launch: as [`matmul_bf16_mma_pipelined`].
 #[kernel]
-pub fn matmul_tf32_mma_pipelined(args: Tf32MatmulArgs) {
+pub fn matmul_tf32_mma_pipelined(args: Tf32MatmulArgs<'_>) {
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     pipelined_gemm::<f32>(args.a, args.bt, args.c, m, n, k)
 }
@@ -310,13 +310,13 @@ pub fn matmul_tf32_mma_pipelined(args: Tf32MatmulArgs) {
 /// Arguments of [`fragment_probe`]: a 16 x 8-word tile in, every lane's fragments out.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct FragmentProbeArgs {
+pub struct FragmentProbeArgs<'a> {
     /// The tile: 16 rows of 8 words, row-major.
-    pub tile: Slice<u32>,
+    pub tile: Slice<'a, u32>,
     /// Written: lane `l`'s 16 words at `16 l ..`: its [`Bf16A`] fragment of the tile, its two
     /// [`Bf16B`] fragments (the tile's rows as 16 columns of `B`), then the same three as
     /// [`Tf32A`] and [`Tf32B`] (each word rounded to TF32).
-    pub out: SliceMut<u32>,
+    pub out: SliceMut<'a, u32>,
 }
 
 /// The probe's shared tile: 16 rows of 8 words padded to 12 (48-byte rows, 16-byte aligned).
@@ -328,7 +328,7 @@ type ProbeTile<W> = Tile2d<W, 16, 8, 4>;
 ///
 /// Launch: one block of 32 threads, [`PROBE_SHARED_BYTES`].
 #[kernel]
-pub fn fragment_probe(args: FragmentProbeArgs) {
+pub fn fragment_probe(args: FragmentProbeArgs<'_>) {
     if block_dim().x != 32 || grid_dim().x != 1 {
         ferrocuda_device::global::bounds_failure()
     }

@@ -11,13 +11,13 @@ use ferrocuda_device::shared::Tile2d;
 /// Arguments of every kernel here.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct MatmulArgs {
+pub struct MatmulArgs<'a> {
     /// `m x k`, row-major.
-    pub a: Slice<f32>,
+    pub a: Slice<'a, f32>,
     /// `k x n`, row-major.
-    pub b: Slice<f32>,
+    pub b: Slice<'a, f32>,
     /// `m x n`, row-major; written.
-    pub c: SliceMut<f32>,
+    pub c: SliceMut<'a, f32>,
     pub m: u32,
     pub n: u32,
     pub k: u32,
@@ -28,7 +28,7 @@ pub struct MatmulArgs {
 ///
 /// Launch: 2-D blocks (x along columns of `C`), covering `n x m`.
 #[kernel]
-pub fn matmul_naive(args: MatmulArgs) {
+pub fn matmul_naive(args: MatmulArgs<'_>) {
     let (col, row) = (global_idx_x(), global_idx_y());
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     if row < m && col < n {
@@ -60,7 +60,7 @@ pub const TILED_32_SHARED_BYTES: usize = 2 * Tile::<TILE_WIDTH_32>::BYTES;
 ///
 /// Launch: blocks of `W x W` covering `n x m`, with `2 W^2` floats of dynamic shared memory.
 #[inline(always)]
-fn tiled<const W: usize>(args: MatmulArgs) {
+fn tiled<const W: usize>(args: MatmulArgs<'_>) {
     // SAFETY: the launch provides two tiles: `ds_a` at 0, `ds_b` after it.
     let (ds_a, ds_b) = unsafe { (Tile::<W>::dynamic_at(0), Tile::<W>::dynamic_at(Tile::<W>::BYTES)) };
     let (tx, ty) = (thread_idx().x, thread_idx().y);
@@ -104,7 +104,7 @@ fn tiled<const W: usize>(args: MatmulArgs) {
 ///
 /// Launch: blocks of 16 x 16 covering `n x m`, [`TILED_SHARED_BYTES`].
 #[kernel]
-pub fn matmul_tiled(args: MatmulArgs) {
+pub fn matmul_tiled(args: MatmulArgs<'_>) {
     tiled::<TILE_WIDTH>(args)
 }
 
@@ -112,7 +112,7 @@ pub fn matmul_tiled(args: MatmulArgs) {
 ///
 /// Launch: blocks of 32 x 32 covering `n x m`, [`TILED_32_SHARED_BYTES`].
 #[kernel]
-pub fn matmul_tiled_32(args: MatmulArgs) {
+pub fn matmul_tiled_32(args: MatmulArgs<'_>) {
     tiled::<TILE_WIDTH_32>(args)
 }
 
@@ -158,7 +158,7 @@ fn load_coordinates(tid: usize) -> ((usize, usize), (usize, usize)) {
 /// Loads thread `tid`'s part of the tiles at (`m0`, `k0`) and (`k0`, `n0`): 16-byte loads when
 /// the block's tiles lie inside the matrices (`full`), elementwise loads with zero fill otherwise.
 #[inline(always)]
-fn load_tiles(args: &MatmulArgs, full: bool, tid: usize, m0: usize, n0: usize, k0: usize) -> Staged {
+fn load_tiles(args: &MatmulArgs<'_>, full: bool, tid: usize, m0: usize, n0: usize, k0: usize) -> Staged {
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
     let ((a_row, a_col), (b_row, b_col)) = load_coordinates(tid);
     let (a_row, a_col, b_row, b_col) = (m0 + a_row, k0 + a_col, k0 + b_row, n0 + b_col);
@@ -205,7 +205,7 @@ fn store_tiles(staged: &Staged, tid: usize, a_tile: &ATile, b_tile: &BTile) {
 /// Launch: blocks of [`REGISTER_TILED_THREADS`] threads (1-D), a grid of
 /// `ceil(n / BN) x ceil(m / BM)`, [`REGISTER_TILED_SHARED_BYTES`].
 #[kernel]
-pub fn matmul_register_tiled(args: MatmulArgs) {
+pub fn matmul_register_tiled(args: MatmulArgs<'_>) {
     register_tiled::<false>(args);
 }
 
@@ -216,13 +216,13 @@ pub fn matmul_register_tiled(args: MatmulArgs) {
 ///
 /// Launch: as [`matmul_register_tiled`].
 #[kernel]
-pub fn matmul_register_tiled_unrolled(args: MatmulArgs) {
+pub fn matmul_register_tiled_unrolled(args: MatmulArgs<'_>) {
     register_tiled::<true>(args);
 }
 
 /// The body of both register-tiled kernels; `UNROLLED` spells out the loop over a tile's `k`.
 #[inline(always)]
-fn register_tiled<const UNROLLED: bool>(args: MatmulArgs) {
+fn register_tiled<const UNROLLED: bool>(args: MatmulArgs<'_>) {
     // The two buffers of each tile, as byte offsets into shared memory: buffer `t % 2` holds
     // tile `t`. (Swapping two tile values instead made LLVM lose the shared state space and
     // emit generic loads.)

@@ -8,9 +8,9 @@ use ferrocuda_device::prelude::*;
 /// ([`matrix_sum_each_row`]) or per column ([`matrix_sum_each_col`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct MatrixSumArgs {
-    pub a: Slice<f32>,
-    pub sums: SliceMut<f32>,
+pub struct MatrixSumArgs<'a> {
+    pub a: Slice<'a, f32>,
+    pub sums: SliceMut<'a, f32>,
     pub rows: usize,
     pub cols: usize,
 }
@@ -21,7 +21,7 @@ pub struct MatrixSumArgs {
 /// test per load would leave one load in flight per thread and turn the coalescing lesson into a
 /// latency one).
 #[inline(always)]
-fn check_extent(args: &MatrixSumArgs) {
+fn check_extent(args: &MatrixSumArgs<'_>) {
     if args.rows.checked_mul(args.cols) != Some(args.a.len()) {
         ferrocuda_device::global::bounds_failure()
     }
@@ -31,7 +31,7 @@ fn check_extent(args: &MatrixSumArgs) {
 ///
 /// Launch: a 1-D grid of at least `rows` threads.
 #[kernel]
-pub fn matrix_sum_each_row(args: MatrixSumArgs) {
+pub fn matrix_sum_each_row(args: MatrixSumArgs<'_>) {
     check_extent(&args);
     let row = global_idx_x();
     if row < args.rows {
@@ -48,7 +48,7 @@ pub fn matrix_sum_each_row(args: MatrixSumArgs) {
 ///
 /// Launch: a 1-D grid of at least `cols` threads.
 #[kernel]
-pub fn matrix_sum_each_col(args: MatrixSumArgs) {
+pub fn matrix_sum_each_col(args: MatrixSumArgs<'_>) {
     check_extent(&args);
     let col = global_idx_x();
     if col < args.cols {

@@ -8,9 +8,9 @@ use ferrocuda_device::prelude::*;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(pin, pout))]
-pub struct PictureArgs {
-    pub pin: Slice<f32>,
-    pub pout: SliceMut<f32>,
+pub struct PictureArgs<'a> {
+    pub pin: Slice<'a, f32>,
+    pub pout: SliceMut<'a, f32>,
     /// Columns (the picture's width, the x extent).
     pub n: usize,
     /// Rows (the picture's height, the y extent).
@@ -24,7 +24,7 @@ pub struct PictureArgs {
 ///
 /// Launch: 16 x 16 blocks, grid `((n-1)/16+1, (m-1)/16+1)`.
 #[kernel]
-pub fn picture_kernel(args: PictureArgs) {
+pub fn picture_kernel(args: PictureArgs<'_>) {
     let row = global_idx_y();
     let col = global_idx_x();
     if row < args.m && col < args.n {

@@ -9,10 +9,10 @@ use ferrocuda_device::shared::Tile1d;
 /// past the end) into `output[b]`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct ReductionArgs {
-    pub input: Slice<f32>,
+pub struct ReductionArgs<'a> {
+    pub input: Slice<'a, f32>,
     /// One partial per block.
-    pub output: SliceMut<f32>,
+    pub output: SliceMut<'a, f32>,
 }
 
 /// Shared memory of both kernels, bytes: `partialSum[2*BLOCK_SIZE]`.
@@ -23,7 +23,7 @@ pub const fn shared_bytes(block_size: usize) -> usize {
 /// `partialSum[t] = input[start + t]`, `partialSum[blockDim + t] = input[start + blockDim + t]`,
 /// zero past the end (the course's `2*blockDim` inputs per block).
 #[inline(always)]
-fn load(input: Slice<f32>, partial_sum: &Tile1d<f32>) {
+fn load(input: Slice<'_, f32>, partial_sum: &Tile1d<f32>) {
     let (t, b) = (thread_idx_x(), block_dim().x);
     let start = 2 * block_idx().x * b;
     for at in [t, b + t] {
@@ -38,7 +38,7 @@ fn load(input: Slice<f32>, partial_sum: &Tile1d<f32>) {
 ///
 /// Launch: `blockDim` a power of two, [`shared_bytes`]`(blockDim)` of shared memory.
 #[kernel]
-pub fn reduction_naive(args: ReductionArgs) {
+pub fn reduction_naive(args: ReductionArgs<'_>) {
     // SAFETY: the launch provides `shared_bytes(blockDim.x)` (host driver).
     let partial_sum = unsafe { Tile1d::<f32>::dynamic(2 * block_dim().x) };
     load(args.input, &partial_sum);
@@ -63,7 +63,7 @@ pub fn reduction_naive(args: ReductionArgs) {
 ///
 /// Launch: as [`reduction_naive`].
 #[kernel]
-pub fn reduction_improved(args: ReductionArgs) {
+pub fn reduction_improved(args: ReductionArgs<'_>) {
     // SAFETY: the launch provides `shared_bytes(blockDim.x)` (host driver).
     let partial_sum = unsafe { Tile1d::<f32>::dynamic(2 * block_dim().x) };
     load(args.input, &partial_sum);

@@ -5,14 +5,14 @@ use ferrocuda_device::prelude::*;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
 #[kernel_args(same_len(a, b, c))]
-pub struct VecAddArgs {
-    pub a: Slice<f32>,
-    pub b: Slice<f32>,
+pub struct VecAddArgs<'a> {
+    pub a: Slice<'a, f32>,
+    pub b: Slice<'a, f32>,
     /// Output, as long as `a` and `b`.
-    pub c: SliceMut<f32>,
+    pub c: SliceMut<'a, f32>,
 }
 
-impl VecAddArgs {
+impl VecAddArgs<'_> {
     /// The elements written: the shortest view's length (one bounds test for all three views).
     #[inline(always)]
     pub fn len(&self) -> usize {
@@ -28,7 +28,7 @@ impl VecAddArgs {
 
 /// `c[i] = a[i] + b[i]` for `i < n`.
 #[kernel]
-pub fn vec_add_kernel(args: VecAddArgs) {
+pub fn vec_add_kernel(args: VecAddArgs<'_>) {
     let i = global_idx_x();
     if i < args.len() {
         args.c.set(i, args.a.get(i) + args.b.get(i));

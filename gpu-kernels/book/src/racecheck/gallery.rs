@@ -23,11 +23,11 @@ pub const RACY_STRIDE: usize = 64;
 /// Arguments of every kernel here.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct GalleryArgs {
-    pub input: Slice<f32>,
+pub struct GalleryArgs<'a> {
+    pub input: Slice<'a, f32>,
     /// One element per input element (`tile_shift`, the transposes), one per block (the sums),
     /// or one cell (`global_cell`).
-    pub out: SliceMut<f32>,
+    pub out: SliceMut<'a, f32>,
     /// The transposes' matrix side, a multiple of [`TILE_DIM`].
     pub n: u32,
 }
@@ -44,7 +44,7 @@ pub const TRANSPOSE_SHARED_BYTES: usize = TransposeTile::BYTES;
 /// Without the barrier between the second store and the second load, a thread reads the
 /// neighbour's element before or after the neighbour rewrote it.
 #[inline(always)]
-fn tile_shift_body<const SYNCED: bool>(args: GalleryArgs) {
+fn tile_shift_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
     let (t, n) = (thread_idx_x(), block_dim().x);
     let i = block_idx().x * n + t;
     let next = (t + 32) % n;
@@ -67,7 +67,7 @@ fn tile_shift_body<const SYNCED: bool>(args: GalleryArgs) {
 /// Each block sums its [`BLOCK`] inputs by a shared-memory tree, a barrier after each step;
 /// `SYNCED == false` leaves out the one after the step at [`RACY_STRIDE`].
 #[inline(always)]
-fn tree_sum_body<const SYNCED: bool>(args: GalleryArgs) {
+fn tree_sum_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
     let (t, n) = (thread_idx_x(), block_dim().x);
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(blockDim.x)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(n) };
@@ -95,7 +95,7 @@ fn tree_sum_body<const SYNCED: bool>(args: GalleryArgs) {
 /// not in lockstep: each load of a neighbour's partial needs a `__syncwarp` after the
 /// neighbour's store, and each store one after the neighbour's load.
 #[inline(always)]
-fn warp_tail_sum_body<const SYNCED: bool>(args: GalleryArgs) {
+fn warp_tail_sum_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
     let (t, n) = (thread_idx_x(), block_dim().x);
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(blockDim.x)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(n) };
@@ -137,7 +137,7 @@ fn warp_tail_sum_body<const SYNCED: bool>(args: GalleryArgs) {
 /// and loads it transposed; `SYNCED == false` leaves out the barrier before the next pass
 /// overwrites the tile that slower threads are still loading.
 #[inline(always)]
-fn transpose_tiles_body<const SYNCED: bool>(args: GalleryArgs) {
+fn transpose_tiles_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
     let n = args.n as usize;
     let tiles = n / TILE_DIM;
     if block_dim().x != TILE_DIM || block_dim().y != BLOCK_ROWS || args.input.len() != n * n || args.out.len() != n * n
@@ -170,7 +170,7 @@ fn transpose_tiles_body<const SYNCED: bool>(args: GalleryArgs) {
 /// Thread 0 of every block stores its block's number in the one cell `out[0]`: blocks of one
 /// launch are not ordered, so the cell holds whichever store came last.
 #[kernel]
-pub fn global_cell_racy(args: GalleryArgs) {
+pub fn global_cell_racy(args: GalleryArgs<'_>) {
     if thread_idx_x() == 0 {
         args.out.set(0, (block_idx().x + 1) as f32);
     }
@@ -179,7 +179,7 @@ pub fn global_cell_racy(args: GalleryArgs) {
 /// The twin of [`global_cell_racy`]: each block adds its number atomically, which is defined
 /// whatever the order (atomics are exempt from the detectors).
 #[kernel]
-pub fn global_cell_atomic(args: GalleryArgs) {
+pub fn global_cell_atomic(args: GalleryArgs<'_>) {
     if thread_idx_x() == 0 {
         args.out.atomic_add(0, (block_idx().x + 1) as f32);
     }
@@ -187,41 +187,41 @@ pub fn global_cell_atomic(args: GalleryArgs) {
 
 /// `tile_shift_body` without the barrier between the second store and load.
 #[kernel]
-pub fn tile_shift_racy(args: GalleryArgs) {
+pub fn tile_shift_racy(args: GalleryArgs<'_>) {
     tile_shift_body::<false>(args)
 }
 /// `tile_shift_body` with every barrier.
 #[kernel]
-pub fn tile_shift(args: GalleryArgs) {
+pub fn tile_shift(args: GalleryArgs<'_>) {
     tile_shift_body::<true>(args)
 }
 /// `tree_sum_body` without the barrier after the step at [`RACY_STRIDE`].
 #[kernel]
-pub fn tree_sum_racy(args: GalleryArgs) {
+pub fn tree_sum_racy(args: GalleryArgs<'_>) {
     tree_sum_body::<false>(args)
 }
 /// `tree_sum_body` with every barrier.
 #[kernel]
-pub fn tree_sum(args: GalleryArgs) {
+pub fn tree_sum(args: GalleryArgs<'_>) {
     tree_sum_body::<true>(args)
 }
 /// `warp_tail_sum_body` without `__syncwarp`: correct only on pre-Volta lockstep warps.
 #[kernel]
-pub fn warp_tail_sum_racy(args: GalleryArgs) {
+pub fn warp_tail_sum_racy(args: GalleryArgs<'_>) {
     warp_tail_sum_body::<false>(args)
 }
 /// `warp_tail_sum_body` with a `__syncwarp` around each load.
 #[kernel]
-pub fn warp_tail_sum(args: GalleryArgs) {
+pub fn warp_tail_sum(args: GalleryArgs<'_>) {
     warp_tail_sum_body::<true>(args)
 }
 /// `transpose_tiles_body` without the barrier that ends each pass.
 #[kernel]
-pub fn transpose_tiles_racy(args: GalleryArgs) {
+pub fn transpose_tiles_racy(args: GalleryArgs<'_>) {
     transpose_tiles_body::<false>(args)
 }
 /// `transpose_tiles_body` with it.
 #[kernel]
-pub fn transpose_tiles(args: GalleryArgs) {
+pub fn transpose_tiles(args: GalleryArgs<'_>) {
     transpose_tiles_body::<true>(args)
 }

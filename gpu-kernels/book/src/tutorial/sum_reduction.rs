@@ -9,21 +9,21 @@ use ferrocuda_device::shared::Tile1d;
 /// Arguments of [`gsum1`]: `sa[0] += sum(a)` (the host zeroes `sa[0]` first).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct Gsum1Args {
+pub struct Gsum1Args<'a> {
     /// The `nx` values.
-    pub a: Slice<f32>,
+    pub a: Slice<'a, f32>,
     /// One element, accumulated atomically.
-    pub sa: SliceMut<f32>,
+    pub sa: SliceMut<'a, f32>,
 }
 
 /// Arguments of [`gsum2`]: `d[jb]` = the sum of block `jb`'s `mx` values.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct Gsum2Args {
+pub struct Gsum2Args<'a> {
     /// The `nx` values.
-    pub a: Slice<f32>,
+    pub a: Slice<'a, f32>,
     /// One partial sum per block: `ceil(nx / mx)` elements.
-    pub d: SliceMut<f32>,
+    pub d: SliceMut<'a, f32>,
 }
 
 /// Shared memory of both kernels: one `f32` per thread (`ns = mx*sizeof(a(1))`).
@@ -34,7 +34,7 @@ pub const fn shared_bytes(mx: usize) -> usize {
 /// Copies this block's `mx` values of `a` into the shared tile `s` (those below `nx`) and waits
 /// for the whole block; returns how many it copied, `min(mx, nx - joff)`.
 #[inline(always)]
-fn load_block(a: Slice<f32>, s: &Tile1d<f32>) -> usize {
+fn load_block(a: Slice<'_, f32>, s: &Tile1d<f32>) -> usize {
     let (js, mx) = (thread_idx_x(), block_dim().x);
     let joff = mx * block_idx().x;
     if joff + js < a.len() {
@@ -50,7 +50,7 @@ fn load_block(a: Slice<f32>, s: &Tile1d<f32>) -> usize {
 ///
 /// Launch: `ceil(nx/mx)` blocks of `mx` threads, [`shared_bytes`]`(mx)` of shared memory.
 #[kernel]
-pub fn gsum1(args: Gsum1Args) {
+pub fn gsum1(args: Gsum1Args<'_>) {
     // SAFETY: the launch provides `shared_bytes(blockDim.x)` (host driver).
     let s = unsafe { Tile1d::<f32>::dynamic(block_dim().x) };
     let valid = load_block(args.a, &s);
@@ -90,7 +90,7 @@ pub fn lsum2(sdata: &Tile1d<f32>, n: usize) {
 ///
 /// Launch: `ceil(nx/mx)` blocks of `mx` threads, `mx` a power of two, [`shared_bytes`]`(mx)`.
 #[kernel]
-pub fn gsum2(args: Gsum2Args) {
+pub fn gsum2(args: Gsum2Args<'_>) {
     // SAFETY: the launch provides `shared_bytes(blockDim.x)` (host driver).
     let s = unsafe { Tile1d::<f32>::dynamic(block_dim().x) };
     let mxm = load_block(args.a, &s);

@@ -6,11 +6,11 @@ use ferrocuda_device::prelude::*;
 /// Arguments of every copy: `a = b`, both `nx * ny` long (`ny = 1` for the 1-D copy).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct CopyArgs {
+pub struct CopyArgs<'a> {
     /// Output.
-    pub a: SliceMut<f32>,
+    pub a: SliceMut<'a, f32>,
     /// Input.
-    pub b: Slice<f32>,
+    pub b: Slice<'a, f32>,
     /// Row length (the contiguous dimension).
     pub nx: u32,
     /// Row count.
@@ -19,7 +19,7 @@ pub struct CopyArgs {
 
 /// 1-D: block `jb` copies elements `mx*jb .. mx*(jb+1)`, one per thread.
 #[kernel]
-pub fn gcopy1(args: CopyArgs) {
+pub fn gcopy1(args: CopyArgs<'_>) {
     let j = global_idx_x();
     if j < args.nx as usize {
         args.a.set(j, args.b.get(j));
@@ -28,7 +28,7 @@ pub fn gcopy1(args: CopyArgs) {
 
 /// 2-D, one row of blocks per row of the array: grid `(ceil(nx/mx), ny)`.
 #[kernel]
-pub fn gcopy2a(args: CopyArgs) {
+pub fn gcopy2a(args: CopyArgs<'_>) {
     let j = global_idx_x();
     let k = block_idx().y;
     if j < args.nx as usize && k < args.ny as usize {
@@ -39,7 +39,7 @@ pub fn gcopy2a(args: CopyArgs) {
 
 /// 2-D, "fewer blocks, more work per block": one block per row, whose threads stride along it.
 #[kernel]
-pub fn gcopy2b(args: CopyArgs) {
+pub fn gcopy2b(args: CopyArgs<'_>) {
     let k = block_idx().x;
     if k < args.ny as usize {
         let row = k * args.nx as usize;
@@ -53,7 +53,7 @@ pub fn gcopy2b(args: CopyArgs) {
 
 /// 2-D, doubly segmented: `mx x my` blocks on a `ceil(nx/mx) x ceil(ny/my)` grid.
 #[kernel]
-pub fn gcopy3(args: CopyArgs) {
+pub fn gcopy3(args: CopyArgs<'_>) {
     let j = global_idx_x();
     let k = global_idx_y();
     if j < args.nx as usize && k < args.ny as usize {

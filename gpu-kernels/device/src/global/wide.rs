@@ -88,59 +88,61 @@ element4! {
     f64 => u64;
 }
 
-impl Slice<u8> {
+impl<'a> Slice<'a, u8> {
     /// The view's whole 4-byte words as `u32`s, when it starts 4-byte aligned (always, for a whole
     /// allocation): byte `4*w + k` is bits `8k .. 8k+8` of word `w` (little-endian, as the GPU
     /// and x86 are), so kernels can read bytes 4 or 16 at a time.
     #[inline(always)]
-    pub fn words(&self) -> Option<Slice<u32>> {
+    pub fn words(&self) -> Option<Slice<'a, u32>> {
         (self.ptr as usize).is_multiple_of(4).then_some(Slice {
             ptr: self.ptr.cast(),
             len: self.len / 4,
+            _buffer: PhantomData,
         })
     }
 }
 
-impl Slice<f32> {
+impl<'a> Slice<'a, f32> {
     /// The view's whole pairs of elements as `u64`s, when it starts 8-byte aligned (always, for
     /// a whole allocation): element `2p` is the low half of pair `p`, element `2p + 1` the high
     /// half (little-endian), so kernels can move two elements in one 8-byte access.
     #[inline(always)]
-    pub fn pairs(&self) -> Option<Slice<u64>> {
+    pub fn pairs(&self) -> Option<Slice<'a, u64>> {
         (self.ptr as usize).is_multiple_of(8).then_some(Slice {
             ptr: self.ptr.cast(),
             len: self.len / 2,
+            _buffer: PhantomData,
         })
     }
 }
 
-impl SliceMut<f32> {
+impl<'a> SliceMut<'a, f32> {
     /// The view's whole pairs of elements as `u64`s, when it starts 8-byte aligned, as
     /// [`Slice::pairs`].
     #[inline(always)]
-    pub fn pairs(&self) -> Option<SliceMut<u64>> {
+    pub fn pairs(&self) -> Option<SliceMut<'a, u64>> {
         (self.ptr as usize).is_multiple_of(8).then_some(SliceMut {
             ptr: self.ptr.cast(),
             len: self.len / 2,
-            _owns: PhantomData,
+            _buffer: PhantomData,
         })
     }
 }
 
-impl SliceMut<u8> {
+impl<'a> SliceMut<'a, u8> {
     /// The view's whole 4-byte words as `u32`s, when it starts 4-byte aligned, as
     /// [`Slice::words`]: kernels that write bytes 4 at a time (8-bit images) store one word.
     #[inline(always)]
-    pub fn words(&self) -> Option<SliceMut<u32>> {
+    pub fn words(&self) -> Option<SliceMut<'a, u32>> {
         (self.ptr as usize).is_multiple_of(4).then_some(SliceMut {
             ptr: self.ptr.cast(),
             len: self.len / 4,
-            _owns: PhantomData,
+            _buffer: PhantomData,
         })
     }
 }
 
-impl<T: Element4> Slice<T> {
+impl<T: Element4> Slice<'_, T> {
     /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
     #[inline(always)]
     pub fn is_aligned16(&self) -> bool {
@@ -157,7 +159,7 @@ impl<T: Element4> Slice<T> {
     }
 }
 
-impl<T: Element4> SliceMut<T> {
+impl<T: Element4> SliceMut<'_, T> {
     /// True when 16-byte accesses can start at element 0 (always, for a whole allocation).
     #[inline(always)]
     pub fn is_aligned16(&self) -> bool {

@@ -246,7 +246,8 @@ pub(super) fn chapter_three_compute(c: &mut Comparison) -> Result<()> {
 fn directed_rounding_outputs<T>(gpu: &Gpu) -> Result<Vec<T>>
 where
     T: ferrocuda::device::real::Real + Element,
-    book_kernels::ch3::intrinsics::DirectedRounding: ferrocuda::Kernel<book_kernels::ch3::intrinsics::RoundingArgs<T>>,
+    book_kernels::ch3::intrinsics::DirectedRounding:
+        for<'a> ferrocuda::Kernel<book_kernels::ch3::intrinsics::RoundingArgs<'a, T>>,
 {
     use crate::examples::ch3::intrinsics;
     let (a, b) = intrinsics::rounding_inputs::<T>(intrinsics::ROUNDING_PAIRS)?;

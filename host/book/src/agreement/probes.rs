@@ -102,7 +102,7 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
 
 fn rounding<T: StreamReal>(c: &mut Comparison) -> Result<()>
 where
-    ProbeRounding: ferrocuda::device::launch::Kernel<RoundingArgs<T>>,
+    ProbeRounding: for<'k> ferrocuda::device::launch::Kernel<RoundingArgs<'k, T>>,
 {
     c.compare(&format!("probe_rounding_{}", T::NAME), Tolerance::EXACT, |gpu| {
         let n = 1000;

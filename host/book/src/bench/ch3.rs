@@ -26,7 +26,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
             launch: Box::new(move |m: Option<&Kernels>| transpose::launch_from(gpu, m, variant, args)),
         };
         if let Some(twin) = twin
-            && !twin_agrees(gpu, &mut row, twin, &odata_d)?
+            && !twin_agrees(gpu, &mut row, twin, args.odata.as_slice())?
         {
             return Err(Error::Io(format!(
                 "the CUDA C twin of {} wrote different results",

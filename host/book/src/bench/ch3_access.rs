@@ -56,9 +56,9 @@ fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) ->
         // Each kernel copies into a poisoned output and must reproduce the input exactly (a
         // twin whose argument layout drifted, or that copied nothing, would not).
         for module in [None].into_iter().chain(twin.map(Some)) {
-            gpu.upload_into(&vec![T::from_f64(-1.0); n], &mut b_d)?;
+            gpu.upload_view(&vec![T::from_f64(-1.0); n], args.output)?;
             (row.launch)(module)?;
-            if gpu.download(&b_d)? != a {
+            if gpu.download_view(args.output.as_slice())? != a {
                 return Err(Error::Io(format!(
                     "the {} {} did not copy its input exactly",
                     if module.is_some() { "CUDA C twin of" } else { "Rust" },

@@ -72,7 +72,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
         // A twin that writes other results is a bug to report, not a row to compare: noted, and
         // the Rust kernel measured alone, so the rest of the bench still runs.
         let agreeing_twin = match twin {
-            Some(twin) if !twin_agrees(gpu, &mut row, twin, &df_d)? => {
+            Some(twin) if !twin_agrees(gpu, &mut row, twin, args.output())? => {
                 println!(
                     "the CUDA C twin of {}_f32 wrote different results: not compared",
                     variant.kernel()

@@ -24,7 +24,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
         launch: Box::new(move |m: Option<&Kernels>| gpu.load_or(m, &crate::KERNELS)?.launch(VecAddKernel, shape, args)),
     };
     if let Some(twin) = twin
-        && !twin_agrees(gpu, &mut row, twin, &c_d)?
+        && !twin_agrees(gpu, &mut row, twin, args.c.as_slice())?
     {
         return Err(Error::Io(
             "the CUDA C twin of vec_add_kernel wrote different results".into(),

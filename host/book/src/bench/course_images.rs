@@ -44,7 +44,7 @@ fn with_twin(
     gpu: &Gpu,
     mut row: Row<'_>,
     twin: Option<&Kernels>,
-    output: &DeviceBuffer<u8>,
+    output: ferrocuda::Slice<'_, u8>,
     reps: usize,
 ) -> Result<Measured> {
     if let Some(twin) = twin
@@ -88,7 +88,13 @@ pub fn run(gpu: &Gpu, settings: &Settings, twins: Option<ImageTwins>) -> Result<
                 }
             }),
         };
-        rows.push(with_twin(gpu, row, blur_twin, &out_d, settings.reps)?);
+        rows.push(with_twin(
+            gpu,
+            row,
+            blur_twin,
+            args.out_image.as_slice(),
+            settings.reps,
+        )?);
     }
     rows.extend(convolutions_2d(
         gpu,
@@ -139,7 +145,7 @@ fn convolutions_2d(
                 .launch(Convolution2dBasicKernel, shape, args)
         }),
     };
-    rows.push(with_twin(gpu, row, twin, out_d, settings.reps)?);
+    rows.push(with_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
 
     let shape = convolution::shape_2d_tiled(w, h, MASK_WIDTH, O_TILE_2D)?;
     let args = Convolution2dTiledArgs {
@@ -160,7 +166,7 @@ fn convolutions_2d(
                 .launch(Convolution2dTiledKernel, shape, args)
         }),
     };
-    rows.push(with_twin(gpu, row, twin, out_d, settings.reps)?);
+    rows.push(with_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
 
     let shape = convolution::shape_2d_fast(w, h)?;
     let (_, args) = convolution::fast_args(&masks, in_d, out_d, (w, h))?;
@@ -173,7 +179,7 @@ fn convolutions_2d(
                 .launch(Convolution2dFastM5, shape, args)
         }),
     };
-    rows.push(with_twin(gpu, row, twin, out_d, settings.reps)?);
+    rows.push(with_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
     Ok(rows)
 }
 

@@ -365,16 +365,17 @@ fn print_table(rows: &[Measured], memcpy: f64, reps: usize) {
     );
 }
 
-/// Runs `row` from the embedded module and from `twin`, downloading `output` after each: true
-/// when the two kernels wrote the same bytes (a twin whose argument layout drifted would not).
+/// Runs `row` from the embedded module and from `twin`, downloading `output` (a view of what
+/// the row's launch writes, which its launcher borrows) after each: true when the two kernels
+/// wrote the same bytes (a twin whose argument layout drifted would not).
 pub fn twin_agrees<T: ferrocuda::gpu::Element + PartialEq>(
     gpu: &Gpu,
     row: &mut Row<'_>,
     twin: &Kernels,
-    output: &ferrocuda::gpu::DeviceBuffer<T>,
+    output: ferrocuda::Slice<'_, T>,
 ) -> Result<bool> {
     (row.launch)(None)?;
-    let rust = gpu.download(output)?;
+    let rust = gpu.download_view(output)?;
     (row.launch)(Some(twin))?;
-    Ok(gpu.download(output)? == rust)
+    Ok(gpu.download_view(output)? == rust)
 }

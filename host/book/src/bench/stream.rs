@@ -31,15 +31,17 @@ fn typed<T: StreamReal>(
     let scalar = T::from_f64(SCALAR);
     let mut measured = Vec::new();
     for op in Op::ALL {
+        // One writable view of `c_d` in both argument structs: each launch uses one of them.
+        let c = c_d.view_mut();
         let unary = UnaryArgs {
             input: a_d.view(),
-            output: c_d.view_mut(),
+            output: c,
             scalar,
         };
         let binary = BinaryArgs {
             a: a_d.view(),
             b: b_d.view(),
-            c: c_d.view_mut(),
+            c,
             scalar,
         };
         let mut row = Row {
@@ -52,7 +54,7 @@ fn typed<T: StreamReal>(
             }),
         };
         if let Some(twin) = twin
-            && !twin_agrees(gpu, &mut row, twin, &c_d)?
+            && !twin_agrees(gpu, &mut row, twin, c.as_slice())?
         {
             return Err(Error::Io(format!(
                 "the CUDA C twin of {} wrote different results",

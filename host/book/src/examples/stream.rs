@@ -144,7 +144,7 @@ pub trait StreamReal: Real + Into<f64> + Element {
         op: Op,
         layout: Layout,
         shape: LaunchShape,
-        args: UnaryArgs<Self>,
+        args: UnaryArgs<'_, Self>,
     ) -> Result<()>;
     /// Launches the binary kernel of `op` (add: `c = a + b`; triad: `c = a + b * scalar`).
     fn launch_binary(
@@ -153,14 +153,14 @@ pub trait StreamReal: Real + Into<f64> + Element {
         op: Op,
         layout: Layout,
         shape: LaunchShape,
-        args: BinaryArgs<Self>,
+        args: BinaryArgs<'_, Self>,
     ) -> Result<()>;
     /// Launches the article's four-elements-per-thread triad.
     fn launch_triad_four_per_thread(
         gpu: &Gpu,
         module: Option<&Kernels>,
         shape: LaunchShape,
-        args: BinaryArgs<Self>,
+        args: BinaryArgs<'_, Self>,
     ) -> Result<()>;
 }
 
@@ -168,7 +168,7 @@ macro_rules! stream_real {
     ($($t:ty),*) => {$(
         impl StreamReal for $t {
             fn launch_unary(gpu: &Gpu,
-        module: Option<&Kernels>, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<Self>) -> Result<()> {
+        module: Option<&Kernels>, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<'_, Self>) -> Result<()> {
                 match (op, layout) {
                     (Op::Copy, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamCopy, shape, args),
                     (Op::Copy, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamCopyVec4, shape, args),
@@ -177,7 +177,7 @@ macro_rules! stream_real {
                 }
             }
             fn launch_binary(gpu: &Gpu,
-        module: Option<&Kernels>, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
+        module: Option<&Kernels>, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<'_, Self>) -> Result<()> {
                 match (op, layout) {
                     (Op::Add, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamAdd, shape, args),
                     (Op::Add, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamAddVec4, shape, args),
@@ -186,7 +186,7 @@ macro_rules! stream_real {
                 }
             }
             fn launch_triad_four_per_thread(gpu: &Gpu,
-        module: Option<&Kernels>, shape: LaunchShape, args: BinaryArgs<Self>) -> Result<()> {
+        module: Option<&Kernels>, shape: LaunchShape, args: BinaryArgs<'_, Self>) -> Result<()> {
                 gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriadFourPerThread, shape, args)
             }
         }

@@ -22,8 +22,8 @@ pub const MARCH_ROWS: usize = 8;
 /// Grid `(ceil(mx / TX), ceil(planes / TY))`; threads past the extents return (no barrier).
 #[inline(always)]
 pub(crate) fn deriv_march_body<T: Real, C: Coefficients<T>, const DIRECTION: u8>(
-    f: Slice<T>,
-    df: SliceMut<T>,
+    f: Slice<'_, T>,
+    df: SliceMut<'_, T>,
     (mx, my, mz): (u32, u32, u32),
     coeffs: C,
 ) {
@@ -103,7 +103,7 @@ pub(crate) fn deriv_march_body<T: Real, C: Coefficients<T>, const DIRECTION: u8>
 /// The y derivative by pencil marching: no tile, the window in registers (not in the book; the
 /// fast y kernel of the performance pass).
 #[kernel(f32, f64)]
-pub fn deriv_y_march<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_y_march<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_march_body::<T, _, Y>(args.f, args.df, e, Uniform::<T>::load(1));
 }
@@ -111,7 +111,7 @@ pub fn deriv_y_march<T: Real + ConstantValue>(args: DerivArgs<T>) {
 /// The z derivative by pencil marching: no tile, the window in registers (not in the book; the
 /// fast z kernel of the performance pass).
 #[kernel(f32, f64)]
-pub fn deriv_z_march<T: Real + ConstantValue>(args: DerivArgs<T>) {
+pub fn deriv_z_march<T: Real + ConstantValue>(args: DerivArgs<'_, T>) {
     let e = extents(args.f.len(), args.df.len(), args.mx, args.my, args.mz);
     deriv_march_body::<T, _, Z>(args.f, args.df, e, Uniform::<T>::load(2));
 }

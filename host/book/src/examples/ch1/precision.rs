@@ -45,7 +45,7 @@ pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
 /// `y_d = a * x_d + y_d` in precision `T`.
 pub fn axpy<T: Real>(gpu: &Gpu, a: T, x_d: &DeviceBuffer<T>, y_d: &mut DeviceBuffer<T>) -> Result<()>
 where
-    PrecisionAxpy: Kernel<PrecisionAxpyArgs<T>>,
+    PrecisionAxpy: for<'k> Kernel<PrecisionAxpyArgs<'k, T>>,
 {
     let shape = LaunchShape::cover_1d(same_len("axpy", &[x_d.len(), y_d.len()])?, THREADS_PER_BLOCK)?;
     let args = PrecisionAxpyArgs {

@@ -70,21 +70,22 @@ pub fn launch(
     b: f32,
 ) -> Result<()> {
     let shape = LaunchShape::cover_1d(same_len("limitingFactor", &[a_d.len(), b_d.len()])?, THREADS_PER_BLOCK)?;
-    let array_args = |a_d: &mut DeviceBuffer<f32>| LimitingFactorArgs {
+    let kernels = crate::kernels(gpu)?;
+    let array_args = LimitingFactorArgs {
         a: a_d.view_mut(),
         b: b_d.view(),
     };
     let math_args = MathArgs {
-        a: a_d.view_mut(),
+        a: array_args.a,
         b,
         flag: 0,
     };
     match (variant, fast_math) {
-        (Variant::Base, false) => crate::kernels(gpu)?.launch(Base, shape, array_args(a_d)),
-        (Variant::Base, true) => crate::kernels(gpu)?.launch(BaseFast, shape, array_args(a_d)),
-        (Variant::Memory, _) => crate::kernels(gpu)?.launch(Memory, shape, array_args(a_d)),
-        (Variant::Math, false) => crate::kernels(gpu)?.launch(Math, shape, math_args),
-        (Variant::Math, true) => crate::kernels(gpu)?.launch(MathFast, shape, math_args),
+        (Variant::Base, false) => kernels.launch(Base, shape, array_args),
+        (Variant::Base, true) => kernels.launch(BaseFast, shape, array_args),
+        (Variant::Memory, _) => kernels.launch(Memory, shape, array_args),
+        (Variant::Math, false) => kernels.launch(Math, shape, math_args),
+        (Variant::Math, true) => kernels.launch(MathFast, shape, math_args),
     }
 }
 

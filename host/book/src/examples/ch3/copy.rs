@@ -61,7 +61,7 @@ pub trait CopyReal: Real + Into<f64> + Element + Send + Sync {
         module: Option<&Kernels>,
         variant: Variant,
         shape: LaunchShape,
-        args: CopyArgs<Self>,
+        args: CopyArgs<'_, Self>,
     ) -> Result<()>;
     /// Blocks of `variant` per multiprocessor at this block size and dynamic shared memory.
     fn blocks_per_multiprocessor(gpu: &Gpu, variant: Variant, threads: u32, shared_bytes: u32) -> Result<u32>;
@@ -77,7 +77,7 @@ macro_rules! copy_real {
                 module: Option<&Kernels>,
                 variant: Variant,
                 shape: LaunchShape,
-                args: CopyArgs<Self>,
+                args: CopyArgs<'_, Self>,
             ) -> Result<()> {
                 match variant {
                     Variant::Tlp => gpu.load_or(module, &crate::KERNELS)?.launch(TlpCopy, shape, args),
@@ -86,14 +86,14 @@ macro_rules! copy_real {
             }
             fn blocks_per_multiprocessor(gpu: &Gpu, variant: Variant, threads: u32, shared_bytes: u32) -> Result<u32> {
                 match variant {
-                    Variant::Tlp => crate::kernels(gpu)?.max_active_blocks_per_multiprocessor::<_, CopyArgs<Self>>(TlpCopy, threads, shared_bytes),
-                    Variant::Ilp => crate::kernels(gpu)?.max_active_blocks_per_multiprocessor::<_, CopyArgs<Self>>(IlpCopy, threads, shared_bytes),
+                    Variant::Tlp => crate::kernels(gpu)?.max_active_blocks_per_multiprocessor::<_, CopyArgs<'_, Self>>(TlpCopy, threads, shared_bytes),
+                    Variant::Ilp => crate::kernels(gpu)?.max_active_blocks_per_multiprocessor::<_, CopyArgs<'_, Self>>(IlpCopy, threads, shared_bytes),
                 }
             }
             fn allow_shared_bytes(gpu: &Gpu, variant: Variant, bytes: u32) -> Result<()> {
                 match variant {
-                    Variant::Tlp => crate::kernels(gpu)?.allow_shared_bytes::<_, CopyArgs<Self>>(TlpCopy, bytes),
-                    Variant::Ilp => crate::kernels(gpu)?.allow_shared_bytes::<_, CopyArgs<Self>>(IlpCopy, bytes),
+                    Variant::Tlp => crate::kernels(gpu)?.allow_shared_bytes::<_, CopyArgs<'_, Self>>(TlpCopy, bytes),
+                    Variant::Ilp => crate::kernels(gpu)?.allow_shared_bytes::<_, CopyArgs<'_, Self>>(IlpCopy, bytes),
                 }
             }
         }

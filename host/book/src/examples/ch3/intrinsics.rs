@@ -223,7 +223,7 @@ pub fn directed_rounding<T: Element>(
     b_d: &DeviceBuffer<T>,
 ) -> Result<()>
 where
-    DirectedRounding: Kernel<RoundingArgs<T>>,
+    DirectedRounding: for<'k> Kernel<RoundingArgs<'k, T>>,
 {
     let shape = LaunchShape::cover_1d(a_d.len(), THREADS_PER_BLOCK)?;
     let args = RoundingArgs {
@@ -239,7 +239,7 @@ where
 fn directed_rounding_section<T>(gpu: &Gpu) -> Result<Vec<Check>>
 where
     T: Real + RoundingReal + Element + std::fmt::LowerExp,
-    DirectedRounding: Kernel<RoundingArgs<T>>,
+    DirectedRounding: for<'k> Kernel<RoundingArgs<'k, T>>,
 {
     let (a, b) = rounding_inputs::<T>(ROUNDING_PAIRS)?;
     let mut out_d = gpu.upload(&try_vec(ROUNDINGS * a.len(), T::from_f64(f64::NAN))?)?;

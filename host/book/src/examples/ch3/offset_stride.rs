@@ -104,19 +104,24 @@ fn no_offset_cg() -> Error {
 /// An element type of the increment kernels (`f32`, `f64`).
 pub trait OffsetStrideReal: Real + Into<f64> + Element + Send + Sync {
     /// Launches `offset` or `stride`.
-    fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()>;
+    fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<'_, Self>) -> Result<()>;
     /// Launches `offset_out_of_place` or `stride_out_of_place`.
-    fn launch_out_of_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: OutOfPlaceArgs<Self>) -> Result<()>;
+    fn launch_out_of_place(
+        gpu: &Gpu,
+        pattern: Pattern,
+        shape: LaunchShape,
+        args: OutOfPlaceArgs<'_, Self>,
+    ) -> Result<()>;
     /// Launches `stride_cg`.
-    fn launch_stride_cg(gpu: &Gpu, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()>;
+    fn launch_stride_cg(gpu: &Gpu, shape: LaunchShape, args: InPlaceArgs<'_, Self>) -> Result<()>;
     /// Launches `stride_out_of_place_cg`.
-    fn launch_stride_out_of_place_cg(gpu: &Gpu, shape: LaunchShape, args: OutOfPlaceArgs<Self>) -> Result<()>;
+    fn launch_stride_out_of_place_cg(gpu: &Gpu, shape: LaunchShape, args: OutOfPlaceArgs<'_, Self>) -> Result<()>;
 }
 
 macro_rules! offset_stride_real {
     ($($t:ty),*) => {$(
         impl OffsetStrideReal for $t {
-            fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()> {
+            fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<'_, Self>) -> Result<()> {
                 match pattern {
                     Pattern::Offset => crate::kernels(gpu)?.launch(Offset, shape, args),
                     Pattern::Stride => crate::kernels(gpu)?.launch(Stride, shape, args),
@@ -126,17 +131,17 @@ macro_rules! offset_stride_real {
                 gpu: &Gpu,
                 pattern: Pattern,
                 shape: LaunchShape,
-                args: OutOfPlaceArgs<Self>,
+                args: OutOfPlaceArgs<'_, Self>,
             ) -> Result<()> {
                 match pattern {
                     Pattern::Offset => crate::kernels(gpu)?.launch(OffsetOutOfPlace, shape, args),
                     Pattern::Stride => crate::kernels(gpu)?.launch(StrideOutOfPlace, shape, args),
                 }
             }
-            fn launch_stride_cg(gpu: &Gpu, shape: LaunchShape, args: InPlaceArgs<Self>) -> Result<()> {
+            fn launch_stride_cg(gpu: &Gpu, shape: LaunchShape, args: InPlaceArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(StrideCg, shape, args)
             }
-            fn launch_stride_out_of_place_cg(gpu: &Gpu, shape: LaunchShape, args: OutOfPlaceArgs<Self>) -> Result<()> {
+            fn launch_stride_out_of_place_cg(gpu: &Gpu, shape: LaunchShape, args: OutOfPlaceArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(StrideOutOfPlaceCg, shape, args)
             }
         }

@@ -49,13 +49,13 @@ impl Load {
 /// An element type of the strided-read kernels.
 pub trait StrideReal: Real + Into<f64> + Element + Send + Sync {
     /// Launches `stride_global` or `stride_tex`.
-    fn launch(gpu: &Gpu, load: Load, shape: LaunchShape, args: StrideReadArgs<Self>) -> Result<()>;
+    fn launch(gpu: &Gpu, load: Load, shape: LaunchShape, args: StrideReadArgs<'_, Self>) -> Result<()>;
 }
 
 macro_rules! stride_real {
     ($($t:ty),*) => {$(
         impl StrideReal for $t {
-            fn launch(gpu: &Gpu, load: Load, shape: LaunchShape, args: StrideReadArgs<Self>) -> Result<()> {
+            fn launch(gpu: &Gpu, load: Load, shape: LaunchShape, args: StrideReadArgs<'_, Self>) -> Result<()> {
                 match load {
                     Load::Global => crate::kernels(gpu)?.launch(StrideGlobal, shape, args),
                     Load::ReadOnly => crate::kernels(gpu)?.launch(StrideTex, shape, args),

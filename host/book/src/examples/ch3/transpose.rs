@@ -166,12 +166,12 @@ impl Variant {
 
 /// The arguments for an `nx x ny` input `idata_d` (`ny` rows of `nx`) and an output of the same
 /// element count; an error when the lengths or extents do not fit.
-pub fn args(
-    odata_d: &mut DeviceBuffer<f32>,
-    idata_d: &DeviceBuffer<f32>,
+pub fn args<'a>(
+    odata_d: &'a mut DeviceBuffer<f32>,
+    idata_d: &'a DeviceBuffer<f32>,
     nx: usize,
     ny: usize,
-) -> Result<TransposeArgs> {
+) -> Result<TransposeArgs<'a>> {
     if nx.checked_mul(ny) != Some(idata_d.len()) || odata_d.len() != idata_d.len() {
         return Err(Error::InvalidArgument(format!(
             "a {nx} x {ny} transpose needs two buffers of {} elements, not {} and {}",
@@ -191,7 +191,7 @@ pub fn args(
 
 /// Launches `variant` with `args` from this library's kernels (`None`) or a CUDA C twin's
 /// module, which has the same symbols.
-pub fn launch_from(gpu: &Gpu, module: Option<&Kernels>, variant: Variant, args: TransposeArgs) -> Result<()> {
+pub fn launch_from(gpu: &Gpu, module: Option<&Kernels>, variant: Variant, args: TransposeArgs<'_>) -> Result<()> {
     let shape = variant.shape(args.nx as usize, args.ny as usize)?;
     match variant {
         Variant::SimpleCopy => gpu.load_or(module, &crate::KERNELS)?.launch(SimpleCopy, shape, args),

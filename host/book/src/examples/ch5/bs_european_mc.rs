@@ -108,9 +108,9 @@ pub trait McReal: McFloat + Rounded + Reducible + Reduce + RandomFloat + Into<f6
     /// `T::EPSILON`, as f64.
     const EPSILON: f64;
     /// Launches `mc_payoffs` for this type.
-    fn launch_payoffs(gpu: &Gpu, shape: LaunchShape, args: McPayoffsArgs<Self>) -> Result<()>;
+    fn launch_payoffs(gpu: &Gpu, shape: LaunchShape, args: McPayoffsArgs<'_, Self>) -> Result<()>;
     /// Launches `mc_squared_deviations` for this type.
-    fn launch_squared_deviations(gpu: &Gpu, shape: LaunchShape, args: McSquaredDeviationsArgs<Self>) -> Result<()>;
+    fn launch_squared_deviations(gpu: &Gpu, shape: LaunchShape, args: McSquaredDeviationsArgs<'_, Self>) -> Result<()>;
 }
 
 macro_rules! mc_real {
@@ -119,10 +119,10 @@ macro_rules! mc_real {
             const LABEL: &'static str = $label;
             const DIGITS: usize = $digits;
             const EPSILON: f64 = <$t>::EPSILON as f64;
-            fn launch_payoffs(gpu: &Gpu, shape: LaunchShape, args: McPayoffsArgs<Self>) -> Result<()> {
+            fn launch_payoffs(gpu: &Gpu, shape: LaunchShape, args: McPayoffsArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(McPayoffs, shape, args)
             }
-            fn launch_squared_deviations(gpu: &Gpu, shape: LaunchShape, args: McSquaredDeviationsArgs<Self>) -> Result<()> {
+            fn launch_squared_deviations(gpu: &Gpu, shape: LaunchShape, args: McSquaredDeviationsArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(McSquaredDeviations, shape, args)
             }
         }

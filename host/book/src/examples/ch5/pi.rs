@@ -75,31 +75,31 @@ pub enum Rounding {
 /// `f32` or `f64` in the pi examples: generated, counted on the GPU and on the CPU.
 pub trait PiFloat: RandomFloat + Real + Rounded + PiReference + Element + Into<f64> {
     /// Launches `pi_count` or `pi_count_fma`.
-    fn launch_count(gpu: &Gpu, rounding: Rounding, shape: LaunchShape, args: PiCountArgs<Self>) -> Result<()>;
+    fn launch_count(gpu: &Gpu, rounding: Rounding, shape: LaunchShape, args: PiCountArgs<'_, Self>) -> Result<()>;
     /// Launches `pi_fma_mismatches`.
-    fn launch_mismatches(gpu: &Gpu, shape: LaunchShape, args: MismatchArgs<Self>) -> Result<()>;
+    fn launch_mismatches(gpu: &Gpu, shape: LaunchShape, args: MismatchArgs<'_, Self>) -> Result<()>;
     /// Launches the two-pass example's `partial_sum`.
-    fn launch_partial_sum(gpu: &Gpu, shape: LaunchShape, args: PartialSumArgs<Self>) -> Result<()>;
+    fn launch_partial_sum(gpu: &Gpu, shape: LaunchShape, args: PartialSumArgs<'_, Self>) -> Result<()>;
     /// Launches the atomic-lock example's `sum`.
-    fn launch_locked_sum(gpu: &Gpu, shape: LaunchShape, args: LockedSumArgs<Self>) -> Result<()>;
+    fn launch_locked_sum(gpu: &Gpu, shape: LaunchShape, args: LockedSumArgs<'_, Self>) -> Result<()>;
 }
 
 macro_rules! pi_float {
     ($($t:ty),*) => {$(
         impl PiFloat for $t {
-            fn launch_count(gpu: &Gpu, rounding: Rounding, shape: LaunchShape, args: PiCountArgs<Self>) -> Result<()> {
+            fn launch_count(gpu: &Gpu, rounding: Rounding, shape: LaunchShape, args: PiCountArgs<'_, Self>) -> Result<()> {
                 match rounding {
                     Rounding::Separate => crate::kernels(gpu)?.launch(PiCount, shape, args),
                     Rounding::Fma => crate::kernels(gpu)?.launch(PiCountFma, shape, args),
                 }
             }
-            fn launch_mismatches(gpu: &Gpu, shape: LaunchShape, args: MismatchArgs<Self>) -> Result<()> {
+            fn launch_mismatches(gpu: &Gpu, shape: LaunchShape, args: MismatchArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(PiFmaMismatches, shape, args)
             }
-            fn launch_partial_sum(gpu: &Gpu, shape: LaunchShape, args: PartialSumArgs<Self>) -> Result<()> {
+            fn launch_partial_sum(gpu: &Gpu, shape: LaunchShape, args: PartialSumArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(PartialSum, shape, args)
             }
-            fn launch_locked_sum(gpu: &Gpu, shape: LaunchShape, args: LockedSumArgs<Self>) -> Result<()> {
+            fn launch_locked_sum(gpu: &Gpu, shape: LaunchShape, args: LockedSumArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(LockedSum, shape, args)
             }
         }

@@ -13,6 +13,7 @@ use book_kernels::ch6::deriv_nonuniform::{
     DerivYNonuniformGlobal, DerivZLPencilsNonuniformConstant, DerivZLPencilsNonuniformGlobal, DerivZNonuniformConstant,
     DerivZNonuniformGlobal, NONUNIFORM_WORD, max_constant_points,
 };
+use ferrocuda::Slice;
 use ferrocuda::device::constant::ConstantValue;
 use ferrocuda::device::launch::{Kernel, KernelArgs};
 use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
@@ -299,13 +300,24 @@ pub fn check_extents(extents: Extents) -> Result<()> {
 
 /// A kernel's arguments.
 #[derive(Clone, Copy, Debug)]
-pub enum Args<T> {
+pub enum Args<'a, T> {
     /// The uniform grid and the stretched grid with constant-memory coefficients.
-    Plain(DerivArgs<T>),
+    Plain(DerivArgs<'a, T>),
     /// The stretched grid with coefficients in global memory.
-    Global(DerivGlobalArgs<T>),
+    Global(DerivGlobalArgs<'a, T>),
     /// `derivative_math`.
-    Math(DerivMathArgs<T>),
+    Math(DerivMathArgs<'a, T>),
+}
+
+impl<'a, T> Args<'a, T> {
+    /// The view the kernel writes, read-only.
+    pub fn output(&self) -> Slice<'a, T> {
+        match self {
+            Self::Plain(args) => args.df.as_slice(),
+            Self::Global(args) => args.df.as_slice(),
+            Self::Math(args) => args.df.as_slice(),
+        }
+    }
 }
 
 /// `f32` or `f64`: launches each kernel instantiated with it.
@@ -316,7 +328,7 @@ pub trait DerivReal: DerivFloat + ConstantValue + Element {
 
 /// Launches kernel `K`, first letting it have more than [`DEFAULT_SHARED_BYTES`] of shared
 /// memory where its tile needs that.
-fn launch_with<K: Kernel<A> + Copy, A: KernelArgs + 'static>(
+fn launch_with<K: Kernel<A> + Copy, A: KernelArgs>(
     kernels: &Kernels,
     kernel: K,
     shape: LaunchShape,
@@ -446,7 +458,12 @@ impl<T: DerivReal> Problem<T> {
 
     /// The arguments of `variant` with input `f_d` and output `df_d` (math-only: the tile holds
     /// 1, `df_d` stays untouched); an error when `variant` reads another grid's coefficients.
-    pub fn args(&self, variant: Variant, f_d: &DeviceBuffer<T>, df_d: &mut DeviceBuffer<T>) -> Result<Args<T>> {
+    pub fn args<'a>(
+        &'a self,
+        variant: Variant,
+        f_d: &'a DeviceBuffer<T>,
+        df_d: &'a mut DeviceBuffer<T>,
+    ) -> Result<Args<'a, T>> {
         if variant.coefficients.grid() != self.grid {
             return Err(Error::InvalidArgument(format!(
                 "{} reads the {:?} grid's coefficients, not the {:?} grid's",

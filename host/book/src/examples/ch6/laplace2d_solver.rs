@@ -151,12 +151,12 @@ pub trait LaplaceGpu: Elementary + Element + fmt::Display + fmt::UpperExp {
         module: Option<&Kernels>,
         variant: Variant,
         shape: LaunchShape,
-        args: JacobiArgs<Self>,
+        args: JacobiArgs<'_, Self>,
     ) -> Result<()>;
     /// Launches the tiled sweeps.
-    fn launch_tiled(gpu: &Gpu, shape: LaunchShape, args: JacobiTiledArgs<Self>) -> Result<()>;
+    fn launch_tiled(gpu: &Gpu, shape: LaunchShape, args: JacobiTiledArgs<'_, Self>) -> Result<()>;
     /// Launches the residual fold.
-    fn launch_residual(gpu: &Gpu, shape: LaunchShape, args: MaxResidualArgs<Self>) -> Result<()>;
+    fn launch_residual(gpu: &Gpu, shape: LaunchShape, args: MaxResidualArgs<'_, Self>) -> Result<()>;
     /// Lets the tiled kernel launch with `bytes` of dynamic shared memory (f64 needs more than
     /// the default 48 KiB).
     fn allow_tiled_shared_bytes(gpu: &Gpu, bytes: u32) -> Result<()>;
@@ -170,7 +170,7 @@ macro_rules! laplace_gpu {
                 module: Option<&Kernels>,
                 variant: Variant,
                 shape: LaunchShape,
-                args: JacobiArgs<Self>,
+                args: JacobiArgs<'_, Self>,
             ) -> Result<()> {
                 let kernels = gpu.load_or(module, &crate::KERNELS)?;
                 match variant {

@@ -66,15 +66,15 @@ pub trait Ch7Float: FftFloat + Into<f64> {
     /// `e^self` in this precision, on the host (std's, correctly rounded to within an ulp).
     fn exp_host(self) -> Self;
     /// Launches `alternate_sign`.
-    fn alternate_sign(gpu: &Gpu, shape: LaunchShape, args: AlternateSignArgs<Self>) -> Result<()>;
+    fn alternate_sign(gpu: &Gpu, shape: LaunchShape, args: AlternateSignArgs<'_, Self>) -> Result<()>;
     /// Launches `spectral_derivative`.
-    fn spectral_derivative(gpu: &Gpu, shape: LaunchShape, args: SpectralDerivativeArgs<Self>) -> Result<()>;
+    fn spectral_derivative(gpu: &Gpu, shape: LaunchShape, args: SpectralDerivativeArgs<'_, Self>) -> Result<()>;
     /// Launches `real_to_complex`.
-    fn real_to_complex(gpu: &Gpu, shape: LaunchShape, args: RealToComplexArgs<Self>) -> Result<()>;
+    fn real_to_complex(gpu: &Gpu, shape: LaunchShape, args: RealToComplexArgs<'_, Self>) -> Result<()>;
     /// Launches `solve_poisson`.
-    fn solve_poisson(gpu: &Gpu, shape: LaunchShape, args: SolvePoissonArgs<Self>) -> Result<()>;
+    fn solve_poisson(gpu: &Gpu, shape: LaunchShape, args: SolvePoissonArgs<'_, Self>) -> Result<()>;
     /// Launches `complex_to_real`.
-    fn complex_to_real(gpu: &Gpu, shape: LaunchShape, args: ComplexToRealArgs<Self>) -> Result<()>;
+    fn complex_to_real(gpu: &Gpu, shape: LaunchShape, args: ComplexToRealArgs<'_, Self>) -> Result<()>;
 }
 
 macro_rules! ch7_float {
@@ -85,19 +85,19 @@ macro_rules! ch7_float {
             fn exp_host(self) -> Self {
                 self.exp()
             }
-            fn alternate_sign(gpu: &Gpu, shape: LaunchShape, args: AlternateSignArgs<Self>) -> Result<()> {
+            fn alternate_sign(gpu: &Gpu, shape: LaunchShape, args: AlternateSignArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(AlternateSign, shape, args)
             }
-            fn spectral_derivative(gpu: &Gpu, shape: LaunchShape, args: SpectralDerivativeArgs<Self>) -> Result<()> {
+            fn spectral_derivative(gpu: &Gpu, shape: LaunchShape, args: SpectralDerivativeArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(SpectralDerivative, shape, args)
             }
-            fn real_to_complex(gpu: &Gpu, shape: LaunchShape, args: RealToComplexArgs<Self>) -> Result<()> {
+            fn real_to_complex(gpu: &Gpu, shape: LaunchShape, args: RealToComplexArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(RealToComplex, shape, args)
             }
-            fn solve_poisson(gpu: &Gpu, shape: LaunchShape, args: SolvePoissonArgs<Self>) -> Result<()> {
+            fn solve_poisson(gpu: &Gpu, shape: LaunchShape, args: SolvePoissonArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(SolvePoisson, shape, args)
             }
-            fn complex_to_real(gpu: &Gpu, shape: LaunchShape, args: ComplexToRealArgs<Self>) -> Result<()> {
+            fn complex_to_real(gpu: &Gpu, shape: LaunchShape, args: ComplexToRealArgs<'_, Self>) -> Result<()> {
                 crate::kernels(gpu)?.launch(ComplexToReal, shape, args)
             }
         }

@@ -367,12 +367,12 @@ pub fn shape_2d_fast(w: usize, h: usize) -> Result<LaunchShape> {
 }
 
 /// The fast kernel's arguments for the constant bank's 2-D mask.
-pub fn fast_args(
+pub fn fast_args<'a>(
     masks: &ConstantMasks,
-    in_d: &DeviceBuffer<u8>,
-    out_d: &mut DeviceBuffer<u8>,
+    in_d: &'a DeviceBuffer<u8>,
+    out_d: &'a mut DeviceBuffer<u8>,
     (w, h): (usize, usize),
-) -> Result<(usize, Convolution2dFastArgs)> {
+) -> Result<(usize, Convolution2dFastArgs<'a>)> {
     let (mask_width, mask_sum) = masks.width_and_sum_2d()?;
     check_lengths(
         &format!("a {w} x {h} convolution"),

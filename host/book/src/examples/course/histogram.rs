@@ -218,11 +218,13 @@ impl Variant {
             // The driver's count (shared memory and registers), after the opt-in above 48 KiB.
             Variant::BytesPacked => {
                 kernels()?.allow_shared_bytes(Histo256Packed, shared)?;
-                kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs>(Histo256Packed, threads, shared)?
+                kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs<'_>>(Histo256Packed, threads, shared)?
             }
-            Variant::BytesWarpAtomic => {
-                kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs>(Histo256WarpAtomic, threads, shared)?
-            }
+            Variant::BytesWarpAtomic => kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs<'_>>(
+                Histo256WarpAtomic,
+                threads,
+                shared,
+            )?,
             _ => BLOCKS_PER_SM,
         }
         .clamp(1, BLOCKS_PER_SM);

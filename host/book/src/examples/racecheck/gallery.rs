@@ -89,7 +89,7 @@ fn input(n: usize) -> Vec<f32> {
 }
 
 /// Launches `kernel` over `shape` with `input` and an output of `out_len` zeros; returns it.
-fn launch_one<K: Kernel<GalleryArgs>>(
+fn launch_one<K: for<'k> Kernel<GalleryArgs<'k>>>(
     gpu: &Gpu,
     kernel: K,
     shape: LaunchShape,

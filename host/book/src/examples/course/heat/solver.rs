@@ -127,26 +127,31 @@ impl fmt::Display for Solver {
 pub trait HeatReal: Real + Element + Into<f64> + Send + Sync {
     /// Launches `heat_step` from `module` (the book's kernels, or a CUDA C twin's) on `stream`
     /// (the default stream for `None`).
-    fn launch_step(module: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: HeatArgs<Self>) -> Result<()>;
+    fn launch_step(
+        module: &Kernels,
+        stream: Option<&Stream>,
+        shape: LaunchShape,
+        args: HeatArgs<'_, Self>,
+    ) -> Result<()>;
     /// Launches `heat_step_tiled` likewise.
     fn launch_tiled(
         module: &Kernels,
         stream: Option<&Stream>,
         shape: LaunchShape,
-        args: TiledHeatArgs<Self>,
+        args: TiledHeatArgs<'_, Self>,
     ) -> Result<()>;
 }
 
 macro_rules! heat_real {
     ($($t:ty),*) => {$(
         impl HeatReal for $t {
-            fn launch_step(module: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: HeatArgs<Self>) -> Result<()> {
+            fn launch_step(module: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: HeatArgs<'_, Self>) -> Result<()> {
                 match stream {
                     Some(s) => module.launch_on(s, HeatStep, shape, args),
                     None => module.launch(HeatStep, shape, args),
                 }
             }
-            fn launch_tiled(module: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: TiledHeatArgs<Self>) -> Result<()> {
+            fn launch_tiled(module: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: TiledHeatArgs<'_, Self>) -> Result<()> {
                 match stream {
                     Some(s) => module.launch_on(s, HeatStepTiled, shape, args),
                     None => module.launch(HeatStepTiled, shape, args),

@@ -324,3 +324,26 @@ pub fn probe_print(args: PrintArgs<'_>) {
         ferrocuda_device::println!("{:-<width$}|", "", width = args.dashes as usize);
     }
 }
+
+/// Arguments of [`probe_two_outputs`]: two writable views, which a launch refuses when they
+/// overlap.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+#[kernel_args(same_len(first, second))]
+pub struct TwoOutputsArgs<'a> {
+    /// Receives 5 in each element.
+    pub first: SliceMut<'a, f32>,
+    /// Receives 5 in each element.
+    pub second: SliceMut<'a, f32>,
+}
+
+/// Writes 5 into each element of both views: the kernel of the host's test that overlapping
+/// writable views are refused and disjoint ones launch (`tests/soundness.rs`).
+#[kernel]
+pub fn probe_two_outputs(args: TwoOutputsArgs<'_>) {
+    let i = global_idx_x();
+    if i < args.first.len() {
+        args.first.set(i, 5.0);
+        args.second.set(i, 5.0);
+    }
+}

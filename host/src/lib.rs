@@ -30,7 +30,7 @@
 //! pub struct SaxpyArgs<'a> { pub x: Slice<'a, f32>, pub y: SliceMut<'a, f32>, pub a: f32 }
 //!
 //! #[kernel]
-//! pub fn saxpy(args: SaxpyArgs) {
+//! pub fn saxpy(args: SaxpyArgs<'_>) {
 //!     let i = global_idx_x();
 //!     if i < args.y.len() {
 //!         args.y.set(i, args.a * args.x.get(i) + args.y.get(i));
@@ -66,6 +66,7 @@ pub mod cuf;
 pub mod fft;
 pub mod footprint;
 pub mod gpu;
+pub mod guarantees;
 pub mod measure;
 #[cfg(feature = "mpi")]
 pub mod mpi;

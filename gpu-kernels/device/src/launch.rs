@@ -75,12 +75,13 @@ impl ViewSpan {
             && other.start < self.start + self.bytes
     }
 
-    /// The first two views of `spans` that overlap with at least one of them writable.
+    /// The first two writable views of `spans` that overlap. A read-only view may overlap a
+    /// writable one: an in-place kernel reads what it writes, in an order its threads keep.
     pub fn first_writable_overlap(spans: &[Self]) -> Option<(Self, Self)> {
         spans.iter().enumerate().find_map(|(k, a)| {
             spans[k + 1..]
                 .iter()
-                .find(|b| (a.writable || b.writable) && a.overlaps(b))
+                .find(|b| a.writable && b.writable && a.overlaps(b))
                 .map(|b| (*a, *b))
         })
     }

@@ -238,12 +238,11 @@ impl<'g> Kernels<'g> {
         args.views(&mut |span| views.push(span));
         if let Some((a, b)) = ViewSpan::first_writable_overlap(&views) {
             return Err(Error::InvalidArgument(format!(
-                "kernel `{}`: its arguments `{}` and `{}` are views of overlapping memory and `{}` is writable: \
-                 one launch may not write memory through two views (pass one view, or subviews that do not overlap)",
+                "kernel `{}`: its arguments `{}` and `{}` are writable views of overlapping memory: one launch \
+                 may not write memory through two views (pass one view, or subviews that do not overlap)",
                 K::NAME,
                 a.field,
                 b.field,
-                if a.writable { a.field } else { b.field }
             )));
         }
         if let Backend::Sim(sim) = &self.gpu.backend {

@@ -339,6 +339,48 @@ fn random_reference_refuses_bad_input() -> TestResult {
     })
 }
 
+/// `fill_uniform` and `fill_normal` refuse, with one sentence, a stream that would run past the
+/// last Philox block and wrap into offset 0's, and leave the buffer as it was; the last block
+/// itself is filled as the CPU fills it.
+fn wrapping_offset_refused<T: RandomFloat + Send>(gpu: &Gpu) -> TestResult {
+    let pairs: [Pair<T>; 2] = [
+        ("uniforms", random::fill_uniform, reference::uniform),
+        ("normals", random::fill_normal, reference::normal),
+    ];
+    let per_block = blocks_for::<T>(4) as usize; // blocks per four elements: 1 (f32) or 2 (f64)
+    let fit = 4 / per_block; // the elements of one block
+    for (what, fill, cpu) in pairs {
+        for (offset, n) in [
+            (u64::MAX, fit + 1),
+            (u64::MAX - 1, 2 * fit + 1),
+            (u64::MAX - 2, 1 << 12),
+        ] {
+            let mut x_d = gpu.zeros::<T>(n).map_err(fail)?;
+            match fill(gpu, SEED, offset, &mut x_d) {
+                Err(e @ Error::InvalidArgument(_)) => ensure(!e.to_string().contains('\n'), || e.to_string())?,
+                other => return Err(format!("{} {what}, n = {n}, offset {offset}: {other:?}", T::NAME)),
+            }
+            let untouched = gpu.download(&x_d).map_err(fail)?;
+            ensure(untouched.iter().all(|x| x.to_f64() == 0.0), || {
+                format!("{} {what}: a refused fill wrote the buffer", T::NAME)
+            })?;
+        }
+        let mut last_d = gpu.zeros::<T>(fit).map_err(fail)?;
+        fill(gpu, SEED, u64::MAX, &mut last_d).map_err(fail)?;
+        let got = gpu.download(&last_d).map_err(fail)?;
+        let difference = first_difference(&got, &cpu(SEED, u64::MAX, fit).map_err(fail)?);
+        ensure(difference.is_none(), || {
+            format!("{} {what}, the last block: first difference {difference:?}", T::NAME)
+        })?;
+    }
+    Ok(())
+}
+
+fn random_philox_refuses_a_wrapping_offset(gpu: &Gpu) -> TestResult {
+    wrapping_offset_refused::<f32>(gpu)?;
+    wrapping_offset_refused::<f64>(gpu)
+}
+
 fn main() {
     let cpu_tests: Vec<CpuTest> = vec![
         ("random_reference_layout", random_reference_layout),
@@ -357,6 +399,10 @@ fn main() {
             random_philox_offsets_continue_the_stream,
         ),
         ("random_generator_front_end", random_generator_front_end),
+        (
+            "random_philox_refuses_a_wrapping_offset",
+            random_philox_refuses_a_wrapping_offset,
+        ),
     ];
     let cuda_tests: Vec<GpuTest> = vec![
         ("random_curand_matches_the_book", random_curand_matches_the_book),

@@ -54,8 +54,8 @@ pub fn probe_shared_reverse(args: OutArgs<'_, i32>) {
     // SAFETY: the launch provides `Tile1d::<i32>::bytes(blockDim.x)` bytes (host driver).
     let tile = unsafe { Tile1d::<i32>::dynamic(n) };
     tile.set(t, args.out.get(base + t));
-    // SAFETY: every thread of the block reaches this barrier.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier.
+    sync_threads();
     args.out.set(base + t, tile.get(n - 1 - t));
 }
 
@@ -93,8 +93,8 @@ pub fn probe_tile_transpose(args: TransposeArgs<'_>) {
             tile.set(t.y + j, t.x, args.input.get(y * nx + x));
         }
     }
-    // SAFETY: every thread of the block reaches this barrier.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier.
+    sync_threads();
     let x = b.y * TILE_DIM + t.x;
     for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
         let y = b.x * TILE_DIM + t.y + j;
@@ -124,21 +124,19 @@ pub const WARP_FIELDS: usize = 10;
 pub fn probe_warp(args: WarpArgs<'_>) {
     let i = global_idx_x();
     let x = args.input.get(i);
-    // SAFETY: each shuffle and vote runs on whole warps (the launch is a multiple of 32 threads)
-    // with every lane present, as FULL_MASK says.
-    let values = unsafe {
-        [
-            shfl_down_sync(FULL_MASK, x, 1),
-            shfl_up_sync(FULL_MASK, x, 1),
-            shfl_xor_sync(FULL_MASK, x, 1),
-            shfl_sync(FULL_MASK, x, 0),
-            warp_sum(x),
-            warp_max(x),
-            vote_ballot_sync(FULL_MASK, x % 2 != 0) as i32,
-            vote_any_sync(FULL_MASK, x > 90) as i32,
-            vote_all_sync(FULL_MASK, x >= 0) as i32,
-        ]
-    };
+    // Each shuffle and vote runs on whole warps (the launch is a multiple of 32 threads) with
+    // every lane present, as FULL_MASK says.
+    let values = [
+        shfl_down_sync(FULL_MASK, x, 1),
+        shfl_up_sync(FULL_MASK, x, 1),
+        shfl_xor_sync(FULL_MASK, x, 1),
+        shfl_sync(FULL_MASK, x, 0),
+        warp_sum(x),
+        warp_max(x),
+        vote_ballot_sync(FULL_MASK, x % 2 != 0) as i32,
+        vote_any_sync(FULL_MASK, x > 90) as i32,
+        vote_all_sync(FULL_MASK, x >= 0) as i32,
+    ];
     for (k, v) in values.into_iter().enumerate() {
         args.out.set(WARP_FIELDS * i + k, v);
     }
@@ -214,14 +212,14 @@ pub fn probe_atomics(args: AtomicArgs<'_>) {
     if thread_idx_x() == 0 {
         shared.set(0, 0);
     }
-    // SAFETY: every thread of the block reaches both barriers.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches both barriers.
+    sync_threads();
     shared.atomic_add(0, 1);
     shared.atomic_add_shared(0, 2);
     // SAFETY: element 0 of a tile of 1.
     unsafe { shared.atomic_add_shared_unchecked(0, 3) };
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     if thread_idx_x() == 0 {
         args.u32s.atomic_add(5, shared.get(0));
     }

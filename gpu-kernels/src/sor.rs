@@ -153,8 +153,8 @@ fn window_sweep<T: Real, const COLOR: u32>(args: &WindowArgs<'_, T>, load: impl 
             window.set(at(y, i), load((row0 + y) * pitch + col));
         }
     }
-    // SAFETY: every thread of the block reaches both barriers (no early return).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches both barriers (no early return).
+    sync_threads();
     let c = col + 1;
     let y = if has_color(args.parity, row0 + 1, c, COLOR) {
         1
@@ -174,8 +174,8 @@ fn window_sweep<T: Real, const COLOR: u32>(args: &WindowArgs<'_, T>, load: impl 
         );
         window.set(at(y, i + 1), updated);
     }
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     if mine {
         args.grid.set(r * pitch + c, window.get(at(y, i + 1)));
     }

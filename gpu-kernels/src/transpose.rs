@@ -118,9 +118,9 @@ pub fn cuda_transpose(args: CudaTransposeArgs<'_>) {
             unsafe { tile.set_unchecked(t.y + j, t.x, args.idata.get_unchecked(from + j * ldi)) }
         }
     }
-    // SAFETY: every thread of the block reaches this barrier (none has returned: the early
+    // Every thread of the block reaches this barrier (none has returned: the early
     // return above is taken by all threads of the launch or none).
-    unsafe { sync_threads() };
+    sync_threads();
     // Output row `x0 + t.y + j` (of the section's `ny` columns), column `y0 + t.x`: tile element
     // (t.x, t.y + j), which the load wrote exactly when this position is in the section.
     let (col, row) = (y0 + t.x, x0 + t.y);
@@ -182,8 +182,8 @@ pub fn transpose_wide(args: CudaTransposeArgs<'_>) {
                 tile.set_unchecked(row, 2 * t.x + 1, f32::from_bits((pair >> 32) as u32));
             }
         }
-        // SAFETY: every thread of the block reaches this barrier (`pairs` is block-uniform).
-        unsafe { sync_threads() };
+        // Every thread of the block reaches this barrier (`pairs` is block-uniform).
+        sync_threads();
         for k in 0..T / WIDE_BLOCK_ROWS {
             let col = t.y + k * WIDE_BLOCK_ROWS;
             // SAFETY: as for the load, with the extents swapped and `odata`.
@@ -206,8 +206,8 @@ pub fn transpose_wide(args: CudaTransposeArgs<'_>) {
             }
         }
     }
-    // SAFETY: every thread of the block reaches this barrier (`pairs` is block-uniform).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier (`pairs` is block-uniform).
+    sync_threads();
     // Output row `x0 + c`, column `y0 + r`: tile element (r, c), written by the load exactly when
     // this position is in the section.
     for k in 0..T / WIDE_BLOCK_ROWS {

@@ -303,22 +303,21 @@ impl Accumulator {
 
     /// `self + a b` on the tensor cores (`mma.sync...m16n8k16...bf16`).
     ///
-    /// # Safety
-    /// Every lane of the warp calls it together (convergently): `mma.sync.aligned`. The
-    /// simulator reports a fault when a lane does not.
+    /// Call from: every lane of the warp together (convergently): `mma.sync.aligned`. Otherwise
+    /// the GPU's result is undefined, and the simulator reports a fault. Safe, as the shuffles
+    /// are: the operands are registers, no memory is touched.
     #[inline(always)]
-    pub unsafe fn mma_bf16(self, a: Bf16A, b: Bf16B) -> Self {
-        // SAFETY: forwarded to the caller.
+    pub fn mma_bf16(self, a: Bf16A, b: Bf16B) -> Self {
+        // SAFETY: a convergence contract only: register operands, no memory access.
         Self(unsafe { arch::mma_bf16_m16n8k16(a.0, b.0, self.0) })
     }
 
     /// `self + a b` on the tensor cores (`mma.sync...m16n8k8...tf32`).
     ///
-    /// # Safety
-    /// As [`Accumulator::mma_bf16`].
+    /// Call from: as [`Accumulator::mma_bf16`].
     #[inline(always)]
-    pub unsafe fn mma_tf32(self, a: Tf32A, b: Tf32B) -> Self {
-        // SAFETY: forwarded to the caller.
+    pub fn mma_tf32(self, a: Tf32A, b: Tf32B) -> Self {
+        // SAFETY: a convergence contract only: register operands, no memory access.
         Self(unsafe { arch::mma_tf32_m16n8k8(a.0, b.0, self.0) })
     }
 }

@@ -4,12 +4,15 @@ use super::arch;
 /// `__syncthreads()`: waits until every thread of the block reaches it, and makes their global
 /// and shared writes visible to each other.
 ///
-/// # Safety
-/// Every non-exited thread of the block calls it the same number of times; a barrier inside
-/// a branch that only some threads take hangs or corrupts the block.
+/// Call from: every non-exited thread of the block, the same number of times. A barrier inside a
+/// branch that only some threads take hangs the block or lets it pass unsynchronised on the GPU
+/// (a race, a wrong value), and the simulator reports a fault. A convergence contract, safe as
+/// the shuffles are: `bar.sync` moves no data, and every access it orders is checked by its view
+/// or tile (PTX ISA §9.7.13.1, `bar.sync`).
 #[inline(always)]
-pub unsafe fn sync_threads() {
-    // SAFETY: forwarded to the caller.
+pub fn sync_threads() {
+    // SAFETY: the contract is convergence only: breaking it misorders accesses that are each
+    // within their view or tile, it cannot make one reach outside.
     unsafe { arch::barrier_sync() }
 }
 /// `__threadfence_block()`: orders this thread's memory accesses as seen by its block.

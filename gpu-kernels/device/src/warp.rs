@@ -1,7 +1,11 @@
 //! Warp shuffle and vote (CUDA C `__shfl_*_sync`, `__any_sync`, `__all_sync`, `__ballot_sync`).
 //!
 //! The `mask` names the participating lanes; every lane in it must execute the same call with
-//! the same mask (PTX ISA §9.7.9.6, `shfl.sync`). Misuse is undefined on the GPU, hence `unsafe`.
+//! the same mask (PTX ISA §9.7.9.6, `shfl.sync`). That is a convergence contract, like
+//! `sync_threads`' and `warp_sum`'s, and like them these functions are safe: a broken contract
+//! gives a wrong value or a hang on the GPU (the instructions touch no memory), and a fault in the
+//! simulator, never an access outside a view. `unsafe` in this library marks only contracts
+//! whose breach can reach memory a view or tile does not allow (raw pointers, unchecked indices).
 use super::arch;
 
 /// All 32 lanes.
@@ -42,77 +46,76 @@ shuffle_64!(u64, i64, f64);
 
 /// `__shfl_down_sync`: the value of lane `lane + delta` (own value when that is past the warp).
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask`.
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
+/// value or hangs, and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
-    // SAFETY: forwarded to the caller. Clamp 0x1f: lanes stay within the 32-lane segment.
+pub fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
+    // SAFETY: the contract is convergence only (the asm is `nomem`). Clamp 0x1f: the 32-lane segment.
     value.shuffle_words(|w| unsafe { arch::shfl_down_b32(mask, w, delta, 0x1f) })
 }
 /// `__shfl_down_sync` within the first `last_lane + 1` lanes: lane `l` gets lane `l + delta`'s
 /// value when `l + delta <= last_lane`, its own otherwise (the `c` clamp operand of
 /// `shfl.sync.down`), so a partial warp never reads an absent lane.
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask`.
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
+/// value or hangs, and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn shfl_down_sync_clamped<T: Shuffle>(mask: u32, value: T, delta: u32, last_lane: u32) -> T {
-    // SAFETY: forwarded to the caller.
+pub fn shfl_down_sync_clamped<T: Shuffle>(mask: u32, value: T, delta: u32, last_lane: u32) -> T {
+    // SAFETY: the contract is convergence only (the asm is `nomem`): see the module doc.
     value.shuffle_words(|w| unsafe { arch::shfl_down_b32(mask, w, delta, last_lane & 0x1f) })
 }
 /// `__shfl_up_sync`: the value of lane `lane - delta` (own value below lane `delta`).
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask`.
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
+/// value or hangs, and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
-    // SAFETY: forwarded to the caller. Clamp 0: the segment starts at lane 0.
+pub fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
+    // SAFETY: the contract is convergence only (the asm is `nomem`). Clamp 0: the segment starts
+    // at lane 0.
     value.shuffle_words(|w| unsafe { arch::shfl_up_b32(mask, w, delta, 0) })
 }
 /// `__shfl_xor_sync`: the value of lane `lane ^ lane_mask` (a butterfly exchange).
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask`.
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
+/// value or hangs, and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn shfl_xor_sync<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
-    // SAFETY: forwarded to the caller.
+pub fn shfl_xor_sync<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
+    // SAFETY: the contract is convergence only (the asm is `nomem`): see the module doc.
     value.shuffle_words(|w| unsafe { arch::shfl_bfly_b32(mask, w, lane_mask, 0x1f) })
 }
 /// `__shfl_sync`: the value of lane `src_lane` (a broadcast when all lanes pass the same one).
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask`.
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
+/// value or hangs, and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn shfl_sync<T: Shuffle>(mask: u32, value: T, src_lane: u32) -> T {
-    // SAFETY: forwarded to the caller.
+pub fn shfl_sync<T: Shuffle>(mask: u32, value: T, src_lane: u32) -> T {
+    // SAFETY: the contract is convergence only (the asm is `nomem`): see the module doc.
     value.shuffle_words(|w| unsafe { arch::shfl_idx_b32(mask, w, src_lane, 0x1f) })
 }
 /// `__ballot_sync`: bit `i` set when lane `i` of `mask` passes a true `predicate`.
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask`.
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
+/// value or hangs, and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
-    // SAFETY: forwarded to the caller.
+pub fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
+    // SAFETY: the contract is convergence only (the asm is `nomem`): see the module doc.
     unsafe { arch::vote_ballot(mask, predicate) }
 }
 /// `__any_sync`: true when some lane of `mask` passes a true `predicate`.
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask`.
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
+/// value or hangs, and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn vote_any_sync(mask: u32, predicate: bool) -> bool {
-    // SAFETY: forwarded to the caller.
-    unsafe { vote_ballot_sync(mask, predicate) != 0 }
+pub fn vote_any_sync(mask: u32, predicate: bool) -> bool {
+    vote_ballot_sync(mask, predicate) != 0
 }
 /// `__all_sync`: true when every lane of `mask` passes a true `predicate`.
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask`.
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
+/// value or hangs, and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn vote_all_sync(mask: u32, predicate: bool) -> bool {
-    // SAFETY: forwarded to the caller.
-    unsafe { vote_ballot_sync(mask, predicate) == mask }
+pub fn vote_all_sync(mask: u32, predicate: bool) -> bool {
+    vote_ballot_sync(mask, predicate) == mask
 }
 /// `__syncwarp(mask)`: waits until every lane of `mask` reaches it, and orders the shared and
 /// global memory accesses of those lanes before it against theirs after it. Under sm_70's
@@ -120,11 +123,12 @@ pub unsafe fn vote_all_sync(mask: u32, predicate: bool) -> bool {
 /// need it (or a shuffle, a vote or `__syncthreads`) between the store and the load; running
 /// in one warp does not order them (PTX ISA §9.7.13.3, `bar.warp.sync`).
 ///
-/// # Safety
-/// Every lane in `mask` calls it, with the same `mask` (the simulator reports a fault when not).
+/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU may hang or leave
+/// the accesses unordered (a race, a wrong value), and the simulator reports a fault.
 #[inline(always)]
-pub unsafe fn sync_warp(mask: u32) {
-    // SAFETY: forwarded to the caller.
+pub fn sync_warp(mask: u32) {
+    // SAFETY: a convergence contract; `bar.warp.sync` moves no data, it only orders the lanes'
+    // accesses, each of which was checked by its own view or tile.
     unsafe { arch::bar_warp_sync(mask) }
 }
 /// `__activemask()`: the lanes executing this call together.

@@ -118,9 +118,9 @@ fn transform<T: ComplexScalar, const E: usize>(args: &FftRowsArgs<'_, T>) {
             tile.set((row * pitch + padded32(i)) as usize, loaded[c]);
         }
     });
-    // SAFETY: every thread of the block reaches every barrier of the kernel: no thread returns
+    // Every thread of the block reaches every barrier of the kernel: no thread returns
     // early, and the pass loop's bounds are the same for all.
-    unsafe { sync_threads() };
+    sync_threads();
 
     // Row lengths and thread counts are powers of two: shifts and masks, no division.
     let log2_per_row = args.log2_n - E.trailing_zeros();
@@ -224,8 +224,8 @@ fn pass<T: ComplexScalar, const R: usize, const E: usize>(
             });
         }
     });
-    // SAFETY: called by every thread of the block (see `transform`).
-    unsafe { sync_threads() };
+    // Called by every thread of the block (see `transform`).
+    sync_threads();
     // The twiddle of `r` is `w_n^(r k n / (span R))`: one table for every pass.
     let log2_table_step = log2_stride - p.log2_span;
     let span = 1u32 << p.log2_span;
@@ -261,8 +261,8 @@ fn pass<T: ComplexScalar, const R: usize, const E: usize>(
             });
         }
     });
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
 }
 
 /// The `R`-point DFT (forward) of `x[..R]`, `R` in {2, 4, 8}; the rest of the array is unused.

@@ -146,8 +146,8 @@ pub fn sor_tiled<T: Real>(args: TiledArgs<'_, T>) {
     let (lane, warp) = (place.lane as u32, place.warp as u32);
     let (plane, p0) = (plane as u32, place.p0 as u32);
     for h in 0..args.half_sweeps {
-        // SAFETY: every thread of the block reaches every barrier (uniform loop bounds).
-        unsafe { sync_threads() };
+        // Every thread of the block reaches every barrier (uniform loop bounds).
+        sync_threads();
         let color = (args.first_color + h) & 1;
         let margin = h + 1;
         let (y_begin, y_end) = (margin.max(region_y.0), (TILE_SH as u32 - margin).min(region_y.1));
@@ -175,8 +175,8 @@ pub fn sor_tiled<T: Real>(args: TiledArgs<'_, T>) {
             }
         }
     }
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     if r0 + TILE_H <= rows && c0 + TILE_W <= cols {
         place.store::<false>(&args);
     } else {

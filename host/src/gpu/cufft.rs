@@ -88,10 +88,72 @@ impl CufftFloat for f64 {
 }
 
 /// A cuFFT plan (`cufftPlanMany`, default layouts: row-major arrays, contiguous batches).
+///
+/// Each execution checks its buffers against the plan (kind, precision, at least the plan's
+/// elements), since cuFFT itself reads and writes what the plan says, whatever the buffers hold.
 pub struct Cufft {
     handle: sys::cufftHandle,
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    sizes: PlanSizes,
+}
+
+/// What a plan reads and writes: its kind, its precision and its arrays' element counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PlanSizes {
+    kind: CufftKind,
+    double: bool,
+    /// Elements of a full array, all batches: complex for C2C, real for R2C's input and C2R's
+    /// output.
+    full: usize,
+    /// Complex elements of the half spectrum (`nx / 2 + 1` per row), all batches.
+    half: usize,
+}
+
+impl PlanSizes {
+    fn new(dims: &[usize], batch: usize, kind: CufftKind, double: bool) -> Result<Self> {
+        let too_large = || Error::InvalidArgument(format!("a cuFFT plan of {dims:?} x {batch} does not fit in memory"));
+        let (&nx, outer) = dims
+            .split_last()
+            .ok_or_else(|| Error::InvalidArgument("a cuFFT plan needs 1 to 3 dimensions, not 0".into()))?;
+        let rows = outer
+            .iter()
+            .try_fold(batch, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(too_large)?;
+        let full = rows.checked_mul(nx).ok_or_else(too_large)?;
+        // 2 half <= full + 2 rows, and 16-byte elements: checked so that no later product wraps.
+        let half = rows.checked_mul(nx / 2 + 1).ok_or_else(too_large)?;
+        half.checked_mul(32).ok_or_else(too_large)?;
+        full.checked_mul(16).ok_or_else(too_large)?;
+        Ok(Self {
+            kind,
+            double,
+            full,
+            half,
+        })
+    }
+
+    /// Checks that an execution of `kind` in `double` precision on buffers of `lens` elements
+    /// (with the counts each needs) stays inside them.
+    fn check(&self, kind: CufftKind, double: bool, lens: &[(&str, usize, usize)]) -> Result<()> {
+        if (kind, double) != (self.kind, self.double) {
+            let precision = |d: bool| if d { "f64" } else { "f32" };
+            return Err(Error::InvalidArgument(format!(
+                "this cuFFT plan computes {:?} in {}, not {kind:?} in {}",
+                self.kind,
+                precision(self.double),
+                precision(double)
+            )));
+        }
+        for &(what, got, want) in lens {
+            if got < want {
+                return Err(Error::InvalidArgument(format!(
+                    "the {what} of this cuFFT plan needs {want} elements, not {got}"
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 // SAFETY: the handle is an integer naming a plan; cuFFT allows a plan to be used from any thread
@@ -117,6 +179,7 @@ impl Cufft {
             c_int::try_from(v)
                 .map_err(|_| Error::InvalidArgument(format!("cuFFT takes sizes and batches below 2^31, not {v}")))
         };
+        let sizes = PlanSizes::new(dims, batch, kind, double)?;
         let mut n = dims.iter().map(|&d| to_int(d)).collect::<Result<Vec<_>>>()?;
         let batch = to_int(batch)?;
         let type_ = match (kind, double) {
@@ -152,6 +215,7 @@ impl Cufft {
             handle,
             context: device.context.clone(),
             stream: device.stream.clone(),
+            sizes,
         })
     }
 
@@ -179,6 +243,13 @@ impl Cufft {
         output: &mut DeviceBuffer<Complex<T>>,
         inverse: bool,
     ) -> Result<()> {
+        let full = self.sizes.full;
+        let input_len = input.map_or(full, |buffer| buffer.len());
+        self.sizes.check(
+            CufftKind::C2c,
+            T::DOUBLE,
+            &[("input", input_len, full), ("output", output.len(), full)],
+        )?;
         let s = self.prepare(stream)?;
         let direction = if inverse { CUFFT_INVERSE } else { CUFFT_FORWARD };
         let input_ptr = match input {
@@ -187,8 +258,9 @@ impl Cufft {
         };
         let (output_ptr, _output_record) = cuda_slice_mut(output)?.device_ptr_mut(&s);
         let input_address = input_ptr.as_ref().map_or(output_ptr, |(p, _)| *p);
-        // SAFETY: both addresses are live allocations of the plan's size (the caller checked the
-        // lengths), used on `s`, which orders this execution before later work on them.
+        // SAFETY: both addresses are live allocations of at least the plan's elements in its
+        // precision (checked above), used on `s`, which orders this execution before later work
+        // on them.
         unsafe { T::exec_c2c(self.handle, input_address, output_ptr, direction) }
     }
 
@@ -200,6 +272,15 @@ impl Cufft {
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<Complex<T>>,
     ) -> Result<()> {
+        let PlanSizes { full, half, .. } = self.sizes;
+        self.sizes.check(
+            CufftKind::R2c,
+            T::DOUBLE,
+            &[
+                ("real input", input.len(), full),
+                ("complex output", output.len(), half),
+            ],
+        )?;
         let s = self.prepare(stream)?;
         let (input_ptr, _input_record) = cuda_slice(input)?.device_ptr(&s);
         let (output_ptr, _output_record) = cuda_slice_mut(output)?.device_ptr_mut(&s);
@@ -215,6 +296,15 @@ impl Cufft {
         input: &mut DeviceBuffer<Complex<T>>,
         output: &mut DeviceBuffer<T>,
     ) -> Result<()> {
+        let PlanSizes { full, half, .. } = self.sizes;
+        self.sizes.check(
+            CufftKind::C2r,
+            T::DOUBLE,
+            &[
+                ("complex input", input.len(), half),
+                ("real output", output.len(), full),
+            ],
+        )?;
         let s = self.prepare(stream)?;
         let (input_ptr, _input_record) = cuda_slice_mut(input)?.device_ptr_mut(&s);
         let (output_ptr, _output_record) = cuda_slice_mut(output)?.device_ptr_mut(&s);
@@ -232,10 +322,14 @@ impl Cufft {
         data: &mut DeviceBuffer<T>,
         r2c: bool,
     ) -> Result<()> {
+        let kind = if r2c { CufftKind::R2c } else { CufftKind::C2r };
+        let padded = 2 * self.sizes.half;
+        self.sizes
+            .check(kind, T::DOUBLE, &[("padded real data", data.len(), padded)])?;
         let s = self.prepare(stream)?;
         let (ptr, _record) = cuda_slice_mut(data)?.device_ptr_mut(&s);
-        // SAFETY: `ptr` addresses the plan's padded array (the caller checked the length), used
-        // on `s`; cuFFT's in-place real transforms take one address for both sides.
+        // SAFETY: `ptr` addresses at least the plan's padded array in its precision (checked
+        // above), used on `s`; cuFFT's in-place real transforms take one address for both sides.
         unsafe {
             if r2c {
                 T::exec_r2c(self.handle, ptr, ptr)
@@ -266,5 +360,45 @@ impl Drop for Cufft {
         let _ = self.stream.synchronize();
         // SAFETY: created in `new`, destroyed once here, after its queued work.
         let _ = unsafe { result::destroy(self.handle) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checks that keep a safe execution inside its buffers: a wrong kind or precision, or a
+    /// buffer shorter than the plan, is refused; the exact and larger lengths pass.
+    #[test]
+    fn cufft_plan_sizes_refuse_what_cufft_would_overrun() {
+        let sizes = PlanSizes::new(&[4, 6], 3, CufftKind::R2c, false).unwrap();
+        assert_eq!((sizes.full, sizes.half), (3 * 4 * 6, 3 * 4 * 4));
+        let (full, half) = (sizes.full, sizes.half);
+        assert!(
+            sizes
+                .check(CufftKind::R2c, false, &[("in", full, full), ("out", half, half)])
+                .is_ok()
+        );
+        assert!(
+            sizes
+                .check(CufftKind::R2c, false, &[("in", full + 1, full), ("out", half, half)])
+                .is_ok()
+        );
+        assert!(sizes.check(CufftKind::R2c, false, &[("in", full - 1, full)]).is_err());
+        assert!(
+            sizes.check(CufftKind::R2c, true, &[]).is_err(),
+            "f64 buffers on an f32 plan"
+        );
+        assert!(sizes.check(CufftKind::C2c, false, &[]).is_err(), "C2C on an R2C plan");
+        let message = sizes
+            .check(CufftKind::R2c, false, &[("in", 1, full)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("needs 72 elements, not 1") && !message.contains('\n'),
+            "{message}"
+        );
+        assert!(PlanSizes::new(&[], 1, CufftKind::C2c, false).is_err());
+        assert!(PlanSizes::new(&[1 << 31, 1 << 31, 1 << 31], 1 << 31, CufftKind::C2c, true).is_err());
     }
 }

@@ -6,18 +6,12 @@
 //! memory can hold, or a stream that would run past the last Philox block (`2^64 - 1`).
 use crate::gpu::{Error, Result};
 use ferrocuda_device::random::PhiloxReal;
-use ferrocuda_device::random::blocks_for;
 use ferrocuda_device::random::philox::Key;
 use rayon::prelude::*;
 
 /// Elements `0 .. n` of the stream `make(key, offset, chunk)` at `offset`, four per chunk.
 fn stream<T: PhiloxReal + Send>(offset: u64, n: usize, make: impl Fn(u64) -> [T; 4] + Sync) -> Result<Vec<T>> {
-    let blocks = blocks_for::<T>(n as u64);
-    if offset.checked_add(blocks.saturating_sub(1)).is_none() {
-        return Err(Error::InvalidArgument(format!(
-            "{n} elements from Philox block {offset} run past the last block, 2^64 - 1"
-        )));
-    }
+    super::check_stream::<T>(offset, n)?;
     let mut out = Vec::new();
     out.try_reserve_exact(n).map_err(|_| {
         Error::InvalidArgument(format!(

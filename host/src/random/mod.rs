@@ -6,7 +6,8 @@
 //! The stream of a `(seed, offset)` does not depend on the launch: element `i` comes from Philox
 //! block `offset + i / P`, with `P` = 4 for `f32` and 2 for `f64` (`ferrocuda_device::random::stream`
 //! has the whole layout; [`blocks_for`] gives the offset of a following, non-overlapping
-//! buffer). Normals come from Box-Muller with a logarithm and a sine rounded identically on the
+//! buffer). A range of blocks past the last one, `2^64 - 1`, is refused rather than wrapped into
+//! offset 0's stream. Normals come from Box-Muller with a logarithm and a sine rounded identically on the
 //! GPU and the CPU (`ln` within 1 ulp, `sincospi` within 2 ulps, of glibc).
 //!
 //! ```
@@ -68,9 +69,24 @@ pub fn shape(gpu: &Gpu, n: usize) -> LaunchShape {
     LaunchShape::new((blocks, 1, 1), (THREADS_PER_BLOCK, 1, 1))
 }
 
+/// Checks that `n` elements of `T` from Philox block `offset` stay at or below the last block,
+/// `2^64 - 1`: past it the counter would wrap into offset 0's stream.
+pub(crate) fn check_stream<T: PhiloxReal>(offset: u64, n: usize) -> Result<()> {
+    let blocks = blocks_for::<T>(n as u64);
+    match offset.checked_add(blocks.saturating_sub(1)) {
+        Some(_) => Ok(()),
+        None => Err(Error::InvalidArgument(format!(
+            "{n} random elements need {blocks} Philox blocks from block {offset}, past the last block \
+             (2^64 - 1), so their offset is at most {}",
+            u64::MAX - (blocks - 1)
+        ))),
+    }
+}
+
 /// Fills `out` with the uniforms in (0, 1] of the Philox stream `(seed, offset)`; queued on the
-/// device's stream.
+/// device's stream. A stream past the last Philox block is an [`Error::InvalidArgument`].
 pub fn fill_uniform<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+    check_stream::<T>(offset, out.len())?;
     let shape = shape(gpu, out.len());
     let args = PhiloxArgs {
         out: out.view_mut(),
@@ -81,8 +97,10 @@ pub fn fill_uniform<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut
 }
 
 /// Fills `out` with the normals (mean 0, standard deviation 1, Box-Muller) of the Philox stream
-/// `(seed, offset)`; queued on the device's stream. Any length, odd included.
+/// `(seed, offset)`; queued on the device's stream. Any length, odd included. A stream past the
+/// last Philox block is an [`Error::InvalidArgument`].
 pub fn fill_normal<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+    check_stream::<T>(offset, out.len())?;
     let shape = shape(gpu, out.len());
     let args = PhiloxArgs {
         out: out.view_mut(),
@@ -177,5 +195,32 @@ impl FromStr for Generator {
                 "the generator is curand, curand-seeded or philox, not `{other}`"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_stream_refuses_a_range_past_the_last_block() {
+        // The last block itself: four f32 or two f64.
+        assert!(check_stream::<f32>(u64::MAX, 4).is_ok());
+        assert!(check_stream::<f64>(u64::MAX, 2).is_ok());
+        assert!(check_stream::<f32>(u64::MAX, 0).is_ok());
+        // One element more needs block 2^64, which would be block 0.
+        for refused in [
+            check_stream::<f32>(u64::MAX, 5),
+            check_stream::<f64>(u64::MAX, 3),
+            check_stream::<f32>(u64::MAX - 1, 9),
+            check_stream::<f64>((1 << 63) + 1, usize::MAX),
+        ] {
+            match refused {
+                Err(e @ Error::InvalidArgument(_)) => assert!(!e.to_string().contains('\n'), "{e}"),
+                other => panic!("not refused: {other:?}"),
+            }
+        }
+        let message = check_stream::<f32>(u64::MAX - 1, 9).unwrap_err().to_string();
+        assert!(message.contains("at most 18446744073709551613"), "{message}");
     }
 }

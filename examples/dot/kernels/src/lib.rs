@@ -58,8 +58,8 @@ pub fn dot_partials(args: DotArgs<'_>) {
     if lane == 0 {
         tile.set(warp, warp_total);
     }
-    // SAFETY: every thread of the block reaches this barrier: no thread returned before it.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier: no thread returned before it.
+    sync_threads();
     // 4. Warp 0 folds the (at most 32) warp totals: lane `l` takes slot `l`, or 0 past the last.
     if warp == 0 {
         let total = warp_sum(if lane < warps { tile.get(lane) } else { 0.0 });

@@ -50,8 +50,8 @@ pub fn bank_conflicts(args: BankArgs<'_>) {
         tile.set(w / 32, w % 32, word_value(w as u32));
         w += block_dim().x;
     }
-    // SAFETY: every thread of the block reaches this barrier.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier.
+    sync_threads();
     let first = (thread_idx_x() % 32) * stride;
     let (row, col) = (first / 32, first % 32);
     let mut sum = 0u32;

@@ -32,8 +32,8 @@ pub fn staged_copy(args: StagedCopyArgs<'_>) {
             tile.set(k, args.input.get(start + k));
         }
     }
-    // SAFETY: every thread of the block reaches this barrier (no early return above).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier (no early return above).
+    sync_threads();
     for k in (tid..CHUNK).step_by(threads) {
         if start + k < n {
             args.output.set(start + k, tile.get(k));

@@ -47,8 +47,8 @@ fn reverse_through(tile: &Tile1d<f32>, d: SliceMut<'_, f32>) {
     let t = thread_idx_x();
     let n = d.len();
     tile.set(t, d.get(t));
-    // SAFETY: every thread of the block reaches this barrier.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier.
+    sync_threads();
     d.set(t, tile.get(n - 1 - t));
 }
 

@@ -136,8 +136,8 @@ unsafe fn block_tile<const ORDER: u8>(indices_offset: usize) -> (usize, usize) {
                 indices.set(0, x);
                 indices.set(1, y);
             }
-            // SAFETY: every thread of the block reaches this barrier (the caller's contract).
-            unsafe { sync_threads() };
+            // Every thread of the block reaches this barrier (the caller's contract).
+            sync_threads();
             (indices.get(0) as usize, indices.get(1) as usize)
         }
     }
@@ -195,7 +195,7 @@ pub fn tile_copy<const TILE: usize, const ROWS: usize, const SHARED: bool>(args:
     // Not strictly needed (each thread reads back what it wrote), but the book keeps it so the
     // copy pays what the transposes pay.
     // SAFETY: every thread of the block reaches this barrier (no thread has returned).
-    unsafe { sync_threads() };
+    sync_threads();
     each_row::<TILE, ROWS>(full, in_bounds, |j| {
         // SAFETY: as for the load.
         unsafe { args.odata.set_unchecked(at + j * nx, tile.get_unchecked(ty + j, tx)) }
@@ -271,8 +271,8 @@ fn tile_transpose_timed<const TILE: usize, const ROWS: usize, const PAD: usize, 
             unsafe { tile.set_unchecked(ty + j, tx, args.idata.get_unchecked(from + j * nx)) }
         },
     );
-    // SAFETY: every thread of the block reaches this barrier (no thread has returned).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier (no thread has returned).
+    sync_threads();
     // Output row `x0 + ty + j` (of length `ny`), column `y0 + tx`: tile element (tx, ty + j),
     // which the load wrote exactly when this position is in bounds.
     let (col, row) = (y0 + tx, x0 + ty);
@@ -376,8 +376,8 @@ pub fn transpose3_section_timed(args: SectionTimedArgs<'_>) {
         ny: args.ny,
     };
     tile_transpose_timed::<PGI_TILE, PGI_TILE, 1, DIAGONAL_SHARED, u64>(transpose, global_timer_ns, |start| {
-        // SAFETY: every thread of the block reaches this barrier (no thread has returned).
-        unsafe { sync_threads() };
+        // Every thread of the block reaches this barrier (no thread has returned).
+        sync_threads();
         let (t, b, g) = (thread_idx(), block_idx(), grid_dim());
         if t.x == 0 && t.y == 0 {
             let block = b.x + g.x * b.y;

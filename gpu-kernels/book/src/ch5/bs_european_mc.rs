@@ -106,9 +106,9 @@ fn store_block_sums<T: Real + Reducible>(
     // SAFETY: the launch provides `shared_bytes::<T>()` (host driver).
     let scratch = unsafe { Tile1d::<T>::dynamic(BLOCK_REDUCE_SCRATCH) };
     let put_total = block_reduce::<T, Sum>(put, &scratch);
-    // SAFETY: every thread of the block reaches this barrier; it keeps the warp leaders of the
+    // Every thread of the block reaches this barrier; it keeps the warp leaders of the
     // second reduction from overwriting `scratch` before warp 0 has read the first's totals.
-    unsafe { sync_threads() };
+    sync_threads();
     let call_total = block_reduce::<T, Sum>(call, &scratch);
     if thread_idx_x() == 0 {
         put_partials.set(block_idx().x, put_total);

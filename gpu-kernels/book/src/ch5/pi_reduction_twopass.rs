@@ -57,15 +57,15 @@ pub fn count_interior<T: Real + Rounded>(input: Slice<'_, T>) -> i32 {
 pub fn block_tree_sum(psum: &Tile1d<i32>, value: i32) {
     let tid = thread_idx_x();
     psum.set(tid, value);
-    // SAFETY: every thread of the block reaches each barrier (the contract above).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches each barrier (the contract above).
+    sync_threads();
     let mut inext = block_dim().x / 2;
     while inext >= 1 {
         if tid < inext {
             psum.set(tid, psum.get(tid) + psum.get(tid + inext));
         }
-        // SAFETY: as above: `inext` is the same in every thread.
-        unsafe { sync_threads() };
+        // As above: `inext` is the same in every thread.
+        sync_threads();
         inext /= 2;
     }
 }

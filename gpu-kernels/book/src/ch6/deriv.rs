@@ -298,8 +298,8 @@ pub(crate) fn deriv_x_body<T: Real, C: Coefficients<T>, const PENCILS: usize, co
         }
         j_l += dy;
     }
-    // SAFETY: no thread has returned; every thread reaches every barrier of this kernel.
-    unsafe { sync_threads() };
+    // No thread has returned; every thread reaches every barrier of this kernel.
+    sync_threads();
     if MODE != ONE_SYNC {
         let mut j_l = ty;
         while j_l < pencils {
@@ -308,8 +308,8 @@ pub(crate) fn deriv_x_body<T: Real, C: Coefficients<T>, const PENCILS: usize, co
             unsafe { fill_ghosts(&tile, row(j_l).1, 1, mx, tx, dx) };
             j_l += dy;
         }
-        // SAFETY: as above.
-        unsafe { sync_threads() };
+        // As above.
+        sync_threads();
     }
     let mut j_l = ty;
     while j_l < pencils {
@@ -371,12 +371,12 @@ pub(crate) fn deriv_yz_body<T: Real, C: Coefficients<T>, const DIRECTION: u8, co
     };
     // SAFETY: the line lies in `f` (`extents`, and the test of the block above) and in the tile.
     unsafe { load_line(&f, &tile, line) };
-    // SAFETY: no thread has returned; every thread reaches both barriers.
-    unsafe { sync_threads() };
+    // No thread has returned; every thread reaches both barriers.
+    sync_threads();
     // SAFETY: the line lies in the tile, `m > HALO`, its points stored before the barrier.
     unsafe { fill_ghosts(&tile, at, width, m, ty, dy) };
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     let mut n = ty;
     while n < m {
         // Tile row r holds point r - HALO: points n - 4 ..= n + 4 are rows n ..= n + 8.
@@ -452,8 +452,8 @@ pub fn derivative_math<T: Real + ConstantValue>(args: DerivMathArgs<'_, T>) {
         }
         j_l += dy;
     }
-    // SAFETY: no thread has returned; every thread reaches the barrier.
-    unsafe { sync_threads() };
+    // No thread has returned; every thread reaches the barrier.
+    sync_threads();
     let mut j_l = ty;
     while j_l < pencils {
         let mut i = tx;

@@ -204,8 +204,8 @@ pub fn jacobi_shared<T: Real>(args: JacobiArgs<'_, T>) {
     if east && north && last_cols && last_rows {
         t.set(ty + 2, tx + 2, a(i + 1, j + 1));
     }
-    // SAFETY: every thread of the block reaches the barrier (no return before it).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches the barrier (no return before it).
+    sync_threads();
     if interior(i, j, nx, ny) {
         let value = jacobi_point(&neighbourhood(|dx, dy| t.get(ty + dy, tx + dx)));
         // SAFETY: `j * nx + i < nx * ny == a_new.len()` (interior point, `extents`).
@@ -397,8 +397,8 @@ pub fn jacobi_tiled<T: LaplaceReal>(args: JacobiTiledArgs<'_, T>) {
         });
     });
     for h in 0..sweeps {
-        // SAFETY: every thread of the block reaches every barrier (uniform loop bounds).
-        unsafe { sync_threads() };
+        // Every thread of the block reaches every barrier (uniform loop bounds).
+        sync_threads();
         let largest = if h.is_multiple_of(2) {
             tiled_sweep(&first, &second, h + 1, (i0, j0), (nx, ny))
         } else {
@@ -409,8 +409,8 @@ pub fn jacobi_tiled<T: LaplaceReal>(args: JacobiTiledArgs<'_, T>) {
             args.residuals.atomic_max(args.first_slot as usize + h, block_largest);
         }
     }
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     let last = if sweeps.is_multiple_of(2) { &first } else { &second };
     unroll!(ry in [0, 1, 2, 3] => {
         unroll!(rx in [0, 1, 2, 3] => {

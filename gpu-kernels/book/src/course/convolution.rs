@@ -103,8 +103,8 @@ pub fn convolution_1d_tiled_kernel(args: Convolution1dTiledArgs<'_>) {
         0.0
     };
     ns.set(tx, value);
-    // SAFETY: every thread of the block reaches the barrier.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches the barrier.
+    sync_threads();
     if tx < args.o_tile_width {
         let mut output = 0.0f32;
         for j in 0..args.mask_width {
@@ -227,8 +227,8 @@ pub fn convolution_2d_tiled_kernel(args: Convolution2dTiledArgs<'_>) {
         0
     };
     n_ds.set(ty * block_width + tx, value);
-    // SAFETY: every thread of the block reaches the barrier.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches the barrier.
+    sync_threads();
     if ty < args.o_tile_width && tx < args.o_tile_width && row_o < args.h && col_o < args.w {
         let mut pix_val = 0u32;
         for i in 0..args.mask_width {

@@ -185,8 +185,8 @@ pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<'_, T>) {
         y += step_y;
     }
     for s in 1..=steps {
-        // SAFETY: every thread of the block reaches every barrier (uniform loop bounds).
-        unsafe { sync_threads() };
+        // Every thread of the block reaches every barrier (uniform loop bounds).
+        sync_threads();
         let (from, to) = (((s - 1) & 1) * TILE_SH, (s & 1) * TILE_SH);
         let (y_begin, y_end) = span(TILE_H, s);
         let (x_begin, x_end) = span(TILE_W, s);
@@ -220,8 +220,8 @@ pub fn heat_step_tiled<T: Real>(args: TiledHeatArgs<'_, T>) {
             y += step_y;
         }
     }
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     let last = (steps & 1) * TILE_SH;
     let mut y = HALO + ty;
     while y < HALO + TILE_H {

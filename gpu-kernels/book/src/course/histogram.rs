@@ -57,15 +57,15 @@ pub fn histo_privatized_kernel(args: HistoArgs<'_>) {
     for bin in (t..LETTER_BINS).step_by(threads) {
         histo_private.set(bin, 0);
     }
-    // SAFETY: every thread of the block reaches both barriers.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches both barriers.
+    sync_threads();
     for i in grid_stride_range(args.buffer.len()) {
         if let Some(bin) = letter_bin(args.buffer.get(i)) {
             histo_private.atomic_add_shared(bin, 1);
         }
     }
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     for bin in (t..LETTER_BINS).step_by(threads) {
         args.histo.atomic_add_no_return(bin, histo_private.get(bin));
     }
@@ -140,8 +140,8 @@ pub fn histo256_privatized(args: HistoArgs<'_>) {
     for at in (t..copies * BYTE_BINS).step_by(threads) {
         private.set(at, 0);
     }
-    // SAFETY: every thread of the block reaches both barriers.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches both barriers.
+    sync_threads();
     let base = t / WARP_SIZE * BYTE_BINS;
     let mut run = Run { bin: 0, count: 0 };
     let mut counted = 0;
@@ -164,8 +164,8 @@ pub fn histo256_privatized(args: HistoArgs<'_>) {
         run.push(u32::from(args.buffer.get(i)), &private, base);
     }
     run.flush(&private, base);
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     add_copies(&private, copies, BYTE_BINS, &args.histo);
 }
 

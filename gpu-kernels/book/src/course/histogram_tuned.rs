@@ -155,14 +155,14 @@ impl Packed {
     /// Call from: every lane of the warp together (whole warps: the launch's contract).
     #[inline(always)]
     fn fold(&mut self) {
-        // SAFETY: every lane of the (whole) warp calls `fold` at the same point of the kernel.
-        unsafe { sync_warp(FULL_MASK) };
+        // Every lane of the (whole) warp calls `fold` at the same point of the kernel.
+        sync_warp(FULL_MASK);
         let (even, odd) = self.fold_row(self.lane);
         add_pairs(&mut self.low, even, odd);
         let (even, odd) = self.fold_row(self.lane + WARP_SIZE as u32);
         add_pairs(&mut self.high, even, odd);
-        // SAFETY: as above; the lanes resume counting into words that others have just zeroed.
-        unsafe { sync_warp(FULL_MASK) };
+        // As above; the lanes resume counting into words that others have just zeroed.
+        sync_warp(FULL_MASK);
     }
 }
 
@@ -256,15 +256,15 @@ pub fn histo256_packed(args: HistoArgs<'_>) {
         }
     }
     packed.fold();
-    // SAFETY: every thread of the block reaches both barriers.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches both barriers.
+    sync_threads();
     let lane = packed.lane as usize;
     for k in 0..4 {
         block.atomic_add_shared(4 * lane + k, packed.low[k]);
         block.atomic_add_shared(4 * (lane + WARP_SIZE) + k, packed.high[k]);
     }
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     for bin in (t as usize..BYTE_BINS).step_by(threads as usize) {
         let total = block.get(bin);
         if total > 0 {
@@ -300,8 +300,8 @@ pub fn histo256_warp_atomic(args: HistoArgs<'_>) {
     for at in (t..copies * COPY_STRIDE).step_by(threads) {
         private.set(at, 0);
     }
-    // SAFETY: every thread of the block reaches both barriers.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches both barriers.
+    sync_threads();
     // This thread's copy as a tile of its own, so that each count adds only the byte to the
     // copy's (hoisted) shared address.
     let base = (t / WARP_SIZE * WARP_COPIES + t % WARP_COPIES) * COPY_STRIDE;
@@ -334,7 +334,7 @@ pub fn histo256_warp_atomic(args: HistoArgs<'_>) {
     for i in (counted + global_idx_x()..args.buffer.len()).step_by(grid_size_x()) {
         count(u32::from(args.buffer.get(i)));
     }
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     add_copies(&private, copies, COPY_STRIDE, &args.histo);
 }

@@ -84,11 +84,8 @@ trait TensorWords: Element4 + Default {
     fn load_a(tile: &ATile<Self>, row0: usize, words: usize) -> Self::A;
     /// The fragment of the 8 columns of `B` at `col0` (rows of the `B^T` tile), same words.
     fn load_b(tile: &BTile<Self>, col0: usize, words: usize) -> Self::B;
-    /// `acc + a b`.
-    ///
-    /// # Safety
-    /// Every lane of the warp calls it together.
-    unsafe fn mma(acc: Accumulator, a: Self::A, b: Self::B) -> Accumulator;
+    /// `acc + a b`. Call from: every lane of the warp together.
+    fn mma(acc: Accumulator, a: Self::A, b: Self::B) -> Accumulator;
 }
 
 impl TensorWords for u32 {
@@ -107,9 +104,8 @@ impl TensorWords for u32 {
         Bf16B::load(|c, p| tile.get(col0 + c, words + p))
     }
     #[inline(always)]
-    unsafe fn mma(acc: Accumulator, a: Bf16A, b: Bf16B) -> Accumulator {
-        // SAFETY: forwarded to the caller.
-        unsafe { acc.mma_bf16(a, b) }
+    fn mma(acc: Accumulator, a: Bf16A, b: Bf16B) -> Accumulator {
+        acc.mma_bf16(a, b)
     }
 }
 
@@ -129,9 +125,8 @@ impl TensorWords for f32 {
         Tf32B::load_rounded(|c, r| tile.get(col0 + c, words + r).to_bits())
     }
     #[inline(always)]
-    unsafe fn mma(acc: Accumulator, a: Tf32A, b: Tf32B) -> Accumulator {
-        // SAFETY: forwarded to the caller.
-        unsafe { acc.mma_tf32(a, b) }
+    fn mma(acc: Accumulator, a: Tf32A, b: Tf32B) -> Accumulator {
+        acc.mma_tf32(a, b)
     }
 }
 
@@ -204,8 +199,8 @@ fn tensor_gemm<W: TensorWords>(
     let steps = words_per_row / TILE_WORDS;
     let mut acc: WarpTile = [[Accumulator::default(); N_TILES]; M_TILES];
     store(0, &fetch(0));
-    // SAFETY: every thread of the block reaches each barrier (uniform control flow).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches each barrier (uniform control flow).
+    sync_threads();
     for step in 0..steps {
         let next = (step + 1 < steps).then(|| fetch(step + 1));
         let (a_tile, b_tile) = tiles(step % 2);
@@ -221,17 +216,17 @@ fn tensor_gemm<W: TensorWords>(
             });
             unroll!(i in [0, 1, 2, 3] => {
                 unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] => {
-                    // SAFETY: every lane of every warp runs the same loop.
-                    acc[i][j] = unsafe { W::mma(acc[i][j], a_frags[i], b_frags[j]) };
+                    // Every lane of every warp runs the same loop.
+                    acc[i][j] = W::mma(acc[i][j], a_frags[i], b_frags[j]);
                 });
             });
         });
         if let Some(next) = next {
             store((step + 1) % 2, &next);
         }
-        // SAFETY: as above. The stores went to the other buffer, last read before the previous
+        // As above. The stores went to the other buffer, last read before the previous
         // barrier; this one orders them before the next step's reads.
-        unsafe { sync_threads() };
+        sync_threads();
     }
     store_warp_tile(&c, &acc, m0 + warp_row, n0 + warp_col, n);
 }
@@ -296,8 +291,8 @@ pub fn mma_tile_bf16(args: MmaTileArgs<'_>) {
     mma_tile(args, |a, bt, c| {
         let a = Bf16A::load(|r, p| a.get(r * 8 + p));
         let b = Bf16B::load(|col, p| bt.get(col * 8 + p));
-        // SAFETY: the launch is one warp, all of whose lanes get here.
-        unsafe { c.mma_bf16(a, b) }
+        // The launch is one warp, all of whose lanes get here.
+        c.mma_bf16(a, b)
     })
 }
 
@@ -310,8 +305,8 @@ pub fn mma_tile_tf32(args: MmaTileArgs<'_>) {
     mma_tile(args, |a, bt, c| {
         let a = Tf32A::load(|r, k| f32::from_bits(a.get(r * 8 + k)));
         let b = Tf32B::load(|col, k| f32::from_bits(bt.get(col * 8 + k)));
-        // SAFETY: as in `mma_tile_bf16`.
-        unsafe { c.mma_tf32(a, b) }
+        // As in `mma_tile_bf16`.
+        c.mma_tf32(a, b)
     })
 }
 

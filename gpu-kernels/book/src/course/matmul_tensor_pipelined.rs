@@ -69,11 +69,8 @@ trait PipelinedWords: Element4 {
     /// # Safety
     /// As `load_a`.
     unsafe fn load_b(tile: &BTile<Self>, col0: usize, words: usize) -> [Self::B; 2];
-    /// `acc + a b`.
-    ///
-    /// # Safety
-    /// As `load_a`.
-    unsafe fn mma(acc: Accumulator, a: Self::A, b: Self::B) -> Accumulator;
+    /// `acc + a b`. Call from: every lane of the warp together.
+    fn mma(acc: Accumulator, a: Self::A, b: Self::B) -> Accumulator;
 }
 
 impl PipelinedWords for u32 {
@@ -95,9 +92,8 @@ impl PipelinedWords for u32 {
         unsafe { Bf16B::load_shared_pair(tile, col0, words) }
     }
     #[inline(always)]
-    unsafe fn mma(acc: Accumulator, a: Bf16A, b: Bf16B) -> Accumulator {
-        // SAFETY: forwarded to the caller.
-        unsafe { acc.mma_bf16(a, b) }
+    fn mma(acc: Accumulator, a: Bf16A, b: Bf16B) -> Accumulator {
+        acc.mma_bf16(a, b)
     }
 }
 
@@ -120,9 +116,8 @@ impl PipelinedWords for f32 {
         unsafe { Tf32B::load_shared_pair_rounded(tile, col0, words) }
     }
     #[inline(always)]
-    unsafe fn mma(acc: Accumulator, a: Tf32A, b: Tf32B) -> Accumulator {
-        // SAFETY: forwarded to the caller.
-        unsafe { acc.mma_tf32(a, b) }
+    fn mma(acc: Accumulator, a: Tf32A, b: Tf32B) -> Accumulator {
+        acc.mma_tf32(a, b)
     }
 }
 
@@ -236,8 +231,8 @@ fn pipelined_gemm<W: PipelinedWords>(
     let multiply = |acc: &mut WarpTile, (a_frags, b_frags): &Fragments<W>| {
         unroll!(i in [0, 1, 2, 3] => {
             unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] => {
-                // SAFETY: every lane of every warp runs the same loop.
-                acc[i][j] = unsafe { W::mma(acc[i][j], a_frags[i], b_frags[j]) };
+                // Every lane of every warp runs the same loop.
+                acc[i][j] = W::mma(acc[i][j], a_frags[i], b_frags[j]);
             });
         });
     };
@@ -254,8 +249,8 @@ fn pipelined_gemm<W: PipelinedWords>(
     if steps > 0 {
         round(0);
     }
-    // SAFETY: every thread of the block reaches each barrier (uniform control flow).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches each barrier (uniform control flow).
+    sync_threads();
     // The fragments are loaded one half-step ahead of the multiplies that use them, so the
     // `ldmatrix` latency hides behind 32 `mma.sync`.
     let mut first = load(0, 0);
@@ -276,8 +271,8 @@ fn pipelined_gemm<W: PipelinedWords>(
         if step + 1 < steps {
             round((step + 1) % STAGES);
         }
-        // SAFETY: as above.
-        unsafe { sync_threads() };
+        // As above.
+        sync_threads();
         if step + 1 < steps {
             first = load((step + 1) % STAGES, 0);
         }
@@ -339,8 +334,8 @@ pub fn fragment_probe(args: FragmentProbeArgs<'_>) {
     memcpy_async4(&words, lane / 2, lane % 2, &args.tile, lane);
     pipeline_commit();
     pipeline_wait_prior::<0>();
-    // SAFETY: the one warp reaches the barrier together.
-    unsafe { sync_threads() };
+    // The one warp reaches the barrier together.
+    sync_threads();
     // SAFETY: every lane of the one warp runs these together.
     let (a, [b0, b1], ta, [tb0, tb1]) = unsafe {
         (

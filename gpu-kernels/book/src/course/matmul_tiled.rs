@@ -87,13 +87,13 @@ fn tiled<const W: usize>(args: MatmulArgs<'_>) {
                 0.0
             },
         );
-        // SAFETY: every thread of the block runs the same number of tiles and reaches both.
-        unsafe { sync_threads() };
+        // Every thread of the block runs the same number of tiles and reaches both.
+        sync_threads();
         for p in 0..W {
             sum = math::fma(ds_a.get(ty, p), ds_b.get(p, tx), sum);
         }
-        // SAFETY: as above; the next iteration overwrites the tiles others may still read.
-        unsafe { sync_threads() };
+        // As above; the next iteration overwrites the tiles others may still read.
+        sync_threads();
     }
     if row < m && col < n {
         args.c.set(row * n + col, sum);
@@ -251,8 +251,8 @@ fn register_tiled<const UNROLLED: bool>(args: MatmulArgs<'_>) {
         let tiles = unsafe { (ATile::dynamic_at(a_buffer(0)), BTile::dynamic_at(b_buffer(0))) };
         store_tiles(&staged, tid, &tiles.0, &tiles.1);
     }
-    // SAFETY: every thread of the block reaches every barrier: `tiles` is uniform.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches every barrier: `tiles` is uniform.
+    sync_threads();
     for t in 0..tiles {
         let next = (t + 1 < tiles).then(|| load_tiles(&args, full, tid, m0, n0, (t + 1) * BK));
         // SAFETY: see above.
@@ -287,9 +287,9 @@ fn register_tiled<const UNROLLED: bool>(args: MatmulArgs<'_>) {
             let (a_next, b_next) = unsafe { (ATile::dynamic_at(a_buffer(t + 1)), BTile::dynamic_at(b_buffer(t + 1))) };
             store_tiles(&staged, tid, &a_next, &b_next);
         }
-        // SAFETY: uniform, as above. After it the next buffer is complete and nobody reads the
+        // Uniform, as above. After it the next buffer is complete and nobody reads the
         // current one any more.
-        unsafe { sync_threads() };
+        sync_threads();
     }
 
     // Spelled out: a rolled loop over `acc` would index it at run time (local memory).

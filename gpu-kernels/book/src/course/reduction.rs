@@ -45,8 +45,8 @@ pub fn reduction_naive(args: ReductionArgs<'_>) {
     let t = thread_idx_x();
     let mut stride = 1;
     while stride <= block_dim().x {
-        // SAFETY: every thread of the block runs the same strides.
-        unsafe { sync_threads() };
+        // Every thread of the block runs the same strides.
+        sync_threads();
         if t.is_multiple_of(stride) {
             partial_sum.set(2 * t, partial_sum.get(2 * t) + partial_sum.get(2 * t + stride));
         }
@@ -70,8 +70,8 @@ pub fn reduction_improved(args: ReductionArgs<'_>) {
     let t = thread_idx_x();
     let mut stride = block_dim().x;
     while stride > 0 {
-        // SAFETY: every thread of the block runs the same strides.
-        unsafe { sync_threads() };
+        // Every thread of the block runs the same strides.
+        sync_threads();
         if t < stride {
             partial_sum.set(t, partial_sum.get(t) + partial_sum.get(t + stride));
         }

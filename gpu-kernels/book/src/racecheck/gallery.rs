@@ -51,15 +51,15 @@ fn tile_shift_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(blockDim.x)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(n) };
     tile.set(t, args.input.get(i));
-    // SAFETY: every thread of the block reaches each barrier of this kernel.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches each barrier of this kernel.
+    sync_threads();
     let first = tile.get(next);
-    // SAFETY: as above.
-    unsafe { sync_threads() };
+    // As above.
+    sync_threads();
     tile.set(t, 2.0 * first);
     if SYNCED {
-        // SAFETY: as above.
-        unsafe { sync_threads() };
+        // As above.
+        sync_threads();
     }
     args.out.set(i, tile.get(next));
 }
@@ -72,16 +72,16 @@ fn tree_sum_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(blockDim.x)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(n) };
     tile.set(t, args.input.get(block_idx().x * n + t));
-    // SAFETY: every thread of the block reaches each barrier of this kernel.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches each barrier of this kernel.
+    sync_threads();
     let mut stride = n / 2;
     while stride > 0 {
         if t < stride {
             tile.set(t, tile.get(t) + tile.get(t + stride));
         }
         if SYNCED || stride != RACY_STRIDE {
-            // SAFETY: as above; `stride` is the same in every thread.
-            unsafe { sync_threads() };
+            // As above; `stride` is the same in every thread.
+            sync_threads();
         }
         stride /= 2;
     }
@@ -100,15 +100,15 @@ fn warp_tail_sum_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
     // SAFETY: the launch provides `Tile1d::<f32>::bytes(blockDim.x)` bytes (host driver).
     let tile = unsafe { Tile1d::<f32>::dynamic(n) };
     tile.set(t, args.input.get(block_idx().x * n + t));
-    // SAFETY: every thread of the block reaches each barrier of this kernel.
-    unsafe { sync_threads() };
+    // Every thread of the block reaches each barrier of this kernel.
+    sync_threads();
     let mut stride = n / 2;
     while stride >= 64 {
         if t < stride {
             tile.set(t, tile.get(t) + tile.get(t + stride));
         }
-        // SAFETY: as above.
-        unsafe { sync_threads() };
+        // As above.
+        sync_threads();
         stride /= 2;
     }
     if t < 32 {
@@ -116,13 +116,13 @@ fn warp_tail_sum_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
         tile.set(t, v);
         for offset in [16, 8, 4, 2, 1] {
             if SYNCED {
-                // SAFETY: all 32 lanes of warp 0 take this branch and this loop.
-                unsafe { sync_warp(FULL_MASK) };
+                // All 32 lanes of warp 0 take this branch and this loop.
+                sync_warp(FULL_MASK);
             }
             v += tile.get(t + offset);
             if SYNCED {
-                // SAFETY: as above.
-                unsafe { sync_warp(FULL_MASK) };
+                // As above.
+                sync_warp(FULL_MASK);
             }
             tile.set(t, v);
         }
@@ -154,14 +154,14 @@ fn transpose_tiles_body<const SYNCED: bool>(args: GalleryArgs<'_>) {
             for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
                 tile.set(ty + j, tx, args.input.get((by + ty + j) * n + bx + tx));
             }
-            // SAFETY: every thread of the block reaches each barrier of this kernel.
-            unsafe { sync_threads() };
+            // Every thread of the block reaches each barrier of this kernel.
+            sync_threads();
             for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
                 args.out.set((bx + ty + j) * n + by + tx, tile.get(tx, ty + j));
             }
             if SYNCED {
-                // SAFETY: as above.
-                unsafe { sync_threads() };
+                // As above.
+                sync_threads();
             }
         }
     }

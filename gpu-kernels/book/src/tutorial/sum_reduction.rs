@@ -40,8 +40,8 @@ fn load_block(a: Slice<'_, f32>, s: &Tile1d<f32>) -> usize {
     if joff + js < a.len() {
         s.set(js, a.get(joff + js));
     }
-    // SAFETY: every thread of the block reaches this barrier (no thread has returned).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier (no thread has returned).
+    sync_threads();
     mx.min(a.len().saturating_sub(joff))
 }
 
@@ -80,8 +80,8 @@ pub fn lsum2(sdata: &Tile1d<f32>, n: usize) {
             s += sdata.get(l + k);
             sdata.set(l, s);
         }
-        // SAFETY: every thread of the block runs the same `k` sequence (the contract above).
-        unsafe { sync_threads() };
+        // Every thread of the block runs the same `k` sequence (the contract above).
+        sync_threads();
         k /= 2;
     }
 }

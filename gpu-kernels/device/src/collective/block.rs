@@ -26,8 +26,8 @@ pub fn block_reduce<T: Shuffle, O: ReduceOp<T>>(x: T, scratch: &Tile1d<T>) -> T 
     if lane == 0 {
         scratch.set(warp, warp_total);
     }
-    // SAFETY: every thread of the block reaches this barrier (the contract above).
-    unsafe { sync_threads() };
+    // Every thread of the block reaches this barrier (the contract above).
+    sync_threads();
     let warps = threads.div_ceil(WARP_SIZE);
     if warp == 0 {
         let y = if lane < warps { scratch.get(lane) } else { O::identity() };

@@ -11,8 +11,8 @@ use core::ops::Add;
 pub fn warp_reduce<T: Shuffle>(mut x: T, op: impl Fn(T, T) -> T) -> T {
     let mut lane_mask = 16;
     while lane_mask > 0 {
-        // SAFETY: the contract above: all 32 lanes are converged here, so FULL_MASK is exact.
-        let other = unsafe { shfl_xor_sync(FULL_MASK, x, lane_mask) };
+        // The contract above: all 32 lanes are converged here, so FULL_MASK is exact.
+        let other = shfl_xor_sync(FULL_MASK, x, lane_mask);
         x = op(x, other);
         lane_mask /= 2;
     }
@@ -49,8 +49,8 @@ pub fn warp_reduce_to_lane0<T: Shuffle, O: ReduceOp<T>>(mut x: T, lanes: usize) 
     let lane = lane_id();
     let mut delta = 1;
     while delta < 32 {
-        // SAFETY: lanes 0..lanes are converged here and `mask` names exactly them.
-        let other = unsafe { shfl_down_sync_clamped(mask, x, delta as u32, (lanes - 1) as u32) };
+        // Lanes 0..lanes are converged here and `mask` names exactly them.
+        let other = shfl_down_sync_clamped(mask, x, delta as u32, (lanes - 1) as u32);
         if lane + delta < lanes {
             x = O::combine(x, other);
         }

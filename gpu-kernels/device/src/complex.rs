@@ -199,15 +199,3 @@ impl<T: ComplexScalar> ReadOnlyElement for Complex<T> {
         unsafe { T::load_pair_nc(address) }
     }
 }
-
-// On the host the pair is plain data for cudarc's buffers and copies: `#[repr(C)]`, no padding,
-// every bit pattern (all zeros included) a valid value.
-#[cfg(not(target_arch = "nvptx64"))]
-mod host {
-    use super::{Complex, ComplexScalar};
-    // SAFETY: `#[repr(C)]` pair of `f32`/`f64`, no padding (the alignment marker is zero-sized),
-    // the layout of CUDA's `float2`/`double2`.
-    unsafe impl<T: ComplexScalar + cudarc::driver::DeviceRepr> cudarc::driver::DeviceRepr for Complex<T> {}
-    // SAFETY: as above; all-zero bits are `0 + 0i`.
-    unsafe impl<T: ComplexScalar + cudarc::driver::ValidAsZeroBits> cudarc::driver::ValidAsZeroBits for Complex<T> {}
-}

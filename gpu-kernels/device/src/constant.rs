@@ -23,7 +23,7 @@ pub const CONSTANT_BANK_BYTES: usize = 65536;
 pub const CONSTANT_BANK_WORDS: usize = CONSTANT_BANK_BYTES / 4;
 // The simulator keeps its own bank; both must hold the same words.
 #[cfg(not(target_arch = "nvptx64"))]
-const _: () = assert!(CONSTANT_BANK_BYTES == ferrocuda_sim::CONSTANT_BANK_BYTES);
+const _: () = assert!(CONSTANT_BANK_BYTES == ferrocuda_sim_abi::CONSTANT_BANK_BYTES);
 /// The bank's PTX symbol, which the host looks up.
 pub const CONSTANT_BANK_SYMBOL: &str = "ferrocuda_constant_bank";
 

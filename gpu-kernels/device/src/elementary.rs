@@ -283,7 +283,7 @@ elementary!(
     sin: [-5.167_709, 2.549_805_2, -0.589_418_8],
     cos: [-4.934_802, 4.058_707_7, -1.335_050_6, 0.231_364_24],
     sincos: sincos_f32,
-    round_magic: 12_582_912.0, sqrt: core::intrinsics::sqrtf32, std::primitive::f32::sqrt
+    round_magic: 12_582_912.0, sqrt: core::intrinsics::sqrtf32, libm::sqrtf
 );
 
 elementary!(
@@ -304,7 +304,7 @@ elementary!(
         4.303_069_587_032_947e-6, -1.387_895_246_221_377_2e-7,
     ],
     sincos: sincos_f64,
-    round_magic: 6_755_399_441_055_744.0, sqrt: core::intrinsics::sqrtf64, std::primitive::f64::sqrt
+    round_magic: 6_755_399_441_055_744.0, sqrt: core::intrinsics::sqrtf64, libm::sqrt
 );
 
 /// `e^x` rounded identically on the GPU and the CPU: within 1 ulp of `std`'s over the whole
@@ -318,6 +318,19 @@ elementary!(
 /// coefficients up to `r^7/7!` in `f32`, `r^13/13!` in `f64`: the first left out is below
 /// 2^-26, 2^-57 of the result), then `2^k` in two factors, so that overflow gives infinity and
 /// underflow gradual zeros. NaN gives NaN.
+///
+/// A kernel calls it as `x.exp()` with the prelude imported, on the GPU and the simulator alike.
+/// Without the import it fails to compile on both (E0599, naming this trait), never falling back
+/// to std's `f32::exp` on the host: this crate's host build depends on no std crate
+/// (`ferrocuda-sim-abi`), so a `no_std` kernel crate sees `core`'s methods only, as on nvptx.
+///
+/// ```compile_fail,E0599
+/// #![no_std]
+/// use ferrocuda_device as _; // the device library's whole host crate graph, loaded
+/// pub fn f(x: f32) -> f32 {
+///     x.exp() // error[E0599]: no method named `exp` found for type `f32`
+/// }
+/// ```
 pub trait Exp: Rounded + crate::real::Real {
     /// `e^self`.
     fn exp(self) -> Self;

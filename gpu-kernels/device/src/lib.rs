@@ -76,8 +76,13 @@
     )
 )]
 
-#[cfg(not(target_arch = "nvptx64"))]
+// Only the tests use std: a kernel crate's host build must see `core` alone, as its nvptx build
+// does, or std's inherent float methods (`f32::exp`) would win over this library's.
+#[cfg(all(test, not(target_arch = "nvptx64")))]
 extern crate std;
+// The simulator, which defines the symbols `arch` calls, linked into this crate's tests.
+#[cfg(all(test, not(target_arch = "nvptx64")))]
+extern crate ferrocuda_sim as _;
 
 // `#[kernel]` and `#[derive(KernelArgs)]` name `::ferrocuda_device`, which this lets them do here.
 extern crate self as ferrocuda_device;
@@ -119,6 +124,9 @@ macro_rules! unroll {
 /// What a kernel file imports.
 pub mod prelude {
     pub use crate::complex::{Complex, ComplexScalar};
+    // The float methods (`x.exp()`, `x.ln()`, `x.sqrt()`, `x.sin()`, `x.sincos()`): the same
+    // functions on the GPU and the simulator, since a kernel crate sees no std's inherent ones.
+    pub use crate::elementary::{Elementary, Exp};
     pub use crate::global::{Element, Element4, L2Element, ReadOnlyElement, Slice, SliceMut};
     pub use crate::launch::KernelArgs;
     pub use crate::real::Real;

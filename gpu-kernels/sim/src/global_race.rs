@@ -15,11 +15,12 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::string::String;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::vec::Vec;
 
-/// Launches running with the check on, process-wide: while 0, an access costs one load.
-pub(crate) static LAUNCHES_CHECKED: AtomicUsize = AtomicUsize::new(0);
+/// Launches running with the check on, process-wide: while 0, an access costs one load (the
+/// device library reads it inline, so it lives in the interface crate).
+pub(crate) use ferrocuda_sim_abi::LAUNCHES_CHECKED;
 
 /// Shards of the table, so that blocks on different host threads rarely wait for each other.
 const SHARDS: usize = 64;

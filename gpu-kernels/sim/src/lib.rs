@@ -29,6 +29,7 @@
 //! to completion as a plain call, one after another, without coroutines (about ten times faster).
 //! Should such a block reach a barrier or warp operation after all (the kernel's control flow
 //! differs between blocks), the launch stops with a fault that says so.
+mod abi;
 mod block;
 mod checks;
 mod context;
@@ -48,9 +49,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use std::fmt;
 use std::string::String;
 
-/// Bytes of the constant bank (`ferrocuda_constant_bank`); the device library asserts at compile
-/// time that its bank has the same size.
-pub const CONSTANT_BANK_BYTES: usize = 65536;
+/// Bytes of the constant bank (`ferrocuda_constant_bank`), shared with the device library through
+/// the interface crate.
+pub use ferrocuda_sim_abi::CONSTANT_BANK_BYTES;
 
 /// `threadIdx` of the calling simulated thread.
 pub fn thread_idx() -> [u32; 3] {
@@ -82,9 +83,13 @@ pub fn lane_id() -> u32 {
 /// device library's global loads and stores; an atomic calls [`global_atomic`] instead.
 #[inline(always)]
 pub fn global_access(address: *const u8, bytes: usize, access: Access) {
-    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) == 0 {
-        return;
+    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) != 0 {
+        global_access_checked(address, bytes, access);
     }
+}
+
+/// [`global_access`] once the check is known to be on.
+fn global_access_checked(address: *const u8, bytes: usize, access: Access) {
     let checked = with_thread_if_any(|t, b| {
         let race = b.global_race.as_ref()?;
         global_race::access(t, b, race, address as usize, bytes, access).err()
@@ -98,9 +103,13 @@ pub fn global_access(address: *const u8, bytes: usize, access: Access) {
 /// release when the thread made a `__threadfence` since its last atomic.
 #[inline(always)]
 pub fn global_atomic() {
-    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) == 0 {
-        return;
+    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) != 0 {
+        global_atomic_checked();
     }
+}
+
+/// [`global_atomic`] once the check is known to be on.
+fn global_atomic_checked() {
     with_thread_if_any(|t, b| {
         if let Some(race) = &b.global_race {
             global_race::atomic(t, b, race);
@@ -111,9 +120,13 @@ pub fn global_atomic() {
 /// Notes a `__threadfence` (any scope) for the global race detector.
 #[inline(always)]
 pub fn thread_fence() {
-    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) == 0 {
-        return;
+    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) != 0 {
+        thread_fence_checked();
     }
+}
+
+/// [`thread_fence`] once the check is known to be on.
+fn thread_fence_checked() {
     with_thread_if_any(|t, b| {
         if b.global_race.is_some() {
             global_race::fence(t);

@@ -2,54 +2,7 @@
 //! checked shared-memory accesses.
 use super::context::{BlockCtx, ThreadCtx, Wait, fault, suspend, with_thread};
 
-/// The warp operations, as PTX names them; shuffles carry their `b` operand and their clamp `c`
-/// (the first lane for `up`, the last for `down` and `bfly`; segment masks are not modelled:
-/// the whole warp is one segment).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WarpOp {
-    /// `shfl.sync.up` by `delta`.
-    Up(u32, u32),
-    /// `shfl.sync.down` by `delta`.
-    Down(u32, u32),
-    /// `shfl.sync.bfly` with `lane_mask`.
-    Bfly(u32, u32),
-    /// `shfl.sync.idx` from `lane`.
-    Idx(u32, u32),
-    /// `vote.sync.ballot`.
-    Ballot,
-    /// `bar.warp.sync` (`__syncwarp`): no value, only the meeting.
-    SyncWarp,
-}
-
-impl WarpOp {
-    fn name(self) -> &'static str {
-        match self {
-            WarpOp::Up(..) => "shfl.sync.up",
-            WarpOp::Down(..) => "shfl.sync.down",
-            WarpOp::Bfly(..) => "shfl.sync.bfly",
-            WarpOp::Idx(..) => "shfl.sync.idx",
-            WarpOp::Ballot => "vote.sync.ballot",
-            WarpOp::SyncWarp => "bar.warp.sync",
-        }
-    }
-
-    /// The lane whose value `lane` receives: its own when the source lies past the clamp.
-    fn source(self, lane: usize) -> usize {
-        let within = |j: usize, ok: bool| if ok { j } else { lane };
-        match self {
-            WarpOp::Up(d, c) => lane
-                .checked_sub(d as usize)
-                .map_or(lane, |j| within(j, j >= (c & 31) as usize)),
-            WarpOp::Down(d, c) => within(lane + d as usize, lane + d as usize <= (c & 31) as usize),
-            WarpOp::Bfly(m, c) => within(
-                lane ^ (m as usize & 31),
-                (lane ^ (m as usize & 31)) <= (c & 31) as usize,
-            ),
-            WarpOp::Idx(j, _) => j as usize & 31,
-            WarpOp::Ballot | WarpOp::SyncWarp => lane,
-        }
-    }
-}
+pub use ferrocuda_sim_abi::WarpOp;
 
 /// `bar.sync 0`: waits until every thread of the block has arrived.
 pub fn barrier() {
@@ -242,14 +195,7 @@ pub fn shared_base() -> *mut u8 {
     })
 }
 
-/// How a shared- or global-memory access uses the bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    Read,
-    Write,
-    /// An atomic: reads, then writes.
-    ReadWrite,
-}
+pub use ferrocuda_sim_abi::Access;
 
 /// Checks an access of `bytes` bytes at `address` against the launch's shared memory and the
 /// bytes written so far, and against the other threads' accesses since the last barrier when
@@ -257,7 +203,12 @@ pub enum Access {
 /// to use. The caller's source location names the access in a race report.
 #[track_caller]
 pub fn shared_access(address: *const u8, bytes: usize, access: Access) -> *mut u8 {
-    let site = core::panic::Location::caller();
+    shared_access_at(address, bytes, access, core::panic::Location::caller())
+}
+
+/// [`shared_access`] with the access's source location given: the device library's entry point
+/// (`ferrocuda-sim-abi`), through which `#[track_caller]` does not reach.
+pub fn shared_access_at(address: *const u8, bytes: usize, access: Access, site: crate::race::Site) -> *mut u8 {
     with_thread(|t, b| {
         let base = b.shared.borrow_mut().as_mut_ptr() as usize;
         let offset = (address as usize).wrapping_sub(base);

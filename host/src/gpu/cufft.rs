@@ -1,7 +1,7 @@
 //! cuFFT (through cudarc, loaded at run time like the driver): the baseline of this library's own
 //! FFT kernels, and the engine `ferrocuda::fft::Engine::Cufft`.
 use super::error::{Error, Result};
-use super::memory::{DeviceBuffer, Element};
+use super::memory::{DeviceBuffer, Element, Repr};
 use super::{Gpu, Stream};
 use cudarc::cufft::{result, sys};
 use cudarc::driver::{CudaContext, CudaStream, DevicePtr, DevicePtrMut};
@@ -340,13 +340,13 @@ impl Cufft {
     }
 }
 
-fn cuda_slice<T>(buffer: &DeviceBuffer<T>) -> Result<&cudarc::driver::CudaSlice<T>> {
+fn cuda_slice<T>(buffer: &DeviceBuffer<T>) -> Result<&cudarc::driver::CudaSlice<Repr<T>>> {
     buffer
         .as_cuda()
         .ok_or_else(|| Error::NeedsCuda("a cuFFT transform of a simulator buffer".into()))
 }
 
-fn cuda_slice_mut<T>(buffer: &mut DeviceBuffer<T>) -> Result<&mut cudarc::driver::CudaSlice<T>> {
+fn cuda_slice_mut<T>(buffer: &mut DeviceBuffer<T>) -> Result<&mut cudarc::driver::CudaSlice<Repr<T>>> {
     buffer
         .as_cuda_mut()
         .ok_or_else(|| Error::NeedsCuda("a cuFFT transform of a simulator buffer".into()))

@@ -5,6 +5,7 @@ use super::{Backend, Error, Gpu, Result};
 use cudarc::driver::{
     CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
 };
+use ferrocuda_device::complex::{Complex, ComplexScalar};
 use ferrocuda_device::global::{Slice, SliceMut};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
@@ -12,8 +13,66 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A value that can live in a device buffer: plain data the GPU and the host read alike.
-pub trait Element: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static {}
-impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static> Element for T {}
+///
+/// Implemented for the primitive numbers, `bool`, [`Complex`] of `f32`/`f64` and arrays of them.
+/// The library's own trait, not cudarc's `DeviceRepr`: the device library, where `Complex` lives,
+/// depends on no std crate (so that a kernel crate's float methods resolve as on the GPU), so it
+/// cannot implement cudarc's traits; cudarc sees an element as [`Repr<T>`].
+///
+/// # Safety
+/// `Self` is plain data: no padding, no pointers, every bit pattern (all zeros included) a
+/// valid value, and the same layout on the host and the device.
+pub unsafe trait Element: Copy + Send + Sync + 'static {}
+
+macro_rules! element {
+    ($($t:ty),*) => {
+        // SAFETY: primitive numbers (and `bool`, which cudarc's own buffers hold as plain data,
+        // zero being `false`): no padding, zero bits valid, one layout on host and device.
+        $(unsafe impl Element for $t {})*
+    };
+}
+element!(
+    bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+);
+// SAFETY: `#[repr(C)]` pair of `f32`/`f64`, no padding (the alignment marker is zero-sized), the
+// layout of CUDA's `float2`/`double2`; all-zero bits are `0 + 0i`.
+unsafe impl<T: ComplexScalar + Element> Element for Complex<T> {}
+// SAFETY: an array of plain data is plain data, without padding between elements.
+unsafe impl<T: Element, const N: usize> Element for [T; N] {}
+
+/// An [`Element`] as cudarc's buffers and copies hold it (`CudaSlice<Repr<T>>`): the same
+/// layout, with cudarc's traits, which only this crate can give `Complex`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Repr<T>(pub T);
+// SAFETY: `Repr<T>` has `T`'s layout, and `Element` promises plain data.
+unsafe impl<T: Element> DeviceRepr for Repr<T> {}
+// SAFETY: as above; `Element` promises that all-zero bits are a valid `T`.
+unsafe impl<T: Element> ValidAsZeroBits for Repr<T> {}
+
+/// `values` as cudarc sees them.
+pub(super) fn reprs<T>(values: &[T]) -> &[Repr<T>] {
+    // SAFETY: `Repr<T>` is `#[repr(transparent)]` over `T`: same size, alignment and validity.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) }
+}
+
+/// `values` as cudarc sees them, writable.
+pub(super) fn reprs_mut<T>(values: &mut [T]) -> &mut [Repr<T>] {
+    // SAFETY: as in `reprs`; the unique borrow moves into the result.
+    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), values.len()) }
+}
+
+/// cudarc's values as the elements they hold.
+pub(super) fn unreprs<T>(values: &[Repr<T>]) -> &[T] {
+    // SAFETY: as in `reprs`, the other way.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) }
+}
+
+/// cudarc's values as the elements they hold, writable.
+pub(super) fn unreprs_mut<T>(values: &mut [Repr<T>]) -> &mut [T] {
+    // SAFETY: as in `reprs`, the other way; the unique borrow moves into the result.
+    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), values.len()) }
+}
 
 /// `len` elements of `T` in device memory: a CUDA allocation, or, on the simulator, host memory
 /// aligned as `cudaMalloc`'s (256 bytes).
@@ -38,7 +97,7 @@ impl<T> Drop for DeviceBuffer<T> {
 }
 
 pub(super) enum Storage<T> {
-    Cuda(CudaSlice<T>),
+    Cuda(CudaSlice<Repr<T>>),
     Host(HostAllocation<T>),
 }
 
@@ -115,7 +174,7 @@ impl<T> DeviceBuffer<T> {
     }
 
     /// The CUDA allocation, for what this library does not wrap; `None` on the simulator.
-    pub fn as_cuda(&self) -> Option<&CudaSlice<T>> {
+    pub fn as_cuda(&self) -> Option<&CudaSlice<Repr<T>>> {
         match &self.storage {
             Storage::Cuda(slice) => Some(slice),
             Storage::Host(_) => None,
@@ -123,7 +182,7 @@ impl<T> DeviceBuffer<T> {
     }
 
     /// The CUDA allocation, writable; `None` on the simulator.
-    pub fn as_cuda_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+    pub fn as_cuda_mut(&mut self) -> Option<&mut CudaSlice<Repr<T>>> {
         match &mut self.storage {
             Storage::Cuda(slice) => Some(slice),
             Storage::Host(_) => None,
@@ -224,7 +283,9 @@ impl Gpu {
         match (&self.backend, &mut device.storage) {
             (Backend::Cuda(cuda), Storage::Cuda(slice)) => {
                 let what = || format!("copying {} bytes host to device", std::mem::size_of_val(host));
-                cuda.stream.memcpy_htod(host, slice).map_err(Error::cuda(what()))?;
+                cuda.stream
+                    .memcpy_htod(reprs(host), slice)
+                    .map_err(Error::cuda(what()))?;
                 // From pageable memory the driver returns once the bytes are staged; from
                 // page-locked memory (a `Pinned` buffer's slice) `cuMemcpyHtoDAsync` returns at
                 // once, and the caller may then change `host`: wait, as the call promises.
@@ -251,7 +312,9 @@ impl Gpu {
         match (&self.backend, &device.storage) {
             (Backend::Cuda(cuda), Storage::Cuda(slice)) => {
                 let what = || format!("copying {} bytes device to host", device.num_bytes());
-                cuda.stream.memcpy_dtoh(slice, host).map_err(Error::cuda(what()))?;
+                cuda.stream
+                    .memcpy_dtoh(slice, reprs_mut(host))
+                    .map_err(Error::cuda(what()))?;
                 // Into page-locked memory (a `Pinned` buffer's slice) `cuMemcpyDtoHAsync`
                 // returns before the bytes arrive, and cudarc does not wait for a plain slice:
                 // course-vector-add-multi read NaN from its pinned C. Wait, as the call promises.
@@ -350,9 +413,10 @@ impl Gpu {
             Backend::Cuda(cuda) => {
                 // SAFETY: cuMemHostAlloc leaves the memory uninitialised; it is zeroed below
                 // before anyone reads it, and all-zero bits are a valid `T`.
-                let mut buffer = unsafe { cuda.context.alloc_pinned_with_flags::<T>(len, 0) }.map_err(Error::cuda(
-                    format!("allocating {} bytes of pinned host memory", len * size_of::<T>()),
-                ))?;
+                let mut buffer =
+                    unsafe { cuda.context.alloc_pinned_with_flags::<Repr<T>>(len, 0) }.map_err(Error::cuda(
+                        format!("allocating {} bytes of pinned host memory", len * size_of::<T>()),
+                    ))?;
                 let bytes = buffer.as_mut_ptr().map_err(Error::cuda("mapping pinned host memory"))?;
                 // SAFETY: `bytes` points to `len` elements of this allocation; zero is a valid `T`.
                 unsafe { std::ptr::write_bytes(bytes, 0, len) };
@@ -420,7 +484,7 @@ struct PendingCopies {
 }
 
 pub(super) enum Pinned<T> {
-    Cuda(PinnedHostSlice<T>),
+    Cuda(PinnedHostSlice<Repr<T>>),
     Host(Vec<T>),
 }
 
@@ -505,7 +569,10 @@ impl<T: Element> PinnedBuffer<T> {
     pub fn as_slice(&self) -> Result<&[T]> {
         self.settle()?;
         match &self.pinned {
-            Pinned::Cuda(pinned) => pinned.as_slice().map_err(Error::cuda("reading pinned host memory")),
+            Pinned::Cuda(pinned) => pinned
+                .as_slice()
+                .map(unreprs)
+                .map_err(Error::cuda("reading pinned host memory")),
             Pinned::Host(values) => Ok(values),
         }
     }
@@ -514,7 +581,10 @@ impl<T: Element> PinnedBuffer<T> {
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
         self.settle()?;
         match &mut self.pinned {
-            Pinned::Cuda(pinned) => pinned.as_mut_slice().map_err(Error::cuda("writing pinned host memory")),
+            Pinned::Cuda(pinned) => pinned
+                .as_mut_slice()
+                .map(unreprs_mut)
+                .map_err(Error::cuda("writing pinned host memory")),
             Pinned::Host(values) => Ok(values),
         }
     }

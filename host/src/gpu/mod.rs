@@ -47,7 +47,7 @@ pub use error::{Error, Result};
 pub use kernels::{KernelSet, Kernels, PtxModule};
 pub use launch::LaunchShape;
 pub use managed::{Advice, ManagedBuffer};
-pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, same_len};
+pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, Repr, same_len};
 pub use nccl::{NcclComm, NcclElement};
 pub use stream::{Copy2d, Event, Stream};
 pub use timing::Timer;

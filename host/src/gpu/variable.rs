@@ -11,7 +11,7 @@
 use super::Backend;
 use super::error::{Error, Result};
 use super::kernels::Kernels;
-use super::memory::Element;
+use super::memory::{Element, Repr};
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaStream, CudaViewMut};
 use ferrocuda_device::variable::Variable;
@@ -44,7 +44,7 @@ impl Kernels<'_> {
                 let mut symbol = symbol::<V>(cuda_module, &cuda.stream, module.what())?;
                 let mut typed = typed::<V>(&mut symbol, module.what())?;
                 cuda.stream
-                    .memcpy_htod(std::slice::from_ref(&value), &mut typed)
+                    .memcpy_htod(std::slice::from_ref(&Repr(value)), &mut typed)
                     .map_err(Error::cuda(format!("copying to device variable `{}`", V::NAME)))
             }
             (Backend::Cuda(_), None) => Err(super::stream::mixed()),
@@ -71,7 +71,7 @@ impl Kernels<'_> {
                     .stream
                     .clone_dtoh(&typed)
                     .map_err(Error::cuda(format!("copying from device variable `{}`", V::NAME)))?;
-                values.first().copied().ok_or_else(|| {
+                values.first().map(|value| value.0).ok_or_else(|| {
                     Error::InvalidArgument(format!("device variable `{}`: the copy returned nothing", V::NAME))
                 })
             }
@@ -121,12 +121,15 @@ fn symbol<'a, V: Variable>(
 }
 
 /// The symbol's bytes as one `V::Value`.
-fn typed<'s, V: Variable>(symbol: &'s mut CudaViewMut<'_, u8>, what: &str) -> Result<CudaViewMut<'s, V::Value>> {
+fn typed<'s, V: Variable>(symbol: &'s mut CudaViewMut<'_, u8>, what: &str) -> Result<CudaViewMut<'s, Repr<V::Value>>>
+where
+    V::Value: Element,
+{
     let bytes = symbol.len();
     // SAFETY: the symbol is exactly `size_of::<V::Value>()` bytes (checked by `symbol`), the
     // variable that `device_variable!` declared as a `DeviceVariable<V::Value>` under this name,
     // aligned for it by its PTX declaration; `V::Value` is plain data (`Element`).
-    unsafe { symbol.transmute_mut::<V::Value>(1) }.ok_or_else(|| size_error::<V>(bytes, what))
+    unsafe { symbol.transmute_mut::<Repr<V::Value>>(1) }.ok_or_else(|| size_error::<V>(bytes, what))
 }
 
 /// The error for a symbol `V::NAME` that `what` does not define.

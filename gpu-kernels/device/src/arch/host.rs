@@ -2,7 +2,7 @@
 //! signatures: special registers read the simulated thread's coordinates, barriers and warp
 //! operations meet the block's other coroutines, atomics are host atomics.
 use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering, fence};
-use ferrocuda_sim::{self as sim, Access, WarpOp};
+use ferrocuda_sim_abi::{self as sim, Access, WarpOp};
 
 mod async_copy;
 mod mma;
@@ -76,14 +76,14 @@ pub fn clock64() -> u64 {
 /// `%globaltimer`: nanoseconds since the Unix epoch.
 #[inline(always)]
 pub fn global_timer() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
+    sim::global_timer()
 }
 /// `trap`: stops the launch with a fault naming this thread.
 #[inline(always)]
 pub fn trap() -> ! {
-    sim::fault("the kernel trapped (an index out of bounds of a view or tile, or a panic)".into())
+    sim::fault(format_args!(
+        "the kernel trapped (an index out of bounds of a view or tile, or a panic)"
+    ))
 }
 
 /// The base of the block's dynamic shared memory.

@@ -2,6 +2,7 @@
 //! strides, shared memory, warp primitives, atomics and roundings, exact.
 use super::{Comparison, library, ramp_i32, ramp_real};
 use crate::examples::stream::StreamReal;
+use ferrocuda::device::elementary::{Elementary, Exp};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::gpu::{KernelView, LaunchShape, Result};
 use ferrocuda::kernels::probe::*;
@@ -47,6 +48,10 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
         library(gpu)?.launch(ProbeTileTranspose, shape, args)?;
         gpu.download(&out)
     })?;
+    // Method syntax (`x.exp()`, prelude only), as a user writes it: the device library's
+    // functions on both backends, bit for bit.
+    float_methods::<f32>(c, "probe_float_methods_f32")?;
+    float_methods::<f64>(c, "probe_float_methods_f64")?;
     c.compare("probe_warp", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&ramp_i32(256))?;
         let mut out = gpu.zeros::<i32>(WARP_FIELDS * 256)?;
@@ -126,5 +131,27 @@ where
         let mut out = gpu.download(&fused)?;
         out.extend(gpu.download(&unfused)?);
         Ok(out)
+    })
+}
+
+/// `probe_float_methods` over 20,000 inputs in [-20, 20] (where std's `exp` and the device
+/// library's once differed on 1,885).
+fn float_methods<T: StreamReal + Exp + Elementary>(c: &mut Comparison, kernel: &str) -> Result<()>
+where
+    ProbeFloatMethods: ferrocuda::Kernel<FloatMethodArgs<T>>,
+{
+    c.compare(kernel, Tolerance::EXACT, |gpu| {
+        let n = 20_000;
+        let inputs: Vec<T> = (0..n)
+            .map(|i| T::from_f64((i as f64 + 0.5) / n as f64 * 40.0 - 20.0))
+            .collect();
+        let input = gpu.upload(&inputs)?;
+        let mut out = gpu.zeros::<T>(FLOAT_METHOD_FIELDS * n)?;
+        let args = FloatMethodArgs {
+            input: input.view(),
+            out: out.view_mut(),
+        };
+        library(gpu)?.launch(ProbeFloatMethods, LaunchShape::cover_1d(n, 128)?, args)?;
+        gpu.download(&out)
     })
 }

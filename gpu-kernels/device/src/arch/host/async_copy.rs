@@ -3,7 +3,7 @@
 //! a race of its shared write with another thread's access in the same barrier interval. The
 //! groups are not modelled: data read before its `cp.async.wait_group` is already there in the
 //! simulator (a missing wait shows only on the GPU).
-use ferrocuda_sim::{self as sim, Access};
+use ferrocuda_sim_abi::{self as sim, Access};
 
 /// The simulated `cp.async.cg.shared.global [dst], [src], 16;`: a checked 16-byte copy now.
 ///
@@ -13,7 +13,7 @@ use ferrocuda_sim::{self as sim, Access};
 #[track_caller]
 pub unsafe fn cp_async_cg_16(dst: *mut u8, src: *const u8) {
     if !(dst as usize).is_multiple_of(16) || !(src as usize).is_multiple_of(16) {
-        sim::fault(std::format!(
+        sim::fault(format_args!(
             "cp.async of 16 bytes from {src:p} to {dst:p}: an address is not 16-byte aligned"
         ));
     }

@@ -6,7 +6,7 @@
 //! accumulation order and internal rounding are not specified by PTX, so the two agree to a few
 //! ulps of the sum of |products|, not bit for bit.
 use super::shfl_idx_b32;
-use ferrocuda_sim as sim;
+use ferrocuda_sim_abi as sim;
 
 const FULL: u32 = 0xffff_ffff;
 
@@ -121,7 +121,7 @@ pub unsafe fn ldmatrix_x4_b16(row: *const u8) -> [u32; 4] {
     let base = sim::shared_base() as usize;
     let offset = (row as usize).wrapping_sub(base);
     if !offset.is_multiple_of(16) || u32::try_from(offset).is_err() {
-        sim::fault(std::format!(
+        sim::fault(format_args!(
             "ldmatrix row address {row:p} is not 16-byte aligned inside shared memory"
         ));
     }

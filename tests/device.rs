@@ -437,7 +437,7 @@ where
         + ferrocuda::device::elementary::Elementary
         + ferrocuda::gpu::Element
         + Into<f64>,
-    ProbeFloatMethods: ferrocuda::Kernel<FloatMethodArgs<T>>,
+    ProbeFloatMethods: for<'k> ferrocuda::Kernel<FloatMethodArgs<'k, T>>,
 {
     use ferrocuda::device::elementary::{Elementary, Exp};
     use ferrocuda::device::real::Real;

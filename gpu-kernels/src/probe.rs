@@ -273,9 +273,9 @@ pub const FLOAT_METHOD_FIELDS: usize = 8;
 /// Arguments of [`probe_float_methods`]: one input per thread, [`FLOAT_METHOD_FIELDS`] outputs.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct FloatMethodArgs<T> {
-    pub input: Slice<T>,
-    pub out: SliceMut<T>,
+pub struct FloatMethodArgs<'a, T> {
+    pub input: Slice<'a, T>,
+    pub out: SliceMut<'a, T>,
 }
 
 /// The device library's float functions called with method syntax, as a user writes them
@@ -285,7 +285,7 @@ pub struct FloatMethodArgs<T> {
 /// GPU (std's inherent `f32::exp` once won on the host: 1,885 of 20,000 `exp`s differed by an
 /// ulp). `agree` compares the two bit for bit.
 #[kernel(f32, f64)]
-pub fn probe_float_methods<T: Real + Exp + Elementary>(args: FloatMethodArgs<T>) {
+pub fn probe_float_methods<T: Real + Exp + Elementary>(args: FloatMethodArgs<'_, T>) {
     let i = global_idx_x();
     if i < args.input.len() {
         let x = args.input.get(i);

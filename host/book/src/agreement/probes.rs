@@ -138,7 +138,7 @@ where
 /// library's once differed on 1,885).
 fn float_methods<T: StreamReal + Exp + Elementary>(c: &mut Comparison, kernel: &str) -> Result<()>
 where
-    ProbeFloatMethods: ferrocuda::Kernel<FloatMethodArgs<T>>,
+    ProbeFloatMethods: for<'k> ferrocuda::Kernel<FloatMethodArgs<'k, T>>,
 {
     c.compare(kernel, Tolerance::EXACT, |gpu| {
         let n = 20_000;

@@ -292,19 +292,16 @@ pub fn probe_float_methods<T: Real + Exp + Elementary>(args: FloatMethodArgs<'_,
         let square = x * x;
         let (sin, cos) = x.sincos();
         let (sin_pi, cos_pi) = x.sincospi();
-        let values = [
-            x.exp(),
-            (square + T::from_f64(1.0)).ln(),
-            square.sqrt(),
-            x.sin(),
-            sin,
-            cos,
-            sin_pi,
-            cos_pi,
-        ];
-        for (k, v) in values.into_iter().enumerate() {
-            args.out.set(FLOAT_METHOD_FIELDS * i + k, v);
-        }
+        // One store per field (an array of the values, iterated, lived in local memory).
+        let out = |k: usize, v: T| args.out.set(FLOAT_METHOD_FIELDS * i + k, v);
+        out(0, x.exp());
+        out(1, (square + T::from_f64(1.0)).ln());
+        out(2, square.sqrt());
+        out(3, x.sin());
+        out(4, sin);
+        out(5, cos);
+        out(6, sin_pi);
+        out(7, cos_pi);
     }
 }
 

@@ -34,7 +34,7 @@
 //!
 //! /// The loop body: `a(i) = a(i) + b` over this thread's share of the range.
 //! #[kernel]
-//! pub fn add(args: AddArgs) {
+//! pub fn add(args: AddArgs<'_>) {
 //!     for i in grid_stride_range(args.a.len()) {
 //!         args.a.update(i, |x| x + args.b);
 //!     }

@@ -114,9 +114,11 @@
 //! ```
 //!
 //! # A launch takes its kernel's arguments
-//! A launch handle implements `Kernel<A>` only for its kernel's argument struct (E0277):
+//! A launch handle implements `Kernel<A>` only for its kernel's argument struct (E0308 here;
+//! E0277, "`saxpy` is not the launch handle of a kernel taking `SaxpyArgs`", for a function
+//! that is not a kernel's handle):
 //!
-//! ```compile_fail,E0277
+//! ```compile_fail,E0308
 //! # include!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/guarantees/prelude.rs"));
 //! # fn main() -> ferrocuda::Result<()> { let gpu = Gpu::simulator(); let kernels = gpu.load(&KERNELS)?;
 //! let (x_d, mut y_d) = (gpu.zeros::<f32>(8)?, gpu.zeros::<f32>(8)?);

@@ -15,15 +15,15 @@
 //! #[repr(C)]
 //! #[derive(Clone, Copy, KernelArgs)]
 //! #[kernel_args(same_len(x, y))]
-//! pub struct SaxpyArgs {
-//!     pub x: Slice<f32>,
-//!     pub y: SliceMut<f32>,
+//! pub struct SaxpyArgs<'a> {
+//!     pub x: Slice<'a, f32>,
+//!     pub y: SliceMut<'a, f32>,
 //!     pub a: f32,
 //! }
 //!
 //! /// `y = a x + y`, one thread per element.
 //! #[kernel]
-//! pub fn saxpy(args: SaxpyArgs) {
+//! pub fn saxpy(args: SaxpyArgs<'_>) {
 //!     let i = global_idx_x();
 //!     if i < args.y.len() {
 //!         args.y.set(i, args.a * args.x.get(i) + args.y.get(i));

@@ -275,7 +275,11 @@ static CONSTANT_BANK: [AtomicU32; CONSTANT_BANK_BYTES / 4] = [const { AtomicU32:
 /// `cuMemcpyHtoD` to the bank); `Err` with one sentence when they do not fit or are misaligned.
 pub fn write_constant_bank(byte_offset: usize, words: &[u32]) -> Result<(), String> {
     let bytes = words.len() * 4;
-    if !byte_offset.is_multiple_of(4) || byte_offset + bytes > CONSTANT_BANK_BYTES {
+    if !byte_offset.is_multiple_of(4)
+        || byte_offset
+            .checked_add(bytes)
+            .is_none_or(|end| end > CONSTANT_BANK_BYTES)
+    {
         return Err(std::format!(
             "{bytes} bytes at byte {byte_offset} do not fit the {}-byte constant bank as 4-byte words",
             CONSTANT_BANK_BYTES

@@ -63,11 +63,12 @@ struct ManagedAllocation<T> {
 
 impl<T> Drop for ManagedAllocation<T> {
     fn drop(&mut self) {
-        // A kernel may still use the memory; errors cannot be returned from `drop` (a fault of
-        // an earlier kernel shows at the device's next synchronisation).
-        if self.context.synchronize().is_ok() {
+        // A kernel of any device may still use the memory (managed memory is reachable from
+        // every device); errors cannot be returned from `drop` (a fault of an earlier kernel
+        // shows at the device's next synchronisation).
+        if self.context.synchronize().is_ok() && super::stream::synchronize_live_contexts().is_ok() {
             // SAFETY: allocated by `cuMemAllocManaged` in this context, freed only here, once,
-            // after every kernel and prefetch using it has finished (above).
+            // after every kernel and prefetch of every device using it has finished (above).
             let _ = unsafe { result::memory_free(self.address) };
         }
     }
@@ -227,9 +228,14 @@ impl<T: Element> ManagedBuffer<T> {
     /// device has finished (on CUDA), and returns the fault of an earlier kernel, if any.
     fn settle(&self) -> Result<()> {
         match &self.storage {
-            Storage::Cuda(m) => m.context.synchronize().map_err(Error::cuda(
-                "synchronizing the device before a host access to managed memory",
-            )),
+            // Every device, not only the one that allocated it: a kernel on another GPU may
+            // use the memory through a view.
+            Storage::Cuda(m) => {
+                m.context.synchronize().map_err(Error::cuda(
+                    "synchronizing the device before a host access to managed memory",
+                ))?;
+                super::stream::synchronize_live_contexts()
+            }
             Storage::Sim { faults, .. } => take_fault(faults),
         }
     }

@@ -39,6 +39,18 @@ pub(super) fn register_context_stream(stream: &Arc<CudaStream>) {
     streams.push(Arc::downgrade(stream));
 }
 
+/// Waits until the work queued so far on every open CUDA device has finished: a host access to
+/// memory any device's kernel may use (managed memory, reachable from every device), or its free.
+pub(super) fn synchronize_live_contexts() -> Result<()> {
+    let streams: Vec<Arc<CudaStream>> = context_streams().iter().filter_map(Weak::upgrade).collect();
+    for stream in streams {
+        stream.context().synchronize().map_err(Error::cuda(
+            "synchronizing a device before a host access to memory it may use",
+        ))?;
+    }
+    Ok(())
+}
+
 /// Makes `free_on` (a buffer's stream, on which its free is then queued) wait for all the work
 /// queued so far in every other open context, so no kernel of another device still uses the
 /// memory when it is freed. Work of `free_on`'s own context is ordered already: the free runs on

@@ -52,6 +52,24 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
     // functions on both backends, bit for bit.
     float_methods::<f32>(c, "probe_float_methods_f32")?;
     float_methods::<f64>(c, "probe_float_methods_f64")?;
+    // Two writable views of disjoint halves of one buffer (overlapping ones are refused).
+    c.compare("probe_two_outputs", Tolerance::EXACT, |gpu| {
+        let n = 1000;
+        let mut out = gpu.zeros::<f32>(2 * n)?;
+        let whole = out.view_mut();
+        let half = |range| {
+            whole
+                .subview(range)
+                .ok_or_else(|| ferrocuda::Error::InvalidArgument("a half outside".into()))
+        };
+        let (first, second) = (half(0..n)?, half(n..2 * n)?);
+        library(gpu)?.launch(
+            ProbeTwoOutputs,
+            LaunchShape::cover_1d(n, 128)?,
+            TwoOutputsArgs { first, second },
+        )?;
+        gpu.download(&out)
+    })?;
     c.compare("probe_warp", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&ramp_i32(256))?;
         let mut out = gpu.zeros::<i32>(WARP_FIELDS * 256)?;

@@ -8,8 +8,8 @@ use ferrocuda::ptx;
 /// Kernels with the accurate sine: its argument reduction for huge arguments (Payne-Hanek, in
 /// `libm`'s `rem_pio2_large`) keeps a small array in local memory, as CUDA's own `sinf` does.
 /// (`kernel` is ch3-async's, with `sincosf`; `sincos_one_reduction` calls `libm` beyond 2^20;
-/// `probe_float_methods_f32` calls `sin` and `sincos` by method syntax.)
-const ACCURATE_SINE_KERNELS: [&str; 7] = [
+/// `probe_float_methods_*` call `sin` and `sincos` by method syntax.)
+const ACCURATE_SINE_KERNELS: [&str; 8] = [
     "base",
     "math",
     "kernel",
@@ -17,6 +17,7 @@ const ACCURATE_SINE_KERNELS: [&str; 7] = [
     "sin_cos_separate",
     "sincos_one_reduction",
     "probe_float_methods_f32",
+    "probe_float_methods_f64",
 ];
 
 /// Kernels that use local memory on purpose: ch3-localmem's private array indexed at run time,

@@ -92,6 +92,9 @@ impl<T> Drop for DeviceBuffer<T> {
             // waits. An error (a fault of an earlier kernel) is reported by the next
             // synchronisation of the device.
             let _ = super::stream::order_after_live_streams(slice.stream());
+            // cudarc's drop frees on the stream's handle in the current context, and the legacy
+            // default stream's handle is the same in every context: make the buffer's current.
+            let _ = slice.stream().context().bind_to_thread();
         }
     }
 }

@@ -141,6 +141,9 @@ impl<'a> Rig<'a> {
         let c = self.copy(path, rows, width);
         self.destination(path, rows, width, Some(-1.0))?;
         self.issue(path, c)?;
+        // The device-to-device copy is queued on GPU 0's stream and read back through GPU 1,
+        // whose stream does not wait for GPU 0's: wait for the copy first.
+        self.gpu.synchronize_stream(&self.stream)?;
         let got = self.destination(path, rows, width, None)?;
         let want: Vec<f32> = (0..rows * width)
             .map(|i| pattern(i / width, i % width, self.side))

@@ -194,6 +194,12 @@ pub(crate) fn with_thread<R>(f: impl FnOnce(&ThreadCtx, &BlockCtx) -> R) -> R {
     unsafe { f(&*current.thread, &*current.block) }
 }
 
+/// Whether a simulated thread runs on this host thread now: one thread-local read.
+#[inline(always)]
+pub(crate) fn in_kernel() -> bool {
+    CURRENT.get().is_some()
+}
+
 /// Calls `f` with the current thread and block, or returns `None` outside a simulated launch.
 pub(crate) fn with_thread_if_any<R>(f: impl FnOnce(&ThreadCtx, &BlockCtx) -> R) -> Option<R> {
     // SAFETY: as in `with_thread`.
@@ -228,7 +234,12 @@ pub(crate) fn suspend(what: &str) {
 /// which reports it with kernel, block and thread. (`resume_unwind` skips the panic hook.)
 pub(crate) struct FaultMessage(pub String);
 
-/// Stops the current thread with a fault.
+/// Stops the current thread with a fault; outside a simulated kernel (a device function called
+/// from host code), panics with `message`.
+#[track_caller]
 pub fn fault(message: String) -> ! {
+    if !in_kernel() {
+        panic!("{message}");
+    }
     std::panic::resume_unwind(Box::new(FaultMessage(message)))
 }

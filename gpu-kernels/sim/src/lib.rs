@@ -42,7 +42,7 @@ pub use context::fault;
 pub use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
 pub use output::{capture_output, print};
 
-use context::{with_thread, with_thread_if_any};
+use context::{in_kernel, with_thread, with_thread_if_any};
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use std::fmt;
@@ -77,11 +77,24 @@ pub fn lane_id() -> u32 {
     with_thread(|t, _| (t.rank % 32) as u32)
 }
 
+/// What a view's access from host code says: outside a kernel a view's address may be a device
+/// address of the CUDA backend, which the host must not dereference.
+pub const OUTSIDE_KERNEL: &str = "a view of device memory is read or written only inside a kernel; on the host, \
+     copy the buffer to host memory first (`Gpu::download`)";
+
 /// Checks a global-memory access of `bytes` bytes at `address` against the other blocks'
 /// accesses in this launch, when [`Checks::global_race`] is on; a fault on a race. Called by the
-/// device library's global loads and stores; an atomic calls [`global_atomic`] instead.
+/// device library's global loads and stores before they touch memory; an atomic calls
+/// [`global_atomic`] instead.
+///
+/// Panics with [`OUTSIDE_KERNEL`] when no simulated thread runs on this host thread: host code
+/// called a view's accessor, whose address on the CUDA backend is a device address.
 #[inline(always)]
+#[track_caller]
 pub fn global_access(address: *const u8, bytes: usize, access: Access) {
+    if !in_kernel() {
+        outside_kernel();
+    }
     if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) == 0 {
         return;
     }
@@ -95,9 +108,14 @@ pub fn global_access(address: *const u8, bytes: usize, access: Access) {
 }
 
 /// Notes a global or shared atomic for the global race detector: an acquire by the block, and a
-/// release when the thread made a `__threadfence` since its last atomic.
+/// release when the thread made a `__threadfence` since its last atomic. Called by the device
+/// library's atomics before they touch memory; panics as [`global_access`] outside a kernel.
 #[inline(always)]
+#[track_caller]
 pub fn global_atomic() {
+    if !in_kernel() {
+        outside_kernel();
+    }
     if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) == 0 {
         return;
     }
@@ -106,6 +124,15 @@ pub fn global_atomic() {
             global_race::atomic(t, b, race);
         }
     });
+}
+
+/// The panic of [`global_access`] and [`global_atomic`] outside a kernel, out of their inline
+/// path.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn outside_kernel() -> ! {
+    fault(OUTSIDE_KERNEL.into())
 }
 
 /// Notes a `__threadfence` (any scope) for the global race detector.

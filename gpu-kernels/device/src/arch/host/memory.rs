@@ -13,6 +13,14 @@
 //! defines it: "a set of equivalent memory operations with a scalar data-type, executed in an
 //! unspecified order on the elements in the vector" (PTX ISA §8.2.2, Vector Data-types).
 //!
+//! One race stays outside Rust's model: racing accesses of *different* widths to the same bytes,
+//! one of them a write (a kernel writing a buffer through a `Slice<u8>` while another block reads
+//! it through `words()`, or 4-byte stores against a 16-byte load of 8-byte words). Rust allows
+//! racing mixed-size atomic reads only (rust-lang/rust#128778). On x86-64, as on the GPU, such a
+//! kernel reads each byte as one of the stores left it, but the language does not define it; to
+//! define it every access would have to be made of byte atomics, at a cost the fast path cannot
+//! carry.
+//!
 //! Shared memory needs none of this: a block's shared memory is touched only by that block's
 //! threads, which are coroutines of the one host thread that runs the block (its `BlockCtx` is not
 //! `Sync`), one at a time, so its plain accesses never overlap in time (see `shared_load`).

@@ -4,7 +4,11 @@
 //! - Every thread of a block is a stackful coroutine, so all threads of a block are in flight
 //!   together: `sync_threads` suspends a thread until every thread of its block has arrived, a
 //!   shuffle or vote until every lane of its mask has, exactly as on the GPU. Blocks run in any
-//!   order, in parallel on the host's cores (rayon). Global-memory atomics are host atomics.
+//!   order, in parallel on the host's cores (rayon). Global-memory atomics are host atomics, and
+//!   the device library's global loads and stores relaxed host atomics of the element's width: a
+//!   kernel whose threads race on an element computes a wrong answer, as on a GPU, and is no data
+//!   race of the host process. A view read or written from host code, outside a kernel, panics
+//!   ([`OUTSIDE_KERNEL`]).
 //! - Dynamic shared memory is a per-block buffer of the launch's size, with a shadow of written
 //!   bytes: an access outside it, or a read of bytes never written in this launch, stops the
 //!   launch with a [`Fault`] naming kernel, block and thread.

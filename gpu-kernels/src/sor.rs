@@ -63,6 +63,9 @@ pub struct Region {
     pub col_end: u32,
 }
 
+// SAFETY: a `#[repr(C)]` struct of numbers: plain data a kernel may take.
+unsafe impl ferrocuda_device::launch::DeviceCopy for Region {}
+
 impl Region {
     /// Rows in the region.
     pub const fn rows(&self) -> usize {

@@ -127,6 +127,21 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # A kernel takes plain data
+//! An argument struct holds numbers, arrays of them, views and argument structs
+//! ([`DeviceCopy`](crate::device::launch::DeviceCopy)): not references or cells, which a kernel
+//! on a device, or the simulator's host threads all at once, would reach behind the borrow
+//! checker (E0277):
+//!
+//! ```compile_fail,E0277
+//! use ferrocuda::device::prelude::*;
+//! use core::cell::Cell;
+//! #[repr(C)]
+//! #[derive(Clone, Copy, KernelArgs)]
+//! pub struct CountArgs<'a> { pub count: &'a Cell<u32>, pub n: u32 }
+//! # fn main() {}
+//! ```
+//!
 //! # What the macros refuse
 //! An argument struct that holds views names their lifetime (E0106):
 //!

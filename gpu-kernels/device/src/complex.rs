@@ -110,6 +110,9 @@ pub struct Complex<T: ComplexScalar> {
     _align: [T::PairAlign; 0],
 }
 
+// SAFETY: a `#[repr(C)]` pair of numbers: plain data.
+unsafe impl<T: ComplexScalar + crate::launch::DeviceCopy> crate::launch::DeviceCopy for Complex<T> {}
+
 impl<T: ComplexScalar + core::fmt::Debug> core::fmt::Debug for Complex<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "({:?}, {:?})", self.re, self.im)

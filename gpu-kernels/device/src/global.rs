@@ -27,7 +27,7 @@ pub use wide::Element4;
 
 /// An element type of global memory: loads and stores that name the global state space on the
 /// GPU (`ld.global`, `st.global`), plain ones on the host.
-pub trait Element: Copy {
+pub trait Element: crate::launch::DeviceCopy {
     /// Reads `*address`.
     ///
     /// # Safety

@@ -36,7 +36,7 @@ pub trait Kernel<A: KernelArgs> {
     message = "`{Self}` is not a kernel argument struct",
     note = "declare it `#[repr(C)] #[derive(Clone, Copy, KernelArgs)] pub struct ...` (ferrocuda_device::prelude has the derive)"
 )]
-pub trait KernelArgs: Copy {
+pub trait KernelArgs: DeviceCopy {
     /// `Err` naming two views the struct declares equal in length whose lengths differ.
     fn check_lengths(&self) -> Result<(), LengthMismatch> {
         Ok(())
@@ -152,6 +152,63 @@ pub mod __private {
         fn list_views(&self, _: &'static str, _: &mut dyn FnMut(ViewSpan)) {}
     }
 }
+
+/// A type a kernel may take in its arguments: plain data, which the host copies bit for bit into
+/// the launch's parameter block and every thread reads, and which reaches memory only through
+/// views of device memory.
+///
+/// Implemented for the numbers, `bool`, `char`, arrays and `PhantomData`, the views
+/// ([`Slice`](crate::global::Slice), [`SliceMut`](crate::global::SliceMut)),
+/// [`Complex`](crate::complex::Complex), and, by `#[derive(KernelArgs)]`, argument structs whose
+/// fields all are `DeviceCopy`. Not for references, raw pointers or cells: a kernel runs on a
+/// device, or on the simulator's host threads all at once, and must not reach host memory.
+///
+/// # Safety
+/// The type is plain data: its bytes mean the same on the device as on the host, it holds no
+/// reference, raw pointer or interior mutability (views of device memory aside), and copies of
+/// one value may be used from many threads at once.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a kernel",
+    label = "not plain data a kernel may take",
+    note = "a kernel's arguments hold numbers, arrays of them, views of device memory (`Slice`, `SliceMut`) and argument structs; for a plain-data type of your own: `unsafe impl ferrocuda_device::launch::DeviceCopy for ...`"
+)]
+pub unsafe trait DeviceCopy: Copy {}
+
+macro_rules! device_copy {
+    ($($t:ty),*) => {$(
+        // SAFETY: a number (or `bool`, `char`): plain data with no address in it.
+        unsafe impl DeviceCopy for $t {}
+    )*};
+}
+device_copy!(
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    f32,
+    f64,
+    bool,
+    char,
+    ()
+);
+
+// SAFETY: an array of plain data is plain data.
+unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+// SAFETY: zero-sized, no data.
+unsafe impl<T: ?Sized> DeviceCopy for core::marker::PhantomData<T> {}
+// SAFETY: a device address and a length; the kernel reaches the memory only through the view's
+// accessors (atomics on the simulator), within its length, for the borrow `'a` of its buffer.
+unsafe impl<T> DeviceCopy for crate::global::Slice<'_, T> {}
+// SAFETY: as for `Slice`.
+unsafe impl<T> DeviceCopy for crate::global::SliceMut<'_, T> {}
 
 /// Two views an argument struct declares equal in length, and their lengths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

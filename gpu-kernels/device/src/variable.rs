@@ -25,21 +25,26 @@
 //!
 //! On the CPU simulator the static is an ordinary host static: one copy per process, which every
 //! launch and every host access of the variable share.
+use crate::global::Element;
 use core::cell::UnsafeCell;
 
-/// One variable in global memory, shared by every thread of every launch of its module.
+/// One variable in global memory, shared by every thread of every launch of its module: a
+/// number of 1, 2, 4 or 8 bytes ([`Element`]).
 ///
-/// Threads that write it in the same launch without an atomic race, as in CUDA C; the book's
-/// programs touch it from one thread (`<<<1,1>>>`).
+/// Threads that write it in the same launch without an atomic race, as in CUDA C: a wrong value
+/// (on the simulator too, whose accesses to it are relaxed atomics of its width, so the race is
+/// no undefined behaviour of the host process); the book's programs touch it from one thread
+/// (`<<<1,1>>>`).
 #[repr(transparent)]
 pub struct DeviceVariable<T>(UnsafeCell<T>);
 
-// SAFETY: every access is a volatile read or write of the whole value; the host reaches the
-// variable only between launches (a simulator launch returns once it has run); threads of one
-// launch that write it concurrently race, as in CUDA C, which `DeviceVariable`'s doc says.
-unsafe impl<T: Copy + Send> Sync for DeviceVariable<T> {}
+// SAFETY: every access reads or writes the whole value at once: volatile on the GPU, a relaxed
+// atomic of its width on the simulator, so the blocks' host threads and the host may share it;
+// threads of one launch that write it concurrently race as in CUDA C (a wrong value, as the
+// type's doc says), not as a data race of the host process.
+unsafe impl<T: Element + Send> Sync for DeviceVariable<T> {}
 
-impl<T: Copy> DeviceVariable<T> {
+impl<T: Element> DeviceVariable<T> {
     /// A variable holding `value` when its module is loaded.
     pub const fn new(value: T) -> Self {
         Self(UnsafeCell::new(value))
@@ -49,16 +54,28 @@ impl<T: Copy> DeviceVariable<T> {
     /// another module's function wrote is seen.
     #[inline(always)]
     pub fn get(&self) -> T {
+        #[cfg(target_arch = "nvptx64")]
         // SAFETY: the cell is valid and aligned for the program's lifetime; the read races only
         // as `DeviceVariable`'s doc says.
-        unsafe { self.0.get().read_volatile() }
+        return unsafe { self.0.get().read_volatile() };
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: as above; `T: Element` is a plain number of 1, 2, 4 or 8 bytes.
+        return unsafe { crate::arch::relaxed_load(self.0.get()) };
     }
 
     /// Writes `value` (`st.volatile.global`).
     #[inline(always)]
     pub fn set(&self, value: T) {
+        #[cfg(target_arch = "nvptx64")]
         // SAFETY: as in `get`.
-        unsafe { self.0.get().write_volatile(value) }
+        unsafe {
+            self.0.get().write_volatile(value)
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: as in `get`.
+        unsafe {
+            crate::arch::relaxed_store(self.0.get(), value)
+        };
     }
 }
 
@@ -66,7 +83,7 @@ impl<T: Copy> DeviceVariable<T> {
 /// [`device_variable!`](crate::device_variable) on a type named as the variable.
 pub trait Variable {
     /// The type of the value.
-    type Value: Copy;
+    type Value: Element;
     /// The PTX symbol (the static's name).
     const NAME: &'static str;
     /// The static itself, which the CPU simulator reads and writes (one per process).

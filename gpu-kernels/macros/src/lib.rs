@@ -162,6 +162,10 @@ fn derive_args(input: DeriveInput) -> syn::Result<TokenStream2> {
             ),
         ));
     }
+    let field_types: Vec<Type> = match &input.data {
+        Data::Struct(data) => data.fields.iter().map(|f| f.ty.clone()).collect(),
+        _ => Vec::new(),
+    };
     let fields = match &input.data {
         Data::Struct(data) => match &data.fields {
             Fields::Named(named) => named.named.iter().filter_map(|f| f.ident.clone()).collect::<Vec<_>>(),
@@ -212,9 +216,20 @@ fn derive_args(input: DeriveInput) -> syn::Result<TokenStream2> {
         #( (&Field(&self.#fields)).list_views(#field_names, visit); )*
     };
     Ok(quote! {
+        // SAFETY: a `#[repr(C)]` struct whose fields are all `DeviceCopy` (the bounds) is plain
+        // data as they are; a field type that is not (a reference, a cell) fails here.
+        unsafe impl #impl_generics ::ferrocuda_device::launch::DeviceCopy for #name #type_generics
+        where
+            Self: ::core::marker::Copy,
+            #( #field_types: ::ferrocuda_device::launch::DeviceCopy, )*
+            #predicates
+        {
+        }
+
         impl #impl_generics ::ferrocuda_device::launch::KernelArgs for #name #type_generics
         where
             Self: ::core::marker::Copy,
+            #( #field_types: ::ferrocuda_device::launch::DeviceCopy, )*
             #predicates
         {
             fn check_lengths(&self) -> ::core::result::Result<(), ::ferrocuda_device::launch::LengthMismatch> {

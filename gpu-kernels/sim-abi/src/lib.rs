@@ -18,7 +18,10 @@
 //! this crate, read inline by the device library, so an unchecked global access costs one load,
 //! as before.
 #![no_std]
+// The in-kernel flag is a `#[thread_local]` static: `core` has no `thread_local!`.
+#![feature(thread_local)]
 
+use core::cell::Cell;
 use core::fmt;
 use core::panic::Location;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -29,6 +32,38 @@ pub const CONSTANT_BANK_BYTES: usize = 65536;
 /// How many running launches have the cross-block global race check on: while 0, a global
 /// access or atomic is not reported to the simulator at all (one relaxed load).
 pub static LAUNCHES_CHECKED: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether a simulated thread runs on this host thread now: set by the simulator around each
+/// resume of a simulated thread ([`enter_kernel`]), read by every global access and atomic (one
+/// thread-local read), which outside a kernel must not touch memory.
+#[thread_local]
+static IN_KERNEL: Cell<bool> = Cell::new(false);
+
+/// What a view's access from host code says: outside a kernel a view's address may be a device
+/// address of the CUDA backend, which the host must not dereference.
+pub const OUTSIDE_KERNEL: &str = "a view of device memory is read or written only inside a kernel; on the host, \
+     copy the buffer to host memory first (`Gpu::download`)";
+
+/// True while a simulated thread runs on this host thread.
+#[inline(always)]
+pub fn in_kernel() -> bool {
+    IN_KERNEL.get()
+}
+
+/// Marks this host thread as running a simulated thread (`true`) or not; returns the previous
+/// mark, for the simulator to restore.
+#[inline(always)]
+pub fn enter_kernel(running: bool) -> bool {
+    IN_KERNEL.replace(running)
+}
+
+/// The stop of a global access or atomic made outside a kernel: a fault, which outside a kernel
+/// the simulator raises as a panic with [`OUTSIDE_KERNEL`].
+#[cold]
+#[inline(never)]
+fn outside_kernel() -> ! {
+    fault_with(format_args!("{OUTSIDE_KERNEL}"))
+}
 
 /// How a shared- or global-memory access uses the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,17 +216,25 @@ pub fn shared_access(address: *const u8, bytes: usize, access: Access) -> *mut u
     shared_access_at(address, bytes, access, Location::caller())
 }
 
-/// Reports a global-memory access to the cross-block race check, when a running launch has it on.
+/// Reports a global-memory access to the cross-block race check, when a running launch has it on;
+/// outside a kernel, stops with [`OUTSIDE_KERNEL`] before the caller touches memory.
 #[inline(always)]
 pub fn global_access(address: *const u8, bytes: usize, access: Access) {
+    if !in_kernel() {
+        outside_kernel();
+    }
     if LAUNCHES_CHECKED.load(Ordering::Relaxed) != 0 {
         global_access_checked(address, bytes, access);
     }
 }
 
-/// Reports a global or shared atomic to the cross-block race check, when on.
+/// Reports a global or shared atomic to the cross-block race check, when on; outside a kernel,
+/// stops as [`global_access`] does.
 #[inline(always)]
 pub fn global_atomic() {
+    if !in_kernel() {
+        outside_kernel();
+    }
     if LAUNCHES_CHECKED.load(Ordering::Relaxed) != 0 {
         global_atomic_checked();
     }

@@ -23,9 +23,17 @@ std::thread_local! {
 
 /// The kernel's arguments, shared by the host threads that run its blocks.
 struct SharedArgs<A>(A);
-// SAFETY: the arguments are plain values and device addresses; threads of different blocks use
-// them concurrently exactly as GPU threads do, which the kernel's contract (no data races, atomics
-// for shared updates) makes sound. Global atomics are host atomics.
+// SAFETY: each host thread only copies the arguments out (`A: Copy`) to run its blocks. They are
+// plain values and views (addresses and lengths) of simulator buffers, and a kernel reaches
+// memory through the device library only: its global loads and stores are relaxed host atomics
+// of the element's width, its atomics host atomics (`ferrocuda-device`'s `arch/host.rs`). So
+// threads of different blocks that touch one element at once without an atomic (a race in the
+// kernel, legal CUDA with an unspecified result) read or write one of the values written, as on
+// a GPU, and make no data race in this process. Shared memory and the rest of a block's state
+// belong to the one host thread that runs the block (`BlockCtx` is not `Sync`), whose simulated
+// threads run one at a time. `launch` takes only `Copy + 'static` arguments, but not only
+// `Sync` ones: a caller must not pass state with interior mutability of its own (the device
+// library's argument types hold none).
 unsafe impl<A> Sync for SharedArgs<A> {}
 
 pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) -> Result<(), Fault> {

@@ -176,7 +176,9 @@ std::thread_local! {
 /// Runs `f` with `thread` and `block` as the current thread, for the duration of one resume.
 pub(crate) fn enter<R>(thread: &ThreadCtx, block: &BlockCtx, f: impl FnOnce() -> R) -> R {
     let previous = CURRENT.replace(Some(Current { thread, block }));
+    let was_in_kernel = ferrocuda_sim_abi::enter_kernel(true);
     let result = f();
+    ferrocuda_sim_abi::enter_kernel(was_in_kernel);
     CURRENT.set(previous);
     result
 }
@@ -192,6 +194,12 @@ pub(crate) fn with_thread<R>(f: impl FnOnce(&ThreadCtx, &BlockCtx) -> R) -> R {
     // SAFETY: `enter` sets the pointers to a thread and block that outlive the resume in which
     // the kernel code calling this runs.
     unsafe { f(&*current.thread, &*current.block) }
+}
+
+/// Whether a simulated thread runs on this host thread now: one thread-local read.
+#[inline(always)]
+pub(crate) fn in_kernel() -> bool {
+    CURRENT.get().is_some()
 }
 
 /// Calls `f` with the current thread and block, or returns `None` outside a simulated launch.
@@ -228,7 +236,12 @@ pub(crate) fn suspend(what: &str) {
 /// which reports it with kernel, block and thread. (`resume_unwind` skips the panic hook.)
 pub(crate) struct FaultMessage(pub String);
 
-/// Stops the current thread with a fault.
+/// Stops the current thread with a fault; outside a simulated kernel (a device function called
+/// from host code), panics with `message`.
+#[track_caller]
 pub fn fault(message: String) -> ! {
+    if !in_kernel() {
+        panic!("{message}");
+    }
     std::panic::resume_unwind(Box::new(FaultMessage(message)))
 }

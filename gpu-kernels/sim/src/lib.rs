@@ -4,7 +4,11 @@
 //! - Every thread of a block is a stackful coroutine, so all threads of a block are in flight
 //!   together: `sync_threads` suspends a thread until every thread of its block has arrived, a
 //!   shuffle or vote until every lane of its mask has, exactly as on the GPU. Blocks run in any
-//!   order, in parallel on the host's cores (rayon). Global-memory atomics are host atomics.
+//!   order, in parallel on the host's cores (rayon). Global-memory atomics are host atomics, and
+//!   the device library's global loads and stores relaxed host atomics of the element's width: a
+//!   kernel whose threads race on an element computes a wrong answer, as on a GPU, and is no data
+//!   race of the host process. A view read or written from host code, outside a kernel, panics
+//!   ([`OUTSIDE_KERNEL`]).
 //! - Dynamic shared memory is a per-block buffer of the launch's size, with a shadow of written
 //!   bytes: an access outside it, or a read of bytes never written in this launch, stops the
 //!   launch with a [`Fault`] naming kernel, block and thread.
@@ -78,14 +82,18 @@ pub fn lane_id() -> u32 {
     with_thread(|t, _| (t.rank % 32) as u32)
 }
 
+pub use ferrocuda_sim_abi::OUTSIDE_KERNEL;
+
 /// Checks a global-memory access of `bytes` bytes at `address` against the other blocks'
 /// accesses in this launch, when [`Checks::global_race`] is on; a fault on a race. Called by the
-/// device library's global loads and stores; an atomic calls [`global_atomic`] instead.
+/// device library's global loads and stores before they touch memory; an atomic calls
+/// [`global_atomic`] instead.
+///
+/// Panics with [`OUTSIDE_KERNEL`] when no simulated thread runs on this host thread: host code
+/// called a view's accessor, whose address on the CUDA backend is a device address.
 #[inline(always)]
 pub fn global_access(address: *const u8, bytes: usize, access: Access) {
-    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) != 0 {
-        global_access_checked(address, bytes, access);
-    }
+    ferrocuda_sim_abi::global_access(address, bytes, access)
 }
 
 /// [`global_access`] once the check is known to be on.
@@ -100,12 +108,11 @@ fn global_access_checked(address: *const u8, bytes: usize, access: Access) {
 }
 
 /// Notes a global or shared atomic for the global race detector: an acquire by the block, and a
-/// release when the thread made a `__threadfence` since its last atomic.
+/// release when the thread made a `__threadfence` since its last atomic. Called by the device
+/// library's atomics before they touch memory; panics as [`global_access`] outside a kernel.
 #[inline(always)]
 pub fn global_atomic() {
-    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) != 0 {
-        global_atomic_checked();
-    }
+    ferrocuda_sim_abi::global_atomic()
 }
 
 /// [`global_atomic`] once the check is known to be on.
@@ -196,7 +203,13 @@ impl std::error::Error for SimError {}
 /// The kernel's `*Args` hold raw device addresses, which here are host addresses of simulator
 /// buffers; threads of different blocks run on different host threads, as on the GPU. `A` may
 /// borrow (views borrow their buffers): every thread has finished when this returns.
-pub fn launch<A: Copy>(launch: &Launch, run: fn(A), args: A) -> Result<(), SimError> {
+///
+/// # Safety
+/// `args` is plain data that host threads may copy and use at once: numbers and views of
+/// simulator memory, whose accessors are relaxed atomics (`ferrocuda_device::launch::DeviceCopy`,
+/// which every kernel argument struct is); no reference to host data or cell, which the blocks'
+/// threads would race on.
+pub unsafe fn launch<A: Copy>(launch: &Launch, run: fn(A), args: A) -> Result<(), SimError> {
     validate(launch)?;
     block::run_grid(launch, ErasedBody::run, ErasedBody::new(run, &args)).map_err(SimError::Fault)
 }

@@ -57,6 +57,9 @@ pub struct RowLayout {
     pub element_stride: usize,
 }
 
+// SAFETY: a `#[repr(C)]` struct of numbers: plain data a kernel may take.
+unsafe impl ferrocuda_device::launch::DeviceCopy for RowLayout {}
+
 impl RowLayout {
     /// `rows` rows of `n` elements, `distance` elements apart, each contiguous.
     pub const fn contiguous(distance: usize) -> Self {

@@ -75,7 +75,9 @@ pub struct SimDevice {
 impl SimDevice {
     /// Runs kernel `K` over `shape` with `args`.
     pub(super) fn launch<K: Kernel<A>, A: KernelArgs>(&self, shape: LaunchShape, args: A) -> Result<()> {
-        match sim::launch(&shape.sim_launch(K::NAME), K::RUN, args) {
+        // SAFETY: `A: KernelArgs` is `DeviceCopy`: numbers and views, which the blocks' host
+        // threads may share (the views' accessors are relaxed atomics).
+        match unsafe { sim::launch(&shape.sim_launch(K::NAME), K::RUN, args) } {
             Ok(()) => Ok(()),
             Err(e @ SimError::InvalidLaunch(_)) => Err(Error::Simulator(e)),
             Err(e @ SimError::Fault(_)) => {

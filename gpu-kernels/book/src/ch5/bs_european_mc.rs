@@ -32,6 +32,9 @@ pub struct McModel<T> {
     pub discount: T,
 }
 
+// SAFETY: a `#[repr(C)]` struct of numbers: plain data a kernel may take.
+unsafe impl<T: ferrocuda_device::launch::DeviceCopy> ferrocuda_device::launch::DeviceCopy for McModel<T> {}
+
 /// Arguments of [`mc_payoffs`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]

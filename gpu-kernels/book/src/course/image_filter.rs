@@ -57,6 +57,9 @@ pub struct Reciprocal {
     pub post_shift: u32,
 }
 
+// SAFETY: a `#[repr(C)]` struct of numbers: plain data a kernel may take.
+unsafe impl ferrocuda_device::launch::DeviceCopy for Reciprocal {}
+
 impl Reciprocal {
     /// Division by `divisor` of numerators up to `max_numerator`; `None` for 0, or when the
     /// multiplier would not fit 32 bits (`max_numerator` of 2^31 or more).

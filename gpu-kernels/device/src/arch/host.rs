@@ -1,10 +1,25 @@
 //! The CPU simulator's versions of the PTX wrappers in `nvptx.rs`, with the same names and
 //! signatures: special registers read the simulated thread's coordinates, barriers and warp
-//! operations meet the block's other coroutines, atomics are host atomics.
+//! operations meet the block's other coroutines, atomics are host atomics, and global loads and
+//! stores are relaxed host atomics of the element's width (`memory.rs` says why).
+//!
+//! Every global access first asks the simulator for the calling simulated thread
+//! (`sim::global_access`, `sim::global_atomic`): from host code outside a kernel it panics
+//! instead of reading, since a view there may hold a device address of the CUDA backend.
 use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering, fence};
 use ferrocuda_sim_abi::{self as sim, Access, WarpOp};
+use memory::{Word, load_words, store_words};
+pub use memory::{relaxed_load, relaxed_store};
+
+/// Stops with a fault naming the size of a device variable no word holds (1, 2, 4, 8 bytes).
+#[cold]
+#[inline(never)]
+pub fn variable_size_failure(bytes: usize) -> ! {
+    sim::fault(format_args!("a device variable holds 1, 2, 4 or 8 bytes, not {bytes}"))
+}
 
 mod async_copy;
+mod memory;
 mod mma;
 mod rounding;
 pub use async_copy::*;
@@ -93,24 +108,33 @@ pub fn dynamic_shared_base<T>() -> *mut T {
 }
 /// A checked shared-memory read.
 ///
+/// A plain read, not an atomic: a block's shared memory is touched only by the block's threads,
+/// coroutines that run one at a time on the one host thread that runs the block, so two accesses
+/// never overlap in time, and a race between two simulated threads is no data race of the host
+/// (the race detector reports it). An atomic would need `T`'s bytes as integers, which a `T` with
+/// padding does not have.
+///
 /// # Safety
-/// `address` lies in this launch's dynamic shared memory (checked: a fault otherwise).
+/// `address` lies in this launch's dynamic shared memory (checked: a fault otherwise), aligned
+/// for `T`.
 #[inline(always)]
 #[track_caller]
 pub unsafe fn shared_load<T: Copy>(address: *const T) -> T {
     let checked = sim::shared_access(address.cast(), size_of::<T>(), Access::Read);
-    // SAFETY: `shared_access` checked that the bytes lie in the block's shared buffer.
+    // SAFETY: `shared_access` checked that the bytes lie in the block's shared buffer, which only
+    // this host thread touches (see above); aligned by the caller's contract.
     unsafe { checked.cast::<T>().read() }
 }
-/// A checked shared-memory write.
+/// A checked shared-memory write: a plain write, as [`shared_load`] says why.
 ///
 /// # Safety
-/// `address` lies in this launch's dynamic shared memory (checked: a fault otherwise).
+/// `address` lies in this launch's dynamic shared memory (checked: a fault otherwise), aligned
+/// for `T`.
 #[inline(always)]
 #[track_caller]
 pub unsafe fn shared_store<T: Copy>(address: *mut T, value: T) {
     let checked = sim::shared_access(address.cast(), size_of::<T>(), Access::Write);
-    // SAFETY: `shared_access` checked that the bytes lie in the block's shared buffer.
+    // SAFETY: as in `shared_load`.
     unsafe { checked.cast::<T>().write(value) }
 }
 /// Checks an atomic read-modify-write of shared memory before it happens.
@@ -250,7 +274,8 @@ macro_rules! atom_cas {
 atom_cas!(atom_cas_b32, AtomicU32, u32);
 atom_cas!(atom_cas_b64, AtomicU64, u64);
 
-/// `ld.volatile.global.b32`: a volatile host read.
+/// `ld.volatile.global.b32`: a relaxed atomic load, which the compiler neither drops nor merges
+/// with another (what a kernel spinning on a flag needs of `volatile`).
 ///
 /// # Safety
 /// `address` is valid for reads and 4-byte aligned.
@@ -258,9 +283,9 @@ atom_cas!(atom_cas_b64, AtomicU64, u64);
 pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
     sim::global_access(address.cast(), 4, Access::Read);
     // SAFETY: forwarded to the caller.
-    unsafe { address.read_volatile() }
+    unsafe { u32::load_relaxed(address) }
 }
-/// `st.volatile.global.b32`: a volatile host write.
+/// `st.volatile.global.b32`: a relaxed atomic store.
 ///
 /// # Safety
 /// `address` is valid for writes and 4-byte aligned.
@@ -268,43 +293,45 @@ pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
 pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
     sim::global_access(address.cast(), 4, Access::Write);
     // SAFETY: forwarded to the caller.
-    unsafe { address.write_volatile(value) }
+    unsafe { u32::store_relaxed(address, value) }
 }
 
-/// The global-memory loads and stores of `nvptx.rs`: plain host reads and writes, all of them
-/// coherent on the host, so `ld.global.nc` is an ordinary read too.
+/// The global-memory loads and stores of `nvptx.rs`: relaxed host atomics of the type's width
+/// (`memory.rs`), all of them coherent on the host, so `ld.global.nc` is an ordinary load too.
 macro_rules! global_access {
-    ($load:ident, $store:ident, $t:ty) => {
-        #[doc = concat!("`ld.global` of a `", stringify!($t), "`: a host read.")]
+    ($load:ident, $store:ident, $t:ty, $bits:ty) => {
+        #[doc = concat!("`ld.global` of a `", stringify!($t), "`: a relaxed host atomic load.")]
         ///
         /// # Safety
         /// `address` is valid for reads and aligned for the type.
         #[inline(always)]
         pub unsafe fn $load(address: *const $t) -> $t {
             sim::global_access(address.cast(), size_of::<$t>(), Access::Read);
-            // SAFETY: forwarded to the caller.
-            unsafe { address.read() }
+            // SAFETY: forwarded to the caller; `$bits` has the size and alignment of `$t`.
+            <$t>::from_ne_bytes(unsafe { <$bits>::load_relaxed(address.cast()) }.to_ne_bytes())
         }
-        #[doc = concat!("`st.global` of a `", stringify!($t), "`: a host write.")]
+        #[doc = concat!("`st.global` of a `", stringify!($t), "`: a relaxed host atomic store.")]
         ///
         /// # Safety
         /// `address` is valid for writes and aligned for the type.
         #[inline(always)]
         pub unsafe fn $store(address: *mut $t, value: $t) {
             sim::global_access(address.cast(), size_of::<$t>(), Access::Write);
-            // SAFETY: forwarded to the caller.
-            unsafe { address.write(value) }
+            let bits = <$bits>::from_ne_bytes(value.to_ne_bytes());
+            // SAFETY: forwarded to the caller; `$bits` has the size and alignment of `$t`.
+            unsafe { <$bits>::store_relaxed(address.cast(), bits) }
         }
     };
 }
-global_access!(ld_global_u8, st_global_u8, u8);
-global_access!(ld_global_u16, st_global_u16, u16);
-global_access!(ld_global_b32, st_global_b32, u32);
-global_access!(ld_global_f32, st_global_f32, f32);
-global_access!(ld_global_b64, st_global_b64, u64);
-global_access!(ld_global_f64, st_global_f64, f64);
+global_access!(ld_global_u8, st_global_u8, u8, u8);
+global_access!(ld_global_u16, st_global_u16, u16, u16);
+global_access!(ld_global_b32, st_global_b32, u32, u32);
+global_access!(ld_global_f32, st_global_f32, f32, u32);
+global_access!(ld_global_b64, st_global_b64, u64, u64);
+global_access!(ld_global_f64, st_global_f64, f64, u64);
 
-/// `ld.global.v4.b32`: four words in one host read.
+/// `ld.global.v4.b32`: four relaxed atomic loads of one word each (PTX, too, makes a vector
+/// access one access per element: `memory.rs`).
 ///
 /// # Safety
 /// `address` is valid for reads of 16 bytes and 16-byte aligned.
@@ -312,9 +339,9 @@ global_access!(ld_global_f64, st_global_f64, f64);
 pub unsafe fn ld_global_v4_b32(address: *const u32) -> [u32; 4] {
     sim::global_access(address.cast(), 16, Access::Read);
     // SAFETY: forwarded to the caller.
-    unsafe { address.cast::<[u32; 4]>().read() }
+    unsafe { load_words(address) }
 }
-/// `st.global.v4.b32`: four words in one host write.
+/// `st.global.v4.b32`: four relaxed atomic stores of one word each.
 ///
 /// # Safety
 /// `address` is valid for writes of 16 bytes and 16-byte aligned.
@@ -322,9 +349,9 @@ pub unsafe fn ld_global_v4_b32(address: *const u32) -> [u32; 4] {
 pub unsafe fn st_global_v4_b32(address: *mut u32, v: [u32; 4]) {
     sim::global_access(address.cast(), 16, Access::Write);
     // SAFETY: forwarded to the caller.
-    unsafe { address.cast::<[u32; 4]>().write(v) }
+    unsafe { store_words(address, v) }
 }
-/// `ld.global.v2.b64`: two words in one host read.
+/// `ld.global.v2.b64`: two relaxed atomic loads of one word each.
 ///
 /// # Safety
 /// `address` is valid for reads of 16 bytes and 16-byte aligned.
@@ -332,9 +359,9 @@ pub unsafe fn st_global_v4_b32(address: *mut u32, v: [u32; 4]) {
 pub unsafe fn ld_global_v2_b64(address: *const u64) -> [u64; 2] {
     sim::global_access(address.cast(), 16, Access::Read);
     // SAFETY: forwarded to the caller.
-    unsafe { address.cast::<[u64; 2]>().read() }
+    unsafe { load_words(address) }
 }
-/// `st.global.v2.b64`: two words in one host write.
+/// `st.global.v2.b64`: two relaxed atomic stores of one word each.
 ///
 /// # Safety
 /// `address` is valid for writes of 16 bytes and 16-byte aligned.
@@ -342,10 +369,10 @@ pub unsafe fn ld_global_v2_b64(address: *const u64) -> [u64; 2] {
 pub unsafe fn st_global_v2_b64(address: *mut u64, v: [u64; 2]) {
     sim::global_access(address.cast(), 16, Access::Write);
     // SAFETY: forwarded to the caller.
-    unsafe { address.cast::<[u64; 2]>().write(v) }
+    unsafe { store_words(address, v) }
 }
 
-/// `ld.global.nc.b32`: a host read (the host has no incoherent path).
+/// `ld.global.nc.b32`: a relaxed atomic load (the host has no incoherent path).
 ///
 /// # Safety
 /// `address` is valid for reads and 4-byte aligned.
@@ -353,9 +380,9 @@ pub unsafe fn st_global_v2_b64(address: *mut u64, v: [u64; 2]) {
 pub unsafe fn ld_global_nc_b32(address: *const u32) -> u32 {
     sim::global_access(address.cast(), 4, Access::Read);
     // SAFETY: forwarded to the caller.
-    unsafe { address.read() }
+    unsafe { u32::load_relaxed(address) }
 }
-/// `ld.global.nc.b64`: a host read (the host has no incoherent path).
+/// `ld.global.nc.b64`: a relaxed atomic load (the host has no incoherent path).
 ///
 /// # Safety
 /// `address` is valid for reads and 8-byte aligned.
@@ -363,10 +390,10 @@ pub unsafe fn ld_global_nc_b32(address: *const u32) -> u32 {
 pub unsafe fn ld_global_nc_b64(address: *const u64) -> u64 {
     sim::global_access(address.cast(), 8, Access::Read);
     // SAFETY: forwarded to the caller.
-    unsafe { address.read() }
+    unsafe { u64::load_relaxed(address) }
 }
 
-/// `ld.global.cg.b32`: a host read (the simulator has no cache to bypass).
+/// `ld.global.cg.b32`: a relaxed atomic load (the simulator has no cache to bypass).
 ///
 /// # Safety
 /// `address` is valid for reads and 4-byte aligned.
@@ -374,9 +401,9 @@ pub unsafe fn ld_global_nc_b64(address: *const u64) -> u64 {
 pub unsafe fn ld_global_cg_b32(address: *const u32) -> u32 {
     sim::global_access(address.cast(), 4, Access::Read);
     // SAFETY: forwarded to the caller.
-    unsafe { address.read() }
+    unsafe { u32::load_relaxed(address) }
 }
-/// `ld.global.cg.b64`: a host read.
+/// `ld.global.cg.b64`: a relaxed atomic load.
 ///
 /// # Safety
 /// `address` is valid for reads and 8-byte aligned.
@@ -384,7 +411,7 @@ pub unsafe fn ld_global_cg_b32(address: *const u32) -> u32 {
 pub unsafe fn ld_global_cg_b64(address: *const u64) -> u64 {
     sim::global_access(address.cast(), 8, Access::Read);
     // SAFETY: forwarded to the caller.
-    unsafe { address.read() }
+    unsafe { u64::load_relaxed(address) }
 }
 
 /// The bound test of an `_unchecked` view access: made on the simulator, where it costs nothing

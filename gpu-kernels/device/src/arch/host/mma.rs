@@ -132,7 +132,9 @@ pub unsafe fn ldmatrix_x4_b16(row: *const u8) -> [u32; 4] {
         let source = from_lane(offset as u32, 8 * i + lane / 4) as usize;
         let address = (base + source + 4 * (lane % 4)) as *const u8;
         let checked = sim::shared_access(address, 4, sim::Access::Read);
-        // SAFETY: `shared_access` checked that the 4 bytes lie in the block's shared buffer.
+        // SAFETY: `shared_access` checked that the 4 bytes lie in the block's shared buffer, which
+        // only this host thread touches (a plain read, as `shared_load` says why); 4-byte aligned,
+        // as `row` is 16-byte aligned (checked).
         *word = unsafe { checked.cast::<u32>().read() };
     }
     words

@@ -131,7 +131,7 @@
 //! An argument struct holds numbers, arrays of them, views and argument structs
 //! ([`DeviceCopy`](crate::device::launch::DeviceCopy)): not references or cells, which a kernel
 //! on a device, or the simulator's host threads all at once, would reach behind the borrow
-//! checker (E0277):
+//! checker. Such a struct is no `KernelArgs`, so no kernel takes it (E0277):
 //!
 //! ```compile_fail,E0277
 //! use ferrocuda::device::prelude::*;
@@ -139,6 +139,8 @@
 //! #[repr(C)]
 //! #[derive(Clone, Copy, KernelArgs)]
 //! pub struct CountArgs<'a> { pub count: &'a Cell<u32>, pub n: u32 }
+//! #[kernel]
+//! pub fn count(args: CountArgs<'_>) { args.count.set(args.count.get() + args.n) }
 //! # fn main() {}
 //! ```
 //!

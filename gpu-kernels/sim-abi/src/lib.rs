@@ -10,7 +10,7 @@
 //! build of a kernel crate sees `core` only, as the nvptx build does, and `x.exp()` resolves to
 //! the same function on both (or fails to compile on both, naming the trait to import).
 //!
-//! The simulator's entry points are declared here once (the [`abi!`] list below) and defined by
+//! The simulator's entry points are declared here once (the `abi!` list below) and defined by
 //! `ferrocuda-sim` through [`export_simulator!`], which expands the same list, so the
 //! declaration and the definition cannot disagree. A binary that runs kernels on the host links
 //! `ferrocuda-sim` (the host library does); without it the link fails with an undefined

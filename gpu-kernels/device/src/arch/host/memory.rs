@@ -100,8 +100,8 @@ pub(crate) unsafe fn store_words<W: Word, const N: usize>(address: *mut W, words
 /// pattern of its size is a valid `T`, no padding).
 #[inline(always)]
 pub unsafe fn relaxed_load<T: Copy>(address: *const T) -> T {
-    // SAFETY (each arm): `T` has the word's size and alignment (a plain number of that size),
-    // and the caller's contract makes the address valid; a word's bits are a valid `T`.
+    // SAFETY: in each arm `T` has the word's size and alignment (a plain number of that size),
+    // the caller's contract makes the address valid, and a word's bits are a valid `T`.
     unsafe {
         match size_of::<T>() {
             1 => core::mem::transmute_copy(&u8::load_relaxed(address.cast())),
@@ -119,7 +119,7 @@ pub unsafe fn relaxed_load<T: Copy>(address: *const T) -> T {
 /// As [`relaxed_load`], for writes.
 #[inline(always)]
 pub unsafe fn relaxed_store<T: Copy>(address: *mut T, value: T) {
-    // SAFETY (each arm): as in `relaxed_load`.
+    // SAFETY: as in `relaxed_load`, in each arm.
     unsafe {
         match size_of::<T>() {
             1 => u8::store_relaxed(address.cast(), core::mem::transmute_copy(&value)),

@@ -121,7 +121,12 @@ impl<'a> Rig<'a> {
         match (path, value) {
             (Path::PageableD2h, _) => host_rows(&mut self.host_out, self.side, &mut out),
             (Path::PinnedD2h, _) => host_rows(self.pinned_out.as_mut_slice()?, self.side, &mut out),
-            (Path::DeviceToDevice, Some(_)) => peer.upload_2d(&out, &mut self.c_d, to_device)?,
+            (Path::DeviceToDevice, Some(_)) => {
+                // From pageable memory `cuMemcpy2D` returns once the bytes are staged: wait for
+                // the poison to land, or it may land after GPU 0's copy (another device's stream).
+                peer.upload_2d(&out, &mut self.c_d, to_device)?;
+                peer.synchronize()?
+            }
             (Path::DeviceToDevice, None) => peer.download_2d(&self.c_d, &mut out, dense)?,
             (_, Some(_)) => gpu.upload_2d(&out, &mut self.b_d, to_device)?,
             (_, None) => gpu.download_2d(&self.b_d, &mut out, dense)?,

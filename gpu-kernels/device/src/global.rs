@@ -20,6 +20,7 @@
 //! let _ = view.len();
 //! ```
 
+use crate::launch::DeviceCopy;
 use core::marker::PhantomData;
 
 mod wide;
@@ -27,7 +28,7 @@ pub use wide::Element4;
 
 /// An element type of global memory: loads and stores that name the global state space on the
 /// GPU (`ld.global`, `st.global`), plain ones on the host.
-pub trait Element: crate::launch::DeviceCopy {
+pub trait Element: DeviceCopy {
     /// Reads `*address`.
     ///
     /// # Safety
@@ -276,6 +277,36 @@ impl<T: Element> SliceMut<'_, T> {
     #[inline(always)]
     pub fn update(&self, i: usize, f: impl FnOnce(T) -> T) {
         self.set(i, f(self.get(i)));
+    }
+}
+
+// SAFETY: a device address and a length; the kernel reaches the memory only through the view's
+// accessors (atomics on the simulator), within its length, for the borrow `'a` of its buffer.
+unsafe impl<T> DeviceCopy for Slice<'_, T> {}
+// SAFETY: as for `Slice`.
+unsafe impl<T> DeviceCopy for SliceMut<'_, T> {}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> crate::launch::HoldsViews for Slice<'_, T> {
+    fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(crate::launch::ViewSpan)) {
+        visit(crate::launch::ViewSpan {
+            field,
+            start: self.ptr as usize,
+            bytes: self.len * size_of::<T>(),
+            writable: false,
+        })
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> crate::launch::HoldsViews for SliceMut<'_, T> {
+    fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(crate::launch::ViewSpan)) {
+        visit(crate::launch::ViewSpan {
+            field,
+            start: self.ptr as usize,
+            bytes: self.len * size_of::<T>(),
+            writable: true,
+        })
     }
 }
 

@@ -95,30 +95,6 @@ pub trait HoldsViews {
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
-impl<T> HoldsViews for crate::global::Slice<'_, T> {
-    fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan)) {
-        visit(ViewSpan {
-            field,
-            start: self.as_ptr() as usize,
-            bytes: self.len() * size_of::<T>(),
-            writable: false,
-        })
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl<T> HoldsViews for crate::global::SliceMut<'_, T> {
-    fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan)) {
-        visit(ViewSpan {
-            field,
-            start: self.as_mut_ptr() as usize,
-            bytes: self.len() * size_of::<T>(),
-            writable: true,
-        })
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
 impl<V: HoldsViews, const N: usize> HoldsViews for [V; N] {
     fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(ViewSpan)) {
         self.iter().for_each(|view| view.visit_views(field, visit))
@@ -157,10 +133,9 @@ pub mod __private {
 /// the launch's parameter block and every thread reads, and which reaches memory only through
 /// views of device memory.
 ///
-/// Implemented for the numbers, `bool`, `char`, arrays and `PhantomData`, the views
-/// ([`Slice`](crate::global::Slice), [`SliceMut`](crate::global::SliceMut)),
-/// [`Complex`](crate::complex::Complex), and, by `#[derive(KernelArgs)]`, argument structs whose
-/// fields all are `DeviceCopy`. Not for references, raw pointers or cells: a kernel runs on a
+/// Implemented for the numbers, `bool`, `char`, arrays and `PhantomData`, the views of global
+/// memory (`Slice`, `SliceMut`), `Complex`, and, by `#[derive(KernelArgs)]`, argument structs
+/// whose fields all are `DeviceCopy`. Not for references, raw pointers or cells: a kernel runs on a
 /// device, or on the simulator's host threads all at once, and must not reach host memory.
 ///
 /// # Safety
@@ -204,11 +179,6 @@ device_copy!(
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 // SAFETY: zero-sized, no data.
 unsafe impl<T: ?Sized> DeviceCopy for core::marker::PhantomData<T> {}
-// SAFETY: a device address and a length; the kernel reaches the memory only through the view's
-// accessors (atomics on the simulator), within its length, for the borrow `'a` of its buffer.
-unsafe impl<T> DeviceCopy for crate::global::Slice<'_, T> {}
-// SAFETY: as for `Slice`.
-unsafe impl<T> DeviceCopy for crate::global::SliceMut<'_, T> {}
 
 /// Two views an argument struct declares equal in length, and their lengths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,6 +20,7 @@ mod cuda;
 mod cufft;
 mod curand;
 mod device;
+mod element;
 mod error;
 mod kernels;
 mod launch;

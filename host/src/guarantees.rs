@@ -176,6 +176,16 @@
 //! # fn main() {}
 //! ```
 //!
+//! The arguments are one struct, not an enum:
+//!
+//! ```compile_fail
+//! use ferrocuda::device::prelude::*;
+//! #[repr(C)]
+//! #[derive(Clone, Copy, KernelArgs)]
+//! pub enum Mode { Fast, Exact }
+//! # fn main() {}
+//! ```
+//!
 //! `same_len` names fields of the struct:
 //!
 //! ```compile_fail

@@ -18,6 +18,18 @@ use std::process::{Command, Output};
 /// issue's measurement. Without the memory plan, a size past it aborted 25 of 41 examples.
 const ADDRESS_SPACE_KIB: u64 = 16 << 20;
 
+/// The runner on the simulator, with `FERROCUDA_SIM_CHECKS` set to `checks`.
+fn runner_with_checks(args: &[&str], checks: &std::ffi::OsStr) -> Output {
+    Command::new(mpirun::rank_bin())
+        .arg("run")
+        .args(args)
+        .env("FERROCUDA_BACKEND", "sim")
+        .env("FERROCUDA_SIM_CHECKS", checks)
+        .env_remove("OMPI_COMM_WORLD_RANK")
+        .output()
+        .expect("the runner starts")
+}
+
 /// The runner, as a separate process on the simulator.
 fn runner(args: &[&str], address_space_kib: Option<u64>) -> Output {
     let binary = mpirun::rank_bin();
@@ -232,6 +244,30 @@ fn command_line_cases() -> Vec<Trial> {
             passed(&runner(&["stream", "--size=1000", "--reps=1"], None))
         }),
         Trial::test("precision_defaults_to_the_sources", precision_defaults_to_the_sources),
+        // A bad `FERROCUDA_SIM_CHECKS` is one sentence naming the variable, on one device and on
+        // several logical ones, not a panic at the first launch.
+        Trial::test("sim_checks_unknown_word", || {
+            refused(
+                &runner_with_checks(&["ch1-increment"], "race,bogus".as_ref()),
+                "FERROCUDA_SIM_CHECKS: unknown check `bogus`",
+            )
+            .map(drop)
+        }),
+        Trial::test("sim_checks_unknown_word_on_logical_devices", || {
+            refused(
+                &runner_with_checks(&["course-vector-add-multi"], "RACE".as_ref()),
+                "FERROCUDA_SIM_CHECKS: unknown check `RACE`",
+            )
+            .map(drop)
+        }),
+        Trial::test("sim_checks_not_utf8", || {
+            use std::os::unix::ffi::OsStrExt;
+            refused(
+                &runner_with_checks(&["ch1-increment"], std::ffi::OsStr::from_bytes(b"\xff")),
+                "FERROCUDA_SIM_CHECKS is not valid UTF-8",
+            )
+            .map(drop)
+        }),
     ]
 }
 

@@ -69,16 +69,28 @@ std::thread_local! {
     static OVERRIDE: Cell<Option<Checks>> = const { Cell::new(None) };
 }
 
+/// The checks `FERROCUDA_SIM_CHECKS` asks for ([`Checks::DEFAULT`] when unset), or one sentence
+/// naming what is wrong with its value. `ferrocuda`'s `Gpu::open` asks this before it opens a
+/// simulator, so a bad value is refused there, before any launch.
+pub fn checks_from_env() -> Result<Checks, String> {
+    match std::env::var("FERROCUDA_SIM_CHECKS") {
+        Ok(list) => Checks::parse(&list),
+        Err(std::env::VarError::NotPresent) => Ok(Checks::DEFAULT),
+        Err(std::env::VarError::NotUnicode(_)) => Err(
+            "FERROCUDA_SIM_CHECKS is not valid UTF-8: give a comma-separated list of race, global-race, all, none"
+                .into(),
+        ),
+    }
+}
+
 /// The checks of the process: `FERROCUDA_SIM_CHECKS`, or [`Checks::DEFAULT`] when unset.
 ///
-/// Panics on a value it cannot parse, naming the unknown word: a check the user asked for must
-/// not be silently left out.
+/// Panics on a value [`checks_from_env`] refuses, naming the unknown word: a check the user asked
+/// for must not be silently left out (the host library refuses such a value when it opens the
+/// simulator, so its launches never get here with one).
 pub fn default_checks() -> Checks {
     static FROM_ENV: OnceLock<Checks> = OnceLock::new();
-    *FROM_ENV.get_or_init(|| match std::env::var("FERROCUDA_SIM_CHECKS") {
-        Ok(list) => Checks::parse(&list).unwrap_or_else(|e| panic!("{e}")),
-        Err(_) => Checks::DEFAULT,
-    })
+    *FROM_ENV.get_or_init(|| checks_from_env().unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// The checks the next launch from this host thread makes.

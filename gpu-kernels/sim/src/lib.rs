@@ -42,7 +42,7 @@ mod ops;
 mod output;
 mod race;
 
-pub use checks::{Checks, current_checks, default_checks, with_checks};
+pub use checks::{Checks, checks_from_env, current_checks, default_checks, with_checks};
 pub use context::fault;
 pub use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
 pub use output::{capture_output, print};

@@ -148,11 +148,18 @@ impl Gpu {
         }
     }
 
+    /// [`Gpu::simulator`], once `FERROCUDA_SIM_CHECKS` is known to be valid: a bad value is an
+    /// error naming it here, not a panic at the first launch.
+    pub(crate) fn simulator_checked() -> Result<Self> {
+        ferrocuda_sim::checks_from_env().map_err(Error::InvalidArgument)?;
+        Ok(Self::simulator())
+    }
+
     /// Opens a backend as `choice` says. For `Auto`, the second value is why CUDA was not used
     /// when the simulator was chosen.
     pub fn open(choice: BackendChoice, ordinal: usize) -> Result<(Self, Option<Error>)> {
         let simulator = |why| match ordinal {
-            0 => Ok((Self::simulator(), why)),
+            0 => Self::simulator_checked().map(|gpu| (gpu, why)),
             _ => Err(Error::InvalidArgument(format!(
                 "there is no device {ordinal} on the CPU simulator, which is one device, numbered 0"
             ))),

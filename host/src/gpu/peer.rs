@@ -46,7 +46,7 @@ impl Gpu {
         (0..n)
             .map(|i| {
                 let mut gpu = if cuda_count == 0 {
-                    Gpu::simulator()
+                    Gpu::simulator_checked()?
                 } else {
                     Gpu::new(i % cuda_count)?
                 };

@@ -207,7 +207,22 @@ fn command_line_cases() -> Vec<Trial> {
             &["stream", "--size", "18446744073709551616"],
             "whole number",
         ),
-        case("reps_zero", &["stream", "--reps", "0"], "at least 1"),
+        case(
+            "reps_zero",
+            &["stream", "--reps", "0"],
+            "whole number from 1 to 1000000",
+        ),
+        // Past the bound: refused before anything is reserved (it aborted allocating 24 GB).
+        case(
+            "reps_past_the_bound",
+            &["ch3-bank-conflicts", "--reps", "3000000000"],
+            "whole number from 1 to 1000000",
+        ),
+        case(
+            "reps_at_the_largest_integer",
+            &["course-histogram", "--size", "1000", "--reps", "18446744073709551615"],
+            "whole number from 1 to 1000000",
+        ),
         case("unknown_id", &["no-such-example"], "no example `no-such-example`"),
         case(
             "plot_without_study",

@@ -68,7 +68,7 @@ struct BenchArgs {
     #[arg(long, value_name = "MIB", value_parser = cli::positive, default_value_t = bench::Settings::default().working_set_mib)]
     size_mib: usize,
     /// Timed repetitions per row.
-    #[arg(long, value_parser = cli::positive, default_value_t = bench::Settings::default().reps)]
+    #[arg(long, value_parser = cli::repetitions, default_value_t = bench::Settings::default().reps)]
     reps: usize,
     /// auto, cuda or sim [default: FERROCUDA_BACKEND, else auto].
     #[arg(long, value_parser = |v: &str| v.parse::<ferrocuda::gpu::BackendChoice>().map_err(|e| e.to_string()))]

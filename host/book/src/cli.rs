@@ -71,8 +71,11 @@ pub fn command(example: &Example) -> Command {
             Arg::new("reps")
                 .long("reps")
                 .value_name("N")
-                .value_parser(positive)
-                .help(format!("timed repetitions [default: {}]", Options::default().reps)),
+                .value_parser(repetitions)
+                .help(format!(
+                    "timed repetitions, at most {MAX_REPS} [default: {}]",
+                    Options::default().reps
+                )),
         );
     }
     if !crate::examples::ch4::mpi::is_mpi(example.id) {
@@ -131,6 +134,20 @@ pub fn positive(value: &str) -> Result<usize, String> {
         Ok(0) => Err("it must be at least 1".into()),
         Ok(n) => Ok(n),
         Err(_) => Err(format!("it must be a whole number from 1 to {}", usize::MAX)),
+    }
+}
+
+/// The most timed repetitions `--reps` takes: each repetition's time is kept for the median, so
+/// the bound keeps that list small (8 MB) and a run's length sane.
+pub const MAX_REPS: usize = 1_000_000;
+
+/// A `--reps` value: a whole number from 1 to [`MAX_REPS`].
+pub fn repetitions(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(n) if (1..=MAX_REPS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "it must be a whole number from 1 to {MAX_REPS} (each repetition's time is kept for the median)"
+        )),
     }
 }
 

@@ -286,27 +286,28 @@ unsafe impl<T> DeviceCopy for Slice<'_, T> {}
 // SAFETY: as for `Slice`.
 unsafe impl<T> DeviceCopy for SliceMut<'_, T> {}
 
+/// A view's memory, for the launch's overlap check: its address and `len` elements of `T`.
+#[cfg(not(target_arch = "nvptx64"))]
+fn span<T>(field: &'static str, address: usize, len: usize, writable: bool) -> crate::launch::ViewSpan {
+    crate::launch::ViewSpan {
+        field,
+        start: address,
+        bytes: len * size_of::<T>(),
+        writable,
+    }
+}
+
 #[cfg(not(target_arch = "nvptx64"))]
 impl<T> crate::launch::HoldsViews for Slice<'_, T> {
     fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(crate::launch::ViewSpan)) {
-        visit(crate::launch::ViewSpan {
-            field,
-            start: self.ptr as usize,
-            bytes: self.len * size_of::<T>(),
-            writable: false,
-        })
+        visit(span::<T>(field, self.ptr as usize, self.len, false))
     }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl<T> crate::launch::HoldsViews for SliceMut<'_, T> {
     fn visit_views(&self, field: &'static str, visit: &mut dyn FnMut(crate::launch::ViewSpan)) {
-        visit(crate::launch::ViewSpan {
-            field,
-            start: self.ptr as usize,
-            bytes: self.len * size_of::<T>(),
-            writable: true,
-        })
+        visit(span::<T>(field, self.ptr as usize, self.len, true))
     }
 }
 

@@ -196,10 +196,11 @@ pub(crate) fn with_thread<R>(f: impl FnOnce(&ThreadCtx, &BlockCtx) -> R) -> R {
     unsafe { f(&*current.thread, &*current.block) }
 }
 
-/// Whether a simulated thread runs on this host thread now: one thread-local read.
+/// Whether a simulated thread runs on this host thread now: the flag `enter` sets, which the
+/// device library reads too.
 #[inline(always)]
 pub(crate) fn in_kernel() -> bool {
-    CURRENT.get().is_some()
+    ferrocuda_sim_abi::in_kernel()
 }
 
 /// Calls `f` with the current thread and block, or returns `None` outside a simulated launch.

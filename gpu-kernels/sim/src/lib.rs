@@ -84,19 +84,12 @@ pub fn lane_id() -> u32 {
 
 pub use ferrocuda_sim_abi::OUTSIDE_KERNEL;
 
-/// Checks a global-memory access of `bytes` bytes at `address` against the other blocks'
-/// accesses in this launch, when [`Checks::global_race`] is on; a fault on a race. Called by the
-/// device library's global loads and stores before they touch memory; an atomic calls
-/// [`global_atomic`] instead.
-///
-/// Panics with [`OUTSIDE_KERNEL`] when no simulated thread runs on this host thread: host code
-/// called a view's accessor, whose address on the CUDA backend is a device address.
-#[inline(always)]
-pub fn global_access(address: *const u8, bytes: usize, access: Access) {
-    ferrocuda_sim_abi::global_access(address, bytes, access)
-}
+// The race detector's side of global accesses, atomics and fences. The device library reaches
+// these through `ferrocuda_sim_abi`'s inline wrappers, which test the fast-path flag (and that
+// a kernel is running) first, and call them only while a launch has the check on.
 
-/// [`global_access`] once the check is known to be on.
+/// Checks a global-memory access of `bytes` bytes at `address` against the other blocks'
+/// accesses in this launch; a fault on a race.
 fn global_access_checked(address: *const u8, bytes: usize, access: Access) {
     let checked = with_thread_if_any(|t, b| {
         let race = b.global_race.as_ref()?;
@@ -107,15 +100,8 @@ fn global_access_checked(address: *const u8, bytes: usize, access: Access) {
     }
 }
 
-/// Notes a global or shared atomic for the global race detector: an acquire by the block, and a
-/// release when the thread made a `__threadfence` since its last atomic. Called by the device
-/// library's atomics before they touch memory; panics as [`global_access`] outside a kernel.
-#[inline(always)]
-pub fn global_atomic() {
-    ferrocuda_sim_abi::global_atomic()
-}
-
-/// [`global_atomic`] once the check is known to be on.
+/// Notes a global or shared atomic: an acquire by the block, and a release when the thread made
+/// a `__threadfence` since its last atomic.
 fn global_atomic_checked() {
     with_thread_if_any(|t, b| {
         if let Some(race) = &b.global_race {
@@ -124,15 +110,7 @@ fn global_atomic_checked() {
     });
 }
 
-/// Notes a `__threadfence` (any scope) for the global race detector.
-#[inline(always)]
-pub fn thread_fence() {
-    if global_race::LAUNCHES_CHECKED.load(Ordering::Relaxed) != 0 {
-        thread_fence_checked();
-    }
-}
-
-/// [`thread_fence`] once the check is known to be on.
+/// Notes a `__threadfence` (any scope).
 fn thread_fence_checked() {
     with_thread_if_any(|t, b| {
         if b.global_race.is_some() {

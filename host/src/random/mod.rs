@@ -86,20 +86,24 @@ pub(crate) fn check_stream<T: PhiloxReal>(offset: u64, n: usize) -> Result<()> {
 /// Fills `out` with the uniforms in (0, 1] of the Philox stream `(seed, offset)`; queued on the
 /// device's stream. A stream past the last Philox block is an [`Error::InvalidArgument`].
 pub fn fill_uniform<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
-    check_stream::<T>(offset, out.len())?;
-    let shape = shape(gpu, out.len());
-    let args = PhiloxArgs {
-        out: out.view_mut(),
-        seed,
-        offset,
-    };
-    T::launch_uniform(gpu, shape, args)
+    fill(gpu, seed, offset, out, T::launch_uniform)
 }
 
 /// Fills `out` with the normals (mean 0, standard deviation 1, Box-Muller) of the Philox stream
 /// `(seed, offset)`; queued on the device's stream. Any length, odd included. A stream past the
 /// last Philox block is an [`Error::InvalidArgument`].
 pub fn fill_normal<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut DeviceBuffer<T>) -> Result<()> {
+    fill(gpu, seed, offset, out, T::launch_normal)
+}
+
+/// Checks the stream `(seed, offset)` reaches `out.len()` values, then `launch`es the fill.
+fn fill<T: RandomFloat>(
+    gpu: &Gpu,
+    seed: u64,
+    offset: u64,
+    out: &mut DeviceBuffer<T>,
+    launch: fn(&Gpu, LaunchShape, PhiloxArgs<'_, T>) -> Result<()>,
+) -> Result<()> {
     check_stream::<T>(offset, out.len())?;
     let shape = shape(gpu, out.len());
     let args = PhiloxArgs {
@@ -107,7 +111,7 @@ pub fn fill_normal<T: RandomFloat>(gpu: &Gpu, seed: u64, offset: u64, out: &mut 
         seed,
         offset,
     };
-    T::launch_normal(gpu, shape, args)
+    launch(gpu, shape, args)
 }
 
 /// Which generator fills a buffer: the book's, or this library's.

@@ -20,11 +20,16 @@ const ADDRESS_SPACE_KIB: u64 = 16 << 20;
 
 /// The runner on the simulator, with `FERROCUDA_SIM_CHECKS` set to `checks`.
 fn runner_with_checks(args: &[&str], checks: &std::ffi::OsStr) -> Output {
+    runner_with_env(args, "FERROCUDA_SIM_CHECKS", checks)
+}
+
+/// The runner on the simulator, with the environment variable `name` set to `value`.
+fn runner_with_env(args: &[&str], name: &str, value: &std::ffi::OsStr) -> Output {
     Command::new(mpirun::rank_bin())
         .arg("run")
         .args(args)
         .env("FERROCUDA_BACKEND", "sim")
-        .env("FERROCUDA_SIM_CHECKS", checks)
+        .env(name, value)
         .env_remove("OMPI_COMM_WORLD_RANK")
         .output()
         .expect("the runner starts")
@@ -224,6 +229,48 @@ fn command_line_cases() -> Vec<Trial> {
             "whole number from 1 to 1000000",
         ),
         case("unknown_id", &["no-such-example"], "no example `no-such-example`"),
+        // A negative number is a value out of range, not an unknown option.
+        case(
+            "size_negative",
+            &["stream", "--size", "-5"],
+            "invalid value '-5' for '--size <N>'",
+        ),
+        case(
+            "reps_negative",
+            &["stream", "--reps", "-1"],
+            "invalid value '-1' for '--reps <N>'",
+        ),
+        case(
+            "device_negative",
+            &["ch1-increment", "--device", "-1"],
+            "invalid value '-1' for '--device <N>'",
+        ),
+        // `--plan` refuses what the run refuses, in the same words.
+        case(
+            "plan_past_the_examples_limit",
+            &["ch1-increment", "--size", "5000", "--plan"],
+            "--size 5000 is past this example's limit of 1024",
+        ),
+        // The option that makes a run too big is named, not `--size` alone.
+        case(
+            "the_culprit_option_is_named",
+            &["course-heat", "--size", "64", "--rows", "10000000000"],
+            "--rows 10000000000 makes it too big",
+        ),
+        // Every snapshot's record is in the plan: 1e11 of them aborted allocating 800 GB.
+        case(
+            "snapshot_records_are_planned",
+            &[
+                "course-heat",
+                "--size",
+                "3",
+                "--steps",
+                "100000000000",
+                "--snapshot-every",
+                "1",
+            ],
+            "--steps 100000000000 makes it too big",
+        ),
         case(
             "plot_without_study",
             &["thesis-sor-multi", "--plot", "sor.png"],
@@ -259,6 +306,21 @@ fn command_line_cases() -> Vec<Trial> {
             passed(&runner(&["stream", "--size=1000", "--reps=1"], None))
         }),
         Trial::test("precision_defaults_to_the_sources", precision_defaults_to_the_sources),
+        Trial::test("plan_names_the_culprit_and_says_it_does_not_fit", || {
+            let output = runner(
+                &["course-heat", "--size", "3", "--steps", "100000000000", "--plan"],
+                None,
+            );
+            let stdout = text(&output.stdout);
+            match output.status.success() && stdout.contains("(does not fit); --steps 100000000000 makes it too big") {
+                true => Ok(()),
+                false => Err(format!("{}; stdout: {stdout}; stderr: {}", output.status, text(&output.stderr)).into()),
+            }
+        }),
+        Trial::test(
+            "plot_paths_are_checked_before_the_work",
+            plot_paths_are_checked_before_the_work,
+        ),
         // A bad `FERROCUDA_SIM_CHECKS` is one sentence naming the variable, on one device and on
         // several logical ones, not a panic at the first launch.
         Trial::test("sim_checks_unknown_word", || {
@@ -275,6 +337,20 @@ fn command_line_cases() -> Vec<Trial> {
             )
             .map(drop)
         }),
+        Trial::test("sim_stack_not_a_size", || {
+            refused(
+                &runner_with_env(&["ch1-increment"], "FERROCUDA_SIM_STACK", "4X".as_ref()),
+                "FERROCUDA_SIM_STACK=\"4X\" is not a stack size from 64K to 1G",
+            )
+            .map(drop)
+        }),
+        Trial::test("sim_stack_larger_runs", || {
+            passed(&runner_with_env(
+                &["ch1-increment"],
+                "FERROCUDA_SIM_STACK",
+                "8M".as_ref(),
+            ))
+        }),
         Trial::test("sim_checks_not_utf8", || {
             use std::os::unix::ffi::OsStrExt;
             refused(
@@ -284,6 +360,33 @@ fn command_line_cases() -> Vec<Trial> {
             .map(drop)
         }),
     ]
+}
+
+/// A `--plot` the run could not write is refused before anything runs (nothing on stdout, not
+/// even the header), in every id that takes a chart, including the two that checked it only after
+/// their sweep; a name that is not `.png` is refused (it got PNG bytes).
+fn plot_paths_are_checked_before_the_work() -> Result<(), Failed> {
+    let plotting = EXAMPLES.iter().filter(|e| e.flags.iter().any(|f| f.name == "--plot"));
+    for example in plotting {
+        let study: &[&str] = match example.flags.iter().any(|f| f.name == "--study") {
+            true => &["--study"],
+            false => &[],
+        };
+        for (path, expected) in [
+            ("/nonexistent-ferrocuda-dir/x.png", "does not exist"),
+            ("x.svg", "charts are PNG"),
+            ("/proc/x.png", "cannot create a file in /proc"),
+        ] {
+            let mut args = vec![example.id, "--plot", path];
+            args.extend(study);
+            let output = runner(&args, None);
+            refused(&output, expected).map_err(|e| format!("{} --plot {path}: {e:?}", example.id))?;
+            if !output.stdout.is_empty() {
+                return Err(format!("{} --plot {path} ran first: {}", example.id, text(&output.stdout)).into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The ids whose source computes in f64 have an f64 path and run it without `--precision`

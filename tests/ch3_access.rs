@@ -338,20 +338,45 @@ fn ch3_access_references() -> TestResult {
     )
 }
 
-/// A `--plot` file in a directory that does not exist is refused before the sweep, in one
-/// sentence; one in the working directory or an existing one is accepted.
+/// A `--plot` file that cannot be written is refused before the sweep, in one sentence: a
+/// directory that does not exist, one that refuses new files (`/proc`, not said to be missing),
+/// a name that is not `.png` (the charts are PNG) or empty. One in the working directory or an
+/// existing one is accepted, and a `PREFIX.png` flag is checked through its first chart's name.
 fn ch3_offset_stride_plot_path() -> TestResult {
+    use ferrocuda_book::examples::plot_option::check_path;
+    let flags = offset_stride::EXAMPLE.flags;
     let with = |path: &str| Options::default().with_flag("--plot", Some(path));
-    let missing = ferrocuda_book::examples::plot_option::check_path(&with("/nonexistent-ferrocuda-dir/sweep.png"));
-    ensure(
-        matches!(&missing, Err(Error::InvalidArgument(m)) if m.contains("does not exist")),
-        || format!("{missing:?}"),
-    )?;
-    let tmp = std::env::temp_dir().join("sweep.png");
-    for ok in [with("sweep.png"), with(&tmp.to_string_lossy()), Options::default()] {
-        ferrocuda_book::examples::plot_option::check_path(&ok).map_err(fail)?;
+    let refused = |path: &str, words: &str| {
+        let result = check_path(flags, &with(path));
+        ensure(matches!(&result, Err(e) if e.to_string().contains(words)), || {
+            format!("--plot {path:?}: {result:?}")
+        })
+    };
+    refused("/nonexistent-ferrocuda-dir/sweep.png", "does not exist")?;
+    refused("chart.svg", "charts are PNG, so give a file name ending in .png")?;
+    refused("", "give a file name ending in .png")?;
+    if std::path::Path::new("/proc").is_dir() {
+        refused("/proc/x.png", "cannot create a file in /proc")?;
     }
-    Ok(())
+    let tmp = std::env::temp_dir().join("sweep.png");
+    for ok in [
+        with("sweep.png"),
+        with("SWEEP.PNG"),
+        with(&tmp.to_string_lossy()),
+        Options::default(),
+    ] {
+        check_path(flags, &ok).map_err(fail)?;
+    }
+    let sor_flags = ferrocuda_book::examples::thesis::sor_multi::EXAMPLE.flags;
+    check_path(
+        sor_flags,
+        &with(&std::env::temp_dir().join("sor.png").to_string_lossy()),
+    )
+    .map_err(fail)?;
+    let missing = check_path(sor_flags, &with("/nonexistent-ferrocuda-dir/sor.png"));
+    ensure(missing.is_err(), || {
+        format!("a PREFIX.png in a missing directory: {missing:?}")
+    })
 }
 
 fn main() {

@@ -212,10 +212,16 @@ pub fn ptxas_verbose(module: &PtxModule) -> Result<String, String> {
     let _ = std::fs::remove_file(&file);
     let output = output.map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
     let report = String::from_utf8_lossy(&output.stderr).into_owned();
-    if output.status.success() {
-        Ok(report)
-    } else {
-        Err(format!("ptxas rejected the {} PTX:\n{report}", module.arch))
+    match (output.status.success(), report.trim().is_empty()) {
+        (true, _) => Ok(report),
+        (false, false) => Err(format!("ptxas rejected the {} PTX:\n{report}", module.arch)),
+        // `PTXAS=/bin/false`, a crashed or killed ptxas: say what is known instead of nothing.
+        (false, true) => Err(format!(
+            "{} failed on the {} PTX ({}) and printed no reason: check that PTXAS names CUDA's ptxas",
+            ptxas.display(),
+            module.arch,
+            output.status
+        )),
     }
 }
 

@@ -95,10 +95,7 @@ fn main() -> ExitCode {
     runner::handle_output_errors();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
+        Err(e) => return runner::print_clap(&e),
     };
     let result = match cli {
         // The runner prints its own error, naming the MPI rank under mpirun.

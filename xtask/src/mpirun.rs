@@ -2,6 +2,7 @@
 //! the runner with `--features mpi` into the same target folder (only the binary relinks when the
 //! rest is built), then starts `mpirun -np N target/release/xtask run <id> [options]` and passes
 //! its exit code on.
+use ferrocuda_book::examples;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -11,6 +12,12 @@ const USAGE: &str = "usage: cargo xtask mpirun -np N <example-id> [options]";
 const INSTALL: &str = "`mpirun` is not on the PATH: install OpenMPI (`apt-get install openmpi-bin libopenmpi-dev libclang-dev` on Debian or Ubuntu) and run again";
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    if matches!(args, [flag, ..] if flag == "--help" || flag == "-h") {
+        println!(
+            "{USAGE}\nRuns an MPI example on N ranks (`cargo xtask list` shows the ids; `cargo xtask run <id> --help` its options)."
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let (ranks, rest) = match args {
         [np, n, rest @ ..] if np == "-np" || np == "-n" => {
             let ranks: usize = n
@@ -22,8 +29,16 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         _ => return Err(format!("`mpirun` needs -np N first\n{USAGE}")),
     };
-    if rest.first().is_none_or(|id| id.starts_with('-')) {
+    let Some(id) = rest.first().filter(|id| !id.starts_with('-')) else {
         return Err(format!("`mpirun` needs an example id after -np N\n{USAGE}"));
+    };
+    if examples::find(id).is_some() && !takes_ranks(id) {
+        return Err(format!(
+            "`{id}` is not an MPI example, so {ranks} ranks would run {ranks} independent copies: run it with \
+             `cargo xtask run {id}`; the MPI examples are {} and {} (--exchange mpi)",
+            examples::ch4::mpi::IDS.join(", "),
+            examples::thesis::sor_multi::EXAMPLE.id
+        ));
     }
     let mpirun = on_path("mpirun").ok_or(INSTALL)?;
     let runner = std::env::current_exe().map_err(|e| format!("cannot find the runner's own binary: {e}"))?;
@@ -58,6 +73,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
         None => ExitCode::from(2),
     })
+}
+
+/// The ids whose ranks work together: chapter 4's MPI examples, and thesis-sor-multi, whose
+/// `--exchange mpi` puts one partition on each rank.
+fn takes_ranks(id: &str) -> bool {
+    examples::ch4::mpi::is_mpi(id) || id == examples::thesis::sor_multi::EXAMPLE.id
 }
 
 /// `cargo build --release -p xtask --features mpi`, in this workspace and target folder.

@@ -198,7 +198,7 @@ impl Rename {
     }
 
     /// The root manifest: the host package (renamed, absolute paths), and the workspace of it and
-    /// its kernel crate, with the examples' lints.
+    /// its kernel crate, with the examples' lints and debug-profile overrides.
     fn root_manifest(&self) -> Result<String, String> {
         let package = [
             ("name = \"dot\"", format!("name = \"{}\"", self.name)),
@@ -217,6 +217,13 @@ impl Rename {
             .find("[workspace.lints")
             .map(|at| &EXAMPLES_MANIFEST[at..])
             .ok_or("the template examples/Cargo.toml has no [workspace.lints] tables")?;
+        // The lints and the debug profile's overrides, for this project's kernel crate only.
+        let lints = replace_required(lints, "\n[profile.dev.package.vecadd-kernels]\nopt-level = 3\n", "")?;
+        let lints = replace_required(
+            &lints,
+            "[profile.dev.package.dot-kernels]",
+            &format!("[profile.dev.package.{}-kernels]", self.name),
+        )?;
         Ok(format!(
             "{package}\n# This package and its kernel crate, built to PTX by build.rs.\n[workspace]\nresolver = \"3\"\nmembers = [\".\", \"kernels\"]\n\n{lints}"
         ))
@@ -266,6 +273,10 @@ mod tests {
         let root = &files.iter().find(|(p, _)| p == "Cargo.toml").unwrap().1;
         assert!(root.contains("name = \"my-app\"") && root.contains("members = [\".\", \"kernels\"]"));
         assert!(root.contains("path = \"/repo/host\""));
+        // Debug builds optimise the project's kernel crate and the dependencies (the simulator).
+        assert!(root.contains("[profile.dev.package.my-app-kernels]\nopt-level = 3"));
+        assert!(root.contains("[profile.dev.package.\"*\"]\nopt-level = 3"));
+        assert!(!root.contains("vecadd"));
         let tests = &files.iter().find(|(p, _)| p == "tests/simulator.rs").unwrap().1;
         assert!(tests.contains("my_app::dot(") && tests.contains("use my_app::kernels::"));
     }

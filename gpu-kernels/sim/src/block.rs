@@ -1,7 +1,8 @@
 //! Runs the blocks of a grid: the first with coroutines (to learn whether the kernel cooperates),
 //! the others in parallel, with coroutines or, for kernels that never cooperate, as plain calls.
-use super::context::{BlockCtx, FaultMessage, ThreadCtx, Wait, enter};
+use super::context::{BlockCtx, FaultMessage, ThreadCtx, Wait, enter, restoring};
 use super::ops::{can_go_on, resolve_active_masks};
+use super::stack::{Exit, Running, overflow_message, stack_bytes};
 use super::{Fault, Launch};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
@@ -12,9 +13,6 @@ use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::string::{String, ToString};
 use std::vec::Vec;
-
-/// Stack of each simulated thread: enough for `libm`'s argument reduction and a debug build.
-const STACK_BYTES: usize = 256 * 1024;
 
 std::thread_local! {
     /// Coroutine stacks kept for reuse by this host thread (allocating one costs microseconds).
@@ -89,15 +87,74 @@ fn run_block<A: Copy + 'static>(block: &BlockCtx, run: fn(A), args: A) -> Result
     if block.can_suspend {
         run_cooperative(block, &threads, run, args)
     } else {
-        for thread in &threads {
-            enter(thread, block, || catch_unwind(AssertUnwindSafe(|| run(args))))
-                .map_err(|payload| fault_of(block, thread, payload))?;
-        }
-        Ok(())
+        run_plain(block, &threads, run, args)
     }
 }
 
-type Thread = Coroutine<(), (), (), DefaultStack>;
+type Thread = Coroutine<(), (), Exit, DefaultStack>;
+
+/// A stack for a simulated thread, from this host thread's pool or newly mapped.
+fn simulator_stack(block: &BlockCtx, thread: &ThreadCtx) -> Result<DefaultStack, Fault> {
+    match STACKS.with_borrow_mut(Vec::pop) {
+        Some(stack) => Ok(stack),
+        None => DefaultStack::new(stack_bytes()).map_err(|e| Fault {
+            kernel: block.kernel,
+            block: block.block_idx,
+            thread: Some(thread.thread_idx),
+            message: std::format!(
+                "cannot map a {} KiB simulator stack for the thread: {e} (set FERROCUDA_SIM_STACK smaller)",
+                stack_bytes() >> 10
+            ),
+        }),
+    }
+}
+
+/// The fault of a thread that overflowed its stack.
+fn overflow(block: &BlockCtx, thread: &ThreadCtx) -> Fault {
+    Fault {
+        kernel: block.kernel,
+        block: block.block_idx,
+        thread: Some(thread.thread_idx),
+        message: overflow_message(),
+    }
+}
+
+/// Runs each thread of a block that never suspends to completion, one after another, as plain
+/// calls on one simulator stack (so the overflow guard watches them as it watches coroutines).
+fn run_plain<A: Copy + 'static>(block: &BlockCtx, threads: &[ThreadCtx], run: fn(A), args: A) -> Result<(), Fault> {
+    let Some(first) = threads.first() else { return Ok(()) };
+    let stack = simulator_stack(block, first)?;
+    let limit = Running::limit_of(&stack);
+    let current = Cell::new(0usize);
+    let outcome: Cell<Result<(), Fault>> = Cell::new(Ok(()));
+    let (block_ptr, threads_ptr, current_ptr, outcome_ptr): (
+        *const BlockCtx,
+        *const [ThreadCtx],
+        *const Cell<usize>,
+        _,
+    ) = (block, threads, &current, &outcome as *const Cell<Result<(), Fault>>);
+    let mut coroutine: Thread = Coroutine::with_stack(stack, move |_, ()| {
+        // SAFETY: the block, its threads and the two cells outlive the coroutine, which finishes
+        // (or is abandoned by the overflow guard) before `run_plain` returns.
+        let (block, threads, current, outcome) = unsafe { (&*block_ptr, &*threads_ptr, &*current_ptr, &*outcome_ptr) };
+        for (rank, thread) in threads.iter().enumerate() {
+            current.set(rank);
+            if let Err(payload) = enter(thread, block, || catch_unwind(AssertUnwindSafe(|| run(args)))) {
+                outcome.set(Err(fault_of(block, thread, payload)));
+                break;
+            }
+        }
+        Exit::Returned
+    });
+    let running = Running::new(&coroutine, limit);
+    match restoring(|| running.during(|| coroutine.resume(()))) {
+        CoroutineResult::Return(Exit::Returned) => {}
+        CoroutineResult::Return(Exit::StackOverflow) => return Err(overflow(block, &threads[current.get()])),
+        CoroutineResult::Yield(()) => unreachable!("a block that never suspends yielded"),
+    }
+    STACKS.with_borrow_mut(|stacks| stacks.push(coroutine.into_stack()));
+    outcome.into_inner()
+}
 
 fn run_cooperative<A: Copy + 'static>(
     block: &BlockCtx,
@@ -105,22 +162,21 @@ fn run_cooperative<A: Copy + 'static>(
     run: fn(A),
     args: A,
 ) -> Result<(), Fault> {
-    let mut coroutines: Vec<Option<Thread>> = threads
-        .iter()
-        .map(|thread| {
-            let stack = STACKS
-                .with_borrow_mut(Vec::pop)
-                .map_or_else(|| DefaultStack::new(STACK_BYTES), Ok);
-            let stack = stack.unwrap_or_else(|e| panic!("cannot allocate a {STACK_BYTES}-byte simulator stack: {e}"));
-            let thread: *const ThreadCtx = thread;
-            Some(Coroutine::with_stack(stack, move |yielder, ()| {
-                // SAFETY: `threads` outlives every coroutine of this block (they are dropped or
-                // finished before `run_cooperative` returns).
-                unsafe { (*thread).yielder.set(yielder) };
-                run(args)
-            }))
-        })
-        .collect();
+    let mut coroutines: Vec<Option<(Thread, Running)>> = Vec::with_capacity(threads.len());
+    for thread in threads {
+        let stack = simulator_stack(block, thread)?;
+        let limit = Running::limit_of(&stack);
+        let thread: *const ThreadCtx = thread;
+        let coroutine = Coroutine::with_stack(stack, move |yielder, ()| {
+            // SAFETY: `threads` outlives every coroutine of this block (they are dropped or
+            // finished before `run_cooperative` returns).
+            unsafe { (*thread).yielder.set(yielder) };
+            run(args);
+            Exit::Returned
+        });
+        let running = Running::new(&coroutine, limit);
+        coroutines.push(Some((coroutine, running)));
+    }
     // Each round gives every warp a turn; a warp's turn resumes its lanes that can go on, in
     // rank order, pass after pass, until none can (all wait at a barrier, or for lanes of other
     // warps) or `PASSES_PER_TURN` passes have run. Lanes of one warp thus meet at their shuffles
@@ -134,20 +190,21 @@ fn run_cooperative<A: Copy + 'static>(
             for _ in 0..PASSES_PER_TURN {
                 let mut resumed = false;
                 for (thread, slot) in warp.iter().zip(slots.iter_mut()) {
-                    let Some(coroutine) = slot else { continue };
+                    let Some((coroutine, running)) = slot else { continue };
                     if !can_go_on(block, thread) {
                         continue;
                     }
                     resumed = true;
                     match enter(thread, block, || {
-                        catch_unwind(AssertUnwindSafe(|| coroutine.resume(())))
+                        catch_unwind(AssertUnwindSafe(|| running.during(|| coroutine.resume(()))))
                     }) {
                         Ok(CoroutineResult::Yield(())) => {}
-                        Ok(CoroutineResult::Return(())) => {
+                        Ok(CoroutineResult::Return(Exit::StackOverflow)) => return Err(overflow(block, thread)),
+                        Ok(CoroutineResult::Return(Exit::Returned)) => {
                             thread.wait.set(Wait::Exited);
                             block.bump();
                             live -= 1;
-                            if let Some(done) = slot.take() {
+                            if let Some((done, _)) = slot.take() {
                                 STACKS.with_borrow_mut(|stacks| stacks.push(done.into_stack()));
                             }
                         }

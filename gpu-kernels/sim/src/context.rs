@@ -183,6 +183,18 @@ pub(crate) fn enter<R>(thread: &ThreadCtx, block: &BlockCtx, f: impl FnOnce() ->
     result
 }
 
+/// Runs `f`, then puts the current thread and the kernel flag back as they were before it: the
+/// overflow guard abandons a coroutine's frames, and with them the restores of the [`enter`]
+/// calls made inside it.
+pub(crate) fn restoring<R>(f: impl FnOnce() -> R) -> R {
+    let previous = CURRENT.get();
+    let was_in_kernel = ferrocuda_sim_abi::in_kernel();
+    let result = f();
+    ferrocuda_sim_abi::enter_kernel(was_in_kernel);
+    CURRENT.set(previous);
+    result
+}
+
 /// Calls `f` with the current thread and block.
 ///
 /// Panics when no simulated launch is running on this host thread: the device library was

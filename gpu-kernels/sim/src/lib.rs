@@ -41,11 +41,13 @@ mod global_race;
 mod ops;
 mod output;
 mod race;
+mod stack;
 
 pub use checks::{Checks, checks_from_env, current_checks, default_checks, with_checks};
 pub use context::fault;
 pub use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
 pub use output::{capture_output, print};
+pub use stack::{DEFAULT_STACK_BYTES, stack_bytes, stack_bytes_from_env};
 
 use context::{with_thread, with_thread_if_any};
 

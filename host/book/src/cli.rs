@@ -39,6 +39,7 @@ pub fn command(example: &Example) -> Command {
             Arg::new("size")
                 .long("size")
                 .value_name("N")
+                .allow_negative_numbers(true)
                 .value_parser(positive)
                 .help(format!(
                     "{} [default: {} on a GPU, {} on the simulator{max}]",
@@ -71,6 +72,7 @@ pub fn command(example: &Example) -> Command {
             Arg::new("reps")
                 .long("reps")
                 .value_name("N")
+                .allow_negative_numbers(true)
                 .value_parser(repetitions)
                 .help(format!(
                     "timed repetitions, at most {MAX_REPS} [default: {}]",
@@ -84,6 +86,7 @@ pub fn command(example: &Example) -> Command {
             Arg::new("device")
                 .long("device")
                 .value_name("N")
+                .allow_negative_numbers(true)
                 .value_parser(clap::value_parser!(usize))
                 .help("the GPU to run on, numbered from 0 as nvidia-smi does [default: 0]"),
         );
@@ -211,12 +214,15 @@ pub struct MemoryCheck {
     pub capacity: Capacity,
     /// The largest size from the example's minimum that fits, if any.
     pub largest: Option<usize>,
+    /// When the run does not fit: the example's own options (`--rows 100000`) without any one of
+    /// which it would, so the refusal names them rather than blaming `--size` alone.
+    pub culprits: Vec<String>,
 }
 
 impl MemoryCheck {
     /// Plans the example of `size` at size `n` with `options` on `gpu`.
     pub fn new(size: &Size, options: &Options, gpu: &Gpu, n: usize) -> Result<Self, Error> {
-        let plan = |k: usize| {
+        let plan = |options: &Options, k: usize| {
             (size.memory)(
                 &Options {
                     size: Some(k),
@@ -227,7 +233,7 @@ impl MemoryCheck {
             )
         };
         let capacity = Capacity::of(gpu)?;
-        let footprint = plan(n);
+        let footprint = plan(options, n);
         let fits = footprint.is_some_and(|f| capacity.fits(f));
         // Past the size asked for only when it fits: up to the example's limit, or 2^48 elements
         // (beyond any machine's memory, and a short search).
@@ -235,18 +241,45 @@ impl MemoryCheck {
             true => size.max.min(1 << 48).max(n).saturating_add(1),
             false => n,
         };
-        let largest = capacity.largest_fitting(below, plan).filter(|&k| k >= size.min);
+        let largest = capacity
+            .largest_fitting(below, |k| plan(options, k))
+            .filter(|&k| k >= size.min);
+        let culprits = match fits {
+            true => Vec::new(),
+            false => options
+                .flags
+                .iter()
+                .filter_map(|(name, value)| Some((name, value.as_deref()?)))
+                .filter(|(name, _)| {
+                    let without = Options {
+                        flags: options.flags.iter().filter(|(f, _)| f != *name).cloned().collect(),
+                        ..options.clone()
+                    };
+                    plan(&without, n).is_some_and(|f| capacity.fits(f))
+                })
+                .map(|(name, value)| format!("{name} {value}"))
+                .collect(),
+        };
         Ok(Self {
             n,
             footprint,
             capacity,
             largest,
+            culprits,
         })
     }
 
     /// True when the run fits.
     pub fn fits(&self) -> bool {
         self.footprint.is_some_and(|f| self.capacity.fits(f))
+    }
+
+    /// `--size N`, with the options that make the run too big: `--size 64 with --rows 10000000000`.
+    pub fn subject(&self) -> String {
+        match self.culprits.is_empty() {
+            true => format!("--size {}", self.n),
+            false => format!("--size {} with {}", self.n, self.culprits.join(" ")),
+        }
     }
 
     /// `needs 48.0 GiB on the device and ...; the device has ... free and the host ... available`.
@@ -257,52 +290,77 @@ impl MemoryCheck {
         }
     }
 
-    /// `the largest --size that fits is N`.
-    pub fn largest(&self, min: usize) -> String {
-        match self.largest {
-            Some(k) => format!("the largest --size that fits is {k}"),
-            None => format!("not even --size {min} fits"),
+    /// What would fit: `the largest --size that fits is N`; when other options make the run too
+    /// big, those options first (`--rows 10000000000 makes it too big: ...`).
+    pub fn advice(&self, min: usize) -> String {
+        let with = match self.culprits.len() {
+            0 => "",
+            _ => " with them",
+        };
+        let largest = match self.largest {
+            Some(k) => format!("the largest --size that fits{with} is {k}"),
+            None => format!("not even --size {min} fits{with}"),
+        };
+        match self.culprits.len() {
+            0 => largest,
+            1 => format!(
+                "{} makes it too big (without it the run fits); {largest}",
+                self.culprits[0]
+            ),
+            _ => format!(
+                "{} each make it too big (without any one of them the run fits); {largest}",
+                self.culprits.join(", ")
+            ),
         }
+    }
+}
+
+/// Refuses a size past the example's own limit, in the same words for a run and for `--plan`.
+fn check_limit(size: &Size, n: usize) -> Result<(), Error> {
+    match n > size.max {
+        true => Err(Error::InvalidArgument(format!(
+            "--size {n} is past this example's limit of {}",
+            size.max
+        ))),
+        false => Ok(()),
     }
 }
 
 /// Checks, before anything is allocated, that `example` at its size (given, or the default on
 /// `gpu`) fits in the device's free memory and the host's available memory; when not, one
-/// sentence with both figures and the largest size that fits.
+/// sentence with both figures, the options that make it too big, and the largest size that fits.
 pub fn check_memory(example: &Example, options: &Options, gpu: &Gpu) -> Result<(), Error> {
     let (Some(size), Some(n)) = (&example.size, resolved_size(example, options, gpu)) else {
         return Ok(());
     };
-    if n > size.max {
-        return Err(Error::InvalidArgument(format!(
-            "--size {n} is past this example's limit of {}",
-            size.max
-        )));
-    }
+    check_limit(size, n)?;
     let capacity = Capacity::of(gpu)?;
     if (size.memory)(options, gpu, n).is_some_and(|f| capacity.fits(f)) {
         return Ok(());
     }
     let check = MemoryCheck::new(size, options, gpu, n)?;
     Err(Error::OutOfMemory(format!(
-        "--size {n} {}: {}",
+        "{} {}: {}",
+        check.subject(),
         check.needs(),
-        check.largest(size.min)
+        check.advice(size.min)
     )))
 }
 
 /// `--plan`: prints in one line what `example` at its size needs, what there is, and the largest
-/// size that fits; runs nothing.
+/// size that fits; runs nothing. A size past the example's limit is refused as the run refuses it.
 pub fn print_plan(example: &Example, options: &Options, gpu: &Gpu) -> Result<(), Error> {
     let (Some(size), Some(n)) = (&example.size, resolved_size(example, options, gpu)) else {
         return Ok(());
     };
+    check_limit(size, n)?;
     let check = MemoryCheck::new(size, options, gpu, n)?;
     println!(
-        "plan: --size {n} {} ({}); {}",
+        "plan: {} {} ({}); {}",
+        check.subject(),
         check.needs(),
         if check.fits() { "fits" } else { "does not fit" },
-        check.largest(size.min)
+        check.advice(size.min)
     );
     Ok(())
 }

@@ -166,6 +166,16 @@ pub fn staging_file(path: &Path) -> Result<tempfile::NamedTempFile> {
             path.display()
         )));
     }
+    // The charts are PNG: a name saying otherwise (`chart.svg`) would hold the wrong format.
+    let png = path
+        .extension()
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("png"));
+    if !png {
+        return Err(Error::InvalidArgument(format!(
+            "cannot write the plot `{}`: charts are PNG, so give a file name ending in .png",
+            path.display()
+        )));
+    }
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -175,8 +185,9 @@ pub fn staging_file(path: &Path) -> Result<tempfile::NamedTempFile> {
         .suffix(".png")
         .tempfile_in(dir)
         .map_err(|e| match e.kind() {
-            // The path the user chose: an argument error, as the runner reports them.
-            std::io::ErrorKind::NotFound => Error::InvalidArgument(format!(
+            // The path the user chose: an argument error, as the runner reports them. A directory
+            // that exists but refuses the file with ENOENT (`/proc`) is the generic case below.
+            std::io::ErrorKind::NotFound if !dir.is_dir() => Error::InvalidArgument(format!(
                 "cannot write the plot {}: the directory {} does not exist",
                 path.display(),
                 dir.display()

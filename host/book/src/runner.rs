@@ -16,7 +16,9 @@ use std::process::ExitCode;
 /// Makes the program's output fail as Unix tools' does: a closed pipe (`cargo xtask list | head
 /// -1`) ends it quietly, by SIGPIPE's default action (Rust's runtime ignores the signal and
 /// `println!` then panics); any other failure to write standard output (a full disk) is one
-/// sentence on stderr and exit code 2, not a panic. Call first thing in `main`.
+/// sentence on stderr and exit code 2, not a panic. Call first thing in `main`. (A descriptor
+/// closed before the program starts, `cmd >&-`, cannot be told from `/dev/null`: Rust's runtime
+/// opens `/dev/null` on it before `main`.)
 pub fn handle_output_errors() {
     // SAFETY: restores a signal's default action, before this program starts any thread.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
@@ -32,6 +34,17 @@ pub fn handle_output_errors() {
         }
         default(info);
     }));
+}
+
+/// Prints clap's help, version or error text, and gives its exit code: 0 for help and version
+/// (on stdout), 2 for an error (on stderr); 2 with one sentence when the text cannot be written
+/// (`--help > /dev/full`), rather than 0 with the help lost.
+pub fn print_clap(error: &clap::Error) -> ExitCode {
+    if let Err(cause) = error.print() {
+        let _ = writeln!(std::io::stderr(), "error: cannot write the output: {cause}");
+        return ExitCode::from(2);
+    }
+    ExitCode::from(if error.use_stderr() { 2 } else { 0 })
 }
 
 /// `run <id> [options]` as a whole program: runs it, prints a failure on stderr (one line, with
@@ -113,10 +126,7 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
     let example = examples::find(id).ok_or_else(|| RunError::UnknownExample(id.clone()))?;
     let matches = match cli::command(example).try_get_matches_from(&args[1..]) {
         Ok(matches) => matches,
-        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp) => {
-            let _ = e.print();
-            return Ok(ExitCode::SUCCESS);
-        }
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp) => return Ok(print_clap(&e)),
         Err(e) => return Err(e.into()),
     };
     let (options, device) = cli::options(example, &matches).map_err(RunError::Setup)?;
@@ -127,6 +137,8 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
         cli::print_plan(example, &options, &gpu).map_err(failed)?;
         return Ok(ExitCode::SUCCESS);
     }
+    // Before any work: a chart is drawn only after minutes of measurements.
+    examples::plot_option::check_path(example.flags, &options).map_err(failed)?;
     if examples::ch4::mpi::is_mpi(example.id) {
         return run_mpi(example, device.backend, &options);
     }

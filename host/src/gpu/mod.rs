@@ -148,10 +148,11 @@ impl Gpu {
         }
     }
 
-    /// [`Gpu::simulator`], once `FERROCUDA_SIM_CHECKS` is known to be valid: a bad value is an
-    /// error naming it here, not a panic at the first launch.
+    /// [`Gpu::simulator`], once `FERROCUDA_SIM_CHECKS` and `FERROCUDA_SIM_STACK` are known to be
+    /// valid: a bad value is an error naming it here, not a panic at the first launch.
     pub(crate) fn simulator_checked() -> Result<Self> {
         ferrocuda_sim::checks_from_env().map_err(Error::InvalidArgument)?;
+        ferrocuda_sim::stack_bytes_from_env().map_err(Error::InvalidArgument)?;
         Ok(Self::simulator())
     }
 

@@ -119,10 +119,11 @@ fn extents<T>(a: &Slice<'_, T>, a_new: &SliceMut<'_, T>, nx: u32, ny: u32) -> (u
 }
 
 /// True for a point whose update the book computes: `1 < i < nx` and `1 < j < ny` in its
-/// 1-based indices.
+/// 1-based indices. `i` or `j` may be `usize::MAX`, a tiled kernel's wrapped index of a cell left
+/// of or below the mesh, so the bounds are on the right-hand side.
 #[inline(always)]
 fn interior(i: usize, j: usize, nx: usize, ny: usize) -> bool {
-    i >= 1 && i + 1 < nx && j >= 1 && j + 1 < ny
+    i >= 1 && i < nx.saturating_sub(1) && j >= 1 && j < ny.saturating_sub(1)
 }
 
 /// One thread per point, each of the eight neighbours read by `load(index)`.

@@ -14,7 +14,8 @@ pub(super) fn pi_counts<T: PiFloat>(c: &mut Comparison) -> Result<()> {
     use crate::examples::ch5::pi_fma::{self, TABLE_5_1};
     use crate::examples::ch5::pi_reduction_atomiclock::{self as atomiclock, LockedSum};
     use crate::examples::ch5::pi_reduction_twopass::{self as twopass, TwoPass};
-    let n = 100_003;
+    // u64: `i * 104729` passes i32's range (a debug build's overflow check, a release build's wrap).
+    let n = 100_003u64;
     let mut x: Vec<T> = (0..n)
         .map(|i| T::from_f64((i * 7919 % 10007) as f64 / 10007.0))
         .collect();

@@ -237,6 +237,19 @@ pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&Kernels>, reps: usize)
 pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
     settings.check_groups()?;
     if gpu.is_simulator() {
+        // Groups asked for by name that need a GPU would measure nothing: refused, not skipped.
+        let gpu_only: Vec<&str> = settings
+            .only
+            .iter()
+            .map(String::as_str)
+            .filter(|g| *g != "simulator")
+            .collect();
+        if !gpu_only.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "--only {} needs a CUDA device, and this run is on the CPU simulator, whose only group is `simulator`",
+                gpu_only.join(",")
+            )));
+        }
         // The simulator's group allocates nothing of --size-mib: no memory to check.
         println!("no CUDA device: only the simulator's throughput is measured");
     } else {

@@ -3,15 +3,40 @@
 use super::{Flag, Options};
 use crate::plot::{Chart, Series};
 use ferrocuda::Result;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Fails, before a sweep runs, when the `--plot` file cannot be written (its directory is
-/// missing or refuses a new file): the chart is drawn only after minutes of measurements.
-pub fn check_path(options: &Options) -> Result<()> {
-    match options.value("--plot") {
-        Some(path) => crate::plot::staging_file(Path::new(path)).map(drop),
-        None => Ok(()),
-    }
+/// Fails, before any work, when a file `--plot` would write cannot be: a name not ending in
+/// `.png`, a missing directory, one that refuses a new file. The chart is drawn only after
+/// minutes of measurements. `flags` are the example's: a `PREFIX.png` flag (thesis-sor-multi's
+/// charts) is checked through its first chart's name, [`prefixed`]`(prefix, "speedup")`.
+pub fn check_path(flags: &[Flag], options: &Options) -> Result<()> {
+    let (Some(flag), Some(value)) = (flags.iter().find(|f| f.name == "--plot"), options.value("--plot")) else {
+        return Ok(());
+    };
+    let path = match flag.value {
+        // `sor.svg` would name PNG charts `sor-speedup.png`: refused like a FILE.png that is not.
+        Some("PREFIX.png")
+            if Path::new(value)
+                .extension()
+                .is_some_and(|e| !e.eq_ignore_ascii_case("png")) =>
+        {
+            PathBuf::from(value)
+        }
+        Some("PREFIX.png") => prefixed(value, "speedup"),
+        _ => PathBuf::from(value),
+    };
+    crate::plot::staging_file(&path).map(drop)
+}
+
+/// The chart `name` of a `--plot PREFIX.png` option: `PREFIX-name.png` (`out/sor.png` and
+/// `speedup` make `out/sor-speedup.png`).
+pub fn prefixed(prefix: &str, name: &str) -> PathBuf {
+    let prefix = Path::new(prefix);
+    let stem = prefix
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    prefix.with_file_name(format!("{stem}-{name}.png"))
 }
 
 /// Writes `series` as `chart` to the file `--plot` names, if it was given, and says where.

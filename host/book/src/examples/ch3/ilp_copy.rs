@@ -77,7 +77,6 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
 
 /// `ch3-ilp-copy` with `--precision` (the book's table is f64), `--size` and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot_option::check_path(options)?;
     let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, n),

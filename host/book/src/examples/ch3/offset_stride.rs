@@ -440,7 +440,6 @@ fn print_sweeps(pattern: Pattern, sweeps: &[Sweep]) {
 /// `ch3-offset-stride` with `--precision`, `--size` (threads per launch; the book's 4 MB by
 /// default), `--cache` and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot_option::check_path(options)?;
     let caches = Cache::from_options(options)?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?, &caches),

@@ -173,7 +173,6 @@ pub fn run_typed<T: StrideReal>(gpu: &Gpu, options: &Options, n: usize) -> Resul
 /// `ch3-stride-texture` with `--precision` (the book's is single), `--size` (outputs; the book's
 /// 4 MB by default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot_option::check_path(options)?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?),
         Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?),

@@ -82,7 +82,6 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
 /// `ch3-tlp-copy` with `--precision` (the book's tables are f64), `--size` (elements; the book's
 /// 2^20 by default) and `--plot`.
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot_option::check_path(options)?;
     let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
     match options.precision {
         Precision::F32 => run_typed::<f32>(gpu, options, n),

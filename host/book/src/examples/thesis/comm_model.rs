@@ -236,7 +236,6 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             sides[0] / 4
         )));
     }
-    plot_option::check_path(options)?;
     let peer_gpu = match gpu.is_simulator() || device_count()? < 2 {
         true => None,
         false => Some(Gpu::new(usize::from(gpu.properties().ordinal == 0))?),

@@ -6,7 +6,6 @@
 //! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
-use crate::examples::plot_option;
 use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use ferrocuda::footprint::Footprint;
@@ -306,7 +305,6 @@ fn open_devices(gpu: &Gpu, devices: &[usize]) -> Result<Vec<Option<Gpu>>> {
 }
 
 pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    plot_option::check_path(options)?;
     let setup = MultiSetup::from_options(gpu, options)?;
     #[cfg(feature = "mpi")]
     if setup.strategies.contains(&Strategy::Mpi) {

@@ -15,7 +15,7 @@ pub mod snapshots;
 pub mod solver;
 pub mod study;
 
-use crate::examples::{Example, Flag, Options, Outcome, Precision, Size, plot_option};
+use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference::course::heat::Field;
 use book_kernels::course::heat::HALO;
 use ferrocuda::footprint::{self, Footprint, try_with_capacity};
@@ -129,7 +129,7 @@ pub const ROUNDING_EPSILONS_PER_STEP: f64 = 4.0;
 /// `--kernel` read as the run reads them): the three fields of the step kernels on the device (the
 /// memcpy measurement's two fields come before them); on the host the initial field, the CPU
 /// reference's two fields (when its budget lets it follow the first snapshot), the pinned
-/// snapshot buffers, and each kernel's final field. Where a default differs between a GPU and the
+/// snapshot buffers, each kernel's final field, and the record of every snapshot. Where a default differs between a GPU and the
 /// simulator, the larger plan is taken.
 pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     let rows = options.parsed::<usize>("--rows").ok().flatten().unwrap_or(n);
@@ -157,8 +157,16 @@ pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE
         .device::<u8>(3, field_bytes)?
         .host::<u8>(1 + reference_fields + kernels, field_bytes)?
-        .host::<u8>(1, pinned_bytes)
+        .host::<u8>(1, pinned_bytes)?
+        .host::<u8>(
+            steps.div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).max(1)),
+            SNAPSHOT_RECORD_BYTES,
+        )
 }
+
+/// Host bytes a run keeps per snapshot until it ends, counted generously: its step (the plan's
+/// list), its two events (the host's handles and the driver's records) and its interval.
+pub const SNAPSHOT_RECORD_BYTES: usize = 512;
 
 /// The run's parameters, from the options.
 #[derive(Clone, Debug, PartialEq)]
@@ -218,7 +226,6 @@ impl Setup {
                 Kernel::Tiled => Solver::new(kernel, steps_per_launch),
             })
             .collect::<Result<_>>()?;
-        plot_option::check_path(options)?;
         Ok(Self {
             grid,
             problem,

@@ -5,8 +5,8 @@
 //! absolute deviation, as the thesis graphs them; every attempt's grid is checked bit for bit
 //! against one GPU.
 use super::{MultiSetup, SIMULATOR_BORDERS, STUDY_PARTITIONS, THESIS_BORDERS};
-use crate::examples::Options;
 use crate::examples::thesis::sor_setup::compare;
+use crate::examples::{Options, plot_option};
 use crate::plot::{Chart, Series};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::measure::Stats;
@@ -16,7 +16,6 @@ use ferrocuda::sor::partition::Decomposition;
 use ferrocuda::sor::single::solve_iterations;
 use ferrocuda::sor::{Problem, SorReal, Variant};
 use ferrocuda::verify::Check;
-use std::path::PathBuf;
 
 /// One configuration over its attempts: ms per iteration and the thesis's ET as medians with
 /// their MADs, the metrics (MKT, MST, MTT, MCT) as medians.
@@ -511,14 +510,7 @@ fn border_study<T: SorReal>(
 
 /// The study's charts, `PREFIX-speedup.png`, `PREFIX-split.png` and `PREFIX-border.png`.
 fn plot(prefix: &str, largest: usize, speedups: &[Series], split: &[Series], borders: &[Series]) -> Result<()> {
-    let path = |name: &str| -> PathBuf {
-        let p = PathBuf::from(prefix);
-        let stem = p
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        p.with_file_name(format!("{stem}-{name}.png"))
-    };
+    let path = |name: &str| plot_option::prefixed(prefix, name);
     Chart::new(
         "Red-black SOR: speedup over one GPU (strips, border 1)",
         "partitions (GPUs)",

@@ -351,6 +351,23 @@ fn command_line_cases() -> Vec<Trial> {
                 "8M".as_ref(),
             ))
         }),
+        case(
+            "backend_empty",
+            &["ch1-increment", "--backend", ""],
+            "the backend is auto, cuda or sim, not ``",
+        ),
+        Trial::test("backend_env_not_utf8", || {
+            use std::os::unix::ffi::OsStrExt;
+            refused(
+                &runner_with_env(
+                    &["ch1-increment"],
+                    "FERROCUDA_BACKEND",
+                    std::ffi::OsStr::from_bytes(b"\xff"),
+                ),
+                "FERROCUDA_BACKEND is not valid UTF-8",
+            )
+            .map(drop)
+        }),
         Trial::test("sim_checks_not_utf8", || {
             use std::os::unix::ffi::OsStrExt;
             refused(

@@ -16,9 +16,15 @@ pub trait Kernel<A: KernelArgs> {
     const NAME: &'static str;
     /// The library name of the kernel crate that defines it, whose kernel set holds its PTX.
     const CRATE: &'static str;
-    /// The kernel body for one thread, which the CPU simulator runs for every thread of a launch.
+    /// The kernel body for one thread, which the CPU simulator runs for every thread of a launch,
+    /// taking the arguments through a pointer to an `A`. It is compiled in the kernel crate, not
+    /// in the launching one (whose debug build is at opt-level 0), because the simulator calls it
+    /// once per thread.
+    ///
+    /// # Safety
+    /// The pointer points to a live `A`.
     #[cfg(not(target_arch = "nvptx64"))]
-    const RUN: fn(A);
+    const RUN: unsafe fn(*const ());
 }
 
 /// The one argument of a kernel: a `#[repr(C)]`, `Copy` struct of views and plain values, which

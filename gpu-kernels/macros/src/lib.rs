@@ -100,9 +100,28 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
             }
         }
     });
+    // The simulator's entry points: the body for one thread, its arguments behind a pointer. Plain
+    // functions of the kernel crate (generic over lifetimes at most), so that the body and the
+    // device library's generic code in it are compiled there, at the kernel crate's optimisation
+    // level, not in each crate that launches (a debug build's, at opt-level 0). Items beside the
+    // kernel, not in a module, so that a kernel declared in a function body (a doctest) has them.
+    let sim_entries = entries.iter().map(|(symbol, concrete, turbofish)| {
+        let sim_symbol = format_ident!("__sim_entry_{}", symbol);
+        quote! {
+            /// # Safety
+            /// `args` points to a live argument struct of the kernel.
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[doc(hidden)]
+            unsafe fn #sim_symbol<#(#lifetimes),*>(args: *const ()) {
+                // SAFETY: the caller's contract; the struct is `Copy`.
+                #name #turbofish(unsafe { *args.cast::<#concrete>() })
+            }
+        }
+    });
     // The entry points live in their own module: the body keeps the kernel's name in Rust.
     let entry_module = format_ident!("__entry_{}", name);
-    let impls = entries.iter().map(|(symbol, concrete, turbofish)| {
+    let impls = entries.iter().map(|(symbol, concrete, _)| {
+        let sim_symbol = format_ident!("__sim_entry_{}", symbol);
         let symbol = symbol.to_string();
         let concrete = name_elided_lifetimes(quote!(#concrete));
         quote! {
@@ -110,7 +129,7 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
                 const NAME: &'static str = #symbol;
                 const CRATE: &'static str = ::core::env!("CARGO_CRATE_NAME");
                 #[cfg(not(target_arch = "nvptx64"))]
-                const RUN: fn(#concrete) = #name #turbofish;
+                const RUN: unsafe fn(*const ()) = #sim_symbol;
             }
         }
     });
@@ -126,6 +145,8 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
             use super::*;
             #(#entry_points)*
         }
+
+        #(#sim_entries)*
 
         #(#doc)*
         #[doc = ""]

@@ -3,7 +3,7 @@
 use super::context::{BlockCtx, FaultMessage, ThreadCtx, Wait, enter, restoring};
 use super::ops::{can_go_on, resolve_active_masks};
 use super::stack::{Exit, Running, overflow_message, stack_bytes};
-use super::{Fault, Launch};
+use super::{ErasedBody, Fault, Launch};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 use rayon::prelude::*;
@@ -20,24 +20,26 @@ std::thread_local! {
 }
 
 /// The kernel's arguments, shared by the host threads that run its blocks.
-struct SharedArgs<A>(A);
-// SAFETY: each host thread only copies the arguments out (`A: Copy`) to run its blocks. They are
-// plain values and views (addresses and lengths) of simulator buffers, and a kernel reaches
+struct SharedArgs(ErasedBody);
+// SAFETY: each host thread only reads the arguments (`ErasedBody::run` copies them out of the
+// `A: Copy` that `launch` keeps alive) to run its blocks. They are plain values and views (addresses and lengths) of simulator buffers, and a kernel reaches
 // memory through the device library only: its global loads and stores are relaxed host atomics
 // of the element's width, its atomics host atomics (`ferrocuda-device`'s `arch/host.rs`). So
 // threads of different blocks that touch one element at once without an atomic (a race in the
 // kernel, legal CUDA with an unspecified result) read or write one of the values written, as on
 // a GPU, and make no data race in this process. Shared memory and the rest of a block's state
 // belong to the one host thread that runs the block (`BlockCtx` is not `Sync`), whose simulated
-// threads run one at a time. `launch` takes only `Copy + 'static` arguments, but not only
-// `Sync` ones: a caller must not pass state with interior mutability of its own (the device
-// library's argument types hold none).
-unsafe impl<A> Sync for SharedArgs<A> {}
+// threads run one at a time. `launch` takes only `Copy` arguments, but not only `Sync` ones: its
+// caller promises (it is `unsafe`) to pass no state with interior mutability of its own (the
+// device library's argument types hold none).
+unsafe impl Sync for SharedArgs {}
 
-pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) -> Result<(), Fault> {
+/// Runs every block of `launch`. Not generic: compiled once, in this crate and at its optimisation
+/// level, rather than in each crate that launches (a debug build's, at opt-level 0).
+pub(crate) fn run_grid(launch: &Launch, body: ErasedBody) -> Result<(), Fault> {
     let [gx, gy, gz] = launch.grid.map(|d| d as usize);
     let block_idx = |id: usize| [(id % gx) as u32, (id / gx % gy) as u32, (id / (gx * gy)) as u32];
-    let args = SharedArgs(args);
+    let args = SharedArgs(body);
     let output = super::output::launch_sink();
     let checks = super::current_checks();
     let global_race = checks
@@ -54,7 +56,7 @@ pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) 
     );
     first.output = output.clone();
     first.global_race = global_race.clone();
-    run_block(&first, run, args.0)?;
+    run_block(&first, args.0)?;
     let cooperative = first.cooperative.get();
     (1..gx * gy * gz).into_par_iter().try_for_each(|id| {
         let mut block = BlockCtx::new(
@@ -69,11 +71,11 @@ pub(crate) fn run_grid<A: Copy + 'static>(launch: &Launch, run: fn(A), args: A) 
         block.output = output.clone();
         block.global_race = global_race.clone();
         let args = &args;
-        run_block(&block, run, args.0)
+        run_block(&block, args.0)
     })
 }
 
-fn run_block<A: Copy + 'static>(block: &BlockCtx, run: fn(A), args: A) -> Result<(), Fault> {
+fn run_block(block: &BlockCtx, body: ErasedBody) -> Result<(), Fault> {
     let threads: Vec<ThreadCtx> = (0..block.threads)
         .map(|rank| ThreadCtx {
             thread_idx: block.thread_idx(rank),
@@ -85,9 +87,9 @@ fn run_block<A: Copy + 'static>(block: &BlockCtx, run: fn(A), args: A) -> Result
         })
         .collect();
     if block.can_suspend {
-        run_cooperative(block, &threads, run, args)
+        run_cooperative(block, &threads, body)
     } else {
-        run_plain(block, &threads, run, args)
+        run_plain(block, &threads, body)
     }
 }
 
@@ -121,7 +123,7 @@ fn overflow(block: &BlockCtx, thread: &ThreadCtx) -> Fault {
 
 /// Runs each thread of a block that never suspends to completion, one after another, as plain
 /// calls on one simulator stack (so the overflow guard watches them as it watches coroutines).
-fn run_plain<A: Copy + 'static>(block: &BlockCtx, threads: &[ThreadCtx], run: fn(A), args: A) -> Result<(), Fault> {
+fn run_plain(block: &BlockCtx, threads: &[ThreadCtx], body: ErasedBody) -> Result<(), Fault> {
     let Some(first) = threads.first() else { return Ok(()) };
     let stack = simulator_stack(block, first)?;
     let limit = Running::limit_of(&stack);
@@ -139,7 +141,7 @@ fn run_plain<A: Copy + 'static>(block: &BlockCtx, threads: &[ThreadCtx], run: fn
         let (block, threads, current, outcome) = unsafe { (&*block_ptr, &*threads_ptr, &*current_ptr, &*outcome_ptr) };
         for (rank, thread) in threads.iter().enumerate() {
             current.set(rank);
-            if let Err(payload) = enter(thread, block, || catch_unwind(AssertUnwindSafe(|| run(args)))) {
+            if let Err(payload) = enter(thread, block, || catch_unwind(AssertUnwindSafe(|| body.run()))) {
                 outcome.set(Err(fault_of(block, thread, payload)));
                 break;
             }
@@ -156,12 +158,7 @@ fn run_plain<A: Copy + 'static>(block: &BlockCtx, threads: &[ThreadCtx], run: fn
     outcome.into_inner()
 }
 
-fn run_cooperative<A: Copy + 'static>(
-    block: &BlockCtx,
-    threads: &[ThreadCtx],
-    run: fn(A),
-    args: A,
-) -> Result<(), Fault> {
+fn run_cooperative(block: &BlockCtx, threads: &[ThreadCtx], body: ErasedBody) -> Result<(), Fault> {
     let mut coroutines: Vec<Option<(Thread, Running)>> = Vec::with_capacity(threads.len());
     for thread in threads {
         let stack = simulator_stack(block, thread)?;
@@ -171,7 +168,7 @@ fn run_cooperative<A: Copy + 'static>(
             // SAFETY: `threads` outlives every coroutine of this block (they are dropped or
             // finished before `run_cooperative` returns).
             unsafe { (*thread).yielder.set(yielder) };
-            run(args);
+            body.run();
             Exit::Returned
         });
         let running = Running::new(&coroutine, limit);

@@ -191,14 +191,31 @@ impl std::error::Error for SimError {}
 /// threads would race on.
 pub unsafe fn launch<A: Copy>(launch: &Launch, run: fn(A), args: A) -> Result<(), SimError> {
     validate(launch)?;
-    block::run_grid(launch, ErasedBody::run, ErasedBody::new(run, &args)).map_err(SimError::Fault)
+    block::run_grid(launch, ErasedBody::new(run, &args)).map_err(SimError::Fault)
+}
+
+/// [`launch`] of a body that takes its arguments through a pointer (a kernel's
+/// `Kernel::RUN`, compiled in its kernel crate): nothing of the per-thread path is
+/// compiled in the launching crate, which a debug build compiles at opt-level 0.
+///
+/// # Safety
+/// `args` points to an argument value that outlives the call and that `run` reads as its own
+/// type, plain data as [`launch`] requires.
+pub unsafe fn launch_erased(launch: &Launch, run: unsafe fn(*const ()), args: *const ()) -> Result<(), SimError> {
+    validate(launch)?;
+    let body = ErasedBody {
+        run: run as *const (),
+        args,
+        call: ErasedBody::call_erased,
+    };
+    block::run_grid(launch, body).map_err(SimError::Fault)
 }
 
 /// A kernel body and its arguments with their type erased, so the blocks' coroutines (which
 /// must be `'static`) can hold arguments that borrow: `launch` keeps `args` alive and returns
 /// only after every thread has run.
 #[derive(Clone, Copy)]
-struct ErasedBody {
+pub(crate) struct ErasedBody {
     run: *const (),
     args: *const (),
     call: unsafe fn(*const (), *const ()),
@@ -222,7 +239,16 @@ impl ErasedBody {
         run(unsafe { *args.cast::<A>() })
     }
 
-    fn run(self) {
+    /// # Safety
+    /// `run` is an `unsafe fn(*const ())` and `args` points to the live value it reads.
+    unsafe fn call_erased(run: *const (), args: *const ()) {
+        // SAFETY: `launch_erased` erased an `unsafe fn(*const ())` to `run`.
+        let run = unsafe { core::mem::transmute::<*const (), unsafe fn(*const ())>(run) };
+        // SAFETY: `args` is the pointer `launch_erased`'s caller promised live.
+        unsafe { run(args) }
+    }
+
+    pub(crate) fn run(self) {
         // SAFETY: made by `new` from a `fn(A)` and an `&A` that outlives the launch.
         unsafe { (self.call)(self.run, self.args) }
     }

@@ -72,11 +72,18 @@ impl BackendChoice {
     /// The environment variable that chooses the backend of tests and programs that ask for it.
     pub const ENV: &'static str = "FERROCUDA_BACKEND";
 
-    /// The choice in `FERROCUDA_BACKEND` (`auto` when unset).
+    /// The choice in `FERROCUDA_BACKEND` (`auto` when unset or empty); an error naming the
+    /// variable for any other value than `auto`, `cuda` or `sim`, and for one that is not UTF-8.
     pub fn from_env() -> Result<Self> {
         match std::env::var(Self::ENV) {
+            // Set but empty (`FERROCUDA_BACKEND= cmd`) is taken as unset, as shells mean it.
+            Ok(value) if value.is_empty() => Ok(Self::Auto),
             Ok(value) => value.parse(),
-            Err(_) => Ok(Self::Auto),
+            Err(std::env::VarError::NotPresent) => Ok(Self::Auto),
+            Err(std::env::VarError::NotUnicode(_)) => Err(Error::InvalidArgument(format!(
+                "{} is not valid UTF-8: give auto, cuda or sim",
+                Self::ENV
+            ))),
         }
     }
 }
@@ -85,7 +92,7 @@ impl FromStr for BackendChoice {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         match s {
-            "auto" | "" => Ok(Self::Auto),
+            "auto" => Ok(Self::Auto),
             "cuda" => Ok(Self::Cuda),
             "sim" => Ok(Self::Sim),
             other => Err(Error::InvalidArgument(format!(

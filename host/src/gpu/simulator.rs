@@ -77,7 +77,9 @@ impl SimDevice {
     pub(super) fn launch<K: Kernel<A>, A: KernelArgs>(&self, shape: LaunchShape, args: A) -> Result<()> {
         // SAFETY: `A: KernelArgs` is `DeviceCopy`: numbers and views, which the blocks' host
         // threads may share (the views' accessors are relaxed atomics).
-        match unsafe { sim::launch(&shape.sim_launch(K::NAME), K::RUN, args) } {
+        // SAFETY (also): `RUN` reads an `A` through the pointer to `args`, which lives until
+        // the launch returns (the simulator runs every thread before it does).
+        match unsafe { sim::launch_erased(&shape.sim_launch(K::NAME), K::RUN, (&raw const args).cast()) } {
             Ok(()) => Ok(()),
             Err(e @ SimError::InvalidLaunch(_)) => Err(Error::Simulator(e)),
             Err(e @ SimError::Fault(_)) => {

@@ -58,13 +58,9 @@ mod signal {
         static ALTERNATE: AlternateStack = AlternateStack::ensure();
     }
 
-    /// The `SIGSEGV` action before the simulator's, to which every other fault goes.
-    struct Previous(libc::sigaction);
-    // SAFETY: a `sigaction` is plain data (a handler address, flags and a mask), written once
-    // before the handler that reads it is installed.
-    unsafe impl Sync for Previous {}
-    unsafe impl Send for Previous {}
-    static PREVIOUS: OnceLock<Previous> = OnceLock::new();
+    /// The `SIGSEGV` action before the simulator's, to which every other fault goes: set once,
+    /// before the handler that reads it is installed.
+    static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
     pub(super) fn watch<R>(running: Running, work: impl FnOnce() -> R) -> R {
         static INSTALL: Once = Once::new();
@@ -90,7 +86,7 @@ mod signal {
             if libc::sigaction(libc::SIGSEGV, core::ptr::null(), &mut previous) != 0 {
                 return;
             }
-            let _ = PREVIOUS.set(Previous(previous));
+            let _ = PREVIOUS.set(previous);
             let mut action: libc::sigaction = core::mem::zeroed();
             action.sa_sigaction = on_fault as *const () as usize;
             action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
@@ -129,7 +125,7 @@ mod signal {
     unsafe fn forward(signal: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
         let handler = PREVIOUS
             .get()
-            .map(|previous| (previous.0.sa_sigaction, previous.0.sa_flags));
+            .map(|previous| (previous.sa_sigaction, previous.sa_flags));
         match handler {
             Some((address, flags)) if address != libc::SIG_DFL && address != libc::SIG_IGN => {
                 if flags & libc::SA_SIGINFO != 0 {

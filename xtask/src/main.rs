@@ -41,7 +41,7 @@ enum Cli {
     /// Every kernel on the simulator and on the GPU, compared.
     Agree {
         /// The GPU, numbered from 0.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         device: usize,
     },
     /// The embedded PTX: a kernel's text, ptxas's resource report, or validation.
@@ -62,7 +62,7 @@ const AFTER_HELP: &str =
 #[derive(Args)]
 struct BenchArgs {
     /// The GPU, numbered from 0.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     device: usize,
     /// Working set of the bandwidth rows, MiB.
     #[arg(long, value_name = "MIB", value_parser = cli::positive, default_value_t = bench::Settings::default().working_set_mib)]

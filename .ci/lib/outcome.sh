@@ -29,7 +29,7 @@ outcome() {
     echo "exit 0: $(head -n 1 <<<"$stdout" | cut -c1-70)"
   elif [ $rc -eq 2 ] && [[ "$first" == error:* ]] && { [ "$lines" -eq 1 ] || grep -q -e "^Usage:" -e "For more information, try" "$err"; }; then
     # One sentence, or clap's: its sentence, then a tip and the usage.
-    echo "refused, one sentence: $(cut -c8-90 <<<"$first")"
+    echo "refused, one sentence: $(cut -c8-140 <<<"$first")"
   elif [ $rc -eq 2 ]; then
     echo "refused ($lines lines): $(cut -c1-60 <<<"$first")"
   else

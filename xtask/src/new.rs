@@ -192,8 +192,8 @@ impl Rename {
         )?;
         replace_required(
             &text,
-            "path = \"../../../gpu-kernels/device\"",
-            &format!("path = \"{}/gpu-kernels/device\"", self.repo),
+            "path = \"../../../gpu-kernels/ferrocuda-device\"",
+            &format!("path = \"{}/gpu-kernels/ferrocuda-device\"", self.repo),
         )
     }
 
@@ -203,10 +203,13 @@ impl Rename {
         let package = [
             ("name = \"dot\"", format!("name = \"{}\"", self.name)),
             ("dot-kernels = ", format!("{}-kernels = ", self.name)),
-            ("path = \"../../host\"", format!("path = \"{}/host\"", self.repo)),
             (
-                "path = \"../../gpu-kernels/builder\"",
-                format!("path = \"{}/gpu-kernels/builder\"", self.repo),
+                "path = \"../../host/ferrocuda\"",
+                format!("path = \"{}/host/ferrocuda\"", self.repo),
+            ),
+            (
+                "path = \"../../host/ferrocuda-builder\"",
+                format!("path = \"{}/host/ferrocuda-builder\"", self.repo),
             ),
         ]
         .iter()
@@ -272,7 +275,7 @@ mod tests {
         }
         let root = &files.iter().find(|(p, _)| p == "Cargo.toml").unwrap().1;
         assert!(root.contains("name = \"my-app\"") && root.contains("members = [\".\", \"kernels\"]"));
-        assert!(root.contains("path = \"/repo/host\""));
+        assert!(root.contains("path = \"/repo/host/ferrocuda\""));
         // Debug builds optimise the project's kernel crate and the dependencies (the simulator).
         assert!(root.contains("[profile.dev.package.my-app-kernels]\nopt-level = 3"));
         assert!(root.contains("[profile.dev.package.\"*\"]\nopt-level = 3"));

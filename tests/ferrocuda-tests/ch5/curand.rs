@@ -1,0 +1,63 @@
+//! Tests of the generators (book §5.1): `--generator curand-seeded` refused on the simulator,
+//! and ch5-curand-basic with Philox, with cuRAND (the book's numbers) and its flags. Included
+//! by `tests/ferrocuda-tests/ch5.rs`.
+use crate::common::{TestResult, ensure, example_passes, fail};
+use ferrocuda::Gpu;
+use ferrocuda::random::Generator;
+use ferrocuda_book::examples::Options;
+use ferrocuda_book::examples::Precision;
+
+/// `--generator curand-seeded` is parsed, and refused on the simulator in one sentence.
+pub fn ch5_curand_seeded_needs_cuda() -> TestResult {
+    let generator: Generator = "curand-seeded".parse().map_err(fail)?;
+    ensure(generator == Generator::CurandSeeded, || format!("parsed {generator:?}"))?;
+    let example = ferrocuda_book::examples::find("ch5-bs-european-mc").ok_or("no example")?;
+    let options = Options {
+        size: Some(1000),
+        ..Options::default()
+    }
+    .with_flag("--generator", Some("curand-seeded"));
+    match (example.run)(&Gpu::simulator(), &options) {
+        Err(e) if e.to_string().contains("cuRAND") && !e.to_string().contains('\n') => Ok(()),
+        Err(e) => Err(format!("curand-seeded on the simulator: {e}")),
+        Ok(_) => Err("curand-seeded ran on the simulator".into()),
+    }
+}
+
+/// ch5-curand-basic with Philox (either backend): the GPU's uniforms equal the CPU reference's
+/// bit for bit, in both precisions, at the listing's n and at sizes short of one Philox block.
+pub fn ch5_curand_basic_philox_program(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        for size in [None, Some(1), Some(3), Some(1025)] {
+            let options = Options {
+                size,
+                precision,
+                ..Options::default()
+            }
+            .with_flag("--generator", Some("philox"))
+            .with_flag("--seed", Some("7"));
+            example_passes(gpu, "ch5-curand-basic", options)?;
+        }
+    }
+    Ok(())
+}
+
+/// ch5-curand-basic with cuRAND and seed 1234: the book's first four, digit for digit.
+pub fn ch5_curand_basic_book(gpu: &Gpu) -> TestResult {
+    for precision in [Precision::F32, Precision::F64] {
+        let options = Options {
+            precision,
+            ..Options::default()
+        }
+        .with_flag("--generator", Some("curand"));
+        example_passes(gpu, "ch5-curand-basic", options)?;
+    }
+    Ok(())
+}
+
+/// ch5-curand-basic takes exactly `--generator` and `--seed` (the pi examples' first two flags).
+pub fn ch5_curand_basic_flags() -> TestResult {
+    let example = ferrocuda_book::examples::find("ch5-curand-basic").ok_or("no example ch5-curand-basic")?;
+    let names: Vec<&str> = example.flags.iter().map(|f| f.name).collect();
+    ensure(names == ["--generator", "--seed"], || format!("flags {names:?}"))
+}

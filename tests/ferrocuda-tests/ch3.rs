@@ -6,6 +6,7 @@ mod common;
 use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
+use ferrocuda_book::defaults::Pick;
 use ferrocuda_book::examples::Options;
 use ferrocuda_book::examples::ch3::bank_conflicts;
 use ferrocuda_book::examples::ch3::shared_reverse::{self, Variant as ReverseVariant};

@@ -8,6 +8,7 @@ use ferrocuda::kernels::random::PhiloxArgs;
 use ferrocuda::random::cpu as reference;
 use ferrocuda::random::{self, Generator, RandomFloat, blocks_for};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape, SliceMut};
+use ferrocuda_book::defaults::Pick;
 use ferrocuda_book::examples::ch5::curand_basic::{BOOK_F32, BOOK_F64, N, SEED as BOOK_SEED, printed};
 
 /// Sizes that break assumptions: one element, a partial chunk of four, one chunk, a chunk and

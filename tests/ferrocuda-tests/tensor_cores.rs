@@ -12,6 +12,7 @@ use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::device::mma::{bf16_pair, to_bf16, to_tf32};
 use ferrocuda::gpu::{Cublas, LaunchShape};
 use ferrocuda::{Gpu, KernelView};
+use ferrocuda_book::defaults::Pick;
 use ferrocuda_book::examples::Options;
 use ferrocuda_book::examples::course::matmul_inputs::random_matrix;
 use ferrocuda_book::examples::course::matmul_tensor::{TensorKernel, TensorOperands, TensorPrecision};

@@ -6,6 +6,7 @@
 mod common;
 #[path = "thesis/multi_gpu.rs"]
 mod multi_gpu;
+use ferrocuda_book::defaults::Pick;
 use multi_gpu::*;
 
 use common::{CpuTest, TestResult, ensure, example_passes, fail};

@@ -5,7 +5,7 @@
 //! array, the constant bank (`ferrocuda_constant_bank`, [`CONSTANT_BANK_BYTES`]), in PTX
 //! (`device/arch/nvptx.rs`). Kernels read 4-byte values of it with `ld.const.b32` and 8-byte values
 //! (`f64`, `u64`, at an even word) with `ld.const.b64`; the host writes it between launches
-//! (`Kernels::write_constant`, through `cuModuleGetGlobal`). Each example that uses it names the
+//! (`LoadedKernels::write_constant`, through `cuModuleGetGlobal`). Each example that uses it names the
 //! words it owns, as a `__constant__` variable would be named.
 //!
 //! The bank is the whole 64 KiB a module may hold in constant memory (CUDA C Programming Guide,
@@ -60,7 +60,7 @@ impl ConstantWord for f32 {
 }
 
 /// A value the constant bank holds, 4 or 8 bytes: what [`constant_load`] reads and
-/// `Kernels::write_constant` writes. Every [`ConstantWord`] is one (a word); `f64` and `u64` take
+/// `LoadedKernels::write_constant` writes. Every [`ConstantWord`] is one (a word); `f64` and `u64` take
 /// two words, low first, starting at an even word (8-byte aligned, as `ld.const.b64` needs).
 pub trait ConstantValue: Copy {
     /// 4-byte words the value takes: 1 or 2.

@@ -6,7 +6,7 @@
 //! `&'a mut [T]` does, so a view cannot outlive its buffer, and a buffer cannot have a writable
 //! view and any other view at once (the borrow checker refuses both). A writable view is `Copy`,
 //! as kernels copy their arguments to every thread, so the host launcher refuses a launch whose
-//! writable views overlap (`ferrocuda::Kernels::launch`). Indexing checks the bound and traps
+//! writable views overlap (`ferrocuda::LoadedKernels::launch`). Indexing checks the bound and traps
 //! when it fails; a kernel that has already tested `i < len()` pays nothing, as LLVM drops the
 //! second test.
 //!

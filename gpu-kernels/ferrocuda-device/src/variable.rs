@@ -15,7 +15,7 @@
 //! places in PTX's global state space as one named symbol (`.visible .global .align 4 .b8
 //! A_D[4]`): every kernel of the module reads and writes the same variable, and it keeps its value
 //! from one launch to the next. Beside it, a type of the same name (`A_D`, in the type namespace)
-//! implements [`Variable`]: the host's handle, with which `Kernels::write_variable::<A_D>` and
+//! implements [`Variable`]: the host's handle, with which `LoadedKernels::write_variable::<A_D>` and
 //! `read_variable::<A_D>` find the symbol (`cuModuleGetGlobal`) and check its size.
 //!
 //! Another kernel crate uses the variable without defining it by declaring it,
@@ -103,7 +103,7 @@ macro_rules! device_variable {
 
         $(#[$attr])*
         ///
-        /// The host's handle of this device variable (`Kernels::write_variable::<Self>`).
+        /// The host's handle of this device variable (`LoadedKernels::write_variable::<Self>`).
         #[allow(non_camel_case_types)]
         $vis struct $name {}
 

@@ -59,7 +59,7 @@
 //! assert_eq!(ferrocuda::reduce::sum(&gpu, &a_d)?, 7000);
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
-use crate::gpu::{Error, Kernels, LaunchShape, Result, Stream};
+use crate::gpu::{Error, LaunchShape, LoadedKernels, Result, Stream};
 use ferrocuda_device::launch::{Kernel, KernelArgs};
 use std::fmt;
 
@@ -162,7 +162,7 @@ impl KernelLoop {
     /// The body must walk its share with `grid_stride_range` (1-D) or `grid_stride_range_2d`
     /// (2-D) over this loop's [`extent`](Self::extent): a fixed or capped grid has fewer threads
     /// than elements.
-    pub fn launch<K: Kernel<A>, A: KernelArgs>(&self, kernels: &Kernels, kernel: K, args: A) -> Result<()> {
+    pub fn launch<K: Kernel<A>, A: KernelArgs>(&self, kernels: &LoadedKernels, kernel: K, args: A) -> Result<()> {
         kernels.launch(kernel, self.shape, args)
     }
 
@@ -170,7 +170,7 @@ impl KernelLoop {
     pub fn launch_on<K: Kernel<A>, A: KernelArgs>(
         &self,
         stream: &Stream,
-        kernels: &Kernels,
+        kernels: &LoadedKernels,
         kernel: K,
         args: A,
     ) -> Result<()> {

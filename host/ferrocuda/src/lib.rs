@@ -11,7 +11,7 @@
 //! - `ferrocuda-builder`: compiles a kernel crate to PTX from a build script (`cuda_builder`);
 //! - `ferrocuda-sim`: the CPU simulator, with checks a GPU cannot give (races on shared memory,
 //!   barriers not every thread reaches, out-of-bounds accesses), named by kernel, block and thread;
-//! - `ferrocuda` (this crate): the runtime ([`Gpu`], buffers, [`Kernels`] and typed launches,
+//! - `ferrocuda` (this crate): the runtime ([`Gpu`], buffers, [`LoadedKernels`] and typed launches,
 //!   streams, events) and the library calls: [`reduce`], [`random`], [`sor`], [`fft`], [`transpose`],
 //!   [`cuf`] (loops launched with the shape chosen for you), with the CPU
 //!   references they are checked against, [`measure`] and [`verify`].
@@ -84,7 +84,7 @@ pub use ferrocuda_device::launch::{Kernel, KernelArgs};
 /// The CPU simulator (`ferrocuda-sim`): its optional checks ([`sim::Checks`],
 /// [`sim::with_checks`], `FERROCUDA_SIM_CHECKS`) and the faults it reports ([`sim::Fault`]).
 pub use ferrocuda_sim as sim;
-pub use gpu::{BackendChoice, DeviceBuffer, Error, Gpu, KernelSet, KernelView, Kernels, LaunchShape, Result};
+pub use gpu::{BackendChoice, DeviceBuffer, Error, Gpu, KernelSet, KernelView, LaunchShape, LoadedKernels, Result};
 /// The library's own kernels (`gpu-kernels`), for launching them directly through
 /// `gpu.load(&ferrocuda::ptx::LIBRARY)`.
 pub use gpu_kernels as kernels;

@@ -12,7 +12,7 @@
 //! assert_eq!(ferrocuda::reduce::sum(&gpu, &x)?, 7340032.0); // a tree: exact, where a loop is not
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
-use crate::gpu::{DeviceBuffer, Element, Gpu, KernelView, Kernels, LaunchShape, Result};
+use crate::gpu::{DeviceBuffer, Element, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use ferrocuda_device::collective::Reducible;
 use gpu_kernels::reduce::{
     CHUNKS_IN_FLIGHT, CountNonzero, ReduceArgs, ReduceMax, ReduceMin, ReduceSum, ReduceSumAtomic, ReduceSumKahan,
@@ -55,7 +55,7 @@ pub trait Reduce: Reducible + Element {
     /// Launches the `kind` kernel from `module` (or this library's kernels).
     fn launch(
         gpu: &Gpu,
-        module: Option<&Kernels>,
+        module: Option<&LoadedKernels>,
         kind: Kind,
         shape: LaunchShape,
         args: ReduceArgs<'_, Self, Self>,
@@ -71,7 +71,7 @@ macro_rules! reduce {
             fn to_f64(self) -> f64 {
                 self as f64
             }
-            fn launch(gpu: &Gpu, module: Option<&Kernels>, kind: Kind, shape: LaunchShape, args: ReduceArgs<'_, Self, Self>) -> Result<()> {
+            fn launch(gpu: &Gpu, module: Option<&LoadedKernels>, kind: Kind, shape: LaunchShape, args: ReduceArgs<'_, Self, Self>) -> Result<()> {
                 match kind {
                     Kind::Sum => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceSum, shape, args),
                     Kind::Min => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceMin, shape, args),
@@ -111,7 +111,13 @@ impl<T: Reduce> Plan<T> {
     }
 
     /// Queues the reduction of `input` (from `module`, or this library's kernels).
-    pub fn launch(&mut self, gpu: &Gpu, module: Option<&Kernels>, kind: Kind, input: &DeviceBuffer<T>) -> Result<()> {
+    pub fn launch(
+        &mut self,
+        gpu: &Gpu,
+        module: Option<&LoadedKernels>,
+        kind: Kind,
+        input: &DeviceBuffer<T>,
+    ) -> Result<()> {
         let first = self.shape();
         if kind == Kind::SumAtomic {
             gpu.upload_into(&[T::ZERO], &mut self.result)?;

@@ -4,18 +4,18 @@
 #![allow(dead_code)]
 
 use ferrocuda::gpu::BackendChoice;
-use ferrocuda::{Error, Gpu, Kernels};
+use ferrocuda::{Error, Gpu, LoadedKernels};
 use ferrocuda_book::examples::Options;
 use libtest_mimic::{Arguments, Trial};
 use std::sync::OnceLock;
 
 /// The library's own kernels (probes, reductions) on `gpu`.
-pub fn library(gpu: &Gpu) -> Result<Kernels<'_>, String> {
+pub fn library(gpu: &Gpu) -> Result<LoadedKernels<'_>, String> {
     gpu.load(&ferrocuda::ptx::LIBRARY).map_err(|e| e.to_string())
 }
 
 /// The book's kernels on `gpu`.
-pub fn book(gpu: &Gpu) -> Result<Kernels<'_>, String> {
+pub fn book(gpu: &Gpu) -> Result<LoadedKernels<'_>, String> {
     ferrocuda_book::kernels(gpu).map_err(|e| e.to_string())
 }
 

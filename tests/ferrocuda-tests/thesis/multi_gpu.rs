@@ -2,6 +2,7 @@
 //! width and overlap bit for bit against the one-GPU result, with several partitions per GPU;
 //! the program, its refusals and its study. Included by `tests/ferrocuda-tests/thesis.rs`.
 use super::*;
+use ferrocuda_book::defaults::Pick;
 
 /// The configurations the multi-GPU tests sweep.
 pub fn configs(partitions: usize, decomposition: Decomposition, strategies: &[Strategy]) -> Vec<MultiConfig> {

@@ -15,10 +15,12 @@
 //! - [`plot`]: PNG line charts for the sweeps' `--plot`;
 //! - [`runner`]: `cargo xtask run <id>` as a library (also each rank's program under `mpirun`),
 //!   with [`cli`], each example's command line and memory check;
-//! - [`progress`]: progress lines for long CPU references and sweeps.
+//! - [`progress`]: progress lines for long CPU references and sweeps;
+//! - [`defaults`]: the source's size on a GPU, a smaller one on the simulator ([`defaults::Pick`]).
 pub mod agreement;
 pub mod bench;
 pub mod cli;
+pub mod defaults;
 pub mod examples;
 pub mod nvcc;
 pub mod plot;
@@ -26,7 +28,7 @@ pub mod progress;
 pub mod reference;
 pub mod runner;
 
-use ferrocuda::{Gpu, KernelSet, Kernels, Result};
+use ferrocuda::{Gpu, KernelSet, LoadedKernels, Result};
 
 /// The book's kernels (`book-kernels`), one PTX module per architecture in `FERROCUDA_ARCHS`.
 pub static KERNELS: KernelSet = ferrocuda::include_kernels!("book_kernels");
@@ -45,6 +47,6 @@ pub static D_M: KernelSet = ferrocuda::include_kernels!("d_m");
 pub static KERNEL_SETS: [&KernelSet; 4] = [&ferrocuda::ptx::LIBRARY, &KERNELS, &C_M, &D_M];
 
 /// The book's kernels on `gpu`, loaded on first use.
-pub fn kernels(gpu: &Gpu) -> Result<Kernels<'_>> {
+pub fn kernels(gpu: &Gpu) -> Result<LoadedKernels<'_>> {
     gpu.load(&KERNELS)
 }

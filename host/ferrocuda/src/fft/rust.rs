@@ -12,7 +12,7 @@
 //!   then the outer dimensions. C2R: the outer dimensions (into scratch), `c2r_pre`, then the
 //!   inverse complex transform of `nx / 2` in place on the real output read as complex.
 use super::{Complex, Shape, Transform, twiddle};
-use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result, Stream};
+use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result, Stream};
 use ferrocuda_device::complex::ComplexScalar;
 use ferrocuda_device::global::{Slice, SliceMut};
 use gpu_kernels::fft::{
@@ -34,14 +34,14 @@ const MAX_FOUR_STEP_N: usize = (MAX_BLOCK_N as usize) * (MAX_BLOCK_N as usize);
 pub trait LaunchFft: ComplexScalar {
     /// `fft_rows` with `args`, on `stream` or the device's.
     fn launch_rows(
-        kernels: &Kernels,
+        kernels: &LoadedKernels,
         stream: Option<&Stream>,
         shape: LaunchShape,
         args: FftRowsArgs<'_, Self>,
     ) -> Result<()>;
     /// `r2c_post` (`post`) or `c2r_pre` with `args`.
     fn launch_real(
-        kernels: &Kernels,
+        kernels: &LoadedKernels,
         stream: Option<&Stream>,
         shape: LaunchShape,
         post: bool,
@@ -52,13 +52,13 @@ pub trait LaunchFft: ComplexScalar {
 macro_rules! launch_fft {
     ($($t:ty),*) => {$(
         impl LaunchFft for $t {
-            fn launch_rows(kernels: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: FftRowsArgs<'_, Self>) -> Result<()> {
+            fn launch_rows(kernels: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, args: FftRowsArgs<'_, Self>) -> Result<()> {
                 match stream {
                     Some(s) => kernels.launch_on(s, FftRows, shape, args),
                     None => kernels.launch(FftRows, shape, args),
                 }
             }
-            fn launch_real(kernels: &Kernels, stream: Option<&Stream>, shape: LaunchShape, post: bool, args: RealPassArgs<'_, Self>) -> Result<()> {
+            fn launch_real(kernels: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, post: bool, args: RealPassArgs<'_, Self>) -> Result<()> {
                 match (stream, post) {
                     (Some(s), true) => kernels.launch_on(s, R2cPost, shape, args),
                     (Some(s), false) => kernels.launch_on(s, C2rPre, shape, args),

@@ -5,7 +5,7 @@
 //! (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`). Both are hints: the driver picks the
 //! configuration a launch runs with. The simulator has no cache to split: it records the values
 //! and reads them back.
-use super::{Backend, Error, Gpu, Kernels, Result};
+use super::{Backend, Error, Gpu, LoadedKernels, Result};
 use cudarc::driver::sys::{CUfunc_cache, CUfunction_attribute_enum};
 use ferrocuda_device::launch::{Kernel, KernelArgs};
 use std::collections::HashMap;
@@ -105,10 +105,10 @@ impl Gpu {
     }
 }
 
-impl Kernels<'_> {
+impl LoadedKernels<'_> {
     /// Sets kernel `K`'s L1/shared preference (`cuFuncSetCacheConfig`, the book's
     /// `cudaFuncSetCacheConfig`); it overrides the context's for `K`'s launches. The driver
-    /// offers no way to read it back; the simulator records it ([`Kernels::kernel_cache_config`]).
+    /// offers no way to read it back; the simulator records it ([`LoadedKernels::kernel_cache_config`]).
     pub fn set_cache_config<K: Kernel<A>, A: KernelArgs>(&self, _kernel: K, preference: CachePreference) -> Result<()> {
         match (&self.gpu().backend, self.module()) {
             (Backend::Cuda(_), Some(module)) => module

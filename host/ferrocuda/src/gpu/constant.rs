@@ -3,10 +3,10 @@
 //! module with `cuModuleGetGlobal`, or the simulator's bank.
 use super::Backend;
 use super::error::{Error, Result};
-use super::kernels::Kernels;
+use super::kernels::LoadedKernels;
 use ferrocuda_device::constant::{CONSTANT_BANK_BYTES, CONSTANT_BANK_SYMBOL, ConstantValue};
 
-impl Kernels<'_> {
+impl LoadedKernels<'_> {
     /// Writes `values` into this kernel set's constant bank from word `word` (4 bytes each; an
     /// 8-byte value takes two and starts at an even word), in stream order: kernels launched
     /// after it read the new values. The bank is one per loaded module (one per process on the

@@ -1,6 +1,6 @@
 //! Kernel sets: the PTX of one kernel crate, one module per architecture, embedded at build time
 //! ([`KernelSet`], [`include_kernels!`](crate::include_kernels)), and the handle through which a
-//! set's kernels launch on either backend ([`Kernels`]).
+//! set's kernels launch on either backend ([`LoadedKernels`]).
 //!
 //! The library's own kernels, the book's and a user's go through this one path: on CUDA,
 //! [`Gpu::load`] loads the module for the device's architecture once and keeps it; on the CPU
@@ -105,7 +105,7 @@ macro_rules! include_kernels {
 /// declares equal in length (`#[kernel_args(same_len(..))]`) and the shape against the device's
 /// limits, each refused with an error naming the kernel.
 #[derive(Clone)]
-pub struct Kernels<'g> {
+pub struct LoadedKernels<'g> {
     pub(super) gpu: &'g Gpu,
     /// The kernel sets whose kernels these are (several when linked, [`Gpu::link`]); none for
     /// PTX compiled elsewhere.
@@ -121,7 +121,7 @@ impl Gpu {
     /// Fails with one sentence when the set has no PTX the device can run, or when its PTX uses
     /// functions or variables of another set (`extern` declarations): those sets load together,
     /// through [`Gpu::link`]. The simulator refuses such a set as the driver does.
-    pub fn load(&self, set: &'static KernelSet) -> Result<Kernels<'_>> {
+    pub fn load(&self, set: &'static KernelSet) -> Result<LoadedKernels<'_>> {
         let module = match &self.backend {
             Backend::Cuda(cuda) => Some(cuda.module_named(set.name(), || {
                 let ptx = self.ptx_for_device(set)?;
@@ -137,7 +137,7 @@ impl Gpu {
                 None => None,
             },
         };
-        Ok(Kernels {
+        Ok(LoadedKernels {
             gpu: self,
             sets: vec![set],
             module,
@@ -156,7 +156,11 @@ impl Gpu {
 
     /// `twin` when given (a CUDA C twin's kernels, for a benchmark's comparison), else the
     /// kernels of `set`.
-    pub fn load_or<'g>(&'g self, twin: Option<&Kernels<'g>>, set: &'static KernelSet) -> Result<Kernels<'g>> {
+    pub fn load_or<'g>(
+        &'g self,
+        twin: Option<&LoadedKernels<'g>>,
+        set: &'static KernelSet,
+    ) -> Result<LoadedKernels<'g>> {
         match twin {
             Some(kernels) => Ok(kernels.clone()),
             None => self.load(set),
@@ -165,9 +169,9 @@ impl Gpu {
 
     /// A PTX text compiled elsewhere (a CUDA C twin from nvcc, say), loaded as a kernel set whose
     /// entry points launch with the same typed handles; CUDA only.
-    pub fn load_ptx(&self, ptx: &str, what: &str) -> Result<Kernels<'_>> {
+    pub fn load_ptx(&self, ptx: &str, what: &str) -> Result<LoadedKernels<'_>> {
         match &self.backend {
-            Backend::Cuda(cuda) => Ok(Kernels {
+            Backend::Cuda(cuda) => Ok(LoadedKernels {
                 gpu: self,
                 sets: Vec::new(),
                 module: Some(Arc::new(cuda.load_module(ptx, what)?)),
@@ -177,7 +181,7 @@ impl Gpu {
     }
 }
 
-impl<'g> Kernels<'g> {
+impl<'g> LoadedKernels<'g> {
     /// The device these kernels run on.
     pub fn gpu(&self) -> &'g Gpu {
         self.gpu

@@ -8,7 +8,7 @@
 //! still checked, so that a set loaded without the set it needs is refused on both backends.
 use super::cuda::CudaDevice;
 use super::error::{Error, Result};
-use super::kernels::{KernelSet, Kernels};
+use super::kernels::{KernelSet, LoadedKernels};
 use super::{Backend, Gpu};
 use cudarc::driver::sys;
 use std::ffi::{CString, c_void};
@@ -41,7 +41,7 @@ impl Gpu {
     /// assert!(kernels.gpu().is_simulator());
     /// # Ok::<(), ferrocuda::Error>(())
     /// ```
-    pub fn link(&self, sets: &[&'static KernelSet]) -> Result<Kernels<'_>> {
+    pub fn link(&self, sets: &[&'static KernelSet]) -> Result<LoadedKernels<'_>> {
         if sets.is_empty() {
             return Err(Error::InvalidArgument(
                 "`gpu.link` needs at least one kernel set".into(),
@@ -65,7 +65,7 @@ impl Gpu {
                 None
             }
         };
-        Ok(Kernels {
+        Ok(LoadedKernels {
             gpu: self,
             sets: sets.to_vec(),
             module,

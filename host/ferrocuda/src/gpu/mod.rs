@@ -4,12 +4,12 @@
 //! Layers, as in cudarc: cudarc's `result`/`sys` (raw driver calls) below, then this safe layer:
 //! [`Gpu`] (a device, on one of two backends: [`CudaDevice`], or the CPU simulator, which runs the
 //! same kernel code on the host), kernel sets ([`KernelSet`], loaded by [`Gpu::load`] as
-//! [`Kernels`], through which every typed launch goes) and [`LaunchShape`]s, device buffers and
+//! [`LoadedKernels`], through which every typed launch goes) and [`LaunchShape`]s, device buffers and
 //! their kernel views ([`memory`]), pinned host buffers, streams with their events and
 //! asynchronous copies ([`Stream`]), several devices in one process (logical devices, memory
 //! information, peer access and peer copies: [`Gpu::open_logical`]), timing, cuRAND's host generators ([`Curand`]), cuFFT's plans ([`Cufft`]), cuBLAS's
 //! SGEMM (`Cublas`, with the feature `cublas`), NCCL's send and receive ([`NcclComm`]) and a kernel set's constant bank
-//! ([`Kernels::write_constant`]), device variables ([`Kernels::write_variable`]), kernel sets linked
+//! ([`LoadedKernels::write_constant`]), device variables ([`LoadedKernels::write_variable`]), kernel sets linked
 //! into one module (separate compilation: [`Gpu::link`]), managed memory ([`ManagedBuffer`]) and the kernels' printed
 //! output ([`Gpu::synchronize_output`], [`Gpu::capture_output`]).
 mod cache_config;
@@ -45,7 +45,7 @@ pub use cufft::{Cufft, CufftFloat, CufftKind};
 pub use curand::{Curand, CurandFloat, CurandGenerator, CurandOrdering};
 pub use device::{DeviceProperties, device_count, driver_version};
 pub use error::{Error, Result};
-pub use kernels::{KernelSet, Kernels, PtxModule};
+pub use kernels::{KernelSet, LoadedKernels, PtxModule};
 pub use launch::LaunchShape;
 pub use managed::{Advice, ManagedBuffer};
 pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, Repr, same_len};
@@ -193,12 +193,6 @@ impl Gpu {
         matches!(self.backend, Backend::Sim(_))
     }
 
-    /// `value` on a GPU, `on_simulator` on the simulator: examples use it to pick default sizes
-    /// the simulator finishes in seconds.
-    pub fn pick<T>(&self, value: T, on_simulator: T) -> T {
-        if self.is_simulator() { on_simulator } else { value }
-    }
-
     /// The CUDA device, for streams, PTX modules and what this library does not wrap; an error on
     /// the simulator.
     pub fn cuda(&self, what: &str) -> Result<&CudaDevice> {
@@ -209,7 +203,7 @@ impl Gpu {
     }
 
     /// The library's own kernels (`gpu-kernels`), loaded when the device was opened.
-    pub(crate) fn library(&self) -> Result<Kernels<'_>> {
+    pub(crate) fn library(&self) -> Result<LoadedKernels<'_>> {
         self.load(&crate::ptx::LIBRARY)
     }
 

@@ -1,14 +1,14 @@
 //! Occupancy: how many blocks of a kernel a multiprocessor holds at once, and the opt-in to more
 //! dynamic shared memory than the default 48 KiB per block (book §3.5: the occupancy that the
 //! book read from the profiler, and its shared-memory trick to hold one block per multiprocessor).
-use super::{Backend, Error, Gpu, Kernels, Result};
+use super::{Backend, Error, Gpu, LoadedKernels, Result};
 use ferrocuda_device::launch::{Kernel, KernelArgs};
 
 /// Shared memory the driver reserves per resident block on compute capability 8.0 and newer
 /// (CUDA C Programming Guide, "Shared Memory" of each architecture: 1 KB per thread block).
 const RESERVED_SHARED_BYTES_PER_BLOCK: u32 = 1024;
 
-impl Kernels<'_> {
+impl LoadedKernels<'_> {
     /// Blocks of kernel `K` that one multiprocessor holds at once with blocks of `threads`
     /// threads and `shared_bytes` of dynamic shared memory each.
     ///

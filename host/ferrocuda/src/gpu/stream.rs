@@ -83,7 +83,7 @@ pub(super) fn order_after_live_streams(free_on: &CudaStream) -> Result<()> {
 /// let mut a_d = gpu.zeros::<f32>(n)?;
 /// let mut b = gpu.pinned::<f32>(n)?;
 /// // Each chunk's copy in and copy out run in its own stream, overlapping the others' (a
-/// // kernel between them goes through `Kernels::launch_on`).
+/// // kernel between them goes through `LoadedKernels::launch_on`).
 /// for (i, s) in streams.iter().enumerate() {
 ///     let range = i * chunk..(i + 1) * chunk;
 ///     gpu.upload_async(s, &a, &mut a_d, range.clone())?;

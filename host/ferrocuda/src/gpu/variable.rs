@@ -10,20 +10,20 @@
 //! symbol (a hand-written `Variable` for the wrong type).
 use super::Backend;
 use super::error::{Error, Result};
-use super::kernels::Kernels;
+use super::kernels::LoadedKernels;
 use super::memory::{Element, Repr};
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaStream, CudaViewMut};
 use ferrocuda_device::variable::Variable;
 use std::sync::Arc;
 
-impl Kernels<'_> {
+impl LoadedKernels<'_> {
     /// Writes `value` into the device variable `V` of these kernels' module, in stream order:
     /// kernels launched after it read the new value (`a_d = 2` in the book's host code).
     ///
     /// ```
     /// ferrocuda::device::device_variable! { pub N_D: i32 = 0; }
-    /// # fn demo(kernels: &ferrocuda::Kernels) -> ferrocuda::Result<()> {
+    /// # fn demo(kernels: &ferrocuda::LoadedKernels) -> ferrocuda::Result<()> {
     /// kernels.write_variable::<N_D>(2)?;
     /// assert_eq!(kernels.read_variable::<N_D>()?, 2);
     /// # Ok(()) }

@@ -4,7 +4,7 @@
 pub use super::layout::{Layout, Rect};
 
 use super::domain::{check_extents, check_grid_len, check_omega};
-use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, NcclElement, Result, Stream};
+use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKernels, NcclElement, Result, Stream};
 use ferrocuda_device::collective::Reducible;
 use ferrocuda_device::collective::block::BLOCK_REDUCE_SCRATCH;
 use ferrocuda_device::launch::{Kernel, KernelArgs};
@@ -94,7 +94,7 @@ pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send +
     fn launch_split(
         gpu: &Gpu,
         stream: Option<&Stream>,
-        module: Option<&Kernels>,
+        module: Option<&LoadedKernels>,
         shape: LaunchShape,
         args: SplitArgs<'_, Self>,
     ) -> Result<()>;
@@ -129,7 +129,7 @@ macro_rules! sor_real {
                     (_, _) => launch_maybe_on(gpu, stream, BsorGm, shape, args),
                 }
             }
-            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&Kernels>, shape: LaunchShape, args: SplitArgs<'_, Self>) -> Result<()> {
+            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&LoadedKernels>, shape: LaunchShape, args: SplitArgs<'_, Self>) -> Result<()> {
                 match module {
                     Some(_) => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(SorSplit, shape, args),
                     None => launch_maybe_on(gpu, stream, SorSplit, shape, args),
@@ -279,7 +279,7 @@ impl<T: SorReal> DeviceGrid<T> {
         &mut self,
         gpu: &Gpu,
         stream: Option<&Stream>,
-        twin: Option<&Kernels>,
+        twin: Option<&LoadedKernels>,
         region: Region,
         color: u32,
         omega: T,

@@ -78,7 +78,7 @@ fn ramp_real<T: StreamReal>(n: usize, scale: f64) -> Vec<T> {
 }
 
 /// The library's own kernels (probes, reductions) on `gpu`.
-fn library(gpu: &Gpu) -> Result<ferrocuda::Kernels<'_>> {
+fn library(gpu: &Gpu) -> Result<ferrocuda::LoadedKernels<'_>> {
     gpu.load(&ferrocuda::ptx::LIBRARY)
 }
 

@@ -3,10 +3,10 @@
 use super::{Measured, Row, Settings, measure};
 use crate::examples::ch1::increment_launch::THREADS_PER_BLOCK;
 use book_kernels::ch1::increment_multiblock::{IncrementArgs, IncrementMultiblock};
-use ferrocuda::gpu::{Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 
 /// Measures `increment_multiblock`.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let n = settings.elements::<i32>()?;
     let mut a_d = gpu.zeros::<i32>(n)?;
     let shape = LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?;
@@ -18,7 +18,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
         name: "increment_multiblock".into(),
         shape,
         bytes: 2 * n * size_of::<i32>(),
-        launch: Box::new(move |m: Option<&Kernels>| {
+        launch: Box::new(move |m: Option<&LoadedKernels>| {
             gpu.load_or(m, &crate::KERNELS)?
                 .launch(IncrementMultiblock, shape, args)
         }),

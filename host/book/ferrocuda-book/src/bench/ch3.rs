@@ -4,7 +4,7 @@
 //! the Rust kernel's before timing.
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::ch3::transpose::{self, Variant};
-use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
+use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
 use ferrocuda::transpose::TransposeTile;
 
 /// The matrix side: the benchmark size, fixed whatever `--size-mib` says, since the
@@ -12,7 +12,7 @@ use ferrocuda::transpose::TransposeTile;
 pub const N: usize = 16384;
 
 /// Measures the book's six kernels, then the library's `transpose_wide`.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let idata_d = gpu.upload(&transpose::input(N * N)?)?;
     let mut odata_d = gpu.zeros::<f32>(N * N)?;
     let args = transpose::args(&mut odata_d, &idata_d, N, N)?;
@@ -23,7 +23,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
             name: format!("{} {N}^2", variant.kernel()),
             shape: variant.shape(N, N)?,
             bytes: 2 * N * N * size_of::<f32>(),
-            launch: Box::new(move |m: Option<&Kernels>| transpose::launch_from(gpu, m, variant, args)),
+            launch: Box::new(move |m: Option<&LoadedKernels>| transpose::launch_from(gpu, m, variant, args)),
         };
         if let Some(twin) = twin
             && !twin_agrees(gpu, &mut row, twin, args.odata.as_slice())?
@@ -41,7 +41,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
         name: format!("transpose_wide (library) {N}^2"),
         shape: tile.wide_shape()?,
         bytes: 2 * N * N * size_of::<f32>(),
-        launch: Box::new(move |_: Option<&Kernels>| {
+        launch: Box::new(move |_: Option<&LoadedKernels>| {
             ferrocuda::transpose::transpose(gpu, None, &mut odata_d, &idata_d, tile)
         }),
     };

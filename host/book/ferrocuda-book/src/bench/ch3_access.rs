@@ -4,20 +4,20 @@
 use super::{Measured, Row, Settings, measure};
 use crate::examples::ch3::copy::{CopyReal, Variant, block_sizes, input};
 use book_kernels::ch3::tlp_copy::CopyArgs;
-use ferrocuda::gpu::{Error, Gpu, KernelView, Kernels, Result};
+use ferrocuda::gpu::{Error, Gpu, KernelView, LoadedKernels, Result};
 use ferrocuda::measure::time_reps;
 
 /// Timed launches per block size in the sweep that picks the best shape.
 const SWEEP_REPS: usize = 5;
 
 /// Measures both copies in both precisions.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let mut rows = typed::<f32>(gpu, settings, twin)?;
     rows.extend(typed::<f64>(gpu, settings, twin)?);
     Ok(rows)
 }
 
-fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let n = settings.elements::<T>()?;
     let a = input::<T>(n)?;
     let a_d = gpu.upload(&a)?;
@@ -51,7 +51,7 @@ fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) ->
             ),
             shape,
             bytes: 2 * n * size_of::<T>(),
-            launch: Box::new(move |m: Option<&Kernels>| T::launch(gpu, m, variant, shape, args)),
+            launch: Box::new(move |m: Option<&LoadedKernels>| T::launch(gpu, m, variant, shape, args)),
         };
         // Each kernel copies into a poisoned output and must reproduce the input exactly (a
         // twin whose argument layout drifted, or that copied nothing, would not).

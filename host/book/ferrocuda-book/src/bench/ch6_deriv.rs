@@ -8,7 +8,7 @@
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::ch6::deriv_launch::{Coefficients, Pencils, Problem, Variant};
 use crate::reference::ch6::deriv::{Direction, Extents, Grid, line_function};
-use ferrocuda::gpu::{Gpu, Kernels, Result};
+use ferrocuda::gpu::{Gpu, LoadedKernels, Result};
 
 /// The kernels measured.
 pub const VARIANTS: [Variant; 6] = [
@@ -33,7 +33,7 @@ pub fn side(settings: &Settings) -> Result<usize> {
 }
 
 /// Measures [`VARIANTS`] in f32 on a `side(settings)`^3 cube.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let m = side(settings)?;
     let extents = Extents::cube(m);
     let n = extents.points()?;
@@ -65,7 +65,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
             name: format!("{}_f32 {m}^3", variant.kernel()),
             shape: variant.shape::<f32>(gpu, extents, None)?,
             bytes: 2 * n * size_of::<f32>(),
-            launch: Box::new(move |module: Option<&Kernels>| {
+            launch: Box::new(move |module: Option<&LoadedKernels>| {
                 problem.launch_args(gpu, &gpu.load_or(module, &crate::KERNELS)?, variant, args)
             }),
         };

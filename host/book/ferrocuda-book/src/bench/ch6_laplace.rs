@@ -7,7 +7,7 @@
 use super::{Measured, Row, Settings, measure};
 use crate::examples::ch6::laplace2d_solver::{DeviceField, LaplaceGpu, Variant};
 use crate::reference::ch6::laplace2d::initial;
-use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
+use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
 
 /// The book's mesh side.
 pub const BOOK_N: usize = 4096;
@@ -15,7 +15,7 @@ pub const BOOK_N: usize = 4096;
 pub const DRAM_N: usize = 16384;
 
 /// Measures every kernel in f32 at both sizes, the strip and tiled kernels in f64.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let mut rows = Vec::new();
     for n in [BOOK_N, DRAM_N] {
         for variant in Variant::ALL {
@@ -33,7 +33,7 @@ fn typed<T: LaplaceGpu>(
     settings: &Settings,
     n: usize,
     variant: Variant,
-    twin: Option<&Kernels>,
+    twin: Option<&LoadedKernels>,
 ) -> Result<Measured> {
     let mut field = DeviceField::upload(gpu, &initial::<T>(n, n)?, n, n, variant.sweeps_per_launch())?;
     let twin = twin.filter(|_| variant == Variant::Strip);
@@ -45,7 +45,7 @@ fn typed<T: LaplaceGpu>(
         name: format!("{}_{} {n}^2", variant.kernel(), T::NAME),
         shape: variant.shape::<T>(n, n)?,
         bytes: sweeps * field.bytes_per_sweep(),
-        launch: Box::new(move |module: Option<&Kernels>| match variant {
+        launch: Box::new(move |module: Option<&LoadedKernels>| match variant {
             Variant::Tiled => field.tiled_sweeps(gpu, 0, sweeps),
             _ => field.sweep_from(gpu, module, variant),
         }),
@@ -55,8 +55,8 @@ fn typed<T: LaplaceGpu>(
 
 /// One sweep of the twin writes the Rust kernel's field, bit for bit (a twin whose argument
 /// layout or arithmetic drifted would not).
-fn check_twin<T: LaplaceGpu>(gpu: &Gpu, field: &mut DeviceField<T>, twin: &Kernels) -> Result<()> {
-    let mut sweep = |module: Option<&Kernels>| -> Result<Vec<T>> {
+fn check_twin<T: LaplaceGpu>(gpu: &Gpu, field: &mut DeviceField<T>, twin: &LoadedKernels) -> Result<()> {
+    let mut sweep = |module: Option<&LoadedKernels>| -> Result<Vec<T>> {
         field.sweep_from(gpu, module, Variant::Strip)?;
         gpu.download(&field.a_new_d)
     };

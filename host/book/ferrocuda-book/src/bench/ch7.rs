@@ -2,6 +2,7 @@
 //! book's measurement, plan creation included, and the share of the transfers), and
 //! `ch7-fft-convolution`'s streamed loop against the book's model `max(2/3 I/O, compute)`.
 use super::Settings;
+use crate::defaults::Pick;
 use crate::examples::ch7::fft_convolution::{self as convolution, Mode, Order, Pipeline, Series};
 use crate::examples::ch7::poisson::{self, Problem};
 use ferrocuda::fft::{Complex, Engine};

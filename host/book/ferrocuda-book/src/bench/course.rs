@@ -3,10 +3,10 @@
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::course::vector_add::THREADS_PER_BLOCK;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
-use ferrocuda::gpu::{Error, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 
 /// Measures `vec_add_kernel`.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let n = settings.elements::<f32>()?;
     let a: Vec<f32> = (0..n).map(|i| (i % 1024) as f32).collect();
     let (a_d, b_d) = (gpu.upload(&a)?, gpu.upload(&a)?);
@@ -21,7 +21,9 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
         name: "vec_add_kernel".into(),
         shape,
         bytes: 3 * n * size_of::<f32>(),
-        launch: Box::new(move |m: Option<&Kernels>| gpu.load_or(m, &crate::KERNELS)?.launch(VecAddKernel, shape, args)),
+        launch: Box::new(move |m: Option<&LoadedKernels>| {
+            gpu.load_or(m, &crate::KERNELS)?.launch(VecAddKernel, shape, args)
+        }),
     };
     if let Some(twin) = twin
         && !twin_agrees(gpu, &mut row, twin, args.c.as_slice())?
@@ -48,7 +50,7 @@ pub fn reduction(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
             name: format!("{} ({} passes)", variant.kernel(), plan.passes()),
             shape,
             bytes: n * size_of::<f32>(),
-            launch: Box::new(move |_: Option<&Kernels>| plan.launch(gpu, variant, input)),
+            launch: Box::new(move |_: Option<&LoadedKernels>| plan.launch(gpu, variant, input)),
         };
         rows.push(measure(gpu, row, None, settings.reps)?);
     }
@@ -71,7 +73,7 @@ pub fn histogram(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
                 name: format!("{} {}", variant.name(), format!("{data:?}").to_lowercase()),
                 shape: variant.shape(gpu, n, THREADS_PER_BLOCK)?,
                 bytes: n,
-                launch: Box::new(move |_: Option<&Kernels>| {
+                launch: Box::new(move |_: Option<&LoadedKernels>| {
                     histogram::histogram(gpu, variant, buffer, &mut histo, THREADS_PER_BLOCK)
                 }),
             };

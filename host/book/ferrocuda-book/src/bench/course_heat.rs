@@ -10,7 +10,7 @@ use crate::examples::course::heat::problem::{Edges, Grid, Problem};
 use crate::examples::course::heat::solver::{Fields, HeatReal, Kernel, Solver};
 use crate::examples::course::heat::{CFL, N};
 use book_kernels::course::heat::HALO;
-use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
+use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
 
 /// The grids' sides: the example's default, and one 16 times its size.
 pub const SIDES: [usize; 2] = [N, 4 * N];
@@ -18,7 +18,7 @@ pub const SIDES: [usize; 2] = [N, 4 * N];
 pub const STEPS: usize = HALO;
 
 /// Measures both kernels at both sides, in f32 and f64.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let mut rows = Vec::new();
     for side in SIDES {
         for kernel in Kernel::ALL {
@@ -38,7 +38,7 @@ fn typed<T: HeatReal>(
     settings: &Settings,
     side: usize,
     kernel: Kernel,
-    twin: Option<&Kernels>,
+    twin: Option<&LoadedKernels>,
 ) -> Result<Measured> {
     let grid = Grid::new(side, side, Edges::Dirichlet, CFL)?;
     let initial: Vec<T> = Problem::Hotspot.initial(&grid);
@@ -51,15 +51,15 @@ fn typed<T: HeatReal>(
         name: format!("{}_{} {side}^2", kernel.name(), T::NAME),
         shape: solver.shape::<T>(&grid)?,
         bytes: STEPS * grid.bytes_per_step(size_of::<T>()),
-        launch: Box::new(move |module: Option<&Kernels>| fields.advance(gpu, module, None, STEPS, None)),
+        launch: Box::new(move |module: Option<&LoadedKernels>| fields.advance(gpu, module, None, STEPS, None)),
     };
     measure(gpu, row, twin, settings.reps)
 }
 
 /// [`STEPS`] steps of the twin give the Rust kernel's field, bit for bit (a twin whose argument
 /// layout or rounding drifted would not).
-fn check_twin<T: HeatReal>(gpu: &Gpu, solver: Solver, grid: &Grid, initial: &[T], twin: &Kernels) -> Result<()> {
-    let run = |module: Option<&Kernels>| -> Result<Vec<T>> {
+fn check_twin<T: HeatReal>(gpu: &Gpu, solver: Solver, grid: &Grid, initial: &[T], twin: &LoadedKernels) -> Result<()> {
+    let run = |module: Option<&LoadedKernels>| -> Result<Vec<T>> {
         let mut fields = Fields::upload(gpu, grid, solver, initial)?;
         fields.advance(gpu, module, None, STEPS, None)?;
         gpu.download(fields.current())

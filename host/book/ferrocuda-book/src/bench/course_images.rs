@@ -20,7 +20,7 @@ use book_kernels::course::convolution::{
 use book_kernels::course::convolution_fast::Convolution2dFastM5;
 use book_kernels::course::image_blur::{BlurArgs, BlurFast, BlurKernel, BlurStream};
 use book_kernels::course::matrix_sum::{MatrixSumArgs, MatrixSumEachCol, MatrixSumEachRow};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 
 /// Width of the benchmark image, pixels.
 pub const WIDTH: usize = 16384;
@@ -33,9 +33,9 @@ pub const O_TILE_2D: usize = 28;
 #[derive(Clone, Copy)]
 pub struct ImageTwins<'a, 'g> {
     /// `blur_kernel`, `blur_fast`, `blur_stream`.
-    pub image_blur: &'a Kernels<'g>,
+    pub image_blur: &'a LoadedKernels<'g>,
     /// `convolution_2d_basic_kernel`, `convolution_2d_tiled_kernel`, `convolution_2d_fast_m5`.
-    pub convolution: &'a Kernels<'g>,
+    pub convolution: &'a LoadedKernels<'g>,
 }
 
 /// Measures `row` after checking, when there is a twin, that it writes what the Rust kernel
@@ -43,7 +43,7 @@ pub struct ImageTwins<'a, 'g> {
 fn with_twin(
     gpu: &Gpu,
     mut row: Row<'_>,
-    twin: Option<&Kernels>,
+    twin: Option<&LoadedKernels>,
     output: ferrocuda::Slice<'_, u8>,
     reps: usize,
 ) -> Result<Measured> {
@@ -79,7 +79,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twins: Option<ImageTwins>) -> Result<
             name: format!("{} {w}x{h}", variant.kernel()),
             shape,
             bytes,
-            launch: Box::new(move |m: Option<&Kernels>| {
+            launch: Box::new(move |m: Option<&LoadedKernels>| {
                 let kernels = gpu.load_or(m, &crate::KERNELS)?;
                 match variant {
                     BlurVariant::Course => kernels.launch(BlurKernel, shape, args),
@@ -112,7 +112,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twins: Option<ImageTwins>) -> Result<
 fn convolutions_2d(
     gpu: &Gpu,
     settings: &Settings,
-    twin: Option<&Kernels>,
+    twin: Option<&LoadedKernels>,
     (in_d, out_d): (&DeviceBuffer<u8>, &mut DeviceBuffer<u8>),
     (w, h): (usize, usize),
 ) -> Result<Vec<Measured>> {
@@ -140,7 +140,7 @@ fn convolutions_2d(
         name: format!("convolution_2d_basic_kernel m{MASK_WIDTH}"),
         shape,
         bytes,
-        launch: Box::new(move |m: Option<&Kernels>| {
+        launch: Box::new(move |m: Option<&LoadedKernels>| {
             gpu.load_or(m, &crate::KERNELS)?
                 .launch(Convolution2dBasicKernel, shape, args)
         }),
@@ -161,7 +161,7 @@ fn convolutions_2d(
         name: format!("convolution_2d_tiled_kernel m{MASK_WIDTH} o{O_TILE_2D}"),
         shape,
         bytes,
-        launch: Box::new(move |m: Option<&Kernels>| {
+        launch: Box::new(move |m: Option<&LoadedKernels>| {
             gpu.load_or(m, &crate::KERNELS)?
                 .launch(Convolution2dTiledKernel, shape, args)
         }),
@@ -174,7 +174,7 @@ fn convolutions_2d(
         name: format!("convolution_2d_fast_m{MASK_WIDTH}"),
         shape,
         bytes,
-        launch: Box::new(move |m: Option<&Kernels>| {
+        launch: Box::new(move |m: Option<&LoadedKernels>| {
             gpu.load_or(m, &crate::KERNELS)?
                 .launch(Convolution2dFastM5, shape, args)
         }),
@@ -208,7 +208,9 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
         name: format!("convolution_1d_basic_kernel m{MASK_WIDTH}"),
         shape,
         bytes,
-        launch: Box::new(move |_: Option<&Kernels>| crate::kernels(gpu)?.launch(Convolution1dBasicKernel, shape, args)),
+        launch: Box::new(move |_: Option<&LoadedKernels>| {
+            crate::kernels(gpu)?.launch(Convolution1dBasicKernel, shape, args)
+        }),
     };
     rows.push(measure(gpu, row, None, settings.reps)?);
     let shape = convolution::shape_1d_tiled(n, MASK_WIDTH, O_TILE_WIDTH)?;
@@ -223,7 +225,9 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
         name: format!("convolution_1d_tiled_kernel m{MASK_WIDTH}"),
         shape,
         bytes,
-        launch: Box::new(move |_: Option<&Kernels>| crate::kernels(gpu)?.launch(Convolution1dTiledKernel, shape, args)),
+        launch: Box::new(move |_: Option<&LoadedKernels>| {
+            crate::kernels(gpu)?.launch(Convolution1dTiledKernel, shape, args)
+        }),
     };
     rows.push(measure(gpu, row, None, settings.reps)?);
     drop(masks);
@@ -245,7 +249,7 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
         name: format!("color_convert {pw}x{ph}"),
         shape,
         bytes: (CHANNELS + 1) * pw * ph,
-        launch: Box::new(move |_: Option<&Kernels>| crate::kernels(gpu)?.launch(ColorConvert, shape, args)),
+        launch: Box::new(move |_: Option<&LoadedKernels>| crate::kernels(gpu)?.launch(ColorConvert, shape, args)),
     };
     rows.push(measure(gpu, row, None, settings.reps)?);
 
@@ -264,7 +268,7 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
             name: format!("{} {side}^2", which.kernel()),
             shape,
             bytes: side * side * size_of::<f32>(),
-            launch: Box::new(move |_: Option<&Kernels>| match which {
+            launch: Box::new(move |_: Option<&LoadedKernels>| match which {
                 Sums::EachRow => crate::kernels(gpu)?.launch(MatrixSumEachRow, shape, args),
                 Sums::EachCol => crate::kernels(gpu)?.launch(MatrixSumEachCol, shape, args),
             }),

@@ -25,7 +25,7 @@ pub mod stream;
 pub mod thesis;
 
 use ferrocuda::footprint::{Capacity, Footprint};
-use ferrocuda::gpu::{Error, Gpu, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{Error, Gpu, LaunchShape, LoadedKernels, Result};
 use ferrocuda::measure::{Stats, gb_per_s};
 use indicatif::ProgressBar;
 use std::io::IsTerminal;
@@ -189,7 +189,7 @@ pub const GROUPS: &[&str] = &[
 ];
 
 /// Launches a row's kernel from this library's kernels (`None`) or a twin's module.
-pub type Launcher<'a> = Box<dyn FnMut(Option<&Kernels>) -> Result<()> + 'a>;
+pub type Launcher<'a> = Box<dyn FnMut(Option<&LoadedKernels>) -> Result<()> + 'a>;
 
 /// One row: a Rust kernel, optionally its CUDA C twin, and the bytes each launch moves.
 pub struct Row<'a> {
@@ -211,7 +211,7 @@ pub struct Measured {
 }
 
 /// Times `row` (and its twin in `twin`, interleaved) `reps` times after a warm-up of each.
-pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&Kernels>, reps: usize) -> Result<Measured> {
+pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&LoadedKernels>, reps: usize) -> Result<Measured> {
     (row.launch)(None)?;
     if let Some(twin) = twin {
         (row.launch)(Some(twin))?;
@@ -384,7 +384,7 @@ fn print_table(rows: &[Measured], memcpy: f64, reps: usize) {
 pub fn twin_agrees<T: ferrocuda::gpu::Element + PartialEq>(
     gpu: &Gpu,
     row: &mut Row<'_>,
-    twin: &Kernels,
+    twin: &LoadedKernels,
     output: ferrocuda::Slice<'_, T>,
 ) -> Result<bool> {
     (row.launch)(None)?;

@@ -1,7 +1,7 @@
 //! The CUDA C twins: `host/book/ferrocuda-book/nvcc/*.cu`, embedded here and compiled by nvcc to PTX at bench
 //! time ([`crate::nvcc`]), then loaded as modules of their own.
 use crate::nvcc::{compile, nvcc_and_version, write_source};
-use ferrocuda::gpu::{Gpu, Kernels, Result};
+use ferrocuda::gpu::{Gpu, LoadedKernels, Result};
 
 const COMMON: &str = include_str!("../../nvcc/common.cuh");
 const STREAM: &str = include_str!("../../nvcc/stream.cu");
@@ -22,26 +22,26 @@ const CH6_DERIV: &str = include_str!("../../nvcc/ch6/deriv.cu");
 pub struct Twins<'g> {
     /// `nvcc --version`'s last line.
     pub compiler: String,
-    pub stream: Kernels<'g>,
-    pub vector_add: Kernels<'g>,
-    pub increment_multiblock: Kernels<'g>,
-    pub reduce: Kernels<'g>,
-    pub transpose: Kernels<'g>,
+    pub stream: LoadedKernels<'g>,
+    pub vector_add: LoadedKernels<'g>,
+    pub increment_multiblock: LoadedKernels<'g>,
+    pub reduce: LoadedKernels<'g>,
+    pub transpose: LoadedKernels<'g>,
     /// `tlp_copy_*` and `ilp_copy_*` (book §3.5).
-    pub ilp_copy: Kernels<'g>,
+    pub ilp_copy: LoadedKernels<'g>,
     /// `sor_split_*` (the thesis's red-black SOR, split layout).
-    pub sor: Kernels<'g>,
+    pub sor: LoadedKernels<'g>,
     /// `heat_step_*`, `heat_step_tiled_*` (course-heat's FTCS steps).
-    pub heat: Kernels<'g>,
+    pub heat: LoadedKernels<'g>,
     /// `jacobi_strip_*` (the book's 9-point Laplace sweep, 8 points per thread).
-    pub laplace2d: Kernels<'g>,
+    pub laplace2d: LoadedKernels<'g>,
     /// `blur_kernel`, `blur_fast`, `blur_stream` (course-image-blur).
-    pub image_blur: Kernels<'g>,
+    pub image_blur: LoadedKernels<'g>,
     /// `convolution_2d_basic_kernel`, `convolution_2d_tiled_kernel`, `convolution_2d_fast_m5`
     /// (course-convolution).
-    pub convolution: Kernels<'g>,
+    pub convolution: LoadedKernels<'g>,
     /// `deriv_{x,y,z}[_l_pencils]_*` (book §6.1), with their own constant bank.
-    pub ch6_deriv: Kernels<'g>,
+    pub ch6_deriv: LoadedKernels<'g>,
 }
 
 impl<'g> Twins<'g> {
@@ -53,7 +53,7 @@ impl<'g> Twins<'g> {
         write("common.cuh", COMMON)?;
         write("course/image_filter.cuh", IMAGE_FILTER)?;
         let arch = format!("sm_{}", gpu.properties().compute_capability_number());
-        let load = |rel: &str, text: &str| -> Result<Kernels<'g>> {
+        let load = |rel: &str, text: &str| -> Result<LoadedKernels<'g>> {
             let source = write(rel, text)?;
             let ptx = compile(&nvcc, &source, &arch)?;
             gpu.load_ptx(&ptx, &format!("the nvcc twin {rel}"))

@@ -3,12 +3,12 @@
 //! compares with memcpy's read-plus-write rate (both stream the same bytes per second through
 //! HBM when the kernel keeps enough loads in flight).
 use super::{Measured, Row, Settings, measure};
-use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
+use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
 use ferrocuda::reduce::{Kind, Plan, Reduce, THREADS_PER_BLOCK};
 
 /// Measures `reduce_sum_f32` (two passes, against the twin), the one-pass atomic f32 sum and the
 /// f64 sum over `2 x settings.working_set_mib` MiB.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let doubled = Settings {
         working_set_mib: 2 * settings.working_set_mib,
         ..settings.clone()
@@ -20,7 +20,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
     ])
 }
 
-fn sum_row<T: Reduce>(gpu: &Gpu, settings: &Settings, kind: Kind, twin: Option<&Kernels>) -> Result<Measured> {
+fn sum_row<T: Reduce>(gpu: &Gpu, settings: &Settings, kind: Kind, twin: Option<&LoadedKernels>) -> Result<Measured> {
     let n = settings.elements::<T>()?;
     let input = gpu.upload(&(0..n).map(|i| T::from_u32((i % 1024) as u32)).collect::<Vec<_>>())?;
     let mut plan = Plan::<T>::new(gpu, n, THREADS_PER_BLOCK)?;
@@ -49,7 +49,7 @@ fn sum_row<T: Reduce>(gpu: &Gpu, settings: &Settings, kind: Kind, twin: Option<&
         ),
         shape,
         bytes: n * size_of::<T>(),
-        launch: Box::new(move |m: Option<&Kernels>| plan.launch(gpu, m, kind, &input)),
+        launch: Box::new(move |m: Option<&LoadedKernels>| plan.launch(gpu, m, kind, &input)),
     };
     measure(gpu, row, twin, settings.reps)
 }

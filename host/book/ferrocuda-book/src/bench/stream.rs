@@ -3,10 +3,10 @@
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::stream::{Arrays, Layout, Op, SCALAR, StreamReal, THREADS_PER_BLOCK, upload_initial};
 use book_kernels::stream::{BinaryArgs, UnaryArgs};
-use ferrocuda::gpu::{Error, Gpu, KernelView, Kernels, Result};
+use ferrocuda::gpu::{Error, Gpu, KernelView, LoadedKernels, Result};
 
 /// Measures the four kernels in both precisions and both layouts.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let mut rows = Vec::new();
     for layout in Layout::ALL {
         rows.extend(typed::<f32>(gpu, settings, layout, twin)?);
@@ -19,7 +19,7 @@ fn typed<T: StreamReal>(
     gpu: &Gpu,
     settings: &Settings,
     layout: Layout,
-    twin: Option<&Kernels>,
+    twin: Option<&LoadedKernels>,
 ) -> Result<Vec<Measured>> {
     let n = settings.elements::<T>()?;
     let Arrays {
@@ -48,7 +48,7 @@ fn typed<T: StreamReal>(
             name: format!("stream_{}{}_{}", op.label().to_lowercase(), layout.label(), T::NAME),
             shape,
             bytes: op.arrays_moved() * n * size_of::<T>(),
-            launch: Box::new(move |m: Option<&Kernels>| match op {
+            launch: Box::new(move |m: Option<&LoadedKernels>| match op {
                 Op::Copy | Op::Scale => T::launch_unary(gpu, m, op, layout, shape, unary),
                 Op::Add | Op::Triad => T::launch_binary(gpu, m, op, layout, shape, binary),
             }),

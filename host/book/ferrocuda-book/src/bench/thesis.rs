@@ -5,7 +5,7 @@
 //! both iterations in one launch from shared memory, moves less than that count says: its
 //! GB/s is the rate of the untiled work it replaces.
 use super::{Measured, Row, Settings, measure};
-use ferrocuda::gpu::{Error, Gpu, Kernels, Result};
+use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
 use ferrocuda::sor::state::bytes_per_iteration;
 use ferrocuda::sor::{DeviceGrid, Problem, SorReal, Variant};
 
@@ -15,7 +15,7 @@ pub const N: usize = 16384;
 const OMEGA: f64 = 1.9;
 
 /// Measures every kernel in f32, and the split and tiled kernels in f64.
-pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
     let mut rows = Vec::new();
     for variant in Variant::ALL {
         rows.push(typed::<f32>(gpu, settings, variant, twin)?);
@@ -25,7 +25,12 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&Kernels>) -> Result<Vec
     Ok(rows)
 }
 
-fn typed<T: SorReal>(gpu: &Gpu, settings: &Settings, variant: Variant, twin: Option<&Kernels>) -> Result<Measured> {
+fn typed<T: SorReal>(
+    gpu: &Gpu,
+    settings: &Settings,
+    variant: Variant,
+    twin: Option<&LoadedKernels>,
+) -> Result<Measured> {
     let initial: Vec<T> = Problem::Harmonic.initial(N, N)?;
     let omega = T::from_f64(OMEGA);
     let twin = twin.filter(|_| variant == Variant::Split);
@@ -41,7 +46,7 @@ fn typed<T: SorReal>(gpu: &Gpu, settings: &Settings, variant: Variant, twin: Opt
         name: format!("sor_{variant}_2_iterations_{}", T::NAME),
         shape,
         bytes: iterations * bytes_per_iteration(region.rows() * region.cols(), size_of::<T>()),
-        launch: Box::new(move |module: Option<&Kernels>| match module {
+        launch: Box::new(move |module: Option<&LoadedKernels>| match module {
             Some(_) => (0..2 * iterations)
                 .try_for_each(|h| grid.half_sweep_from(gpu, None, module, region, (h % 2) as u32, omega)),
             None => grid.iterations(gpu, None, region, omega, iterations),
@@ -52,8 +57,8 @@ fn typed<T: SorReal>(gpu: &Gpu, settings: &Settings, variant: Variant, twin: Opt
 
 /// Three iterations of the twin give the Rust kernel's grid, bit for bit (a twin whose argument
 /// layout drifted would not).
-fn check_twin<T: SorReal>(gpu: &Gpu, initial: &[T], twin: &Kernels) -> Result<()> {
-    let run = |module: Option<&Kernels>| -> Result<Vec<T>> {
+fn check_twin<T: SorReal>(gpu: &Gpu, initial: &[T], twin: &LoadedKernels) -> Result<()> {
+    let run = |module: Option<&LoadedKernels>| -> Result<Vec<T>> {
         let mut grid = DeviceGrid::upload(gpu, Variant::Split, initial, N, N, 0)?;
         let region = grid.interior();
         for color in [0, 1, 0, 1, 0, 1] {

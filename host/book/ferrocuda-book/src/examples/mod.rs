@@ -19,6 +19,7 @@ pub mod stream;
 pub mod thesis;
 pub mod tutorial;
 
+use crate::defaults::Pick;
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;

@@ -5,6 +5,7 @@
 //! the host's cores instead, as the IT4I course's hands-on 0 (`cpu`).
 pub mod cpu;
 
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference;
 use book_kernels::stream::{
@@ -13,7 +14,7 @@ use book_kernels::stream::{
 };
 use ferrocuda::device::real::Real;
 use ferrocuda::footprint::{Footprint, try_vec, try_with_capacity};
-use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Gpu, KernelView, Kernels, LaunchShape, Result, same_len};
+use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Gpu, KernelView, LaunchShape, LoadedKernels, Result, same_len};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
@@ -140,7 +141,7 @@ pub trait StreamReal: Real + Into<f64> + Element {
     /// input`) from `module` (this library's, or a CUDA C twin's).
     fn launch_unary(
         gpu: &Gpu,
-        module: Option<&Kernels>,
+        module: Option<&LoadedKernels>,
         op: Op,
         layout: Layout,
         shape: LaunchShape,
@@ -149,7 +150,7 @@ pub trait StreamReal: Real + Into<f64> + Element {
     /// Launches the binary kernel of `op` (add: `c = a + b`; triad: `c = a + b * scalar`).
     fn launch_binary(
         gpu: &Gpu,
-        module: Option<&Kernels>,
+        module: Option<&LoadedKernels>,
         op: Op,
         layout: Layout,
         shape: LaunchShape,
@@ -158,7 +159,7 @@ pub trait StreamReal: Real + Into<f64> + Element {
     /// Launches the article's four-elements-per-thread triad.
     fn launch_triad_four_per_thread(
         gpu: &Gpu,
-        module: Option<&Kernels>,
+        module: Option<&LoadedKernels>,
         shape: LaunchShape,
         args: BinaryArgs<'_, Self>,
     ) -> Result<()>;
@@ -168,7 +169,7 @@ macro_rules! stream_real {
     ($($t:ty),*) => {$(
         impl StreamReal for $t {
             fn launch_unary(gpu: &Gpu,
-        module: Option<&Kernels>, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<'_, Self>) -> Result<()> {
+        module: Option<&LoadedKernels>, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<'_, Self>) -> Result<()> {
                 match (op, layout) {
                     (Op::Copy, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamCopy, shape, args),
                     (Op::Copy, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamCopyVec4, shape, args),
@@ -177,7 +178,7 @@ macro_rules! stream_real {
                 }
             }
             fn launch_binary(gpu: &Gpu,
-        module: Option<&Kernels>, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<'_, Self>) -> Result<()> {
+        module: Option<&LoadedKernels>, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<'_, Self>) -> Result<()> {
                 match (op, layout) {
                     (Op::Add, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamAdd, shape, args),
                     (Op::Add, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamAddVec4, shape, args),
@@ -186,7 +187,7 @@ macro_rules! stream_real {
                 }
             }
             fn launch_triad_four_per_thread(gpu: &Gpu,
-        module: Option<&Kernels>, shape: LaunchShape, args: BinaryArgs<'_, Self>) -> Result<()> {
+        module: Option<&LoadedKernels>, shape: LaunchShape, args: BinaryArgs<'_, Self>) -> Result<()> {
                 gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriadFourPerThread, shape, args)
             }
         }

@@ -3,7 +3,7 @@
 //! then `a` printed. Beside it the kernel's Rust twin, on either backend.
 use crate::examples::{Example, Options, Outcome};
 use book_kernels::appc::fcallingc::{Zero, ZeroArgs};
-use ferrocuda::gpu::{Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use ferrocuda::verify::Check;
 
 pub const EXAMPLE: Example = Example {
@@ -25,7 +25,7 @@ const ZERO_CU: &str = include_str!("../../../nvcc/appc/zero.cu");
 const COMMON_CUH: &str = include_str!("../../../nvcc/common.cuh");
 
 /// `a_d = 1.0`, then `zero<<<1, N>>>(a_d)` from `kernels`; returns `a`.
-pub fn zero_through(gpu: &Gpu, kernels: &Kernels<'_>) -> Result<Vec<f32>> {
+pub fn zero_through(gpu: &Gpu, kernels: &LoadedKernels<'_>) -> Result<Vec<f32>> {
     let mut a_d = gpu.upload(&[1.0f32; N])?;
     kernels.launch(
         Zero,

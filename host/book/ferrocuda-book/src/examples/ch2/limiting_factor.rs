@@ -3,6 +3,7 @@
 //! Times `base` (`a = sin(b)`), `memory` (`a = b`) and `math` (the sine without the store), with
 //! the accurate sine and with the hardware one (the book's `-Mcuda=fastmath`), at the book's
 //! size, 8*1024*1024 floats, 256 threads per block.
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch2::limiting_factor::{Base, BaseFast, LimitingFactorArgs, Math, MathArgs, MathFast, Memory};

@@ -3,6 +3,7 @@
 //! The book times `increment<<<1,n>>>`, one block of its n = 256 threads, and so does the default;
 //! `--launch multiblock` times the multi-block increment of §1.3.2 over 2^24 elements instead
 //! (the simulator's default: 2^20), long enough for the kernel to dwarf the timers' resolution.
+use crate::defaults::Pick;
 use crate::examples::ch1::increment_launch::{
     MAX_THREADS_PER_BLOCK, THREADS_PER_BLOCK, increment, increment_one_block,
 };

@@ -6,6 +6,7 @@
 //! time per read should double with each power of two and fall back at 3 and 33. The book's
 //! other knobs are gone: compute capability 1.x's 16 banks per half-warp, and 3.x's 8-byte bank
 //! mode (`cudaDeviceSetSharedMemConfig`), which later GPUs ignore (4-byte banks).
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::plot::{Chart, Series};
 use crate::reference;

@@ -3,6 +3,7 @@
 //! per-kernel shared-memory carveout, set to 0, 50 and 100 percent, read back, and timed on a
 //! copy staged through 32 KiB of shared memory per block, whose blocks per multiprocessor the
 //! carveout bounds.
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use book_kernels::ch3::cache_config::{CHUNK, StagedCopy, StagedCopyArgs};
 use ferrocuda::device::shared::Tile1d;

@@ -11,6 +11,7 @@
 //! coefficients every thread reads (a warp-wide broadcast) from the constant bank, from the
 //! parameters, or from global memory.
 use super::print_ptx_lines;
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference;
 use book_kernels::ch1::increment::{Increment, IncrementArgs};

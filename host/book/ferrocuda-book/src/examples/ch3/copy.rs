@@ -6,7 +6,9 @@ use book_kernels::ch3::ilp_copy::{ILP, IlpCopy};
 use book_kernels::ch3::tlp_copy::{CopyArgs, TlpCopy};
 use ferrocuda::device::real::Real;
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
-use ferrocuda::gpu::{DeviceBuffer, DeviceProperties, Element, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{
+    DeviceBuffer, DeviceProperties, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result,
+};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
@@ -58,7 +60,7 @@ pub trait CopyReal: Real + Into<f64> + Element + Send + Sync {
     /// Launches `variant` from `module` (this library's for `None`, or a CUDA C twin's).
     fn launch(
         gpu: &Gpu,
-        module: Option<&Kernels>,
+        module: Option<&LoadedKernels>,
         variant: Variant,
         shape: LaunchShape,
         args: CopyArgs<'_, Self>,
@@ -74,7 +76,7 @@ macro_rules! copy_real {
         impl CopyReal for $t {
             fn launch(
                 gpu: &Gpu,
-                module: Option<&Kernels>,
+                module: Option<&LoadedKernels>,
                 variant: Variant,
                 shape: LaunchShape,
                 args: CopyArgs<'_, Self>,

@@ -2,6 +2,7 @@
 //! `copy_ILP`): with one block per multiprocessor, the copy that batches ILP = 4 loads per
 //! thread before its stores against the one-element copy, at block sizes 32..1024, in the shape
 //! of the book's K20 table; plus the ILP copy with as many blocks as fit.
+use crate::defaults::Pick;
 use crate::examples::ch3::copy::{
     CopyReal, N, SIMULATOR_N, Variant, block_sizes, input, measure, prepare_one_block, print_heading,
 };

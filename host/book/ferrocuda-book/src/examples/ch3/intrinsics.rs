@@ -11,6 +11,7 @@
 //! (`-Mcuda=flushz`); and `sincos`, one range reduction for both functions, timed and compared
 //! against `sinf` and `cosf` called apart.
 use super::print_ptx_lines;
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference::ch3::intrinsics::{self as reference, RoundingReal};
 use book_kernels::ch3::intrinsics::{

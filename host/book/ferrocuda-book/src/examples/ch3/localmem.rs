@@ -10,6 +10,7 @@
 //! `nvidia-cuda-nvcc` wheel), checks that `k3`'s frame is 1024 bytes, runs all three and
 //! compares their times.
 use super::{print_ptx_lines, ptx_lines, ptxas_resources};
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::localmem::{

@@ -3,6 +3,7 @@
 //! each checked against the CPU's `res4`/`res8`. The book reads a texture; `ld.global.nc` reads
 //! through the same cache on every GPU since Maxwell (see `book_kernels::ch3::
 //! texture_average`).
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::ch3::texture_average as reference;
 use book_kernels::ch3::texture_average::{Average4, Average4Tex, Average8, Average8Tex, AverageArgs};

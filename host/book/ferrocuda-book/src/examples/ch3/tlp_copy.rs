@@ -3,6 +3,7 @@
 //! multiprocessor as fit, then with extra dynamic shared memory (unused by the kernel) so that
 //! only one block fits (the book's §3.5.1.1 trick), each with its occupancy; `--plot` draws the
 //! bandwidth against the block size.
+use crate::defaults::Pick;
 use crate::examples::ch3::copy::{
     CopyReal, N, SIMULATOR_N, Variant, block_sizes, input, measure, prepare_one_block, print_heading,
 };

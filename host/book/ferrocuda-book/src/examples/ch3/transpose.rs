@@ -13,6 +13,7 @@
 //! (Decyk): the empty kernel's time, the CPU transpose's, the GPU's, the maximum difference.
 //! Before them, the PGI article's second figure for `transpose3`: the bandwidth of its
 //! load/sync/store statements alone, timed inside the kernel with `%globaltimer`.
+use crate::defaults::Pick;
 use crate::examples::empty_kernel::print_empty_kernel_time;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference;
@@ -22,7 +23,7 @@ use book_kernels::ch3::transpose::{
     TransposeCoalesced, TransposeDiagonal, TransposeNaive, TransposeNoBankConflicts, transpose_shared_bytes,
 };
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
@@ -191,7 +192,7 @@ pub fn args<'a>(
 
 /// Launches `variant` with `args` from this library's kernels (`None`) or a CUDA C twin's
 /// module, which has the same symbols.
-pub fn launch_from(gpu: &Gpu, module: Option<&Kernels>, variant: Variant, args: TransposeArgs<'_>) -> Result<()> {
+pub fn launch_from(gpu: &Gpu, module: Option<&LoadedKernels>, variant: Variant, args: TransposeArgs<'_>) -> Result<()> {
     let shape = variant.shape(args.nx as usize, args.ny as usize)?;
     match variant {
         Variant::SimpleCopy => gpu.load_or(module, &crate::KERNELS)?.launch(SimpleCopy, shape, args),

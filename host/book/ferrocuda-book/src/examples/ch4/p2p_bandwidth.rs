@@ -1,6 +1,7 @@
 //! ch4-p2p-bandwidth: `cudaMemcpyPeer` bandwidth between every pair of devices, as a matrix (book
 //! §4.1.2, `program p2pBandwidth`).
 use super::{DEVICES, DevicePlan, one_mut_one_shared, open_devices};
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, Size};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Error, Gpu, Result};

@@ -120,6 +120,7 @@ pub use rank::{run_rank, run_rank_gpuaware};
 #[cfg(feature = "mpi")]
 mod rank {
     use super::Exchange;
+    use crate::defaults::Pick;
     use crate::examples::ch4::mpi::print_on_root;
     use crate::examples::ch4::{TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N};
     use crate::examples::ch4::{gb_per_s, one_device};

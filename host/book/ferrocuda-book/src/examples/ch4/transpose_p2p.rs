@@ -7,6 +7,7 @@
 //! and transposes it, both in the stream `(r, s)`, so the stages' copies and kernels overlap
 //! (async mode); the sync mode uses `cudaMemcpy2D` and the default stream.
 use super::{DEVICES, DevicePlan, gb_per_s, one_device, open_devices};
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result, Stream};

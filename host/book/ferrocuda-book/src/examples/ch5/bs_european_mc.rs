@@ -20,6 +20,7 @@
 mod book;
 mod checks;
 
+use crate::defaults::Pick;
 use book::book_run;
 pub use book::{BOOK_RUNS, BookRun, book_tolerances};
 pub use checks::{

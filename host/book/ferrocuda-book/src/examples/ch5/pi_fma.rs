@@ -6,6 +6,7 @@
 //! `--fma off` counts with separate roundings on the GPU too (the book's `-Mcuda=nofma`), and the
 //! counts agree. The program `test_accuracy` (the first point of Table 5.1 in single and double
 //! precision) is printed after the table.
+use crate::defaults::Pick;
 use crate::examples::ch5::generator::{generator_and_seed, require_curand};
 use crate::examples::ch5::pi::{
     self, BOOK_LARGEST, BOOK_SIZES, FLAGS, PiFloat, Rounding, SIZE_UNIT, estimate, heading, points, points_memory,

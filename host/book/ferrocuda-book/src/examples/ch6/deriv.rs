@@ -11,6 +11,7 @@
 //! `--size 512` runs from DRAM (64^3 sits in an H100's L2), `--dims MXxMYxMZ` any multiples of
 //! the pencils.
 use super::deriv_launch::{Coefficients, DerivReal, Mode, Pencils, Problem, Variant, check_extents};
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference::ch6::deriv::{self as reference, ALPHA, Direction, Extents, Grid, STENCIL};
 use book_kernels::ch6::deriv::L_PENCILS;

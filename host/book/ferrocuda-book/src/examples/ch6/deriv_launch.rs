@@ -16,7 +16,7 @@ use book_kernels::ch6::deriv_nonuniform::{
 use ferrocuda::Slice;
 use ferrocuda::device::constant::ConstantValue;
 use ferrocuda::device::launch::{Kernel, KernelArgs};
-use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use std::sync::{Mutex, PoisonError};
 
 /// Threads along x in the x kernels' blocks: the book's `mx` (one point per thread) up to 128;
@@ -323,13 +323,13 @@ impl<'a, T> Args<'a, T> {
 /// `f32` or `f64`: launches each kernel instantiated with it.
 pub trait DerivReal: DerivFloat + ConstantValue + Element {
     /// Launches `variant` from `kernels` (the book's, or a CUDA C twin's with the same symbols).
-    fn launch(kernels: &Kernels, variant: Variant, shape: LaunchShape, args: Args<Self>) -> Result<()>;
+    fn launch(kernels: &LoadedKernels, variant: Variant, shape: LaunchShape, args: Args<Self>) -> Result<()>;
 }
 
 /// Launches kernel `K`, first letting it have more than [`DEFAULT_SHARED_BYTES`] of shared
 /// memory where its tile needs that.
 fn launch_with<K: Kernel<A> + Copy, A: KernelArgs>(
-    kernels: &Kernels,
+    kernels: &LoadedKernels,
     kernel: K,
     shape: LaunchShape,
     args: A,
@@ -343,7 +343,7 @@ fn launch_with<K: Kernel<A> + Copy, A: KernelArgs>(
 macro_rules! deriv_real {
     ($($t:ty),*) => {$(
         impl DerivReal for $t {
-            fn launch(kernels: &Kernels, variant: Variant, shape: LaunchShape, args: Args<Self>) -> Result<()> {
+            fn launch(kernels: &LoadedKernels, variant: Variant, shape: LaunchShape, args: Args<Self>) -> Result<()> {
                 use {Coefficients as C, Direction as D, Mode as M, Pencils as P};
                 let k = kernels;
                 match (variant.direction, variant.pencils, variant.coefficients, variant.mode, args) {
@@ -426,7 +426,7 @@ impl<T: DerivReal> Problem<T> {
     /// writer may touch the bank; an error when the arrays do not fit in the bank.
     pub fn with_constants<R>(
         &self,
-        kernels: &Kernels,
+        kernels: &LoadedKernels,
         variant: Variant,
         launches: impl FnOnce() -> Result<R>,
     ) -> Result<R> {
@@ -502,7 +502,7 @@ impl<T: DerivReal> Problem<T> {
 
     /// Launches `variant` with `args` (see [`Problem::args`]) from `kernels`, in its launch
     /// shape. Call inside [`Problem::with_constants`], or after it for `kernels`' bank.
-    pub fn launch_args(&self, gpu: &Gpu, kernels: &Kernels, variant: Variant, args: Args<T>) -> Result<()> {
+    pub fn launch_args(&self, gpu: &Gpu, kernels: &LoadedKernels, variant: Variant, args: Args<T>) -> Result<()> {
         let shape = variant.shape::<T>(gpu, self.extents, self.line_threads)?;
         T::launch(kernels, variant, shape, args)
     }
@@ -512,7 +512,7 @@ impl<T: DerivReal> Problem<T> {
     pub fn launch(
         &self,
         gpu: &Gpu,
-        kernels: &Kernels,
+        kernels: &LoadedKernels,
         variant: Variant,
         f_d: &DeviceBuffer<T>,
         df_d: &mut DeviceBuffer<T>,

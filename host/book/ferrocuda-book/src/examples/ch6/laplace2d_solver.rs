@@ -7,7 +7,7 @@ use book_kernels::ch6::laplace2d::{
     MaxResidual, MaxResidualArgs, RESIDUAL_THREADS, STRIP_BLOCK, STRIP_ROWS, TILED_BLOCK, TILED_H, TILED_SWEEPS,
     TILED_W, residual_shared_bytes, shared_bytes, tiled_shared_bytes,
 };
-use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
@@ -148,7 +148,7 @@ pub trait LaplaceGpu: Elementary + Element + fmt::Display + fmt::UpperExp {
     /// book's kernels.
     fn launch_sweep(
         gpu: &Gpu,
-        module: Option<&Kernels>,
+        module: Option<&LoadedKernels>,
         variant: Variant,
         shape: LaunchShape,
         args: JacobiArgs<'_, Self>,
@@ -167,7 +167,7 @@ macro_rules! laplace_gpu {
         impl LaplaceGpu for $t {
             fn launch_sweep(
                 gpu: &Gpu,
-                module: Option<&Kernels>,
+                module: Option<&LoadedKernels>,
                 variant: Variant,
                 shape: LaunchShape,
                 args: JacobiArgs<'_, Self>,
@@ -253,7 +253,7 @@ impl<T: LaplaceGpu> DeviceField<T> {
 
     /// One sweep of `variant` (not [`Variant::Tiled`]) from `a_d` into `aNew_d`, from `module`
     /// (a CUDA C twin) or the book's kernels.
-    pub fn sweep_from(&mut self, gpu: &Gpu, module: Option<&Kernels>, variant: Variant) -> Result<()> {
+    pub fn sweep_from(&mut self, gpu: &Gpu, module: Option<&LoadedKernels>, variant: Variant) -> Result<()> {
         let shape = variant.shape::<T>(self.nx, self.ny)?;
         let args = JacobiArgs {
             a: self.a_d.view(),

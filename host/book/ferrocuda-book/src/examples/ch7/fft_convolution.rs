@@ -5,6 +5,7 @@
 //! "A, FFT(A), B, FFT(B)" and in the fixed order "A, B, FFT, FFT"), with the book's model
 //! `max(2/3 I/O, compute)` beside the measured time.
 use super::{FFT_FLAG, engine, engine_name};
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::ch7::convolution as reference;
 use book_kernels::ch7::spectral::{ConvolvePlanes, ConvolvePlanesArgs};

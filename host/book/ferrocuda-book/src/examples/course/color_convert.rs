@@ -6,6 +6,7 @@
 //! 256 x 192 pixels of that sequence on the simulator. The rounding is nvcc's (see
 //! `book_kernels::course::color_convert`); the run also counts the colours whose gray byte an
 //! unfused evaluation (`nvcc -fmad=false`) would change.
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::course::color_convert as reference;
 use book_kernels::course::color_convert::{CHANNELS, ColorConvert, ColorConvertArgs};

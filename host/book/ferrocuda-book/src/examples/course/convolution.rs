@@ -11,6 +11,7 @@
 //! `a = 1 2 .. w/2+1 .. 2 1` in 2-D, which gives the slide's 5 x 5); inputs are seeded uniform
 //! values (f32 in [-1, 1), 24 bits; bytes). Sizes: 2^26 f32 and 8192 x 8192 bytes on a GPU,
 //! 100003 and 333 x 250 on the simulator; `--size N`: N x N pixels and N^2 values.
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::convolution as reference;
 use book_kernels::course::convolution::{
@@ -25,7 +26,7 @@ use book_kernels::course::convolution_fast::{
 };
 use book_kernels::course::image_filter::{Reciprocal, fast_grid};
 use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Kernels, LaunchShape, Result};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use std::sync::{Mutex, MutexGuard};
@@ -156,7 +157,7 @@ impl<'g> ConstantMasks<'g> {
     }
 
     /// Writes the masks set so far into `kernels`' constant bank too (a CUDA C twin's module).
-    pub fn write_to(&self, kernels: &Kernels) -> Result<()> {
+    pub fn write_to(&self, kernels: &LoadedKernels) -> Result<()> {
         if let Some(mask) = &self.mask_1d {
             kernels.write_constant(MASK_1D_WORD, mask)?;
         }
@@ -399,7 +400,7 @@ pub fn fast_args<'a>(
 /// module when given (a CUDA C twin's) or the book's.
 pub fn convolution_2d_fast_from(
     gpu: &Gpu,
-    twin: Option<&Kernels>,
+    twin: Option<&LoadedKernels>,
     masks: &ConstantMasks,
     in_d: &DeviceBuffer<u8>,
     out_d: &mut DeviceBuffer<u8>,

@@ -12,6 +12,7 @@
 //! the image and inside one period of 64, that is the pixel itself. Both kernels are checked
 //! exactly against the rayon reference and against the closed form; "Everything seems OK" when
 //! all agree. 4096 x 4096 on a GPU, 333 x 250 (multiples of neither 16 nor 4) on the simulator.
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::course::image_blur as reference;
 use book_kernels::course::image_blur::{

@@ -16,6 +16,7 @@
 //! no tensor cores (those need `CUBLAS_TF32_TENSOR_OP_MATH`, and round the inputs to TF32).
 pub use super::matmul_inputs::{Dims, gflop_per_s, random_matrix, try_random_matrix};
 use super::matmul_tensor::{MatmulPrecision, TensorPrecision};
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tiled::{

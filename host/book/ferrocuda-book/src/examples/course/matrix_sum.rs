@@ -7,6 +7,7 @@
 //! L2) on a GPU, 384 x 512 on the simulator, uniform values in [0, 1) (24 bits, seeded). Each sum
 //! runs in f32 in index order, as the CPU's, so both compare bit for bit. Then the lecture's
 //! coalescing scenarios (L7), each as the bus utilisation of its addresses.
+use crate::defaults::Pick;
 use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::course::matrix_sum as reference;
 use book_kernels::course::matrix_sum::{MatrixSumArgs, MatrixSumEachCol, MatrixSumEachRow};

@@ -1,6 +1,7 @@
 //! course-vector-add: vector addition with explicit copies and event timing (IT4I course,
 //! hands-on 2a, `vecAddKernel`), on the course's inputs `A = 1`, `B = 2`; `--inputs varied`
 //! varies them by element, so that a wrong index cannot give the right sum.
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};

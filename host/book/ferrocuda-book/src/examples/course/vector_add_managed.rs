@@ -12,6 +12,7 @@
 //! The kernel is timed with CUDA events around the launch alone; "end to end" is host time from
 //! the first prefetch (or the launch) to the host having read every element of C (a pass that
 //! counts the elements that are not 3). C must equal 3 exactly.
+use crate::defaults::Pick;
 use crate::examples::course::vector_add::{N, THREADS_PER_BLOCK};
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;

@@ -12,6 +12,7 @@
 //! GPUs present (by default the GPUs present when at least two, else the course's two on GPU 0
 //! or on simulators). Inputs are the course's `A = 1`, `B = 2`; C starts as NaN, so an element
 //! no device writes fails the check.
+use crate::defaults::Pick;
 use crate::examples::course::vector_add::{N, THREADS_PER_BLOCK, vector_add};
 use crate::examples::logical_devices::{DEVICES, DevicePlan, open_devices};
 use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};

@@ -10,6 +10,7 @@
 //! (the first `n mod c` one more), each kernel covers its chunk with blocks of 256 threads.
 //! Timing: CUDA events in the legacy default stream before and after the whole program (the
 //! streams are blocking streams, which that stream waits for), median of `--reps` runs.
+use crate::defaults::Pick;
 use crate::examples::course::vector_add::{N, THREADS_PER_BLOCK};
 use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;

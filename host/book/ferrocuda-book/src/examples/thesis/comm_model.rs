@@ -15,6 +15,7 @@ mod rig;
 
 pub use exchange::{Exchange, Section, busiest_exchange, measure_exchange, predict_exchange};
 
+use crate::defaults::Pick;
 use crate::examples::plot_option;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
 use ferrocuda::footprint::{self, Capacity, Footprint};

@@ -3,6 +3,7 @@
 //! texture kernels (the read-only path here) and the split red/black layout, each checked bit
 //! for bit against the rayon CPU solver; then the discretisation error against a harmonic
 //! function, which falls as O(h^2).
+use crate::defaults::Pick;
 use crate::examples::convergence::{GridError, second_order_table};
 use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};

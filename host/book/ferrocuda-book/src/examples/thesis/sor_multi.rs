@@ -6,6 +6,7 @@
 //! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
+use crate::defaults::Pick;
 use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
 use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use ferrocuda::footprint::Footprint;

@@ -1,6 +1,7 @@
 //! What the two SOR examples share (`thesis-sor`, `thesis-sor-multi`): the run's parameters
 //! from the options (grid, iterations or tolerance, omega, kernels, problem), the CPU
 //! reference's budget, and the bit-for-bit comparison of grids.
+use crate::defaults::Pick;
 use crate::examples::{Options, Precision};
 use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};

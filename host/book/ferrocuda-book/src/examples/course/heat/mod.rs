@@ -15,6 +15,7 @@ pub mod snapshots;
 pub mod solver;
 pub mod study;
 
+use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference::course::heat::Field;
 use book_kernels::course::heat::HALO;

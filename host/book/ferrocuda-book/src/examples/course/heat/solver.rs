@@ -5,7 +5,7 @@ use book_kernels::course::heat::{
     HALO, HeatArgs, HeatStep, HeatStepTiled, STEP_BLOCK, TILE_H, TILE_W, TILED_BLOCK, TiledHeatArgs, tiled_shared_bytes,
 };
 use ferrocuda::device::real::Real;
-use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, Kernels, LaunchShape, Result, Stream};
+use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result, Stream};
 use std::fmt;
 use std::str::FromStr;
 
@@ -128,14 +128,14 @@ pub trait HeatReal: Real + Element + Into<f64> + Send + Sync {
     /// Launches `heat_step` from `module` (the book's kernels, or a CUDA C twin's) on `stream`
     /// (the default stream for `None`).
     fn launch_step(
-        module: &Kernels,
+        module: &LoadedKernels,
         stream: Option<&Stream>,
         shape: LaunchShape,
         args: HeatArgs<'_, Self>,
     ) -> Result<()>;
     /// Launches `heat_step_tiled` likewise.
     fn launch_tiled(
-        module: &Kernels,
+        module: &LoadedKernels,
         stream: Option<&Stream>,
         shape: LaunchShape,
         args: TiledHeatArgs<'_, Self>,
@@ -145,13 +145,13 @@ pub trait HeatReal: Real + Element + Into<f64> + Send + Sync {
 macro_rules! heat_real {
     ($($t:ty),*) => {$(
         impl HeatReal for $t {
-            fn launch_step(module: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: HeatArgs<'_, Self>) -> Result<()> {
+            fn launch_step(module: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, args: HeatArgs<'_, Self>) -> Result<()> {
                 match stream {
                     Some(s) => module.launch_on(s, HeatStep, shape, args),
                     None => module.launch(HeatStep, shape, args),
                 }
             }
-            fn launch_tiled(module: &Kernels, stream: Option<&Stream>, shape: LaunchShape, args: TiledHeatArgs<'_, Self>) -> Result<()> {
+            fn launch_tiled(module: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, args: TiledHeatArgs<'_, Self>) -> Result<()> {
                 match stream {
                     Some(s) => module.launch_on(s, HeatStepTiled, shape, args),
                     None => module.launch(HeatStepTiled, shape, args),
@@ -168,7 +168,7 @@ heat_real!(f32, f64);
 #[allow(clippy::too_many_arguments)]
 pub fn launch<T: HeatReal>(
     gpu: &Gpu,
-    twin: Option<&Kernels>,
+    twin: Option<&LoadedKernels>,
     stream: Option<&Stream>,
     solver: Solver,
     grid: &Grid,
@@ -279,7 +279,7 @@ impl<T: HeatReal> Fields<T> {
     pub fn advance(
         &mut self,
         gpu: &Gpu,
-        twin: Option<&Kernels>,
+        twin: Option<&LoadedKernels>,
         stream: Option<&Stream>,
         steps: usize,
         frozen: Option<usize>,

@@ -3,6 +3,7 @@
 //! exact solution falls as O(h^2).
 use super::problem::{self, Edges, Grid, Problem};
 use super::solver::{self, Kernel, Solver};
+use crate::defaults::Pick;
 use crate::examples::convergence::{GridError, second_order_table};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;

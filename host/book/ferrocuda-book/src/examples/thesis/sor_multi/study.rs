@@ -5,6 +5,7 @@
 //! absolute deviation, as the thesis graphs them; every attempt's grid is checked bit for bit
 //! against one GPU.
 use super::{MultiSetup, SIMULATOR_BORDERS, STUDY_PARTITIONS, THESIS_BORDERS};
+use crate::defaults::Pick;
 use crate::examples::thesis::sor_setup::compare;
 use crate::examples::{Options, plot_option};
 use crate::plot::{Chart, Series};

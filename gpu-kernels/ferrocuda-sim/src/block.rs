@@ -99,25 +99,31 @@ type Thread = Coroutine<(), (), Exit, DefaultStack>;
 fn simulator_stack(block: &BlockCtx, thread: &ThreadCtx) -> Result<DefaultStack, Fault> {
     match STACKS.with_borrow_mut(Vec::pop) {
         Some(stack) => Ok(stack),
-        None => DefaultStack::new(stack_bytes()).map_err(|e| Fault {
-            kernel: block.kernel,
-            block: block.block_idx,
-            thread: Some(thread.thread_idx),
-            message: std::format!(
-                "cannot map a {} KiB simulator stack for the thread: {e} (set FERROCUDA_SIM_STACK smaller)",
-                stack_bytes() >> 10
-            ),
+        None => DefaultStack::new(stack_bytes()).map_err(|e| {
+            thread_fault(
+                block,
+                thread,
+                std::format!(
+                    "cannot map a {} KiB simulator stack for the thread: {e} (set FERROCUDA_SIM_STACK smaller)",
+                    stack_bytes() >> 10
+                ),
+            )
         }),
     }
 }
 
 /// The fault of a thread that overflowed its stack.
 fn overflow(block: &BlockCtx, thread: &ThreadCtx) -> Fault {
+    thread_fault(block, thread, overflow_message())
+}
+
+/// A fault of `thread` of `block`, saying `message`.
+fn thread_fault(block: &BlockCtx, thread: &ThreadCtx, message: String) -> Fault {
     Fault {
         kernel: block.kernel,
         block: block.block_idx,
         thread: Some(thread.thread_idx),
-        message: overflow_message(),
+        message,
     }
 }
 
@@ -230,12 +236,7 @@ fn fault_of(block: &BlockCtx, thread: &ThreadCtx, payload: Box<dyn Any + Send>) 
                 .map_or("panicked".to_string(), |text| std::format!("panicked: {text}")),
         },
     };
-    Fault {
-        kernel: block.kernel,
-        block: block.block_idx,
-        thread: Some(thread.thread_idx),
-        message,
-    }
+    thread_fault(block, thread, message)
 }
 
 /// Explains why no thread of the block can move on.

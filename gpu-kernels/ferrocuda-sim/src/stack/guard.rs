@@ -14,10 +14,16 @@ pub(crate) struct Running {
 }
 
 impl Running {
-    /// The guard of `stack`, for the coroutine `coroutine` built on it.
+    /// The guard of `stack`, for the coroutine `coroutine` built on it. Installs the handler (once
+    /// per process) and an alternate signal stack for this host thread (once per thread) here,
+    /// where a coroutine is made, rather than at each of its many resumes.
     pub(crate) fn new<I, Y>(coroutine: &Coroutine<I, Y, Exit, DefaultStack>, stack_limit: usize) -> Running {
+        static PAGE_BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
         // SAFETY: sysconf has no preconditions.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+        let page =
+            *PAGE_BYTES.get_or_init(|| usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096));
+        #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+        signal::prepare();
         Running {
             trap: coroutine.trap_handler(),
             guard: (stack_limit, stack_limit + page),
@@ -62,10 +68,14 @@ mod signal {
     /// before the handler that reads it is installed.
     static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
-    pub(super) fn watch<R>(running: Running, work: impl FnOnce() -> R) -> R {
+    /// Installs the handler (once) and makes sure this host thread has an alternate signal stack.
+    pub(super) fn prepare() {
         static INSTALL: Once = Once::new();
         INSTALL.call_once(install);
         ALTERNATE.with(|_| {});
+    }
+
+    pub(super) fn watch<R>(running: Running, work: impl FnOnce() -> R) -> R {
         /// Puts the previous value back, also when `work` unwinds.
         struct Restore(Option<Running>);
         impl Drop for Restore {

@@ -13,16 +13,13 @@ pub fn check_path(flags: &[Flag], options: &Options) -> Result<()> {
     let (Some(flag), Some(value)) = (flags.iter().find(|f| f.name == "--plot"), options.value("--plot")) else {
         return Ok(());
     };
+    // A prefix with another extension (`sor.svg`, whose charts would be PNG) is checked as it is,
+    // and refused as a FILE.png that is not one.
+    let png_or_none = Path::new(value)
+        .extension()
+        .is_none_or(|e| e.eq_ignore_ascii_case("png"));
     let path = match flag.value {
-        // `sor.svg` would name PNG charts `sor-speedup.png`: refused like a FILE.png that is not.
-        Some("PREFIX.png")
-            if Path::new(value)
-                .extension()
-                .is_some_and(|e| !e.eq_ignore_ascii_case("png")) =>
-        {
-            PathBuf::from(value)
-        }
-        Some("PREFIX.png") => prefixed(value, "speedup"),
+        Some("PREFIX.png") if png_or_none => prefixed(value, "speedup"),
         _ => PathBuf::from(value),
     };
     crate::plot::staging_file(&path).map(drop)

@@ -36,7 +36,7 @@ fn check_exact<T: Reduce + Ord + std::fmt::Debug>(gpu: &Gpu, input: &[T], expect
         (Kind::SumAtomic, expected_sum),
     ];
     for (kind, want) in expected {
-        plan.launch(gpu, None, kind, &input_d).map_err(fail)?;
+        plan.launch(gpu, kind, &input_d).map_err(fail)?;
         let got = plan.result(gpu).map_err(fail)?;
         ensure(got == want, || {
             format!(

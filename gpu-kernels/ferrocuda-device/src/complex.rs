@@ -182,7 +182,9 @@ impl<T: ComplexScalar> Mul for Complex<T> {
     }
 }
 
-impl<T: ComplexScalar> Element for Complex<T> {
+// SAFETY: `#[repr(C)]` pair of `f32`/`f64` with no padding (the alignment marker is zero-sized),
+// CUDA's `float2`/`double2`; all-zero bits are `0 + 0i`; the pair access moves both halves.
+unsafe impl<T: ComplexScalar> Element for Complex<T> {
     #[inline(always)]
     unsafe fn load(address: *const Self) -> Self {
         // SAFETY: forwarded to the caller.

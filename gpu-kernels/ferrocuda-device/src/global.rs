@@ -26,9 +26,19 @@ use core::marker::PhantomData;
 mod wide;
 pub use wide::Element4;
 
-/// An element type of global memory: loads and stores that name the global state space on the
+/// A value that lives in device memory: what a device buffer holds (`ferrocuda::DeviceBuffer<T>`)
+/// and a view reads and writes, with loads and stores that name the global state space on the
 /// GPU (`ld.global`, `st.global`), plain ones on the host.
-pub trait Element: DeviceCopy {
+///
+/// Implemented for the primitive numbers and for [`Complex`](crate::complex::Complex) of `f32`
+/// and `f64`. One trait for both sides, so that code generic over the element type bounds it
+/// once, on the host and in a kernel.
+///
+/// # Safety
+/// `Self` is plain data: no padding, no pointers, every bit pattern (all zeros included) a valid
+/// value, and the same layout on the host and the device; `load` and `store` read and write
+/// exactly `size_of::<Self>()` bytes at `address`.
+pub unsafe trait Element: DeviceCopy + Send + Sync + 'static {
     /// Reads `*address`.
     ///
     /// # Safety
@@ -43,7 +53,9 @@ pub trait Element: DeviceCopy {
 
 macro_rules! element {
     ($($t:ty => $bits:ty, $load:ident, $store:ident;)*) => {$(
-        impl Element for $t {
+        // SAFETY: a primitive number: no padding or pointers, every bit pattern valid, one
+        // layout on host and device; the access moves `$bits`, of `$t`'s size.
+        unsafe impl Element for $t {
             #[inline(always)]
             unsafe fn load(address: *const Self) -> Self {
                 // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.

@@ -40,9 +40,10 @@ pub const ARCHS_ENV: &str = "FERROCUDA_ARCHS";
 /// unstable features): the channel of ferrocuda's `rust-toolchain.toml`, with `rust-src`.
 pub const TOOLCHAIN: &str = "nightly-2026-05-19";
 
-/// One compiled module.
+/// One compiled module, as a file (`ferrocuda::gpu::PtxModule` is the same module embedded in a
+/// program).
 #[derive(Debug, Clone)]
-pub struct PtxModule {
+pub struct PtxFile {
     /// `sm_90`, ...
     pub arch: String,
     /// The PTX file.
@@ -104,12 +105,12 @@ impl PtxBuilder {
     }
 
     /// Compiles one module per architecture, and tells cargo when to do it again.
-    pub fn build(&self) -> Result<Vec<PtxModule>, BuildError> {
+    pub fn build(&self) -> Result<Vec<PtxFile>, BuildError> {
         self.build_named().map(|(_, modules)| modules)
     }
 
     /// [`PtxBuilder::build`], with the kernel crate's library name.
-    fn build_named(&self) -> Result<(String, Vec<PtxModule>), BuildError> {
+    fn build_named(&self) -> Result<(String, Vec<PtxFile>), BuildError> {
         for arch in &self.archs {
             parse_arch(arch)?;
         }
@@ -134,7 +135,7 @@ impl PtxBuilder {
                         path.display()
                     )));
                 }
-                Ok(PtxModule {
+                Ok(PtxFile {
                     arch: arch.clone(),
                     path,
                 })
@@ -144,11 +145,11 @@ impl PtxBuilder {
     }
 
     /// Builds, and copies each module to `<dir>/<crate>.<arch>.ptx` (`my_kernels.sm_90.ptx`).
-    pub fn copy_to(&self, dir: impl AsRef<Path>) -> Result<Vec<PtxModule>, BuildError> {
+    pub fn copy_to(&self, dir: impl AsRef<Path>) -> Result<Vec<PtxFile>, BuildError> {
         self.copy_to_named(dir.as_ref()).map(|(_, modules)| modules)
     }
 
-    fn copy_to_named(&self, dir: &Path) -> Result<(String, Vec<PtxModule>), BuildError> {
+    fn copy_to_named(&self, dir: &Path) -> Result<(String, Vec<PtxFile>), BuildError> {
         std::fs::create_dir_all(dir).map_err(|e| BuildError(format!("cannot create {}: {e}", dir.display())))?;
         let (lib_name, modules) = self.build_named()?;
         let copies = modules
@@ -162,7 +163,7 @@ impl PtxBuilder {
                         path.display()
                     ))
                 })?;
-                Ok(PtxModule {
+                Ok(PtxFile {
                     arch: module.arch,
                     path,
                 })
@@ -173,7 +174,7 @@ impl PtxBuilder {
 
     /// Builds, copies the modules into `OUT_DIR`, and writes `<crate>.kernels.rs` there: the
     /// table `ferrocuda::include_kernels!("<crate>")` embeds (the crate's library name, `-` as `_`).
-    pub fn embed(&self) -> Result<Vec<PtxModule>, BuildError> {
+    pub fn embed(&self) -> Result<Vec<PtxFile>, BuildError> {
         let out_dir = env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
             BuildError("OUT_DIR is not set: call `embed` from a build script, or use `copy_to`".into())
         })?;

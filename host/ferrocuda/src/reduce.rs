@@ -52,14 +52,8 @@ pub trait Reduce: Reducible + Element {
     fn from_u32(value: u32) -> Self;
     /// The value as `f64` (exact below 2^53).
     fn to_f64(self) -> f64;
-    /// Launches the `kind` kernel from `module` (or this library's kernels).
-    fn launch(
-        gpu: &Gpu,
-        module: Option<&LoadedKernels>,
-        kind: Kind,
-        shape: LaunchShape,
-        args: ReduceArgs<'_, Self, Self>,
-    ) -> Result<()>;
+    /// Launches the `kind` kernel from `kernels`.
+    fn launch(kernels: &LoadedKernels, kind: Kind, shape: LaunchShape, args: ReduceArgs<'_, Self, Self>) -> Result<()>;
 }
 
 macro_rules! reduce {
@@ -71,12 +65,12 @@ macro_rules! reduce {
             fn to_f64(self) -> f64 {
                 self as f64
             }
-            fn launch(gpu: &Gpu, module: Option<&LoadedKernels>, kind: Kind, shape: LaunchShape, args: ReduceArgs<'_, Self, Self>) -> Result<()> {
+            fn launch(kernels: &LoadedKernels, kind: Kind, shape: LaunchShape, args: ReduceArgs<'_, Self, Self>) -> Result<()> {
                 match kind {
-                    Kind::Sum => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceSum, shape, args),
-                    Kind::Min => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceMin, shape, args),
-                    Kind::Max => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceMax, shape, args),
-                    Kind::SumAtomic => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(ReduceSumAtomic, shape, args),
+                    Kind::Sum => kernels.launch(ReduceSum, shape, args),
+                    Kind::Min => kernels.launch(ReduceMin, shape, args),
+                    Kind::Max => kernels.launch(ReduceMax, shape, args),
+                    Kind::SumAtomic => kernels.launch(ReduceSumAtomic, shape, args),
                 }
             }
         }
@@ -110,20 +104,20 @@ impl<T: Reduce> Plan<T> {
         LaunchShape::new((self.blocks, 1, 1), (self.threads, 1, 1)).with_shared_bytes(shared_bytes::<T>() as u32)
     }
 
-    /// Queues the reduction of `input` (from `module`, or this library's kernels).
-    pub fn launch(
-        &mut self,
-        gpu: &Gpu,
-        module: Option<&LoadedKernels>,
-        kind: Kind,
-        input: &DeviceBuffer<T>,
-    ) -> Result<()> {
+    /// Queues the reduction of `input` with this library's kernels.
+    pub fn launch(&mut self, gpu: &Gpu, kind: Kind, input: &DeviceBuffer<T>) -> Result<()> {
+        self.launch_with(&gpu.library()?, kind, input)
+    }
+
+    /// [`Plan::launch`] with the kernels of `kernels`: a set whose PTX defines the reduction
+    /// entry points under the library's names and argument layouts (PTX built from other
+    /// sources and loaded with [`Gpu::load_ptx`], say).
+    pub fn launch_with(&mut self, kernels: &LoadedKernels, kind: Kind, input: &DeviceBuffer<T>) -> Result<()> {
         let first = self.shape();
         if kind == Kind::SumAtomic {
-            gpu.upload_into(&[T::ZERO], &mut self.result)?;
+            kernels.gpu().upload_into(&[T::ZERO], &mut self.result)?;
             return T::launch(
-                gpu,
-                module,
+                kernels,
                 kind,
                 first,
                 ReduceArgs {
@@ -133,8 +127,7 @@ impl<T: Reduce> Plan<T> {
             );
         }
         T::launch(
-            gpu,
-            module,
+            kernels,
             kind,
             first,
             ReduceArgs {
@@ -147,8 +140,7 @@ impl<T: Reduce> Plan<T> {
             ..first
         };
         T::launch(
-            gpu,
-            module,
+            kernels,
             kind,
             second,
             ReduceArgs {
@@ -166,7 +158,7 @@ impl<T: Reduce> Plan<T> {
 
 fn reduce<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>, kind: Kind) -> Result<T> {
     let mut plan = Plan::new(gpu, input.len(), THREADS_PER_BLOCK)?;
-    plan.launch(gpu, None, kind, input)?;
+    plan.launch(gpu, kind, input)?;
     plan.result(gpu)
 }
 
@@ -244,7 +236,7 @@ pub fn count_nonzero<T: CountNonzeroInput>(gpu: &Gpu, input: &DeviceBuffer<T>) -
         input: plan.partials.view(),
         partials: plan.result.view_mut(),
     };
-    u64::launch(gpu, None, Kind::Sum, second, args)?;
+    u64::launch(&gpu.library()?, Kind::Sum, second, args)?;
     plan.result(gpu)
 }
 
@@ -266,9 +258,9 @@ pub fn sum_pairwise<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> 
     };
     let first = shape(input.len())?;
     let mut partials = gpu.zeros::<T>(first.grid.0 as usize)?;
+    let kernels = gpu.library()?;
     T::launch(
-        gpu,
-        None,
+        &kernels,
         Kind::Sum,
         first,
         ReduceArgs {
@@ -280,8 +272,7 @@ pub fn sum_pairwise<T: Reduce>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T> 
         let pass = shape(partials.len())?;
         let mut next = gpu.zeros::<T>(pass.grid.0 as usize)?;
         T::launch(
-            gpu,
-            None,
+            &kernels,
             Kind::Sum,
             pass,
             ReduceArgs {
@@ -313,6 +304,6 @@ pub fn sum_kahan<T: KahanInput>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T>
         input: plan.partials.view(),
         partials: plan.result.view_mut(),
     };
-    T::launch(gpu, None, Kind::Sum, second, args)?;
+    T::launch(&gpu.library()?, Kind::Sum, second, args)?;
     plan.result(gpu)
 }

@@ -2,9 +2,28 @@
 //! (`bench::nvcc`) and Appendix C's `appc-fcallingc`. Compiles CUDA C to PTX (`-O3
 //! -arch=sm_XY`, nvcc's defaults otherwise, so FMA contraction is on as in rustc's NVPTX
 //! backend) or a CUDA C host program to an executable, in a temporary folder.
-use ferrocuda::gpu::{Error, Result};
+use ferrocuda::gpu::{Error, KernelSet, Result};
+use ferrocuda::{Gpu, LoadedKernels};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// `gpu.load_or(twin, &set)`: a benchmark's kernels, from the CUDA C twin when it runs one. A
+/// convenience of the book's benchmarks, not of the library (which loads a twin's PTX with
+/// `Gpu::load_ptx` like any other).
+pub trait LoadOr {
+    /// `twin` when given (a CUDA C twin's kernels, for a benchmark's comparison), else the
+    /// kernels of `set`.
+    fn load_or<'g>(&'g self, twin: Option<&LoadedKernels<'g>>, set: &'static KernelSet) -> Result<LoadedKernels<'g>>;
+}
+
+impl LoadOr for Gpu {
+    fn load_or<'g>(&'g self, twin: Option<&LoadedKernels<'g>>, set: &'static KernelSet) -> Result<LoadedKernels<'g>> {
+        match twin {
+            Some(kernels) => Ok(kernels.clone()),
+            None => self.load(set),
+        }
+    }
+}
 
 /// Compiles the CUDA C file `source` to PTX for `arch` (`sm_90`); returns the PTX text.
 pub fn compile(nvcc: &Path, source: &Path, arch: &str) -> Result<String> {

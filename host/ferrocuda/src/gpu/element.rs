@@ -1,35 +1,12 @@
-//! What can live in device memory: [`Element`], the library's own plain-data trait, and
-//! [`Repr`], the form in which cudarc's buffers and copies hold an element.
+//! What can live in device memory: [`Element`], the device library's plain-data trait (one trait
+//! for buffers on the host and views in kernels), and [`Repr`], the form in which cudarc's
+//! buffers and copies hold an element.
+//!
+//! The device library, where `Element` and `Complex` live, depends on no std crate (so that a
+//! kernel crate's float methods resolve as on the GPU), so it cannot implement cudarc's
+//! `DeviceRepr`; cudarc sees an element as [`Repr<T>`].
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-use ferrocuda_device::complex::{Complex, ComplexScalar};
-
-/// A value that can live in a device buffer: plain data the GPU and the host read alike.
-///
-/// Implemented for the primitive numbers, `bool`, [`Complex`] of `f32`/`f64` and arrays of them.
-/// The library's own trait, not cudarc's `DeviceRepr`: the device library, where `Complex` lives,
-/// depends on no std crate (so that a kernel crate's float methods resolve as on the GPU), so it
-/// cannot implement cudarc's traits; cudarc sees an element as [`Repr<T>`].
-///
-/// # Safety
-/// `Self` is plain data: no padding, no pointers, every bit pattern (all zeros included) a
-/// valid value, and the same layout on the host and the device.
-pub unsafe trait Element: Copy + Send + Sync + 'static {}
-
-macro_rules! element {
-    ($($t:ty),*) => {
-        // SAFETY: primitive numbers (and `bool`, which cudarc's own buffers hold as plain data,
-        // zero being `false`): no padding, zero bits valid, one layout on host and device.
-        $(unsafe impl Element for $t {})*
-    };
-}
-element!(
-    bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
-);
-// SAFETY: `#[repr(C)]` pair of `f32`/`f64`, no padding (the alignment marker is zero-sized), the
-// layout of CUDA's `float2`/`double2`; all-zero bits are `0 + 0i`.
-unsafe impl<T: ComplexScalar + Element> Element for Complex<T> {}
-// SAFETY: an array of plain data is plain data, without padding between elements.
-unsafe impl<T: Element, const N: usize> Element for [T; N] {}
+pub use ferrocuda_device::global::Element;
 
 /// An [`Element`] as cudarc's buffers and copies hold it (`CudaSlice<Repr<T>>`): the same
 /// layout, with cudarc's traits, which only this crate can give `Complex`.

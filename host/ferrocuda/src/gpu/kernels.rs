@@ -154,19 +154,6 @@ impl Gpu {
         })
     }
 
-    /// `twin` when given (a CUDA C twin's kernels, for a benchmark's comparison), else the
-    /// kernels of `set`.
-    pub fn load_or<'g>(
-        &'g self,
-        twin: Option<&LoadedKernels<'g>>,
-        set: &'static KernelSet,
-    ) -> Result<LoadedKernels<'g>> {
-        match twin {
-            Some(kernels) => Ok(kernels.clone()),
-            None => self.load(set),
-        }
-    }
-
     /// A PTX text compiled elsewhere (a CUDA C twin from nvcc, say), loaded as a kernel set whose
     /// entry points launch with the same typed handles; CUDA only.
     pub fn load_ptx(&self, ptx: &str, what: &str) -> Result<LoadedKernels<'_>> {

@@ -79,64 +79,65 @@ impl fmt::Display for Variant {
 }
 
 /// The element types of the solver (which NCCL also transfers), with the launches of their
-/// kernel instances.
+/// kernel instances from a loaded kernel set.
 pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send + Sync {
     /// Launches `variant`'s half-sweep of `color` on the natural layout.
     fn launch_window(
-        gpu: &Gpu,
+        kernels: &LoadedKernels,
         stream: Option<&Stream>,
         variant: Variant,
         color: u32,
         shape: LaunchShape,
         args: WindowArgs<'_, Self>,
     ) -> Result<()>;
-    /// Launches the split layout's half-sweep, from `module` (a CUDA C twin) when given.
+    /// Launches the split layout's half-sweep.
     fn launch_split(
-        gpu: &Gpu,
+        kernels: &LoadedKernels,
         stream: Option<&Stream>,
-        module: Option<&LoadedKernels>,
         shape: LaunchShape,
         args: SplitArgs<'_, Self>,
     ) -> Result<()>;
     /// Launches the temporally blocked kernel.
-    fn launch_tiled(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<'_, Self>) -> Result<()>;
+    fn launch_tiled(
+        kernels: &LoadedKernels,
+        stream: Option<&Stream>,
+        shape: LaunchShape,
+        args: TiledArgs<'_, Self>,
+    ) -> Result<()>;
     /// Launches the residual kernel of `layout`.
     fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<'_, Self>) -> Result<()>;
 }
 
-/// Launches on `stream`, or on the GPU's own stream for `None`.
+/// Launches from `kernels` on `stream`, or on the GPU's own stream for `None`.
 fn launch_maybe_on<K: Kernel<A>, A: KernelArgs>(
-    gpu: &Gpu,
+    kernels: &LoadedKernels,
     stream: Option<&Stream>,
     kernel: K,
     shape: LaunchShape,
     args: A,
 ) -> Result<()> {
     match stream {
-        Some(s) => gpu.library()?.launch_on(s, kernel, shape, args),
-        None => gpu.library()?.launch(kernel, shape, args),
+        Some(s) => kernels.launch_on(s, kernel, shape, args),
+        None => kernels.launch(kernel, shape, args),
     }
 }
 
 macro_rules! sor_real {
     ($($t:ty),*) => {$(
         impl SorReal for $t {
-            fn launch_window(gpu: &Gpu, stream: Option<&Stream>, variant: Variant, color: u32, shape: LaunchShape, args: WindowArgs<'_, Self>) -> Result<()> {
+            fn launch_window(kernels: &LoadedKernels, stream: Option<&Stream>, variant: Variant, color: u32, shape: LaunchShape, args: WindowArgs<'_, Self>) -> Result<()> {
                 match (variant, color) {
-                    (Variant::Lintex, RED) => launch_maybe_on(gpu, stream, RsorLintex, shape, args),
-                    (Variant::Lintex, _) => launch_maybe_on(gpu, stream, BsorLintex, shape, args),
-                    (_, RED) => launch_maybe_on(gpu, stream, RsorGm, shape, args),
-                    (_, _) => launch_maybe_on(gpu, stream, BsorGm, shape, args),
+                    (Variant::Lintex, RED) => launch_maybe_on(kernels, stream, RsorLintex, shape, args),
+                    (Variant::Lintex, _) => launch_maybe_on(kernels, stream, BsorLintex, shape, args),
+                    (_, RED) => launch_maybe_on(kernels, stream, RsorGm, shape, args),
+                    (_, _) => launch_maybe_on(kernels, stream, BsorGm, shape, args),
                 }
             }
-            fn launch_split(gpu: &Gpu, stream: Option<&Stream>, module: Option<&LoadedKernels>, shape: LaunchShape, args: SplitArgs<'_, Self>) -> Result<()> {
-                match module {
-                    Some(_) => gpu.load_or(module, &crate::ptx::LIBRARY)?.launch(SorSplit, shape, args),
-                    None => launch_maybe_on(gpu, stream, SorSplit, shape, args),
-                }
+            fn launch_split(kernels: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, args: SplitArgs<'_, Self>) -> Result<()> {
+                launch_maybe_on(kernels, stream, SorSplit, shape, args)
             }
-            fn launch_tiled(gpu: &Gpu, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<'_, Self>) -> Result<()> {
-                launch_maybe_on(gpu, stream, SorTiled, shape, args)
+            fn launch_tiled(kernels: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<'_, Self>) -> Result<()> {
+                launch_maybe_on(kernels, stream, SorTiled, shape, args)
             }
             fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<'_, Self>) -> Result<()> {
                 match layout {
@@ -270,24 +271,22 @@ impl<T: SorReal> DeviceGrid<T> {
         color: u32,
         omega: T,
     ) -> Result<()> {
-        self.half_sweep_from(gpu, stream, None, region, color, omega)
+        self.half_sweep_with(&gpu.library()?, stream, region, color, omega)
     }
 
-    /// [`DeviceGrid::half_sweep`] with the split layout's kernel from `twin` (a CUDA C twin, on
-    /// the GPU's own stream) when given: the benchmark's comparison.
-    pub fn half_sweep_from(
+    /// [`DeviceGrid::half_sweep`] with the kernels of `kernels`: a set whose PTX defines this
+    /// variant's entry points under the library's names and argument layouts (PTX built from
+    /// other sources and loaded with [`Gpu::load_ptx`], say). An entry point the set lacks is an
+    /// error naming it.
+    pub fn half_sweep_with(
         &mut self,
-        gpu: &Gpu,
+        kernels: &LoadedKernels,
         stream: Option<&Stream>,
-        twin: Option<&LoadedKernels>,
         region: Region,
         color: u32,
         omega: T,
     ) -> Result<()> {
         check_omega(omega.to_f64())?;
-        if twin.is_some() && self.variant != Variant::Split {
-            return Err(Error::InvalidArgument("only the split kernel has a CUDA C twin".into()));
-        }
         if !region.fits(self.rows, self.cols) {
             return Err(Error::InvalidArgument(format!(
                 "the region {region:?} reaches the edge of a {} x {} grid",
@@ -310,7 +309,7 @@ impl<T: SorReal> DeviceGrid<T> {
                     parity: self.parity,
                     omega,
                 };
-                T::launch_window(gpu, stream, self.variant, color, shape, args)
+                T::launch_window(kernels, stream, self.variant, color, shape, args)
             }
             Variant::Split => {
                 let shape = self.shape(region)?;
@@ -331,9 +330,9 @@ impl<T: SorReal> DeviceGrid<T> {
                     color,
                     omega,
                 };
-                T::launch_split(gpu, stream, twin, shape, args)
+                T::launch_split(kernels, stream, shape, args)
             }
-            Variant::Tiled => self.tiled(gpu, stream, region, color, 1, omega),
+            Variant::Tiled => self.tiled(kernels, stream, region, color, 1, omega),
         }
     }
 
@@ -341,7 +340,7 @@ impl<T: SorReal> DeviceGrid<T> {
     /// first of `first_color`, from the grid into the scratch grid, which then becomes the grid.
     fn tiled(
         &mut self,
-        gpu: &Gpu,
+        kernels: &LoadedKernels,
         stream: Option<&Stream>,
         region: Region,
         first_color: u32,
@@ -365,7 +364,7 @@ impl<T: SorReal> DeviceGrid<T> {
             half_sweeps: half_sweeps as u32,
             omega,
         };
-        T::launch_tiled(gpu, stream, shape, args)?;
+        T::launch_tiled(kernels, stream, shape, args)?;
         std::mem::swap(scratch, &mut self.planes[0]);
         Ok(())
     }
@@ -387,11 +386,12 @@ impl<T: SorReal> DeviceGrid<T> {
     ) -> Result<()> {
         check_omega(omega.to_f64())?;
         if self.variant == Variant::Tiled && region.fits(self.rows, self.cols) && !region.is_empty() {
+            let kernels = gpu.library()?;
             let mut left = 2 * count;
             while left > 0 {
                 // Chunks of an even count of half-sweeps, so each starts with red.
                 let chunk = left.min(TILE_HALO & !1);
-                self.tiled(gpu, stream, region, RED, chunk, omega)?;
+                self.tiled(&kernels, stream, region, RED, chunk, omega)?;
                 left -= chunk;
             }
             return Ok(());

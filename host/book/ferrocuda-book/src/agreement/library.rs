@@ -57,7 +57,7 @@ pub(super) fn reductions<T: Reduce>(c: &mut Comparison) -> Result<()> {
         c.compare(&name, Tolerance::EXACT, |gpu| {
             let input = gpu.upload(&values)?;
             let mut plan = Plan::<T>::new(gpu, values.len(), reduce::THREADS_PER_BLOCK)?;
-            plan.launch(gpu, None, kind, &input)?;
+            plan.launch(gpu, kind, &input)?;
             Ok(vec![plan.result(gpu)?.to_f64()])
         })?;
     }

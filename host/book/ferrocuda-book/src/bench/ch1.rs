@@ -2,6 +2,7 @@
 //! Being in place, its twin's output cannot be compared with a second run's; the tests check it.
 use super::{Measured, Row, Settings, measure};
 use crate::examples::ch1::increment_launch::THREADS_PER_BLOCK;
+use crate::nvcc::LoadOr;
 use book_kernels::ch1::increment_multiblock::{IncrementArgs, IncrementMultiblock};
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 

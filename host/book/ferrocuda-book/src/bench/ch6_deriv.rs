@@ -7,6 +7,7 @@
 //! out of its row).
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::ch6::deriv_launch::{Coefficients, Pencils, Problem, Variant};
+use crate::nvcc::LoadOr;
 use crate::reference::ch6::deriv::{Direction, Extents, Grid, line_function};
 use ferrocuda::gpu::{Gpu, LoadedKernels, Result};
 

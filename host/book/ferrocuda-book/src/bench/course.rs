@@ -2,6 +2,7 @@
 //! and the 256-bin histograms (global atomics, privatized shared atomics, packed counters).
 use super::{Measured, Row, Settings, measure, twin_agrees};
 use crate::examples::course::vector_add::THREADS_PER_BLOCK;
+use crate::nvcc::LoadOr;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
 use ferrocuda::gpu::{Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 

@@ -12,6 +12,7 @@ use crate::examples::course::color_convert;
 use crate::examples::course::convolution::{self, BASIC_1D_THREADS, BASIC_2D_BLOCK, ConstantMasks};
 use crate::examples::course::image_blur::Variant as BlurVariant;
 use crate::examples::course::matrix_sum::{self, Sums};
+use crate::nvcc::LoadOr;
 use book_kernels::course::color_convert::{CHANNELS, ColorConvert, ColorConvertArgs};
 use book_kernels::course::convolution::{
     Convolution1dArgs, Convolution1dBasicKernel, Convolution1dTiledArgs, Convolution1dTiledKernel, Convolution2dArgs,

@@ -26,9 +26,9 @@ fn sum_row<T: Reduce>(gpu: &Gpu, settings: &Settings, kind: Kind, twin: Option<&
     let mut plan = Plan::<T>::new(gpu, n, THREADS_PER_BLOCK)?;
     let shape = plan.shape();
     if let Some(twin) = twin {
-        plan.launch(gpu, None, kind, &input)?;
+        plan.launch(gpu, kind, &input)?;
         let rust = plan.result(gpu)?;
-        plan.launch(gpu, Some(twin), kind, &input)?;
+        plan.launch_with(twin, kind, &input)?;
         let nvcc = plan.result(gpu)?;
         // Every partial sum of these integers is exact: both must give the same total.
         if rust.to_f64() != nvcc.to_f64() {
@@ -49,7 +49,10 @@ fn sum_row<T: Reduce>(gpu: &Gpu, settings: &Settings, kind: Kind, twin: Option<&
         ),
         shape,
         bytes: n * size_of::<T>(),
-        launch: Box::new(move |m: Option<&LoadedKernels>| plan.launch(gpu, m, kind, &input)),
+        launch: Box::new(move |m: Option<&LoadedKernels>| match m {
+            Some(twin) => plan.launch_with(twin, kind, &input),
+            None => plan.launch(gpu, kind, &input),
+        }),
     };
     measure(gpu, row, twin, settings.reps)
 }

@@ -47,8 +47,9 @@ fn typed<T: SorReal>(
         shape,
         bytes: iterations * bytes_per_iteration(region.rows() * region.cols(), size_of::<T>()),
         launch: Box::new(move |module: Option<&LoadedKernels>| match module {
-            Some(_) => (0..2 * iterations)
-                .try_for_each(|h| grid.half_sweep_from(gpu, None, module, region, (h % 2) as u32, omega)),
+            Some(twin) => {
+                (0..2 * iterations).try_for_each(|h| grid.half_sweep_with(twin, None, region, (h % 2) as u32, omega))
+            }
             None => grid.iterations(gpu, None, region, omega, iterations),
         }),
     };
@@ -61,8 +62,12 @@ fn check_twin<T: SorReal>(gpu: &Gpu, initial: &[T], twin: &LoadedKernels) -> Res
     let run = |module: Option<&LoadedKernels>| -> Result<Vec<T>> {
         let mut grid = DeviceGrid::upload(gpu, Variant::Split, initial, N, N, 0)?;
         let region = grid.interior();
+        let kernels = match module {
+            Some(twin) => twin.clone(),
+            None => gpu.load(&ferrocuda::ptx::LIBRARY)?,
+        };
         for color in [0, 1, 0, 1, 0, 1] {
-            grid.half_sweep_from(gpu, None, module, region, color, T::from_f64(OMEGA))?;
+            grid.half_sweep_with(&kernels, None, region, color, T::from_f64(OMEGA))?;
         }
         grid.download(gpu)
     };

@@ -41,7 +41,7 @@ pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
 
 /// `aSum`: the sum of `a_d`, queued on `plan` and read back.
 pub fn a_sum(gpu: &Gpu, plan: &mut Plan<i32>, a_d: &DeviceBuffer<i32>) -> Result<i32> {
-    plan.launch(gpu, None, Kind::Sum, a_d)?;
+    plan.launch(gpu, Kind::Sum, a_d)?;
     plan.result(gpu)
 }
 
@@ -70,7 +70,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             "**** Program Failed ****"
         }
     );
-    let stats = time_reps(gpu, options.reps, || plan.launch(gpu, None, Kind::Sum, &a_d))?;
+    let stats = time_reps(gpu, options.reps, || plan.launch(gpu, Kind::Sum, &a_d))?;
     print_kernel_time(
         gpu,
         "reduce_sum_i32 (both passes)",

@@ -16,6 +16,7 @@
 use crate::defaults::Pick;
 use crate::examples::empty_kernel::print_empty_kernel_time;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::nvcc::LoadOr;
 use crate::reference;
 use book_kernels::ch3::transpose::{
     BLOCK_ROWS, CARTESIAN, CopySharedMem, DIAGONAL, DIAGONAL_SHARED, Gtranspose2, PGI_TILE, SectionTimedArgs,

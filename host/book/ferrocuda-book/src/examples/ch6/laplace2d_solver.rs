@@ -1,6 +1,7 @@
 //! The GPU side of ch6-laplace2d (book §6.2, Appendix D.5): the kernels' launch shapes, a field
 //! on the device (`a_d`, `aNew_d` and one residual slot per sweep), and the book's loop with
 //! each kernel.
+use crate::nvcc::LoadOr;
 use crate::reference::ch6::laplace2d::{Elementary, Stop, check_mesh};
 use book_kernels::ch6::laplace2d::{
     BLOCK_X, BLOCK_Y, JacobiArgs, JacobiGlobal, JacobiShared, JacobiStrip, JacobiTexture, JacobiTiled, JacobiTiledArgs,

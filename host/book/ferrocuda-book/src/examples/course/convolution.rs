@@ -13,6 +13,7 @@
 //! 100003 and 333 x 250 on the simulator; `--size N`: N x N pixels and N^2 values.
 use crate::defaults::Pick;
 use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::nvcc::LoadOr;
 use crate::reference::course::convolution as reference;
 use book_kernels::course::convolution::{
     Convolution1dArgs, Convolution1dBasicKernel, Convolution1dTiledArgs, Convolution1dTiledKernel, Convolution2dArgs,

@@ -1,6 +1,7 @@
 //! course-heat's GPU solver: the two step kernels, their launch shapes, and fields on the device
 //! that advance by any number of steps, on the default stream or a stream of their own.
 use super::problem::Grid;
+use crate::nvcc::LoadOr;
 use book_kernels::course::heat::{
     HALO, HeatArgs, HeatStep, HeatStepTiled, STEP_BLOCK, TILE_H, TILE_W, TILED_BLOCK, TiledHeatArgs, tiled_shared_bytes,
 };

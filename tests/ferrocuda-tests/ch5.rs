@@ -130,6 +130,7 @@ fn main() {
         ("ch5_pi_fma_book_table", pi::ch5_pi_fma_book_table),
         ("ch5_bs_european_mc_book", bs_european_mc::ch5_bs_european_mc_book),
         ("ch5_curand_basic_book", curand::ch5_curand_basic_book),
+        ("ch5_curand_matches_the_book", curand::ch5_curand_matches_the_book),
         (
             "ch5_bs_european_mc_seeded_ordering",
             bs_european_mc::ch5_bs_european_mc_seeded_ordering,

@@ -6,7 +6,6 @@ use book_kernels::course::hello_world::RECORD_WORDS;
 use common::{ChildAction, CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::gpu::{Advice, ManagedBuffer};
-use ferrocuda::kernels::probe::{OutArgs, ProbeSharedReverse};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
 use ferrocuda_book::examples::Options;
@@ -14,6 +13,7 @@ use ferrocuda_book::examples::course::hello_world::{self, compare_lines};
 use ferrocuda_book::examples::course::vector_add_managed::{self, Arrays, Migration};
 use ferrocuda_book::examples::course::vector_add_streams::{self, Program, Setup};
 use ferrocuda_book::reference::course::{hello_world as hello_reference, vector_add as add_reference};
+use ferrocuda_testing::probe::{OutArgs, ProbeSharedReverse};
 
 /// Sizes of the managed and streamed vector adds: one element, a block of 256 minus and plus
 /// one, and a large non-multiple.
@@ -219,8 +219,7 @@ fn managed_buffer_reports_a_kernel_fault_on_the_simulator() -> TestResult {
     let gpu = Gpu::simulator();
     let mut out = gpu.managed_from(&[1i32; 10]).map_err(fail)?;
     let shape = LaunchShape::new((3, 1, 1), (4, 1, 1)).with_shared_bytes(Tile1d::<i32>::bytes(4) as u32);
-    gpu.load(&ferrocuda::ptx::LIBRARY)
-        .map_err(fail)?
+    ferrocuda_testing::probes(&gpu)?
         .launch(ProbeSharedReverse, shape, OutArgs { out: out.view_mut() })
         .map_err(fail)?;
     match out.as_slice() {

@@ -6,6 +6,7 @@ use ferrocuda::Gpu;
 use ferrocuda::random::Generator;
 use ferrocuda_book::examples::Options;
 use ferrocuda_book::examples::Precision;
+use ferrocuda_book::examples::ch5::curand_basic::{BOOK_F32, BOOK_F64, N, SEED as BOOK_SEED, printed};
 
 /// `--generator curand-seeded` is parsed, and refused on the simulator in one sentence.
 pub fn ch5_curand_seeded_needs_cuda() -> TestResult {
@@ -60,4 +61,17 @@ pub fn ch5_curand_basic_flags() -> TestResult {
     let example = ferrocuda_book::examples::find("ch5-curand-basic").ok_or("no example ch5-curand-basic")?;
     let names: Vec<&str> = example.flags.iter().map(|f| f.name).collect();
     ensure(names == ["--generator", "--seed"], || format!("flags {names:?}"))
+}
+
+/// The book's §5.1 output (`curand_example`, seed 1234, `CURAND_RNG_PSEUDO_DEFAULT`): the first
+/// four of 20 uniforms, as printed, in both precisions.
+pub fn ch5_curand_matches_the_book(gpu: &Gpu) -> TestResult {
+    let mut x_d = gpu.zeros::<f32>(N).map_err(fail)?;
+    Generator::Curand.fill_uniform(gpu, BOOK_SEED, &mut x_d).map_err(fail)?;
+    let x = printed(&gpu.download(&x_d).map_err(fail)?[..4]);
+    ensure(x == BOOK_F32, || format!("single precision: {x:?}"))?;
+    let mut y_d = gpu.zeros::<f64>(N).map_err(fail)?;
+    Generator::Curand.fill_uniform(gpu, BOOK_SEED, &mut y_d).map_err(fail)?;
+    let y = printed(&gpu.download(&y_d).map_err(fail)?[..4]);
+    ensure(y == BOOK_F64, || format!("double precision: {y:?}"))
 }

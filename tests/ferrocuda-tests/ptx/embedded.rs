@@ -3,9 +3,10 @@
 //! capability, the symbols linked between sets, and ptxas's resource report parsed.
 use super::{kernel_ptx, modules};
 use book_kernels::{appc, ch1, ch2, ch3, ch5, course, racecheck, stream, tutorial};
-use ferrocuda::kernels::{probe, random, reduce, sor, transpose};
+use ferrocuda::kernels::{random, reduce, sor, transpose};
 use ferrocuda::ptx::{self, ResourceReport};
 use ferrocuda::{Kernel, KernelArgs};
+use ferrocuda_testing::probe;
 
 /// `(kernel crate, PTX symbol, size_of::<Args>())` for a launch handle and its argument type.
 fn entry<K: Kernel<A>, A: KernelArgs>(_kernel: K) -> (&'static str, &'static str, usize) {
@@ -216,6 +217,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::FloatMethodArgs<f64>>(probe::ProbeFloatMethods),
         entry::<_, probe::TwoOutputsArgs>(probe::ProbeTwoOutputs),
         entry::<_, probe::PrintArgs>(probe::ProbePrint),
+        entry::<_, probe::TriadArgs>(probe::ProbeTriad),
         entry::<_, transpose::CudaTransposeArgs>(transpose::CudaTranspose),
         entry::<_, transpose::CudaTransposeArgs>(transpose::TransposeWide),
         entry::<_, book_kernels::ch4::minimal::AssignArgs>(book_kernels::ch4::minimal::Assign),

@@ -42,9 +42,15 @@ pub static C_M: KernelSet = ferrocuda::include_kernels!("c_m");
 /// uses, in a PTX module of their own.
 pub static D_M: KernelSet = ferrocuda::include_kernels!("d_m");
 
-/// Every kernel set this build embeds: the library's and the book's (for `xtask ptx` and the
-/// PTX tests).
-pub static KERNEL_SETS: [&KernelSet; 4] = [&ferrocuda::ptx::LIBRARY, &KERNELS, &C_M, &D_M];
+/// Every kernel set this build embeds: the library's, the book's and the test-only probes (which
+/// the agreement runs), for `xtask ptx` and the PTX tests.
+pub static KERNEL_SETS: [&KernelSet; 5] = [
+    &ferrocuda::ptx::LIBRARY,
+    &KERNELS,
+    &C_M,
+    &D_M,
+    &ferrocuda_testing::PROBES,
+];
 
 /// The book's kernels on `gpu`, loaded on first use.
 pub fn kernels(gpu: &Gpu) -> Result<LoadedKernels<'_>> {

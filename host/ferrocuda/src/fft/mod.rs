@@ -19,7 +19,7 @@
 //!   cannot take is an `Error::InvalidArgument` naming it.
 //!
 //! Accuracy (Rust engine): the relative L2 error against an `f64` reference stays within a
-//! small multiple of `log2(n)` times the precision's epsilon (`tests/ferrocuda-tests/fft.rs` checks `2 log2(n)
+//! small multiple of `log2(n)` times the precision's epsilon (`host/ferrocuda/tests/fft.rs` checks `2 log2(n)
 //! eps` over sizes 2 to 2^18, batches and both directions); twiddles are tabulated on the host
 //! (see `twiddle`), each within about 1 ulp.
 //!

@@ -109,7 +109,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     ch5::bs_european_mc::<f64>(&mut c)?;
     library::philox::<f32>(&mut c)?;
     library::philox::<f64>(&mut c)?;
-    probes::probes(&mut c)?;
+    probes::all(&mut c)?;
     ch6_laplace::compare_all(&mut c)?;
     library::sor::<f32>(&mut c)?;
     library::sor::<f64>(&mut c)?;

@@ -1,17 +1,39 @@
-//! The library's probe kernels (`ferrocuda::kernels::probe`) on both backends: indices, grid
+//! The probe kernels (`ferrocuda_testing::probe`, a test-only kernel crate) on both backends: indices, grid
 //! strides, shared memory, warp primitives, atomics and roundings, exact.
-use super::{Comparison, library, ramp_i32, ramp_real};
+use super::{Comparison, ramp_i32, ramp_real};
 use crate::examples::stream::StreamReal;
 use ferrocuda::device::elementary::{Elementary, Exp};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::gpu::{KernelView, LaunchShape, Result};
-use ferrocuda::kernels::probe::*;
 use ferrocuda::verify::Tolerance;
+use ferrocuda::{Gpu, LoadedKernels};
+use ferrocuda_testing::probe::*;
 
-pub(super) fn probes(c: &mut Comparison) -> Result<()> {
+/// The probe kernels on `gpu`.
+fn probes(gpu: &Gpu) -> Result<LoadedKernels<'_>> {
+    gpu.load(&ferrocuda_testing::PROBES)
+}
+
+pub(super) fn all(c: &mut Comparison) -> Result<()> {
+    c.compare("probe_triad", Tolerance::EXACT, |gpu| {
+        let n = 10_007;
+        let (a, b) = (
+            gpu.upload(&ramp_real::<f32>(n, 3.0))?,
+            gpu.upload(&ramp_real::<f32>(n, 5.0))?,
+        );
+        let mut out = gpu.zeros::<f32>(n)?;
+        let args = TriadArgs {
+            a: a.view(),
+            b: b.view(),
+            c: out.view_mut(),
+            scalar: 0.75,
+        };
+        probes(gpu)?.launch(ProbeTriad, LaunchShape::cover_1d(n, 256)?, args)?;
+        gpu.download(&out)
+    })?;
     c.compare("probe_index", Tolerance::EXACT, |gpu| {
         let mut out = gpu.zeros::<u32>(INDEX_FIELDS * 12 * 6 * 4)?;
-        library(gpu)?.launch(
+        probes(gpu)?.launch(
             ProbeIndex,
             LaunchShape::new((3, 2, 2), (4, 3, 2)),
             OutArgs { out: out.view_mut() },
@@ -20,7 +42,7 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
     })?;
     c.compare("probe_grid_stride", Tolerance::EXACT, |gpu| {
         let mut out = gpu.zeros::<u32>(100_003)?;
-        library(gpu)?.launch(
+        probes(gpu)?.launch(
             ProbeGridStride,
             LaunchShape::new((7, 1, 1), (128, 1, 1)),
             OutArgs { out: out.view_mut() },
@@ -30,7 +52,7 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
     c.compare("probe_shared_reverse", Tolerance::EXACT, |gpu| {
         let mut data = gpu.upload(&ramp_i32(65 * 40))?;
         let shape = LaunchShape::new((40, 1, 1), (65, 1, 1)).with_shared_bytes(Tile1d::<i32>::bytes(65) as u32);
-        library(gpu)?.launch(ProbeSharedReverse, shape, OutArgs { out: data.view_mut() })?;
+        probes(gpu)?.launch(ProbeSharedReverse, shape, OutArgs { out: data.view_mut() })?;
         gpu.download(&data)
     })?;
     c.compare("probe_tile_transpose", Tolerance::EXACT, |gpu| {
@@ -45,7 +67,7 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
             nx: nx as u32,
             ny: ny as u32,
         };
-        library(gpu)?.launch(ProbeTileTranspose, shape, args)?;
+        probes(gpu)?.launch(ProbeTileTranspose, shape, args)?;
         gpu.download(&out)
     })?;
     // Method syntax (`x.exp()`, prelude only), as a user writes it: the device library's
@@ -63,7 +85,7 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
                 .ok_or_else(|| ferrocuda::Error::InvalidArgument("a half outside".into()))
         };
         let (first, second) = (half(0..n)?, half(n..2 * n)?);
-        library(gpu)?.launch(
+        probes(gpu)?.launch(
             ProbeTwoOutputs,
             LaunchShape::cover_1d(n, 128)?,
             TwoOutputsArgs { first, second },
@@ -73,7 +95,7 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
     c.compare("probe_warp", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&ramp_i32(256))?;
         let mut out = gpu.zeros::<i32>(WARP_FIELDS * 256)?;
-        library(gpu)?.launch(
+        probes(gpu)?.launch(
             ProbeWarp,
             LaunchShape::new((2, 1, 1), (128, 1, 1)),
             WarpArgs {
@@ -86,7 +108,7 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
     c.compare("probe_warp_sum_f64", Tolerance::EXACT, |gpu| {
         let input = gpu.upload(&(0..512).map(|i| (i as f64 - 200.0) * 0.25).collect::<Vec<_>>())?;
         let mut out = gpu.zeros::<f64>(16)?;
-        library(gpu)?.launch(
+        probes(gpu)?.launch(
             ProbeWarpSumF64,
             LaunchShape::cover_1d(512, 128)?,
             WarpSumF64Args {
@@ -109,7 +131,7 @@ pub(super) fn probes(c: &mut Comparison) -> Result<()> {
             f64s: f64s.view_mut(),
         };
         let shape = LaunchShape::new((40, 1, 1), (256, 1, 1)).with_shared_bytes(Tile1d::<u32>::bytes(1) as u32);
-        library(gpu)?.launch(ProbeAtomics, shape, args)?;
+        probes(gpu)?.launch(ProbeAtomics, shape, args)?;
         let (i, u, l) = (gpu.download(&i32s)?, gpu.download(&u32s)?, gpu.download(&u64s)?);
         // The exchanges keep whichever thread came last, which differs by design: left out.
         let mut values: Vec<f64> = i.iter().map(|&v| v as f64).collect();
@@ -145,7 +167,7 @@ where
             fused: fused.view_mut(),
             unfused: unfused.view_mut(),
         };
-        library(gpu)?.launch(ProbeRounding, LaunchShape::cover_1d(n, 128)?, args)?;
+        probes(gpu)?.launch(ProbeRounding, LaunchShape::cover_1d(n, 128)?, args)?;
         let mut out = gpu.download(&fused)?;
         out.extend(gpu.download(&unfused)?);
         Ok(out)
@@ -169,7 +191,7 @@ where
             input: input.view(),
             out: out.view_mut(),
         };
-        library(gpu)?.launch(ProbeFloatMethods, LaunchShape::cover_1d(n, 128)?, args)?;
+        probes(gpu)?.launch(ProbeFloatMethods, LaunchShape::cover_1d(n, 128)?, args)?;
         gpu.download(&out)
     })
 }

@@ -3,8 +3,8 @@
 use book_kernels::stream::{BinaryArgs, StreamTriad};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, Result};
-use ferrocuda::kernels::probe::{OutArgs, ProbeSharedReverse, ProbeWarp, WARP_FIELDS, WarpArgs};
 use ferrocuda::measure::Stats;
+use ferrocuda_testing::probe::{OutArgs, ProbeSharedReverse, ProbeWarp, WARP_FIELDS, WarpArgs};
 
 /// One measured kernel.
 pub struct Throughput {
@@ -32,7 +32,7 @@ pub fn run(reps: usize) -> Result<Vec<Throughput>> {
         Ok(Stats::of(&mut samples).median_ms)
     };
 
-    let library = sim.load(&ferrocuda::ptx::LIBRARY)?;
+    let probes = sim.load(&ferrocuda_testing::PROBES)?;
     let n = 1 << 22;
     let (a, b) = (sim.upload(&vec![1.0f32; n])?, sim.upload(&vec![2.0f32; n])?);
     let mut c = sim.zeros::<f32>(n)?;
@@ -51,7 +51,7 @@ pub fn run(reps: usize) -> Result<Vec<Throughput>> {
     let shape = LaunchShape::new((blocks, 1, 1), (threads, 1, 1))
         .with_shared_bytes(Tile1d::<i32>::bytes(threads as usize) as u32);
     let out = OutArgs { out: data.view_mut() };
-    let reverse = time(&mut || library.launch(ProbeSharedReverse, shape, out))?;
+    let reverse = time(&mut || probes.launch(ProbeSharedReverse, shape, out))?;
 
     let warp_threads = 1 << 17;
     let input = sim.upload(&vec![1i32; warp_threads])?;
@@ -61,7 +61,7 @@ pub fn run(reps: usize) -> Result<Vec<Throughput>> {
         out: warp_out.view_mut(),
     };
     let shape = LaunchShape::cover_1d(warp_threads, 256)?;
-    let warp = time(&mut || library.launch(ProbeWarp, shape, warp_args))?;
+    let warp = time(&mut || probes.launch(ProbeWarp, shape, warp_args))?;
 
     let rows = vec![
         Throughput {

@@ -1,6 +1,6 @@
 //! GPU-vs-CPU tests of the FFT library (`ferrocuda::fft`, `gpu_kernels::fft`): every transform
 //! against `rustfft`/`realfft` in `f64`, judged by the relative L2 error.
-mod common;
+use ferrocuda_testing as common;
 
 use common::{CpuTest, GpuTest, TestResult, ensure, fail};
 use ferrocuda::Gpu;

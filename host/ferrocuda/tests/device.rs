@@ -1,12 +1,12 @@
 //! The device library, one primitive at a time, through the thin kernels of
 //! `gpu-kernels/gpu-kernels/src/kernels/probe.rs`, each checked against values computed here on the CPU.
-mod common;
+use ferrocuda_testing as common;
 
 use common::{ChildAction, CpuTest, GpuTest, TestResult, ensure, fail};
 use ferrocuda::device::shared::Tile1d;
-use ferrocuda::kernels::probe::*;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Gpu, KernelView, LaunchShape};
+use ferrocuda_testing::probe::*;
 
 fn device_index_3d(gpu: &Gpu) -> TestResult {
     for (grid, block) in [
@@ -19,7 +19,7 @@ fn device_index_3d(gpu: &Gpu) -> TestResult {
         let (bx, by, bz) = block;
         let (w, h, d) = ((gx * bx) as usize, (gy * by) as usize, (gz * bz) as usize);
         let mut out_d = gpu.zeros::<u32>(INDEX_FIELDS * w * h * d).map_err(fail)?;
-        common::library(gpu)?
+        common::probes(gpu)?
             .launch(
                 ProbeIndex,
                 LaunchShape::new(grid, block),
@@ -45,7 +45,7 @@ fn device_index_3d(gpu: &Gpu) -> TestResult {
 fn device_grid_stride_covers_once(gpu: &Gpu) -> TestResult {
     for (n, blocks, threads) in [(1, 1, 1), (1000, 3, 64), (100_003, 7, 128), (31, 4, 32)] {
         let mut out_d = gpu.zeros::<u32>(n).map_err(fail)?;
-        common::library(gpu)?
+        common::probes(gpu)?
             .launch(
                 ProbeGridStride,
                 LaunchShape::new((blocks, 1, 1), (threads, 1, 1)),
@@ -68,7 +68,7 @@ fn device_shared_tile_1d_reverse(gpu: &Gpu) -> TestResult {
         let mut d = gpu.upload(&data).map_err(fail)?;
         let shape = LaunchShape::new((blocks, 1, 1), (threads, 1, 1))
             .with_shared_bytes(Tile1d::<i32>::bytes(threads as usize) as u32);
-        common::library(gpu)?
+        common::probes(gpu)?
             .launch(ProbeSharedReverse, shape, OutArgs { out: d.view_mut() })
             .map_err(fail)?;
         let expected: Vec<i32> = data
@@ -100,7 +100,7 @@ fn device_shared_tile_2d_transpose(gpu: &Gpu) -> TestResult {
             nx: nx as u32,
             ny: ny as u32,
         };
-        common::library(gpu)?
+        common::probes(gpu)?
             .launch(ProbeTileTranspose, shape, args)
             .map_err(fail)?;
         let expected: Vec<f32> = (0..nx * ny).map(|k| input[(k % ny) * nx + k / ny]).collect();
@@ -120,7 +120,7 @@ fn device_warp_primitives(gpu: &Gpu) -> TestResult {
     let input: Vec<i32> = (0..n).map(|i| (i * 37 % 101) as i32).collect();
     let input_d = gpu.upload(&input).map_err(fail)?;
     let mut out_d = gpu.zeros::<i32>(WARP_FIELDS * n).map_err(fail)?;
-    common::library(gpu)?
+    common::probes(gpu)?
         .launch(
             ProbeWarp,
             LaunchShape::new((2, 1, 1), (64, 1, 1)),
@@ -161,7 +161,7 @@ fn device_warp_sum_f64(gpu: &Gpu) -> TestResult {
     let input: Vec<f64> = (0..n).map(|i| (i as f64 - 100.0) * 0.25).collect();
     let input_d = gpu.upload(&input).map_err(fail)?;
     let mut out_d = gpu.zeros::<f64>(n / 32).map_err(fail)?;
-    common::library(gpu)?
+    common::probes(gpu)?
         .launch(
             ProbeWarpSumF64,
             LaunchShape::cover_1d(n, 128).map_err(fail)?,
@@ -197,7 +197,7 @@ fn device_atomics_global_and_shared(gpu: &Gpu) -> TestResult {
             f64s: f64s.view_mut(),
         };
         let shape = LaunchShape::new((blocks, 1, 1), (threads, 1, 1)).with_shared_bytes(Tile1d::<u32>::bytes(1) as u32);
-        common::library(gpu)?.launch(ProbeAtomics, shape, args).map_err(fail)?;
+        common::probes(gpu)?.launch(ProbeAtomics, shape, args).map_err(fail)?;
         let (i, u, l) = (
             gpu.download(&i32s).map_err(fail)?,
             gpu.download(&u32s).map_err(fail)?,
@@ -264,7 +264,7 @@ where
         fused: fused_d.view_mut(),
         unfused: unfused_d.view_mut(),
     };
-    common::library(gpu)?
+    common::probes(gpu)?
         .launch(ProbeRounding, LaunchShape::cover_1d(n, 128).map_err(fail)?, args)
         .map_err(fail)?;
     let fused: Vec<T> = (0..n).map(|i| T::fused(a[i], b[i], c[i])).collect();
@@ -310,7 +310,7 @@ fn device_fused_and_unfused_rounding(gpu: &Gpu) -> TestResult {
 fn device_clocks_advance(gpu: &Gpu) -> TestResult {
     let n = 256;
     let mut out_d = gpu.zeros::<u64>(3 * n).map_err(fail)?;
-    common::library(gpu)?
+    common::probes(gpu)?
         .launch(
             ProbeClock,
             LaunchShape::cover_1d(n, 128).map_err(fail)?,
@@ -361,7 +361,7 @@ fn launch_print(gpu: &Gpu, dashes: u32) -> Result<(), ferrocuda::Error> {
     let x_d = gpu.upload(&print_values())?;
     let args = PrintArgs { x: x_d.view(), dashes };
     let shape = LaunchShape::cover_1d(x_d.len(), 32)?;
-    gpu.load(&ferrocuda::ptx::LIBRARY)?.launch(ProbePrint, shape, args)?;
+    gpu.load(&ferrocuda_testing::PROBES)?.launch(ProbePrint, shape, args)?;
     gpu.synchronize_output()
 }
 
@@ -448,7 +448,7 @@ where
         input: input_d.view(),
         out: out_d.view_mut(),
     };
-    common::library(gpu)?
+    common::probes(gpu)?
         .launch(
             ProbeFloatMethods,
             LaunchShape::cover_1d(inputs.len(), 128).map_err(fail)?,

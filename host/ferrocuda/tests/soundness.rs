@@ -4,12 +4,11 @@
 //! of overlapping memory; the simulator refuses views of memory it did not allocate. Run under
 //! `compute-sanitizer --tool memcheck` on a GPU (`.gpu/gpu-run` does), the drop loops report no
 //! error.
-mod common;
+use ferrocuda_testing as common;
 
-use book_kernels::stream::{BinaryArgs, StreamTriad};
 use common::{MultiGpuTest, TestResult, ensure, fail};
-use ferrocuda::kernels::probe::{ProbeTwoOutputs, TwoOutputsArgs};
 use ferrocuda::{Gpu, KernelView, LaunchShape, Slice, SliceMut};
+use ferrocuda_testing::probe::{ProbeTriad, ProbeTwoOutputs, TriadArgs, TwoOutputsArgs};
 
 /// Launches per drop loop: enough that the host queues launches far ahead of the GPU, so each
 /// drop happens while launches using the buffer are still queued.
@@ -28,7 +27,7 @@ fn elements(gpu: &Gpu) -> usize {
 /// name the access).
 fn soundness_buffers_dropped_right_after_launches(gpu: &Gpu) -> TestResult {
     let n = elements(gpu);
-    let kernels = common::book(gpu)?;
+    let kernels = common::probes(gpu)?;
     let shape = LaunchShape::cover_1d(n, 256).map_err(fail)?;
     let stream = gpu.new_stream().map_err(fail)?;
     let unrelated = gpu.upload(&vec![7.0f32; n]).map_err(fail)?;
@@ -39,16 +38,16 @@ fn soundness_buffers_dropped_right_after_launches(gpu: &Gpu) -> TestResult {
     let mut fresh = gpu.zeros::<f32>(n).map_err(fail)?;
     for round in 0..ROUNDS {
         let mut c_d = gpu.zeros::<f32>(n).map_err(fail)?;
-        let args = BinaryArgs {
+        let args = TriadArgs {
             a: a_d.view(),
             b: b_d.view(),
             c: c_d.view_mut(),
             scalar: 3.0f32,
         };
         if round % 2 == 0 {
-            kernels.launch(StreamTriad, shape, args).map_err(fail)?;
+            kernels.launch(ProbeTriad, shape, args).map_err(fail)?;
         } else {
-            kernels.launch_on(&stream, StreamTriad, shape, args).map_err(fail)?;
+            kernels.launch_on(&stream, ProbeTriad, shape, args).map_err(fail)?;
         }
         drop(c_d);
         fresh = gpu.zeros::<f32>(n).map_err(fail)?;
@@ -75,7 +74,7 @@ fn soundness_buffers_dropped_under_another_devices_launch(gpus: &[&Gpu]) -> Test
         return Ok(());
     }
     let n = elements(owner);
-    let kernels = common::book(runner)?;
+    let kernels = common::probes(runner)?;
     let shape = LaunchShape::cover_1d(n, 256).map_err(fail)?;
     let unrelated = owner.upload(&vec![7.0f32; n]).map_err(fail)?;
     let (a_d, b_d) = (
@@ -85,13 +84,13 @@ fn soundness_buffers_dropped_under_another_devices_launch(gpus: &[&Gpu]) -> Test
     let mut fresh = owner.zeros::<f32>(n).map_err(fail)?;
     for _ in 0..ROUNDS / 3 {
         let mut c_d = owner.zeros::<f32>(n).map_err(fail)?;
-        let args = BinaryArgs {
+        let args = TriadArgs {
             a: a_d.view(),
             b: b_d.view(),
             c: c_d.view_mut(),
             scalar: 3.0f32,
         };
-        kernels.launch(StreamTriad, shape, args).map_err(fail)?;
+        kernels.launch(ProbeTriad, shape, args).map_err(fail)?;
         drop(c_d);
         fresh = owner.zeros::<f32>(n).map_err(fail)?;
     }
@@ -108,7 +107,7 @@ fn soundness_buffers_dropped_under_another_devices_launch(gpus: &[&Gpu]) -> Test
 /// names; subviews that do not overlap, and a read-only twin of the output, are not.
 fn soundness_overlapping_writable_views_refused(gpu: &Gpu) -> TestResult {
     let n = 1024;
-    let kernels = common::book(gpu)?;
+    let kernels = common::probes(gpu)?;
     let shape = LaunchShape::cover_1d(n / 2, 256).map_err(fail)?;
     let a_d = gpu.upload(&vec![1.0f32; n]).map_err(fail)?;
     let mut c_d = gpu.upload(&vec![0.0f32; n]).map_err(fail)?;
@@ -120,9 +119,9 @@ fn soundness_overlapping_writable_views_refused(gpu: &Gpu) -> TestResult {
     // The triad over the first half, writing `c` and reading `a` and `b`.
     let a_low = a_d.view().subview(0..n / 2).ok_or("subview")?;
     let refused = kernels.launch(
-        StreamTriad,
+        ProbeTriad,
         shape,
-        BinaryArgs {
+        TriadArgs {
             a: a_low,
             b: a_low,
             c: half(c, n, 0)?,
@@ -138,11 +137,12 @@ fn soundness_overlapping_writable_views_refused(gpu: &Gpu) -> TestResult {
         // A read-only twin of a writable view is allowed (in-place kernels).
         let error = kernels
             .launch(
-                book_kernels::stream::StreamCopy,
+                ProbeTriad,
                 shape,
-                book_kernels::stream::UnaryArgs {
-                    input: second.as_slice(),
-                    output: first,
+                TriadArgs {
+                    a: second.as_slice(),
+                    b: second.as_slice(),
+                    c: first,
                     scalar: 1.0f32,
                 },
             )
@@ -150,7 +150,7 @@ fn soundness_overlapping_writable_views_refused(gpu: &Gpu) -> TestResult {
         ensure(error.is_none(), || {
             format!("{what}: a read-only twin was refused: {error:?}")
         })?;
-        let error = common::library(gpu)?
+        let error = common::probes(gpu)?
             .launch(ProbeTwoOutputs, shape, TwoOutputsArgs { first, second })
             .expect_err("overlapping writable views were accepted")
             .to_string();
@@ -159,7 +159,7 @@ fn soundness_overlapping_writable_views_refused(gpu: &Gpu) -> TestResult {
             || format!("{what}: {error}"),
         )?;
     }
-    common::library(gpu)?
+    common::probes(gpu)?
         .launch(
             ProbeTwoOutputs,
             shape,
@@ -186,11 +186,11 @@ fn soundness_simulator_refuses_foreign_views(gpu: &Gpu) -> TestResult {
     let foreign: Slice<'_, f32> = unsafe { Slice::from_raw_parts(host.as_ptr(), host.len()) };
     let mut c_d = gpu.zeros::<f32>(64).map_err(fail)?;
     let shape = LaunchShape::cover_1d(64, 64).map_err(fail)?;
-    let error = common::book(gpu)?
+    let error = common::probes(gpu)?
         .launch(
-            StreamTriad,
+            ProbeTriad,
             shape,
-            BinaryArgs {
+            TriadArgs {
                 a: foreign,
                 b: foreign,
                 c: c_d.view_mut(),

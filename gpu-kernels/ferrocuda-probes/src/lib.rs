@@ -1,7 +1,13 @@
 //! One thin kernel per device-library primitive, so each is tested on its own against values the
 //! CPU computes (CUDA.jl's and CUB's way): indexing, grid-stride loops, shared tiles, warp
 //! shuffles and votes, warp reductions, atomics on global and shared memory, explicit rounding,
-//! clocks, printing. Their tests, which launch them through the public host API, are in `tests/ferrocuda-tests/device.rs`.
+//! clocks, printing. Their tests, which launch them through the
+//! public host API, are in `host/ferrocuda/tests/device.rs`.
+//!
+//! A test-only kernel crate, not part of the library: its PTX is embedded by `ferrocuda-testing`
+//! (`ferrocuda_testing::PROBES`), so the library's own module carries only what its calls launch.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 use ferrocuda_device::collective::warp::{warp_max, warp_sum};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::{Tile1d, Tile2d};
@@ -374,12 +380,35 @@ pub struct TwoOutputsArgs<'a> {
 }
 
 /// Writes 5 into each element of both views: the kernel of the host's test that overlapping
-/// writable views are refused and disjoint ones launch (`tests/ferrocuda-tests/soundness.rs`).
+/// writable views are refused and disjoint ones launch (`host/ferrocuda/tests/soundness.rs`).
 #[kernel]
 pub fn probe_two_outputs(args: TwoOutputsArgs<'_>) {
     let i = global_idx_x();
     if i < args.first.len() {
         args.first.set(i, 5.0);
         args.second.set(i, 5.0);
+    }
+}
+
+/// Arguments of [`probe_triad`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+#[kernel_args(same_len(a, b, c))]
+pub struct TriadArgs<'a> {
+    pub a: Slice<'a, f32>,
+    pub b: Slice<'a, f32>,
+    /// Receives `a + scalar * b`.
+    pub c: SliceMut<'a, f32>,
+    pub scalar: f32,
+}
+
+/// `c = a + scalar * b`, one element per thread: a kernel that reads two buffers and writes a
+/// third, for the host's tests that a buffer dropped right after a launch stays allocated until
+/// the launch has run (`host/ferrocuda/tests/soundness.rs`).
+#[kernel]
+pub fn probe_triad(args: TriadArgs<'_>) {
+    let i = global_idx_x();
+    if i < args.c.len() {
+        args.c.set(i, args.a.get(i) + args.scalar * args.b.get(i));
     }
 }

@@ -1,15 +1,15 @@
 //! The CPU simulator's own checks: deliberately broken kernels and launches are stopped with a
 //! message naming kernel, block and thread, never a hang; refused shapes are launch errors; a
 //! fault surfaces at the next synchronisation, as on CUDA. Runs on the simulator everywhere.
-mod common;
+use ferrocuda_testing as common;
 
 use common::{CpuTest, TestResult, ensure, fail};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda_sim::{Fault, SimError};
 mod broken_kernels;
 use broken_kernels::{BrokenDivergentBarrier, BrokenReverseWithoutBarrier};
-use ferrocuda::kernels::probe::{OutArgs, ProbeSharedReverse, ProbeWarp, WARP_FIELDS, WarpArgs};
 use ferrocuda::{Error, Gpu, KernelSet, KernelView, LaunchShape};
+use ferrocuda_testing::probe::{OutArgs, ProbeSharedReverse, ProbeWarp, WARP_FIELDS, WarpArgs};
 
 /// This test's own kernels: the simulator runs their bodies, so the set needs no PTX.
 static BROKEN: KernelSet = KernelSet::new(env!("CARGO_CRATE_NAME"), &[]);
@@ -66,7 +66,7 @@ fn sim_shared_out_of_bounds_is_caught() -> TestResult {
     // The kernel needs a tile of blockDim.x elements; the launch provides half of it.
     let fault = fault_of(|sim| {
         let mut data = sim.zeros::<i32>(128)?;
-        sim.load(&ferrocuda::ptx::LIBRARY)?.launch(
+        sim.load(&ferrocuda_testing::PROBES)?.launch(
             ProbeSharedReverse,
             reverse_shape(128, 1, 64),
             OutArgs { out: data.view_mut() },
@@ -86,7 +86,7 @@ fn sim_shuffle_with_absent_lanes_is_caught() -> TestResult {
     let fault = fault_of(|sim| {
         let input = sim.zeros::<i32>(20)?;
         let mut out = sim.zeros::<i32>(WARP_FIELDS * 20)?;
-        sim.load(&ferrocuda::ptx::LIBRARY)?.launch(
+        sim.load(&ferrocuda_testing::PROBES)?.launch(
             ProbeWarp,
             LaunchShape::new((1, 1, 1), (20, 1, 1)),
             WarpArgs {
@@ -111,7 +111,7 @@ fn sim_refuses_what_cuda_refuses() -> TestResult {
         (LaunchShape::new((0, 1, 1), (32, 1, 1)), "an empty grid"),
         (reverse_shape(32, 1, 228 * 1024 / 4), "228 KiB of shared memory"),
     ] {
-        match sim.load(&ferrocuda::ptx::LIBRARY).map_err(fail)?.launch(
+        match sim.load(&ferrocuda_testing::PROBES).map_err(fail)?.launch(
             ProbeSharedReverse,
             shape,
             OutArgs { out: data.view_mut() },
@@ -136,7 +136,7 @@ fn sim_fault_surfaces_at_synchronize_and_clears() -> TestResult {
     })?;
     // Unlike a CUDA context, the simulator is usable again once the fault is reported.
     let mut data = sim.upload(&(0..64).collect::<Vec<i32>>()).map_err(fail)?;
-    sim.load(&ferrocuda::ptx::LIBRARY)
+    sim.load(&ferrocuda_testing::PROBES)
         .map_err(fail)?
         .launch(
             ProbeSharedReverse,
@@ -156,7 +156,7 @@ fn sim_large_grid_of_cooperating_blocks() -> TestResult {
     let (threads, blocks) = (96u32, 3000u32);
     let n = (threads * blocks) as usize;
     let mut data = sim.upload(&(0..n as i32).collect::<Vec<_>>()).map_err(fail)?;
-    sim.load(&ferrocuda::ptx::LIBRARY)
+    sim.load(&ferrocuda_testing::PROBES)
         .map_err(fail)?
         .launch(
             ProbeSharedReverse,

@@ -1,5 +1,5 @@
 //! GPU-vs-CPU tests of the reduction library (`ferrocuda::reduce`, `gpu_kernels::collective`).
-mod common;
+use ferrocuda_testing as common;
 
 use common::{GpuTest, TestResult, ensure, fail};
 use ferrocuda::Gpu;

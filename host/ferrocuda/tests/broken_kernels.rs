@@ -1,8 +1,8 @@
-//! Deliberately wrong kernels, which the CPU simulator must catch (tests/ferrocuda-tests/simulator.rs). On a GPU
+//! Deliberately wrong kernels, which the CPU simulator must catch (host/ferrocuda/tests/simulator.rs). On a GPU
 //! they are undefined behaviour (a race, a hang): never launch them there.
-use ferrocuda::kernels::probe::OutArgs;
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::Tile1d;
+use ferrocuda_testing::probe::OutArgs;
 
 /// `probe_shared_reverse` without its barrier: a thread reads the tile element another thread
 /// has not written yet. The simulator reports the read of never-written shared memory.

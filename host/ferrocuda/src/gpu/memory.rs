@@ -61,9 +61,9 @@ impl<T> HostAllocation<T> {
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or_else(|| {
             Error::OutOfMemory(format!(
                 "cannot allocate {} ({} bytes) of simulator memory: the simulator's device memory is this host's, which has {} available",
-                crate::footprint::Bytes(layout.size() as u64),
+                super::host_memory::Bytes(layout.size() as u64),
                 layout.size(),
-                crate::footprint::Bytes(crate::footprint::host_available_bytes())
+                super::host_memory::Bytes(super::host_memory::host_available_bytes())
             ))
         })?;
         counted.fetch_add(len * size_of::<T>(), Ordering::Relaxed);
@@ -240,7 +240,7 @@ impl Gpu {
 
     /// Copies a device buffer back to a new `Vec` (waits for the work before it, as `a = a_d`).
     pub fn download<T: Element>(&self, device: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        let mut host = crate::footprint::try_vec(device.len(), zero::<T>())?;
+        let mut host = super::host_memory::try_vec(device.len(), zero::<T>())?;
         self.download_into(device, &mut host)?;
         Ok(host)
     }
@@ -272,7 +272,7 @@ impl Gpu {
     /// benchmark's launcher, say), which borrows the buffer itself.
     pub fn download_view<T: Element>(&self, view: Slice<'_, T>) -> Result<Vec<T>> {
         self.check_simulator_fault()?;
-        let mut host = crate::footprint::try_vec(view.len(), zero::<T>())?;
+        let mut host = super::host_memory::try_vec(view.len(), zero::<T>())?;
         let bytes = std::mem::size_of_val(host.as_slice());
         match &self.backend {
             Backend::Cuda(cuda) => {
@@ -362,7 +362,7 @@ impl Gpu {
                 unsafe { std::ptr::write_bytes(bytes, 0, len) };
                 Ok(PinnedBuffer::new(Pinned::Cuda(buffer)))
             }
-            Backend::Sim(_) => Ok(PinnedBuffer::new(Pinned::Host(crate::footprint::try_vec(
+            Backend::Sim(_) => Ok(PinnedBuffer::new(Pinned::Host(super::host_memory::try_vec(
                 len,
                 zero::<T>(),
             )?))),

@@ -22,6 +22,7 @@ mod curand;
 mod device;
 mod element;
 mod error;
+pub(crate) mod host_memory;
 mod kernels;
 mod launch;
 mod link;

@@ -13,6 +13,7 @@ pub mod direct_transfer;
 pub mod minimal;
 pub mod mpi;
 pub mod mpi_assign_device;
+pub mod mpi_common;
 pub mod mpi_devices;
 pub mod p2p_access;
 pub mod p2p_bandwidth;

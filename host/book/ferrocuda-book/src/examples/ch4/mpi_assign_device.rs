@@ -20,8 +20,14 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
+#[cfg(feature = "mpi")]
 fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    super::mpi::in_process(ID, gpu, options)
+    super::mpi_common::in_process(run_rank, gpu, options)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
+    Err(super::mpi_common::needs_mpi_build(ID))
 }
 
 #[cfg(feature = "mpi")]
@@ -29,8 +35,8 @@ pub use rank::run_rank;
 
 #[cfg(feature = "mpi")]
 mod rank {
-    use crate::examples::ch4::mpi::ARRAY_N as N;
-    use crate::examples::ch4::mpi::{arrays_seen, print_on_root};
+    use crate::examples::ch4::mpi_common::ARRAY_N as N;
+    use crate::examples::ch4::mpi_common::{arrays_seen, print_on_root};
     use crate::examples::{Options, Outcome};
     use ferrocuda::gpu::{Gpu, Result};
     use ferrocuda::mpi::{Mpi, Placement};

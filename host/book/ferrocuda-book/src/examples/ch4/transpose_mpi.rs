@@ -76,8 +76,14 @@ fn ranks() -> usize {
     1
 }
 
+#[cfg(feature = "mpi")]
 fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    super::mpi::in_process(ID, gpu, options)
+    super::mpi_common::in_process(run_rank, gpu, options)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
+    Err(super::mpi_common::needs_mpi_build(ID))
 }
 
 /// The id of the variant with the tiles packed on the device and MPI on device buffers (book
@@ -99,8 +105,14 @@ pub const GPUAWARE_EXAMPLE: Example = Example {
     run: run_gpuaware,
 };
 
+#[cfg(feature = "mpi")]
 fn run_gpuaware(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    super::mpi::in_process(GPUAWARE_ID, gpu, options)
+    super::mpi_common::in_process(run_rank_gpuaware, gpu, options)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run_gpuaware(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
+    Err(super::mpi_common::needs_mpi_build(GPUAWARE_ID))
 }
 
 /// How the tiles travel between ranks.
@@ -121,7 +133,7 @@ pub use rank::{run_rank, run_rank_gpuaware};
 mod rank {
     use super::Exchange;
     use crate::defaults::Pick;
-    use crate::examples::ch4::mpi::print_on_root;
+    use crate::examples::ch4::mpi_common::print_on_root;
     use crate::examples::ch4::{TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N};
     use crate::examples::ch4::{gb_per_s, one_device};
     use crate::examples::{Options, Outcome};

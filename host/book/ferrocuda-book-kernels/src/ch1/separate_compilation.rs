@@ -4,7 +4,7 @@
 //! `b_d` from the other module. In CUDA Fortran that needs no relocatable device code, and here
 //! both modules are Rust modules of one kernel crate, so one PTX module. The other half of §1.6.1,
 //! twoMinusThree, calls a device *function* of another compilation unit: that is real separate
-//! compilation, two kernel crates (`host/book/c_m` and `d_m`) linked by the
+//! compilation, two kernel crates (`host/book/ferrocuda-book-c-m` and `d_m`) linked by the
 //! driver.
 
 /// Module `b_m`: the device variable `b_d`.

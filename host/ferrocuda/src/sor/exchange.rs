@@ -86,7 +86,7 @@ impl FromStr for Strategy {
             "mpi" => Ok(Self::Mpi),
             #[cfg(not(feature = "mpi"))]
             "mpi" => Err(Error::InvalidArgument(
-                "the MPI exchange needs a build with the mpi feature (cargo build --release -p xtask --features mpi), and this one has none".into(),
+                "the MPI exchange needs ferrocuda built with its `mpi` feature (the runner: cargo build --release -p ferrocuda-runner --features mpi), and this one has none".into(),
             )),
             other => Err(Error::InvalidArgument(format!(
                 "the exchange is host, pinned, peer, nccl or mpi, not `{other}`"

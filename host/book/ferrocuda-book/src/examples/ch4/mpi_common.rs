@@ -15,7 +15,7 @@ pub const ARRAY_N: usize = 1024 * 1024;
 /// The refusal of an MPI id in a build without MPI: one sentence naming the build command.
 pub fn needs_mpi_build(id: &str) -> Error {
     Error::InvalidArgument(format!(
-        "{id} needs MPI, and this build has none: run `cargo xtask mpirun -np 2 {id}` (it builds with `--features mpi`), or build with `cargo build --release -p xtask --features mpi` and start `mpirun -np 2 target/release/xtask run {id}`"
+        "{id} needs MPI, and this build has none: run `cargo xtask mpirun -np 2 {id}` (it builds with `--features mpi`), or build with `cargo build --release -p ferrocuda-runner --features mpi` and start `mpirun -np 2 target/release/ferrocuda-runner run {id}`"
     ))
 }
 

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 /// The runner: `FERROCUDA_XTASK_BIN` when set (the GPU machine's copy, `.gpu/xtask`), else where
 /// cargo built it.
 fn xtask() -> std::ffi::OsString {
-    std::env::var_os("FERROCUDA_XTASK_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_xtask").into())
+    std::env::var_os("FERROCUDA_XTASK_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_ferrocuda-runner").into())
 }
 /// SIGPIPE's number on Linux.
 const SIGPIPE: i32 = 13;

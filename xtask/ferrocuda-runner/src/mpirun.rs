@@ -1,6 +1,6 @@
 //! `cargo xtask mpirun -np N <id> [options]`: an MPI example of chapter 4 on N ranks. Builds
 //! the runner with `--features mpi` into the same target folder (only the binary relinks when the
-//! rest is built), then starts `mpirun -np N target/release/xtask run <id> [options]` and passes
+//! rest is built), then starts `mpirun -np N target/release/ferrocuda-runner run <id> [options]` and passes
 //! its exit code on.
 use ferrocuda_book::examples;
 use std::path::{Path, PathBuf};
@@ -81,17 +81,17 @@ fn takes_ranks(id: &str) -> bool {
     examples::ch4::mpi::is_mpi(id) || id == examples::thesis::sor_multi::EXAMPLE.id
 }
 
-/// `cargo build --release -p xtask --features mpi`, in this workspace and target folder.
+/// `cargo build --release -p ferrocuda-runner --features mpi`, in this workspace and target folder.
 fn build_with_mpi() -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
     let status = Command::new(cargo)
         .args([
             "build",
             "--quiet",
             "--release",
             "-p",
-            "xtask",
+            "ferrocuda-runner",
             "--features",
             "mpi",
             "--manifest-path",
@@ -101,7 +101,7 @@ fn build_with_mpi() -> Result<(), String> {
         .map_err(|e| format!("cannot start cargo to build the runner with MPI: {e}"))?;
     if !status.success() {
         return Err(format!(
-            "building the runner with MPI (`cargo build --release -p xtask --features mpi`) failed; if mpicc or libclang is missing: {}",
+            "building the runner with MPI (`cargo build --release -p ferrocuda-runner --features mpi`) failed; if mpicc or libclang is missing: {}",
             "apt-get install openmpi-bin libopenmpi-dev libclang-dev"
         ));
     }

@@ -1,4 +1,6 @@
-//! The runner: `cargo xtask list | run <id> [options] | bench [options] | ptx [--report | --validate | <kernel>]`.
+//! The runner: `cargo xtask list | run <id> [options] | mpirun -np N <id> | bench [options] | agree |
+//! ptx [--report | --validate | <kernel>]`. `cargo xtask` (the `xtask` package) forwards these
+//! here; it makes new projects itself, so that `cargo xtask new` does not build the book.
 //!
 //! Every failure is one sentence on stderr and a non-zero exit code.
 use clap::{Args, Parser};
@@ -8,10 +10,9 @@ use ferrocuda_book::{agreement, bench, cli, examples};
 use std::process::ExitCode;
 
 mod mpirun;
-mod new;
 
-/// ferrocuda's runner: the book's examples, the bench, the simulator-against-GPU agreement, the
-/// PTX, and new projects.
+/// ferrocuda's runner: the book's examples, the bench, the simulator-against-GPU agreement and the
+/// PTX.
 #[derive(Parser)]
 #[command(name = "xtask", bin_name = "cargo xtask", after_help = AFTER_HELP)]
 enum Cli {
@@ -25,7 +26,7 @@ enum Cli {
         args: Vec<String>,
     },
     /// Runs an MPI example of chapter 4 on N ranks: builds the runner with --features mpi, then
-    /// `mpirun -np N target/release/xtask run <id> [options]`.
+    /// `mpirun -np N target/release/ferrocuda-runner run <id> [options]`.
     #[command(disable_help_flag = true)]
     Mpirun {
         /// -np N, the example id and its options.
@@ -46,18 +47,11 @@ enum Cli {
     },
     /// The embedded PTX: a kernel's text, ptxas's resource report, or validation.
     Ptx(PtxArgs),
-    /// A project of your own, from the examples/dot template.
-    New {
-        /// The package name (letters, digits, - and _, starting with a letter).
-        name: String,
-        /// The folder to create it in.
-        #[arg(long, value_name = "PARENT", default_value = ".")]
-        dir: std::path::PathBuf,
-    },
 }
 
 const AFTER_HELP: &str =
-    "The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator otherwise.";
+    "The backend defaults to FERROCUDA_BACKEND, else auto: CUDA when a GPU is present, the CPU simulator otherwise.
+`cargo xtask new <NAME> [--dir <PARENT>]` makes a project of your own from the examples/dot template.";
 
 #[derive(Args)]
 struct BenchArgs {
@@ -105,7 +99,6 @@ fn main() -> ExitCode {
         Cli::Bench(args) => run_bench(args),
         Cli::Agree { device } => agree(device),
         Cli::Ptx(args) => ptx_command(args),
-        Cli::New { name, dir } => new::run(&name, &dir),
     };
     match result {
         Ok(code) => code,

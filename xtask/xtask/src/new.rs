@@ -20,38 +20,38 @@ struct TemplateFile {
 const TEMPLATE: &[TemplateFile] = &[
     TemplateFile {
         path: "rust-toolchain.toml",
-        text: include_str!("../../examples/rust-toolchain.toml"),
+        text: include_str!("../../../examples/rust-toolchain.toml"),
     },
     TemplateFile {
         path: "build.rs",
-        text: include_str!("../../examples/dot/build.rs"),
+        text: include_str!("../../../examples/dot/build.rs"),
     },
     TemplateFile {
         path: "src/lib.rs",
-        text: include_str!("../../examples/dot/src/lib.rs"),
+        text: include_str!("../../../examples/dot/src/lib.rs"),
     },
     TemplateFile {
         path: "src/main.rs",
-        text: include_str!("../../examples/dot/src/main.rs"),
+        text: include_str!("../../../examples/dot/src/main.rs"),
     },
     TemplateFile {
         path: "tests/simulator.rs",
-        text: include_str!("../../examples/dot/tests/simulator.rs"),
+        text: include_str!("../../../examples/dot/tests/simulator.rs"),
     },
     TemplateFile {
         path: "kernels/Cargo.toml",
-        text: include_str!("../../examples/dot/kernels/Cargo.toml"),
+        text: include_str!("../../../examples/dot/kernels/Cargo.toml"),
     },
     TemplateFile {
         path: "kernels/src/lib.rs",
-        text: include_str!("../../examples/dot/kernels/src/lib.rs"),
+        text: include_str!("../../../examples/dot/kernels/src/lib.rs"),
     },
 ];
 
 /// The host package's manifest.
-const HOST_MANIFEST: &str = include_str!("../../examples/dot/Cargo.toml");
+const HOST_MANIFEST: &str = include_str!("../../../examples/dot/Cargo.toml");
 /// The examples' workspace manifest, whose lint tables the new workspace copies.
-const EXAMPLES_MANIFEST: &str = include_str!("../../examples/Cargo.toml");
+const EXAMPLES_MANIFEST: &str = include_str!("../../../examples/Cargo.toml");
 
 /// Names a crate cannot take: Rust's keywords (the library name is used in `use` lines) and the
 /// crates of the toolchain and of ferrocuda.
@@ -73,8 +73,9 @@ pub fn run(name: &str, parent: &Path) -> Result<ExitCode, String> {
         ));
     }
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .ok_or("the xtask crate has no parent folder to be the ferrocuda checkout")?;
+        .ancestors()
+        .nth(2)
+        .ok_or("the xtask crate is not two folders inside the ferrocuda checkout")?;
     let files = render(name, repo)?;
     std::fs::create_dir(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     if let Err(message) = write_all(&dir, &files) {
@@ -240,7 +241,7 @@ fn replace_required(text: &str, from: &str, to: &str) -> Result<String, String> 
         Ok(text.replace(from, to))
     } else {
         Err(format!(
-            "the examples/dot template no longer contains `{from}`: update xtask/src/new.rs"
+            "the examples/dot template no longer contains `{from}`: update xtask/xtask/src/new.rs"
         ))
     }
 }

@@ -4,7 +4,7 @@ mod common;
 
 use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::gpu::Gpu;
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::appc::fcallingc;
 
 /// The book's side and sides that leave partial 16 x 16 blocks.

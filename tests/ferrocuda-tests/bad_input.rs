@@ -10,7 +10,9 @@
 #[path = "common/mpirun.rs"]
 mod mpirun;
 
-use ferrocuda_book::examples::{EXAMPLES, Example, F64_BY_DEFAULT, ch4};
+use ferrocuda_book::example::{Example, F64_BY_DEFAULT};
+use ferrocuda_book::examples::ch4;
+use ferrocuda_book::registry::EXAMPLES;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::process::{Command, Output};
 

@@ -5,10 +5,10 @@ use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::device::variable::{DeviceVariable, Variable};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
+use ferrocuda_book::example::{Options, Precision};
 use ferrocuda_book::examples::ch1::{
     devicequery, error_handling, increment_2d, increment_launch, precision, separate_compilation,
 };
-use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch1 as reference;
 use std::sync::Mutex;
 

@@ -5,7 +5,7 @@ use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use ferrocuda_book::reference::ch2 as reference;
 
@@ -88,7 +88,7 @@ fn ch2_timing_multiblock(gpu: &Gpu) -> TestResult {
 /// One block cannot cover more threads than a block holds: refused in one sentence that names
 /// the option that can.
 fn ch2_timing_one_block_refuses_more(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda_book::examples::find("ch2-timing").ok_or("no ch2-timing")?;
+    let example = ferrocuda_book::registry::find("ch2-timing").ok_or("no ch2-timing")?;
     let options = Options {
         size: Some(1025),
         reps: 1,

@@ -7,7 +7,7 @@ use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
 use ferrocuda_book::defaults::Pick;
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch3::bank_conflicts;
 use ferrocuda_book::examples::ch3::shared_reverse::{self, Variant as ReverseVariant};
 use ferrocuda_book::examples::ch3::transpose::{self, Variant};
@@ -136,7 +136,7 @@ fn ch3_transpose_program_non_square(gpu: &Gpu) -> TestResult {
         )
         .map_err(|e| format!("{nx} x {ny}: {e}"))?;
     }
-    let example = ferrocuda_book::examples::find("ch3-transpose").ok_or("no ch3-transpose")?;
+    let example = ferrocuda_book::registry::find("ch3-transpose").ok_or("no ch3-transpose")?;
     let zero = Options {
         size: Some(8),
         ..Options::default()

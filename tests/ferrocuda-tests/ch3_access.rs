@@ -8,12 +8,12 @@ use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::gpu::{DeviceProperties, Error};
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::example::{Options, Precision};
 use ferrocuda_book::examples::ch3::copy::{self, CopyReal, Variant};
 use ferrocuda_book::examples::ch3::offset_stride::{self, Pattern, Placement};
 use ferrocuda_book::examples::ch3::stride_texture::{self, Load as StrideLoad};
 use ferrocuda_book::examples::ch3::sweep;
 use ferrocuda_book::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
-use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch3::{offset_stride as os_ref, stride_texture as st_ref, texture_average as avg_ref};
 
 /// The CUB-style block sizes every kernel is launched with.
@@ -111,7 +111,7 @@ fn ch3_offset_stride_cache_option(gpu: &Gpu) -> TestResult {
     opts.flags = vec![("--cache".into(), Some("both".into()))];
     example_passes(gpu, "ch3-offset-stride", opts.clone())?;
     opts.flags = vec![("--cache".into(), Some("noL1".into()))];
-    let example = ferrocuda_book::examples::find("ch3-offset-stride").ok_or("no example")?;
+    let example = ferrocuda_book::registry::find("ch3-offset-stride").ok_or("no example")?;
     ensure((example.run)(gpu, &opts).is_err(), || {
         "--cache noL1 was accepted".into()
     })

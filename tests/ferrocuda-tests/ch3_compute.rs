@@ -9,7 +9,7 @@ use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::gpu::Cublas;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{DeviceBuffer, Gpu};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch3::constant_increment::{self, Source};
 use ferrocuda_book::examples::ch3::divergence::{self, Variant as Branch};
 use ferrocuda_book::examples::ch3::intrinsics::{self, ACCURATE, Variant as Intrinsic};
@@ -107,7 +107,7 @@ fn ch3_constant_increment_bank_bounds(gpu: &Gpu) -> TestResult {
         reps: 1,
         ..Options::default()
     };
-    let example = ferrocuda_book::examples::find("ch3-constant-increment").ok_or("no example")?;
+    let example = ferrocuda_book::registry::find("ch3-constant-increment").ok_or("no example")?;
     ensure((example.run)(gpu, &options).is_err(), || {
         "--size 1025 was accepted".into()
     })
@@ -445,7 +445,7 @@ fn course_matmul_tiled_default_is_non_square() -> TestResult {
 }
 
 fn course_matmul_tiled_rejects_zero_dimension(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda_book::examples::find("course-matmul-tiled").ok_or("no example")?;
+    let example = ferrocuda_book::registry::find("course-matmul-tiled").ok_or("no example")?;
     let options = Options::default().with_flag("--k", Some("0"));
     ensure((example.run)(gpu, &options).is_err(), || "--k 0 was accepted".into())
 }

@@ -8,7 +8,7 @@ use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::cuf::{AUTO_BLOCK_2D, AUTO_THREADS_PER_BLOCK, Dim, KernelLoop, MAX_GRID};
 use ferrocuda::reduce::{Plan, THREADS_PER_BLOCK};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch3::cuf_increment::{self, Chevrons, TPB};
 use ferrocuda_book::examples::ch3::{cuf_increment_2d, cuf_reduce};
 use ferrocuda_book::reference::ch3::cuf as reference;

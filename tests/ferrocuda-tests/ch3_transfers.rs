@@ -9,7 +9,7 @@ use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::gpu::Copy2d;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch3::async_overlap::{self, BLOCK_SIZE, Setup, TOLERANCE, Variant};
 use ferrocuda_book::examples::ch3::{bandwidth_test, batching};
 use ferrocuda_book::reference::ch3 as reference;

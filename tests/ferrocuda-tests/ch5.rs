@@ -13,7 +13,7 @@ mod sum_accuracy;
 
 use common::{CpuTest, GpuTest, TestResult};
 use ferrocuda::Gpu;
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 
 /// The memory plans of chapter 5's ids.
 fn ch5_memory_plans() -> TestResult {
@@ -31,7 +31,7 @@ fn ch5_memory_plans() -> TestResult {
 /// `--book` runs the book's sizes: a `--size` beside it is refused in one sentence.
 fn ch5_book_refuses_size() -> TestResult {
     for id in ["ch5-pi-cuf", "ch5-pi-fma", "ch5-bs-european-mc"] {
-        let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
+        let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
         let options = Options {
             size: Some(1000),
             ..Options::default()

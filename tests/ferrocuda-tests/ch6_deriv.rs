@@ -7,9 +7,9 @@ mod common;
 use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::example::{Options, Precision};
 use ferrocuda_book::examples::ch6::deriv::{self, BOOK_MAX_BOUND, BOOK_RMS_BOUND, analytic_tolerance};
 use ferrocuda_book::examples::ch6::deriv_launch::{Coefficients, DerivReal, Mode, Pencils, Problem, Variant};
-use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch6::deriv::{
     self as reference, Direction, Extents, Grid, HALO, STENCIL, stretched_ds_dx, stretched_x,
 };

@@ -8,7 +8,7 @@ use book_kernels::ch6::laplace2d::{
 };
 use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch6::laplace2d::{self, Setup, report_lines};
 use ferrocuda_book::examples::ch6::laplace2d_solver::{DeviceField, LaplaceGpu, Update, Variant, solve};
 use ferrocuda_book::reference::ch6::laplace2d::{self as reference, Stop};
@@ -293,7 +293,7 @@ fn ch6_laplace2d_program(gpu: &Gpu) -> TestResult {
         options.clone().with_flag("--iterations", Some("30")),
     )?;
     let f64_options = Options {
-        precision: ferrocuda_book::examples::Precision::F64,
+        precision: ferrocuda_book::example::Precision::F64,
         ..options
     };
     example_passes(

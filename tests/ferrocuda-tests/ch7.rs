@@ -5,8 +5,8 @@ use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::fft::cpu::C64;
 use ferrocuda::gpu::Error;
+use ferrocuda_book::example::{Options, Precision};
 use ferrocuda_book::examples::ch7::{fft_c2c_test, fft_r2c_test, fftshift, poisson, spectral_deriv};
-use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::ch7 as reference;
 
 fn options(size: Option<usize>, precision: Precision) -> Options {
@@ -30,7 +30,7 @@ fn passes_at(gpu: &Gpu, id: &str, sizes: &[Option<usize>]) -> TestResult {
 
 /// Fails unless running `id` with `options` is refused with `InvalidArgument`.
 fn refused(gpu: &Gpu, id: &str, options: Options) -> TestResult {
-    let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
+    let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
     match (example.run)(gpu, &options) {
         Err(Error::InvalidArgument(_)) => Ok(()),
         Err(e) => Err(format!("{id} {options:?}: another error: {e}")),

@@ -4,10 +4,10 @@ mod common;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::histogram::{self, Data, Variant as HistoVariant};
 use ferrocuda_book::examples::course::reduction::{self, Plan, Variant};
-use ferrocuda_book::examples::course::vector_add;
+use ferrocuda_book::examples::course::{vector_add, vector_add_common};
 use ferrocuda_book::reference::course as reference;
 
 /// The course's program (A = 1, B = 2) and the varied inputs, at the default size and one past
@@ -56,7 +56,7 @@ fn course_vector_add_multi_program(gpu: &Gpu) -> TestResult {
             ..Options::default()
         },
     )?;
-    let example = ferrocuda_book::examples::find("course-vector-add-multi").ok_or("no example")?;
+    let example = ferrocuda_book::registry::find("course-vector-add-multi").ok_or("no example")?;
     let zero = Options::default().with_flag("--devices", Some("0"));
     ensure((example.run)(gpu, &zero).is_err(), || "--devices 0 was accepted".into())
 }
@@ -101,12 +101,12 @@ fn course_vector_add_inputs() -> TestResult {
 }
 
 fn course_vector_add_sizes(gpu: &Gpu) -> TestResult {
-    for n in awkward_sizes(vector_add::THREADS_PER_BLOCK as usize) {
+    for n in awkward_sizes(vector_add_common::THREADS_PER_BLOCK as usize) {
         let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let b: Vec<f32> = (0..n).map(|i| 0.5 * i as f32 - 3.0).collect();
         let (a_d, b_d) = (gpu.upload(&a).map_err(fail)?, gpu.upload(&b).map_err(fail)?);
         let mut c_d = gpu.upload(&vec![f32::NAN; n]).map_err(fail)?;
-        vector_add::vector_add(gpu, &a_d, &b_d, &mut c_d).map_err(fail)?;
+        vector_add_common::vector_add(gpu, &a_d, &b_d, &mut c_d).map_err(fail)?;
         let check = Check::compare(
             "c",
             &gpu.download(&c_d).map_err(fail)?,

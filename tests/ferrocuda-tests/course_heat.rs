@@ -9,7 +9,7 @@ use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::gpu::Error;
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::heat::image::write_heat_map;
 use ferrocuda_book::examples::course::heat::problem::{Edges, FieldStats, Grid, Problem};
 use ferrocuda_book::examples::course::heat::snapshots::{self, Plan};
@@ -248,7 +248,7 @@ fn course_heat_program_insulated_f64(gpu: &Gpu) -> TestResult {
         "course-heat",
         Options {
             size: Some(57),
-            precision: ferrocuda_book::examples::Precision::F64,
+            precision: ferrocuda_book::example::Precision::F64,
             reps: 2,
             ..Options::default()
         }
@@ -303,7 +303,7 @@ fn course_heat_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
             options = options.with_flag(flag, Some(value));
         }
         let example =
-            ferrocuda_book::examples::find("course-heat").ok_or(Error::InvalidArgument("no example".into()))?;
+            ferrocuda_book::registry::find("course-heat").ok_or(Error::InvalidArgument("no example".into()))?;
         (example.run)(gpu, &options).map(|_| ())
     };
     refused("cfl 1.2", run(&[("--cfl", "1.2")], 16), "h^2 / (4 alpha)")?;

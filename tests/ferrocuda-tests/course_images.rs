@@ -9,7 +9,7 @@ mod cpu;
 
 use common::{GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::convolution::{self, ConstantMasks, mask_1d, mask_2d};
 use ferrocuda_book::examples::course::image_blur::{self, Variant as BlurVariant};
 use ferrocuda_book::examples::course::matrix_sum::{self, Sums};

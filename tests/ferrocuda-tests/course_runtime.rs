@@ -8,7 +8,7 @@ use ferrocuda::device::shared::Tile1d;
 use ferrocuda::gpu::{Advice, ManagedBuffer};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::hello_world::{self, compare_lines};
 use ferrocuda_book::examples::course::vector_add_managed::{self, Arrays, Migration};
 use ferrocuda_book::examples::course::vector_add_streams::{self, Program, Setup};
@@ -121,7 +121,7 @@ fn course_hello_world_standard_output(_gpu: &Gpu) -> TestResult {
 
 fn course_hello_world_rejects_bad_shapes(gpu: &Gpu) -> TestResult {
     for (blocks, threads) in [(0, 4), (2, 0), (1, 1025), (9, 1024)] {
-        let outcome = ferrocuda_book::examples::find("course-hello-world")
+        let outcome = ferrocuda_book::registry::find("course-hello-world")
             .map(|e| (e.run)(gpu, &hello_options(blocks, threads)))
             .ok_or("no course-hello-world")?;
         ensure(matches!(outcome, Err(Error::InvalidArgument(_))), || {
@@ -285,7 +285,7 @@ fn course_vector_add_streams_sizes(gpu: &Gpu) -> TestResult {
 }
 
 fn course_vector_add_streams_rejects_bad_flags(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda_book::examples::find("course-vector-add-streams").ok_or("no example")?;
+    let example = ferrocuda_book::registry::find("course-vector-add-streams").ok_or("no example")?;
     for (flag, value) in [
         ("--chunks", "0"),
         ("--chunks", "1001"),

@@ -203,7 +203,7 @@ fn mpirun_helper_reports_and_kills_a_hang() -> TestResult {
 /// mpirun): it starts MPI itself, as a job of one rank, on the GPU or simulator given.
 fn in_process_child(_args: &[&str]) -> TestResult {
     let gpu = common::gpu().as_ref().map_err(|e| e.to_string())?;
-    let options = ferrocuda_book::examples::Options {
+    let options = ferrocuda_book::example::Options {
         reps: 1,
         ..Default::default()
     };

@@ -7,7 +7,7 @@ mod common;
 use common::{CpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::sim::{Checks, with_checks};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::racecheck::gallery::{CASES, Case, simulator_report};
 
 /// The gallery's case whose racy kernel is `racy`.

@@ -4,8 +4,8 @@ mod common;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda_book::example::{Options, Precision};
 use ferrocuda_book::examples::stream::{self, Layout, Op, THREADS_PER_BLOCK};
-use ferrocuda_book::examples::{Options, Precision};
 use ferrocuda_book::reference::stream as reference;
 
 fn stream_program_f32_and_f64(gpu: &Gpu) -> TestResult {
@@ -174,7 +174,7 @@ fn stream_default_is_the_articles(gpu: &Gpu) -> TestResult {
 
 /// `stream`'s options given none on the command line.
 fn default_options() -> Result<Options, String> {
-    let example = ferrocuda_book::examples::find("stream").ok_or("no example stream")?;
+    let example = ferrocuda_book::registry::find("stream").ok_or("no example stream")?;
     Ok(example.default_options())
 }
 

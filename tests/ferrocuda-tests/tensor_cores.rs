@@ -13,7 +13,7 @@ use ferrocuda::device::mma::{bf16_pair, to_bf16, to_tf32};
 use ferrocuda::gpu::{Cublas, LaunchShape};
 use ferrocuda::{Gpu, KernelView};
 use ferrocuda_book::defaults::Pick;
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::matmul_inputs::random_matrix;
 use ferrocuda_book::examples::course::matmul_tensor::{TensorKernel, TensorOperands, TensorPrecision};
 use ferrocuda_book::reference::course::matmul_tiled as reference;
@@ -218,7 +218,7 @@ fn tensor_gemm_program(gpu: &Gpu) -> TestResult {
                 .with_flag("--precision", Some(precision)),
         )?;
     }
-    let example = ferrocuda_book::examples::find("course-matmul-tiled").ok_or("no example")?;
+    let example = ferrocuda_book::registry::find("course-matmul-tiled").ok_or("no example")?;
     match (example.run)(gpu, &Options::default().with_flag("--precision", Some("fp8"))) {
         Err(e) => ensure(e.to_string().contains("f32, bf16 or tf32"), || {
             format!("refused as: {e}")

@@ -19,7 +19,7 @@ use ferrocuda::sor::single::{Stop, solve, solve_iterations};
 use ferrocuda::sor::{DeviceGrid, Omega, Problem, SorReal, Variant};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::examples::{Options, Precision};
+use ferrocuda_book::example::{Options, Precision};
 
 /// Grid shapes: the smallest with an interior, sides one off the window's 110 columns and the
 /// split kernel's 32 x 8 block, odd and even rows, a wide and a tall one.
@@ -224,7 +224,7 @@ fn thesis_sor_refuses_omega_outside_0_2(gpu: &Gpu) -> TestResult {
         )?;
         let result = reference::half_sweep(&mut cpu_grid, n, region, 0, 0, w);
         refused("the CPU half-sweep", result, &sentence)?;
-        let example = ferrocuda_book::examples::find("thesis-sor").ok_or("no thesis-sor")?;
+        let example = ferrocuda_book::registry::find("thesis-sor").ok_or("no thesis-sor")?;
         let options = Options::default().with_flag("--omega", Some(&omega.to_string()));
         refused(
             "thesis-sor --omega",

@@ -6,7 +6,7 @@ mod common;
 use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
 use ferrocuda::measure::{LinearFit, PowerFit, mean_relative_error};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::thesis::comm_model::{
     self, RowModel, block_thresholds, busiest_exchange, held_out_rows, thesis_exchange_ms,
 };

@@ -4,7 +4,7 @@ mod common;
 use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::tutorial::sum_reduction::{self, Sum3};
 use ferrocuda_book::examples::tutorial::vector_copy::{self, Variant};
 use ferrocuda_book::reference::tutorial::sum_reduction as sum_reference;

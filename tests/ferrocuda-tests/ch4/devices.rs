@@ -3,7 +3,7 @@
 use crate::common::{TestResult, awkward_sizes, ensure, example_passes, fail};
 use ferrocuda::gpu::{BackendChoice, Copy2d};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 
 /// The logical devices of the backend `gpu` runs on.
 fn logical(gpu: &Gpu, n: usize) -> Result<Vec<Gpu>, String> {
@@ -31,7 +31,7 @@ fn with_devices(n: usize, size: Option<usize>, flags: &[(&str, &str)]) -> Option
 
 /// The example's `run` refuses `options` with an `InvalidArgument` containing `phrase`.
 fn refuses(gpu: &Gpu, id: &str, options: Options, phrase: &str) -> TestResult {
-    let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
+    let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
     match (example.run)(gpu, &options) {
         Err(Error::InvalidArgument(message)) if message.contains(phrase) => Ok(()),
         Err(e) => Err(format!("{id} {options:?}: refused, but not with `{phrase}`: {e}")),

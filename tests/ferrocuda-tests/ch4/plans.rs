@@ -3,7 +3,7 @@
 use crate::common::{TestResult, ensure};
 use ferrocuda::footprint::{Capacity, Footprint};
 use ferrocuda::gpu::Gpu;
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch4::{DevicePlan, direct_transfer, p2p_bandwidth, transpose_mpi, transpose_p2p};
 
 fn with_devices(n: &str) -> Options {

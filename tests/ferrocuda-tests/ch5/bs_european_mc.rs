@@ -5,8 +5,8 @@ use crate::common::{TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::device::elementary::Exp;
 use ferrocuda::random::Generator;
-use ferrocuda_book::examples::Options;
-use ferrocuda_book::examples::Precision;
+use ferrocuda_book::example::Options;
+use ferrocuda_book::example::Precision;
 use ferrocuda_book::examples::ch5::bs_european_mc::{self as bs_example, BOOK_RUNS, Bounds, McReal, wide};
 use ferrocuda_book::reference::ch5::bs_european_mc::{self as bs, BOOK_OPTION, EuropeanOption};
 
@@ -178,7 +178,7 @@ pub fn ch5_bs_european_mc_bounds_catch_errors() -> TestResult {
 
 /// `--book` needs cuRAND: one clear error on the simulator.
 pub fn ch5_bs_european_mc_book_needs_curand() -> TestResult {
-    let example = ferrocuda_book::examples::find("ch5-bs-european-mc").ok_or("no example")?;
+    let example = ferrocuda_book::registry::find("ch5-bs-european-mc").ok_or("no example")?;
     let options = Options::default().with_flag("--book", None);
     match (example.run)(&Gpu::simulator(), &options) {
         Err(e) if e.to_string().contains("cuRAND") => Ok(()),

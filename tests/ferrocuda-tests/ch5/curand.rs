@@ -4,15 +4,15 @@
 use crate::common::{TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::random::Generator;
-use ferrocuda_book::examples::Options;
-use ferrocuda_book::examples::Precision;
+use ferrocuda_book::example::Options;
+use ferrocuda_book::example::Precision;
 use ferrocuda_book::examples::ch5::curand_basic::{BOOK_F32, BOOK_F64, N, SEED as BOOK_SEED, printed};
 
 /// `--generator curand-seeded` is parsed, and refused on the simulator in one sentence.
 pub fn ch5_curand_seeded_needs_cuda() -> TestResult {
     let generator: Generator = "curand-seeded".parse().map_err(fail)?;
     ensure(generator == Generator::CurandSeeded, || format!("parsed {generator:?}"))?;
-    let example = ferrocuda_book::examples::find("ch5-bs-european-mc").ok_or("no example")?;
+    let example = ferrocuda_book::registry::find("ch5-bs-european-mc").ok_or("no example")?;
     let options = Options {
         size: Some(1000),
         ..Options::default()
@@ -58,7 +58,7 @@ pub fn ch5_curand_basic_book(gpu: &Gpu) -> TestResult {
 
 /// ch5-curand-basic takes exactly `--generator` and `--seed` (the pi examples' first two flags).
 pub fn ch5_curand_basic_flags() -> TestResult {
-    let example = ferrocuda_book::examples::find("ch5-curand-basic").ok_or("no example ch5-curand-basic")?;
+    let example = ferrocuda_book::registry::find("ch5-curand-basic").ok_or("no example ch5-curand-basic")?;
     let names: Vec<&str> = example.flags.iter().map(|f| f.name).collect();
     ensure(names == ["--generator", "--seed"], || format!("flags {names:?}"))
 }

@@ -3,7 +3,7 @@
 //! Included by `tests/ferrocuda-tests/ch5.rs`.
 use crate::common::{TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch5::pi::{self, PiFloat, Rounding};
 use ferrocuda_book::examples::ch5::pi_fma::{self, TABLE_5_1};
 use ferrocuda_book::examples::ch5::pi_reduction_atomiclock::LockedSum;

@@ -4,7 +4,7 @@
 use crate::common::{TestResult, ensure, example_passes, fail};
 use ferrocuda::Gpu;
 use ferrocuda::reduce;
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch5::fortran::fortran_e;
 use ferrocuda_book::examples::ch5::sum_accuracy::{BOOK_SERIES_ERRORS, FIRST_INEXACT_N, SERIES_N};
 use ferrocuda_book::reference::ch5::sum_accuracy::{self as methods, Series};

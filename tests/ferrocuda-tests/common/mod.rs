@@ -6,7 +6,7 @@
 pub use ferrocuda_testing::*;
 
 use ferrocuda::{Gpu, LoadedKernels};
-use ferrocuda_book::examples::Options;
+use ferrocuda_book::example::Options;
 
 /// The book's kernels on `gpu`.
 pub fn book(gpu: &Gpu) -> Result<LoadedKernels<'_>, String> {
@@ -15,7 +15,7 @@ pub fn book(gpu: &Gpu) -> Result<LoadedKernels<'_>, String> {
 
 /// Runs an example's `run` with `options` and fails unless every check passed.
 pub fn example_passes(gpu: &Gpu, id: &str, options: Options) -> TestResult {
-    let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
+    let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
     let outcome = (example.run)(gpu, &options).map_err(fail)?;
     let failed: Vec<String> = outcome
         .checks
@@ -30,10 +30,10 @@ pub fn example_passes(gpu: &Gpu, id: &str, options: Options) -> TestResult {
 /// for a larger size (and more in f64 where the id has an f64 path), and a count that overflows
 /// is `None` rather than a wrapped figure.
 pub fn memory_plans_grow(ids: &[&str]) -> TestResult {
-    use ferrocuda_book::examples::{Options, Precision};
+    use ferrocuda_book::example::{Options, Precision};
     let gpu = Gpu::simulator();
     for &id in ids {
-        let example = ferrocuda_book::examples::find(id).ok_or(format!("no example {id}"))?;
+        let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
         let size = example.size.ok_or(format!("{id} describes no --size"))?;
         let total = |precision: Precision, n: usize| {
             let options = Options {

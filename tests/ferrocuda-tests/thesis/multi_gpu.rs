@@ -99,7 +99,7 @@ pub fn thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu(gpu: &Gpu) -> Test
             format!("{config:?} was accepted with two partitions on one GPU")
         })?;
     }
-    let example = ferrocuda_book::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
+    let example = ferrocuda_book::registry::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     let options = Options::default()
         .with_flag("--exchange", Some("nccl"))
         .with_flag("--partitions", Some("2"));
@@ -163,7 +163,7 @@ pub fn thesis_sor_multi_program(gpu: &Gpu) -> TestResult {
 }
 
 pub fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda_book::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
+    let example = ferrocuda_book::registry::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     for (flag, value) in [
         ("--devices", "99"),
         ("--devices", "0,0"),
@@ -192,7 +192,7 @@ pub fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
 /// medians and MADs are taken, and every grid of each experiment equals its one-GPU grid.
 pub fn thesis_sor_multi_study_on_the_simulator() -> TestResult {
     let simulator = Gpu::simulator();
-    let example = ferrocuda_book::examples::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
+    let example = ferrocuda_book::registry::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     let options = Options::default()
         .with_flag("--study", None)
         .with_flag("--attempts", Some("2"))

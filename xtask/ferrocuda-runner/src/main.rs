@@ -6,7 +6,7 @@
 use clap::{Args, Parser};
 use ferrocuda::{Gpu, ptx};
 use ferrocuda_book::runner::{self, open, report};
-use ferrocuda_book::{agreement, bench, cli, examples};
+use ferrocuda_book::{agreement, bench, cli, registry};
 use std::process::ExitCode;
 
 mod mpirun;
@@ -110,7 +110,7 @@ fn main() -> ExitCode {
 }
 
 fn list() -> Result<ExitCode, String> {
-    for e in examples::EXAMPLES {
+    for e in registry::EXAMPLES {
         println!("{:<26} {}", e.id, e.description);
         if let Some(size) = &e.size {
             println!("{:<26}   {}", "", cli::describe_size(size));

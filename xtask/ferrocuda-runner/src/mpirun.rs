@@ -2,7 +2,7 @@
 //! the runner with `--features mpi` into the same target folder (only the binary relinks when the
 //! rest is built), then starts `mpirun -np N target/release/ferrocuda-runner run <id> [options]` and passes
 //! its exit code on.
-use ferrocuda_book::examples;
+use ferrocuda_book::{examples, registry};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -32,7 +32,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some(id) = rest.first().filter(|id| !id.starts_with('-')) else {
         return Err(format!("`mpirun` needs an example id after -np N\n{USAGE}"));
     };
-    if examples::find(id).is_some() && !takes_ranks(id) {
+    if registry::find(id).is_some() && !takes_ranks(id) {
         return Err(format!(
             "`{id}` is not an MPI example, so {ranks} ranks would run {ranks} independent copies: run it with \
              `cargo xtask run {id}`; the MPI examples are {} and {} (--exchange mpi)",

@@ -7,7 +7,7 @@
 //!
 //! The shared options are built with clap's builder rather than its derive, because which of
 //! them an example takes (`--size`, `--precision f64`, `--reps`) is per example.
-use crate::examples::{Example, Options, Precision, Size};
+use crate::example::{Example, Options, Precision, Size};
 use clap::builder::PossibleValue;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use ferrocuda::footprint::{Capacity, Footprint};

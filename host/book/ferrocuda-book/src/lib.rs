@@ -21,11 +21,13 @@ pub mod agreement;
 pub mod bench;
 pub mod cli;
 pub mod defaults;
+pub mod example;
 pub mod examples;
 pub mod nvcc;
 pub mod plot;
 pub mod progress;
 pub mod reference;
+pub mod registry;
 pub mod runner;
 
 use ferrocuda::{Gpu, KernelSet, LoadedKernels, Result};

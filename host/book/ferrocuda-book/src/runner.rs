@@ -7,7 +7,8 @@
 //! rank), the ranks' checks are gathered to rank 0, and an error on any rank ends the whole job
 //! with one line naming that rank (exit code 2), never a hang.
 use crate::cli;
-use crate::examples::{self, Options};
+use crate::example::{Example, Options};
+use crate::{examples, registry};
 use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu};
 use std::io::Write;
@@ -123,7 +124,7 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
             help + "\n",
         )));
     };
-    let example = examples::find(id).ok_or_else(|| RunError::UnknownExample(id.clone()))?;
+    let example = registry::find(id).ok_or_else(|| RunError::UnknownExample(id.clone()))?;
     let matches = match cli::command(example).try_get_matches_from(&args[1..]) {
         Ok(matches) => matches,
         Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp) => return Ok(print_clap(&e)),
@@ -167,7 +168,7 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
 
 /// An MPI example in a build without MPI: refused in one sentence naming the build command.
 #[cfg(not(feature = "mpi"))]
-fn run_mpi(example: &examples::Example, _backend: BackendChoice, _options: &Options) -> Result<ExitCode, RunError> {
+fn run_mpi(example: &Example, _backend: BackendChoice, _options: &Options) -> Result<ExitCode, RunError> {
     Err(RunError::Setup(examples::ch4::mpi::needs_mpi_build(example.id)))
 }
 
@@ -175,7 +176,7 @@ fn run_mpi(example: &examples::Example, _backend: BackendChoice, _options: &Opti
 /// gathered to rank 0 (which prints them per rank and the verdict), every rank returning the
 /// job's verdict; an error on any rank ends the job (`Mpi::finish`).
 #[cfg(feature = "mpi")]
-fn run_mpi(example: &examples::Example, choice: BackendChoice, options: &Options) -> Result<ExitCode, RunError> {
+fn run_mpi(example: &Example, choice: BackendChoice, options: &Options) -> Result<ExitCode, RunError> {
     use ferrocuda::mpi::Mpi;
     let failed = |source| RunError::Example { id: example.id, source };
     let run = examples::ch4::mpi::find(example.id)

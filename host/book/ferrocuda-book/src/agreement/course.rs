@@ -4,7 +4,7 @@
 use super::{Comparison, ramp_real};
 use crate::examples::course::histogram::{self, Data, Variant as HistoVariant};
 use crate::examples::course::reduction::{self as course_reduction, Variant as ReductionVariant};
-use crate::examples::course::vector_add;
+use crate::examples::course::vector_add_common::vector_add;
 use crate::examples::tutorial::sum_reduction;
 use crate::examples::tutorial::vector_copy::{self, Variant as CopyVariant};
 use book_kernels::tutorial::vector_copy::{EmptyArgs, EmptyKernel};
@@ -18,7 +18,7 @@ pub(super) fn others(c: &mut Comparison) -> Result<()> {
             gpu.upload(&ramp_real::<f32>(100_003, 9.0))?,
         );
         let mut out = gpu.zeros::<f32>(100_003)?;
-        vector_add::vector_add(gpu, &a, &b, &mut out)?;
+        vector_add(gpu, &a, &b, &mut out)?;
         gpu.download(&out)
     })?;
     for (kernel, variant) in [

@@ -1,7 +1,7 @@
 //! The course's kernels: vector add (256 threads per block), the naive and improved reductions,
 //! and the 256-bin histograms (global atomics, privatized shared atomics, packed counters).
 use super::{Measured, Row, Settings, measure, twin_agrees};
-use crate::examples::course::vector_add::THREADS_PER_BLOCK;
+use crate::examples::course::vector_add_common::THREADS_PER_BLOCK;
 use crate::nvcc::LoadOr;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
 use ferrocuda::gpu::{Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};

@@ -3,7 +3,7 @@
 //! (`Gpu::open_logical`), by default the GPUs present when there are at least two, else the
 //! source's device count on GPU 0 (on the simulator, that many independent simulators), so that
 //! every multi-GPU path also runs on one GPU and on the simulator.
-use crate::examples::{Flag, Options};
+use crate::example::{Flag, Options};
 use ferrocuda::gpu::{BackendChoice, Error, Gpu, Result, device_count};
 
 /// The flag every multi-GPU example takes.

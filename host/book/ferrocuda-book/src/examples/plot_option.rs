@@ -1,6 +1,6 @@
 //! The sweeps' `--plot FILE.png` option: the flag, its early path check, and writing the chart
 //! it asks for. `plot` draws; this module knows the runner's options.
-use super::{Flag, Options};
+use crate::example::{Flag, Options};
 use crate::plot::{Chart, Series};
 use ferrocuda::Result;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 pub mod cpu;
 
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::nvcc::LoadOr;
 use crate::reference;
 use book_kernels::stream::{

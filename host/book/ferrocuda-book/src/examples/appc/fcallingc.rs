@@ -1,7 +1,7 @@
 //! appc-fcallingc: a CUDA C kernel compiled by nvcc, launched from the Rust host (book
 //! Appendix C.2, `fCallingC.cuf` and `zero.cu`): `a_d = 1.0`, `zero<<<1,n>>>(a_d)` with n = 4,
 //! then `a` printed. Beside it the kernel's Rust twin, on either backend.
-use crate::examples::{Example, Options, Outcome};
+use crate::example::{Example, Options, Outcome};
 use book_kernels::appc::fcallingc::{Zero, ZeroArgs};
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use ferrocuda::verify::Check;

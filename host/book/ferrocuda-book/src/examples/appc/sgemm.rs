@@ -2,7 +2,7 @@
 //! `sgemmDevice`): m = n = k = 100, `a = 1`, `b = 2`, `c = 0`, `alpha = 1`, `beta = 0`, then
 //! `'Max error =', maxval(c - k*2.0)`. The simulator has no cuBLAS: there the same product runs
 //! through the book's naive SGEMM kernel, said in the output.
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use book_kernels::course::matmul_tiled::{MatmulArgs, MatmulNaive};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};

@@ -1,7 +1,7 @@
 //! ch1-devicequery: the book's device query (§1.4), every field it prints, plus the modern GPU's
 //! resources and the theoretical peak bandwidth (§2.3.1), and the peer-access lines of the IT4I
 //! course's deviceQuery (hands-on 0: "Peer access from A40 (GPU0) -> A40 (GPU1) : Yes").
-use crate::examples::{Example, Options, Outcome};
+use crate::example::{Example, Options, Outcome};
 use ferrocuda::gpu::{DeviceProperties, Gpu, Result, device_count, driver_version};
 use ferrocuda::verify::Check;
 

@@ -6,7 +6,7 @@
 //!
 //! The second part makes a kernel trap, which leaves the CUDA context unusable (a sticky error,
 //! as in CUDA C): run this example in a process of its own, as the runner does.
-use crate::examples::{Example, Options, Outcome};
+use crate::example::{Example, Options, Outcome};
 use book_kernels::ch1::increment::{Increment, IncrementArgs};
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::Check;

@@ -1,6 +1,6 @@
 //! ch1-increment: one block of threads increments an array (book §1.3.1, `incrementTestGPU`).
+use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::examples::ch1::increment_launch::{MAX_THREADS_PER_BLOCK, increment_one_block as increment};
-use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Gpu, Result};

@@ -1,5 +1,5 @@
 //! ch1-increment-2d: a 2-D grid of 2-D blocks over a 2-D array (book §1.3.3).
-use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
 use book_kernels::ch1::increment_2d::{Increment2d, Increment2dArgs};
 use ferrocuda::footprint::{self, Footprint, try_vec};

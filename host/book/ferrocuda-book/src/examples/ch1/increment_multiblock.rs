@@ -1,6 +1,6 @@
 //! ch1-increment-multiblock: many blocks and a bounds test (book §1.3.2).
+use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::examples::ch1::increment_launch::{THREADS_PER_BLOCK, increment};
-use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Gpu, Result};

@@ -1,5 +1,5 @@
 //! ch1-precision: one kernel source in single and double precision (book §1.4.1.1).
-use crate::examples::{Example, Options, Outcome, Precision, Size};
+use crate::example::{Example, Options, Outcome, Precision, Size};
 use crate::reference;
 use book_kernels::ch1::precision::{PrecisionAxpy, PrecisionAxpyArgs};
 use ferrocuda::device::launch::Kernel;

@@ -13,7 +13,7 @@
 //! with a sentence naming what it lacks: the book's "Illegal call of a device routine from
 //! another module". On the simulator each kernel crate is a Rust library, so the host's linker
 //! resolved the declarations when the program was built.
-use crate::examples::{Example, Options, Outcome};
+use crate::example::{Example, Options, Outcome};
 use book_kernels::ch1::separate_compilation::a_m::{A_D, APlusB, APlusBArgs};
 use book_kernels::ch1::separate_compilation::b_m::B_D;
 use c_m::{C_D, CMinusD, CMinusDArgs};

@@ -1,6 +1,6 @@
 //! ch2-effective-bandwidth: theoretical peak versus effective bandwidth (book §2.3).
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use book_kernels::ch2::limiting_factor::{BaseFast, LimitingFactorArgs, Memory};
 use book_kernels::stream::{StreamCopyVec4, UnaryArgs};
 use ferrocuda::footprint::{Footprint, try_from_fn};

@@ -4,7 +4,7 @@
 //! the accurate sine and with the hardware one (the book's `-Mcuda=fastmath`), at the book's
 //! size, 8*1024*1024 floats, 256 threads per block.
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch2::limiting_factor::{Base, BaseFast, LimitingFactorArgs, Math, MathArgs, MathFast, Memory};
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};

@@ -4,10 +4,10 @@
 //! `--launch multiblock` times the multi-block increment of §1.3.2 over 2^24 elements instead
 //! (the simulator's default: 2^20), long enough for the kernel to dwarf the timers' resolution.
 use crate::defaults::Pick;
+use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::examples::ch1::increment_launch::{
     MAX_THREADS_PER_BLOCK, THREADS_PER_BLOCK, increment, increment_one_block,
 };
-use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result};

@@ -16,7 +16,7 @@
 //! `--size` changes the size of everything (the ratio of kernel to copy time stays the same, the
 //! fixed per-operation costs shrink relative to the data).
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
 use ferrocuda::footprint::{Footprint, try_vec, try_with_capacity};

@@ -5,8 +5,8 @@
 //! Pageable memory is an ordinary `Vec`: the driver first copies it into a pinned staging buffer
 //! of its own (book Figure 3.1), which the pinned buffer (`cudaMallocHost`) skips.
 use crate::defaults::Pick;
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::examples::plot_option;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::plot::{Chart, Series};
 use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, Result};

@@ -7,7 +7,7 @@
 //! other knobs are gone: compute capability 1.x's 16 banks per half-warp, and 3.x's 8-byte bank
 //! mode (`cudaDeviceSetSharedMemConfig`), which later GPUs ignore (4-byte banks).
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::plot::{Chart, Series};
 use crate::reference;
 use book_kernels::ch3::bank_conflicts::{BankArgs, BankConflicts, BankTile, MAX_STRIDE, READS};

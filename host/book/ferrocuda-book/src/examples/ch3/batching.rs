@@ -7,7 +7,7 @@
 //! large one. An array section `a_d(r0:r1, c0:c1) = a(r0:r1, c0:c1)` is one transfer per
 //! contiguous run, unless the copy is described once, with strides, as `cudaMemcpy2D` does.
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::reference::ch3::batching::copy_section;
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{Copy2d, Error, Gpu, Result};

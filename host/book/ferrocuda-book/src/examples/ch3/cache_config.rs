@@ -4,7 +4,7 @@
 //! copy staged through 32 KiB of shared memory per block, whose blocks per multiprocessor the
 //! carveout bounds.
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use book_kernels::ch3::cache_config::{CHUNK, StagedCopy, StagedCopyArgs};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};

@@ -12,7 +12,7 @@
 //! parameters, or from global memory.
 use super::print_ptx_lines;
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use crate::reference;
 use book_kernels::ch1::increment::{Increment, IncrementArgs};
 use book_kernels::ch3::constant_increment::{

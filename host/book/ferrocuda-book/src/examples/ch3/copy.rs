@@ -1,7 +1,7 @@
 //! What the copies of book §3.5 share (`ch3-tlp-copy`, `ch3-ilp-copy`): the two copy kernels
 //! and their element types, the copy and its measurement with occupancy, the block sizes of the
 //! book's loop, and the dynamic shared memory that leaves one block per multiprocessor.
-use crate::examples::{Options, Precision, Size};
+use crate::example::{Options, Precision, Size};
 use crate::nvcc::LoadOr;
 use book_kernels::ch3::ilp_copy::{ILP, IlpCopy};
 use book_kernels::ch3::tlp_copy::{CopyArgs, TlpCopy};

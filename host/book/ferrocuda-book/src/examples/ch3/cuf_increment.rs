@@ -11,7 +11,7 @@
 //! The loop body is the book kernel `cuf_increment` (a grid-stride loop); `ferrocuda::cuf`
 //! chooses the shape. The book sets `a = 1`; here `a` is a ramp, so that an element missed,
 //! doubled or moved shows against the CPU's `a + b`.
-use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
 use book_kernels::ch3::cuf_increment::{CufIncrement, CufIncrementArgs};
 use ferrocuda::cuf::{Dim, KernelLoop};

@@ -4,7 +4,7 @@
 //! (128 x 512 blocks for n = 4096). The loop body is the book kernel `cuf_increment_2d`, a 2-D
 //! grid-stride loop; `ferrocuda::cuf` chooses the shape.
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
 use book_kernels::ch3::cuf_increment_2d::{CufIncrement2d, CufIncrement2dArgs};
 use ferrocuda::cuf::{Dim, KernelLoop};

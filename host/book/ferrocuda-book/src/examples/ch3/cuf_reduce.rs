@@ -4,7 +4,7 @@
 //!
 //! Here the reduction is the library's (`ferrocuda::reduce`, two passes: a grid-stride pass with
 //! one partial per block, then one block folding the partials), the shape of what CUF generates.
-use crate::examples::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
 use crate::reference;
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result};

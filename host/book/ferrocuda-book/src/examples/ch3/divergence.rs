@@ -2,7 +2,7 @@
 //! §3.6.3). Each side is a loop of 256 dependent operations, different on the two sides, so a
 //! warp that takes both runs both loops one after the other.
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::divergence::{DivergenceArgs, Divergent, WarpUniform};
 use ferrocuda::device::warp::WARP_SIZE;

@@ -3,12 +3,12 @@
 //! thread before its stores against the one-element copy, at block sizes 32..1024, in the shape
 //! of the book's K20 table; plus the ILP copy with as many blocks as fit.
 use crate::defaults::Pick;
+use crate::example::{Example, Options, Outcome, Precision};
 use crate::examples::ch3::copy::{
     CopyReal, N, SIMULATOR_N, Variant, block_sizes, input, measure, prepare_one_block, print_heading,
 };
 use crate::examples::ch3::sweep::SweepCheck;
 use crate::examples::plot_option;
-use crate::examples::{Example, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
 use book_kernels::ch3::ilp_copy::ILP;
 use ferrocuda::gpu::{Gpu, Result};

@@ -12,7 +12,7 @@
 //! against `sinf` and `cosf` called apart.
 use super::print_ptx_lines;
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference::ch3::intrinsics::{self as reference, RoundingReal};
 use book_kernels::ch3::intrinsics::{
     DirectedRounding, FLUSH_RESULTS, FlushArgs, FlushToZero, HornerFused, HornerUnfused, IntrinsicsAccurate,

@@ -11,7 +11,7 @@
 //! compares their times.
 use super::{print_ptx_lines, ptx_lines, ptxas_resources};
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::localmem::{
     LARGE_LEN, LARGE_READ_INDEX, LocalmemArgs, LocalmemDynamic, LocalmemLargeArgs, LocalmemLargeArray,

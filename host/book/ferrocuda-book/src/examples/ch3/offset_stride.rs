@@ -5,9 +5,9 @@
 //! `--cache cg|both` times the stride kernels with their load cached in L2 only (`ld.global.cg`,
 //! the book's `-Mcuda=noL1`, Figures 3.15-3.17) instead of or beside the L1 path; the header
 //! shows the device's ECC state, which the book's figures compare.
+use crate::example::{Example, Flag, Options, Outcome, Precision};
 use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SPAN_FACTOR, SweepCheck, book_elements};
 use crate::examples::plot_option;
-use crate::examples::{Example, Flag, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
 use crate::reference::ch3::offset_stride as reference;
 pub use crate::reference::ch3::offset_stride::Pattern;

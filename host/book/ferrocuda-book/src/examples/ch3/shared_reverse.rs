@@ -1,7 +1,7 @@
 //! ch3-shared-reverse: reverse a 64-element array in one block through shared memory, with the
 //! tile's size fixed at compile time and three ways of sizing it at launch (book §3.3.3,
 //! `program sharedExample`).
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use crate::reference;
 use book_kernels::ch3::shared_reverse::{
     DynamicReverse1, DynamicReverse2, DynamicReverse3, Reverse2Args, Reverse3Args, ReverseArgs, STATIC_N, StaticReverse,

@@ -3,9 +3,9 @@
 //! 3.18). The book binds a texture to `a`; since Maxwell the texture cache and L1 are one unit
 //! and `ld.global.nc` reads through it, so the read-only load is today's form of that texture
 //! fetch (see `book_kernels::ch3::stride_texture`).
+use crate::example::{Example, Options, Outcome, Precision};
 use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SweepCheck, book_elements};
 use crate::examples::plot_option;
-use crate::examples::{Example, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
 use crate::reference::ch3::stride_texture as reference;
 use book_kernels::ch3::stride_texture::{StrideGlobal, StrideReadArgs, StrideTex};

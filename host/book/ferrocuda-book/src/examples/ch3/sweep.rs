@@ -2,7 +2,7 @@
 //! book's 4 MB per launch, blocks of 256, offsets and strides up to 32 in arrays of `33 n`), and
 //! the merging of a sweep's checks into one line (also the copies' block-size sweeps).
 use crate::defaults::Pick;
-use crate::examples::{Options, Precision, Size};
+use crate::example::{Options, Precision, Size};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;

@@ -4,7 +4,7 @@
 //! through the same cache on every GPU since Maxwell (see `book_kernels::ch3::
 //! texture_average`).
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use crate::reference::ch3::texture_average as reference;
 use book_kernels::ch3::texture_average::{Average4, Average4Tex, Average8, Average8Tex, AverageArgs};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};

@@ -4,12 +4,12 @@
 //! only one block fits (the book's §3.5.1.1 trick), each with its occupancy; `--plot` draws the
 //! bandwidth against the block size.
 use crate::defaults::Pick;
+use crate::example::{Example, Options, Outcome, Precision};
 use crate::examples::ch3::copy::{
     CopyReal, N, SIMULATOR_N, Variant, block_sizes, input, measure, prepare_one_block, print_heading,
 };
 use crate::examples::ch3::sweep::SweepCheck;
 use crate::examples::plot_option;
-use crate::examples::{Example, Options, Outcome, Precision};
 use crate::plot::{Chart, Series};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;

@@ -14,8 +14,8 @@
 //! Before them, the PGI article's second figure for `transpose3`: the bandwidth of its
 //! load/sync/store statements alone, timed inside the kernel with `%globaltimer`.
 use crate::defaults::Pick;
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::examples::empty_kernel::print_empty_kernel_time;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
 use crate::nvcc::LoadOr;
 use crate::reference;
 use book_kernels::ch3::transpose::{

@@ -2,7 +2,7 @@
 //! with peer access on and off (book §4.1.2, `program directTransfer`).
 use super::{DEVICES, DevicePlan, open_devices, pair_note, require_two};
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};

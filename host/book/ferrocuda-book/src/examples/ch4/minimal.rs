@@ -1,7 +1,7 @@
 //! ch4-minimal: one host thread allocates, launches and copies on each device in turn (book §4.1,
 //! `program minimal`, kernel `assign(a, v)`).
 use super::{DEVICES, open_devices, require_two};
-use crate::examples::{Example, Options, Outcome};
+use crate::example::{Example, Options, Outcome};
 use book_kernels::ch4::minimal::{Assign, AssignArgs};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};

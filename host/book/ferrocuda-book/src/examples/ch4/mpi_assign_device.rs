@@ -4,7 +4,7 @@
 //! Each rank prints `[r] host: <name>, device: d` (gathered to rank 0, in rank order), then
 //! allocates the book's `n = 1024*1024` floats and prints `[r] device arrays allocated: k`, what
 //! its device's free memory shows (1 when every rank has a device of its own).
-use crate::examples::{Example, Options, Outcome};
+use crate::example::{Example, Options, Outcome};
 use ferrocuda::gpu::{Gpu, Result};
 
 /// The id.
@@ -35,9 +35,9 @@ pub use rank::run_rank;
 
 #[cfg(feature = "mpi")]
 mod rank {
+    use crate::example::{Options, Outcome};
     use crate::examples::ch4::mpi_common::ARRAY_N as N;
     use crate::examples::ch4::mpi_common::{arrays_seen, print_on_root};
-    use crate::examples::{Options, Outcome};
     use ferrocuda::gpu::{Gpu, Result};
     use ferrocuda::mpi::{Mpi, Placement};
     use ferrocuda::verify::Check;

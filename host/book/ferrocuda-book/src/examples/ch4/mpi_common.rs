@@ -1,7 +1,7 @@
 //! What the chapter's MPI examples share (book §4.2): running one as a plain example in this
 //! process, the refusal of a build without MPI, and the printing and counting helpers.
 #[cfg(feature = "mpi")]
-use crate::examples::{Options, Outcome};
+use crate::example::{Options, Outcome};
 use ferrocuda::gpu::Error;
 #[cfg(feature = "mpi")]
 use ferrocuda::gpu::{Gpu, Result};

@@ -9,7 +9,7 @@
 //! `--device-zero` every rank uses device 0, as the book's program does with no `cudaSetDevice`
 //! (in the default compute mode they all share it). Lines are gathered to rank 0 and printed in
 //! rank order. On the simulator every rank has its own simulator, which counts its own buffers.
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::example::{Example, Flag, Options, Outcome};
 use ferrocuda::gpu::{Gpu, Result};
 
 /// The id.
@@ -45,11 +45,11 @@ pub use rank::run_rank;
 
 #[cfg(feature = "mpi")]
 mod rank {
+    use crate::example::{Options, Outcome};
     use crate::examples::ch4::mpi_common::ARRAY_N as N;
     use crate::examples::ch4::mpi_common::{
         arrays_seen, compute_mode_label, device_label, explain_reservation_step, print_on_root,
     };
-    use crate::examples::{Options, Outcome};
     use ferrocuda::gpu::{BackendChoice, Gpu, Result};
     use ferrocuda::mpi::{Mpi, Placement};
     use ferrocuda::verify::Check;

@@ -1,7 +1,7 @@
 //! ch4-p2p-access: which devices can reach each other's memory, as a matrix (book §4.1.1.1,
 //! `program checkP2pAccess`, p2pAccess.cuf).
 use super::{DEVICES, open_devices};
-use crate::examples::{Example, Options, Outcome};
+use crate::example::{Example, Options, Outcome};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;
 

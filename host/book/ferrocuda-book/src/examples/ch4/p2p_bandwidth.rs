@@ -2,7 +2,7 @@
 //! §4.1.2, `program p2pBandwidth`).
 use super::{DEVICES, DevicePlan, one_mut_one_shared, open_devices};
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;

@@ -11,7 +11,7 @@
 //! prints `Bandwidth (GB/s):` (`2 * nx * ny * 4 / time`). Added: one warm-up run and the mean of
 //! `--reps` (default 10), each rank's time per part (pack, MPI, unpack, kernel) gathered on rank
 //! 0, and the one-GPU `cuda_transpose` bandwidth of the same matrix for comparison.
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::transpose::TILE_DIM;
@@ -133,10 +133,10 @@ pub use rank::{run_rank, run_rank_gpuaware};
 mod rank {
     use super::Exchange;
     use crate::defaults::Pick;
+    use crate::example::{Options, Outcome};
     use crate::examples::ch4::mpi_common::print_on_root;
     use crate::examples::ch4::{TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N};
     use crate::examples::ch4::{gb_per_s, one_device};
-    use crate::examples::{Options, Outcome};
     use ferrocuda::footprint::{try_from_fn, try_vec};
     use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, PinnedBuffer, Result};
     use ferrocuda::mpi::rsmpi::point_to_point::send_receive_into_with_tags;

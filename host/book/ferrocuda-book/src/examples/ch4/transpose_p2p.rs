@@ -8,7 +8,7 @@
 //! (async mode); the sync mode uses `cudaMemcpy2D` and the default stream.
 use super::{DEVICES, DevicePlan, gb_per_s, one_device, open_devices};
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result, Stream};
 use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM};

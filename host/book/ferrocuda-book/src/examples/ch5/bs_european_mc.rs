@@ -27,7 +27,7 @@ pub use checks::{
     Bounds, GPU_TREE_DEPTH, agreement_checks, check_within, closed_form_check, hastings_check, statistics,
 };
 
-use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
 use crate::reference::ch5::bs_european_mc::{self as reference, BOOK_OPTION, EuropeanOption, McFloat, McStats};
 use book_kernels::ch5::bs_european_mc::{
     McModel, McPayoffs, McPayoffsArgs, McSquaredDeviations, McSquaredDeviationsArgs, shared_bytes,

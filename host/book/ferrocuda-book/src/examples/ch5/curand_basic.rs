@@ -6,8 +6,8 @@
 //! prints them: cuRAND's XORWOW stream has not changed since. With this library's Philox (the
 //! default on the simulator, which has no cuRAND) the book's numbers cannot come out; instead
 //! the GPU's numbers must equal the CPU reference's bit for bit.
+use crate::example::{Example, Options, Outcome, Precision, Size};
 use crate::examples::ch5::generator::{FLAGS, generator_and_seed};
-use crate::examples::{Example, Options, Outcome, Precision, Size};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::random::cpu as reference;

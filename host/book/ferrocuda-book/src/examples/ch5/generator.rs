@@ -1,7 +1,7 @@
 //! What the chapter 5 examples that draw random numbers share: the `--generator` and `--seed`
 //! flags, and the generator they choose (cuRAND's, the book's, on a GPU; this library's Philox
 //! on the simulator).
-use crate::examples::{Flag, Options};
+use crate::example::{Flag, Options};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::random::Generator;
 

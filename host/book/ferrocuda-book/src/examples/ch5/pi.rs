@@ -3,9 +3,9 @@
 //! their kernels, the points (`2N` uniforms from one generator call, `x(i) = data(i)`, `y(i) =
 //! data(i + N)`), the count of the points inside the quarter circle, the estimate of pi and the
 //! book's output row.
+use crate::example::{Flag, Options, Precision};
 use crate::examples::ch5::fortran::fortran_e_digits;
 use crate::examples::ch5::generator::{GENERATOR_FLAG, SEED_FLAG};
-use crate::examples::{Flag, Options, Precision};
 use crate::reference::ch5::pi::PiReference;
 use book_kernels::ch5::pi_cuf::{PiCount, PiCountArgs, shared_bytes};
 use book_kernels::ch5::pi_fma::{MismatchArgs, PiCountFma, PiFmaMismatches};

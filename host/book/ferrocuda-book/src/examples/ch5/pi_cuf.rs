@@ -9,12 +9,12 @@
 //! `--book` reproduces the book's convergence tables (N = 10^4 .. 10^8; single precision with
 //! seed 1234, double with seeds 1234 and 1234567) from cuRAND's default generator, whose stream
 //! is unchanged since the book.
+use crate::example::{Example, Options, Outcome, Precision, Size};
 use crate::examples::ch5::generator::{generator_and_seed, require_curand};
 use crate::examples::ch5::pi::{
     BOOK_LARGEST, BOOK_SIZES, FLAGS, N, PiFloat, Rounding, SEED, SIZE_UNIT, count_into, estimate, heading, points,
     points_memory, refuse_size_with_book, row, statistical_bound,
 };
-use crate::examples::{Example, Options, Outcome, Precision, Size};
 use crate::reference::ch5::pi as reference;
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};

@@ -7,12 +7,12 @@
 //! counts agree. The program `test_accuracy` (the first point of Table 5.1 in single and double
 //! precision) is printed after the table.
 use crate::defaults::Pick;
+use crate::example::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
 use crate::examples::ch5::generator::{generator_and_seed, require_curand};
 use crate::examples::ch5::pi::{
     self, BOOK_LARGEST, BOOK_SIZES, FLAGS, PiFloat, Rounding, SIZE_UNIT, estimate, heading, points, points_memory,
     refuse_size_with_book, row,
 };
-use crate::examples::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
 use crate::reference::ch5::pi as reference;
 use book_kernels::ch5::pi_fma::MismatchArgs;
 use ferrocuda::footprint::Footprint;

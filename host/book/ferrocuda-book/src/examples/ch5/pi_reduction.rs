@@ -2,9 +2,9 @@
 //! `ch5-pi-reduction-atomiclock`, book §5.3): their `--blocks` and `--threads` flags, the launch
 //! of a block-tree kernel, the bound on the count, and the checks of a total against the CPU's
 //! count and the `pi_count` kernel's.
+use crate::example::{Options, Size};
 use crate::examples::ch5::pi::{PiFloat, Rounding, count};
 use crate::examples::ch5::pi::{SIZE_UNIT, points_memory};
-use crate::examples::{Options, Size};
 use crate::reference::ch5::pi as reference;
 use book_kernels::ch5::pi_reduction_twopass::shared_bytes;
 use ferrocuda::footprint::Footprint;

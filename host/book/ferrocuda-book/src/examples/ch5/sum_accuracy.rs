@@ -6,8 +6,8 @@
 //! 2*10^7 sevens with every method, the first `N` at which the recursive sum goes wrong
 //! (Fig. 5.6), the `-fast` (SSE) listing, and both series with every method. `--size` sets the
 //! length of the GPU sum (10^7 by default, on the simulator too: it takes a second).
+use crate::example::{Example, Options, Outcome, Size};
 use crate::examples::ch5::fortran::fortran_e;
-use crate::examples::{Example, Options, Outcome, Size};
 use crate::reference::ch5::sum_accuracy::{self as methods, Series};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Gpu, Result};

@@ -12,7 +12,7 @@
 //! the pencils.
 use super::deriv_launch::{Coefficients, DerivReal, Mode, Pencils, Problem, Variant, check_extents};
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference::ch6::deriv::{self as reference, ALPHA, Direction, Extents, Grid, STENCIL};
 use book_kernels::ch6::deriv::L_PENCILS;
 use ferrocuda::footprint::{Footprint, try_vec};

@@ -6,8 +6,8 @@
 //! final fields must equal the CPU's bit for bit. Then the distance to the harmonic solution
 //! `sin(pi x) exp(-pi y)` the iteration tends to.
 use crate::defaults::Pick;
+use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::examples::ch6::laplace2d_solver::{DeviceField, LaplaceGpu, Update, Variant, solve, time_sweep};
-use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference::ch6::laplace2d::{self as reference, Stop};
 use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};

@@ -1,21 +1,22 @@
 //! ch7-fft-c2c-test: the forward complex transform of `cos(2x) + sin(3x)` (book §7.1, program
 //! `fft_test_c2c`): `0.5` at `k = +-2`, `-0.5 i` at `k = 3` and `+0.5 i` at `k = -3`.
 use super::{
-    Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, engine, engine_name, fixed, test_signal, test_size, widen,
+    Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_N, TEST_SIZE_UNIT, analytic_coefficients, coefficient_tolerance, engine,
+    engine_name, fixed, test_signal, test_size, widen,
 };
-use crate::examples::{Example, Options, Outcome, Precision, Size};
+use crate::example::{Example, Options, Outcome, Precision, Size};
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
-use ferrocuda::verify::{Check, Tolerance};
+use ferrocuda::verify::Check;
 
 pub const EXAMPLE: Example = Example {
     id: "ch7-fft-c2c-test",
     description: "forward C2C FFT of cos(2x) + sin(3x), n = 16, printed as i, input, k, output/n (book 7.1)",
     size: Some(Size {
         unit: TEST_SIZE_UNIT,
-        gpu: N,
-        simulator: N,
+        gpu: TEST_N,
+        simulator: TEST_N,
         min: MIN_TEST_SIZE,
         max: usize::MAX,
         memory,
@@ -25,33 +26,6 @@ pub const EXAMPLE: Example = Example {
     flags: &[FFT_FLAG],
     run,
 };
-
-/// The book's transform length.
-pub const N: usize = 16;
-
-/// The analytic coefficients `X_k / n` of `cos(2x) + sin(3x)` in cuFFT's order (`n >= 8`).
-pub fn analytic_coefficients(n: usize) -> Vec<(f64, f64)> {
-    wavenumbers(n)
-        .into_iter()
-        .map(|k| match k {
-            2 | -2 => (0.5, 0.0),
-            3 => (0.0, -0.5),
-            -3 => (0.0, 0.5),
-            _ => (0.0, 0.0),
-        })
-        .collect()
-}
-
-/// The tolerance of a normalized transform of `n` values of magnitude at most 2: the FFT's
-/// error bound of a small multiple of `log2(n)` epsilons (8, as the library's tests allow 2 on
-/// the relative L2 error and a single coefficient can carry a few times the average).
-pub fn coefficient_tolerance(n: usize, epsilon: f64) -> Tolerance {
-    let log2_n = (n as f64).log2().max(1.0);
-    Tolerance {
-        abs: 8.0 * log2_n * epsilon,
-        rel: 0.0,
-    }
-}
 
 /// Transforms the signal on `gpu` and returns `(input, output / n)`.
 pub fn transform<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<(Vec<T>, Vec<Complex<T>>)> {
@@ -72,7 +46,7 @@ pub fn transform<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<
 }
 
 fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = test_size(options, N)?;
+    let n = test_size(options, TEST_N)?;
     let (input, output) = transform::<T>(gpu, options, n)?;
     let kx = wavenumbers(n);
     for i in 0..n {

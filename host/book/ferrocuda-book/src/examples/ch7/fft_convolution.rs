@@ -6,7 +6,7 @@
 //! `max(2/3 I/O, compute)` beside the measured time.
 use super::{FFT_FLAG, engine, engine_name};
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::reference::ch7::convolution as reference;
 use book_kernels::ch7::spectral::{ConvolvePlanes, ConvolvePlanesArgs};
 use ferrocuda::fft::cpu::{self, C64};

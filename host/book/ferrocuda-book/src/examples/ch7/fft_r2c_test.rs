@@ -1,9 +1,9 @@
 //! ch7-fft-r2c-test: the same signal through an in-place real-to-complex transform (book §7.1,
 //! program `fft_test_r2c`, device array `rinput_d(n+2)`): the `n/2 + 1` wavenumbers
 //! `k = 0..n/2`, with `0.5` at `k = 2` and `-0.5 i` at `k = 3`.
-use super::fft_c2c_test::{analytic_coefficients, coefficient_tolerance};
 use super::{Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, engine, engine_name, fixed, test_signal, test_size};
-use crate::examples::{Example, Options, Outcome, Precision, Size};
+use super::{analytic_coefficients, coefficient_tolerance};
+use crate::example::{Example, Options, Outcome, Precision, Size};
 use ferrocuda::fft::{Complex, Plan};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
@@ -14,8 +14,8 @@ pub const EXAMPLE: Example = Example {
     description: "in-place R2C FFT of cos(2x) + sin(3x), n = 16: the n/2+1 wavenumbers of the half spectrum (book 7.1)",
     size: Some(Size {
         unit: TEST_SIZE_UNIT,
-        gpu: super::fft_c2c_test::N,
-        simulator: super::fft_c2c_test::N,
+        gpu: super::TEST_N,
+        simulator: super::TEST_N,
         min: MIN_TEST_SIZE,
         max: usize::MAX,
         memory,
@@ -47,7 +47,7 @@ pub fn half_spectrum<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Res
 }
 
 fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = test_size(options, super::fft_c2c_test::N)?;
+    let n = test_size(options, super::TEST_N)?;
     let output = half_spectrum::<T>(gpu, options, n)?;
     for (k, &(re, im)) in output.iter().enumerate() {
         println!("{:4} {:4} {} {}", k + 1, k, fixed(re, 8, 4), fixed(im, 8, 4));

@@ -2,11 +2,11 @@
 //! by `(-1)^(i+1)` before the forward transform (book §7.1, after Solomon & Breckon 2011); the
 //! constant `n` added to the signal marks `k = 0` with `16.0`. The same factor after the
 //! inverse transform undoes the shift.
-use super::fft_c2c_test::{analytic_coefficients, coefficient_tolerance};
 use super::{
     Ch7Float, FFT_FLAG, MIN_TEST_SIZE, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal, test_size, widen,
 };
-use crate::examples::{Example, Options, Outcome, Precision, Size};
+use super::{analytic_coefficients, coefficient_tolerance};
+use crate::example::{Example, Options, Outcome, Precision, Size};
 use book_kernels::ch7::spectral::AlternateSignArgs;
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
 use ferrocuda::footprint::Footprint;
@@ -18,8 +18,8 @@ pub const EXAMPLE: Example = Example {
     description: "C2C FFT of cos(2x) + sin(3x) + n pre-multiplied by (-1)^(i+1): the spectrum in natural order, 16 at k = 0 (book 7.1)",
     size: Some(Size {
         unit: "transform length n, even and at least 8 (a power of two for the Rust FFT kernels; cuFFT takes any)",
-        gpu: super::fft_c2c_test::N,
-        simulator: super::fft_c2c_test::N,
+        gpu: super::TEST_N,
+        simulator: super::TEST_N,
         min: MIN_TEST_SIZE,
         max: usize::MAX,
         memory,
@@ -74,7 +74,7 @@ pub fn shifted<T: Ch7Float>(gpu: &Gpu, options: &Options, n: usize) -> Result<Sh
 }
 
 fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = test_size(options, super::fft_c2c_test::N)?;
+    let n = test_size(options, super::TEST_N)?;
     if !n.is_multiple_of(2) {
         return Err(Error::InvalidArgument(format!(
             "the (-1)^i shift centres k = 0 only for an even length, not {n}"

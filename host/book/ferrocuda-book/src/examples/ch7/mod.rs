@@ -6,13 +6,14 @@ pub mod fftshift;
 pub mod poisson;
 pub mod spectral_deriv;
 
-use crate::examples::{Flag, Options};
+use crate::example::{Flag, Options};
 use book_kernels::ch7::poisson::{
     ComplexToReal, ComplexToRealArgs, RealToComplex, RealToComplexArgs, SolvePoisson, SolvePoissonArgs,
 };
 use book_kernels::ch7::spectral::{AlternateSign, AlternateSignArgs, SpectralDerivative, SpectralDerivativeArgs};
-use ferrocuda::fft::{Complex, Engine, FftFloat};
+use ferrocuda::fft::{Complex, Engine, FftFloat, wavenumbers};
 use ferrocuda::gpu::{Error, Gpu, LaunchShape, Result};
+use ferrocuda::verify::Tolerance;
 
 /// The `--fft` flag every chapter-7 example takes.
 pub const FFT_FLAG: Flag = Flag {
@@ -142,4 +143,31 @@ pub fn test_size(options: &Options, book: usize) -> Result<usize> {
 /// Complex values widened to `(re, im)` in f64.
 pub fn widen<T: Ch7Float>(values: &[Complex<T>]) -> Vec<(f64, f64)> {
     values.iter().map(|c| (c.re.into(), c.im.into())).collect()
+}
+
+/// The book's transform length in §7.1's tests (`fft_test_c2c`, `fft_test_r2c`, `fftshift`).
+pub const TEST_N: usize = 16;
+
+/// The analytic coefficients `X_k / n` of `cos(2x) + sin(3x)` in cuFFT's order (`n >= 8`).
+pub fn analytic_coefficients(n: usize) -> Vec<(f64, f64)> {
+    wavenumbers(n)
+        .into_iter()
+        .map(|k| match k {
+            2 | -2 => (0.5, 0.0),
+            3 => (0.0, -0.5),
+            -3 => (0.0, 0.5),
+            _ => (0.0, 0.0),
+        })
+        .collect()
+}
+
+/// The tolerance of a normalized transform of `n` values of magnitude at most 2: the FFT's
+/// error bound of a small multiple of `log2(n)` epsilons (8, as the library's tests allow 2 on
+/// the relative L2 error and a single coefficient can carry a few times the average).
+pub fn coefficient_tolerance(n: usize, epsilon: f64) -> Tolerance {
+    let log2_n = (n as f64).log2().max(1.0);
+    Tolerance {
+        abs: 8.0 * log2_n * epsilon,
+        rel: 0.0,
+    }
 }

@@ -4,7 +4,7 @@
 //! against `e^(-r^2 / (2 a^2))` in the book's norms, and the elapsed time split into
 //! transfers, FFTs and kernels.
 use super::{Ch7Float, FFT_FLAG, engine, engine_name};
-use crate::examples::{Example, Options, Outcome, Precision, Size};
+use crate::example::{Example, Options, Outcome, Precision, Size};
 use crate::reference::ch7::poisson as reference;
 use book_kernels::ch7::poisson::{ComplexToRealArgs, RealToComplexArgs, SolvePoissonArgs};
 use ferrocuda::fft::{Complex, Direction, Engine, Plan, wavenumbers};

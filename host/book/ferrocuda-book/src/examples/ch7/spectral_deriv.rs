@@ -7,7 +7,7 @@ use super::{
     Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal,
     test_size,
 };
-use crate::examples::{Example, Options, Outcome, Precision, Size};
+use crate::example::{Example, Options, Outcome, Precision, Size};
 use book_kernels::ch7::spectral::SpectralDerivativeArgs;
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
 use ferrocuda::footprint::Footprint;

@@ -7,7 +7,7 @@
 //! `book_kernels::course::color_convert`); the run also counts the colours whose gray byte an
 //! unfused evaluation (`nvcc -fmad=false`) would change.
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use crate::reference::course::color_convert as reference;
 use book_kernels::course::color_convert::{CHANNELS, ColorConvert, ColorConvertArgs};
 use ferrocuda::footprint::{self, Footprint, try_with_capacity};

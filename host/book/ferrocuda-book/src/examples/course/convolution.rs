@@ -12,7 +12,7 @@
 //! values (f32 in [-1, 1), 24 bits; bytes). Sizes: 2^26 f32 and 8192 x 8192 bytes on a GPU,
 //! 100003 and 333 x 250 on the simulator; `--size N`: N x N pixels and N^2 values.
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::nvcc::LoadOr;
 use crate::reference::course::convolution as reference;
 use book_kernels::course::convolution::{

@@ -7,7 +7,7 @@
 //! vary, as on the GPU). On CUDA the lines go to standard output at synchronisation, where the
 //! program cannot read them back; `tests/ferrocuda-tests/course_runtime.rs` runs this example as a child process
 //! and checks its output there.
-use crate::examples::{Example, Flag, Options, Outcome};
+use crate::example::{Example, Flag, Options, Outcome};
 use crate::reference::course::hello_world as reference;
 use book_kernels::course::hello_world::{RECORD_WORDS, SayHello, SayHelloArgs};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};

@@ -6,7 +6,7 @@
 //! The course's kernel counts `a..=z` only; the phrase is lowercased first, as the PMPP book's
 //! figure spells it, so its capitals count too.
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::histogram as reference;
 use book_kernels::course::histogram::{
     BYTE_BINS, Histo256Naive, Histo256Privatized, HistoArgs, HistoKernel, HistoPrivatizedKernel, LETTER_BINS,

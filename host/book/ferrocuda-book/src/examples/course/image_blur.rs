@@ -13,7 +13,7 @@
 //! exactly against the rayon reference and against the closed form; "Everything seems OK" when
 //! all agree. 4096 x 4096 on a GPU, 333 x 250 (multiples of neither 16 nor 4) on the simulator.
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use crate::reference::course::image_blur as reference;
 use book_kernels::course::image_blur::{
     BLOCK, BLUR_SIZE, BlurArgs, BlurFast, BlurKernel, BlurStream, FAST_BLUR_BLOCK, STREAM_BLUR_BLOCK, STREAM_ROWS,

@@ -10,7 +10,7 @@
 //! for both, and sizes that are not whole 128 x 256 x 32 tiles are padded with zeros, which
 //! change nothing in the product (cuBLAS multiplies the same padded operands).
 use super::matmul_inputs::{Dims, gflop_per_s, try_random_matrix};
-use crate::examples::Outcome;
+use crate::example::Outcome;
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tensor::{
     Bf16MatmulArgs, MatmulBf16Mma, MatmulTf32Mma, TENSOR_SHARED_BYTES, TENSOR_THREADS, TENSOR_TILE_M, TENSOR_TILE_N,

@@ -17,7 +17,7 @@
 pub use super::matmul_inputs::{Dims, gflop_per_s, random_matrix, try_random_matrix};
 use super::matmul_tensor::{MatmulPrecision, TensorPrecision};
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tiled::{
     BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulRegisterTiledUnrolled, MatmulTiled, MatmulTiled32,

@@ -8,7 +8,7 @@
 //! runs in f32 in index order, as the CPU's, so both compare bit for bit. Then the lecture's
 //! coalescing scenarios (L7), each as the bus utilisation of its addresses.
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use crate::reference::course::matrix_sum as reference;
 use book_kernels::course::matrix_sum::{MatrixSumArgs, MatrixSumEachCol, MatrixSumEachRow};
 use ferrocuda::footprint::{self, Footprint, try_vec};

@@ -12,6 +12,7 @@ pub mod matrix_sum;
 pub mod picture_kernel;
 pub mod reduction;
 pub mod vector_add;
+pub mod vector_add_common;
 pub mod vector_add_managed;
 pub mod vector_add_multi;
 pub mod vector_add_streams;

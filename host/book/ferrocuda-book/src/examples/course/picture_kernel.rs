@@ -5,7 +5,7 @@
 //!
 //! The path counts are computed from the grid's arithmetic and checked against asking every
 //! thread (the CPU reference); the doubled picture is checked exactly.
-use crate::examples::{Example, Options, Outcome, Size};
+use crate::example::{Example, Options, Outcome, Size};
 use crate::reference::course::picture_kernel as reference;
 use book_kernels::course::picture_kernel::{PictureArgs, PictureKernel};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};

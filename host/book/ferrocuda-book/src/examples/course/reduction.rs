@@ -5,7 +5,7 @@
 //! The course gives no size; the default is 2^24 values (2^20 on the simulator), each 0 or 1, so
 //! every partial sum is an integer an f32 holds and both kernels must give the exact count.
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference::course::reduction as reference;
 use book_kernels::course::reduction::{ReductionArgs, ReductionImproved, ReductionNaive, shared_bytes};
 use ferrocuda::footprint::{Footprint, try_from_fn};

@@ -1,12 +1,12 @@
 //! course-vector-add: vector addition with explicit copies and event timing (IT4I course,
 //! hands-on 2a, `vecAddKernel`), on the course's inputs `A = 1`, `B = 2`; `--inputs varied`
 //! varies them by element, so that a wrong index cannot give the right sum.
+use super::vector_add_common::{N, THREADS_PER_BLOCK, vector_add};
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
-use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result, same_len};
+use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use std::str::FromStr;
@@ -27,11 +27,6 @@ pub const EXAMPLE: Example = Example {
     flags: &[INPUTS_FLAG],
     run,
 };
-
-/// The course's `n`.
-pub const N: usize = 10_000_000;
-/// The course's block size.
-pub const THREADS_PER_BLOCK: u32 = 256;
 
 /// `--inputs`.
 pub const INPUTS_FLAG: Flag = Flag::value(
@@ -81,26 +76,6 @@ impl Inputs {
 /// and the reference's C (the NaN fill that initialises C is dropped before those exist).
 pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
     Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, n)
-}
-
-/// `c_d = a_d + b_d`.
-pub fn vector_add(
-    gpu: &Gpu,
-    a_d: &DeviceBuffer<f32>,
-    b_d: &DeviceBuffer<f32>,
-    c_d: &mut DeviceBuffer<f32>,
-) -> Result<()> {
-    let n = same_len("vector add", &[a_d.len(), b_d.len(), c_d.len()])?;
-    let shape = LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?;
-    crate::kernels(gpu)?.launch(
-        VecAddKernel,
-        shape,
-        VecAddArgs {
-            a: a_d.view(),
-            b: b_d.view(),
-            c: c_d.view_mut(),
-        },
-    )
 }
 
 /// The course's program with `A = 1`, `B = 2` (or varied inputs); C starts as NaN, so an element

@@ -13,8 +13,8 @@
 //! the first prefetch (or the launch) to the host having read every element of C (a pass that
 //! counts the elements that are not 3). C must equal 3 exactly.
 use crate::defaults::Pick;
-use crate::examples::course::vector_add::{N, THREADS_PER_BLOCK};
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK};
 use crate::reference;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
 use ferrocuda::footprint::{Footprint, try_vec};

@@ -13,9 +13,9 @@
 //! or on simulators). Inputs are the course's `A = 1`, `B = 2`; C starts as NaN, so an element
 //! no device writes fails the check.
 use crate::defaults::Pick;
-use crate::examples::course::vector_add::{N, THREADS_PER_BLOCK, vector_add};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK, vector_add};
 use crate::examples::logical_devices::{DEVICES, DevicePlan, open_devices};
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
 use ferrocuda::footprint::Footprint;

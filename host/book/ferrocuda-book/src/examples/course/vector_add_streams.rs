@@ -11,8 +11,8 @@
 //! Timing: CUDA events in the legacy default stream before and after the whole program (the
 //! streams are blocking streams, which that stream waits for), median of `--reps` runs.
 use crate::defaults::Pick;
-use crate::examples::course::vector_add::{N, THREADS_PER_BLOCK};
-use crate::examples::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK};
 use crate::reference;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
 use ferrocuda::footprint::{Footprint, try_from_fn};

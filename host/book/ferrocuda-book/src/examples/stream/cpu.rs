@@ -8,7 +8,7 @@
 //! memory), so the arrays are checked exactly against the CPU reference with that triad, a chunk
 //! at a time.
 use super::{Op, SCALAR, StreamReal, VERIFY_CHUNK, chunks, initial};
-use crate::examples::Outcome;
+use crate::example::Outcome;
 use crate::reference;
 use ferrocuda::device::real::Real;
 use ferrocuda::footprint::try_with_capacity;

@@ -16,8 +16,8 @@ mod rig;
 pub use exchange::{Exchange, Section, busiest_exchange, measure_exchange, predict_exchange};
 
 use crate::defaults::Pick;
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::examples::plot_option;
-use crate::examples::{Example, Flag, Options, Outcome, Size};
 use ferrocuda::footprint::{self, Capacity, Footprint};
 use ferrocuda::gpu::{Error, Gpu, Result, device_count};
 use ferrocuda::measure::{LinearFit, PowerFit};

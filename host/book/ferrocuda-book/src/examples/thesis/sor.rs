@@ -4,9 +4,9 @@
 //! for bit against the rayon CPU solver; then the discretisation error against a harmonic
 //! function, which falls as O(h^2).
 use crate::defaults::Pick;
+use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::examples::convergence::{GridError, second_order_table};
 use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
-use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::gb_per_s;

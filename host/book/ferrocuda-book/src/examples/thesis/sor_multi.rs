@@ -7,8 +7,8 @@
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
 use crate::defaults::Pick;
+use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
-use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::sor::exchange::Strategy;

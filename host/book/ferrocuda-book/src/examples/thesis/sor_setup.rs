@@ -2,7 +2,7 @@
 //! from the options (grid, iterations or tolerance, omega, kernels, problem), the CPU
 //! reference's budget, and the bit-for-bit comparison of grids.
 use crate::defaults::Pick;
-use crate::examples::{Options, Precision};
+use crate::example::{Options, Precision};
 use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::sor::single::Stop;

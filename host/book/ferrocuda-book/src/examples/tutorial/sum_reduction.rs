@@ -6,7 +6,7 @@
 //! The tutorial gives no sizes; its output `s,t = 4501500. 4501500.` fits `a(j) = j` with
 //! nx = 3000, the default here. `mx` = 128 as in the copy example (`--mx`, a power of two, since
 //! `lsum2` halves `blockDim`).
-use crate::examples::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Example, Flag, Options, Outcome, Size};
 use crate::reference::tutorial::sum_reduction as reference;
 use book_kernels::tutorial::sum_reduction::{Gsum1, Gsum1Args, Gsum2, Gsum2Args, shared_bytes};
 use ferrocuda::footprint::{Footprint, try_from_fn};

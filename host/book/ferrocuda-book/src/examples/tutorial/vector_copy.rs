@@ -5,7 +5,7 @@
 //! are nx = 2^24 for 1-D, 4096 x 4096 for 2-D (2^20 and 1024 x 1024 on the simulator), mx = 128,
 //! and mx x my = 32 x 8 for `gcopy3`.
 use crate::defaults::Pick;
-use crate::examples::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::tutorial::vector_copy::{CopyArgs, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};

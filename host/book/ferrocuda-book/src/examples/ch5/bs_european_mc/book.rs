@@ -1,7 +1,7 @@
 //! ch5-bs-european-mc `--book`: the four runs the book prints (SP and DP, 10^6 and 10^8 samples,
 //! cuRAND seed 1234), each checked against the book's printed intervals and means.
 use super::{BOOK_SEED, McReal, program, wide};
-use crate::examples::Precision;
+use crate::example::Precision;
 use crate::reference::ch5::bs_european_mc::BOOK_OPTION;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::random::Generator;

@@ -16,7 +16,7 @@ pub mod solver;
 pub mod study;
 
 use crate::defaults::Pick;
-use crate::examples::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
 use crate::reference::course::heat::Field;
 use book_kernels::course::heat::HALO;
 use ferrocuda::footprint::{self, Footprint, try_with_capacity};

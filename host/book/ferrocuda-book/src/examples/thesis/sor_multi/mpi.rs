@@ -4,8 +4,8 @@
 //! and every rank's times, prints the thesis's lines, and checks the grid bit for bit against the
 //! one-GPU solver on its own device.
 use super::{MultiSetup, print_header, print_one_gpu_row, print_row, print_thread_lines};
+use crate::example::{Options, Outcome, Precision};
 use crate::examples::thesis::sor_setup::{CPU_BUDGET, compare};
-use crate::examples::{Options, Outcome, Precision};
 use ferrocuda::gpu::{BackendChoice, Error, Gpu, Result};
 use ferrocuda::mpi::Mpi;
 use ferrocuda::mpi::rsmpi::datatype::Equivalence;

@@ -6,8 +6,9 @@
 //! against one GPU.
 use super::{MultiSetup, SIMULATOR_BORDERS, STUDY_PARTITIONS, THESIS_BORDERS};
 use crate::defaults::Pick;
+use crate::example::Options;
+use crate::examples::plot_option;
 use crate::examples::thesis::sor_setup::compare;
-use crate::examples::{Options, plot_option};
 use crate::plot::{Chart, Series};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::measure::Stats;

@@ -37,7 +37,25 @@ pub use wide::Element4;
 /// # Safety
 /// `Self` is plain data: no padding, no pointers, every bit pattern (all zeros included) a valid
 /// value, and the same layout on the host and the device; `load` and `store` read and write
-/// exactly `size_of::<Self>()` bytes at `address`.
+/// exactly `size_of::<Self>()` bytes at `address`. Host code zero-fills and copies buffers of it
+/// on that promise, so an implementation is `unsafe impl`; a plain `impl` does not compile:
+///
+/// ```compile_fail,E0200
+/// use ferrocuda_device::global::Element;
+/// use ferrocuda_device::launch::DeviceCopy;
+/// #[derive(Clone, Copy)]
+/// struct Celsius(f32);
+/// // SAFETY: one `f32`, plain data.
+/// unsafe impl DeviceCopy for Celsius {}
+/// impl Element for Celsius {
+///     unsafe fn load(address: *const Self) -> Self {
+///         unsafe { address.read() }
+///     }
+///     unsafe fn store(address: *mut Self, value: Self) {
+///         unsafe { address.write(value) }
+///     }
+/// }
+/// ```
 pub unsafe trait Element: DeviceCopy + Send + Sync + 'static {
     /// Reads `*address`.
     ///

@@ -72,10 +72,7 @@ pub fn run(name: &str, parent: &Path) -> Result<ExitCode, String> {
             dir.display()
         ));
     }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .ok_or("the xtask crate is not two folders inside the ferrocuda checkout")?;
+    let repo = crate::workspace_root()?;
     let files = render(name, repo)?;
     std::fs::create_dir(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     if let Err(message) = write_all(&dir, &files) {

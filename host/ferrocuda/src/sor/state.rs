@@ -385,8 +385,8 @@ impl<T: SorReal> DeviceGrid<T> {
         count: usize,
     ) -> Result<()> {
         check_omega(omega.to_f64())?;
+        let kernels = gpu.library()?;
         if self.variant == Variant::Tiled && region.fits(self.rows, self.cols) && !region.is_empty() {
-            let kernels = gpu.library()?;
             let mut left = 2 * count;
             while left > 0 {
                 // Chunks of an even count of half-sweeps, so each starts with red.
@@ -397,8 +397,8 @@ impl<T: SorReal> DeviceGrid<T> {
             return Ok(());
         }
         for _ in 0..count {
-            self.half_sweep(gpu, stream, region, RED, omega)?;
-            self.half_sweep(gpu, stream, region, BLACK, omega)?;
+            self.half_sweep_with(&kernels, stream, region, RED, omega)?;
+            self.half_sweep_with(&kernels, stream, region, BLACK, omega)?;
         }
         Ok(())
     }

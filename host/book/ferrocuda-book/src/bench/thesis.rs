@@ -5,6 +5,7 @@
 //! both iterations in one launch from shared memory, moves less than that count says: its
 //! GB/s is the rate of the untiled work it replaces.
 use super::{Measured, Row, Settings, measure};
+use crate::nvcc::LoadOr;
 use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
 use ferrocuda::sor::state::bytes_per_iteration;
 use ferrocuda::sor::{DeviceGrid, Problem, SorReal, Variant};
@@ -62,10 +63,7 @@ fn check_twin<T: SorReal>(gpu: &Gpu, initial: &[T], twin: &LoadedKernels) -> Res
     let run = |module: Option<&LoadedKernels>| -> Result<Vec<T>> {
         let mut grid = DeviceGrid::upload(gpu, Variant::Split, initial, N, N, 0)?;
         let region = grid.interior();
-        let kernels = match module {
-            Some(twin) => twin.clone(),
-            None => gpu.load(&ferrocuda::ptx::LIBRARY)?,
-        };
+        let kernels = gpu.load_or(module, &ferrocuda::ptx::LIBRARY)?;
         for color in [0, 1, 0, 1, 0, 1] {
             grid.half_sweep_with(&kernels, None, region, color, T::from_f64(OMEGA))?;
         }

@@ -10,8 +10,8 @@
 #[path = "common/mpirun.rs"]
 mod mpirun;
 
-use ferrocuda_book::example::{Example, F64_BY_DEFAULT};
-use ferrocuda_book::examples::ch4;
+use ferrocuda_book::entry::Entry;
+use ferrocuda_book::example::Precision;
 use ferrocuda_book::registry::EXAMPLES;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::process::{Command, Output};
@@ -104,16 +104,16 @@ fn passed(output: &Output) -> Result<(), Failed> {
 }
 
 /// `--reps 1` where the id repeats, to keep the run short.
-fn short(example: &Example, args: &mut Vec<String>) {
-    if example.reps {
+fn short(example: &dyn Entry, args: &mut Vec<String>) {
+    if example.reps() {
         args.extend(["--reps".into(), "1".into()]);
     }
 }
 
 /// The id at its smallest size (or its own size when it has none) passes.
-fn smallest_size_passes(example: &'static Example) -> Result<(), Failed> {
-    let mut args = vec![example.id.to_string()];
-    if let Some(size) = &example.size {
+fn smallest_size_passes(example: &'static dyn Entry) -> Result<(), Failed> {
+    let mut args = vec![example.id().to_string()];
+    if let Some(size) = &example.size() {
         args.extend(["--size".into(), size.min.to_string()]);
     }
     short(example, &mut args);
@@ -121,8 +121,8 @@ fn smallest_size_passes(example: &'static Example) -> Result<(), Failed> {
 }
 
 /// The largest size that fits under `ADDRESS_SPACE_KIB`, as `--plan` says.
-fn largest_fitting(example: &Example) -> Result<Option<usize>, Failed> {
-    let output = runner(&[example.id, "--plan", "--size", "1"], Some(ADDRESS_SPACE_KIB));
+fn largest_fitting(example: &dyn Entry) -> Result<Option<usize>, Failed> {
+    let output = runner(&[example.id(), "--plan", "--size", "1"], Some(ADDRESS_SPACE_KIB));
     let stdout = text(&output.stdout);
     let line = stdout
         .lines()
@@ -135,14 +135,14 @@ fn largest_fitting(example: &Example) -> Result<Option<usize>, Failed> {
 
 /// Past the largest size that fits under a 16 GiB address-space limit: refused in one
 /// sentence naming what the run needs, what there is and the largest size that fits.
-fn past_the_limit_is_refused(example: &'static Example) -> Result<(), Failed> {
-    let size = example.size.as_ref().ok_or("no --size")?;
+fn past_the_limit_is_refused(example: &'static dyn Entry) -> Result<(), Failed> {
+    let size = example.size().ok_or("no --size")?;
     let Some(largest) = largest_fitting(example)? else {
         return Err("--plan finds no size that fits under 16 GiB".into());
     };
     // Well past it, so that the host's memory moving between the two runs cannot matter.
     let past = largest.saturating_mul(2).max(largest + 1);
-    let output = runner(&[example.id, "--size", &past.to_string()], Some(ADDRESS_SPACE_KIB));
+    let output = runner(&[example.id(), "--size", &past.to_string()], Some(ADDRESS_SPACE_KIB));
     if past > size.max {
         refused(&output, "limit")?;
     } else {
@@ -155,25 +155,25 @@ fn past_the_limit_is_refused(example: &'static Example) -> Result<(), Failed> {
 }
 
 /// `--size 2^64 - 1`: its bytes overflow; refused in one sentence, never wrapped.
-fn overflowing_size_is_refused(example: &'static Example) -> Result<(), Failed> {
+fn overflowing_size_is_refused(example: &'static dyn Entry) -> Result<(), Failed> {
     let output = runner(
-        &[example.id, "--size", &usize::MAX.to_string()],
+        &[example.id(), "--size", &usize::MAX.to_string()],
         Some(ADDRESS_SPACE_KIB),
     );
     refused(&output, "").map(drop)
 }
 
 /// `--help` names each option with its unit and default.
-fn help_says_units_and_defaults(example: &'static Example) -> Result<(), Failed> {
-    let output = runner(&[example.id, "--help"], None);
+fn help_says_units_and_defaults(example: &'static dyn Entry) -> Result<(), Failed> {
+    let output = runner(&[example.id(), "--help"], None);
     let stdout = text(&output.stdout);
-    let mut missing: Vec<&str> = example
-        .flags
+    let own = ferrocuda_book::cli::own_options(example);
+    let mut missing: Vec<&str> = own
         .iter()
-        .map(|f| f.name)
+        .map(|(name, _)| name.split(' ').next().unwrap_or_default())
         .filter(|name| !stdout.contains(name))
         .collect();
-    if example.size.is_some() && !stdout.contains("on the simulator") {
+    if example.size().is_some() && !stdout.contains("on the simulator") {
         missing.push("--size's simulator default");
     }
     match (output.status.success(), missing.is_empty()) {
@@ -189,12 +189,12 @@ fn command_line_cases() -> Vec<Trial> {
     };
     let f32_only = EXAMPLES
         .iter()
-        .find(|e| !e.f64 && e.size.is_some())
+        .find(|e| e.precisions().len() == 1 && e.size().is_some())
         .expect("an f32-only id");
-    let no_reps = EXAMPLES.iter().find(|e| !e.reps).expect("an id without --reps");
+    let no_reps = EXAMPLES.iter().find(|e| !e.reps()).expect("an id without --reps");
     let no_size = EXAMPLES
         .iter()
-        .find(|e| e.size.is_none() && !ch4::mpi::is_mpi(e.id))
+        .find(|e| e.size().is_none() && !e.is_mpi())
         .expect("an id without --size");
     vec![
         case(
@@ -285,21 +285,21 @@ fn command_line_cases() -> Vec<Trial> {
         ),
         Trial::test("precision_f64_on_an_f32_only_id", move || {
             refused(
-                &runner(&[f32_only.id, "--precision", "f64"], None),
+                &runner(&[f32_only.id(), "--precision", "f64"], None),
                 "possible values: f32",
             )
             .map(drop)
         }),
         Trial::test("reps_on_an_id_without_repetitions", move || {
             refused(
-                &runner(&[no_reps.id, "--reps", "2"], None),
+                &runner(&[no_reps.id(), "--reps", "2"], None),
                 "unexpected argument '--reps'",
             )
             .map(drop)
         }),
         Trial::test("size_on_an_id_without_sizes", move || {
             refused(
-                &runner(&[no_size.id, "--size", "2"], None),
+                &runner(&[no_size.id(), "--size", "2"], None),
                 "unexpected argument '--size'",
             )
             .map(drop)
@@ -385,9 +385,13 @@ fn command_line_cases() -> Vec<Trial> {
 /// even the header), in every id that takes a chart, including the two that checked it only after
 /// their sweep; a name that is not `.png` is refused (it got PNG bytes).
 fn plot_paths_are_checked_before_the_work() -> Result<(), Failed> {
-    let plotting = EXAMPLES.iter().filter(|e| e.flags.iter().any(|f| f.name == "--plot"));
+    let takes = |e: &dyn Entry, long: &str| {
+        let command = ferrocuda_book::cli::command(e);
+        command.get_arguments().any(|a| a.get_long() == Some(long))
+    };
+    let plotting = EXAMPLES.iter().filter(|e| takes(**e, "plot"));
     for example in plotting {
-        let study: &[&str] = match example.flags.iter().any(|f| f.name == "--study") {
+        let study: &[&str] = match takes(*example, "study") {
             true => &["--study"],
             false => &[],
         };
@@ -396,12 +400,12 @@ fn plot_paths_are_checked_before_the_work() -> Result<(), Failed> {
             ("x.svg", "charts are PNG"),
             ("/proc/x.png", "cannot create a file in /proc"),
         ] {
-            let mut args = vec![example.id, "--plot", path];
+            let mut args = vec![example.id(), "--plot", path];
             args.extend(study);
             let output = runner(&args, None);
-            refused(&output, expected).map_err(|e| format!("{} --plot {path}: {e:?}", example.id))?;
+            refused(&output, expected).map_err(|e| format!("{} --plot {path}: {e:?}", example.id()))?;
             if !output.stdout.is_empty() {
-                return Err(format!("{} --plot {path} ran first: {}", example.id, text(&output.stdout)).into());
+                return Err(format!("{} --plot {path} ran first: {}", example.id(), text(&output.stdout)).into());
             }
         }
     }
@@ -411,14 +415,13 @@ fn plot_paths_are_checked_before_the_work() -> Result<(), Failed> {
 /// The ids whose source computes in f64 have an f64 path and run it without `--precision`
 /// (stream prints its precision); `--precision f32` still runs the single-precision variant.
 fn precision_defaults_to_the_sources() -> Result<(), Failed> {
-    for id in F64_BY_DEFAULT {
-        let example = EXAMPLES
-            .iter()
-            .find(|e| e.id == *id)
-            .ok_or(format!("no example {id}"))?;
-        if !example.f64 {
-            return Err(format!("{id} defaults to f64 but has no f64 path").into());
-        }
+    let f64_by_default: Vec<&str> = EXAMPLES
+        .iter()
+        .filter(|e| e.precisions()[0] == Precision::F64)
+        .map(|e| e.id())
+        .collect();
+    if f64_by_default != ["ch3-tlp-copy", "ch3-ilp-copy", "stream"] {
+        return Err(format!("the ids that default to f64 are {f64_by_default:?}").into());
     }
     for (args, expected) in [
         (&["stream", "--size", "1000", "--reps", "1"][..], "STREAM, f64"),
@@ -439,10 +442,10 @@ fn precision_defaults_to_the_sources() -> Result<(), Failed> {
 fn main() {
     let args = Arguments::from_args();
     let mut trials = command_line_cases();
-    for example in EXAMPLES {
+    for &example in EXAMPLES {
         // MPI ids need mpirun: tests/ferrocuda-tests/mpi.rs runs them on 1, 2 and 4 ranks.
-        let mpi = ch4::mpi::is_mpi(example.id);
-        let id = example.id.replace('-', "_");
+        let mpi = example.is_mpi();
+        let id = example.id().replace('-', "_");
         trials.push(
             Trial::test(format!("{id}_at_its_smallest_size"), move || {
                 smallest_size_passes(example)
@@ -452,7 +455,7 @@ fn main() {
         trials.push(Trial::test(format!("{id}_help"), move || {
             help_says_units_and_defaults(example)
         }));
-        if example.size.is_some() {
+        if example.size().is_some() {
             trials.push(
                 Trial::test(format!("{id}_past_its_memory_is_refused"), move || {
                     past_the_limit_is_refused(example)

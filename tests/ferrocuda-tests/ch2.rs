@@ -88,13 +88,12 @@ fn ch2_timing_multiblock(gpu: &Gpu) -> TestResult {
 /// One block cannot cover more threads than a block holds: refused in one sentence that names
 /// the option that can.
 fn ch2_timing_one_block_refuses_more(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda_book::registry::find("ch2-timing").ok_or("no ch2-timing")?;
     let options = Options {
         size: Some(1025),
         reps: 1,
         ..Options::default()
     };
-    match (example.run)(gpu, &options) {
+    match crate::common::run_options(gpu, "ch2-timing", &options) {
         Err(e) => ensure(e.to_string().contains("--launch multiblock"), || {
             format!("the error does not name --launch multiblock: {e}")
         }),

@@ -111,10 +111,10 @@ fn ch3_offset_stride_cache_option(gpu: &Gpu) -> TestResult {
     opts.flags = vec![("--cache".into(), Some("both".into()))];
     example_passes(gpu, "ch3-offset-stride", opts.clone())?;
     opts.flags = vec![("--cache".into(), Some("noL1".into()))];
-    let example = ferrocuda_book::registry::find("ch3-offset-stride").ok_or("no example")?;
-    ensure((example.run)(gpu, &opts).is_err(), || {
-        "--cache noL1 was accepted".into()
-    })
+    ensure(
+        crate::common::run_options(gpu, "ch3-offset-stride", &opts).is_err(),
+        || "--cache noL1 was accepted".into(),
+    )
 }
 
 /// An array too short for the offset or stride is refused before any launch, in one sentence.

@@ -107,10 +107,10 @@ fn ch3_constant_increment_bank_bounds(gpu: &Gpu) -> TestResult {
         reps: 1,
         ..Options::default()
     };
-    let example = ferrocuda_book::registry::find("ch3-constant-increment").ok_or("no example")?;
-    ensure((example.run)(gpu, &options).is_err(), || {
-        "--size 1025 was accepted".into()
-    })
+    ensure(
+        crate::common::run_options(gpu, "ch3-constant-increment", &options).is_err(),
+        || "--size 1025 was accepted".into(),
+    )
 }
 
 fn ch3_intrinsics_kernels_match_cpu(gpu: &Gpu) -> TestResult {
@@ -445,9 +445,11 @@ fn course_matmul_tiled_default_is_non_square() -> TestResult {
 }
 
 fn course_matmul_tiled_rejects_zero_dimension(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda_book::registry::find("course-matmul-tiled").ok_or("no example")?;
     let options = Options::default().with_flag("--k", Some("0"));
-    ensure((example.run)(gpu, &options).is_err(), || "--k 0 was accepted".into())
+    ensure(
+        crate::common::run_options(gpu, "course-matmul-tiled", &options).is_err(),
+        || "--k 0 was accepted".into(),
+    )
 }
 
 /// cuBLAS through the column-major trick against the CPU, at non-square sizes (a transposed

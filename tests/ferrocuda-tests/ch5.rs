@@ -31,13 +31,12 @@ fn ch5_memory_plans() -> TestResult {
 /// `--book` runs the book's sizes: a `--size` beside it is refused in one sentence.
 fn ch5_book_refuses_size() -> TestResult {
     for id in ["ch5-pi-cuf", "ch5-pi-fma", "ch5-bs-european-mc"] {
-        let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
         let options = Options {
             size: Some(1000),
             ..Options::default()
         }
         .with_flag("--book", None);
-        match (example.run)(&Gpu::simulator(), &options) {
+        match crate::common::run_options(&Gpu::simulator(), id, &options) {
             Err(ferrocuda::Error::InvalidArgument(e)) if e.contains("--size") => {}
             Err(e) => return Err(format!("{id} --book --size: another error: {e}")),
             Ok(_) => return Err(format!("{id} ran --book with --size")),

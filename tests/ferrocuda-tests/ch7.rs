@@ -30,8 +30,7 @@ fn passes_at(gpu: &Gpu, id: &str, sizes: &[Option<usize>]) -> TestResult {
 
 /// Fails unless running `id` with `options` is refused with `InvalidArgument`.
 fn refused(gpu: &Gpu, id: &str, options: Options) -> TestResult {
-    let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
-    match (example.run)(gpu, &options) {
+    match crate::common::run_options(gpu, id, &options) {
         Err(Error::InvalidArgument(_)) => Ok(()),
         Err(e) => Err(format!("{id} {options:?}: another error: {e}")),
         Ok(_) => Err(format!("{id} {options:?} was accepted")),

@@ -56,9 +56,11 @@ fn course_vector_add_multi_program(gpu: &Gpu) -> TestResult {
             ..Options::default()
         },
     )?;
-    let example = ferrocuda_book::registry::find("course-vector-add-multi").ok_or("no example")?;
     let zero = Options::default().with_flag("--devices", Some("0"));
-    ensure((example.run)(gpu, &zero).is_err(), || "--devices 0 was accepted".into())
+    ensure(
+        crate::common::run_options(gpu, "course-vector-add-multi", &zero).is_err(),
+        || "--devices 0 was accepted".into(),
+    )
 }
 
 /// The split: the course's `n0 = floor(n/2)`, `n1 = n - n0` on two devices; on any count the

@@ -302,9 +302,7 @@ fn course_heat_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
         for (flag, value) in flags {
             options = options.with_flag(flag, Some(value));
         }
-        let example =
-            ferrocuda_book::registry::find("course-heat").ok_or(Error::InvalidArgument("no example".into()))?;
-        (example.run)(gpu, &options).map(|_| ())
+        crate::common::run_options(gpu, "course-heat", &options).map(|_| ())
     };
     refused("cfl 1.2", run(&[("--cfl", "1.2")], 16), "h^2 / (4 alpha)")?;
     refused("cfl 0", run(&[("--cfl", "0")], 16), "cfl <= 1")?;

@@ -121,9 +121,7 @@ fn course_hello_world_standard_output(_gpu: &Gpu) -> TestResult {
 
 fn course_hello_world_rejects_bad_shapes(gpu: &Gpu) -> TestResult {
     for (blocks, threads) in [(0, 4), (2, 0), (1, 1025), (9, 1024)] {
-        let outcome = ferrocuda_book::registry::find("course-hello-world")
-            .map(|e| (e.run)(gpu, &hello_options(blocks, threads)))
-            .ok_or("no course-hello-world")?;
+        let outcome = crate::common::run_options(gpu, "course-hello-world", &hello_options(blocks, threads));
         ensure(matches!(outcome, Err(Error::InvalidArgument(_))), || {
             format!("<<<{blocks}, {threads}>>> was not refused")
         })?;
@@ -285,7 +283,6 @@ fn course_vector_add_streams_sizes(gpu: &Gpu) -> TestResult {
 }
 
 fn course_vector_add_streams_rejects_bad_flags(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda_book::registry::find("course-vector-add-streams").ok_or("no example")?;
     for (flag, value) in [
         ("--chunks", "0"),
         ("--chunks", "1001"),
@@ -300,7 +297,10 @@ fn course_vector_add_streams_rejects_bad_flags(gpu: &Gpu) -> TestResult {
         }
         .with_flag(flag, Some(value));
         ensure(
-            matches!((example.run)(gpu, &options), Err(Error::InvalidArgument(_))),
+            matches!(
+                crate::common::run_options(gpu, "course-vector-add-streams", &options),
+                Err(Error::InvalidArgument(_))
+            ),
             || format!("{flag} {value} was not refused"),
         )?;
     }

@@ -174,8 +174,10 @@ fn stream_default_is_the_articles(gpu: &Gpu) -> TestResult {
 
 /// `stream`'s options given none on the command line.
 fn default_options() -> Result<Options, String> {
-    let example = ferrocuda_book::registry::find("stream").ok_or("no example stream")?;
-    Ok(example.default_options())
+    Ok(Options {
+        precision: Precision::F64,
+        ..Options::default()
+    })
 }
 
 /// Views the arguments declare equal in length, of other lengths: refused before the launch,

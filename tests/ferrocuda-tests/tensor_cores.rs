@@ -218,8 +218,11 @@ fn tensor_gemm_program(gpu: &Gpu) -> TestResult {
                 .with_flag("--precision", Some(precision)),
         )?;
     }
-    let example = ferrocuda_book::registry::find("course-matmul-tiled").ok_or("no example")?;
-    match (example.run)(gpu, &Options::default().with_flag("--precision", Some("fp8"))) {
+    match crate::common::run_options(
+        gpu,
+        "course-matmul-tiled",
+        &Options::default().with_flag("--precision", Some("fp8")),
+    ) {
         Err(e) => ensure(e.to_string().contains("f32, bf16 or tf32"), || {
             format!("refused as: {e}")
         }),

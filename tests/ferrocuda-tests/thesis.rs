@@ -224,11 +224,10 @@ fn thesis_sor_refuses_omega_outside_0_2(gpu: &Gpu) -> TestResult {
         )?;
         let result = reference::half_sweep(&mut cpu_grid, n, region, 0, 0, w);
         refused("the CPU half-sweep", result, &sentence)?;
-        let example = ferrocuda_book::registry::find("thesis-sor").ok_or("no thesis-sor")?;
         let options = Options::default().with_flag("--omega", Some(&omega.to_string()));
         refused(
             "thesis-sor --omega",
-            (example.run)(gpu, &options).map(|_| ()),
+            crate::common::run_options(gpu, "thesis-sor", &options).map(|_| ()),
             &sentence,
         )?;
     }

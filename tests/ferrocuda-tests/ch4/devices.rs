@@ -31,8 +31,7 @@ fn with_devices(n: usize, size: Option<usize>, flags: &[(&str, &str)]) -> Option
 
 /// The example's `run` refuses `options` with an `InvalidArgument` containing `phrase`.
 fn refuses(gpu: &Gpu, id: &str, options: Options, phrase: &str) -> TestResult {
-    let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
-    match (example.run)(gpu, &options) {
+    match crate::common::run_options(gpu, id, &options) {
         Err(Error::InvalidArgument(message)) if message.contains(phrase) => Ok(()),
         Err(e) => Err(format!("{id} {options:?}: refused, but not with `{phrase}`: {e}")),
         Ok(_) => Err(format!("{id} {options:?}: not refused")),

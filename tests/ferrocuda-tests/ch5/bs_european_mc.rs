@@ -178,9 +178,8 @@ pub fn ch5_bs_european_mc_bounds_catch_errors() -> TestResult {
 
 /// `--book` needs cuRAND: one clear error on the simulator.
 pub fn ch5_bs_european_mc_book_needs_curand() -> TestResult {
-    let example = ferrocuda_book::registry::find("ch5-bs-european-mc").ok_or("no example")?;
     let options = Options::default().with_flag("--book", None);
-    match (example.run)(&Gpu::simulator(), &options) {
+    match crate::common::run_options(&Gpu::simulator(), "ch5-bs-european-mc", &options) {
         Err(e) if e.to_string().contains("cuRAND") => Ok(()),
         Err(e) => Err(format!("--book on the simulator: {e}")),
         Ok(_) => Err("--book ran on the simulator".into()),

@@ -12,13 +12,12 @@ use ferrocuda_book::examples::ch5::curand_basic::{BOOK_F32, BOOK_F64, N, SEED as
 pub fn ch5_curand_seeded_needs_cuda() -> TestResult {
     let generator: Generator = "curand-seeded".parse().map_err(fail)?;
     ensure(generator == Generator::CurandSeeded, || format!("parsed {generator:?}"))?;
-    let example = ferrocuda_book::registry::find("ch5-bs-european-mc").ok_or("no example")?;
     let options = Options {
         size: Some(1000),
         ..Options::default()
     }
     .with_flag("--generator", Some("curand-seeded"));
-    match (example.run)(&Gpu::simulator(), &options) {
+    match crate::common::run_options(&Gpu::simulator(), "ch5-bs-european-mc", &options) {
         Err(e) if e.to_string().contains("cuRAND") && !e.to_string().contains('\n') => Ok(()),
         Err(e) => Err(format!("curand-seeded on the simulator: {e}")),
         Ok(_) => Err("curand-seeded ran on the simulator".into()),
@@ -58,8 +57,7 @@ pub fn ch5_curand_basic_book(gpu: &Gpu) -> TestResult {
 
 /// ch5-curand-basic takes exactly `--generator` and `--seed` (the pi examples' first two flags).
 pub fn ch5_curand_basic_flags() -> TestResult {
-    let example = ferrocuda_book::registry::find("ch5-curand-basic").ok_or("no example ch5-curand-basic")?;
-    let names: Vec<&str> = example.flags.iter().map(|f| f.name).collect();
+    let names = crate::common::own_options("ch5-curand-basic")?;
     ensure(names == ["--generator", "--seed"], || format!("flags {names:?}"))
 }
 

@@ -6,17 +6,53 @@
 pub use ferrocuda_testing::*;
 
 use ferrocuda::{Gpu, LoadedKernels};
-use ferrocuda_book::example::Options;
+use ferrocuda_book::example::{Options, Outcome};
 
 /// The book's kernels on `gpu`.
 pub fn book(gpu: &Gpu) -> Result<LoadedKernels<'_>, String> {
     ferrocuda_book::kernels(gpu).map_err(|e| e.to_string())
 }
 
-/// Runs an example's `run` with `options` and fails unless every check passed.
-pub fn example_passes(gpu: &Gpu, id: &str, options: Options) -> TestResult {
+/// The command line of `options` for the example `id`: `--size`, `--precision` where it has two,
+/// `--reps` where it is not the default, its own flags.
+pub fn args_of(id: &str, options: &Options) -> Vec<String> {
+    let example = ferrocuda_book::registry::find(id).expect("a registered id");
+    let mut args = Vec::new();
+    if let Some(n) = options.size {
+        args.extend(["--size".to_string(), n.to_string()]);
+    }
+    if example.precisions().len() > 1 {
+        args.extend(["--precision".to_string(), options.precision.to_string()]);
+    }
+    if example.reps() && options.reps != Options::default().reps {
+        args.extend(["--reps".to_string(), options.reps.to_string()]);
+    }
+    for (flag, value) in &options.flags {
+        args.push(flag.clone());
+        args.extend(value.clone());
+    }
+    args
+}
+
+/// Runs the example `id` with `options` as `cargo xtask run` does, without its header.
+pub fn run_options(gpu: &Gpu, id: &str, options: &Options) -> ferrocuda::Result<Outcome> {
+    let args = args_of(id, options);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ferrocuda_book::runner::run_on(gpu, id, &args)
+}
+
+/// The example `id`'s own options (`--seed`), beyond those every example shares.
+pub fn own_options(id: &str) -> Result<Vec<String>, String> {
     let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
-    let outcome = (example.run)(gpu, &options).map_err(fail)?;
+    Ok(ferrocuda_book::cli::own_options(example)
+        .into_iter()
+        .map(|(name, _)| name.split(' ').next().unwrap_or_default().to_string())
+        .collect())
+}
+
+/// Runs the example `id` with `options` and fails unless every check passed.
+pub fn example_passes(gpu: &Gpu, id: &str, options: Options) -> TestResult {
+    let outcome = run_options(gpu, id, &options).map_err(fail)?;
     let failed: Vec<String> = outcome
         .checks
         .iter()
@@ -30,18 +66,23 @@ pub fn example_passes(gpu: &Gpu, id: &str, options: Options) -> TestResult {
 /// for a larger size (and more in f64 where the id has an f64 path), and a count that overflows
 /// is `None` rather than a wrapped figure.
 pub fn memory_plans_grow(ids: &[&str]) -> TestResult {
-    use ferrocuda_book::example::{Options, Precision};
+    use ferrocuda_book::entry::Shared;
+    use ferrocuda_book::example::Precision;
     let gpu = Gpu::simulator();
     for &id in ids {
         let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
-        let size = example.size.ok_or(format!("{id} describes no --size"))?;
+        let size = example.size().ok_or(format!("{id} describes no --size"))?;
+        let matches = ferrocuda_book::cli::command(example)
+            .try_get_matches_from(Vec::<String>::new())
+            .map_err(|e| e.to_string())?;
         let total = |precision: Precision, n: usize| {
-            let options = Options {
+            let shared = Shared {
                 size: Some(n),
                 precision,
-                ..Options::default()
+                reps: 1,
             };
-            (size.memory)(&options, &gpu, n).map(|p| p.device_bytes + p.host_bytes)
+            let plan = example.memory(&gpu, &shared, n, &matches).ok()??;
+            Some(plan.device_bytes + plan.host_bytes)
         };
         let mut last = 0;
         for n in [size.min, size.min + 1, 2 * size.min, 1000, 4096] {
@@ -52,7 +93,7 @@ pub fn memory_plans_grow(ids: &[&str]) -> TestResult {
             ensure(bytes > 0 && bytes >= last, || {
                 format!("{id} --size {n}: {bytes} bytes after {last}")
             })?;
-            if example.f64 {
+            if example.precisions().len() > 1 {
                 let wide = total(Precision::F64, n).ok_or(format!("{id} --size {n} f64: no plan"))?;
                 ensure(wide > bytes, || {
                     format!("{id} --size {n}: f64 plans {wide} bytes, f32 {bytes}")

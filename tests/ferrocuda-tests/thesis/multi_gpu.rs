@@ -99,13 +99,13 @@ pub fn thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu(gpu: &Gpu) -> Test
             format!("{config:?} was accepted with two partitions on one GPU")
         })?;
     }
-    let example = ferrocuda_book::registry::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     let options = Options::default()
         .with_flag("--exchange", Some("nccl"))
         .with_flag("--partitions", Some("2"));
-    ensure((example.run)(gpu, &options).is_err(), || {
-        "--exchange nccl --partitions 2 was accepted on one GPU".into()
-    })
+    ensure(
+        crate::common::run_options(gpu, "thesis-sor-multi", &options).is_err(),
+        || "--exchange nccl --partitions 2 was accepted on one GPU".into(),
+    )
 }
 
 /// Every strategy, NCCL included, over two GPUs: one partition per GPU, then two per GPU.
@@ -163,7 +163,6 @@ pub fn thesis_sor_multi_program(gpu: &Gpu) -> TestResult {
 }
 
 pub fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
-    let example = ferrocuda_book::registry::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     for (flag, value) in [
         ("--devices", "99"),
         ("--devices", "0,0"),
@@ -174,15 +173,16 @@ pub fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
         ("--iterations", "tol=1e-3"),
     ] {
         let options = Options::default().with_flag(flag, Some(value));
-        ensure((example.run)(gpu, &options).is_err(), || {
-            format!("{flag} {value} was accepted")
-        })?;
+        ensure(
+            crate::common::run_options(gpu, "thesis-sor-multi", &options).is_err(),
+            || format!("{flag} {value} was accepted"),
+        )?;
     }
     // A device listed twice is refused in one sentence that says so: each is opened once.
     let options = Options::default().with_flag("--devices", Some("0,0"));
     refused(
         "--devices 0,0",
-        (example.run)(gpu, &options).map(|_| ()),
+        crate::common::run_options(gpu, "thesis-sor-multi", &options).map(|_| ()),
         "--devices names device 0 twice",
     )
 }
@@ -192,12 +192,11 @@ pub fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
 /// medians and MADs are taken, and every grid of each experiment equals its one-GPU grid.
 pub fn thesis_sor_multi_study_on_the_simulator() -> TestResult {
     let simulator = Gpu::simulator();
-    let example = ferrocuda_book::registry::find("thesis-sor-multi").ok_or("no thesis-sor-multi")?;
     let options = Options::default()
         .with_flag("--study", None)
         .with_flag("--attempts", Some("2"))
         .with_flag("--iterations", Some("6"));
-    let outcome = (example.run)(&simulator, &options).map_err(fail)?;
+    let outcome = crate::common::run_options(&simulator, "thesis-sor-multi", &options).map_err(fail)?;
     for experiment in [
         "strong-scaling",
         "Shape0 and Shape2",
@@ -218,15 +217,16 @@ pub fn thesis_sor_multi_study_on_the_simulator() -> TestResult {
     ensure(failed.is_empty(), || failed.join("; "))?;
     for (flag, value) in [("--attempts", "0"), ("--sides", "66,4"), ("--sides", "x")] {
         let bad = options.clone().with_flag(flag, Some(value));
-        ensure((example.run)(&simulator, &bad).is_err(), || {
-            format!("{flag} {value} was accepted")
-        })?;
+        ensure(
+            crate::common::run_options(&simulator, "thesis-sor-multi", &bad).is_err(),
+            || format!("{flag} {value} was accepted"),
+        )?;
     }
     // Sides of its own: the largest sets the shape and blocks experiments.
     let own = options
         .with_flag("--sides", Some("34,50"))
         .with_flag("--attempts", Some("1"));
-    let outcome = (example.run)(&simulator, &own).map_err(fail)?;
+    let outcome = crate::common::run_options(&simulator, "thesis-sor-multi", &own).map_err(fail)?;
     ensure(outcome.checks.iter().all(|c| c.passed()), || {
         "--sides 34,50 failed a check".into()
     })

@@ -111,16 +111,12 @@ fn main() -> ExitCode {
 
 fn list() -> Result<ExitCode, String> {
     for e in registry::EXAMPLES {
-        println!("{:<26} {}", e.id, e.description);
-        if let Some(size) = &e.size {
+        println!("{:<26} {}", e.id(), e.description());
+        if let Some(size) = &e.size() {
             println!("{:<26}   {}", "", cli::describe_size(size));
         }
-        for flag in e.flags {
-            let name = match flag.value {
-                Some(value) => format!("{} {value}", flag.name),
-                None => flag.name.to_string(),
-            };
-            println!("{:<26}   {name:<22} {}", "", flag.help);
+        for (name, help) in cli::own_options(*e) {
+            println!("{:<26}   {name:<22} {help}", "");
         }
     }
     Ok(ExitCode::SUCCESS)

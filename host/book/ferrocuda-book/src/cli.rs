@@ -6,9 +6,12 @@
 //! memory plan is checked against the device and the host before anything is allocated.
 //!
 //! The shared options are built with clap's builder rather than its derive, because which of
-//! them an example takes (`--size`, `--precision f64`, `--reps`) is per example.
-use crate::example::{Example, Options, Precision, Size};
+//! them an example takes (`--size`, `--precision f64`, `--reps`) is per example; its own options
+//! are its clap derive ([`Entry::own_options`]).
+use crate::entry::{DEFAULT_REPS, Entry, Shared};
+use crate::example::{Precision, Size};
 use clap::builder::PossibleValue;
+use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use ferrocuda::footprint::{Capacity, Footprint};
 use ferrocuda::gpu::BackendChoice;
@@ -22,13 +25,13 @@ pub struct DeviceChoice {
 }
 
 /// The clap command of `example`: its description, the shared options it uses and its own.
-pub fn command(example: &Example) -> Command {
-    let mut command = Command::new(example.id)
-        .bin_name(format!("cargo xtask run {}", example.id))
-        .about(example.description)
+pub fn command(example: &dyn Entry) -> Command {
+    let mut command = Command::new(example.id())
+        .bin_name(format!("cargo xtask run {}", example.id()))
+        .about(example.description())
         .no_binary_name(true)
         .arg(backend_arg());
-    if let Some(size) = &example.size {
+    if let Some(size) = &example.size() {
         let max = match (size.min, size.max) {
             (1, usize::MAX) => String::new(),
             (min, usize::MAX) => format!("; at least {min}"),
@@ -47,27 +50,26 @@ pub fn command(example: &Example) -> Command {
                 )),
         );
     }
-    let precisions = match example.f64 {
-        true => vec![
-            PossibleValue::new("f32").alias("single"),
-            PossibleValue::new("f64").alias("double"),
-        ],
-        false => vec![PossibleValue::new("f32").alias("single")],
-    };
+    let precisions = example.precisions();
+    let values = precisions.iter().map(|p| match p {
+        Precision::F32 => PossibleValue::new("f32").alias("single"),
+        Precision::F64 => PossibleValue::new("f64").alias("double"),
+    });
     // An example with its own `--precision` (course-matmul-tiled's bf16 and tf32) parses it.
-    let own_precision = example.flags.iter().any(|flag| flag.name == "--precision");
+    let own = example.own_options(Command::new(example.id()));
+    let own_precision = own.get_arguments().any(|a| a.get_long() == Some("precision"));
     command = command.args((!own_precision).then(|| {
         Arg::new("precision")
             .long("precision")
             .value_name("P")
-            .value_parser(precisions)
-            .help(match (example.f64, example.default_precision()) {
-                (true, Precision::F64) => "floating-point precision, f64 as the source's [default: f64]",
-                (true, Precision::F32) => "floating-point precision [default: f32]",
-                (false, _) => "floating-point precision: this example has an f32 path only [default: f32]",
+            .value_parser(values.collect::<Vec<_>>())
+            .help(match precisions {
+                [Precision::F64, ..] => "floating-point precision, f64 as the source's [default: f64]",
+                [_, _, ..] => "floating-point precision [default: f32]",
+                _ => "floating-point precision: this example has an f32 path only [default: f32]",
             })
     }));
-    if example.reps {
+    if example.reps() {
         command = command.arg(
             Arg::new("reps")
                 .long("reps")
@@ -76,11 +78,11 @@ pub fn command(example: &Example) -> Command {
                 .value_parser(repetitions)
                 .help(format!(
                     "timed repetitions, at most {MAX_REPS} [default: {}]",
-                    Options::default().reps
+                    DEFAULT_REPS
                 )),
         );
     }
-    if !crate::examples::ch4::mpi::is_mpi(example.id) {
+    if !example.is_mpi() {
         // An MPI rank runs on the device MPI assigns it, never on one the command line names.
         command = command.arg(
             Arg::new("device")
@@ -91,7 +93,7 @@ pub fn command(example: &Example) -> Command {
                 .help("the GPU to run on, numbered from 0 as nvidia-smi does [default: 0]"),
         );
     }
-    if example.size.is_some() {
+    if example.size().is_some() {
         command = command.arg(
             Arg::new("plan")
                 .long("plan")
@@ -99,19 +101,7 @@ pub fn command(example: &Example) -> Command {
                 .help("print the memory the run needs at this size, what the device and the host have, and the largest --size that fits; run nothing"),
         );
     }
-    for flag in example.flags {
-        let long = flag.name.trim_start_matches("--");
-        let mut arg = Arg::new(flag.name).long(long).help(flag.help);
-        arg = match flag.value {
-            Some(value) => arg.value_name(value).allow_negative_numbers(true),
-            None => arg.action(ArgAction::SetTrue),
-        };
-        if let Some(other) = flag.requires {
-            arg = arg.requires(other);
-        }
-        command = command.arg(arg);
-    }
-    command
+    example.own_options(command)
 }
 
 /// The `--backend` option, shared with the runner's other commands.
@@ -154,56 +144,71 @@ pub fn repetitions(value: &str) -> Result<usize, String> {
     }
 }
 
-/// The options and the device `matches` gives, for `example`'s command.
-pub fn options(example: &Example, matches: &ArgMatches) -> Result<(Options, DeviceChoice), Error> {
-    let generic = matches.try_get_one::<String>("precision").ok().flatten();
-    let precision = match generic.map(String::as_str) {
+/// The shared options and the device `matches` gives, for `example`'s command.
+pub fn options(example: &dyn Entry, matches: &ArgMatches) -> Result<(Shared, DeviceChoice), Error> {
+    // `try_`: an example's own `--precision` (another type) is not the shared one.
+    let precision = match matches
+        .try_get_one::<String>("precision")
+        .ok()
+        .flatten()
+        .map(String::as_str)
+    {
         Some("f64" | "double") => Precision::F64,
         Some(_) => Precision::F32,
-        None => example.default_precision(),
+        None => example.precisions()[0],
     };
-    let own = example
-        .flags
-        .iter()
-        .filter_map(|flag| match flag.value {
-            Some(_) => matches
-                .get_one::<String>(flag.name)
-                .map(|v| (flag.name.to_string(), Some(v.clone()))),
-            None => matches.get_flag(flag.name).then(|| (flag.name.to_string(), None)),
-        })
-        .collect();
-    let options = Options {
+    let shared = Shared {
         // Asked only of ids that take `--size`: clap's debug build refuses an id it never declared.
-        size: example.size.and_then(|_| matches.get_one::<usize>("size").copied()),
+        size: example.size().and_then(|_| matches.get_one::<usize>("size").copied()),
         precision,
-        reps: match example.reps {
+        reps: match example.reps() {
             true => matches.get_one::<usize>("reps").copied(),
             false => None,
         }
-        .unwrap_or(Options::default().reps),
-        flags: own,
+        .unwrap_or(DEFAULT_REPS),
     };
     let device = DeviceChoice {
         backend: backend(matches)?,
-        ordinal: match crate::examples::ch4::mpi::is_mpi(example.id) {
+        ordinal: match example.is_mpi() {
             true => 0,
             false => matches.get_one::<usize>("device").copied().unwrap_or(0),
         },
     };
-    Ok((options, device))
+    Ok((shared, device))
 }
 
 /// The size a run of `example` uses on `gpu`: `--size`, else the default there (said on the
-/// simulator, whose default is smaller); `None` for an example without sizes.
-pub fn resolved_size(example: &Example, options: &Options, gpu: &Gpu) -> Option<usize> {
-    let size = example.size.as_ref()?;
-    Some(options.size.unwrap_or_else(|| {
+/// simulator, whose default is smaller); 0 for an example without sizes.
+pub fn resolved_size(example: &dyn Entry, shared: &Shared, gpu: &Gpu) -> usize {
+    let Some(size) = example.size() else {
+        return 0;
+    };
+    shared.size.unwrap_or_else(|| {
         let n = size.default_on(gpu);
         if gpu.is_simulator() && size.simulator != size.gpu {
             println!(" --size {n}: the simulator's default (on a GPU: {})", size.gpu);
         }
         n
-    }))
+    })
+}
+
+/// The command line `args` (the example's options, after its id) without the option `name` and
+/// its value: what a run would be without it.
+fn without(args: &[String], name: &str) -> Vec<String> {
+    let long = format!("--{name}");
+    let mut kept = Vec::with_capacity(args.len());
+    let mut skip_value = false;
+    for arg in args {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        if *arg == long {
+            skip_value = true;
+        } else if !arg.starts_with(&format!("{long}=")) {
+            kept.push(arg.clone());
+        }
+    }
+    kept
 }
 
 /// The memory a run of an example at size `n` needs, against what the device and the host have.
@@ -220,20 +225,31 @@ pub struct MemoryCheck {
 }
 
 impl MemoryCheck {
-    /// Plans the example of `size` at size `n` with `options` on `gpu`.
-    pub fn new(size: &Size, options: &Options, gpu: &Gpu, n: usize) -> Result<Self, Error> {
-        let plan = |options: &Options, k: usize| {
-            (size.memory)(
-                &Options {
-                    size: Some(k),
-                    ..options.clone()
-                },
+    /// Plans `example` at size `n` on `gpu`, with the command line `args` that gave `matches`.
+    pub fn new(
+        example: &dyn Entry,
+        shared: &Shared,
+        gpu: &Gpu,
+        n: usize,
+        args: &[String],
+        matches: &ArgMatches,
+    ) -> Result<Self, Error> {
+        let Some(size) = example.size() else {
+            return Err(Error::InvalidArgument(format!("{} has no --size", example.id())));
+        };
+        let plan = |matches: &ArgMatches, k: usize| {
+            example.memory(
                 gpu,
+                &Shared {
+                    size: Some(k),
+                    ..*shared
+                },
                 k,
+                matches,
             )
         };
         let capacity = Capacity::of(gpu)?;
-        let footprint = plan(options, n);
+        let footprint = plan(matches, n)?;
         let fits = footprint.is_some_and(|f| capacity.fits(f));
         // Past the size asked for only when it fits: up to the example's limit, or 2^48 elements
         // (beyond any machine's memory, and a short search).
@@ -242,24 +258,35 @@ impl MemoryCheck {
             false => n,
         };
         let largest = capacity
-            .largest_fitting(below, |k| plan(options, k))
+            .largest_fitting(below, |k| plan(matches, k).ok().flatten())
             .filter(|&k| k >= size.min);
-        let culprits = match fits {
-            true => Vec::new(),
-            false => options
-                .flags
-                .iter()
-                .filter_map(|(name, value)| Some((name, value.as_deref()?)))
-                .filter(|(name, _)| {
-                    let without = Options {
-                        flags: options.flags.iter().filter(|(f, _)| f != *name).cloned().collect(),
-                        ..options.clone()
-                    };
-                    plan(&without, n).is_some_and(|f| capacity.fits(f))
-                })
-                .map(|(name, value)| format!("{name} {value}"))
-                .collect(),
-        };
+        let mut culprits = Vec::new();
+        if !fits {
+            // The example's own options given on the command line, each tried without.
+            let command = command(example);
+            for arg in command
+                .get_arguments()
+                .filter(|a| !SHARED.contains(&a.get_id().as_str()))
+            {
+                let id = arg.get_id().as_str();
+                let given = matches.value_source(id) == Some(ValueSource::CommandLine);
+                let (true, true, Some(long), Ok(Some(value))) = (
+                    given,
+                    arg.get_action().takes_values(),
+                    arg.get_long(),
+                    matches.try_get_raw(id),
+                ) else {
+                    continue;
+                };
+                let Ok(other) = command.clone().try_get_matches_from(without(args, long)) else {
+                    continue;
+                };
+                if plan(&other, n)?.is_some_and(|f| capacity.fits(f)) {
+                    let value: Vec<_> = value.map(|v| v.to_string_lossy().into_owned()).collect();
+                    culprits.push(format!("--{long} {}", value.join(" ")));
+                }
+            }
+        }
         Ok(Self {
             n,
             footprint,
@@ -326,19 +353,32 @@ fn check_limit(size: &Size, n: usize) -> Result<(), Error> {
     }
 }
 
-/// Checks, before anything is allocated, that `example` at its size (given, or the default on
-/// `gpu`) fits in the device's free memory and the host's available memory; when not, one
-/// sentence with both figures, the options that make it too big, and the largest size that fits.
-pub fn check_memory(example: &Example, options: &Options, gpu: &Gpu) -> Result<(), Error> {
-    let (Some(size), Some(n)) = (&example.size, resolved_size(example, options, gpu)) else {
+/// The shared options' ids, which are not the example's own.
+const SHARED: [&str; 6] = ["backend", "size", "precision", "reps", "device", "plan"];
+
+/// Checks, before anything is allocated, that `example` at size `n` fits in the device's free
+/// memory and the host's available memory; when not, one sentence with both figures, the options
+/// that make it too big, and the largest size that fits.
+pub fn check_memory(
+    example: &dyn Entry,
+    shared: &Shared,
+    gpu: &Gpu,
+    n: usize,
+    args: &[String],
+    matches: &ArgMatches,
+) -> Result<(), Error> {
+    let Some(size) = example.size() else {
         return Ok(());
     };
-    check_limit(size, n)?;
+    check_limit(&size, n)?;
     let capacity = Capacity::of(gpu)?;
-    if (size.memory)(options, gpu, n).is_some_and(|f| capacity.fits(f)) {
+    if example
+        .memory(gpu, shared, n, matches)?
+        .is_some_and(|f| capacity.fits(f))
+    {
         return Ok(());
     }
-    let check = MemoryCheck::new(size, options, gpu, n)?;
+    let check = MemoryCheck::new(example, shared, gpu, n, args, matches)?;
     Err(Error::OutOfMemory(format!(
         "{} {}: {}",
         check.subject(),
@@ -347,14 +387,21 @@ pub fn check_memory(example: &Example, options: &Options, gpu: &Gpu) -> Result<(
     )))
 }
 
-/// `--plan`: prints in one line what `example` at its size needs, what there is, and the largest
+/// `--plan`: prints in one line what `example` at size `n` needs, what there is, and the largest
 /// size that fits; runs nothing. A size past the example's limit is refused as the run refuses it.
-pub fn print_plan(example: &Example, options: &Options, gpu: &Gpu) -> Result<(), Error> {
-    let (Some(size), Some(n)) = (&example.size, resolved_size(example, options, gpu)) else {
+pub fn print_plan(
+    example: &dyn Entry,
+    shared: &Shared,
+    gpu: &Gpu,
+    n: usize,
+    args: &[String],
+    matches: &ArgMatches,
+) -> Result<(), Error> {
+    let Some(size) = example.size() else {
         return Ok(());
     };
-    check_limit(size, n)?;
-    let check = MemoryCheck::new(size, options, gpu, n)?;
+    check_limit(&size, n)?;
+    let check = MemoryCheck::new(example, shared, gpu, n, args, matches)?;
     println!(
         "plan: {} {} ({}); {}",
         check.subject(),
@@ -363,6 +410,23 @@ pub fn print_plan(example: &Example, options: &Options, gpu: &Gpu) -> Result<(),
         check.advice(size.min)
     );
     Ok(())
+}
+
+/// The example's own options, beyond the shared ones, as the list shows them: (`--seed N`,
+/// its help).
+pub fn own_options(example: &dyn Entry) -> Vec<(String, String)> {
+    let command = example.own_options(Command::new(example.id()));
+    command
+        .get_arguments()
+        .filter_map(|arg| {
+            let long = arg.get_long()?;
+            let name = match (arg.get_action().takes_values(), arg.get_value_names()) {
+                (true, Some(values)) => format!("--{long} {}", values.join(" ")),
+                _ => format!("--{long}"),
+            };
+            Some((name, arg.get_help().map(ToString::to_string).unwrap_or_default()))
+        })
+        .collect()
 }
 
 /// What `--size` means for `size`, for the list of examples.

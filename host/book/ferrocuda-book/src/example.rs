@@ -1,6 +1,6 @@
-//! What an example is, for the examples and the runner alike: its description ([`Example`]:
-//! id, options, size, memory plan, run), the options the runner resolved ([`Options`]), and what
-//! a run returns ([`Outcome`]). A floor below every example; the table of them is
+//! What an example is, for the examples and the runner alike: the [`Example`] trait (id, own
+//! options as a clap derive, size, memory plan, run), what a run is given ([`Run`]) and what it
+//! returns ([`Outcome`]). A floor below every example; the table of them is
 //! [`crate::registry`], a floor above.
 use crate::defaults::Pick;
 use ferrocuda::footprint::Footprint;
@@ -8,6 +8,8 @@ use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;
 use std::fmt;
 use std::str::FromStr;
+
+pub use crate::legacy::{F64_BY_DEFAULT, Flag, FlagValue, LegacyExample, LegacySize, Options};
 
 /// Floating-point precision of an example (`--precision`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,77 +41,7 @@ impl fmt::Display for Precision {
     }
 }
 
-/// The runner's options: those every example shares, and the example's own [`Flag`]s.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Problem size (elements; each example says what it means), or the source's own size.
-    pub size: Option<usize>,
-    /// Precision, for the examples that have both.
-    pub precision: Precision,
-    /// Timed repetitions.
-    pub reps: usize,
-    /// The example's own flags as given: `("--seed", Some("1234"))`, `("--book", None)`.
-    pub flags: Vec<FlagValue>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            size: None,
-            precision: Precision::F32,
-            reps: 10,
-            flags: Vec::new(),
-        }
-    }
-}
-
-/// A flag as given on the command line, with its value (`None` for a switch).
-pub type FlagValue = (String, Option<String>);
-
-/// One option an example takes beyond the shared ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Flag {
-    /// `--seed`.
-    pub name: &'static str,
-    /// The value's placeholder (`N`, `on|off`), or `None` for a switch that takes no value.
-    pub value: Option<&'static str>,
-    /// One line: what it does, its unit and its default.
-    pub help: &'static str,
-    /// Another of the example's options this one needs (`--plot` needs `--study`).
-    pub requires: Option<&'static str>,
-}
-
-impl Flag {
-    /// An option taking a value shown as `value` in the help.
-    pub const fn value(name: &'static str, value: &'static str, help: &'static str) -> Self {
-        Self {
-            name,
-            value: Some(value),
-            help,
-            requires: None,
-        }
-    }
-
-    /// A switch, taking no value.
-    pub const fn switch(name: &'static str, help: &'static str) -> Self {
-        Self {
-            name,
-            value: None,
-            help,
-            requires: None,
-        }
-    }
-
-    /// The same option, refused unless `other` is given too.
-    pub const fn requires(self, other: &'static str) -> Self {
-        Self {
-            requires: Some(other),
-            ..self
-        }
-    }
-}
-
-/// What `--size` means for an example, its defaults, and the memory a run of a given size needs.
+/// What `--size` means for an example, and its defaults.
 #[derive(Clone, Copy, Debug)]
 pub struct Size {
     /// What one unit counts, for the help: `elements per array`, `grid points per side`.
@@ -124,62 +56,12 @@ pub struct Size {
     /// The largest size the example accepts whatever the memory (an index type's range, a
     /// kernel's limit), or `usize::MAX`.
     pub max: usize,
-    /// The bytes a run of this size needs on the device and on the host at its peak, given the
-    /// other options; `None` when the count overflows. Checked before the run starts.
-    pub memory: fn(&Options, &Gpu, usize) -> Option<Footprint>,
 }
 
 impl Size {
     /// The default on `gpu`.
     pub fn default_on(&self, gpu: &Gpu) -> usize {
         gpu.pick(self.gpu, self.simulator)
-    }
-}
-
-impl Options {
-    /// `--size`, or `default` (callers pass `gpu.pick(book_size, SIMULATOR_SIZE)` where the source's
-    /// size is large); at least one element.
-    pub fn size_or(&self, default: usize) -> Result<usize> {
-        match self.size.unwrap_or(default) {
-            0 => Err(Error::InvalidArgument("--size must be at least 1".into())),
-            n => Ok(n),
-        }
-    }
-
-    /// With `flag` set to `value` (`None` for a switch), replacing an earlier value.
-    pub fn with_flag(mut self, flag: &str, value: Option<&str>) -> Self {
-        self.flags.retain(|(f, _)| f != flag);
-        self.flags.push((flag.to_string(), value.map(str::to_string)));
-        self
-    }
-
-    /// True when the switch `flag` (`--book`) was given.
-    pub fn switch(&self, flag: &str) -> bool {
-        self.flags.iter().any(|(f, _)| f == flag)
-    }
-
-    /// The value of `flag`, if given.
-    pub fn value(&self, flag: &str) -> Option<&str> {
-        self.flags
-            .iter()
-            .rev()
-            .find(|(f, _)| f == flag)
-            .and_then(|(_, v)| v.as_deref())
-    }
-
-    /// The value of `flag` parsed as a `T` (a number, an enum with `FromStr`), if given; a
-    /// one-sentence error when it does not parse.
-    /// The value's own parse error (a library type's range sentence) is kept.
-    pub fn parsed<T: FromStr>(&self, flag: &str) -> Result<Option<T>>
-    where
-        T::Err: fmt::Display,
-    {
-        self.value(flag)
-            .map(|v| {
-                v.parse()
-                    .map_err(|e| Error::InvalidArgument(format!("{flag} {v}: {e}")))
-            })
-            .transpose()
     }
 }
 
@@ -218,50 +100,47 @@ impl Outcome {
     }
 }
 
-/// One runnable example.
-pub struct Example {
+/// One runnable example: its id, its own options, its sizes, its memory plan and its run. An
+/// example with two precisions is generic over its element type and registered twice over
+/// ([`crate::entry::Generic`]); the runner turns `--precision` into the instance it runs.
+pub trait Example: 'static {
     /// `ch1-increment`, as in the spec.
-    pub id: &'static str,
+    const ID: &'static str;
     /// One line.
-    pub description: &'static str,
+    const DESCRIPTION: &'static str;
     /// `--size`, or `None` for an example whose sizes are fixed by its source.
-    pub size: Option<Size>,
-    /// True when it has an f64 path (`--precision f64`); f32 otherwise.
-    pub f64: bool,
+    const SIZE: Option<Size> = None;
     /// True when it repeats timed runs (`--reps`).
-    pub reps: bool,
-    /// Its own options, beyond size, precision and repetitions.
-    pub flags: &'static [Flag],
+    const REPS: bool = false;
+    /// Its own options beyond size, precision and repetitions: a clap derive ([`NoOptions`]
+    /// for none), so that `--help` lists them and clap refuses a bad value in one sentence.
+    type Args: clap::Args + Clone + fmt::Debug + Send + Sync;
+    /// The bytes a run of `run.size` needs on the device and on the host at its peak; `None`
+    /// when the count overflows. Checked before the run starts, and by `--plan`.
+    fn memory(run: &Run<Self::Args>, gpu: &Gpu) -> Option<Footprint> {
+        let _ = (run, gpu);
+        Some(Footprint::NONE)
+    }
     /// Runs it on `gpu`.
-    pub run: fn(&Gpu, &Options) -> Result<Outcome>,
+    fn run(gpu: &Gpu, run: &Run<Self::Args>) -> Result<Outcome>;
 }
 
-impl Example {
-    /// The precision a run takes without `--precision`: f64 for the examples whose source
-    /// computes in double precision ([`F64_BY_DEFAULT`]), f32 otherwise.
-    pub fn default_precision(&self) -> Precision {
-        match F64_BY_DEFAULT.contains(&self.id) {
-            true => Precision::F64,
-            false => Precision::F32,
-        }
-    }
+/// The options of an example that has none of its own.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct NoOptions {}
 
-    /// The options of a run given no option at all: the shared defaults, in
-    /// [`Example::default_precision`].
-    pub fn default_options(&self) -> Options {
-        Options {
-            precision: self.default_precision(),
-            ..Options::default()
-        }
-    }
+/// What a run of an example is given: the shared options, resolved, and its own.
+#[derive(Clone, Debug)]
+pub struct Run<A> {
+    /// `--size`, else the default on this device ([`Size::default_on`]); 0 for an example
+    /// without sizes.
+    pub size: usize,
+    /// True when `--size` was given (an example whose source's shape is not square keeps it
+    /// unless given a size).
+    pub size_given: bool,
+    pub precision: Precision,
+    /// Timed repetitions.
+    pub reps: usize,
+    /// The example's own options.
+    pub args: A,
 }
-
-/// The examples whose source computes in f64, so that `--precision` defaults to f64 there
-/// (`--precision f32` runs the single-precision variant).
-pub static F64_BY_DEFAULT: &[&str] = &[
-    // The book's tables of §3.5.1 and §3.5.2 are f64.
-    "ch3-tlp-copy",
-    "ch3-ilp-copy",
-    // The PGI article's arrays are real*8.
-    "stream",
-];

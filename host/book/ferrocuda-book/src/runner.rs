@@ -2,13 +2,14 @@
 //! header, the outcome and the exit code, shared by `xtask` and by the MPI test binary
 //! `ferrocuda-rank` (one copy per rank under `mpirun`).
 //!
-//! An MPI example (chapter 4, [`examples::ch4::mpi`]) is run differently: MPI starts first, each
+//! An MPI example (chapter 4, [`Entry::is_mpi`]) is run differently: MPI starts first, each
 //! rank opens its own device (`ferrocuda::mpi::Mpi::assign_device`, never device 0 in every
 //! rank), the ranks' checks are gathered to rank 0, and an error on any rank ends the whole job
 //! with one line naming that rank (exit code 2), never a hang.
 use crate::cli;
-use crate::example::{Example, Options};
-use crate::{examples, registry};
+use crate::entry::{Entry, Shared};
+use crate::example::Outcome;
+use crate::registry;
 use ferrocuda::gpu::BackendChoice;
 use ferrocuda::{Error, Gpu};
 use std::io::Write;
@@ -125,39 +126,45 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
         )));
     };
     let example = registry::find(id).ok_or_else(|| RunError::UnknownExample(id.clone()))?;
-    let matches = match cli::command(example).try_get_matches_from(&args[1..]) {
+    let args = &args[1..];
+    let matches = match cli::command(example).try_get_matches_from(args) {
         Ok(matches) => matches,
         Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp) => return Ok(print_clap(&e)),
         Err(e) => return Err(e.into()),
     };
-    let (options, device) = cli::options(example, &matches).map_err(RunError::Setup)?;
-    let failed = |source| RunError::Example { id: example.id, source };
+    let (shared, device) = cli::options(example, &matches).map_err(RunError::Setup)?;
+    let failed = |source| RunError::Example {
+        id: example.id(),
+        source,
+    };
     if matches.try_get_one::<bool>("plan").ok().flatten() == Some(&true) {
         // An MPI rank's device is device 0 of its node's share: plan on device 0, without MPI.
         let gpu = open(device.backend, device.ordinal).map_err(RunError::Setup)?;
-        cli::print_plan(example, &options, &gpu).map_err(failed)?;
+        let n = cli::resolved_size(example, &shared, &gpu);
+        cli::print_plan(example, &shared, &gpu, n, args, &matches).map_err(failed)?;
         return Ok(ExitCode::SUCCESS);
     }
     // Before any work: a chart is drawn only after minutes of measurements.
-    examples::plot_option::check_path(example.flags, &options).map_err(failed)?;
-    if examples::ch4::mpi::is_mpi(example.id) {
-        return run_mpi(example, device.backend, &options);
+    example.check_paths(&shared, &matches).map_err(failed)?;
+    if example.is_mpi() {
+        return run_mpi(example, device.backend, &shared, args, &matches);
     }
     let gpu = open(device.backend, device.ordinal).map_err(RunError::Setup)?;
     let p = gpu.properties();
     if gpu.is_simulator() {
-        println!("== {} on the {} ==", example.id, p.name);
+        println!("== {} on the {} ==", example.id(), p.name);
     } else {
         println!(
             "== {} on device {}: {} (sm_{}) ==",
-            example.id,
+            example.id(),
             p.ordinal,
             p.name,
             p.compute_capability_number()
         );
     }
-    cli::check_memory(example, &options, &gpu).map_err(failed)?;
-    let outcome = (example.run)(&gpu, &options).map_err(failed)?;
+    let n = cli::resolved_size(example, &shared, &gpu);
+    cli::check_memory(example, &shared, &gpu, n, args, &matches).map_err(failed)?;
+    let outcome = example.run(&gpu, &shared, n, &matches).map_err(failed)?;
     outcome.print();
     Ok(if outcome.passed() {
         ExitCode::SUCCESS
@@ -166,28 +173,56 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
     })
 }
 
+/// Runs the example `id` on `gpu` with the command line `args` (its options, after the id), as
+/// `cargo xtask run` does but without the header and the verdict: parsed by its command, its
+/// memory plan checked, run. For tests, and for a program embedding the book.
+pub fn run_on(gpu: &Gpu, id: &str, args: &[&str]) -> Result<Outcome, Error> {
+    let example = registry::find(id).ok_or_else(|| Error::InvalidArgument(format!("no example `{id}`")))?;
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let matches = cli::command(example)
+        .try_get_matches_from(&args)
+        .map_err(|e| Error::InvalidArgument(e.kind().to_string() + ": " + &e.render().to_string()))?;
+    let (shared, _) = cli::options(example, &matches)?;
+    let n = cli::resolved_size(example, &shared, gpu);
+    cli::check_memory(example, &shared, gpu, n, &args, &matches)?;
+    example.run(gpu, &shared, n, &matches)
+}
+
 /// An MPI example in a build without MPI: refused in one sentence naming the build command.
 #[cfg(not(feature = "mpi"))]
-fn run_mpi(example: &Example, _backend: BackendChoice, _options: &Options) -> Result<ExitCode, RunError> {
-    Err(RunError::Setup(examples::ch4::mpi::needs_mpi_build(example.id)))
+fn run_mpi(
+    example: &dyn Entry,
+    _backend: BackendChoice,
+    _shared: &Shared,
+    _args: &[String],
+    _matches: &clap::ArgMatches,
+) -> Result<ExitCode, RunError> {
+    Err(RunError::Setup(crate::entry::needs_mpi_build(example.id())))
 }
 
 /// An MPI example: MPI started, this rank's device assigned, the example run, its checks
 /// gathered to rank 0 (which prints them per rank and the verdict), every rank returning the
 /// job's verdict; an error on any rank ends the job (`Mpi::finish`).
 #[cfg(feature = "mpi")]
-fn run_mpi(example: &Example, choice: BackendChoice, options: &Options) -> Result<ExitCode, RunError> {
+fn run_mpi(
+    example: &dyn Entry,
+    choice: BackendChoice,
+    shared: &Shared,
+    args: &[String],
+    matches: &clap::ArgMatches,
+) -> Result<ExitCode, RunError> {
     use ferrocuda::mpi::Mpi;
-    let failed = |source| RunError::Example { id: example.id, source };
-    let run = examples::ch4::mpi::find(example.id)
-        .ok_or_else(|| failed(Error::InvalidArgument("not an MPI example".into())))?;
+    let failed = |source| RunError::Example {
+        id: example.id(),
+        source,
+    };
     let mpi = Mpi::init().map_err(RunError::Setup)?;
     let result = (|| {
         let (gpu, placement) = mpi.assign_device(choice)?;
         if mpi.rank() == 0 {
             println!(
                 "== {} on {} MPI rank(s), {} host(s), {} ==",
-                example.id,
+                example.id(),
                 mpi.size(),
                 placement.node.hosts,
                 if gpu.is_simulator() {
@@ -201,8 +236,9 @@ fn run_mpi(example: &Example, choice: BackendChoice, options: &Options) -> Resul
                 }
             );
         }
-        cli::check_memory(example, options, &gpu)?;
-        let outcome = run(&mpi, &gpu, &placement, options)?;
+        let n = cli::resolved_size(example, shared, &gpu);
+        cli::check_memory(example, shared, &gpu, n, args, matches)?;
+        let outcome = example.run_rank(&mpi, &gpu, &placement, shared, n, matches)?;
         let lines: Vec<String> = outcome
             .checks
             .iter()

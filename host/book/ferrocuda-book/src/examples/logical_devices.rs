@@ -17,7 +17,7 @@ pub const DEVICES: Flag = Flag {
 /// More logical devices than any example needs; a guard against a mistyped count.
 pub const MAX_LOGICAL_DEVICES: usize = 64;
 
-/// Where a run's logical devices put their memory, for its memory plan (`Size::memory`): how
+/// Where a run's logical devices put their memory, for its memory plan (`Example::memory`): how
 /// many logical devices `open_devices` will open, and on how many GPUs they are placed
 /// round-robin (0: on simulators, whose memory is all host memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! The sweeps' `--plot FILE.png` option: the flag, its early path check, and writing the chart
-//! it asks for. `plot` draws; this module knows the runner's options.
+//! The sweeps' `--plot FILE.png` option ([`PlotOption`], checked when the command line is parsed),
+//! and writing the chart it asks for. `plot` draws; this module knows the runner's options.
 use crate::example::{Flag, Options};
 use crate::plot::{Chart, Series};
 use ferrocuda::Result;
@@ -52,3 +52,31 @@ pub const FLAG: Flag = Flag {
     help: "also draw the sweep as a PNG line chart",
     requires: None,
 };
+
+/// The sweeps' `--plot FILE.png`, flattened into an example's options. The path is checked when
+/// the command line is parsed, before any work: the chart is drawn only after minutes of
+/// measurements.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct PlotOption {
+    /// also draw the sweep as a PNG line chart
+    #[arg(long, value_name = "FILE.png", value_parser = writable_png)]
+    pub plot: Option<PathBuf>,
+}
+
+impl PlotOption {
+    /// Writes `series` as `chart` to the file `--plot` names, if it was given, and says where.
+    pub fn write(&self, chart: &Chart, series: &[Series]) -> Result<()> {
+        if let Some(path) = &self.plot {
+            chart.write(path, series)?;
+            println!("plot written to {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+/// A `--plot` value: a `.png` file that can be created where it names.
+pub fn writable_png(value: &str) -> std::result::Result<PathBuf, String> {
+    let path = PathBuf::from(value);
+    crate::plot::staging_file(&path).map_err(|e| e.to_string())?;
+    Ok(path)
+}

@@ -6,7 +6,7 @@
 pub mod cpu;
 
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::nvcc::LoadOr;
 use crate::reference;
 use book_kernels::stream::{
@@ -20,10 +20,10 @@ use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "stream",
     description: "STREAM copy, scale, add, triad with 512-thread blocks, f64 as the article's real*8 or f32 (PGI article)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements per array (f64, or f32 with --precision f32) [default with --cpu: 250,000,000 on a GPU machine, 2^24 on the simulator]",
         gpu: N,
         simulator: N,

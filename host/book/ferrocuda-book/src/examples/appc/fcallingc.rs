@@ -1,12 +1,12 @@
 //! appc-fcallingc: a CUDA C kernel compiled by nvcc, launched from the Rust host (book
 //! Appendix C.2, `fCallingC.cuf` and `zero.cu`): `a_d = 1.0`, `zero<<<1,n>>>(a_d)` with n = 4,
 //! then `a` printed. Beside it the kernel's Rust twin, on either backend.
-use crate::example::{Example, Options, Outcome};
+use crate::example::{LegacyExample, Options, Outcome};
 use book_kernels::appc::fcallingc::{Zero, ZeroArgs};
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "appc-fcallingc",
     description: "a CUDA C kernel (zero.cu) compiled by nvcc at run time and launched from Rust through the typed path, beside its Rust twin (book C.2)",
     size: None,

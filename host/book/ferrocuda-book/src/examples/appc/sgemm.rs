@@ -2,16 +2,16 @@
 //! `sgemmDevice`): m = n = k = 100, `a = 1`, `b = 2`, `c = 0`, `alpha = 1`, `beta = 0`, then
 //! `'Max error =', maxval(c - k*2.0)`. The simulator has no cuBLAS: there the same product runs
 //! through the book's naive SGEMM kernel, said in the output.
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use book_kernels::course::matmul_tiled::{MatmulArgs, MatmulNaive};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "appc-sgemm",
     description: "cuBLAS SGEMM on device arrays from the host (a = 1, b = 2, m = n = k = 100): Max error = 0 (book C.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "m = n = k, the matrices' side",
         gpu: N,
         simulator: N,

@@ -1,11 +1,11 @@
 //! ch1-devicequery: the book's device query (§1.4), every field it prints, plus the modern GPU's
 //! resources and the theoretical peak bandwidth (§2.3.1), and the peer-access lines of the IT4I
 //! course's deviceQuery (hands-on 0: "Peer access from A40 (GPU0) -> A40 (GPU1) : Yes").
-use crate::example::{Example, Options, Outcome};
+use crate::example::{LegacyExample, Options, Outcome};
 use ferrocuda::gpu::{DeviceProperties, Gpu, Result, device_count, driver_version};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch1-devicequery",
     description: "lists every GPU with the book's deviceQuery fields and the peak memory bandwidth (book 1.4, 2.3.1)",
     size: None,

@@ -6,12 +6,12 @@
 //!
 //! The second part makes a kernel trap, which leaves the CUDA context unusable (a sticky error,
 //! as in CUDA C): run this example in a process of its own, as the runner does.
-use crate::example::{Example, Options, Outcome};
+use crate::example::{LegacyExample, Options, Outcome};
 use book_kernels::ch1::increment::{Increment, IncrementArgs};
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch1-error-handling",
     description: "an invalid launch (1025 threads/block) and an out-of-bounds kernel, each surfaced with context (book 1.5)",
     size: None,

@@ -1,15 +1,15 @@
 //! ch1-increment-2d: a 2-D grid of 2-D blocks over a 2-D array (book §1.3.3).
-use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, print_kernel_time};
 use crate::reference;
 use book_kernels::ch1::increment_2d::{Increment2d, Increment2dArgs};
 use ferrocuda::footprint::{self, Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch1-increment-2d",
     description: "32x8 blocks on a 32x64 grid add b to a 1024x512 int array (book 1.3.3); --size sets nx",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "nx, the contiguous extent of the nx x 512 int array",
         gpu: NX,
         simulator: NX,

@@ -1,15 +1,15 @@
 //! ch1-increment-multiblock: many blocks and a bounds test (book §1.3.2).
-use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, print_kernel_time};
 use crate::examples::ch1::increment_launch::{THREADS_PER_BLOCK, increment};
 use crate::reference;
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch1-increment-multiblock",
     description: "ceil(n/256) blocks of 256 threads add b to 1024*1024 ints (book 1.3.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "array elements (ints)",
         gpu: N,
         simulator: N,

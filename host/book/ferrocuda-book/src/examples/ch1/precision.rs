@@ -1,5 +1,5 @@
 //! ch1-precision: one kernel source in single and double precision (book §1.4.1.1).
-use crate::example::{Example, Options, Outcome, Precision, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::reference;
 use book_kernels::ch1::precision::{PrecisionAxpy, PrecisionAxpyArgs};
 use ferrocuda::device::launch::Kernel;
@@ -8,10 +8,10 @@ use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch1-precision",
     description: "y = a*x + y from one generic kernel source, in f32 or f64 (--precision) (book 1.4.1.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements of x and y",
         gpu: N,
         simulator: N,

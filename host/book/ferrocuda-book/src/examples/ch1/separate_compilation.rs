@@ -13,7 +13,7 @@
 //! with a sentence naming what it lacks: the book's "Illegal call of a device routine from
 //! another module". On the simulator each kernel crate is a Rust library, so the host's linker
 //! resolved the declarations when the program was built.
-use crate::example::{Example, Options, Outcome};
+use crate::example::{LegacyExample, Options, Outcome};
 use book_kernels::ch1::separate_compilation::a_m::{A_D, APlusB, APlusBArgs};
 use book_kernels::ch1::separate_compilation::b_m::B_D;
 use c_m::{C_D, CMinusD, CMinusDArgs};
@@ -24,7 +24,7 @@ use ferrocuda::ptx::Linkage;
 use ferrocuda::verify::Check;
 use ferrocuda::{Error, KernelSet};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch1-separate-compilation",
     description: "device variables shared across modules (2+3=5) and a device function of another kernel crate, linked by the driver's JIT linker (2-3=-1) (book 1.6.1)",
     size: None,

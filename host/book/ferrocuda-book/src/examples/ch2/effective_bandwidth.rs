@@ -1,6 +1,6 @@
 //! ch2-effective-bandwidth: theoretical peak versus effective bandwidth (book §2.3).
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use book_kernels::ch2::limiting_factor::{BaseFast, LimitingFactorArgs, Memory};
 use book_kernels::stream::{StreamCopyVec4, UnaryArgs};
 use ferrocuda::footprint::{Footprint, try_from_fn};
@@ -8,10 +8,10 @@ use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_le
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch2-effective-bandwidth",
     description: "peak bandwidth from clock and bus width, against the effective bandwidth of copy kernels (book 2.3)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "floats per array of the copy rows (the worked example keeps the book's size)",
         gpu: N_COPY,
         simulator: SIMULATOR_SIZE,

@@ -4,7 +4,7 @@
 //! the accurate sine and with the hardware one (the book's `-Mcuda=fastmath`), at the book's
 //! size, 8*1024*1024 floats, 256 threads per block.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference;
 use book_kernels::ch2::limiting_factor::{Base, BaseFast, LimitingFactorArgs, Math, MathArgs, MathFast, Memory};
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
@@ -12,10 +12,10 @@ use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_le
 use ferrocuda::measure::{Stats, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch2-limiting-factor",
     description: "base, memory-only and math-only kernels, accurate and fast sine: what limits a kernel (book 2.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "floats per array",
         gpu: N,
         simulator: SIMULATOR_SIZE,

@@ -4,7 +4,7 @@
 //! `--launch multiblock` times the multi-block increment of §1.3.2 over 2^24 elements instead
 //! (the simulator's default: 2^20), long enough for the kernel to dwarf the timers' resolution.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::examples::ch1::increment_launch::{
     MAX_THREADS_PER_BLOCK, THREADS_PER_BLOCK, increment, increment_one_block,
 };
@@ -15,10 +15,10 @@ use ferrocuda::verify::{Check, Tolerance};
 use std::str::FromStr;
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch2-timing",
     description: "times increment<<<1,n>>> with a host timer (synchronized) and with CUDA events (book 2.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "array elements (ints): one block of as many threads (at most 1024), or with --launch multiblock any number [default with --launch multiblock: 2^24 on a GPU, 2^20 on the simulator]",
         gpu: N,
         simulator: N,

@@ -16,7 +16,7 @@
 //! `--size` changes the size of everything (the ratio of kernel to copy time stays the same, the
 //! fixed per-operation costs shrink relative to the data).
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference;
 use book_kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
 use ferrocuda::footprint::{Footprint, try_vec, try_with_capacity};
@@ -24,10 +24,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Event, Gpu, KernelView, LaunchShape, P
 use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-async",
     description: "sequential copy-kernel-copy vs three stream orderings (V1, V2, V3) with 4 streams, and their timelines (book 3.1.3)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "floats, a multiple of 256 x --streams (1024 with the default 4 streams)",
         gpu: N,
         simulator: SIMULATOR_N,

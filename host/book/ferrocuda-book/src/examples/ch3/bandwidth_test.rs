@@ -5,7 +5,7 @@
 //! Pageable memory is an ordinary `Vec`: the driver first copies it into a pinned staging buffer
 //! of its own (book Figure 3.1), which the pinned buffer (`cudaMallocHost`) skips.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::examples::plot_option;
 use crate::plot::{Chart, Series};
 use ferrocuda::footprint::{Footprint, try_from_fn};
@@ -13,10 +13,10 @@ use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, Result};
 use ferrocuda::measure::{Stats, gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-bandwidth-test",
     description: "pageable vs pinned host memory, H2D and D2H, at 16 MB (book 3.1.1) and from 4 KiB to 256 MiB",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "floats of the book's transfer (the sweep's sizes are set by --max-mib)",
         gpu: N_ELEMENTS,
         simulator: N_ELEMENTS,

@@ -7,7 +7,7 @@
 //! other knobs are gone: compute capability 1.x's 16 banks per half-warp, and 3.x's 8-byte bank
 //! mode (`cudaDeviceSetSharedMemConfig`), which later GPUs ignore (4-byte banks).
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::plot::{Chart, Series};
 use crate::reference;
 use book_kernels::ch3::bank_conflicts::{BankArgs, BankConflicts, BankTile, MAX_STRIDE, READS};
@@ -16,10 +16,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-bank-conflicts",
     description: "shared-memory reads at strides 1 to 32 words and padded, time per read (book 3.3.3.2); --size sets passes",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "passes over the shared tile per thread (the memory is one sum per thread, whatever the size)",
         gpu: PASSES,
         simulator: SIMULATOR_PASSES,

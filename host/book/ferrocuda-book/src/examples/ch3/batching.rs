@@ -7,17 +7,17 @@
 //! large one. An array section `a_d(r0:r1, c0:c1) = a(r0:r1, c0:c1)` is one transfer per
 //! contiguous run, unless the copy is described once, with strides, as `cudaMemcpy2D` does.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::ch3::batching::copy_section;
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{Copy2d, Error, Gpu, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-batching",
     description: "one transfer vs many small ones, and an array section row by row vs one cudaMemcpy2D (book 3.1.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "floats transferred in part 1 (the section copies' array is set by --matrix)",
         gpu: N_ELEMENTS,
         simulator: SIMULATOR_ELEMENTS,

@@ -4,7 +4,7 @@
 //! copy staged through 32 KiB of shared memory per block, whose blocks per multiprocessor the
 //! carveout bounds.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use book_kernels::ch3::cache_config::{CHUNK, StagedCopy, StagedCopyArgs};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
@@ -12,10 +12,10 @@ use ferrocuda::gpu::{CARVEOUT_DEFAULT, CachePreference, DeviceBuffer, Gpu, Kerne
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-cache-config",
     description: "L1/shared split: cuCtx/cuFuncSetCacheConfig set and read back, shared-memory carveout 0/50/100% and its effect on a shared-memory copy (book 3.3.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements (f32) copied",
         gpu: N,
         simulator: SIMULATOR_SIZE,

@@ -12,7 +12,7 @@
 //! parameters, or from global memory.
 use super::print_ptx_lines;
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use crate::reference;
 use book_kernels::ch1::increment::{Increment, IncrementArgs};
 use book_kernels::ch3::constant_increment::{
@@ -24,10 +24,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-constant-increment",
     description: "b from constant memory (global_asm .const + ld.const), a parameter (ld.param) or global memory; broadcast read times (book 3.2.5)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements of the increment's array, one block (the polynomial's size is fixed)",
         gpu: N,
         simulator: N,

@@ -1,7 +1,7 @@
 //! What the copies of book §3.5 share (`ch3-tlp-copy`, `ch3-ilp-copy`): the two copy kernels
 //! and their element types, the copy and its measurement with occupancy, the block sizes of the
 //! book's loop, and the dynamic shared memory that leaves one block per multiprocessor.
-use crate::example::{Options, Precision, Size};
+use crate::example::Size;
 use crate::nvcc::LoadOr;
 use book_kernels::ch3::ilp_copy::{ILP, IlpCopy};
 use book_kernels::ch3::tlp_copy::{CopyArgs, TlpCopy};
@@ -25,16 +25,12 @@ pub const SIZE: Size = Size {
     simulator: SIMULATOR_N,
     min: 1,
     max: usize::MAX,
-    memory,
 };
 
-/// The run's peak: input and output on the device; on the host the input and a download (or
-/// the poison written before each launch); `None` on overflow.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    match options.precision {
-        Precision::F32 => Footprint::NONE.mirrored::<f32>(2, n),
-        Precision::F64 => Footprint::NONE.mirrored::<f64>(2, n),
-    }
+/// The run's peak: input and output of `n` elements on the device; on the host the input and a
+/// download (or the poison written before each launch); `None` on overflow.
+pub fn memory<T>(n: usize) -> Option<Footprint> {
+    Footprint::NONE.mirrored::<T>(2, n)
 }
 
 /// The copy variants: which kernel copies.
@@ -233,12 +229,12 @@ pub fn prepare_one_block<T: CopyReal>(gpu: &Gpu) -> Result<u32> {
 /// (1e9 bytes), where the book's first loop prints GiB (`1024**3`) and its second GB.
 /// The line above a copy table: precision, size, `what` (the ILP, say), how it was timed, and a
 /// reminder that the book's tables are f64.
-pub fn print_heading<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize, what: &str) {
+pub fn print_heading<T: CopyReal>(gpu: &Gpu, reps: usize, n: usize, what: &str) {
     println!(
         " {} precision copy of {n} elements ({:.1} MB each way){what}, median of {} launches ({}){}",
         T::NAME,
         n as f64 * size_of::<T>() as f64 * 1e-6,
-        options.reps,
+        reps,
         gpu.timing_label(),
         if T::NAME == "f32" {
             "; the book's tables are f64 (--precision f64)"

@@ -11,7 +11,7 @@
 //! The loop body is the book kernel `cuf_increment` (a grid-stride loop); `ferrocuda::cuf`
 //! chooses the shape. The book sets `a = 1`; here `a` is a ramp, so that an element missed,
 //! doubled or moved shows against the CPU's `a + b`.
-use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, print_kernel_time};
 use crate::reference;
 use book_kernels::ch3::cuf_increment::{CufIncrement, CufIncrementArgs};
 use ferrocuda::cuf::{Dim, KernelLoop};
@@ -20,7 +20,7 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Result, Stream};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-const SIZE: Size = Size {
+const SIZE: LegacySize = LegacySize {
     unit: "elements of the int array",
     gpu: N,
     simulator: N,
@@ -29,7 +29,7 @@ const SIZE: Size = Size {
     memory,
 };
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-cuf-increment",
     description: "!$cuf kernel do <<<*,256>>>: a_d(i) = a_d(i) + b over 1024^2 ints, the grid chosen as CUF does (book 3.7)",
     size: Some(SIZE),
@@ -39,7 +39,7 @@ pub const EXAMPLE: Example = Example {
     run,
 };
 
-pub const STREAMS_EXAMPLE: Example = Example {
+pub const STREAMS_EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-cuf-streams",
     description: "!$cuf kernel do <<<*,*,0,streamID>>>: the CUF increment with grid and block chosen, on a non-default stream (book 3.7)",
     size: Some(SIZE),
@@ -49,7 +49,7 @@ pub const STREAMS_EXAMPLE: Example = Example {
     run: run_streams,
 };
 
-pub const ILP_EXAMPLE: Example = Example {
+pub const ILP_EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-cuf-ilp",
     description: "!$cuf kernel do <<<1024,256>>>: a fixed grid, each thread strides over 4 of 1024^2 elements (book 3.7, program ilp)",
     size: Some(SIZE),

@@ -4,7 +4,7 @@
 //! (128 x 512 blocks for n = 4096). The loop body is the book kernel `cuf_increment_2d`, a 2-D
 //! grid-stride loop; `ferrocuda::cuf` chooses the shape.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, print_kernel_time};
 use crate::reference;
 use book_kernels::ch3::cuf_increment_2d::{CufIncrement2d, CufIncrement2dArgs};
 use ferrocuda::cuf::{Dim, KernelLoop};
@@ -13,10 +13,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-cuf-increment-2d",
     description: "!$cuf kernel do (2) <<<(*,*),(32,8)>>>: a(i,j) = a(i,j) + b over a 4096 x 4096 int array (book 3.7); --size sets n",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "n, the side of the n x n int array",
         gpu: N,
         simulator: SIMULATOR_N,

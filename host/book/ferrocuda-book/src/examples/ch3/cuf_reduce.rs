@@ -4,7 +4,7 @@
 //!
 //! Here the reduction is the library's (`ferrocuda::reduce`, two passes: a grid-stride pass with
 //! one partial per block, then one block folding the partials), the shape of what CUF generates.
-use crate::example::{Example, Options, Outcome, Size, print_kernel_time};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, print_kernel_time};
 use crate::reference;
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result};
@@ -12,10 +12,10 @@ use ferrocuda::measure::time_reps;
 use ferrocuda::reduce::{Kind, Plan, THREADS_PER_BLOCK};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-cuf-reduce",
     description: "aSum = aSum + a_d(i) in a CUF loop: the sum of 1024^2 ones on the GPU (ferrocuda::reduce), equal to n (book 3.7)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements of the int array",
         gpu: N,
         simulator: N,

@@ -2,7 +2,7 @@
 //! §3.6.3). Each side is a loop of 256 dependent operations, different on the two sides, so a
 //! warp that takes both runs both loops one after the other.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference;
 use book_kernels::ch3::divergence::{DivergenceArgs, Divergent, WarpUniform};
 use ferrocuda::device::warp::WARP_SIZE;
@@ -11,10 +11,10 @@ use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-divergence",
     description: "if mod(i,2) (every warp diverges) vs if mod(i/warpsize,2) (warp-uniform): times (book 3.6.3)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements (threads)",
         gpu: N,
         simulator: SIMULATOR_N,

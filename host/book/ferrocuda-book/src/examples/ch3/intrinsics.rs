@@ -12,7 +12,7 @@
 //! against `sinf` and `cosf` called apart.
 use super::print_ptx_lines;
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference::ch3::intrinsics::{self as reference, RoundingReal};
 use book_kernels::ch3::intrinsics::{
     DirectedRounding, FLUSH_RESULTS, FlushArgs, FlushToZero, HornerFused, HornerUnfused, IntrinsicsAccurate,
@@ -25,10 +25,10 @@ use ferrocuda::gpu::{DeviceBuffer, Element, Gpu, KernelView, LaunchShape, Result
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-intrinsics",
     description: "__sinf/__expf/__fdividef vs libm, fma.rn vs mul.rn+add.rn: PTX, max error and time per variant (book 3.6.1-3.6.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements (one evaluation each per kernel)",
         gpu: N,
         simulator: SIMULATOR_N,

@@ -11,7 +11,7 @@
 //! compares their times.
 use super::{print_ptx_lines, ptx_lines, ptxas_resources};
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference;
 use book_kernels::ch3::localmem::{
     LARGE_LEN, LARGE_READ_INDEX, LocalmemArgs, LocalmemDynamic, LocalmemLargeArgs, LocalmemLargeArray,
@@ -22,10 +22,10 @@ use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-localmem",
     description: "a private array in registers (constant indices) vs local memory (run-time indices, or 1024 bytes): PTX, ptxas report and times (book 3.2.4.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements (threads, one private array each)",
         gpu: N,
         simulator: SIMULATOR_SIZE,

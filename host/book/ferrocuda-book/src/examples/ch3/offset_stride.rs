@@ -5,7 +5,7 @@
 //! `--cache cg|both` times the stride kernels with their load cached in L2 only (`ld.global.cg`,
 //! the book's `-Mcuda=noL1`, Figures 3.15-3.17) instead of or beside the L1 path; the header
 //! shows the device's ECC state, which the book's figures compare.
-use crate::example::{Example, Flag, Options, Outcome, Precision};
+use crate::example::{Flag, LegacyExample, Options, Outcome, Precision};
 use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SPAN_FACTOR, SweepCheck, book_elements};
 use crate::examples::plot_option;
 use crate::plot::{Chart, Series};
@@ -20,7 +20,7 @@ use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use std::path::Path;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-offset-stride",
     description: "array increment at offsets 0..32 and strides 1..32, in place and out of place, f32 or f64 (book 3.2.2)",
     size: Some(crate::examples::ch3::sweep::size(memory)),

@@ -1,7 +1,7 @@
 //! ch3-shared-reverse: reverse a 64-element array in one block through shared memory, with the
 //! tile's size fixed at compile time and three ways of sizing it at launch (book §3.3.3,
 //! `program sharedExample`).
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use crate::reference;
 use book_kernels::ch3::shared_reverse::{
     DynamicReverse1, DynamicReverse2, DynamicReverse3, Reverse2Args, Reverse3Args, ReverseArgs, STATIC_N, StaticReverse,
@@ -11,10 +11,10 @@ use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-shared-reverse",
     description: "reverse 64 floats in one block through a static-size tile and three dynamic ones (book 3.3.3); --size sets n",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "array elements, one thread each in one block (the static tile needs 64)",
         gpu: STATIC_N,
         simulator: STATIC_N,

@@ -3,7 +3,7 @@
 //! 3.18). The book binds a texture to `a`; since Maxwell the texture cache and L1 are one unit
 //! and `ld.global.nc` reads through it, so the read-only load is today's form of that texture
 //! fetch (see `book_kernels::ch3::stride_texture`).
-use crate::example::{Example, Options, Outcome, Precision};
+use crate::example::{LegacyExample, Options, Outcome, Precision};
 use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SweepCheck, book_elements};
 use crate::examples::plot_option;
 use crate::plot::{Chart, Series};
@@ -14,7 +14,7 @@ use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape,
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-stride-texture",
     description: "strided reads through global loads vs the read-only (texture) path, strides 1..32 (book 3.2.3)",
     size: Some(crate::examples::ch3::sweep::size(memory)),

@@ -2,7 +2,7 @@
 //! book's 4 MB per launch, blocks of 256, offsets and strides up to 32 in arrays of `33 n`), and
 //! the merging of a sweep's checks into one line (also the copies' block-size sweeps).
 use crate::defaults::Pick;
-use crate::example::{Options, Precision, Size};
+use crate::example::{LegacySize, Options, Precision};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;
@@ -25,8 +25,8 @@ pub fn book_elements<T>(gpu: &Gpu, options: &Options) -> Result<usize> {
 }
 
 /// `--size` of the offset, stride and strided-read sweeps, whose run's peak is `memory`.
-pub const fn size(memory: fn(&Options, &Gpu, usize) -> Option<Footprint>) -> Size {
-    Size {
+pub const fn size(memory: fn(&Options, &Gpu, usize) -> Option<Footprint>) -> LegacySize {
+    LegacySize {
         unit: "threads per launch, the arrays holding 33 times as many elements (the GPU's default is 4 MB of f32; of f64, half as many threads)",
         gpu: N_MB * 1024 * 1024 / size_of::<f32>(),
         simulator: SIMULATOR_N,

@@ -4,7 +4,7 @@
 //! through the same cache on every GPU since Maxwell (see `book_kernels::ch3::
 //! texture_average`).
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::ch3::texture_average as reference;
 use book_kernels::ch3::texture_average::{Average4, Average4Tex, Average8, Average8Tex, AverageArgs};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
@@ -12,10 +12,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-texture-average",
     description: "4- and 8-point averages of a 2048^2 array, global vs read-only (texture) loads (book 3.2.3, D.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "interior points per side (the input adds a one-point halo)",
         gpu: N,
         simulator: SIMULATOR_N,

@@ -3,34 +3,47 @@
 //! multiprocessor as fit, then with extra dynamic shared memory (unused by the kernel) so that
 //! only one block fits (the book's §3.5.1.1 trick), each with its occupancy; `--plot` draws the
 //! bandwidth against the block size.
-use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Precision};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::examples::ch3::copy::{
-    CopyReal, N, SIMULATOR_N, Variant, block_sizes, input, measure, prepare_one_block, print_heading,
+    CopyReal, SIZE, Variant, block_sizes, input, measure, memory, prepare_one_block, print_heading,
 };
 use crate::examples::ch3::sweep::SweepCheck;
-use crate::examples::plot_option;
+use crate::examples::plot_option::PlotOption;
 use crate::plot::{Chart, Series};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;
+use std::marker::PhantomData;
 
-pub const EXAMPLE: Example = Example {
-    id: "ch3-tlp-copy",
-    description: "copy at block sizes 32..1024, many vs one block per SM, with occupancy (book 3.5.1; its tables are f64)",
-    size: Some(crate::examples::ch3::copy::SIZE),
-    f64: true,
-    reps: true,
-    flags: &[plot_option::FLAG],
-    run,
-};
+/// ch3-tlp-copy, in precision `T` (registered in f32 and f64, f64 by default as the book's
+/// tables).
+pub struct Ch3TlpCopy<T>(PhantomData<T>);
+
+impl<T: CopyReal> Example for Ch3TlpCopy<T> {
+    const ID: &'static str = "ch3-tlp-copy";
+    const DESCRIPTION: &'static str =
+        "copy at block sizes 32..1024, many vs one block per SM, with occupancy (book 3.5.1; its tables are f64)";
+    const SIZE: Option<Size> = Some(SIZE);
+    const REPS: bool = true;
+    type Args = PlotOption;
+
+    fn memory(run: &Run<PlotOption>, _gpu: &Gpu) -> Option<Footprint> {
+        memory::<T>(run.size)
+    }
+
+    fn run(gpu: &Gpu, run: &Run<PlotOption>) -> Result<Outcome> {
+        sweep::<T>(gpu, run)
+    }
+}
 
 /// The block-size sweep in precision `T` over `n` elements.
-pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<Outcome> {
+fn sweep<T: CopyReal>(gpu: &Gpu, run: &Run<PlotOption>) -> Result<Outcome> {
+    let n = run.size;
     let one_block = prepare_one_block::<T>(gpu)?;
     let a = input::<T>(n)?;
     let a_d = gpu.upload(&a)?;
     let mut b_d = gpu.zeros::<T>(n)?;
-    print_heading::<T>(gpu, options, n, "");
+    print_heading::<T>(gpu, run.reps, n, "");
     println!(
         " {:>12} {:>12} {:>16} {:>22} {:>16}",
         "Thread Block", "Occupancy", "Bandwidth GB/s", "Occupancy (1 blk/SM)", "Bandwidth GB/s"
@@ -38,8 +51,8 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
     let (mut many_checks, mut one_checks) = (SweepCheck::default(), SweepCheck::default());
     let (mut many, mut one) = (Vec::new(), Vec::new());
     for threads in block_sizes(gpu.properties()) {
-        let (m, c1) = measure(gpu, Variant::Tlp, &a, &a_d, &mut b_d, threads, 0, options.reps)?;
-        let (o, c2) = measure(gpu, Variant::Tlp, &a, &a_d, &mut b_d, threads, one_block, options.reps)?;
+        let (m, c1) = measure(gpu, Variant::Tlp, &a, &a_d, &mut b_d, threads, 0, run.reps)?;
+        let (o, c2) = measure(gpu, Variant::Tlp, &a, &a_d, &mut b_d, threads, one_block, run.reps)?;
         many_checks.add(format!("{threads} threads"), c1);
         one_checks.add(format!("{threads} threads"), c2);
         println!(
@@ -76,16 +89,6 @@ pub fn run_typed<T: CopyReal>(gpu: &Gpu, options: &Options, n: usize) -> Result<
         Series::new("blocks per SM as many as fit", many),
         Series::new("one block per SM (extra shared memory)", one),
     ];
-    plot_option::write_if_asked(options, &chart, &series)?;
+    run.args.write(&chart, &series)?;
     Ok(Outcome { checks })
-}
-
-/// `ch3-tlp-copy` with `--precision` (the book's tables are f64), `--size` (elements; the book's
-/// 2^20 by default) and `--plot`.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-    match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, options, n),
-        Precision::F64 => run_typed::<f64>(gpu, options, n),
-    }
 }

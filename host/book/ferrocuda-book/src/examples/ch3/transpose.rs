@@ -14,7 +14,7 @@
 //! Before them, the PGI article's second figure for `transpose3`: the bandwidth of its
 //! load/sync/store statements alone, timed inside the kernel with `%globaltimer`.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::examples::empty_kernel::print_empty_kernel_time;
 use crate::nvcc::LoadOr;
 use crate::reference;
@@ -28,10 +28,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKe
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch3-transpose",
     description: "copy, naive, coalesced, conflict-free and diagonal transposes of a 1024^2 f32 matrix, GB/s and /memcpy (book 3.4; PGI article; Decyk tutorial); --size sets nx, --ny ny",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "nx, the matrix's row length (ny = nx unless --ny)",
         gpu: N_BOOK,
         simulator: SIMULATOR_N,

@@ -2,15 +2,15 @@
 //! with peer access on and off (book §4.1.2, `program directTransfer`).
 use super::{DEVICES, DevicePlan, open_devices, pair_note, require_two};
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch4-direct-transfer",
     description: "free memory before/after allocating on devices 0 and 1, then b_d = a_d and cudaMemcpyPeer timed with peer access on and off (book 4.1.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "floats in each of the two arrays, a_d on logical device 0 and b_d on 1 (logical devices sharing a GPU each need theirs on it)",
         gpu: super::PEER_COPY_BOOK_N,
         simulator: super::PEER_COPY_SIM_N,

@@ -1,12 +1,12 @@
 //! ch4-minimal: one host thread allocates, launches and copies on each device in turn (book §4.1,
 //! `program minimal`, kernel `assign(a, v)`).
 use super::{DEVICES, open_devices, require_two};
-use crate::example::{Example, Options, Outcome};
+use crate::example::{LegacyExample, Options, Outcome};
 use book_kernels::ch4::minimal::{Assign, AssignArgs};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch4-minimal",
     description: "each device in turn: allocate 32 floats, assign<<<1,32>>>(a_d, 3 + device), copy back (book 4.1)",
     size: None,

@@ -3,7 +3,7 @@
 //! examples share is `mpi_common`.
 #[cfg(feature = "mpi")]
 pub use super::mpi_common::RankRun;
-pub use super::mpi_common::needs_mpi_build;
+pub use crate::entry::needs_mpi_build;
 
 /// The ids that run one process per GPU under `mpirun`.
 pub const IDS: [&str; 4] = [

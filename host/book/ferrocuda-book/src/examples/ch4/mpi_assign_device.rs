@@ -4,13 +4,13 @@
 //! Each rank prints `[r] host: <name>, device: d` (gathered to rank 0, in rank order), then
 //! allocates the book's `n = 1024*1024` floats and prints `[r] device arrays allocated: k`, what
 //! its device's free memory shows (1 when every rank has a device of its own).
-use crate::example::{Example, Options, Outcome};
+use crate::example::{LegacyExample, Options, Outcome};
 use ferrocuda::gpu::{Gpu, Result};
 
 /// The id.
 pub const ID: &str = "ch4-mpi-assign-device";
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: ID,
     description: "MPI: each rank's device from its host name (gathered, sorted, MPI_Comm_split), `[r] host: ..., device: d` (book 4.2.1); run with `cargo xtask mpirun -np N`",
     size: None,
@@ -27,7 +27,7 @@ fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 
 #[cfg(not(feature = "mpi"))]
 fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    Err(super::mpi_common::needs_mpi_build(ID))
+    Err(crate::entry::needs_mpi_build(ID))
 }
 
 #[cfg(feature = "mpi")]

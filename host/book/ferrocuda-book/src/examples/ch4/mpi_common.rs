@@ -2,7 +2,6 @@
 //! process, the refusal of a build without MPI, and the printing and counting helpers.
 #[cfg(feature = "mpi")]
 use crate::example::{Options, Outcome};
-use ferrocuda::gpu::Error;
 #[cfg(feature = "mpi")]
 use ferrocuda::gpu::{Gpu, Result};
 #[cfg(feature = "mpi")]
@@ -12,18 +11,11 @@ use ferrocuda::mpi::{Mpi, Placement};
 /// (`ch4-mpi-devices`, `ch4-mpi-assign-device`).
 pub const ARRAY_N: usize = 1024 * 1024;
 
-/// The refusal of an MPI id in a build without MPI: one sentence naming the build command.
-pub fn needs_mpi_build(id: &str) -> Error {
-    Error::InvalidArgument(format!(
-        "{id} needs MPI, and this build has none: run `cargo xtask mpirun -np 2 {id}` (it builds with `--features mpi`), or build with `cargo build --release -p ferrocuda-runner --features mpi` and start `mpirun -np 2 target/release/ferrocuda-runner run {id}`"
-    ))
-}
-
 /// One rank's part of an MPI example: MPI started, its device opened where MPI placed it.
 #[cfg(feature = "mpi")]
 pub type RankRun = fn(&Mpi, &Gpu, &Placement, &Options) -> Result<Outcome>;
 
-/// An MPI example called as a plain example (its `Example::run`, outside the runner): MPI
+/// An MPI example called as a plain example (its `run`, outside the runner): MPI
 /// started in this process (one rank unless a launcher started it), its rank function `run` on
 /// `gpu`.
 #[cfg(feature = "mpi")]

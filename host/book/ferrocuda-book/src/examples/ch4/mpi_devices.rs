@@ -9,13 +9,13 @@
 //! `--device-zero` every rank uses device 0, as the book's program does with no `cudaSetDevice`
 //! (in the default compute mode they all share it). Lines are gathered to rank 0 and printed in
 //! rank order. On the simulator every rank has its own simulator, which counts its own buffers.
-use crate::example::{Example, Flag, Options, Outcome};
+use crate::example::{Flag, LegacyExample, Options, Outcome};
 use ferrocuda::gpu::{Gpu, Result};
 
 /// The id.
 pub const ID: &str = "ch4-mpi-devices";
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: ID,
     description: "MPI: each rank's device and compute mode, and whose 4 MiB allocations its free memory shows (book 4.2.1); run with `cargo xtask mpirun -np N`",
     size: None,
@@ -37,7 +37,7 @@ fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 
 #[cfg(not(feature = "mpi"))]
 fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    Err(super::mpi_common::needs_mpi_build(ID))
+    Err(crate::entry::needs_mpi_build(ID))
 }
 
 #[cfg(feature = "mpi")]

@@ -1,11 +1,11 @@
 //! ch4-p2p-access: which devices can reach each other's memory, as a matrix (book §4.1.1.1,
 //! `program checkP2pAccess`, p2pAccess.cuf).
 use super::{DEVICES, open_devices};
-use crate::example::{Example, Options, Outcome};
+use crate::example::{LegacyExample, Options, Outcome};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch4-p2p-access",
     description: "cudaDeviceCanAccessPeer for every pair of devices, printed as a matrix (book 4.1.1.1)",
     size: None,

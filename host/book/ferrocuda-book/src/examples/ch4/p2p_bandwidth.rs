@@ -2,15 +2,15 @@
 //! §4.1.2, `program p2pBandwidth`).
 use super::{DEVICES, DevicePlan, one_mut_one_shared, open_devices};
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch4-p2p-bandwidth",
     description: "16 MB cudaMemcpyPeer between every pair of devices, validated, as a sender x receiver GB/s matrix (book 4.1.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "floats in the array on each logical device, the size of every copy (logical devices sharing a GPU each need theirs on it)",
         gpu: super::PEER_COPY_BOOK_N,
         simulator: super::PEER_COPY_SIM_N,

@@ -11,7 +11,7 @@
 //! prints `Bandwidth (GB/s):` (`2 * nx * ny * 4 / time`). Added: one warm-up run and the mean of
 //! `--reps` (default 10), each rank's time per part (pack, MPI, unpack, kernel) gathered on rank
 //! 0, and the one-GPU `cuda_transpose` bandwidth of the same matrix for comparison.
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::transpose::TILE_DIM;
@@ -19,7 +19,7 @@ use ferrocuda::transpose::TILE_DIM;
 /// The id.
 pub const ID: &str = "ch4-transpose-mpi";
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: ID,
     description: "MPI: transpose of a 2048^2 matrix in slabs over the ranks, tiles staged through pinned host memory, MPI_Sendrecv per stage, GB/s (book 4.2.2); run with `cargo xtask mpirun -np N`",
     size: Some(SIZE),
@@ -30,7 +30,7 @@ pub const EXAMPLE: Example = Example {
 };
 
 /// `--size` of both MPI transposes.
-const SIZE: Size = Size {
+const SIZE: LegacySize = LegacySize {
     unit: "matrix side n (n x n floats), a multiple of 32 x the rank count; checked in each rank against its own GPU, so ranks sharing a GPU (or, on the simulator, the host) each need their part on it",
     gpu: super::TRANSPOSE_BOOK_N,
     simulator: super::TRANSPOSE_SIM_N,
@@ -83,7 +83,7 @@ fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 
 #[cfg(not(feature = "mpi"))]
 fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    Err(super::mpi_common::needs_mpi_build(ID))
+    Err(crate::entry::needs_mpi_build(ID))
 }
 
 /// The id of the variant with the tiles packed on the device and MPI on device buffers (book
@@ -95,7 +95,7 @@ fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
 /// here, as in every MPI example, from `assignDevice` (`Mpi::assign_device`).
 pub const GPUAWARE_ID: &str = "ch4-transpose-mpi-gpuaware";
 
-pub const GPUAWARE_EXAMPLE: Example = Example {
+pub const GPUAWARE_EXAMPLE: LegacyExample = LegacyExample {
     id: GPUAWARE_ID,
     description: "MPI: the slab transpose with tiles packed on the device and MPI on device buffers when the MPI is CUDA-aware (else staged), GB/s (book 4.2.3); run with `cargo xtask mpirun -np N`",
     size: Some(SIZE),
@@ -112,7 +112,7 @@ fn run_gpuaware(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 
 #[cfg(not(feature = "mpi"))]
 fn run_gpuaware(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    Err(super::mpi_common::needs_mpi_build(GPUAWARE_ID))
+    Err(crate::entry::needs_mpi_build(GPUAWARE_ID))
 }
 
 /// How the tiles travel between ranks.

@@ -8,17 +8,17 @@
 //! (async mode); the sync mode uses `cudaMemcpy2D` and the default stream.
 use super::{DEVICES, DevicePlan, gb_per_s, one_device, open_devices};
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result, Stream};
 use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM};
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch4-transpose-p2p",
     description: "transpose of a matrix in slabs over several devices, staged peer-to-peer copies, sync and async, against a CPU transpose (book 4.1.3)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "columns nx of the matrix (and its rows, unless --ny), a multiple of 32 x the device count (64 with 2 devices); logical devices sharing a GPU each need their slabs on it",
         gpu: super::TRANSPOSE_BOOK_N,
         simulator: super::TRANSPOSE_SIM_N,

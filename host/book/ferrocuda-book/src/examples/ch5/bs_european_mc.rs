@@ -27,7 +27,7 @@ pub use checks::{
     Bounds, GPU_TREE_DEPTH, agreement_checks, check_within, closed_form_check, hastings_check, statistics,
 };
 
-use crate::example::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision, SIMULATOR_SIZE};
 use crate::reference::ch5::bs_european_mc::{self as reference, BOOK_OPTION, EuropeanOption, McFloat, McStats};
 use book_kernels::ch5::bs_european_mc::{
     McModel, McPayoffs, McPayoffsArgs, McSquaredDeviations, McSquaredDeviationsArgs, shared_bytes,
@@ -40,10 +40,10 @@ use ferrocuda::random::{Generator, RandomFloat};
 use ferrocuda::reduce::{self, Reduce};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch5-bs-european-mc",
     description: "European put and call by Monte Carlo on cuRAND normals vs the Black-Scholes closed form, 95% confidence intervals (book 5.5)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "Monte Carlo samples (one normal each)",
         gpu: BOOK_SAMPLES,
         simulator: SIMULATOR_SIZE,

@@ -6,7 +6,7 @@
 //! prints them: cuRAND's XORWOW stream has not changed since. With this library's Philox (the
 //! default on the simulator, which has no cuRAND) the book's numbers cannot come out; instead
 //! the GPU's numbers must equal the CPU reference's bit for bit.
-use crate::example::{Example, Options, Outcome, Precision, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::examples::ch5::generator::{FLAGS, generator_and_seed};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
@@ -14,10 +14,10 @@ use ferrocuda::random::cpu as reference;
 use ferrocuda::random::{Generator, RandomFloat};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch5-curand-basic",
     description: "20 uniforms from cuRAND's default generator, seed 1234, the first four as the book prints them (book 5.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "uniforms generated",
         gpu: N,
         simulator: N,

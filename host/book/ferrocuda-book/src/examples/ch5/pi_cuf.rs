@@ -9,7 +9,7 @@
 //! `--book` reproduces the book's convergence tables (N = 10^4 .. 10^8; single precision with
 //! seed 1234, double with seeds 1234 and 1234567) from cuRAND's default generator, whose stream
 //! is unchanged since the book.
-use crate::example::{Example, Options, Outcome, Precision, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::examples::ch5::generator::{generator_and_seed, require_curand};
 use crate::examples::ch5::pi::{
     BOOK_LARGEST, BOOK_SIZES, FLAGS, N, PiFloat, Rounding, SEED, SIZE_UNIT, count_into, estimate, heading, points,
@@ -22,10 +22,10 @@ use ferrocuda::measure::time_reps;
 use ferrocuda::random::Generator;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch5-pi-cuf",
     description: "pi from N random points in the unit square, counted on GPU and CPU; --book: the convergence tables (book 5.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: SIZE_UNIT,
         gpu: N,
         simulator: N,

@@ -7,7 +7,7 @@
 //! counts agree. The program `test_accuracy` (the first point of Table 5.1 in single and double
 //! precision) is printed after the table.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Precision, SIMULATOR_SIZE, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision, SIMULATOR_SIZE};
 use crate::examples::ch5::generator::{generator_and_seed, require_curand};
 use crate::examples::ch5::pi::{
     self, BOOK_LARGEST, BOOK_SIZES, FLAGS, PiFloat, Rounding, SIZE_UNIT, estimate, heading, points, points_memory,
@@ -21,10 +21,10 @@ use ferrocuda::random::Generator;
 use ferrocuda::verify::{Check, Tolerance};
 use std::str::FromStr;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch5-pi-fma",
     description: "pi count with fma(y,y,x*x) vs separate roundings: the CPU/GPU mismatch and Table 5.1 (book 5.2.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: SIZE_UNIT,
         gpu: N,
         simulator: SIMULATOR_SIZE,

@@ -2,7 +2,7 @@
 //! `ch5-pi-reduction-atomiclock`, book §5.3): their `--blocks` and `--threads` flags, the launch
 //! of a block-tree kernel, the bound on the count, and the checks of a total against the CPU's
 //! count and the `pi_count` kernel's.
-use crate::example::{Options, Size};
+use crate::example::{LegacySize, Options};
 use crate::examples::ch5::pi::{PiFloat, Rounding, count};
 use crate::examples::ch5::pi::{SIZE_UNIT, points_memory};
 use crate::reference::ch5::pi as reference;
@@ -12,7 +12,7 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 /// The `--size` of both reductions: points up to the book's 4-byte integer counts.
-pub const SIZE: Size = Size {
+pub const SIZE: LegacySize = LegacySize {
     unit: SIZE_UNIT,
     gpu: crate::examples::ch5::pi::N,
     simulator: crate::examples::ch5::pi::N,

@@ -1,7 +1,7 @@
 //! ch5-pi-reduction-atomiclock: the pi count in one kernel, each block adding its count to
 //! `partial[0]` under a global lock taken with `atomicCAS` and released after `__threadfence`
 //! (book §5.3.1): `partial(1) = 0`, `sum<<<64, 256, 256*4>>>`, `inside = partial(1)`.
-use crate::example::{Example, Flag, Options, Outcome, Precision};
+use crate::example::{Flag, LegacyExample, Options, Outcome, Precision};
 use crate::examples::ch5::generator::{self, generator_and_seed};
 use crate::examples::ch5::pi::{N, PiFloat, SEED, estimate, heading, points, row};
 use crate::examples::ch5::pi_reduction::{SIZE, check_points, reduction_checks, shape_flags, tree_shape};
@@ -9,7 +9,7 @@ use book_kernels::ch5::pi_reduction_atomiclock::LockedSumArgs;
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch5-pi-reduction-atomiclock",
     description: "pi count in one kernel, block counts added under an atomicCAS lock with threadfence (book 5.3.1)",
     size: Some(SIZE),

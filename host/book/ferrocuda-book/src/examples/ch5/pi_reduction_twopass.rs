@@ -2,7 +2,7 @@
 //! `partial_sum<<<256, 512, 512*4>>>` leaves one count per block, `final_sum<<<1, 256, 256*4>>>`
 //! adds them (the first kernel's blocks must equal the second's threads). The total must equal
 //! the CPU's count and the CUF-style count of `ch5-pi-cuf`.
-use crate::example::{Example, Flag, Options, Outcome, Precision};
+use crate::example::{Flag, LegacyExample, Options, Outcome, Precision};
 use crate::examples::ch5::generator::{self, generator_and_seed};
 use crate::examples::ch5::pi::{N, PiFloat, SEED, estimate, heading, points, row};
 use crate::examples::ch5::pi_reduction::{SIZE, check_points, reduction_checks, shape_flags, tree_shape};
@@ -10,7 +10,7 @@ use book_kernels::ch5::pi_reduction_twopass::{FinalSum, FinalSumArgs, PartialSum
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch5-pi-reduction-twopass",
     description: "pi count by partial_sum<<<256,512>>> (shared-memory tree per block) then final_sum<<<1,256>>> (book 5.3)",
     size: Some(SIZE),

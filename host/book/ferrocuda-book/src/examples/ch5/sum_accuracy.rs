@@ -6,7 +6,7 @@
 //! 2*10^7 sevens with every method, the first `N` at which the recursive sum goes wrong
 //! (Fig. 5.6), the `-fast` (SSE) listing, and both series with every method. `--size` sets the
 //! length of the GPU sum (10^7 by default, on the simulator too: it takes a second).
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use crate::examples::ch5::fortran::fortran_e;
 use crate::reference::ch5::sum_accuracy::{self as methods, Series};
 use ferrocuda::footprint::{Footprint, try_vec};
@@ -14,10 +14,10 @@ use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::reduce;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch5-sum-accuracy",
     description: "f32 summation: recursive, f64, pairwise, Kahan, SSE lanes; Table 5.2; 10^7 sevens on CPU and GPU (book 5.4)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "sevens summed on the GPU (the CPU part's sizes are the book's)",
         gpu: SEVENS_N[0],
         simulator: SEVENS_N[0],

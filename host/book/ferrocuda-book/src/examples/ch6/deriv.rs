@@ -12,7 +12,7 @@
 //! the pencils.
 use super::deriv_launch::{Coefficients, DerivReal, Mode, Pencils, Problem, Variant, check_extents};
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::reference::ch6::deriv::{self as reference, ALPHA, Direction, Extents, Grid, STENCIL};
 use book_kernels::ch6::deriv::L_PENCILS;
 use ferrocuda::footprint::{Footprint, try_vec};
@@ -20,10 +20,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 use std::collections::HashMap;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch6-deriv",
     description: "9-point 8th-order derivatives in x, y, z of a periodic 64^3 array: 4- and 32-line tiles, one barrier, memory- and math-only, stretched grid with constant or device coefficients; the 6.1.4 table (book 6.1; --size 512 from DRAM)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "points per side of the periodic cube m x m x m, a multiple of 32 (--dims, which gives unequal extents, replaces it)",
         gpu: M_BOOK,
         simulator: M_BOOK,

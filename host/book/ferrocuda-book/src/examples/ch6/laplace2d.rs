@@ -6,7 +6,7 @@
 //! final fields must equal the CPU's bit for bit. Then the distance to the harmonic solution
 //! `sin(pi x) exp(-pi y)` the iteration tends to.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::examples::ch6::laplace2d_solver::{DeviceField, LaplaceGpu, Update, Variant, solve, time_sweep};
 use crate::reference::ch6::laplace2d::{self as reference, Stop};
 use ferrocuda::footprint::{self, Footprint};
@@ -15,10 +15,10 @@ use ferrocuda::measure::gb_per_s;
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch6-laplace2d",
     description: "Laplace by 9-point Jacobi, 4096^2: CPU, jacobiGlobal/Shared/Texture, strips, 4 sweeps per launch; residual columns bit for bit (book 6.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "mesh points along i, boundary included (--ny, points along j, defaults to it: a square mesh)",
         gpu: N,
         simulator: SIMULATOR_N,

@@ -4,16 +4,16 @@ use super::{
     Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_N, TEST_SIZE_UNIT, analytic_coefficients, coefficient_tolerance, engine,
     engine_name, fixed, test_signal, test_size, widen,
 };
-use crate::example::{Example, Options, Outcome, Precision, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch7-fft-c2c-test",
     description: "forward C2C FFT of cos(2x) + sin(3x), n = 16, printed as i, input, k, output/n (book 7.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: TEST_SIZE_UNIT,
         gpu: TEST_N,
         simulator: TEST_N,

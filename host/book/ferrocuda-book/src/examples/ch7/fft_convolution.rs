@@ -6,7 +6,7 @@
 //! `max(2/3 I/O, compute)` beside the measured time.
 use super::{FFT_FLAG, engine, engine_name};
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::ch7::convolution as reference;
 use book_kernels::ch7::spectral::{ConvolvePlanes, ConvolvePlanesArgs};
 use ferrocuda::fft::cpu::{self, C64};
@@ -17,10 +17,10 @@ use ferrocuda::verify::{Check, Tolerance};
 use std::str::FromStr;
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch7-fft-convolution",
     description: "FFT convolution of 196 pinned 512^2 complex planes: I/O only, one stream, four streams in both issue orders, against max(2/3 I/O, compute) (book 7.3)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "plane side nx = ny, a power of two (--planes sets the planes per series)",
         gpu: N,
         simulator: SIMULATOR_N,

@@ -3,16 +3,16 @@
 //! `k = 0..n/2`, with `0.5` at `k = 2` and `-0.5 i` at `k = 3`.
 use super::{Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, engine, engine_name, fixed, test_signal, test_size};
 use super::{analytic_coefficients, coefficient_tolerance};
-use crate::example::{Example, Options, Outcome, Precision, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
 use ferrocuda::fft::{Complex, Plan};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch7-fft-r2c-test",
     description: "in-place R2C FFT of cos(2x) + sin(3x), n = 16: the n/2+1 wavenumbers of the half spectrum (book 7.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: TEST_SIZE_UNIT,
         gpu: super::TEST_N,
         simulator: super::TEST_N,

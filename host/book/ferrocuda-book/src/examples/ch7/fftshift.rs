@@ -6,17 +6,17 @@ use super::{
     Ch7Float, FFT_FLAG, MIN_TEST_SIZE, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal, test_size, widen,
 };
 use super::{analytic_coefficients, coefficient_tolerance};
-use crate::example::{Example, Options, Outcome, Precision, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
 use book_kernels::ch7::spectral::AlternateSignArgs;
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch7-fftshift",
     description: "C2C FFT of cos(2x) + sin(3x) + n pre-multiplied by (-1)^(i+1): the spectrum in natural order, 16 at k = 0 (book 7.1)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "transform length n, even and at least 8 (a power of two for the Rust FFT kernels; cuFFT takes any)",
         gpu: super::TEST_N,
         simulator: super::TEST_N,

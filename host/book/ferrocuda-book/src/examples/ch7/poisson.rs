@@ -4,7 +4,7 @@
 //! against `e^(-r^2 / (2 a^2))` in the book's norms, and the elapsed time split into
 //! transfers, FFTs and kernels.
 use super::{Ch7Float, FFT_FLAG, engine, engine_name};
-use crate::example::{Example, Options, Outcome, Precision, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::reference::ch7::poisson as reference;
 use book_kernels::ch7::poisson::{ComplexToRealArgs, RealToComplexArgs, SolvePoissonArgs};
 use ferrocuda::fft::{Complex, Direction, Engine, Plan, wavenumbers};
@@ -12,10 +12,10 @@ use ferrocuda::footprint::{self, Footprint, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, PinnedBuffer, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch7-poisson",
     description: "Poisson equation on a 1024^2 periodic mesh by 2-D FFT, error norms and the time in transfers, FFTs and kernels (book 7.4, D.6)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "mesh points per side, n = m, a power of two of at least 2",
         gpu: N,
         simulator: N,

@@ -7,17 +7,17 @@ use super::{
     Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal,
     test_size,
 };
-use crate::example::{Example, Options, Outcome, Precision, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
 use book_kernels::ch7::spectral::SpectralDerivativeArgs;
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "ch7-spectral-deriv",
     description: "first and second spectral derivatives of cos(2x) + sin(3x), n = 8, against the exact ones (book 7.2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: TEST_SIZE_UNIT,
         gpu: N,
         simulator: N,

@@ -7,7 +7,7 @@
 //! `book_kernels::course::color_convert`); the run also counts the colours whose gray byte an
 //! unfused evaluation (`nvcc -fmad=false`) would change.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::course::color_convert as reference;
 use book_kernels::course::color_convert::{CHANNELS, ColorConvert, ColorConvertArgs};
 use ferrocuda::footprint::{self, Footprint, try_with_capacity};
@@ -15,10 +15,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-color-convert",
     description: "colorConvert: RGB to gray bytes, 0.21r + 0.71g + 0.07b as nvcc rounds it, every colour once (IT4I course, PMPP)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "picture side in pixels, N x N (the simulator's default picture is 256 x 192)",
         gpu: SIDE,
         simulator: SIMULATOR_SIZE.0,

@@ -12,7 +12,7 @@
 //! values (f32 in [-1, 1), 24 bits; bytes). Sizes: 2^26 f32 and 8192 x 8192 bytes on a GPU,
 //! 100003 and 333 x 250 on the simulator; `--size N`: N x N pixels and N^2 values.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::nvcc::LoadOr;
 use crate::reference::course::convolution as reference;
 use book_kernels::course::convolution::{
@@ -34,10 +34,10 @@ use std::sync::{Mutex, MutexGuard};
 
 pub mod report;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-convolution",
     description: "1-D and 2-D convolution: basic, tiled design 2 with a constant-memory mask, fast dp4a 2-D; L6 tile ratios (IT4I course, PMPP)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "image side: N x N bytes in 2-D and N^2 f32 values in 1-D (the simulator's defaults are 333 x 250 and 100003)",
         gpu: SIDE_2D,
         simulator: SIMULATOR_SIZE_2D.0,

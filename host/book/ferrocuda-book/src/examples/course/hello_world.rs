@@ -7,13 +7,13 @@
 //! vary, as on the GPU). On CUDA the lines go to standard output at synchronisation, where the
 //! program cannot read them back; `tests/ferrocuda-tests/course_runtime.rs` runs this example as a child process
 //! and checks its output there.
-use crate::example::{Example, Flag, Options, Outcome};
+use crate::example::{Flag, LegacyExample, Options, Outcome};
 use crate::reference::course::hello_world as reference;
 use book_kernels::course::hello_world::{RECORD_WORDS, SayHello, SayHelloArgs};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-hello-world",
     description: "every thread of <<<2,4>>> prints its thread, block and global index (IT4I course, hands-on 1)",
     size: None,

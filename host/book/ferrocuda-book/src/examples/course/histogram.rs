@@ -6,7 +6,7 @@
 //! The course's kernel counts `a..=z` only; the phrase is lowercased first, as the PMPP book's
 //! figure spells it, so its capitals count too.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::course::histogram as reference;
 use book_kernels::course::histogram::{
     BYTE_BINS, Histo256Naive, Histo256Privatized, HistoArgs, HistoKernel, HistoPrivatizedKernel, LETTER_BINS,
@@ -23,10 +23,10 @@ use rayon::prelude::*;
 use std::ops::Range;
 use std::str::FromStr;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-histogram",
     description: "text histogram in 7 letter bins, then 256-bin byte histograms: global atomics vs privatized shared, packed per-thread counters, per-warp copies (IT4I course)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "bytes of the 256-bin input",
         gpu: N,
         simulator: SIMULATOR_N,

@@ -13,7 +13,7 @@
 //! exactly against the rayon reference and against the closed form; "Everything seems OK" when
 //! all agree. 4096 x 4096 on a GPU, 333 x 250 (multiples of neither 16 nor 4) on the simulator.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::course::image_blur as reference;
 use book_kernels::course::image_blur::{
     BLOCK, BLUR_SIZE, BlurArgs, BlurFast, BlurKernel, BlurStream, FAST_BLUR_BLOCK, STREAM_BLUR_BLOCK, STREAM_ROWS,
@@ -26,10 +26,10 @@ use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-image-blur",
     description: "5 x 5 box blur of a u8 pattern image, 16 x 16 blocks, 4-pixel x 8-row and 4-pixel x 32-row streaming versions; exact (IT4I course)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "image side in pixels, N x N (the simulator's default image is 333 x 250)",
         gpu: SIDE,
         simulator: SIMULATOR_SIZE.0,

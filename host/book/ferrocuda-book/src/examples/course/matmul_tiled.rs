@@ -17,7 +17,7 @@
 pub use super::matmul_inputs::{Dims, gflop_per_s, random_matrix, try_random_matrix};
 use super::matmul_tensor::{MatmulPrecision, TensorPrecision};
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tiled::{
     BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulRegisterTiledUnrolled, MatmulTiled, MatmulTiled32,
@@ -29,10 +29,10 @@ use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, 
 use ferrocuda::measure::{Stats, time_reps};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-matmul-tiled",
     description: "SGEMM of non-square matrices: naive, shared-memory tiled (TILE_WIDTH 16 and 32), register-tiled, and cuBLAS: GFLOP/s and fraction of cuBLAS (IT4I course, hands-on 6)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "m = n = k, the matrices' side (without it, non-square: m x n x k = 4100 x 3000 x 2500 on a GPU, 200 x 136 x 72 on the simulator; --m, --n, --k override each)",
         gpu: COURSE_DIMS.0,
         simulator: SIMULATOR_DIMS.0,

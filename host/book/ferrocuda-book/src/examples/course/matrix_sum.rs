@@ -8,7 +8,7 @@
 //! runs in f32 in index order, as the CPU's, so both compare bit for bit. Then the lecture's
 //! coalescing scenarios (L7), each as the bus utilisation of its addresses.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::course::matrix_sum as reference;
 use book_kernels::course::matrix_sum::{MatrixSumArgs, MatrixSumEachCol, MatrixSumEachRow};
 use ferrocuda::footprint::{self, Footprint, try_vec};
@@ -17,10 +17,10 @@ use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-matrix-sum",
     description: "sum of each row vs each column of a row-major matrix: coalesced vs strided warps, and the L7 scenarios (IT4I course)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "matrix side, N x N (the simulator's default matrix is 384 x 512)",
         gpu: SIDE,
         simulator: SIMULATOR_SHAPE.1,

@@ -5,17 +5,17 @@
 //!
 //! The path counts are computed from the grid's arithmetic and checked against asking every
 //! thread (the CPU reference); the doubled picture is checked exactly.
-use crate::example::{Example, Options, Outcome, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::course::picture_kernel as reference;
 use book_kernels::course::picture_kernel::{PictureArgs, PictureKernel};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-picture-kernel",
     description: "PictureKernel: double a 76 x 62 f32 picture with 16 x 16 blocks; the 4 paths of divergence (IT4I course, PMPP)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "picture side in pixels, N x N (the default picture is the course's 76 x 62)",
         gpu: N,
         simulator: N,

@@ -5,7 +5,7 @@
 //! The course gives no size; the default is 2^24 values (2^20 on the simulator), each 0 or 1, so
 //! every partial sum is an integer an f32 holds and both kernels must give the exact count.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference::course::reduction as reference;
 use book_kernels::course::reduction::{ReductionArgs, ReductionImproved, ReductionNaive, shared_bytes};
 use ferrocuda::footprint::{Footprint, try_from_fn};
@@ -13,10 +13,10 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-reduction",
     description: "naive (t % stride) vs improved (t < stride) shared-memory block sums, host-iterated (IT4I course)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "values summed",
         gpu: N,
         simulator: SIMULATOR_SIZE,

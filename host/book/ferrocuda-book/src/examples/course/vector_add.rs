@@ -3,7 +3,7 @@
 //! varies them by element, so that a wrong index cannot give the right sum.
 use super::vector_add_common::{N, THREADS_PER_BLOCK, vector_add};
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference;
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{Error, Gpu, Result};
@@ -11,10 +11,10 @@ use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use std::str::FromStr;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-vector-add",
     description: "C = A + B for 10,000,000 floats, ceil(n/256) blocks of 256 (IT4I course, hands-on 2)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements per array",
         gpu: N,
         simulator: SIMULATOR_SIZE,

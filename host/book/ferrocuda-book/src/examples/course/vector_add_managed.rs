@@ -13,7 +13,7 @@
 //! the first prefetch (or the launch) to the host having read every element of C (a pass that
 //! counts the elements that are not 3). C must equal 3 exactly.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK};
 use crate::reference;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
@@ -23,10 +23,10 @@ use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-vector-add-managed",
     description: "C = A + B on 10,000,000 floats in managed memory: pages migrating on demand vs prefetched (IT4I course, hands-on 2b)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements per array",
         gpu: N,
         simulator: SIMULATOR_SIZE,

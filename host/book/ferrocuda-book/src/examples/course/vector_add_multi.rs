@@ -13,7 +13,7 @@
 //! or on simulators). Inputs are the course's `A = 1`, `B = 2`; C starts as NaN, so an element
 //! no device writes fails the check.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK, vector_add};
 use crate::examples::logical_devices::{DEVICES, DevicePlan, open_devices};
 use crate::reference;
@@ -25,10 +25,10 @@ use ferrocuda::verify::{Check, Tolerance};
 use std::ops::Range;
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-vector-add-multi",
     description: "C = A + B on 10,000,000 floats split over two GPUs, explicit copies and managed memory (IT4I course, hands-on 3)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements per array, split over the devices",
         gpu: N,
         simulator: SIMULATOR_SIZE,

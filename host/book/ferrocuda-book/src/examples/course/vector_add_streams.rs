@@ -11,7 +11,7 @@
 //! Timing: CUDA events in the legacy default stream before and after the whole program (the
 //! streams are blocking streams, which that stream waits for), median of `--reps` runs.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK};
 use crate::reference;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
@@ -21,10 +21,10 @@ use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
 use std::ops::Range;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-vector-add-streams",
     description: "pipelined vector add: c chunks over ns streams (copy in, add, copy out per chunk) vs copy all, add, copy back (IT4I course, streams)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "elements per array",
         gpu: N,
         simulator: SIMULATOR_SIZE,

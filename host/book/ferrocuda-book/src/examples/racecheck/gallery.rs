@@ -6,7 +6,7 @@
 //! right. On a GPU, every kernel simply runs and its name is printed, so that the output of
 //! `compute-sanitizer --tool racecheck` over this run can be matched to the kernels (racecheck
 //! sees shared memory only: it cannot flag `global_cell_racy`); the twins' results are checked.
-use crate::example::{Example, Options, Outcome};
+use crate::example::{LegacyExample, Options, Outcome};
 use book_kernels::racecheck::gallery::{
     BLOCK, GalleryArgs, GlobalCellAtomic, GlobalCellRacy, TILE_DIM, TRANSPOSE_SHARED_BYTES, TileShift, TileShiftRacy,
     TransposeTiles, TransposeTilesRacy, TreeSum, TreeSumRacy, WarpTailSum, WarpTailSumRacy,
@@ -17,7 +17,7 @@ use ferrocuda::sim::{Checks, SimError, with_checks};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Kernel, KernelView};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "racecheck-gallery",
     description: "kernels each missing one barrier, and their twins: the simulator's race detector flags each \
                   (on a GPU: run it under compute-sanitizer --tool racecheck)",

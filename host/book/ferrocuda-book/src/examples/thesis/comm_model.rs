@@ -16,7 +16,7 @@ mod rig;
 pub use exchange::{Exchange, Section, busiest_exchange, measure_exchange, predict_exchange};
 
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::examples::plot_option;
 use ferrocuda::footprint::{self, Capacity, Footprint};
 use ferrocuda::gpu::{Error, Gpu, Result, device_count};
@@ -25,10 +25,10 @@ use ferrocuda::verify::Check;
 use report::{chart, print_exchanges, print_fits, print_table_6_4, print_thesis_comparisons, series};
 use rig::Rig;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "thesis-comm-model",
     description: "copy latency and bandwidth per path, linear and power-law fits, Table 6.4, border exchange predicted vs measured",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "side of the f32 matrix the copy paths are measured on (the border exchanges use their own sides)",
         gpu: MATRIX_SIDE,
         simulator: SIMULATOR_SIDE,

@@ -4,7 +4,7 @@
 //! for bit against the rayon CPU solver; then the discretisation error against a harmonic
 //! function, which falls as O(h^2).
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::examples::convergence::{GridError, second_order_table};
 use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
 use ferrocuda::footprint::Footprint;
@@ -17,10 +17,10 @@ use ferrocuda::sor::{Omega, Problem, SorReal, Variant};
 use ferrocuda::verify::Check;
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "thesis-sor",
     description: "red-black SOR on one GPU: the thesis's window kernels and a split red/black layout vs rayon; O(h^2) error (thesis 4.3, 5.4)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "grid points per side, boundary included: the columns, and the rows unless --rows",
         gpu: N,
         simulator: SIMULATOR_N,

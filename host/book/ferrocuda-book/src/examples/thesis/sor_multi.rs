@@ -7,7 +7,7 @@
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Error, Gpu, Result};
@@ -22,10 +22,10 @@ use ferrocuda::verify::Check;
 mod mpi;
 mod study;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "thesis-sor-multi",
     description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL/MPI border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "grid points per side, boundary included: the columns, and the rows unless --rows (--study sets its own sides)",
         gpu: N,
         simulator: SIMULATOR_N,

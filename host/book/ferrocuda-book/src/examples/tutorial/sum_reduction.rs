@@ -6,7 +6,7 @@
 //! The tutorial gives no sizes; its output `s,t = 4501500. 4501500.` fits `a(j) = j` with
 //! nx = 3000, the default here. `mx` = 128 as in the copy example (`--mx`, a power of two, since
 //! `lsum2` halves `blockDim`).
-use crate::example::{Example, Flag, Options, Outcome, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
 use crate::reference::tutorial::sum_reduction as reference;
 use book_kernels::tutorial::sum_reduction::{Gsum1, Gsum1Args, Gsum2, Gsum2Args, shared_bytes};
 use ferrocuda::footprint::{Footprint, try_from_fn};
@@ -15,10 +15,10 @@ use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "tutorial-sum-reduction",
     description: "gsum1 (serial per block + atomicAdd), gsum2/lsum2 (tree per block), gpu_sum3; a(j) = j, nx = 3000 (Decyk tutorial)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "values summed, a(j) = j",
         gpu: NX,
         simulator: NX,

@@ -5,7 +5,7 @@
 //! are nx = 2^24 for 1-D, 4096 x 4096 for 2-D (2^20 and 1024 x 1024 on the simulator), mx = 128,
 //! and mx x my = 32 x 8 for `gcopy3`.
 use crate::defaults::Pick;
-use crate::example::{Example, Options, Outcome, SIMULATOR_SIZE, Size};
+use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
 use crate::reference;
 use book_kernels::tutorial::vector_copy::{CopyArgs, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
@@ -14,10 +14,10 @@ use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "tutorial-vector-copy",
     description: "1-D and three 2-D segmented copies against the CPU copy, with the empty-kernel time (Decyk tutorial)",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "the 2-D copies' side N (N x N floats); given, also the 1-D copy's length (else 2^24, 2^20 on the simulator)",
         gpu: NX_2D,
         simulator: SIMULATOR_NX_2D,

@@ -16,7 +16,7 @@ pub mod solver;
 pub mod study;
 
 use crate::defaults::Pick;
-use crate::example::{Example, Flag, Options, Outcome, Precision, Size};
+use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
 use crate::reference::course::heat::Field;
 use book_kernels::course::heat::HALO;
 use ferrocuda::footprint::{self, Footprint, try_with_capacity};
@@ -27,10 +27,10 @@ use problem::{Edges, FieldStats, Grid, Problem, parse_mode};
 use snapshots::{Plan, Report};
 use solver::{HeatReal, Kernel, Solver};
 
-pub const EXAMPLE: Example = Example {
+pub const EXAMPLE: LegacyExample = LegacyExample {
     id: "course-heat",
     description: "2-D heat equation, FTCS (our own design for the course's HeatFlow capstone): global vs shared-tile kernels, snapshots on a second stream, vs rayon and the analytic mode",
-    size: Some(Size {
+    size: Some(LegacySize {
         unit: "grid points per side, boundary included: the columns, and the rows unless --rows (at least 3 with Dirichlet edges, 1 with insulated ones)",
         gpu: N,
         simulator: SIMULATOR_N,

@@ -2,19 +2,14 @@
 //! `appc-fcallingc` (nvcc's `zero.cu` from Rust on CUDA, its Rust twin on both backends).
 mod common;
 
-use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
+use common::{CpuTest, GpuTest, TestResult, ensure, fail, passes_with};
 use ferrocuda::gpu::Gpu;
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::appc::fcallingc;
 
 /// The book's side and sides that leave partial 16 x 16 blocks.
 fn appc_sgemm_sizes(gpu: &Gpu) -> TestResult {
     for n in [1, 17, 100, 129] {
-        let options = Options {
-            size: Some(n),
-            ..Options::default()
-        };
-        example_passes(gpu, "appc-sgemm", options)?;
+        passes_with(gpu, "appc-sgemm", &["--size", &n.to_string()])?;
     }
     Ok(())
 }
@@ -22,7 +17,7 @@ fn appc_sgemm_sizes(gpu: &Gpu) -> TestResult {
 /// The program passes (on CUDA this compiles `zero.cu` with nvcc and launches it), and the Rust
 /// twin clears exactly the four elements it was given.
 fn appc_fcallingc_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "appc-fcallingc", Options::default())?;
+    passes_with(gpu, "appc-fcallingc", &[])?;
     let a = fcallingc::zero_through(gpu, &ferrocuda_book::kernels(gpu).map_err(fail)?).map_err(fail)?;
     ensure(a == [0.0; fcallingc::N], || format!("zero left {a:?}"))
 }

@@ -1,11 +1,10 @@
 //! GPU-vs-CPU tests of the book's chapter 1 examples.
 mod common;
 
-use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, awkward_sizes, ensure, fail, passes_with};
 use ferrocuda::device::variable::{DeviceVariable, Variable};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::example::{Options, Precision};
 use ferrocuda_book::examples::ch1::{
     devicequery, error_handling, increment_2d, increment_launch, precision, separate_compilation,
 };
@@ -35,7 +34,7 @@ fn compare_increment(
 }
 
 fn ch1_increment_book_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch1-increment", Options::default())
+    passes_with(gpu, "ch1-increment", &[])
 }
 
 fn ch1_increment_one_block_sizes(gpu: &Gpu) -> TestResult {
@@ -54,7 +53,7 @@ fn ch1_increment_rejects_more_than_one_block(gpu: &Gpu) -> TestResult {
 }
 
 fn ch1_increment_multiblock_book_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch1-increment-multiblock", Options::default())
+    passes_with(gpu, "ch1-increment-multiblock", &[])
 }
 
 fn ch1_increment_multiblock_sizes_and_blocks(gpu: &Gpu) -> TestResult {
@@ -68,7 +67,7 @@ fn ch1_increment_multiblock_sizes_and_blocks(gpu: &Gpu) -> TestResult {
 }
 
 fn ch1_increment_2d_book_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch1-increment-2d", Options::default())
+    passes_with(gpu, "ch1-increment-2d", &[])
 }
 
 fn ch1_increment_2d_non_multiple_extents(gpu: &Gpu) -> TestResult {
@@ -82,17 +81,12 @@ fn ch1_increment_2d_non_multiple_extents(gpu: &Gpu) -> TestResult {
 }
 
 fn ch1_precision_f32_and_f64_bit_exact(gpu: &Gpu) -> TestResult {
-    for precision in [Precision::F32, Precision::F64] {
+    for precision in ["f32", "f64"] {
         for n in awkward_sizes(256) {
-            example_passes(
+            passes_with(
                 gpu,
                 "ch1-precision",
-                Options {
-                    size: Some(n),
-                    precision,
-                    reps: 1,
-                    ..Options::default()
-                },
+                &["--size", &n.to_string(), "--precision", precision],
             )
             .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
         }
@@ -166,11 +160,11 @@ const CHILD: &str = "ch1_error_handling_child";
 const CHILD_ENV: &str = "FERROCUDA_TEST_CHILD";
 
 fn ch1_error_handling_child(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch1-error-handling", Options::default())
+    passes_with(gpu, "ch1-error-handling", &[])
 }
 
 fn ch1_devicequery_runs(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch1-devicequery", Options::default())
+    passes_with(gpu, "ch1-devicequery", &[])
 }
 
 /// The device variables of ch1-separate-compilation are one per process on the simulator (and
@@ -180,7 +174,7 @@ static VARIABLES: Mutex<()> = Mutex::new(());
 
 fn ch1_separate_compilation_book_program(gpu: &Gpu) -> TestResult {
     let _serial = VARIABLES.lock().unwrap_or_else(|p| p.into_inner());
-    example_passes(gpu, "ch1-separate-compilation", Options::default())
+    passes_with(gpu, "ch1-separate-compilation", &[])
 }
 
 /// Both programs on several values, signs and magnitudes, twice each (the variables keep their

@@ -1,11 +1,10 @@
 //! GPU-vs-CPU tests of the book's chapter 2 examples.
 mod common;
 
-use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, awkward_sizes, ensure, fail, passes_with};
 use ferrocuda::Gpu;
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch2::limiting_factor::{self, ACCURATE_SIN, FAST_SIN, Variant};
 use ferrocuda_book::reference::ch2 as reference;
 
@@ -38,47 +37,25 @@ fn ch2_limiting_factor_kernels_match_cpu(gpu: &Gpu) -> TestResult {
 }
 
 fn ch2_limiting_factor_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch2-limiting-factor",
-        Options {
-            size: Some(1 << 20),
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    passes_with(gpu, "ch2-limiting-factor", &["--size", "1048576", "--reps", "2"])
 }
 
 /// The book's `increment<<<1,n>>>` at its n = 256, and at one-block sizes that break
 /// assumptions about warps.
 fn ch2_timing_program(gpu: &Gpu) -> TestResult {
-    for size in [None, Some(1), Some(33), Some(1024)] {
-        example_passes(
-            gpu,
-            "ch2-timing",
-            Options {
-                size,
-                reps: 3,
-                ..Options::default()
-            },
-        )
-        .map_err(|e| format!("--size {size:?}: {e}"))?;
+    for size in [&[][..], &["--size", "1"], &["--size", "33"], &["--size", "1024"]] {
+        passes_with(gpu, "ch2-timing", &[size, &["--reps", "3"]].concat()).map_err(|e| format!("{size:?}: {e}"))?;
     }
     Ok(())
 }
 
 /// `--launch multiblock` times the multi-block increment at sizes past one block.
 fn ch2_timing_multiblock(gpu: &Gpu) -> TestResult {
-    for n in [1001, 100_003] {
-        example_passes(
+    for n in ["1001", "100003"] {
+        passes_with(
             gpu,
             "ch2-timing",
-            Options {
-                size: Some(n),
-                reps: 2,
-                ..Options::default()
-            }
-            .with_flag("--launch", Some("multiblock")),
+            &["--size", n, "--reps", "2", "--launch", "multiblock"],
         )
         .map_err(|e| format!("n = {n}: {e}"))?;
     }
@@ -88,12 +65,7 @@ fn ch2_timing_multiblock(gpu: &Gpu) -> TestResult {
 /// One block cannot cover more threads than a block holds: refused in one sentence that names
 /// the option that can.
 fn ch2_timing_one_block_refuses_more(gpu: &Gpu) -> TestResult {
-    let options = Options {
-        size: Some(1025),
-        reps: 1,
-        ..Options::default()
-    };
-    match crate::common::run_options(gpu, "ch2-timing", &options) {
+    match common::run_args(gpu, "ch2-timing", &["--size", "1025", "--reps", "1"]) {
         Err(e) => ensure(e.to_string().contains("--launch multiblock"), || {
             format!("the error does not name --launch multiblock: {e}")
         }),
@@ -102,15 +74,7 @@ fn ch2_timing_one_block_refuses_more(gpu: &Gpu) -> TestResult {
 }
 
 fn ch2_effective_bandwidth_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch2-effective-bandwidth",
-        Options {
-            size: Some(1 << 20),
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    passes_with(gpu, "ch2-effective-bandwidth", &["--size", "1048576", "--reps", "2"])
 }
 
 fn ch2_peak_bandwidth_formula(gpu: &Gpu) -> TestResult {

@@ -3,18 +3,17 @@
 //! tutorial's), at the sources' sizes and at extents that are not multiples of the tile.
 mod common;
 
-use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, ensure, fail, passes_with};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
 use ferrocuda_book::defaults::Pick;
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch3::bank_conflicts;
 use ferrocuda_book::examples::ch3::shared_reverse::{self, Variant as ReverseVariant};
 use ferrocuda_book::examples::ch3::transpose::{self, Variant};
 use ferrocuda_book::reference::ch3 as reference;
 
 fn ch3_shared_reverse_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch3-shared-reverse", Options::default())
+    passes_with(gpu, "ch3-shared-reverse", &[])
 }
 
 /// The three dynamic tiles at sizes that break a 64-element or one-warp assumption, up to a
@@ -54,15 +53,8 @@ fn ch3_shared_reverse_rejects_bad_sizes(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_bank_conflicts_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch3-bank-conflicts",
-        Options {
-            size: Some(gpu.pick(64, 2)),
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    let passes = gpu.pick(64, 2).to_string();
+    passes_with(gpu, "ch3-bank-conflicts", &["--size", &passes, "--reps", "2"])
 }
 
 /// Every stride from 1 to 33 (all banks, every conflict degree, the padded one), against the
@@ -109,41 +101,24 @@ fn ch3_bank_conflicts_degrees() -> TestResult {
 }
 
 fn ch3_transpose_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch3-transpose",
-        Options {
-            size: Some(gpu.pick(transpose::N_BOOK, 96)),
-            reps: 1,
-            ..Options::default()
-        },
-    )
+    let nx = gpu.pick(transpose::N_BOOK, 96).to_string();
+    passes_with(gpu, "ch3-transpose", &["--size", &nx, "--reps", "1"])
 }
 
 /// The program on non-square matrices (`--size` nx, `--ny` ny), wider and taller, neither a
 /// multiple of a tile; `--ny 0` is refused.
 fn ch3_transpose_program_non_square(gpu: &Gpu) -> TestResult {
     for (nx, ny) in [(96, 40), (33, 130)] {
-        example_passes(
+        let (nx_arg, ny_arg) = (nx.to_string(), ny.to_string());
+        passes_with(
             gpu,
             "ch3-transpose",
-            Options {
-                size: Some(nx),
-                reps: 1,
-                ..Options::default()
-            }
-            .with_flag("--ny", Some(&ny.to_string())),
+            &["--size", &nx_arg, "--reps", "1", "--ny", &ny_arg],
         )
         .map_err(|e| format!("{nx} x {ny}: {e}"))?;
     }
-    let zero = Options {
-        size: Some(8),
-        ..Options::default()
-    }
-    .with_flag("--ny", Some("0"));
-    ensure(crate::common::run_options(gpu, "ch3-transpose", &zero).is_err(), || {
-        "--ny 0 was accepted".into()
-    })
+    let zero = common::run_args(gpu, "ch3-transpose", &["--size", "8", "--ny", "0"]);
+    ensure(zero.is_err(), || "--ny 0 was accepted".into())
 }
 
 /// Every variant on `nx x ny` (`ny` rows of `nx`), output preset to -1, against the rayon

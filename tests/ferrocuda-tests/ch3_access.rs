@@ -4,11 +4,11 @@
 mod common;
 
 use book_kernels::ch3::ilp_copy::ILP;
-use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, awkward_sizes, ensure, fail};
 use ferrocuda::Gpu;
 use ferrocuda::gpu::{DeviceProperties, Error};
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::example::{Options, Precision};
+use ferrocuda_book::example::Precision;
 use ferrocuda_book::examples::ch3::copy::{self, CopyReal, Variant};
 use ferrocuda_book::examples::ch3::offset_stride::{self, Pattern, Placement};
 use ferrocuda_book::examples::ch3::stride_texture::{self, Load as StrideLoad};
@@ -19,20 +19,18 @@ use ferrocuda_book::reference::ch3::{offset_stride as os_ref, stride_texture as 
 /// The CUB-style block sizes every kernel is launched with.
 const BLOCK_SHAPES: [u32; 6] = [1, 7, 32, 65, 128, 1024];
 
-fn options(n: usize, precision: Precision) -> Options {
-    Options {
-        size: Some(n),
-        precision,
-        reps: 1,
-        ..Options::default()
-    }
+/// `id` at `--size n` in `precision`, one repetition, with `extra` options, passes.
+fn passes_at(gpu: &Gpu, id: &str, n: usize, precision: Precision, extra: &[&str]) -> TestResult {
+    let (n, precision) = (n.to_string(), precision.to_string());
+    let mut args = vec!["--size", &n, "--precision", &precision, "--reps", "1"];
+    args.extend(extra);
+    common::passes_with(gpu, id, &args)
 }
 
 fn ch3_offset_stride_program_f32_and_f64(gpu: &Gpu) -> TestResult {
     for precision in [Precision::F32, Precision::F64] {
         for n in [1, 31, 33, 255, 257, 1000] {
-            example_passes(gpu, "ch3-offset-stride", options(n, precision))
-                .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+            passes_at(gpu, "ch3-offset-stride", n, precision, &[]).map_err(|e| format!("{precision}, n = {n}: {e}"))?;
         }
     }
     Ok(())
@@ -107,14 +105,11 @@ fn ch3_offset_stride_cg_kernels_block_shapes(gpu: &Gpu) -> TestResult {
 
 /// `--cache both` runs and checks both stride sweeps; a wrong value is refused.
 fn ch3_offset_stride_cache_option(gpu: &Gpu) -> TestResult {
-    let mut opts = options(300, Precision::F32);
-    opts.flags = vec![("--cache".into(), Some("both".into()))];
-    example_passes(gpu, "ch3-offset-stride", opts.clone())?;
-    opts.flags = vec![("--cache".into(), Some("noL1".into()))];
-    ensure(
-        crate::common::run_options(gpu, "ch3-offset-stride", &opts).is_err(),
-        || "--cache noL1 was accepted".into(),
-    )
+    passes_at(gpu, "ch3-offset-stride", 300, Precision::F32, &["--cache", "both"])?;
+    let wrong = ["--size", "300", "--reps", "1", "--cache", "noL1"];
+    ensure(common::run_args(gpu, "ch3-offset-stride", &wrong).is_err(), || {
+        "--cache noL1 was accepted".into()
+    })
 }
 
 /// An array too short for the offset or stride is refused before any launch, in one sentence.
@@ -135,7 +130,7 @@ fn ch3_stride_texture_program_f32_and_f64(gpu: &Gpu) -> TestResult {
             .into_iter()
             .filter(|&n| n < 10_000)
         {
-            example_passes(gpu, "ch3-stride-texture", options(n, precision))
+            passes_at(gpu, "ch3-stride-texture", n, precision, &[])
                 .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
         }
     }
@@ -172,7 +167,7 @@ fn ch3_stride_texture_block_shapes(gpu: &Gpu) -> TestResult {
 
 fn ch3_texture_average_program(gpu: &Gpu) -> TestResult {
     for n in [1, 2, 31, 33, 65] {
-        example_passes(gpu, "ch3-texture-average", options(n, Precision::F32)).map_err(|e| format!("n = {n}: {e}"))?;
+        passes_at(gpu, "ch3-texture-average", n, Precision::F32, &[]).map_err(|e| format!("n = {n}: {e}"))?;
     }
     Ok(())
 }
@@ -201,8 +196,7 @@ fn ch3_texture_average_tile_shapes(gpu: &Gpu) -> TestResult {
 fn ch3_tlp_copy_program_f32_and_f64(gpu: &Gpu) -> TestResult {
     for precision in [Precision::F32, Precision::F64] {
         for n in [1, 31, 33, 1023, 1025, 4099] {
-            example_passes(gpu, "ch3-tlp-copy", options(n, precision))
-                .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+            passes_at(gpu, "ch3-tlp-copy", n, precision, &[]).map_err(|e| format!("{precision}, n = {n}: {e}"))?;
         }
     }
     Ok(())
@@ -211,8 +205,7 @@ fn ch3_tlp_copy_program_f32_and_f64(gpu: &Gpu) -> TestResult {
 fn ch3_ilp_copy_program_f32_and_f64(gpu: &Gpu) -> TestResult {
     for precision in [Precision::F32, Precision::F64] {
         for n in [1, 31, 33, 4095, 4097, 10_007] {
-            example_passes(gpu, "ch3-ilp-copy", options(n, precision))
-                .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
+            passes_at(gpu, "ch3-ilp-copy", n, precision, &[]).map_err(|e| format!("{precision}, n = {n}: {e}"))?;
         }
     }
     Ok(())
@@ -343,12 +336,16 @@ fn ch3_access_references() -> TestResult {
 /// a name that is not `.png` (the charts are PNG) or empty. One in the working directory or an
 /// existing one is accepted, and a `PREFIX.png` flag is checked through its first chart's name.
 fn ch3_offset_stride_plot_path() -> TestResult {
-    use ferrocuda_book::examples::plot_option::check_path;
-    let flags = offset_stride::EXAMPLE.flags;
-    let with = |path: &str| Options::default().with_flag("--plot", Some(path));
+    let example = ferrocuda_book::registry::find("ch3-offset-stride").ok_or("no ch3-offset-stride")?;
+    let parse = |args: &[&str]| {
+        ferrocuda_book::cli::command(example)
+            .try_get_matches_from(args)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    };
     let refused = |path: &str, words: &str| {
-        let result = check_path(flags, &with(path));
-        ensure(matches!(&result, Err(e) if e.to_string().contains(words)), || {
+        let result = parse(&["--plot", path]);
+        ensure(matches!(&result, Err(e) if e.contains(words)), || {
             format!("--plot {path:?}: {result:?}")
         })
     };
@@ -360,20 +357,16 @@ fn ch3_offset_stride_plot_path() -> TestResult {
     }
     let tmp = std::env::temp_dir().join("sweep.png");
     for ok in [
-        with("sweep.png"),
-        with("SWEEP.PNG"),
-        with(&tmp.to_string_lossy()),
-        Options::default(),
+        &["--plot", "sweep.png"][..],
+        &["--plot", "SWEEP.PNG"],
+        &["--plot", &*tmp.to_string_lossy()],
+        &[],
     ] {
-        check_path(flags, &ok).map_err(fail)?;
+        parse(ok)?;
     }
-    let sor_flags = ferrocuda_book::examples::thesis::sor_multi::EXAMPLE.flags;
-    check_path(
-        sor_flags,
-        &with(&std::env::temp_dir().join("sor.png").to_string_lossy()),
-    )
-    .map_err(fail)?;
-    let missing = check_path(sor_flags, &with("/nonexistent-ferrocuda-dir/sor.png"));
+    let sor_prefix = ferrocuda_book::examples::thesis::sor_multi::plot_prefix;
+    sor_prefix(&std::env::temp_dir().join("sor.png").to_string_lossy())?;
+    let missing = sor_prefix("/nonexistent-ferrocuda-dir/sor.png");
     ensure(missing.is_err(), || {
         format!("a PREFIX.png in a missing directory: {missing:?}")
     })

@@ -5,11 +5,10 @@ mod common;
 use book_kernels::ch3::constant_increment::{B_WORD, COEFF_WORD};
 use book_kernels::ch3::intrinsics::FLUSH_RESULTS;
 use book_kernels::ch3::localmem::STRIDE;
-use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, ensure, fail};
 use ferrocuda::gpu::Cublas;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{DeviceBuffer, Gpu};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch3::constant_increment::{self, Source};
 use ferrocuda_book::examples::ch3::divergence::{self, Variant as Branch};
 use ferrocuda_book::examples::ch3::intrinsics::{self, ACCURATE, Variant as Intrinsic};
@@ -44,15 +43,7 @@ fn ch3_localmem_kernels_match_cpu(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_localmem_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch3-localmem",
-        Options {
-            size: Some(4099),
-            reps: 1,
-            ..Options::default()
-        },
-    )
+    common::passes_with(gpu, "ch3-localmem", &["--size", "4099", "--reps", "1"])
 }
 
 /// Every source of `b`, at several sizes and values of `b`, and the constant bank rewritten
@@ -88,27 +79,15 @@ fn ch3_constant_increment_sources_and_rewrites(gpu: &Gpu) -> TestResult {
         }
     }
     // Then the example itself, which writes the bank again.
-    example_passes(
-        gpu,
-        "ch3-constant-increment",
-        Options {
-            reps: 1,
-            ..Options::default()
-        },
-    )
+    common::passes_with(gpu, "ch3-constant-increment", &["--reps", "1"])
 }
 
 fn ch3_constant_increment_bank_bounds(gpu: &Gpu) -> TestResult {
     let words = ferrocuda::device::constant::CONSTANT_BANK_BYTES / 4;
     let err = common::book(gpu)?.write_constant(words - 1, &[1u32, 2]);
     ensure(err.is_err(), || "a write past the constant bank was accepted".into())?;
-    let options = Options {
-        size: Some(1025),
-        reps: 1,
-        ..Options::default()
-    };
     ensure(
-        crate::common::run_options(gpu, "ch3-constant-increment", &options).is_err(),
+        common::run_args(gpu, "ch3-constant-increment", &["--size", "1025", "--reps", "1"]).is_err(),
         || "--size 1025 was accepted".into(),
     )
 }
@@ -154,15 +133,7 @@ fn ch3_intrinsics_kernels_match_cpu(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_intrinsics_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch3-intrinsics",
-        Options {
-            size: Some(5000),
-            reps: 1,
-            ..Options::default()
-        },
-    )
+    common::passes_with(gpu, "ch3-intrinsics", &["--size", "5000", "--reps", "1"])
 }
 
 /// Directed rounding in both precisions, at sizes around the block: round down and up bracket
@@ -243,15 +214,8 @@ fn ch3_intrinsics_sincos_within_an_ulp(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_cache_config_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch3-cache-config",
-        Options {
-            size: Some(3 * book_kernels::ch3::cache_config::CHUNK + 5),
-            reps: 1,
-            ..Options::default()
-        },
-    )
+    let size = (3 * book_kernels::ch3::cache_config::CHUNK + 5).to_string();
+    common::passes_with(gpu, "ch3-cache-config", &["--size", &size, "--reps", "1"])
 }
 
 /// The library's L1/shared calls: each context preference and carveout reads back as set, a
@@ -309,15 +273,7 @@ fn ch3_divergence_kernels_match_cpu(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_divergence_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch3-divergence",
-        Options {
-            size: Some(3000),
-            reps: 1,
-            ..Options::default()
-        },
-    )
+    common::passes_with(gpu, "ch3-divergence", &["--size", "3000", "--reps", "1"])
 }
 
 /// Each kernel variant against the CPU at `dims`, inputs from `seed`.
@@ -411,22 +367,8 @@ fn course_matmul_tiled_exact_on_integers(gpu: &Gpu) -> TestResult {
 
 /// The program at its default (non-square, as hands-on 6) and at a small non-square size.
 fn course_matmul_tiled_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "course-matmul-tiled",
-        Options {
-            reps: 2,
-            ..Options::default()
-        },
-    )?;
-    example_passes(
-        gpu,
-        "course-matmul-tiled",
-        Options::default()
-            .with_flag("--m", Some("70"))
-            .with_flag("--n", Some("45"))
-            .with_flag("--k", Some("33")),
-    )
+    common::passes_with(gpu, "course-matmul-tiled", &["--reps", "2"])?;
+    common::passes_with(gpu, "course-matmul-tiled", &["--m", "70", "--n", "45", "--k", "33"])
 }
 
 /// The default product is non-square, as the course's, and no dimension is a multiple of the
@@ -445,9 +387,8 @@ fn course_matmul_tiled_default_is_non_square() -> TestResult {
 }
 
 fn course_matmul_tiled_rejects_zero_dimension(gpu: &Gpu) -> TestResult {
-    let options = Options::default().with_flag("--k", Some("0"));
     ensure(
-        crate::common::run_options(gpu, "course-matmul-tiled", &options).is_err(),
+        common::run_args(gpu, "course-matmul-tiled", &["--k", "0"]).is_err(),
         || "--k 0 was accepted".into(),
     )
 }

@@ -4,11 +4,10 @@
 //! and at sizes around the blocks.
 mod common;
 
-use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
+use common::{CpuTest, GpuTest, TestResult, ensure, fail, passes_with};
 use ferrocuda::Gpu;
 use ferrocuda::cuf::{AUTO_BLOCK_2D, AUTO_THREADS_PER_BLOCK, Dim, KernelLoop, MAX_GRID};
 use ferrocuda::reduce::{Plan, THREADS_PER_BLOCK};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch3::cuf_increment::{self, Chevrons, TPB};
 use ferrocuda_book::examples::ch3::{cuf_increment_2d, cuf_reduce};
 use ferrocuda_book::reference::ch3::cuf as reference;
@@ -168,11 +167,7 @@ fn ch3_cuf_memory_plans() -> TestResult {
 /// Every id at its default size (the simulator's, without a GPU).
 fn ch3_cuf_programs_at_default(gpu: &Gpu) -> TestResult {
     for id in IDS {
-        let options = Options {
-            reps: 1,
-            ..Options::default()
-        };
-        example_passes(gpu, id, options).map_err(|e| format!("{id}: {e}"))?;
+        passes_with(gpu, id, &["--reps", "1"]).map_err(|e| format!("{id}: {e}"))?;
     }
     Ok(())
 }
@@ -187,12 +182,8 @@ fn ch3_cuf_programs_at_awkward_sizes(gpu: &Gpu) -> TestResult {
             &SIZES
         };
         for &n in sizes {
-            let options = Options {
-                size: Some(n),
-                reps: 1,
-                ..Options::default()
-            };
-            example_passes(gpu, id, options).map_err(|e| format!("{id} --size {n}: {e}"))?;
+            passes_with(gpu, id, &["--size", &n.to_string(), "--reps", "1"])
+                .map_err(|e| format!("{id} --size {n}: {e}"))?;
         }
     }
     Ok(())

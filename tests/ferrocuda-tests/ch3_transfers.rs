@@ -5,25 +5,19 @@
 mod common;
 
 use book_kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
-use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, awkward_sizes, ensure, fail, passes_with};
 use ferrocuda::gpu::Copy2d;
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch3::async_overlap::{self, BLOCK_SIZE, Setup, TOLERANCE, Variant};
 use ferrocuda_book::examples::ch3::{bandwidth_test, batching};
 use ferrocuda_book::reference::ch3 as reference;
 
 fn ch3_bandwidth_test_program(gpu: &Gpu) -> TestResult {
-    example_passes(
+    passes_with(
         gpu,
         "ch3-bandwidth-test",
-        Options {
-            size: Some(1 << 16),
-            reps: 1,
-            ..Options::default()
-        }
-        .with_flag("--max-mib", Some("1")),
+        &["--size", "65536", "--reps", "1", "--max-mib", "1"],
     )
 }
 
@@ -45,8 +39,7 @@ fn ch3_bandwidth_test_round_trips_awkward_sizes(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_bandwidth_test_rejects_an_empty_sweep(gpu: &Gpu) -> TestResult {
-    let options = Options::default().with_flag("--max-mib", Some("0"));
-    match bandwidth_test::run(gpu, &options) {
+    match common::run_args(gpu, "ch3-bandwidth-test", &["--max-mib", "0"]) {
         Err(Error::InvalidArgument(message)) => ensure(message.contains("--max-mib"), || message),
         other => Err(format!(
             "expected a refusal of --max-mib 0, got {:?}",
@@ -56,15 +49,10 @@ fn ch3_bandwidth_test_rejects_an_empty_sweep(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_batching_program(gpu: &Gpu) -> TestResult {
-    example_passes(
+    passes_with(
         gpu,
         "ch3-batching",
-        Options {
-            size: Some(100_003),
-            reps: 1,
-            ..Options::default()
-        }
-        .with_flag("--matrix", Some("67")),
+        &["--size", "100003", "--reps", "1", "--matrix", "67"],
     )
 }
 
@@ -162,15 +150,8 @@ fn ch3_batching_sections_with_different_pitches(gpu: &Gpu) -> TestResult {
 }
 
 fn ch3_async_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch3-async",
-        Options {
-            size: Some(BLOCK_SIZE * 4 * 8),
-            reps: 1,
-            ..Options::default()
-        },
-    )
+    let size = (BLOCK_SIZE * 4 * 8).to_string();
+    passes_with(gpu, "ch3-async", &["--size", &size, "--reps", "1"])
 }
 
 fn ch3_async_variants_match_cpu_for_stream_counts(gpu: &Gpu) -> TestResult {

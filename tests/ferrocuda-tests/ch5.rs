@@ -13,7 +13,6 @@ mod sum_accuracy;
 
 use common::{CpuTest, GpuTest, TestResult};
 use ferrocuda::Gpu;
-use ferrocuda_book::example::Options;
 
 /// The memory plans of chapter 5's ids.
 fn ch5_memory_plans() -> TestResult {
@@ -31,12 +30,7 @@ fn ch5_memory_plans() -> TestResult {
 /// `--book` runs the book's sizes: a `--size` beside it is refused in one sentence.
 fn ch5_book_refuses_size() -> TestResult {
     for id in ["ch5-pi-cuf", "ch5-pi-fma", "ch5-bs-european-mc"] {
-        let options = Options {
-            size: Some(1000),
-            ..Options::default()
-        }
-        .with_flag("--book", None);
-        match crate::common::run_options(&Gpu::simulator(), id, &options) {
+        match common::run_args(&Gpu::simulator(), id, &["--size", "1000", "--book"]) {
             Err(ferrocuda::Error::InvalidArgument(e)) if e.contains("--size") => {}
             Err(e) => return Err(format!("{id} --book --size: another error: {e}")),
             Ok(_) => return Err(format!("{id} ran --book with --size")),

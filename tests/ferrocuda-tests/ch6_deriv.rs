@@ -4,33 +4,23 @@
 //! errors; the stretched grid's chain rule; the periodic wrap of period m - 1; refused sizes.
 mod common;
 
-use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
+use common::{CpuTest, GpuTest, TestResult, ensure, fail, passes_with, run_args};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::example::{Options, Precision};
+use ferrocuda_book::example::Precision;
 use ferrocuda_book::examples::ch6::deriv::{self, BOOK_MAX_BOUND, BOOK_RMS_BOUND, analytic_tolerance};
 use ferrocuda_book::examples::ch6::deriv_launch::{Coefficients, DerivReal, Mode, Pencils, Problem, Variant};
 use ferrocuda_book::reference::ch6::deriv::{
     self as reference, Direction, Extents, Grid, HALO, STENCIL, stretched_ds_dx, stretched_x,
 };
 
-fn options(flags: &[(&str, &str)]) -> Options {
-    flags
-        .iter()
-        .fold(Options::default(), |o, (flag, value)| o.with_flag(flag, Some(value)))
-}
-
 /// The book's whole program at 64^3: every kernel, checked by the example itself.
 fn ch6_deriv_program_f32(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch6-deriv", options(&[]))
+    passes_with(gpu, "ch6-deriv", &[])
 }
 
 fn ch6_deriv_program_f64(gpu: &Gpu) -> TestResult {
-    let o = Options {
-        precision: Precision::F64,
-        ..options(&[])
-    };
-    example_passes(gpu, "ch6-deriv", o)
+    passes_with(gpu, "ch6-deriv", &["--precision", "f64"])
 }
 
 /// Runs every kernel that can run at `extents` on `f` (the function of its direction's line,
@@ -301,8 +291,7 @@ fn ch6_deriv_refused_sizes(gpu: &Gpu) -> TestResult {
         ("64x64", "does not take"),
         ("64x64xq", "does not take"),
     ] {
-        let run = (deriv::EXAMPLE.run)(gpu, &options(&[("--dims", dims)]));
-        match run {
+        match run_args(gpu, "ch6-deriv", &["--dims", dims]) {
             Err(ferrocuda::Error::InvalidArgument(message)) if message.contains(says) => {}
             Err(other) => return Err(format!("--dims {dims}: {other}")),
             Ok(_) => return Err(format!("--dims {dims} was accepted")),
@@ -313,8 +302,10 @@ fn ch6_deriv_refused_sizes(gpu: &Gpu) -> TestResult {
     let z = Variant::new(Direction::Z, Pencils::Small, Coefficients::Uniform);
     let err = z.shape::<f32>(gpu, extents, None).map(|_| ()).unwrap_err().to_string();
     ensure(err.contains("more than 4 points along z"), || err.clone())?;
-    let only_z = options(&[("--dims", "32x32x4"), ("--direction", "z")]);
-    ensure((deriv::EXAMPLE.run)(gpu, &only_z).is_err(), || "z at mz = 4 ran".into())?;
+    let only_z = ["--dims", "32x32x4", "--direction", "z"];
+    ensure(run_args(gpu, "ch6-deriv", &only_z).is_err(), || {
+        "z at mz = 4 ran".into()
+    })?;
     // Blocks over 1024 threads.
     let err = Variant::new(Direction::X, Pencils::Small, Coefficients::Uniform)
         .shape::<f32>(gpu, Extents::cube(64), Some(512))
@@ -328,7 +319,7 @@ fn ch6_deriv_refused_sizes(gpu: &Gpu) -> TestResult {
         ("--grid", "round"),
         ("--line-threads", "-3"),
     ] {
-        ensure((deriv::EXAMPLE.run)(gpu, &options(&[(flag, value)])).is_err(), || {
+        ensure(run_args(gpu, "ch6-deriv", &[flag, value]).is_err(), || {
             format!("{flag} {value} was accepted")
         })?;
     }

@@ -6,10 +6,9 @@ mod common;
 use book_kernels::ch6::laplace2d::{
     BLOCK_X, BLOCK_Y, STRIP_ROWS, TILED_H, TILED_SWEEPS, TILED_W, jacobi_point, neighbourhood,
 };
-use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, ensure, fail, passes_with, run_args};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::example::Options;
-use ferrocuda_book::examples::ch6::laplace2d::{self, Setup, report_lines};
+use ferrocuda_book::examples::ch6::laplace2d::{self, report_lines};
 use ferrocuda_book::examples::ch6::laplace2d_solver::{DeviceField, LaplaceGpu, Update, Variant, solve};
 use ferrocuda_book::reference::ch6::laplace2d::{self as reference, Stop};
 
@@ -282,27 +281,10 @@ fn ch6_laplace2d_tolerance_inside_a_tiled_launch(gpu: &Gpu) -> TestResult {
 
 /// The example itself, f32 and f64, the book's three kernels and ours.
 fn ch6_laplace2d_program(gpu: &Gpu) -> TestResult {
-    let options = Options {
-        size: Some(37),
-        reps: 2,
-        ..Options::default()
-    };
-    example_passes(
-        gpu,
-        "ch6-laplace2d",
-        options.clone().with_flag("--iterations", Some("30")),
-    )?;
-    let f64_options = Options {
-        precision: ferrocuda_book::example::Precision::F64,
-        ..options
-    };
-    example_passes(
-        gpu,
-        "ch6-laplace2d",
-        f64_options
-            .with_flag("--ny", Some("20"))
-            .with_flag("--update", Some("swap")),
-    )
+    let (id, size) = ("ch6-laplace2d", ["--size", "37", "--reps", "2"]);
+    passes_with(gpu, id, &[&size[..], &["--iterations", "30"]].concat())?;
+    let f64 = ["--precision", "f64", "--ny", "20", "--update", "swap"];
+    passes_with(gpu, id, &[&size[..], &f64].concat())
 }
 
 /// True when `result` is the one-sentence refusal of a bad argument.
@@ -312,29 +294,21 @@ fn refused<T>(result: ferrocuda::Result<T>) -> bool {
 
 /// Sizes below 3 x 3 and other bad options are refused with `InvalidArgument`, never a panic.
 fn ch6_laplace2d_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
-    let with = |flag: &str, value: &str| Options::default().with_flag(flag, Some(value));
-    let sized = |n| Options {
-        size: Some(n),
-        ..Options::default()
-    };
-    let bad = [
-        ("--size 2", sized(2)),
-        ("--size 0", sized(0)),
-        ("--size 1", sized(1)),
-        ("--ny 2", with("--ny", "2")),
-        ("--iterations 2000000", with("--iterations", "2000000")),
-        ("--iterations -1", with("--iterations", "-1")),
-        ("--tol 0", with("--tol", "0")),
-        ("--tol x", with("--tol", "x")),
-        ("--kernel fast", with("--kernel", "fast")),
-        ("--update move", with("--update", "move")),
+    let bad: [&[&str]; 10] = [
+        &["--size", "2"],
+        &["--size", "0"],
+        &["--size", "1"],
+        &["--ny", "2"],
+        &["--iterations", "2000000"],
+        &["--iterations", "-1"],
+        &["--tol", "0"],
+        &["--tol", "x"],
+        &["--kernel", "fast"],
+        &["--update", "move"],
     ];
-    for (what, options) in bad {
-        ensure(refused(Setup::from_options(gpu, &options)), || {
-            format!("`{what}` was not refused")
-        })?;
-        ensure(refused((laplace2d::EXAMPLE.run)(gpu, &options)), || {
-            format!("the example ran with `{what}`")
+    for args in bad {
+        ensure(refused(run_args(gpu, "ch6-laplace2d", args)), || {
+            format!("the example ran with `{}`", args.join(" "))
         })?;
     }
     ensure(refused(reference::check_mesh(usize::MAX / 2, 3)), || {

@@ -1,39 +1,33 @@
 //! Tests of the book's chapter 7 examples (applications of the FFT), on the simulator or a GPU.
 mod common;
 
-use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, ensure, fail, passes_with, run_args};
 use ferrocuda::Gpu;
+use ferrocuda::fft::Engine;
 use ferrocuda::fft::cpu::C64;
 use ferrocuda::gpu::Error;
-use ferrocuda_book::example::{Options, Precision};
 use ferrocuda_book::examples::ch7::{fft_c2c_test, fft_r2c_test, fftshift, poisson, spectral_deriv};
 use ferrocuda_book::reference::ch7 as reference;
 
-fn options(size: Option<usize>, precision: Precision) -> Options {
-    Options {
-        size,
-        precision,
-        reps: 1,
-        ..Options::default()
-    }
-}
-
-/// Runs `id` at each size in both precisions.
+/// Runs `id` at each size (`None`: its default) in both precisions.
 fn passes_at(gpu: &Gpu, id: &str, sizes: &[Option<usize>]) -> TestResult {
     for &size in sizes {
-        for precision in [Precision::F32, Precision::F64] {
-            example_passes(gpu, id, options(size, precision)).map_err(|e| format!("{size:?} {precision}: {e}"))?;
+        for precision in ["f32", "f64"] {
+            let n = size.map(|n| n.to_string());
+            let mut args = vec!["--precision", precision];
+            args.extend(n.as_deref().map(|n| ["--size", n]).into_iter().flatten());
+            passes_with(gpu, id, &args).map_err(|e| format!("{size:?} {precision}: {e}"))?;
         }
     }
     Ok(())
 }
 
-/// Fails unless running `id` with `options` is refused with `InvalidArgument`.
-fn refused(gpu: &Gpu, id: &str, options: Options) -> TestResult {
-    match crate::common::run_options(gpu, id, &options) {
+/// Fails unless running `id` with the command line `args` is refused with `InvalidArgument`.
+fn refused(gpu: &Gpu, id: &str, args: &[&str]) -> TestResult {
+    match run_args(gpu, id, args) {
         Err(Error::InvalidArgument(_)) => Ok(()),
-        Err(e) => Err(format!("{id} {options:?}: another error: {e}")),
-        Ok(_) => Err(format!("{id} {options:?} was accepted")),
+        Err(e) => Err(format!("{id} {args:?}: another error: {e}")),
+        Ok(_) => Err(format!("{id} {args:?} was accepted")),
     }
 }
 
@@ -43,7 +37,7 @@ fn ch7_fft_c2c_test_program(gpu: &Gpu) -> TestResult {
 
 /// The book's coefficients: 0.5 at k = +-2, -0.5 i at k = 3, +0.5 i at k = -3 (n = 16).
 fn ch7_fft_c2c_test_coefficients(gpu: &Gpu) -> TestResult {
-    let (_, out) = fft_c2c_test::transform::<f64>(gpu, &Options::default(), 16).map_err(fail)?;
+    let (_, out) = fft_c2c_test::transform::<f64>(gpu, Engine::Auto, 16).map_err(fail)?;
     const TOLERANCE: f64 = 1e-14; // a few f64 epsilons of the 16-point transform
     let near = |got: f64, want: f64| (got - want).abs() <= TOLERANCE;
     ensure(near(out[2].re, 0.5) && near(out[14].re, 0.5), || {
@@ -62,7 +56,7 @@ fn ch7_fft_r2c_test_program(gpu: &Gpu) -> TestResult {
 }
 
 fn ch7_fft_r2c_test_half_spectrum(gpu: &Gpu) -> TestResult {
-    let half = fft_r2c_test::half_spectrum::<f32>(gpu, &Options::default(), 16).map_err(fail)?;
+    let half = fft_r2c_test::half_spectrum::<f32>(gpu, Engine::Auto, 16).map_err(fail)?;
     const TOLERANCE: f64 = 1e-6; // 8 f32 epsilons
     ensure(half.len() == 9, || format!("{} wavenumbers, not 9", half.len()))?;
     ensure(
@@ -77,7 +71,7 @@ fn ch7_fftshift_program(gpu: &Gpu) -> TestResult {
 
 /// 16.0 at k = 0, which natural order puts at position n/2.
 fn ch7_fftshift_k0(gpu: &Gpu) -> TestResult {
-    let (input, spectrum, _) = fftshift::shifted::<f64>(gpu, &Options::default(), 16).map_err(fail)?;
+    let (input, spectrum, _) = fftshift::shifted::<f64>(gpu, Engine::Auto, 16).map_err(fail)?;
     const TOLERANCE: f64 = 1e-13; // f64 round-off on values of 17
     ensure((input[0] - 17.0).abs() < TOLERANCE, || {
         format!("input(1) = {}", input[0])
@@ -131,51 +125,31 @@ fn ch7_poisson_norms(gpu: &Gpu) -> TestResult {
 }
 
 fn ch7_fft_convolution_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch7-fft-convolution", Options::default())?;
+    let id = "ch7-fft-convolution";
+    passes_with(gpu, id, &[])?;
     for (side, planes) in [(2, 1), (32, 5), (64, 9), (512, 2)] {
-        let opts = options(Some(side), Precision::F32).with_flag("--planes", Some(&planes.to_string()));
-        example_passes(gpu, "ch7-fft-convolution", opts).map_err(|e| format!("{side}^2 x {planes}: {e}"))?;
+        let (side, planes) = (side.to_string(), planes.to_string());
+        passes_with(gpu, id, &["--size", &side, "--planes", &planes])
+            .map_err(|e| format!("{side}^2 x {planes}: {e}"))?;
     }
-    let fixed = options(Some(16), Precision::F32).with_flag("--order", Some("fixed"));
-    example_passes(gpu, "ch7-fft-convolution", fixed)
+    passes_with(gpu, id, &["--size", "16", "--order", "fixed"])
 }
 
 fn ch7_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
-    let f32 = Precision::F32;
-    refused(gpu, "ch7-fft-c2c-test", options(Some(7), f32))?;
+    refused(gpu, "ch7-fft-c2c-test", &["--size", "7"])?;
     // Not a power of two: the Rust engine refuses it (cuFFT, the default on a GPU, takes it).
-    refused(
-        gpu,
-        "ch7-fft-c2c-test",
-        options(Some(24), f32).with_flag("--fft", Some("rust")),
-    )?;
-    refused(gpu, "ch7-fft-r2c-test", options(Some(0), f32))?;
-    refused(gpu, "ch7-fftshift", options(Some(9), f32))?;
-    refused(gpu, "ch7-spectral-deriv", options(Some(4), f32))?;
-    refused(gpu, "ch7-poisson", options(Some(100), f32))?;
-    refused(gpu, "ch7-poisson", options(Some(1), f32))?;
-    refused(gpu, "ch7-fft-convolution", options(Some(100), f32))?;
-    refused(
-        gpu,
-        "ch7-fft-convolution",
-        options(Some(16), f32).with_flag("--planes", Some("0")),
-    )?;
-    refused(
-        gpu,
-        "ch7-fft-convolution",
-        options(Some(16), f32).with_flag("--order", Some("sideways")),
-    )?;
-    refused(
-        gpu,
-        "ch7-fft-c2c-test",
-        options(None, f32).with_flag("--fft", Some("fftw")),
-    )?;
+    refused(gpu, "ch7-fft-c2c-test", &["--size", "24", "--fft", "rust"])?;
+    refused(gpu, "ch7-fft-r2c-test", &["--size", "0"])?;
+    refused(gpu, "ch7-fftshift", &["--size", "9"])?;
+    refused(gpu, "ch7-spectral-deriv", &["--size", "4"])?;
+    refused(gpu, "ch7-poisson", &["--size", "100"])?;
+    refused(gpu, "ch7-poisson", &["--size", "1"])?;
+    refused(gpu, "ch7-fft-convolution", &["--size", "100"])?;
+    refused(gpu, "ch7-fft-convolution", &["--size", "16", "--planes", "0"])?;
+    refused(gpu, "ch7-fft-convolution", &["--size", "16", "--order", "sideways"])?;
+    refused(gpu, "ch7-fft-c2c-test", &["--fft", "fftw"])?;
     if gpu.is_simulator() {
-        refused(
-            gpu,
-            "ch7-poisson",
-            options(Some(64), f32).with_flag("--fft", Some("cufft")),
-        )?;
+        refused(gpu, "ch7-poisson", &["--size", "64", "--fft", "cufft"])?;
     }
     Ok(())
 }

@@ -1,10 +1,9 @@
 //! GPU-vs-CPU tests of the IT4I course examples.
 mod common;
 
-use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, awkward_sizes, ensure, fail, passes_with};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::histogram::{self, Data, Variant as HistoVariant};
 use ferrocuda_book::examples::course::reduction::{self, Plan, Variant};
 use ferrocuda_book::examples::course::{vector_add, vector_add_common};
@@ -13,18 +12,10 @@ use ferrocuda_book::reference::course as reference;
 /// The course's program (A = 1, B = 2) and the varied inputs, at the default size and one past
 /// a block.
 fn course_vector_add_program(gpu: &Gpu) -> TestResult {
-    for inputs in [None, Some("course"), Some("varied")] {
-        for size in [None, Some(257)] {
-            let mut options = Options {
-                size,
-                reps: 2,
-                ..Options::default()
-            };
-            if let Some(inputs) = inputs {
-                options = options.with_flag("--inputs", Some(inputs));
-            }
-            example_passes(gpu, "course-vector-add", options)
-                .map_err(|e| format!("--inputs {inputs:?}, --size {size:?}: {e}"))?;
+    for inputs in [&[][..], &["--inputs", "course"], &["--inputs", "varied"]] {
+        for size in [&[][..], &["--size", "257"]] {
+            let args = [inputs, size, &["--reps", "2"]].concat();
+            passes_with(gpu, "course-vector-add", &args).map_err(|e| format!("{args:?}: {e}"))?;
         }
     }
     Ok(())
@@ -34,31 +25,18 @@ fn course_vector_add_program(gpu: &Gpu) -> TestResult {
 /// count, one past a block, and odd; `--devices 0` is refused.
 fn course_vector_add_multi_program(gpu: &Gpu) -> TestResult {
     for devices in ["1", "2", "3"] {
-        for n in [1, 2, 257, 1001] {
-            example_passes(
+        for n in ["1", "2", "257", "1001"] {
+            passes_with(
                 gpu,
                 "course-vector-add-multi",
-                Options {
-                    size: Some(n),
-                    reps: 1,
-                    ..Options::default()
-                }
-                .with_flag("--devices", Some(devices)),
+                &["--size", n, "--reps", "1", "--devices", devices],
             )
             .map_err(|e| format!("--devices {devices}, n = {n}: {e}"))?;
         }
     }
-    example_passes(
-        gpu,
-        "course-vector-add-multi",
-        Options {
-            reps: 1,
-            ..Options::default()
-        },
-    )?;
-    let zero = Options::default().with_flag("--devices", Some("0"));
+    passes_with(gpu, "course-vector-add-multi", &["--reps", "1"])?;
     ensure(
-        crate::common::run_options(gpu, "course-vector-add-multi", &zero).is_err(),
+        crate::common::run_args(gpu, "course-vector-add-multi", &["--devices", "0"]).is_err(),
         || "--devices 0 was accepted".into(),
     )
 }
@@ -97,9 +75,9 @@ fn course_vector_add_inputs() -> TestResult {
     ensure(Inputs::Varied.element(0) != Inputs::Varied.element(1), || {
         "the varied inputs do not vary".into()
     })?;
-    ensure("other".parse::<Inputs>().is_err(), || {
-        "--inputs other was accepted".into()
-    })
+    let example = ferrocuda_book::registry::find("course-vector-add").ok_or("no course-vector-add")?;
+    let parsed = ferrocuda_book::cli::command(example).try_get_matches_from(["--inputs", "other"]);
+    ensure(parsed.is_err(), || "--inputs other was accepted".into())
 }
 
 fn course_vector_add_sizes(gpu: &Gpu) -> TestResult {
@@ -128,15 +106,7 @@ fn course_vector_add_reference() -> TestResult {
 }
 
 fn course_reduction_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "course-reduction",
-        Options {
-            size: Some(100_003),
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    passes_with(gpu, "course-reduction", &["--size", "100003", "--reps", "2"])
 }
 
 /// Both kernels at sizes that break each block size (one block of one thread, `2*block +- 1`,
@@ -182,15 +152,10 @@ fn course_reduction_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
 }
 
 fn course_histogram_program(gpu: &Gpu) -> TestResult {
-    example_passes(
+    passes_with(
         gpu,
         "course-histogram",
-        Options {
-            size: Some(100_003),
-            reps: 2,
-            ..Options::default()
-        }
-        .with_flag("--data", Some("all")),
+        &["--size", "100003", "--reps", "2", "--data", "all"],
     )
 }
 

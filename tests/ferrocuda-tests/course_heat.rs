@@ -5,11 +5,10 @@
 mod common;
 
 use book_kernels::course::heat::{DIRICHLET, HALO, INSULATED, TILE_H, TILE_W};
-use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, ensure, fail, passes_with};
 use ferrocuda::Gpu;
 use ferrocuda::gpu::Error;
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::heat::image::write_heat_map;
 use ferrocuda_book::examples::course::heat::problem::{Edges, FieldStats, Grid, Problem};
 use ferrocuda_book::examples::course::heat::snapshots::{self, Plan};
@@ -229,53 +228,62 @@ fn course_heat_snapshots_equal_cpu(gpu: &Gpu) -> TestResult {
 }
 
 fn course_heat_program(gpu: &Gpu) -> TestResult {
-    example_passes(
+    passes_with(
         gpu,
         "course-heat",
-        Options {
-            size: Some(70),
-            reps: 2,
-            ..Options::default()
-        }
-        .with_flag("--steps", Some("60"))
-        .with_flag("--snapshot-every", Some("25")),
+        &["--size", "70", "--reps", "2", "--steps", "60", "--snapshot-every", "25"],
     )
 }
 
 fn course_heat_program_insulated_f64(gpu: &Gpu) -> TestResult {
-    example_passes(
+    passes_with(
         gpu,
         "course-heat",
-        Options {
-            size: Some(57),
-            precision: ferrocuda_book::example::Precision::F64,
-            reps: 2,
-            ..Options::default()
-        }
-        .with_flag("--rows", Some("33"))
-        .with_flag("--edges", Some("insulated"))
-        .with_flag("--mode", Some("2,3"))
-        .with_flag("--steps", Some("41"))
-        .with_flag("--snapshot-every", Some("10"))
-        .with_flag("--steps-per-launch", Some("3")),
+        &[
+            "--size",
+            "57",
+            "--precision",
+            "f64",
+            "--reps",
+            "2",
+            "--rows",
+            "33",
+            "--edges",
+            "insulated",
+            "--mode",
+            "2,3",
+            "--steps",
+            "41",
+            "--snapshot-every",
+            "10",
+            "--steps-per-launch",
+            "3",
+        ],
     )
 }
 
 fn course_heat_program_hotspot_plot(gpu: &Gpu) -> TestResult {
     let path = std::env::temp_dir().join(format!("ferrocuda-course-heat-{}.png", std::process::id()));
-    let passed = example_passes(
+    let plot = path.to_string_lossy();
+    let passed = passes_with(
         gpu,
         "course-heat",
-        Options {
-            size: Some(40),
-            reps: 1,
-            ..Options::default()
-        }
-        .with_flag("--problem", Some("hotspot"))
-        .with_flag("--kernel", Some("tiled"))
-        .with_flag("--steps", Some("30"))
-        .with_flag("--snapshot-every", Some("30"))
-        .with_flag("--plot", Some(&path.to_string_lossy())),
+        &[
+            "--size",
+            "40",
+            "--reps",
+            "1",
+            "--problem",
+            "hotspot",
+            "--kernel",
+            "tiled",
+            "--steps",
+            "30",
+            "--snapshot-every",
+            "30",
+            "--plot",
+            &plot,
+        ],
     );
     let png = std::fs::read(&path).map_err(|e| format!("no heat map at {}: {e}", path.display()));
     std::fs::remove_file(&path).ok();
@@ -294,15 +302,10 @@ fn course_heat_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
         }
     };
     let run = |flags: &[(&str, &str)], size: usize| -> Result<(), Error> {
-        let mut options = Options {
-            size: Some(size),
-            reps: 1,
-            ..Options::default()
-        };
-        for (flag, value) in flags {
-            options = options.with_flag(flag, Some(value));
-        }
-        crate::common::run_options(gpu, "course-heat", &options).map(|_| ())
+        let size = size.to_string();
+        let mut args = vec!["--size", &size, "--reps", "1"];
+        args.extend(flags.iter().flat_map(|&(flag, value)| [flag, value]));
+        crate::common::run_args(gpu, "course-heat", &args).map(|_| ())
     };
     refused("cfl 1.2", run(&[("--cfl", "1.2")], 16), "h^2 / (4 alpha)")?;
     refused("cfl 0", run(&[("--cfl", "0")], 16), "cfl <= 1")?;
@@ -318,9 +321,21 @@ fn course_heat_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
     refused("steps 0", run(&[("--steps", "0")], 16), "at least 1")?;
     refused("snapshot-every 0", run(&[("--snapshot-every", "0")], 16), "at least 1")?;
     refused("steps per launch 5", run(&[("--steps-per-launch", "5")], 16), "1 to 4")?;
-    refused("kernel", run(&[("--kernel", "fast")], 16), "global, tiled or all")?;
-    refused("edges", run(&[("--edges", "open")], 16), "dirichlet or insulated")?;
-    refused("problem", run(&[("--problem", "wave")], 16), "mode or hotspot")?;
+    refused(
+        "kernel",
+        run(&[("--kernel", "fast")], 16),
+        "possible values: global, tiled, all",
+    )?;
+    refused(
+        "edges",
+        run(&[("--edges", "open")], 16),
+        "possible values: dirichlet, insulated",
+    )?;
+    refused(
+        "problem",
+        run(&[("--problem", "wave")], 16),
+        "possible values: mode, hotspot",
+    )?;
     // `--plot` is checked by the runner before any example runs (bad_input's
     // `plot_paths_are_checked_before_the_work`, every id that draws).
     let grid = Grid::new(8, 8, Edges::Insulated, 0.5).map_err(fail)?;

@@ -7,9 +7,8 @@ mod common;
 #[path = "course_images/cpu.rs"]
 mod cpu;
 
-use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, ensure, fail, passes_with};
 use ferrocuda::Gpu;
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::convolution::{self, ConstantMasks, mask_1d, mask_2d};
 use ferrocuda_book::examples::course::image_blur::{self, Variant as BlurVariant};
 use ferrocuda_book::examples::course::matrix_sum::{self, Sums};
@@ -33,16 +32,8 @@ const IMAGE_SIZES: [(usize, usize); 10] = [
 /// Every mask width the fast kernel has.
 const MASK_WIDTHS: [usize; 5] = [1, 3, 5, 7, 9];
 
-fn options(size: Option<usize>) -> Options {
-    Options {
-        size,
-        reps: 1,
-        ..Options::default()
-    }
-}
-
 fn course_picture_kernel_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "course-picture-kernel", options(None))
+    passes_with(gpu, "course-picture-kernel", &[])
 }
 
 fn course_picture_kernel_sizes(gpu: &Gpu) -> TestResult {
@@ -60,7 +51,7 @@ fn course_picture_kernel_sizes(gpu: &Gpu) -> TestResult {
 }
 
 fn course_color_convert_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "course-color-convert", options(None))
+    passes_with(gpu, "course-color-convert", &["--reps", "1"])
 }
 
 fn course_color_convert_sizes(gpu: &Gpu) -> TestResult {
@@ -95,7 +86,7 @@ fn course_color_convert_many_colours(gpu: &Gpu) -> TestResult {
 }
 
 fn course_matrix_sum_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "course-matrix-sum", options(None))
+    passes_with(gpu, "course-matrix-sum", &["--reps", "1"])
 }
 
 fn course_matrix_sum_sizes(gpu: &Gpu) -> TestResult {
@@ -134,7 +125,7 @@ fn course_matrix_sum_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
 }
 
 fn course_image_blur_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "course-image-blur", options(None))
+    passes_with(gpu, "course-image-blur", &["--reps", "1"])
 }
 
 /// Both blurs on seeded random bytes (harder than the pattern) at every awkward size.
@@ -171,10 +162,10 @@ fn course_image_blur_rejects_bad_arguments(gpu: &Gpu) -> TestResult {
 }
 
 fn course_convolution_program(gpu: &Gpu) -> TestResult {
-    example_passes(
+    passes_with(
         gpu,
         "course-convolution",
-        options(Some(41)).with_flag("--mask", Some("3")),
+        &["--size", "41", "--reps", "1", "--mask", "3"],
     )
 }
 

@@ -3,14 +3,14 @@
 mod common;
 
 use book_kernels::course::hello_world::RECORD_WORDS;
-use common::{ChildAction, CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
+use common::{ChildAction, CpuTest, GpuTest, TestResult, ensure, fail, passes_with, run_args};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::gpu::{Advice, ManagedBuffer};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::hello_world::{self, compare_lines};
-use ferrocuda_book::examples::course::vector_add_managed::{self, Arrays, Migration};
+use ferrocuda_book::examples::course::vector_add_common::Arrays;
+use ferrocuda_book::examples::course::vector_add_managed::{self, Migration};
 use ferrocuda_book::examples::course::vector_add_streams::{self, Program, Setup};
 use ferrocuda_book::reference::course::{hello_world as hello_reference, vector_add as add_reference};
 use ferrocuda_testing::probe::{OutArgs, ProbeSharedReverse};
@@ -23,24 +23,14 @@ const SIZES: [usize; 4] = [1, 255, 257, 100_003];
 /// minus one, a block of 256 plus and minus one.
 const HELLO_SHAPES: [(usize, usize); 6] = [(2, 4), (1, 1), (1, 31), (3, 33), (2, 255), (2, 257)];
 
-fn hello_options(blocks: usize, threads: usize) -> Options {
-    Options::default()
-        .with_flag("--blocks", Some(&blocks.to_string()))
-        .with_flag("--threads", Some(&threads.to_string()))
-}
-
 /// Child action: runs course-hello-world with `--blocks` and `--threads` and fails unless it
 /// passed; its output is what the parent checks.
 fn child_hello(args: &[&str]) -> TestResult {
     let [blocks, threads] = args else {
         return Err(format!("`hello` takes blocks and threads, not {args:?}"));
     };
-    let (blocks, threads) = (
-        blocks.parse().map_err(|_| "blocks")?,
-        threads.parse().map_err(|_| "threads")?,
-    );
     let gpu = common::gpu().as_ref().map_err(|e| e.to_string())?;
-    example_passes(gpu, "course-hello-world", hello_options(blocks, threads))
+    passes_with(gpu, "course-hello-world", &["--blocks", blocks, "--threads", threads])
 }
 
 fn course_hello_world_reference_by_hand() -> TestResult {
@@ -56,7 +46,7 @@ fn course_hello_world_reference_by_hand() -> TestResult {
 }
 
 fn course_hello_world_program(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "course-hello-world", Options::default())
+    passes_with(gpu, "course-hello-world", &[])
 }
 
 /// Each thread's record, at every shape; on the simulator also its printed line (captured).
@@ -121,7 +111,8 @@ fn course_hello_world_standard_output(_gpu: &Gpu) -> TestResult {
 
 fn course_hello_world_rejects_bad_shapes(gpu: &Gpu) -> TestResult {
     for (blocks, threads) in [(0, 4), (2, 0), (1, 1025), (9, 1024)] {
-        let outcome = crate::common::run_options(gpu, "course-hello-world", &hello_options(blocks, threads));
+        let (b, t) = (blocks.to_string(), threads.to_string());
+        let outcome = run_args(gpu, "course-hello-world", &["--blocks", &b, "--threads", &t]);
         ensure(matches!(outcome, Err(Error::InvalidArgument(_))), || {
             format!("<<<{blocks}, {threads}>>> was not refused")
         })?;
@@ -133,15 +124,7 @@ fn course_hello_world_rejects_bad_shapes(gpu: &Gpu) -> TestResult {
 }
 
 fn course_vector_add_managed_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "course-vector-add-managed",
-        Options {
-            size: Some(100_003),
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    passes_with(gpu, "course-vector-add-managed", &["--size", "100003", "--reps", "2"])
 }
 
 /// Both migrations at every size: C is 3 everywhere (it starts as NaN, so a missed element
@@ -239,15 +222,7 @@ fn managed_buffer_prefetches_on_cuda(gpu: &Gpu) -> TestResult {
 }
 
 fn course_vector_add_streams_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "course-vector-add-streams",
-        Options {
-            size: Some(100_003),
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    passes_with(gpu, "course-vector-add-streams", &["--size", "100003", "--reps", "2"])
 }
 
 /// The pipelined and the non-pipelined programs at every size, with one chunk, chunks that do
@@ -290,15 +265,10 @@ fn course_vector_add_streams_rejects_bad_flags(gpu: &Gpu) -> TestResult {
         ("--streams", "65"),
         ("--chunks", "x"),
     ] {
-        let options = Options {
-            size: Some(1000),
-            reps: 1,
-            ..Options::default()
-        }
-        .with_flag(flag, Some(value));
+        let args = ["--size", "1000", "--reps", "1", flag, value];
         ensure(
             matches!(
-                crate::common::run_options(gpu, "course-vector-add-streams", &options),
+                run_args(gpu, "course-vector-add-streams", &args),
                 Err(Error::InvalidArgument(_))
             ),
             || format!("{flag} {value} was not refused"),

@@ -203,11 +203,7 @@ fn mpirun_helper_reports_and_kills_a_hang() -> TestResult {
 /// mpirun): it starts MPI itself, as a job of one rank, on the GPU or simulator given.
 fn in_process_child(_args: &[&str]) -> TestResult {
     let gpu = common::gpu().as_ref().map_err(|e| e.to_string())?;
-    let options = ferrocuda_book::example::Options {
-        reps: 1,
-        ..Default::default()
-    };
-    common::example_passes(gpu, "ch4-transpose-mpi", options)
+    common::passes_with(gpu, "ch4-transpose-mpi", &["--reps", "1"])
 }
 
 /// An MPI example's `Example::run` works outside the runner (one rank, MPI started in process).

@@ -4,10 +4,9 @@
 //! reference is `compute-sanitizer --tool racecheck` over `cargo xtask run racecheck-gallery`.
 mod common;
 
-use common::{CpuTest, TestResult, ensure, example_passes, fail};
+use common::{CpuTest, TestResult, ensure, fail, passes_with};
 use ferrocuda::Gpu;
 use ferrocuda::sim::{Checks, with_checks};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::racecheck::gallery::{CASES, Case, simulator_report};
 
 /// The gallery's case whose racy kernel is `racy`.
@@ -60,7 +59,7 @@ fn racecheck_gallery_global_cell() -> TestResult {
 
 /// The runner's id passes on the simulator: every report seen, every twin right.
 fn racecheck_gallery_program() -> TestResult {
-    example_passes(&Gpu::simulator(), "racecheck-gallery", Options::default())
+    passes_with(&Gpu::simulator(), "racecheck-gallery", &[])
 }
 
 /// With the checks off, the racy kernels run to the end: the switch switches.
@@ -101,13 +100,9 @@ fn racecheck_checks_parse() -> TestResult {
 /// The book's lock (an atomicCAS, a __threadfence, volatile accesses, a __threadfence and an
 /// atomicExch) orders the blocks' updates of `partial[0]`: no global race is reported.
 fn racecheck_atomic_lock_is_not_a_race() -> TestResult {
-    let options = Options {
-        size: Some(100_003),
-        reps: 1,
-        ..Options::default()
-    };
+    let args = ["--size", "100003", "--reps", "1"];
     with_checks(Checks::ALL, || {
-        example_passes(&Gpu::simulator(), "ch5-pi-reduction-atomiclock", options)
+        passes_with(&Gpu::simulator(), "ch5-pi-reduction-atomiclock", &args)
     })
 }
 

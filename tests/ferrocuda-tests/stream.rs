@@ -1,25 +1,20 @@
 //! GPU-vs-CPU tests of STREAM (PGI article).
 mod common;
 
-use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, awkward_sizes, ensure, fail, passes_with};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::example::{Options, Precision};
+use ferrocuda_book::example::Precision;
 use ferrocuda_book::examples::stream::{self, Layout, Op, THREADS_PER_BLOCK};
 use ferrocuda_book::reference::stream as reference;
 
 fn stream_program_f32_and_f64(gpu: &Gpu) -> TestResult {
-    for precision in [Precision::F32, Precision::F64] {
+    for precision in ["f32", "f64"] {
         for n in awkward_sizes(THREADS_PER_BLOCK as usize) {
-            example_passes(
+            passes_with(
                 gpu,
                 "stream",
-                Options {
-                    size: Some(n),
-                    precision,
-                    reps: 2,
-                    ..Options::default()
-                },
+                &["--size", &n.to_string(), "--precision", precision, "--reps", "2"],
             )
             .map_err(|e| format!("{precision}, n = {n}: {e}"))?;
         }
@@ -143,40 +138,24 @@ fn stream_reference_sequence() -> TestResult {
 /// wrong initial values fails).
 fn stream_verifies_across_chunks(gpu: &Gpu) -> TestResult {
     let n = stream::VERIFY_CHUNK + 3;
-    let options = default_options()?;
-    ensure(options.precision == Precision::F64, || {
-        format!("stream defaults to {}, not the article's f64", options.precision)
-    })?;
-    example_passes(
-        gpu,
-        "stream",
-        Options {
-            size: Some(n),
-            reps: 1,
-            ..options
-        },
-    )
-    .map_err(|e| format!("n = {n}: {e}"))
+    defaults_to_f64()?;
+    passes_with(gpu, "stream", &["--size", &n.to_string(), "--reps", "1"]).map_err(|e| format!("n = {n}: {e}"))
 }
 
 /// The run given no option: the article's f64 arrays of N = 1,000,000.
 fn stream_default_is_the_articles(gpu: &Gpu) -> TestResult {
     ensure(stream::N == 1_000_000, || format!("N = {}", stream::N))?;
-    example_passes(
-        gpu,
-        "stream",
-        Options {
-            reps: 1,
-            ..default_options()?
-        },
-    )
+    defaults_to_f64()?;
+    passes_with(gpu, "stream", &["--reps", "1"])
 }
 
-/// `stream`'s options given none on the command line.
-fn default_options() -> Result<Options, String> {
-    Ok(Options {
-        precision: Precision::F64,
-        ..Options::default()
+/// `stream` runs in the article's f64 given no `--precision`.
+fn defaults_to_f64() -> TestResult {
+    let precision = ferrocuda_book::registry::find("stream")
+        .ok_or("no example stream")?
+        .precisions()[0];
+    ensure(precision == Precision::F64, || {
+        format!("stream defaults to {precision}, not the article's f64")
     })
 }
 

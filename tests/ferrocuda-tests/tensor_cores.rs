@@ -8,12 +8,11 @@ mod common;
 
 use book_kernels::course::matmul_tensor::{MmaTileArgs, MmaTileBf16, MmaTileTf32};
 use book_kernels::course::matmul_tensor_pipelined::{FragmentProbe, FragmentProbeArgs, PROBE_SHARED_BYTES};
-use common::{GpuTest, TestResult, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, ensure, fail, passes_with};
 use ferrocuda::device::mma::{bf16_pair, to_bf16, to_tf32};
 use ferrocuda::gpu::{Cublas, LaunchShape};
 use ferrocuda::{Gpu, KernelView};
 use ferrocuda_book::defaults::Pick;
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::course::matmul_inputs::random_matrix;
 use ferrocuda_book::examples::course::matmul_tensor::{TensorKernel, TensorOperands, TensorPrecision};
 use ferrocuda_book::reference::course::matmul_tiled as reference;
@@ -208,22 +207,14 @@ fn tensor_gemm_matches_cpu(gpu: &Gpu) -> TestResult {
 /// The program with each tensor precision, and an unknown precision refused in one sentence.
 fn tensor_gemm_program(gpu: &Gpu) -> TestResult {
     for precision in ["bf16", "tf32"] {
-        example_passes(
+        passes_with(
             gpu,
             "course-matmul-tiled",
-            Options::default()
-                .with_flag("--m", Some("140"))
-                .with_flag("--n", Some("70"))
-                .with_flag("--k", Some("40"))
-                .with_flag("--precision", Some(precision)),
+            &["--m", "140", "--n", "70", "--k", "40", "--precision", precision],
         )?;
     }
-    match crate::common::run_options(
-        gpu,
-        "course-matmul-tiled",
-        &Options::default().with_flag("--precision", Some("fp8")),
-    ) {
-        Err(e) => ensure(e.to_string().contains("f32, bf16 or tf32"), || {
+    match crate::common::run_args(gpu, "course-matmul-tiled", &["--precision", "fp8"]) {
+        Err(e) => ensure(e.to_string().contains("possible values: f32, bf16, tf32"), || {
             format!("refused as: {e}")
         }),
         Ok(_) => Err("--precision fp8 was accepted".into()),

@@ -9,7 +9,7 @@ mod multi_gpu;
 use ferrocuda_book::defaults::Pick;
 use multi_gpu::*;
 
-use common::{CpuTest, TestResult, ensure, example_passes, fail};
+use common::{CpuTest, TestResult, ensure, fail};
 use ferrocuda::kernels::sor::{BLACK, RED, Region};
 use ferrocuda::sor::cpu as reference;
 use ferrocuda::sor::exchange::Strategy;
@@ -19,7 +19,7 @@ use ferrocuda::sor::single::{Stop, solve, solve_iterations};
 use ferrocuda::sor::{DeviceGrid, Omega, Problem, SorReal, Variant};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::example::{Options, Precision};
+use ferrocuda_book::example::Precision;
 
 /// Grid shapes: the smallest with an interior, sides one off the window's 110 columns and the
 /// split kernel's 32 x 8 block, odd and even rows, a wide and a tall one.
@@ -138,16 +138,20 @@ fn thesis_sor_tolerance_stops_at_the_residual(gpu: &Gpu) -> TestResult {
 }
 
 fn thesis_sor_program_f32_and_f64(gpu: &Gpu) -> TestResult {
+    let size = gpu.pick(258, 66).to_string();
     for precision in [Precision::F32, Precision::F64] {
-        let options = Options {
-            size: Some(gpu.pick(258, 66)),
-            precision,
-            reps: 1,
-            ..Options::default()
-        }
-        .with_flag("--rows", Some("71"))
-        .with_flag("--iterations", Some("20"));
-        example_passes(gpu, "thesis-sor", options).map_err(|e| format!("{precision}: {e}"))?;
+        let precision = precision.to_string();
+        let args = [
+            "--size",
+            &size,
+            "--precision",
+            &precision,
+            "--rows",
+            "71",
+            "--iterations",
+            "20",
+        ];
+        common::passes_with(gpu, "thesis-sor", &args).map_err(|e| format!("{precision}: {e}"))?;
     }
     Ok(())
 }
@@ -178,6 +182,15 @@ fn refused<R: std::fmt::Debug>(what: &str, result: ferrocuda::Result<R>, expecte
         }
         other => Err(format!("{what}: {other:?}, not a refusal")),
     }
+}
+
+/// The first line of a refusal: the command line's is clap's sentence, then a tip on the lines
+/// after it.
+fn first_line<R>(result: ferrocuda::Result<R>) -> ferrocuda::Result<R> {
+    result.map_err(|e| match e {
+        Error::InvalidArgument(text) => Error::InvalidArgument(text.lines().next().unwrap_or_default().into()),
+        other => other,
+    })
 }
 
 /// Omega outside the open interval (0, 2) (0, 2, 5, -1, NaN) is refused with one sentence at
@@ -224,12 +237,8 @@ fn thesis_sor_refuses_omega_outside_0_2(gpu: &Gpu) -> TestResult {
         )?;
         let result = reference::half_sweep(&mut cpu_grid, n, region, 0, 0, w);
         refused("the CPU half-sweep", result, &sentence)?;
-        let options = Options::default().with_flag("--omega", Some(&omega.to_string()));
-        refused(
-            "thesis-sor --omega",
-            crate::common::run_options(gpu, "thesis-sor", &options).map(|_| ()),
-            &sentence,
-        )?;
+        let result = common::run_args(gpu, "thesis-sor", &["--omega", &omega.to_string()]);
+        refused("thesis-sor --omega", first_line(result).map(|_| ()), &sentence)?;
     }
     for omega in [1.0, 1.9] {
         let parsed = omega.to_string().parse::<Omega>().map_err(fail)?;

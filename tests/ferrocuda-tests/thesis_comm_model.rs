@@ -3,12 +3,11 @@
 //! comparisons agree with their formulas, and the example passes on the available backend.
 mod common;
 
-use common::{CpuTest, GpuTest, TestResult, ensure, example_passes, fail};
+use common::{CpuTest, GpuTest, TestResult, ensure, fail};
 use ferrocuda::measure::{LinearFit, PowerFit, mean_relative_error};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::thesis::comm_model::{
-    self, RowModel, block_thresholds, busiest_exchange, held_out_rows, thesis_exchange_ms,
+    RowModel, block_thresholds, busiest_exchange, held_out_rows, thesis_exchange_ms,
 };
 
 /// Relative error allowed on parameters fitted to exact synthetic data: only rounding remains.
@@ -113,17 +112,11 @@ fn thesis_comm_model_analytic_comparisons() -> TestResult {
 
 fn thesis_comm_model_program(gpu: &Gpu) -> TestResult {
     // 2048 rows of 2048: large enough that the widest copies are bandwidth-bound on a GPU.
-    let options = Options {
-        size: Some(2048),
-        reps: 3,
-        ..Options::default()
-    };
-    example_passes(gpu, "thesis-comm-model", options)
+    common::passes_with(gpu, "thesis-comm-model", &["--size", "2048", "--reps", "3"])
 }
 
 fn thesis_comm_model_rejects_ghost_zero(gpu: &Gpu) -> TestResult {
-    let options = Options::default().with_flag("--ghost", Some("0"));
-    match comm_model::run(gpu, &options) {
+    match common::run_args(gpu, "thesis-comm-model", &["--ghost", "0"]) {
         Err(Error::InvalidArgument(message)) => ensure(message.contains("--ghost"), || message),
         other => Err(format!(
             "expected a refusal of --ghost 0, got {:?}",

@@ -1,24 +1,15 @@
 //! GPU-vs-CPU tests of Decyk's tutorial examples.
 mod common;
 
-use common::{GpuTest, TestResult, awkward_sizes, ensure, example_passes, fail};
+use common::{GpuTest, TestResult, awkward_sizes, ensure, fail, passes_with};
 use ferrocuda::Gpu;
 use ferrocuda::verify::{Check, Tolerance};
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::tutorial::sum_reduction::{self, Sum3};
 use ferrocuda_book::examples::tutorial::vector_copy::{self, Variant};
 use ferrocuda_book::reference::tutorial::sum_reduction as sum_reference;
 
 fn tutorial_vector_copy_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "tutorial-vector-copy",
-        Options {
-            size: Some(1000),
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    passes_with(gpu, "tutorial-vector-copy", &["--size", "1000", "--reps", "2"])
 }
 
 fn tutorial_vector_copy_variants_non_multiple_extents(gpu: &Gpu) -> TestResult {
@@ -58,14 +49,7 @@ fn tutorial_check_reports_nan_and_length() -> TestResult {
 }
 
 fn tutorial_sum_reduction_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "tutorial-sum-reduction",
-        Options {
-            reps: 2,
-            ..Options::default()
-        },
-    )
+    passes_with(gpu, "tutorial-sum-reduction", &["--reps", "2"])
 }
 
 /// Integers 1..=7: every total here stays below 2^24, so each GPU sum must be exact whatever the

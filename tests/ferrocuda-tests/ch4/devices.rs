@@ -1,9 +1,8 @@
 //! Tests of logical devices, memory information and the copies between devices (book §4.1), and
 //! of the `ch4-*` examples with 1 to 4 logical devices. Included by `tests/ferrocuda-tests/ch4.rs`.
-use crate::common::{TestResult, awkward_sizes, ensure, example_passes, fail};
+use crate::common::{TestResult, awkward_sizes, ensure, fail};
 use ferrocuda::gpu::{BackendChoice, Copy2d};
 use ferrocuda::{Error, Gpu};
-use ferrocuda_book::example::Options;
 
 /// The logical devices of the backend `gpu` runs on.
 fn logical(gpu: &Gpu, n: usize) -> Result<Vec<Gpu>, String> {
@@ -15,26 +14,35 @@ fn logical(gpu: &Gpu, n: usize) -> Result<Vec<Gpu>, String> {
     Gpu::open_logical(choice, n).map_err(fail)
 }
 
-/// Options with `--devices n` and the given extra flags.
-fn with_devices(n: usize, size: Option<usize>, flags: &[(&str, &str)]) -> Options {
-    let mut options = Options {
-        size,
-        reps: 2,
-        ..Options::default()
+/// The command line of `id` with `--devices n`, `--size` when given, two repetitions where it
+/// repeats, and `extra`.
+fn with_devices(id: &str, n: usize, size: Option<usize>, extra: &[&str]) -> Vec<String> {
+    let mut args = vec!["--devices".to_string(), n.to_string()];
+    if let Some(size) = size {
+        args.extend(["--size".to_string(), size.to_string()]);
     }
-    .with_flag("--devices", Some(&n.to_string()));
-    for (flag, value) in flags {
-        options = options.with_flag(flag, Some(value));
+    if ferrocuda_book::registry::find(id).is_some_and(|e| e.reps()) {
+        args.extend(["--reps".to_string(), "2".to_string()]);
     }
-    options
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
 }
 
-/// The example's `run` refuses `options` with an `InvalidArgument` containing `phrase`.
-fn refuses(gpu: &Gpu, id: &str, options: Options, phrase: &str) -> TestResult {
-    match crate::common::run_options(gpu, id, &options) {
+/// `id` passes with `--devices n`, `size` and `extra`.
+fn passes(gpu: &Gpu, id: &str, n: usize, size: Option<usize>, extra: &[&str]) -> TestResult {
+    let args = with_devices(id, n, size, extra);
+    crate::common::passes_with(gpu, id, &args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// `id` refuses `--devices n`, `size` and `extra` with an `InvalidArgument` containing `phrase`
+/// (the command line's refusals are clap's, the run's its own).
+fn refuses(gpu: &Gpu, id: &str, n: usize, size: Option<usize>, extra: &[&str], phrase: &str) -> TestResult {
+    let args = with_devices(id, n, size, extra);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match crate::common::run_args(gpu, id, &args) {
         Err(Error::InvalidArgument(message)) if message.contains(phrase) => Ok(()),
-        Err(e) => Err(format!("{id} {options:?}: refused, but not with `{phrase}`: {e}")),
-        Ok(_) => Err(format!("{id} {options:?}: not refused")),
+        Err(e) => Err(format!("{id} {args:?}: refused, but not with `{phrase}`: {e}")),
+        Ok(_) => Err(format!("{id} {args:?}: not refused")),
     }
 }
 
@@ -226,26 +234,26 @@ pub fn ch4_examples_with_1_to_4_devices(gpu: &Gpu) -> TestResult {
     for n in 1..=4 {
         for id in ["ch4-minimal", "ch4-direct-transfer"] {
             if n == 1 {
-                refuses(gpu, id, with_devices(1, None, &[]), "requires at least two GPUs")?;
+                refuses(gpu, id, 1, None, &[], "requires at least two GPUs")?;
             } else {
-                example_passes(gpu, id, with_devices(n, (id != "ch4-minimal").then_some(1000), &[]))?;
+                passes(gpu, id, n, (id != "ch4-minimal").then_some(1000), &[])?;
             }
         }
-        example_passes(gpu, "ch4-p2p-access", with_devices(n, None, &[]))?;
-        example_passes(gpu, "ch4-p2p-bandwidth", with_devices(n, Some(4099), &[]))?;
+        passes(gpu, "ch4-p2p-access", n, None, &[])?;
+        passes(gpu, "ch4-p2p-bandwidth", n, Some(4099), &[])?;
         // 96 * 4 * 2 is a multiple of 32 * n for every n here.
         let side = 32 * n * 3;
-        example_passes(gpu, "ch4-transpose-p2p", with_devices(n, Some(side), &[]))?;
+        passes(gpu, "ch4-transpose-p2p", n, Some(side), &[])?;
     }
-    example_passes(gpu, "ch4-transpose-p2p", with_devices(2, None, &[("--mode", "async")]))?;
+    passes(gpu, "ch4-transpose-p2p", 2, None, &["--mode", "async"])?;
     Ok(())
 }
 
 /// The copy examples at their default sizes and at awkward lengths (1, 31, 33, 4097 floats).
 pub fn ch4_copy_examples_sizes(gpu: &Gpu) -> TestResult {
     for size in [None, Some(1), Some(31), Some(33), Some(4097)] {
-        example_passes(gpu, "ch4-direct-transfer", with_devices(2, size, &[]))?;
-        example_passes(gpu, "ch4-p2p-bandwidth", with_devices(2, size, &[]))?;
+        passes(gpu, "ch4-direct-transfer", 2, size, &[])?;
+        passes(gpu, "ch4-p2p-bandwidth", 2, size, &[])?;
     }
     Ok(())
 }
@@ -260,13 +268,19 @@ pub fn ch4_transpose_p2p_sizes(gpu: &Gpu) -> TestResult {
         (3, 96, 288, "both"),
         (3, 480, 96, "sync"),
     ] {
-        let options = with_devices(n, Some(nx), &[("--ny", &ny.to_string()), ("--mode", mode)]);
-        example_passes(gpu, "ch4-transpose-p2p", options)?;
+        passes(
+            gpu,
+            "ch4-transpose-p2p",
+            n,
+            Some(nx),
+            &["--ny", &ny.to_string(), "--mode", mode],
+        )?;
     }
     Ok(())
 }
 
-/// Bad input is refused in one sentence, as the book words it.
+/// Bad input is refused in one sentence, as the book words it (or as clap does, naming the
+/// option, for a value the command line refuses).
 pub fn ch4_examples_reject_bad_arguments(gpu: &Gpu) -> TestResult {
     for id in [
         "ch4-minimal",
@@ -275,37 +289,19 @@ pub fn ch4_examples_reject_bad_arguments(gpu: &Gpu) -> TestResult {
         "ch4-p2p-bandwidth",
         "ch4-transpose-p2p",
     ] {
-        refuses(gpu, id, with_devices(0, None, &[]), "--devices must be at least 1")?;
+        refuses(gpu, id, 0, None, &[], "--devices must be at least 1")?;
     }
     let t = "ch4-transpose-p2p";
+    refuses(gpu, t, 3, Some(256), &[], "nx, ny must be multiples of nDevices")?;
+    refuses(gpu, t, 2, Some(96), &[], "p2pTileDim* must be multiples of cudaTileDim")?;
+    refuses(gpu, t, 2, Some(128), &["--ny", "99"], "nx, ny must be multiples")?;
     refuses(
         gpu,
         t,
-        with_devices(3, Some(256), &[]),
-        "nx, ny must be multiples of nDevices",
+        2,
+        Some(128),
+        &["--mode", "fast"],
+        "invalid value 'fast' for '--mode",
     )?;
-    refuses(
-        gpu,
-        t,
-        with_devices(2, Some(96), &[]),
-        "p2pTileDim* must be multiples of cudaTileDim",
-    )?;
-    refuses(
-        gpu,
-        t,
-        with_devices(2, Some(128), &[("--ny", "99")]),
-        "nx, ny must be multiples",
-    )?;
-    refuses(
-        gpu,
-        t,
-        with_devices(2, Some(128), &[("--mode", "fast")]),
-        "--mode is sync, async or both",
-    )?;
-    refuses(
-        gpu,
-        t,
-        with_devices(2, Some(128), &[("--ny", "0")]),
-        "--ny must be at least 1",
-    )
+    refuses(gpu, t, 2, Some(128), &["--ny", "0"], "invalid value '0' for '--ny <N>'")
 }

@@ -1,48 +1,61 @@
 //! The chapter's memory plans (issue 21): counted on the busiest memory, monotone in the size,
 //! rounded to sizes the layouts take, refusing overflow; and the bench's `--size-mib` check.
-use crate::common::{TestResult, ensure};
+use crate::common::{TestResult, ensure, fail};
 use ferrocuda::footprint::{Capacity, Footprint};
 use ferrocuda::gpu::Gpu;
-use ferrocuda_book::example::Options;
-use ferrocuda_book::examples::ch4::{DevicePlan, direct_transfer, p2p_bandwidth, transpose_mpi, transpose_p2p};
+use ferrocuda_book::entry::Shared;
+use ferrocuda_book::example::Precision;
+use ferrocuda_book::examples::ch4::DevicesOption;
 
-fn with_devices(n: &str) -> Options {
-    Options::default().with_flag("--devices", Some(n))
+/// The memory plan of `id` at size `n` with the command line `args`, as the runner makes it; an
+/// error when the command line is refused.
+fn plan(gpu: &Gpu, id: &str, args: &[&str], n: usize) -> Result<Option<Footprint>, String> {
+    let example = ferrocuda_book::registry::find(id).ok_or(format!("no example {id}"))?;
+    let matches = ferrocuda_book::cli::command(example)
+        .try_get_matches_from(args)
+        .map_err(|e| e.to_string())?;
+    let shared = Shared {
+        size: Some(n),
+        precision: Precision::F32,
+        reps: 1,
+    };
+    example.memory(gpu, &shared, n, &matches).map_err(fail)
 }
 
-type Plan = fn(&Options, &Gpu, usize) -> Option<Footprint>;
-
-/// Every plan grows with the size, refuses overflow, and leaves a refused `--devices` to the run.
+/// Every plan grows with the size and refuses overflow; a bad `--devices` is refused by the
+/// command line before any plan.
 pub fn ch4_memory_plans_monotone() -> TestResult {
     let gpu = Gpu::simulator();
-    let plans: [(&str, Plan); 4] = [
-        ("ch4-direct-transfer", direct_transfer::memory),
-        ("ch4-p2p-bandwidth", p2p_bandwidth::memory),
-        ("ch4-transpose-p2p", transpose_p2p::memory),
-        ("ch4-transpose-mpi", transpose_mpi::memory),
-    ];
-    for (id, plan) in plans {
+    for id in [
+        "ch4-direct-transfer",
+        "ch4-p2p-bandwidth",
+        "ch4-transpose-p2p",
+        "ch4-transpose-mpi",
+    ] {
         for devices in ["1", "2", "3", "4"] {
-            let options = with_devices(devices);
+            // The MPI transpose runs one device per rank: it has no `--devices`.
+            let args: &[&str] = match id {
+                "ch4-transpose-mpi" => &[],
+                _ => &["--devices", devices],
+            };
             let mut last = Footprint::NONE;
             for n in (1..5000).step_by(37) {
-                let now = plan(&options, &gpu, n).ok_or_else(|| format!("{id}: no plan at {n}"))?;
+                let now = plan(&gpu, id, args, n)?.ok_or_else(|| format!("{id}: no plan at {n}"))?;
                 ensure(
                     now.device_bytes >= last.device_bytes && now.host_bytes >= last.host_bytes,
                     || format!("{id} --devices {devices}: the plan shrinks at {n}: {last:?} then {now:?}"),
                 )?;
                 last = now;
             }
-            ensure(plan(&options, &gpu, usize::MAX).is_none(), || {
+            ensure(plan(&gpu, id, args, usize::MAX)?.is_none(), || {
                 format!("{id}: usize::MAX floats did not overflow the plan")
             })?;
         }
         for refused in ["0", "65", "two"] {
             if id != "ch4-transpose-mpi" {
-                ensure(
-                    plan(&with_devices(refused), &gpu, 1 << 40) == Some(Footprint::NONE),
-                    || format!("{id}: --devices {refused} is the run's to refuse, not the plan's"),
-                )?;
+                ensure(plan(&gpu, id, &["--devices", refused], 1 << 40).is_err(), || {
+                    format!("{id}: --devices {refused} was not refused by the command line")
+                })?;
             }
         }
     }
@@ -53,8 +66,8 @@ pub fn ch4_memory_plans_monotone() -> TestResult {
 /// simulators), and the transposes rounded up to the layout's multiple.
 pub fn ch4_memory_plans_count_the_busiest_memory() -> TestResult {
     let gpu = Gpu::simulator();
-    let options = with_devices("4");
-    let devices = DevicePlan::of(&options, &gpu, 2).ok_or("no device plan for --devices 4")?;
+    let four = ["--devices", "4"];
+    let devices = DevicesOption { devices: Some(4) }.plan(&gpu, 2);
     let busiest = devices.busiest(4) as u64;
     let expected = match devices.physical {
         0 => 4,
@@ -65,7 +78,7 @@ pub fn ch4_memory_plans_count_the_busiest_memory() -> TestResult {
     })?;
     let n = 1000usize;
     let bytes = 4 * n as u64;
-    let p2p = p2p_bandwidth::memory(&options, &gpu, n).ok_or("no plan")?;
+    let p2p = plan(&gpu, "ch4-p2p-bandwidth", &four, n)?.ok_or("no plan")?;
     ensure(
         p2p == Footprint {
             device_bytes: busiest * bytes,
@@ -73,7 +86,7 @@ pub fn ch4_memory_plans_count_the_busiest_memory() -> TestResult {
         },
         || format!("ch4-p2p-bandwidth: {p2p:?}"),
     )?;
-    let direct = direct_transfer::memory(&options, &gpu, n).ok_or("no plan")?;
+    let direct = plan(&gpu, "ch4-direct-transfer", &four, n)?.ok_or("no plan")?;
     let pair = devices.busiest(2) as u64;
     ensure(
         direct
@@ -84,8 +97,8 @@ pub fn ch4_memory_plans_count_the_busiest_memory() -> TestResult {
         || format!("ch4-direct-transfer: {direct:?}"),
     )?;
     // 4 devices: nx = ny rounded up to a multiple of 128, so 1000 plans as 1024.
-    let transpose = transpose_p2p::memory(&options, &gpu, 1000).ok_or("no plan")?;
-    ensure(transpose_p2p::memory(&options, &gpu, 1024) == Some(transpose), || {
+    let transpose = plan(&gpu, "ch4-transpose-p2p", &four, 1000)?.ok_or("no plan")?;
+    ensure(plan(&gpu, "ch4-transpose-p2p", &four, 1024)? == Some(transpose), || {
         "--size 1000 is not planned as the 1024 the layout needs".to_string()
     })?;
     let (whole, slab) = (4 * 1024 * 1024u64, 1024 * 1024u64);
@@ -96,8 +109,7 @@ pub fn ch4_memory_plans_count_the_busiest_memory() -> TestResult {
     ensure(transpose == expected, || {
         format!("ch4-transpose-p2p: {transpose:?}, expected {expected:?}")
     })?;
-    let rectangle =
-        transpose_p2p::memory(&options.clone().with_flag("--ny", Some("512")), &gpu, 1024).ok_or("no plan")?;
+    let rectangle = plan(&gpu, "ch4-transpose-p2p", &["--devices", "4", "--ny", "512"], 1024)?.ok_or("no plan")?;
     ensure(rectangle.host_bytes == (3 * whole + slab) / 2, || {
         format!("--ny 512 is not half the square's host bytes: {rectangle:?}")
     })

@@ -1,12 +1,10 @@
 //! Tests of ch5-bs-european-mc (book §5.5): the closed form and Hastings' CDF, the accurate
 //! exponential, the summation bounds, the GPU against the CPU over the same normals, and the
 //! book's printed runs. Included by `tests/ferrocuda-tests/ch5.rs`.
-use crate::common::{TestResult, ensure, example_passes, fail};
+use crate::common::{TestResult, ensure, fail, passes_with, run_args};
 use ferrocuda::Gpu;
 use ferrocuda::device::elementary::Exp;
 use ferrocuda::random::Generator;
-use ferrocuda_book::example::Options;
-use ferrocuda_book::example::Precision;
 use ferrocuda_book::examples::ch5::bs_european_mc::{self as bs_example, BOOK_RUNS, Bounds, McReal, wide};
 use ferrocuda_book::reference::ch5::bs_european_mc::{self as bs, BOOK_OPTION, EuropeanOption};
 
@@ -178,8 +176,7 @@ pub fn ch5_bs_european_mc_bounds_catch_errors() -> TestResult {
 
 /// `--book` needs cuRAND: one clear error on the simulator.
 pub fn ch5_bs_european_mc_book_needs_curand() -> TestResult {
-    let options = Options::default().with_flag("--book", None);
-    match crate::common::run_options(&Gpu::simulator(), "ch5-bs-european-mc", &options) {
+    match run_args(&Gpu::simulator(), "ch5-bs-european-mc", &["--book"]) {
         Err(e) if e.to_string().contains("cuRAND") => Ok(()),
         Err(e) => Err(format!("--book on the simulator: {e}")),
         Ok(_) => Err("--book ran on the simulator".into()),
@@ -215,24 +212,16 @@ pub fn ch5_bs_european_mc_gpu_vs_cpu_awkward_sizes(gpu: &Gpu) -> TestResult {
 }
 
 pub fn ch5_bs_european_mc_program(gpu: &Gpu) -> TestResult {
-    for precision in [Precision::F32, Precision::F64] {
-        let options = Options {
-            size: Some(100_003),
-            precision,
-            ..Options::default()
-        };
-        example_passes(
-            gpu,
-            "ch5-bs-european-mc",
-            options.with_flag("--generator", Some("philox")),
-        )?;
+    for precision in ["f32", "f64"] {
+        let args = ["--size", "100003", "--precision", precision, "--generator", "philox"];
+        passes_with(gpu, "ch5-bs-european-mc", &args)?;
     }
     Ok(())
 }
 
 /// The book's four runs against its printed intervals (cuRAND).
 pub fn ch5_bs_european_mc_book(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch5-bs-european-mc", Options::default().with_flag("--book", None))
+    passes_with(gpu, "ch5-bs-european-mc", &["--book"])
 }
 
 /// The book's suggested `CURAND_ORDERING_PSEUDO_SEEDED` (CUDA): another stream than the default
@@ -252,13 +241,6 @@ pub fn ch5_bs_european_mc_seeded_ordering(gpu: &Gpu) -> TestResult {
     ensure(streams[0] != streams[1], || {
         "the seeded ordering gave the default ordering's stream".into()
     })?;
-    let options = Options {
-        size: Some(100_000),
-        ..Options::default()
-    };
-    example_passes(
-        gpu,
-        "ch5-bs-european-mc",
-        options.with_flag("--generator", Some("curand-seeded")),
-    )
+    let args = ["--size", "100000", "--generator", "curand-seeded"];
+    passes_with(gpu, "ch5-bs-european-mc", &args)
 }

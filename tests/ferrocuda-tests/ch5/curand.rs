@@ -1,23 +1,17 @@
 //! Tests of the generators (book §5.1): `--generator curand-seeded` refused on the simulator,
 //! and ch5-curand-basic with Philox, with cuRAND (the book's numbers) and its flags. Included
 //! by `tests/ferrocuda-tests/ch5.rs`.
-use crate::common::{TestResult, ensure, example_passes, fail};
+use crate::common::{TestResult, ensure, fail, passes_with, run_args};
 use ferrocuda::Gpu;
 use ferrocuda::random::Generator;
-use ferrocuda_book::example::Options;
-use ferrocuda_book::example::Precision;
 use ferrocuda_book::examples::ch5::curand_basic::{BOOK_F32, BOOK_F64, N, SEED as BOOK_SEED, printed};
 
 /// `--generator curand-seeded` is parsed, and refused on the simulator in one sentence.
 pub fn ch5_curand_seeded_needs_cuda() -> TestResult {
     let generator: Generator = "curand-seeded".parse().map_err(fail)?;
     ensure(generator == Generator::CurandSeeded, || format!("parsed {generator:?}"))?;
-    let options = Options {
-        size: Some(1000),
-        ..Options::default()
-    }
-    .with_flag("--generator", Some("curand-seeded"));
-    match crate::common::run_options(&Gpu::simulator(), "ch5-bs-european-mc", &options) {
+    let args = ["--size", "1000", "--generator", "curand-seeded"];
+    match run_args(&Gpu::simulator(), "ch5-bs-european-mc", &args) {
         Err(e) if e.to_string().contains("cuRAND") && !e.to_string().contains('\n') => Ok(()),
         Err(e) => Err(format!("curand-seeded on the simulator: {e}")),
         Ok(_) => Err("curand-seeded ran on the simulator".into()),
@@ -27,16 +21,11 @@ pub fn ch5_curand_seeded_needs_cuda() -> TestResult {
 /// ch5-curand-basic with Philox (either backend): the GPU's uniforms equal the CPU reference's
 /// bit for bit, in both precisions, at the listing's n and at sizes short of one Philox block.
 pub fn ch5_curand_basic_philox_program(gpu: &Gpu) -> TestResult {
-    for precision in [Precision::F32, Precision::F64] {
-        for size in [None, Some(1), Some(3), Some(1025)] {
-            let options = Options {
-                size,
-                precision,
-                ..Options::default()
-            }
-            .with_flag("--generator", Some("philox"))
-            .with_flag("--seed", Some("7"));
-            example_passes(gpu, "ch5-curand-basic", options)?;
+    for precision in ["f32", "f64"] {
+        for size in [None, Some("1"), Some("3"), Some("1025")] {
+            let mut args = vec!["--precision", precision, "--generator", "philox", "--seed", "7"];
+            args.extend(size.map(|n| ["--size", n]).into_iter().flatten());
+            passes_with(gpu, "ch5-curand-basic", &args)?;
         }
     }
     Ok(())
@@ -44,13 +33,12 @@ pub fn ch5_curand_basic_philox_program(gpu: &Gpu) -> TestResult {
 
 /// ch5-curand-basic with cuRAND and seed 1234: the book's first four, digit for digit.
 pub fn ch5_curand_basic_book(gpu: &Gpu) -> TestResult {
-    for precision in [Precision::F32, Precision::F64] {
-        let options = Options {
-            precision,
-            ..Options::default()
-        }
-        .with_flag("--generator", Some("curand"));
-        example_passes(gpu, "ch5-curand-basic", options)?;
+    for precision in ["f32", "f64"] {
+        passes_with(
+            gpu,
+            "ch5-curand-basic",
+            &["--precision", precision, "--generator", "curand"],
+        )?;
     }
     Ok(())
 }

@@ -1,9 +1,8 @@
 //! Tests of the pi examples (book §5.2, §5.3): ch5-pi-cuf's counts, ch5-pi-fma's Table 5.1 and
 //! mismatches, and the two-pass and atomic-lock reductions, against the CPU at awkward sizes.
 //! Included by `tests/ferrocuda-tests/ch5.rs`.
-use crate::common::{TestResult, ensure, example_passes, fail};
+use crate::common::{TestResult, ensure, fail, passes_with};
 use ferrocuda::Gpu;
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch5::pi::{self, PiFloat, Rounding};
 use ferrocuda_book::examples::ch5::pi_fma::{self, TABLE_5_1};
 use ferrocuda_book::examples::ch5::pi_reduction_atomiclock::LockedSum;
@@ -61,15 +60,10 @@ pub fn ch5_pi_cuf_count_awkward_sizes(gpu: &Gpu) -> TestResult {
 
 pub fn ch5_pi_cuf_program(gpu: &Gpu) -> TestResult {
     for precision in ["f32", "f64"] {
-        example_passes(
+        passes_with(
             gpu,
             "ch5-pi-cuf",
-            Options {
-                size: Some(100_003),
-                precision: precision.parse().map_err(fail)?,
-                reps: 1,
-                ..Options::default()
-            },
+            &["--size", "100003", "--precision", precision, "--reps", "1"],
         )?;
     }
     Ok(())
@@ -119,15 +113,7 @@ pub fn ch5_pi_fma_mismatches_match_cpu(gpu: &Gpu) -> TestResult {
 
 pub fn ch5_pi_fma_program(gpu: &Gpu) -> TestResult {
     for fma in ["on", "off"] {
-        example_passes(
-            gpu,
-            "ch5-pi-fma",
-            Options {
-                size: Some(1_000_003),
-                ..Options::default()
-            }
-            .with_flag("--fma", Some(fma)),
-        )?;
+        passes_with(gpu, "ch5-pi-fma", &["--size", "1000003", "--fma", fma])?;
     }
     Ok(())
 }
@@ -179,16 +165,7 @@ pub fn ch5_pi_reductions_launch_shapes(gpu: &Gpu) -> TestResult {
 pub fn ch5_pi_reductions_programs(gpu: &Gpu) -> TestResult {
     for id in ["ch5-pi-reduction-twopass", "ch5-pi-reduction-atomiclock"] {
         for precision in ["f32", "f64"] {
-            example_passes(
-                gpu,
-                id,
-                Options {
-                    size: Some(100_003),
-                    precision: precision.parse().map_err(fail)?,
-                    reps: 1,
-                    ..Options::default()
-                },
-            )?;
+            passes_with(gpu, id, &["--size", "100003", "--precision", precision, "--reps", "1"])?;
         }
     }
     Ok(())
@@ -212,10 +189,10 @@ pub fn ch5_pi_reductions_refuse_bad_shapes(gpu: &Gpu) -> TestResult {
 
 /// The book's tables, from cuRAND's streams: every printed `Pi=` to 8 decimals.
 pub fn ch5_pi_cuf_book_tables(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch5-pi-cuf", Options::default().with_flag("--book", None))
+    passes_with(gpu, "ch5-pi-cuf", &["--book"])
 }
 
 /// The book's FMA experiment: its `Pi=` column and Table 5.1's three points at N = 10^8.
 pub fn ch5_pi_fma_book_table(gpu: &Gpu) -> TestResult {
-    example_passes(gpu, "ch5-pi-fma", Options::default().with_flag("--book", None))
+    passes_with(gpu, "ch5-pi-fma", &["--book"])
 }

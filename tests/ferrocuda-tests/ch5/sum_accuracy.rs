@@ -1,23 +1,15 @@
 //! Tests of ch5-sum-accuracy (book §5.4): the summation methods on the CPU against exact
 //! targets, the Fortran `E` format, and the GPU tree sum of the same sevens. Included by
 //! `tests/ferrocuda-tests/ch5.rs`.
-use crate::common::{TestResult, ensure, example_passes, fail};
+use crate::common::{TestResult, ensure, fail, passes_with};
 use ferrocuda::Gpu;
 use ferrocuda::reduce;
-use ferrocuda_book::example::Options;
 use ferrocuda_book::examples::ch5::fortran::fortran_e;
 use ferrocuda_book::examples::ch5::sum_accuracy::{BOOK_SERIES_ERRORS, FIRST_INEXACT_N, SERIES_N};
 use ferrocuda_book::reference::ch5::sum_accuracy::{self as methods, Series};
 
 pub fn ch5_sum_accuracy_program(gpu: &Gpu) -> TestResult {
-    example_passes(
-        gpu,
-        "ch5-sum-accuracy",
-        Options {
-            size: Some(100_003),
-            ..Options::default()
-        },
-    )
+    passes_with(gpu, "ch5-sum-accuracy", &["--size", "100003"])
 }
 
 /// The errors the book prints for pairwise and Kahan (7 digits), which reproduce exactly.

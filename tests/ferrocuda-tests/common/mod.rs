@@ -6,39 +6,29 @@
 pub use ferrocuda_testing::*;
 
 use ferrocuda::{Gpu, LoadedKernels};
-use ferrocuda_book::example::{Options, Outcome};
+use ferrocuda_book::example::Outcome;
 
 /// The book's kernels on `gpu`.
 pub fn book(gpu: &Gpu) -> Result<LoadedKernels<'_>, String> {
     ferrocuda_book::kernels(gpu).map_err(|e| e.to_string())
 }
 
-/// The command line of `options` for the example `id`: `--size`, `--precision` where it has two,
-/// `--reps` where it is not the default, its own flags.
-pub fn args_of(id: &str, options: &Options) -> Vec<String> {
-    let example = ferrocuda_book::registry::find(id).expect("a registered id");
-    let mut args = Vec::new();
-    if let Some(n) = options.size {
-        args.extend(["--size".to_string(), n.to_string()]);
-    }
-    if example.precisions().len() > 1 {
-        args.extend(["--precision".to_string(), options.precision.to_string()]);
-    }
-    if example.reps() && options.reps != Options::default().reps {
-        args.extend(["--reps".to_string(), options.reps.to_string()]);
-    }
-    for (flag, value) in &options.flags {
-        args.push(flag.clone());
-        args.extend(value.clone());
-    }
-    args
+/// Runs the example `id` with the command line `args` (its options, after the id), as
+/// `cargo xtask run` does without its header.
+pub fn run_args(gpu: &Gpu, id: &str, args: &[&str]) -> ferrocuda::Result<Outcome> {
+    ferrocuda_book::runner::run_on(gpu, id, args)
 }
 
-/// Runs the example `id` with `options` as `cargo xtask run` does, without its header.
-pub fn run_options(gpu: &Gpu, id: &str, options: &Options) -> ferrocuda::Result<Outcome> {
-    let args = args_of(id, options);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    ferrocuda_book::runner::run_on(gpu, id, &args)
+/// Runs the example `id` with the command line `args` and fails unless every check passed.
+pub fn passes_with(gpu: &Gpu, id: &str, args: &[&str]) -> TestResult {
+    let outcome = run_args(gpu, id, args).map_err(fail)?;
+    let failed: Vec<String> = outcome
+        .checks
+        .iter()
+        .filter(|c| !c.passed())
+        .map(|c| c.to_string())
+        .collect();
+    ensure(failed.is_empty(), || failed.join("; "))
 }
 
 /// The example `id`'s own options (`--seed`), beyond those every example shares.
@@ -48,18 +38,6 @@ pub fn own_options(id: &str) -> Result<Vec<String>, String> {
         .into_iter()
         .map(|(name, _)| name.split(' ').next().unwrap_or_default().to_string())
         .collect())
-}
-
-/// Runs the example `id` with `options` and fails unless every check passed.
-pub fn example_passes(gpu: &Gpu, id: &str, options: Options) -> TestResult {
-    let outcome = run_options(gpu, id, &options).map_err(fail)?;
-    let failed: Vec<String> = outcome
-        .checks
-        .iter()
-        .filter(|c| !c.passed())
-        .map(|c| c.to_string())
-        .collect();
-    ensure(failed.is_empty(), || failed.join("; "))
 }
 
 /// The memory plans of `ids` on the simulator: every size from `min` up plans some bytes, more

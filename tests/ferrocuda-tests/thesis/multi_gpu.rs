@@ -99,13 +99,10 @@ pub fn thesis_sor_multi_nccl_refuses_partitions_sharing_a_gpu(gpu: &Gpu) -> Test
             format!("{config:?} was accepted with two partitions on one GPU")
         })?;
     }
-    let options = Options::default()
-        .with_flag("--exchange", Some("nccl"))
-        .with_flag("--partitions", Some("2"));
-    ensure(
-        crate::common::run_options(gpu, "thesis-sor-multi", &options).is_err(),
-        || "--exchange nccl --partitions 2 was accepted on one GPU".into(),
-    )
+    let args = ["--exchange", "nccl", "--partitions", "2"];
+    ensure(common::run_args(gpu, "thesis-sor-multi", &args).is_err(), || {
+        "--exchange nccl --partitions 2 was accepted on one GPU".into()
+    })
 }
 
 /// Every strategy, NCCL included, over two GPUs: one partition per GPU, then two per GPU.
@@ -136,30 +133,17 @@ pub fn thesis_sor_multi_on_four_gpus(gpus: &[&Gpu]) -> TestResult {
 }
 
 pub fn thesis_sor_multi_program(gpu: &Gpu) -> TestResult {
-    let options = |decomposition: &str, partitions: &str| {
-        Options {
-            size: Some(gpu.pick(1030, 70)),
-            reps: 1,
-            ..Options::default()
-        }
-        .with_flag("--rows", Some("77"))
-        .with_flag("--iterations", Some("12"))
-        .with_flag("--border", Some("2"))
-        .with_flag("--decomposition", Some(decomposition))
-        .with_flag("--partitions", Some(partitions))
+    let size = gpu.pick(1030, 70).to_string();
+    let passes = |decomposition: &str, partitions: &str, extra: &[&str]| {
+        let mut args = vec!["--size", &size, "--rows", "77", "--iterations", "12", "--border", "2"];
+        args.extend(["--decomposition", decomposition, "--partitions", partitions]);
+        args.extend(extra);
+        common::passes_with(gpu, "thesis-sor-multi", &args)
     };
-    example_passes(gpu, "thesis-sor-multi", options("strips", "3"))?;
-    example_passes(
-        gpu,
-        "thesis-sor-multi",
-        options("blocks", "4").with_flag("--kernel", Some("lintex")),
-    )?;
+    passes("strips", "3", &[])?;
+    passes("blocks", "4", &["--kernel", "lintex"])?;
     // Two partitions sharing the one device listed.
-    example_passes(
-        gpu,
-        "thesis-sor-multi",
-        options("strips", "2").with_flag("--devices", Some("0")),
-    )
+    passes("strips", "2", &["--devices", "0"])
 }
 
 pub fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
@@ -172,17 +156,15 @@ pub fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
         ("--exchange", "carrier-pigeon"),
         ("--iterations", "tol=1e-3"),
     ] {
-        let options = Options::default().with_flag(flag, Some(value));
         ensure(
-            crate::common::run_options(gpu, "thesis-sor-multi", &options).is_err(),
+            common::run_args(gpu, "thesis-sor-multi", &[flag, value]).is_err(),
             || format!("{flag} {value} was accepted"),
         )?;
     }
     // A device listed twice is refused in one sentence that says so: each is opened once.
-    let options = Options::default().with_flag("--devices", Some("0,0"));
     refused(
         "--devices 0,0",
-        crate::common::run_options(gpu, "thesis-sor-multi", &options).map(|_| ()),
+        first_line(common::run_args(gpu, "thesis-sor-multi", &["--devices", "0,0"])).map(|_| ()),
         "--devices names device 0 twice",
     )
 }
@@ -192,11 +174,12 @@ pub fn thesis_sor_multi_refuses_bad_options(gpu: &Gpu) -> TestResult {
 /// medians and MADs are taken, and every grid of each experiment equals its one-GPU grid.
 pub fn thesis_sor_multi_study_on_the_simulator() -> TestResult {
     let simulator = Gpu::simulator();
-    let options = Options::default()
-        .with_flag("--study", None)
-        .with_flag("--attempts", Some("2"))
-        .with_flag("--iterations", Some("6"));
-    let outcome = crate::common::run_options(&simulator, "thesis-sor-multi", &options).map_err(fail)?;
+    let study = |extra: &[&str]| {
+        let mut args = vec!["--study", "--iterations", "6"];
+        args.extend(extra);
+        common::run_args(&simulator, "thesis-sor-multi", &args)
+    };
+    let outcome = study(&["--attempts", "2"]).map_err(fail)?;
     for experiment in [
         "strong-scaling",
         "Shape0 and Shape2",
@@ -215,18 +198,15 @@ pub fn thesis_sor_multi_study_on_the_simulator() -> TestResult {
         .map(|c| c.to_string())
         .collect();
     ensure(failed.is_empty(), || failed.join("; "))?;
-    for (flag, value) in [("--attempts", "0"), ("--sides", "66,4"), ("--sides", "x")] {
-        let bad = options.clone().with_flag(flag, Some(value));
-        ensure(
-            crate::common::run_options(&simulator, "thesis-sor-multi", &bad).is_err(),
-            || format!("{flag} {value} was accepted"),
-        )?;
+    for bad in [
+        &["--attempts", "0"][..],
+        &["--attempts", "2", "--sides", "66,4"],
+        &["--attempts", "2", "--sides", "x"],
+    ] {
+        ensure(study(bad).is_err(), || format!("{bad:?} was accepted"))?;
     }
     // Sides of its own: the largest sets the shape and blocks experiments.
-    let own = options
-        .with_flag("--sides", Some("34,50"))
-        .with_flag("--attempts", Some("1"));
-    let outcome = crate::common::run_options(&simulator, "thesis-sor-multi", &own).map_err(fail)?;
+    let outcome = study(&["--sides", "34,50", "--attempts", "1"]).map_err(fail)?;
     ensure(outcome.checks.iter().all(|c| c.passed()), || {
         "--sides 34,50 failed a check".into()
     })

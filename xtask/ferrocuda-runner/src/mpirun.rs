@@ -2,7 +2,9 @@
 //! the runner with `--features mpi` into the same target folder (only the binary relinks when the
 //! rest is built), then starts `mpirun -np N target/release/ferrocuda-runner run <id> [options]` and passes
 //! its exit code on.
-use ferrocuda_book::{examples, registry};
+use ferrocuda_book::example::Example;
+use ferrocuda_book::examples::thesis::sor_multi::ThesisSorMulti;
+use ferrocuda_book::registry;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -36,8 +38,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         return Err(format!(
             "`{id}` is not an MPI example, so {ranks} ranks would run {ranks} independent copies: run it with \
              `cargo xtask run {id}`; the MPI examples are {} and {} (--exchange mpi)",
-            examples::ch4::mpi::IDS.join(", "),
-            examples::thesis::sor_multi::EXAMPLE.id
+            mpi_ids().join(", "),
+            ThesisSorMulti::<f32>::ID
         ));
     }
     let mpirun = on_path("mpirun").ok_or(INSTALL)?;
@@ -78,7 +80,16 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 /// The ids whose ranks work together: chapter 4's MPI examples, and thesis-sor-multi, whose
 /// `--exchange mpi` puts one partition on each rank.
 fn takes_ranks(id: &str) -> bool {
-    examples::ch4::mpi::is_mpi(id) || id == examples::thesis::sor_multi::EXAMPLE.id
+    registry::find(id).is_some_and(|e| e.is_mpi()) || id == ThesisSorMulti::<f32>::ID
+}
+
+/// The ids of the examples that run one process per GPU.
+fn mpi_ids() -> Vec<&'static str> {
+    registry::EXAMPLES
+        .iter()
+        .filter(|e| e.is_mpi())
+        .map(|e| e.id())
+        .collect()
 }
 
 /// `cargo build --release -p ferrocuda-runner --features mpi`, in this workspace and target folder.

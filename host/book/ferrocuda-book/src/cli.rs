@@ -101,7 +101,11 @@ pub fn command(example: &dyn Entry) -> Command {
                 .help("print the memory the run needs at this size, what the device and the host have, and the largest --size that fits; run nothing"),
         );
     }
-    example.own_options(command)
+    // After the example's options: a clap derive's doc comment would replace the description.
+    example
+        .own_options(command)
+        .about(example.description())
+        .long_about(None)
 }
 
 /// The `--backend` option, shared with the runner's other commands.

@@ -38,32 +38,70 @@ impl Shared {
     }
 }
 
+/// What the list, the help and the planner read of a registered example.
+#[derive(Clone, Copy, Debug)]
+pub struct About {
+    /// `ch1-increment`, as in the spec.
+    pub id: &'static str,
+    /// One line.
+    pub description: &'static str,
+    /// `--size`, or `None` when the source fixes the sizes.
+    pub size: Option<Size>,
+    /// True when it repeats timed runs (`--reps`).
+    pub reps: bool,
+    /// The precisions it runs in, its default first.
+    pub precisions: &'static [Precision],
+    /// True when it runs one process per GPU under `mpirun` (chapter 4).
+    pub mpi: bool,
+}
+
+impl About {
+    /// `E`'s description, in `precisions`.
+    const fn of<E: Example>(precisions: &'static [Precision], mpi: bool) -> Self {
+        Self {
+            id: E::ID,
+            description: E::DESCRIPTION,
+            size: E::SIZE,
+            reps: E::REPS,
+            precisions,
+            mpi,
+        }
+    }
+}
+
 /// One registered example, type-erased for the runner, the list and the tests.
 pub trait Entry: Sync {
+    /// Its description.
+    fn about(&self) -> About;
     /// `ch1-increment`, as in the spec.
-    fn id(&self) -> &'static str;
+    fn id(&self) -> &'static str {
+        self.about().id
+    }
     /// One line.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &'static str {
+        self.about().description
+    }
     /// `--size`, or `None` when the source fixes the sizes.
-    fn size(&self) -> Option<Size>;
+    fn size(&self) -> Option<Size> {
+        self.about().size
+    }
     /// True when it repeats timed runs (`--reps`).
-    fn reps(&self) -> bool;
+    fn reps(&self) -> bool {
+        self.about().reps
+    }
     /// The precisions it runs in, its default first.
-    fn precisions(&self) -> &'static [Precision];
+    fn precisions(&self) -> &'static [Precision] {
+        self.about().precisions
+    }
     /// True when it runs one process per GPU under `mpirun` (chapter 4).
     fn is_mpi(&self) -> bool {
-        false
+        self.about().mpi
     }
     /// `command` with the example's own options added.
     fn own_options(&self, command: Command) -> Command;
     /// The bytes a run at size `n` needs, given the command line's `matches`; `None` when the
     /// count overflows.
     fn memory(&self, gpu: &Gpu, shared: &Shared, n: usize, matches: &ArgMatches) -> Result<Option<Footprint>>;
-    /// Checks, before any work, that the files its options name can be written.
-    fn check_paths(&self, shared: &Shared, matches: &ArgMatches) -> Result<()> {
-        let _ = (shared, matches);
-        Ok(())
-    }
     /// Runs it at size `n` (the given or default size; 0 for an example without sizes).
     fn run(&self, gpu: &Gpu, shared: &Shared, n: usize, matches: &ArgMatches) -> Result<Outcome>;
     /// Runs this rank's part of an MPI example, MPI started and the rank's device assigned.
@@ -98,27 +136,16 @@ fn own<E: Example>(matches: &ArgMatches) -> Result<E::Args> {
 pub struct F32<E>(PhantomData<fn() -> E>);
 
 impl<E> F32<E> {
-    /// The registration of `E`.
+    /// The registration of `E` (a `const fn` for the registry's static: no `Default`).
+    #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         Self(PhantomData)
     }
 }
 
 impl<E: Example> Entry for F32<E> {
-    fn id(&self) -> &'static str {
-        E::ID
-    }
-    fn description(&self) -> &'static str {
-        E::DESCRIPTION
-    }
-    fn size(&self) -> Option<Size> {
-        E::SIZE
-    }
-    fn reps(&self) -> bool {
-        E::REPS
-    }
-    fn precisions(&self) -> &'static [Precision] {
-        &[Precision::F32]
+    fn about(&self) -> About {
+        About::of::<E>(&[Precision::F32], false)
     }
     fn own_options(&self, command: Command) -> Command {
         <E::Args as clap::Args>::augment_args(command)
@@ -158,23 +185,12 @@ impl<E32, E64> Generic<E32, E64> {
 }
 
 impl<E32: Example, E64: Example<Args = E32::Args>> Entry for Generic<E32, E64> {
-    fn id(&self) -> &'static str {
-        E32::ID
-    }
-    fn description(&self) -> &'static str {
-        E32::DESCRIPTION
-    }
-    fn size(&self) -> Option<Size> {
-        E32::SIZE
-    }
-    fn reps(&self) -> bool {
-        E32::REPS
-    }
-    fn precisions(&self) -> &'static [Precision] {
-        match self.default {
+    fn about(&self) -> About {
+        let precisions: &[Precision] = match self.default {
             Precision::F32 => &[Precision::F32, Precision::F64],
             Precision::F64 => &[Precision::F64, Precision::F32],
-        }
+        };
+        About::of::<E32>(precisions, false)
     }
     fn own_options(&self, command: Command) -> Command {
         <E32::Args as clap::Args>::augment_args(command)
@@ -192,5 +208,81 @@ impl<E32: Example, E64: Example<Args = E32::Args>> Entry for Generic<E32, E64> {
             Precision::F32 => E32::run(gpu, &run),
             Precision::F64 => E64::run(gpu, &run),
         }
+    }
+}
+
+/// An [`Example`] that runs one process per GPU under `mpirun` (book §4.2): the runner starts
+/// MPI, gives each rank its own device and calls [`RankExample::run_rank`] there. Its
+/// [`Example::run`] is [`run_in_process`]: a job of one rank, MPI started in this process.
+pub trait RankExample: Example {
+    /// One rank's part: MPI started, its device opened where MPI placed it.
+    #[cfg(feature = "mpi")]
+    fn run_rank(mpi: &Mpi, gpu: &Gpu, placement: &Placement, run: &Run<Self::Args>) -> Result<Outcome>;
+}
+
+/// A [`RankExample`] called as a plain example, outside `mpirun`: MPI started in this process
+/// (one rank unless a launcher started it), its rank's part on `gpu`; in a build without MPI,
+/// the one-sentence refusal of [`needs_mpi_build`].
+pub fn run_in_process<E: RankExample>(gpu: &Gpu, run: &Run<E::Args>) -> Result<Outcome> {
+    #[cfg(feature = "mpi")]
+    {
+        let mpi = Mpi::init()?;
+        let result = (|| {
+            let placement = Placement {
+                rank: mpi.rank(),
+                node: mpi.node()?,
+                device: (!gpu.is_simulator()).then(|| gpu.properties().ordinal),
+                devices_on_node: match gpu.is_simulator() {
+                    true => 0,
+                    false => ferrocuda::gpu::device_count()?,
+                },
+            };
+            E::run_rank(&mpi, gpu, &placement, run)
+        })();
+        mpi.finish(result)
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = (gpu, run);
+        Err(needs_mpi_build(E::ID))
+    }
+}
+
+/// A [`RankExample`], registered as it is: an MPI example ([`Entry::is_mpi`]) with one
+/// precision, whose ranks the runner starts with [`Entry::run_rank`].
+pub struct MpiRanks<E>(PhantomData<fn() -> E>);
+
+impl<E> MpiRanks<E> {
+    /// The registration of `E` (a `const fn` for the registry's static: no `Default`).
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<E: RankExample> Entry for MpiRanks<E> {
+    fn about(&self) -> About {
+        About::of::<E>(&[Precision::F32], true)
+    }
+    fn own_options(&self, command: Command) -> Command {
+        <E::Args as clap::Args>::augment_args(command)
+    }
+    fn memory(&self, gpu: &Gpu, shared: &Shared, n: usize, matches: &ArgMatches) -> Result<Option<Footprint>> {
+        Ok(E::memory(&shared.run(n, own::<E>(matches)?), gpu))
+    }
+    fn run(&self, gpu: &Gpu, shared: &Shared, n: usize, matches: &ArgMatches) -> Result<Outcome> {
+        E::run(gpu, &shared.run(n, own::<E>(matches)?))
+    }
+    #[cfg(feature = "mpi")]
+    fn run_rank(
+        &self,
+        mpi: &Mpi,
+        gpu: &Gpu,
+        placement: &Placement,
+        shared: &Shared,
+        n: usize,
+        matches: &ArgMatches,
+    ) -> Result<Outcome> {
+        E::run_rank(mpi, gpu, placement, &shared.run(n, own::<E>(matches)?))
     }
 }

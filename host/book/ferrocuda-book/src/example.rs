@@ -9,8 +9,6 @@ use ferrocuda::verify::Check;
 use std::fmt;
 use std::str::FromStr;
 
-pub use crate::legacy::{F64_BY_DEFAULT, Flag, FlagValue, LegacyExample, LegacySize, Options};
-
 /// Floating-point precision of an example (`--precision`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
@@ -59,6 +57,27 @@ pub struct Size {
 }
 
 impl Size {
+    /// `--size` counting `unit`, with these defaults, from 1 up.
+    pub const fn new(unit: &'static str, gpu: usize, simulator: usize) -> Self {
+        Self {
+            unit,
+            gpu,
+            simulator,
+            min: 1,
+            max: usize::MAX,
+        }
+    }
+
+    /// The same, refusing sizes below `min`.
+    pub const fn at_least(self, min: usize) -> Self {
+        Self { min, ..self }
+    }
+
+    /// The same, refusing sizes above `max`.
+    pub const fn at_most(self, max: usize) -> Self {
+        Self { max, ..self }
+    }
+
     /// The default on `gpu`.
     pub fn default_on(&self, gpu: &Gpu) -> usize {
         gpu.pick(self.gpu, self.simulator)

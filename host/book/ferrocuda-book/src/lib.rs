@@ -24,7 +24,6 @@ pub mod defaults;
 pub mod entry;
 pub mod example;
 pub mod examples;
-pub mod legacy;
 pub mod nvcc;
 pub mod plot;
 pub mod progress;

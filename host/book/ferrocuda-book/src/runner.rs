@@ -144,8 +144,6 @@ pub fn run_example(args: &[String]) -> Result<ExitCode, RunError> {
         cli::print_plan(example, &shared, &gpu, n, args, &matches).map_err(failed)?;
         return Ok(ExitCode::SUCCESS);
     }
-    // Before any work: a chart is drawn only after minutes of measurements.
-    example.check_paths(&shared, &matches).map_err(failed)?;
     if example.is_mpi() {
         return run_mpi(example, device.backend, &shared, args, &matches);
     }

@@ -3,22 +3,81 @@
 //! (`Gpu::open_logical`), by default the GPUs present when there are at least two, else the
 //! source's device count on GPU 0 (on the simulator, that many independent simulators), so that
 //! every multi-GPU path also runs on one GPU and on the simulator.
-use crate::example::{Flag, Options};
-use ferrocuda::gpu::{BackendChoice, Error, Gpu, Result, device_count};
+use ferrocuda::gpu::{BackendChoice, Gpu, Result, device_count};
 
-/// The flag every multi-GPU example takes.
-pub const DEVICES: Flag = Flag {
-    name: "--devices",
-    value: Some("N"),
-    help: "logical devices, round-robin on the GPUs present (default: the GPUs present when at least 2, else the source's count on GPU 0)",
-    requires: None,
-};
+/// `--devices N`, flattened into the options of every multi-GPU example; 0 and more than
+/// [`MAX_LOGICAL_DEVICES`] are refused when the command line is parsed.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct DevicesOption {
+    /// logical devices, round-robin on the GPUs present (default: the GPUs present when at least 2, else the source's count on GPU 0)
+    #[arg(long, value_name = "N", value_parser = device_count_arg)]
+    pub devices: Option<usize>,
+}
+
+/// A `--devices` value: from 1 to [`MAX_LOGICAL_DEVICES`].
+fn device_count_arg(value: &str) -> std::result::Result<usize, String> {
+    match value.parse::<usize>().map_err(|e| e.to_string())? {
+        0 => Err("--devices must be at least 1: a program needs a device to run on".into()),
+        n if n > MAX_LOGICAL_DEVICES => Err(format!(
+            "--devices {n} is more than the {MAX_LOGICAL_DEVICES} logical devices an example opens"
+        )),
+        n => Ok(n),
+    }
+}
+
+/// The GPUs present, or 0 on the simulator.
+fn physical_count(gpu: &Gpu) -> Result<usize> {
+    if gpu.is_simulator() { Ok(0) } else { device_count() }
+}
+
+impl DevicesOption {
+    /// Where the logical devices of a run with `source_count` devices in its source put their
+    /// memory (`--devices`, else [`DevicesOption::open`]'s default).
+    pub fn plan(&self, gpu: &Gpu, source_count: usize) -> DevicePlan {
+        let physical = physical_count(gpu).unwrap_or(0);
+        let logical = match self.devices {
+            Some(n) => n,
+            None if physical >= 2 => physical,
+            None => source_count,
+        };
+        DevicePlan { logical, physical }
+    }
+
+    /// Opens the logical devices `--devices` asks for, or the default (the GPUs present when at
+    /// least two, else `source_count` on GPU 0 or on simulators, said in one line), and prints
+    /// where each runs.
+    pub fn open(&self, gpu: &Gpu, source_count: usize) -> Result<Vec<Gpu>> {
+        let physical = physical_count(gpu)?;
+        let n = self
+            .devices
+            .unwrap_or(if physical >= 2 { physical } else { source_count });
+        match (self.devices, physical) {
+            (Some(_), _) | (None, 2..) => {}
+            (None, 1) => println!(
+                "One GPU present: {source_count} logical devices share GPU 0, as the source's {source_count} GPUs (--devices N for another count)"
+            ),
+            (None, _) => println!(
+                "No GPU: {source_count} logical devices, each its own CPU simulator, as the source's {source_count} GPUs (--devices N for another count)"
+            ),
+        }
+        let choice = if gpu.is_simulator() {
+            BackendChoice::Sim
+        } else {
+            BackendChoice::Cuda
+        };
+        let gpus = Gpu::open_logical(choice, n)?;
+        for g in &gpus {
+            println!("  {}", g.placement());
+        }
+        Ok(gpus)
+    }
+}
 
 /// More logical devices than any example needs; a guard against a mistyped count.
 pub const MAX_LOGICAL_DEVICES: usize = 64;
 
 /// Where a run's logical devices put their memory, for its memory plan (`Example::memory`): how
-/// many logical devices `open_devices` will open, and on how many GPUs they are placed
+/// many logical devices [`DevicesOption::open`] opens, and on how many GPUs they are placed
 /// round-robin (0: on simulators, whose memory is all host memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DevicePlan {
@@ -29,24 +88,6 @@ pub struct DevicePlan {
 }
 
 impl DevicePlan {
-    /// The plan for `options` on `gpu` (`--devices`, else `open_devices`' default for
-    /// `source_count`); `None` when `open_devices` refuses `--devices` (0, too many, not a number),
-    /// so that its own sentence is the one the user reads.
-    pub fn of(options: &Options, gpu: &Gpu, source_count: usize) -> Option<Self> {
-        let physical = if gpu.is_simulator() {
-            0
-        } else {
-            device_count().unwrap_or(0)
-        };
-        let logical = match options.parsed::<usize>("--devices").ok()? {
-            Some(n) if (1..=MAX_LOGICAL_DEVICES).contains(&n) => n,
-            Some(_) => return None,
-            None if physical >= 2 => physical,
-            None => source_count,
-        };
-        Some(Self { logical, physical })
-    }
-
     /// How many of the logical devices `0 .. allocating` share the busiest memory: the GPU that
     /// logical device 0 is placed on (round-robin puts `ceil(allocating / GPUs)` there), or all
     /// of them on simulators, whose device memory is the one host memory.
@@ -56,47 +97,4 @@ impl DevicePlan {
             gpus => allocating.div_ceil(gpus),
         }
     }
-}
-
-/// Opens the logical devices `--devices` asks for, or the default (the GPUs present when at
-/// least two, else `source_count` on GPU 0 or on simulators, said in one line), and prints where
-/// each runs.
-pub fn open_devices(gpu: &Gpu, options: &Options, source_count: usize) -> Result<Vec<Gpu>> {
-    let physical = if gpu.is_simulator() { 0 } else { device_count()? };
-    let n = match options.parsed::<usize>("--devices")? {
-        Some(0) => {
-            return Err(Error::InvalidArgument(
-                "--devices must be at least 1: a program needs a device to run on".into(),
-            ));
-        }
-        Some(n) if n > MAX_LOGICAL_DEVICES => {
-            return Err(Error::InvalidArgument(format!(
-                "--devices {n} is more than the {MAX_LOGICAL_DEVICES} logical devices an example opens"
-            )));
-        }
-        Some(n) => n,
-        None if physical >= 2 => physical,
-        None if physical == 1 => {
-            println!(
-                "One GPU present: {source_count} logical devices share GPU 0, as the source's {source_count} GPUs (--devices N for another count)"
-            );
-            source_count
-        }
-        None => {
-            println!(
-                "No GPU: {source_count} logical devices, each its own CPU simulator, as the source's {source_count} GPUs (--devices N for another count)"
-            );
-            source_count
-        }
-    };
-    let choice = if gpu.is_simulator() {
-        BackendChoice::Sim
-    } else {
-        BackendChoice::Cuda
-    };
-    let gpus = Gpu::open_logical(choice, n)?;
-    for g in &gpus {
-        println!("  {}", g.placement());
-    }
-    Ok(gpus)
 }

@@ -1,29 +1,8 @@
 //! The sweeps' `--plot FILE.png` option ([`PlotOption`], checked when the command line is parsed),
 //! and writing the chart it asks for. `plot` draws; this module knows the runner's options.
-use crate::example::{Flag, Options};
 use crate::plot::{Chart, Series};
 use ferrocuda::Result;
 use std::path::{Path, PathBuf};
-
-/// Fails, before any work, when a file `--plot` would write cannot be: a name not ending in
-/// `.png`, a missing directory, one that refuses a new file. The chart is drawn only after
-/// minutes of measurements. `flags` are the example's: a `PREFIX.png` flag (thesis-sor-multi's
-/// charts) is checked through its first chart's name, [`prefixed`]`(prefix, "speedup")`.
-pub fn check_path(flags: &[Flag], options: &Options) -> Result<()> {
-    let (Some(flag), Some(value)) = (flags.iter().find(|f| f.name == "--plot"), options.value("--plot")) else {
-        return Ok(());
-    };
-    // A prefix with another extension (`sor.svg`, whose charts would be PNG) is checked as it is,
-    // and refused as a FILE.png that is not one.
-    let png_or_none = Path::new(value)
-        .extension()
-        .is_none_or(|e| e.eq_ignore_ascii_case("png"));
-    let path = match flag.value {
-        Some("PREFIX.png") if png_or_none => prefixed(value, "speedup"),
-        _ => PathBuf::from(value),
-    };
-    crate::plot::staging_file(&path).map(drop)
-}
 
 /// The chart `name` of a `--plot PREFIX.png` option: `PREFIX-name.png` (`out/sor.png` and
 /// `speedup` make `out/sor-speedup.png`).
@@ -35,23 +14,6 @@ pub fn prefixed(prefix: &str, name: &str) -> PathBuf {
         .unwrap_or_default();
     prefix.with_file_name(format!("{stem}-{name}.png"))
 }
-
-/// Writes `series` as `chart` to the file `--plot` names, if it was given, and says where.
-pub fn write_if_asked(options: &Options, chart: &Chart, series: &[Series]) -> Result<()> {
-    if let Some(path) = options.value("--plot") {
-        chart.write(path, series)?;
-        println!("plot written to {path}");
-    }
-    Ok(())
-}
-
-/// The `--plot FILE.png` flag of the sweeps.
-pub const FLAG: Flag = Flag {
-    name: "--plot",
-    value: Some("FILE.png"),
-    help: "also draw the sweep as a PNG line chart",
-    requires: None,
-};
 
 /// The sweeps' `--plot FILE.png`, flattened into an example's options. The path is checked when
 /// the command line is parsed, before any work: the chart is drawn only after minutes of

@@ -6,7 +6,7 @@
 pub mod cpu;
 
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::nvcc::LoadOr;
 use crate::reference;
 use book_kernels::stream::{
@@ -19,26 +19,8 @@ use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Gpu, KernelView, LaunchShape
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "stream",
-    description: "STREAM copy, scale, add, triad with 512-thread blocks, f64 as the article's real*8 or f32 (PGI article)",
-    size: Some(LegacySize {
-        unit: "elements per array (f64, or f32 with --precision f32) [default with --cpu: 250,000,000 on a GPU machine, 2^24 on the simulator]",
-        gpu: N,
-        simulator: N,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: true,
-    flags: &[Flag::switch(
-        "--cpu",
-        "STREAM on the host's cores (rayon) instead of the GPU, in McCalpin's table (IT4I course, hands-on 0)",
-    )],
-    run,
-};
+use std::marker::PhantomData;
+use std::ops::Range;
 
 /// Elements per array: the article's example, "N = one million" (1954 blocks of 512; its arrays
 /// are "less than 32M"). Its three f64 arrays, 24 MB, fit in the L2 of GPUs from the A100 on;
@@ -55,21 +37,109 @@ pub const SCALAR: f64 = 0.4;
 /// holds a whole array (at `--size 4294967296` an f32 array is 16 GiB).
 pub const VERIFY_CHUNK: usize = 1 << 24;
 
-/// The run's peak: three device arrays (the anti-pattern's output reuses `a`), and on the host
-/// four chunks of [`VERIFY_CHUNK`] elements (three downloads and a reference, or a reference's
-/// three arrays and a download); `None` on overflow.
-/// With `--cpu`: the three arrays on the host, and a chunk of the reference's three.
-pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let n = match (options.switch("--cpu"), options.size) {
-        (true, None) => gpu.pick(cpu::COURSE_N, cpu::SIMULATOR_N),
-        _ => n,
-    };
-    let chunk = n.min(VERIFY_CHUNK);
-    match (options.switch("--cpu"), options.precision) {
-        (false, Precision::F32) => Footprint::NONE.device::<f32>(3, n)?.host::<f32>(4, chunk),
-        (false, Precision::F64) => Footprint::NONE.device::<f64>(3, n)?.host::<f64>(4, chunk),
-        (true, Precision::F32) => Footprint::NONE.host::<f32>(3, n)?.host::<f32>(3, chunk),
-        (true, Precision::F64) => Footprint::NONE.host::<f64>(3, n)?.host::<f64>(3, chunk),
+/// stream, in precision `T` (registered in f32 and f64, f64 by default as the article's
+/// `real*8`).
+pub struct Stream<T>(PhantomData<T>);
+
+/// stream's own option.
+#[derive(clap::Args, Clone, Debug)]
+pub struct StreamOptions {
+    /// STREAM on the host's cores (rayon) instead of the GPU, in McCalpin's table (IT4I course, hands-on 0)
+    #[arg(long)]
+    pub cpu: bool,
+}
+
+/// `--size`, else the article's N, or with `--cpu` the course's.
+fn size(run: &Run<StreamOptions>, gpu: &Gpu) -> usize {
+    match run.args.cpu && !run.size_given {
+        true => gpu.pick(cpu::COURSE_N, cpu::SIMULATOR_N),
+        false => run.size,
+    }
+}
+
+impl<T: StreamReal> Example for Stream<T> {
+    const ID: &'static str = "stream";
+    const DESCRIPTION: &'static str =
+        "STREAM copy, scale, add, triad with 512-thread blocks, f64 as the article's real*8 or f32 (PGI article)";
+    const SIZE: Option<Size> = Some(Size::new(
+        "elements per array (f64, or f32 with --precision f32) [default with --cpu: 250,000,000 on a GPU machine, 2^24 on the simulator]",
+        N,
+        N,
+    ));
+    const REPS: bool = true;
+    type Args = StreamOptions;
+
+    /// The run's peak: three device arrays (the anti-pattern's output reuses `a`), and on the
+    /// host four chunks of [`VERIFY_CHUNK`] elements (three downloads and a reference, or a
+    /// reference's three arrays and a download); `None` on overflow.
+    /// With `--cpu`: the three arrays on the host, and a chunk of the reference's three.
+    fn memory(run: &Run<StreamOptions>, gpu: &Gpu) -> Option<Footprint> {
+        let n = size(run, gpu);
+        let chunk = n.min(VERIFY_CHUNK);
+        match run.args.cpu {
+            false => Footprint::NONE.device::<T>(3, n)?.host::<T>(4, chunk),
+            true => Footprint::NONE.host::<T>(3, n)?.host::<T>(3, chunk),
+        }
+    }
+
+    /// STREAM with both layouts, then the article's strided anti-pattern; or with `--cpu` the
+    /// course's CPU STREAM.
+    fn run(gpu: &Gpu, run: &Run<StreamOptions>) -> Result<Outcome> {
+        let (n, reps) = (size(run, gpu), run.reps);
+        if run.args.cpu {
+            return cpu::run::<T>(n, reps);
+        }
+        let bytes = n * size_of::<T>();
+        println!("-------------------------------------------------------------");
+        println!(
+            " STREAM, {}, N = {n} ({:.0} MiB per array), {reps} timed rounds",
+            T::NAME,
+            bytes as f64 / (1 << 20) as f64
+        );
+        println!(
+            " Verified on the CPU in chunks of {} elements per array",
+            n.min(VERIFY_CHUNK)
+        );
+        let l2_bytes = gpu.properties().l2_cache_bytes as usize;
+        if 3 * bytes <= l2_bytes {
+            println!(
+                " The three arrays ({:.0} MB) fit in this GPU's {:.0} MB L2: the rates are L2's; --size {} or more measures its memory",
+                (3 * bytes) as f64 * 1e-6,
+                l2_bytes as f64 * 1e-6,
+                (8 * l2_bytes / (3 * size_of::<T>())).next_power_of_two()
+            );
+        }
+        let mut checks = Vec::new();
+        let mut last = None;
+        for layout in Layout::ALL {
+            // The previous layout's arrays are freed first: the device holds one set at a time.
+            drop(last.take());
+            let (arrays, layout_checks) = run_layout::<T>(gpu, layout, n, reps)?;
+            checks.extend(layout_checks);
+            last = Some(arrays);
+        }
+        let Some(Arrays { a: mut d, b, c }) = last else {
+            return Ok(Outcome { checks });
+        };
+
+        // The article's anti-pattern, into `a` (verified already, so free), against the same
+        // triad on the CPU.
+        let scalar = T::from_f64(SCALAR);
+        let (mut one, mut four) = (Vec::new(), Vec::new());
+        for _ in 0..=reps {
+            let layout = Layout::OnePerThread;
+            one.push(gpu.time_ms(|| binary(gpu, Op::Triad, layout, [&b, &c], &mut d, scalar, THREADS_PER_BLOCK))?);
+            four.push(gpu.time_ms(|| triad_four_per_thread(gpu, &b, &c, &mut d, scalar, THREADS_PER_BLOCK))?);
+        }
+        let (one, four) = (Stats::of(&mut one[1..]), Stats::of(&mut four[1..]));
+        checks.push(verify_triad(gpu, [&b, &c, &d], scalar, "triad, 4 per thread strided")?);
+        println!(
+            " Triad, 4 elements per thread with scalar accesses (the article's anti-pattern): {:.1} GB/s, {:.0}% of the one-per-thread triad (article: 25% on a GTX 280)",
+            gb_per_s(3 * bytes, four.min_ms),
+            100.0 * one.min_ms / four.min_ms
+        );
+        println!("-------------------------------------------------------------");
+        Ok(Outcome { checks })
     }
 }
 
@@ -96,12 +166,7 @@ impl Op {
 
     /// STREAM's label.
     pub fn label(self) -> &'static str {
-        match self {
-            Op::Copy => "Copy",
-            Op::Scale => "Scale",
-            Op::Add => "Add",
-            Op::Triad => "Triad",
-        }
+        ["Copy", "Scale", "Add", "Triad"][self as usize]
     }
 }
 
@@ -128,16 +193,13 @@ impl Layout {
 
     /// The kernel-name suffix.
     pub fn label(self) -> &'static str {
-        match self {
-            Layout::OnePerThread => "",
-            Layout::Vec4 => "_vec4",
-        }
+        ["", "_vec4"][self as usize]
     }
 }
 
 /// An element type of the STREAM kernels (`f32`, `f64`): it knows its kernels, so the drivers
 /// need no other bound.
-pub trait StreamReal: Real + Into<f64> + Element {
+pub trait StreamReal: Real + Into<f64> + Element + Send + Sync {
     /// Launches the unary kernel of `op` (copy: `output = input`; scale: `output = scalar *
     /// input`) from `module` (this library's, or a CUDA C twin's).
     fn launch_unary(
@@ -169,26 +231,33 @@ pub trait StreamReal: Real + Into<f64> + Element {
 macro_rules! stream_real {
     ($($t:ty),*) => {$(
         impl StreamReal for $t {
-            fn launch_unary(gpu: &Gpu,
-        module: Option<&LoadedKernels>, op: Op, layout: Layout, shape: LaunchShape, args: UnaryArgs<'_, Self>) -> Result<()> {
+            fn launch_unary(
+                gpu: &Gpu, module: Option<&LoadedKernels>, op: Op, layout: Layout, shape: LaunchShape,
+                args: UnaryArgs<'_, Self>,
+            ) -> Result<()> {
+                let kernels = gpu.load_or(module, &crate::KERNELS)?;
                 match (op, layout) {
-                    (Op::Copy, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamCopy, shape, args),
-                    (Op::Copy, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamCopyVec4, shape, args),
-                    (_, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamScale, shape, args),
-                    (_, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamScaleVec4, shape, args),
+                    (Op::Copy, Layout::OnePerThread) => kernels.launch(StreamCopy, shape, args),
+                    (Op::Copy, Layout::Vec4) => kernels.launch(StreamCopyVec4, shape, args),
+                    (_, Layout::OnePerThread) => kernels.launch(StreamScale, shape, args),
+                    (_, Layout::Vec4) => kernels.launch(StreamScaleVec4, shape, args),
                 }
             }
-            fn launch_binary(gpu: &Gpu,
-        module: Option<&LoadedKernels>, op: Op, layout: Layout, shape: LaunchShape, args: BinaryArgs<'_, Self>) -> Result<()> {
+            fn launch_binary(
+                gpu: &Gpu, module: Option<&LoadedKernels>, op: Op, layout: Layout, shape: LaunchShape,
+                args: BinaryArgs<'_, Self>,
+            ) -> Result<()> {
+                let kernels = gpu.load_or(module, &crate::KERNELS)?;
                 match (op, layout) {
-                    (Op::Add, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamAdd, shape, args),
-                    (Op::Add, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamAddVec4, shape, args),
-                    (_, Layout::OnePerThread) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriad, shape, args),
-                    (_, Layout::Vec4) => gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriadVec4, shape, args),
+                    (Op::Add, Layout::OnePerThread) => kernels.launch(StreamAdd, shape, args),
+                    (Op::Add, Layout::Vec4) => kernels.launch(StreamAddVec4, shape, args),
+                    (_, Layout::OnePerThread) => kernels.launch(StreamTriad, shape, args),
+                    (_, Layout::Vec4) => kernels.launch(StreamTriadVec4, shape, args),
                 }
             }
-            fn launch_triad_four_per_thread(gpu: &Gpu,
-        module: Option<&LoadedKernels>, shape: LaunchShape, args: BinaryArgs<'_, Self>) -> Result<()> {
+            fn launch_triad_four_per_thread(
+                gpu: &Gpu, module: Option<&LoadedKernels>, shape: LaunchShape, args: BinaryArgs<'_, Self>,
+            ) -> Result<()> {
                 gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriadFourPerThread, shape, args)
             }
         }
@@ -246,17 +315,13 @@ pub fn triad_four_per_thread<T: StreamReal>(
 ) -> Result<()> {
     let n = same_len("triad", &[a.len(), b.len(), c.len()])?;
     let shape = LaunchShape::cover_1d(n.div_ceil(4), threads)?;
-    T::launch_triad_four_per_thread(
-        gpu,
-        None,
-        shape,
-        BinaryArgs {
-            a: a.view(),
-            b: b.view(),
-            c: c.view_mut(),
-            scalar,
-        },
-    )
+    let args = BinaryArgs {
+        a: a.view(),
+        b: b.view(),
+        c: c.view_mut(),
+        scalar,
+    };
+    T::launch_triad_four_per_thread(gpu, None, shape, args)
 }
 
 /// The device arrays of the STREAM loop.
@@ -289,6 +354,17 @@ pub fn initial<T: Real>(i: usize) -> (T, T, T) {
     )
 }
 
+/// Elements `range` of the initial array `k` (0 for `a`, 1 for `b`, 2 for `c`), filled in
+/// parallel.
+pub fn initial_range<T: StreamReal>(k: usize, range: Range<usize>) -> Result<Vec<T>> {
+    let mut values = try_with_capacity(range.len())?;
+    values.par_extend(range.into_par_iter().map(|i| {
+        let (a, b, c) = initial::<T>(i);
+        [a, b, c][k]
+    }));
+    Ok(values)
+}
+
 /// The chunks `start..start + len` of `0..n`, [`VERIFY_CHUNK`] elements each but the last.
 fn chunks(n: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..n)
@@ -304,14 +380,9 @@ pub fn upload_initial<T: StreamReal>(gpu: &Gpu, n: usize) -> Result<Arrays<T>> {
         c: gpu.zeros(n)?,
     };
     for (start, len) in chunks(n) {
-        let pick = |f: fn((T, T, T)) -> T| -> Result<Vec<T>> {
-            let mut values = try_with_capacity(len)?;
-            values.par_extend((0..len).into_par_iter().map(|k| f(initial::<T>(start + k))));
-            Ok(values)
-        };
-        gpu.upload_range(&pick(|v| v.0)?, &mut arrays.a, start)?;
-        gpu.upload_range(&pick(|v| v.1)?, &mut arrays.b, start)?;
-        gpu.upload_range(&pick(|v| v.2)?, &mut arrays.c, start)?;
+        for (k, array) in [&mut arrays.a, &mut arrays.b, &mut arrays.c].into_iter().enumerate() {
+            gpu.upload_range(&initial_range::<T>(k, start..start + len)?, array, start)?;
+        }
     }
     Ok(arrays)
 }
@@ -331,41 +402,48 @@ pub fn download_range<T: Element>(gpu: &Gpu, device: &DeviceBuffer<T>, start: us
     gpu.download_2d(device, host, copy)
 }
 
-/// Checks the three arrays after `iterations` rounds of the loop against the CPU's, a chunk at a
-/// time.
-fn verify_sequence<T: StreamReal + Send + Sync>(
-    gpu: &Gpu,
-    arrays: &Arrays<T>,
+/// Each operation's times (ms) over `reps` rounds of STREAM's loop, after one untimed round:
+/// `round` runs one and returns the four times.
+fn timed_rounds(reps: usize, mut round: impl FnMut() -> Result<[f64; 4]>) -> Result<[Stats; 4]> {
+    let mut samples: [Vec<f64>; 4] = Default::default();
+    round()?;
+    for _ in 0..reps {
+        for (samples, ms) in samples.iter_mut().zip(round()?) {
+            samples.push(ms);
+        }
+    }
+    Ok(samples.map(|mut samples| Stats::of(&mut samples)))
+}
+
+/// Checks the three arrays `a`, `b` and `c` (named with `suffix`) after `iterations` rounds of
+/// the loop with `triad`'s rounding against the CPU's, a chunk at a time: `compare(k, start,
+/// expected)` checks array `k`'s elements from `start` against `expected`.
+fn verify_rounds<T: StreamReal>(
+    n: usize,
     iterations: usize,
     suffix: &str,
+    triad: fn(T, T, T) -> T,
+    mut compare: impl FnMut(usize, usize, &[T]) -> Result<Check>,
 ) -> Result<Vec<Check>> {
-    let n = arrays.a.len();
-    let scalar = T::from_f64(SCALAR);
     let mut checks =
         ["a", "b", "c"].map(|name| Check::compare::<T>(&format!("{name}{suffix}"), &[], &[], Tolerance::EXACT));
-    let mut got = try_vec(n.min(VERIFY_CHUNK), T::from_f64(0.0))?;
+    let scalar = T::from_f64(SCALAR);
     for (start, len) in chunks(n) {
-        let expected = reference::stream::sequence_range(start..start + len, initial::<T>, scalar, iterations)?;
-        for (k, buffer) in [&arrays.a, &arrays.b, &arrays.c].into_iter().enumerate() {
-            download_range(gpu, buffer, start, &mut got[..len])?;
-            checks[k].absorb(Check::compare("", &got[..len], &expected[k], Tolerance::EXACT), start);
+        let range = start..start + len;
+        let expected = reference::stream::sequence_range_with(range, initial::<T>, scalar, iterations, triad)?;
+        for (k, check) in checks.iter_mut().enumerate() {
+            check.absorb(compare(k, start, &expected[k])?, start);
         }
     }
     Ok(checks.into())
 }
 
 /// Checks `d = b + c * scalar` on the device against the CPU, a chunk at a time.
-fn verify_triad<T: StreamReal + Send + Sync>(
-    gpu: &Gpu,
-    [b, c, d]: [&DeviceBuffer<T>; 3],
-    scalar: T,
-    what: &str,
-) -> Result<Check> {
+fn verify_triad<T: StreamReal>(gpu: &Gpu, [b, c, d]: [&DeviceBuffer<T>; 3], scalar: T, what: &str) -> Result<Check> {
     let n = same_len("triad", &[b.len(), c.len(), d.len()])?;
     let mut check = Check::compare::<T>(what, &[], &[], Tolerance::EXACT);
-    let chunk = n.min(VERIFY_CHUNK);
-    let zero = T::from_f64(0.0);
-    let (mut hb, mut hc, mut hd) = (try_vec(chunk, zero)?, try_vec(chunk, zero)?, try_vec(chunk, zero)?);
+    let chunk = try_vec(n.min(VERIFY_CHUNK), T::from_f64(0.0))?;
+    let (mut hb, mut hc, mut hd) = (chunk.clone(), chunk.clone(), chunk);
     for (start, len) in chunks(n) {
         download_range(gpu, b, start, &mut hb[..len])?;
         download_range(gpu, c, start, &mut hc[..len])?;
@@ -378,131 +456,44 @@ fn verify_triad<T: StreamReal + Send + Sync>(
 
 /// Runs STREAM's loop `reps` times after one untimed round with the kernels of `layout`, times
 /// each kernel with events, prints STREAM's table, and checks the three arrays against the CPU.
-pub fn run_layout<T: StreamReal + Send + Sync>(
-    gpu: &Gpu,
-    layout: Layout,
-    n: usize,
-    reps: usize,
-) -> Result<(Arrays<T>, Vec<Check>)> {
+pub fn run_layout<T: StreamReal>(gpu: &Gpu, layout: Layout, n: usize, reps: usize) -> Result<(Arrays<T>, Vec<Check>)> {
     let scalar = T::from_f64(SCALAR);
     let mut arrays = upload_initial::<T>(gpu, n)?;
-    let mut samples: [Vec<f64>; 4] = Default::default();
-    for rep in 0..=reps {
+    let stats = timed_rounds(reps, || {
+        let mut ms = [0.0; 4];
         for (k, op) in Op::ALL.into_iter().enumerate() {
             let timer = gpu.timer()?;
             arrays.step(gpu, op, layout, scalar)?;
-            let ms = timer.stop_ms()?;
-            if rep > 0 {
-                samples[k].push(ms);
-            }
+            ms[k] = timer.stop_ms()?;
         }
-    }
-    let word = size_of::<T>();
-    let shape = layout.shape(n, THREADS_PER_BLOCK)?;
-    println!(
-        " {} kernels, <<<{}, {THREADS_PER_BLOCK}>>>:",
-        match layout {
-            Layout::OnePerThread => "The article's one-element-per-thread",
-            Layout::Vec4 => "Four-elements-per-thread, 16-byte access",
-        },
-        shape.grid.0
-    );
+        Ok(ms)
+    })?;
+    let kernels = match layout {
+        Layout::OnePerThread => "The article's one-element-per-thread",
+        Layout::Vec4 => "Four-elements-per-thread, 16-byte access",
+    };
+    let blocks = layout.shape(n, THREADS_PER_BLOCK)?.grid.0;
+    println!(" {kernels} kernels, <<<{blocks}, {THREADS_PER_BLOCK}>>>:");
     println!(
         " {:<10} {:>15} {:>12} {:>12} {:>12}",
         "Function", "Best Rate GB/s", "Avg time s", "Min time s", "Max time s"
     );
-    for (k, op) in Op::ALL.into_iter().enumerate() {
-        let stats = Stats::of(&mut samples[k]);
-        let bytes = op.arrays_moved() * word * n;
+    for (op, stats) in Op::ALL.into_iter().zip(stats) {
         println!(
             " {:<10} {:>15.1} {:>12.6} {:>12.6} {:>12.6}",
             format!("{}:", op.label()),
-            gb_per_s(bytes, stats.min_ms),
+            gb_per_s(op.arrays_moved() * size_of::<T>() * n, stats.min_ms),
             stats.mean_ms * 1e-3,
             stats.min_ms * 1e-3,
             stats.max_ms * 1e-3
         );
     }
-    let checks = verify_sequence(gpu, &arrays, reps + 1, layout.label())?;
+    let mut got = try_vec(n.min(VERIFY_CHUNK), T::from_f64(0.0))?;
+    let triad = reference::stream::triad_element;
+    let checks = verify_rounds(n, reps + 1, layout.label(), triad, |k, start, expected| {
+        let got = &mut got[..expected.len()];
+        download_range(gpu, [&arrays.a, &arrays.b, &arrays.c][k], start, got)?;
+        Ok(Check::compare("", got, expected, Tolerance::EXACT))
+    })?;
     Ok((arrays, checks))
-}
-
-/// STREAM in precision `T` with both layouts, then the article's strided anti-pattern.
-pub fn run_typed<T: StreamReal + Send + Sync>(gpu: &Gpu, n: usize, reps: usize) -> Result<Outcome> {
-    println!("-------------------------------------------------------------");
-    println!(
-        " STREAM, {}, N = {n} ({:.0} MiB per array), {reps} timed rounds",
-        T::NAME,
-        n as f64 * size_of::<T>() as f64 / (1 << 20) as f64
-    );
-    println!(
-        " Verified on the CPU in chunks of {} elements per array",
-        n.min(VERIFY_CHUNK)
-    );
-    let l2_bytes = gpu.properties().l2_cache_bytes as usize;
-    if 3 * n * size_of::<T>() <= l2_bytes {
-        println!(
-            " The three arrays ({:.0} MB) fit in this GPU's {:.0} MB L2: the rates are L2's; --size {} or more measures its memory",
-            (3 * n * size_of::<T>()) as f64 * 1e-6,
-            l2_bytes as f64 * 1e-6,
-            (8 * l2_bytes / (3 * size_of::<T>())).next_power_of_two()
-        );
-    }
-    let mut checks = Vec::new();
-    let mut last = None;
-    for layout in Layout::ALL {
-        // The previous layout's arrays are freed first: the device holds one set at a time.
-        drop(last.take());
-        let (arrays, layout_checks) = run_layout::<T>(gpu, layout, n, reps)?;
-        checks.extend(layout_checks);
-        last = Some(arrays);
-    }
-    let Some(Arrays { a: mut d, b, c }) = last else {
-        return Ok(Outcome { checks });
-    };
-
-    // The article's anti-pattern, into `a` (verified already, so free), against the same triad
-    // on the CPU.
-    let scalar = T::from_f64(SCALAR);
-    let (mut one, mut four) = (Vec::new(), Vec::new());
-    for _ in 0..=reps {
-        one.push(gpu.time_ms(|| {
-            binary(
-                gpu,
-                Op::Triad,
-                Layout::OnePerThread,
-                [&b, &c],
-                &mut d,
-                scalar,
-                THREADS_PER_BLOCK,
-            )
-        })?);
-        four.push(gpu.time_ms(|| triad_four_per_thread(gpu, &b, &c, &mut d, scalar, THREADS_PER_BLOCK))?);
-    }
-    let (one, four) = (Stats::of(&mut one[1..]), Stats::of(&mut four[1..]));
-    checks.push(verify_triad(gpu, [&b, &c, &d], scalar, "triad, 4 per thread strided")?);
-    println!(
-        " Triad, 4 elements per thread with scalar accesses (the article's anti-pattern): {:.1} GB/s, {:.0}% of the one-per-thread triad (article: 25% on a GTX 280)",
-        gb_per_s(3 * size_of::<T>() * n, four.min_ms),
-        100.0 * one.min_ms / four.min_ms
-    );
-    println!("-------------------------------------------------------------");
-    Ok(Outcome { checks })
-}
-
-/// `stream` with `--precision` (f64 by default, as the article's `real*8`), `--size` (the
-/// article's N by default) and `--cpu` (the course's CPU STREAM, at its N by default).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    if options.switch("--cpu") {
-        let n = options.size_or(gpu.pick(cpu::COURSE_N, cpu::SIMULATOR_N))?;
-        return match options.precision {
-            Precision::F32 => cpu::run_typed::<f32>(n, options.reps),
-            Precision::F64 => cpu::run_typed::<f64>(n, options.reps),
-        };
-    }
-    let n = options.size_or(N)?;
-    match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, n, options.reps),
-        Precision::F64 => run_typed::<f64>(gpu, n, options.reps),
-    }
 }

@@ -2,37 +2,57 @@
 //! `sgemmDevice`): m = n = k = 100, `a = 1`, `b = 2`, `c = 0`, `alpha = 1`, `beta = 0`, then
 //! `'Max error =', maxval(c - k*2.0)`. The simulator has no cuBLAS: there the same product runs
 //! through the book's naive SGEMM kernel, said in the output.
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use book_kernels::course::matmul_tiled::{MatmulArgs, MatmulNaive};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "appc-sgemm",
-    description: "cuBLAS SGEMM on device arrays from the host (a = 1, b = 2, m = n = k = 100): Max error = 0 (book C.1)",
-    size: Some(LegacySize {
+/// The book's `m = n = k`.
+pub const N: usize = 100;
+
+/// appc-sgemm.
+pub struct AppcSgemm;
+
+impl Example for AppcSgemm {
+    const ID: &'static str = "appc-sgemm";
+    const DESCRIPTION: &'static str =
+        "cuBLAS SGEMM on device arrays from the host (a = 1, b = 2, m = n = k = 100): Max error = 0 (book C.1)";
+    const SIZE: Option<Size> = Some(Size {
         unit: "m = n = k, the matrices' side",
         gpu: N,
         simulator: N,
         min: 1,
         // cuBLAS takes dimensions below 2^31, and the naive kernel's indices are u32.
         max: u32::MAX as usize,
-        memory,
-    }),
-    f64: false,
-    reps: false,
-    flags: &[],
-    run,
-};
+    });
+    type Args = NoOptions;
 
-/// The book's `m = n = k`.
-pub const N: usize = 100;
+    /// The run's peak at side `n`: A, B and C on the device, C downloaded on the host.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let square = run.size.checked_mul(run.size)?;
+        Footprint::NONE.device::<f32>(3, square)?.host::<f32>(1, square)
+    }
 
-/// The run's peak at side `n`: A, B and C on the device, C downloaded on the host.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let square = n.checked_mul(n)?;
-    Footprint::NONE.device::<f32>(3, square)?.host::<f32>(1, square)
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        // `memory` has no plan for an `n` whose square overflows: the runner refused it.
+        let square = n * n;
+        let a_d = gpu.upload(&try_vec(square, 1.0f32)?)?;
+        let b_d = gpu.upload(&try_vec(square, 2.0f32)?)?;
+        let mut c_d = gpu.upload(&try_vec(square, 0.0f32)?)?;
+        let routine = sgemm(gpu, n, &a_d, &b_d, &mut c_d)?;
+        let c = gpu.download(&c_d)?;
+        // Every element is a sum of n products 1 x 2: exact in f32 while 2n < 2^24.
+        let expected = 2.0 * n as f64;
+        let max_error = c.iter().map(|&v| (f64::from(v) - expected).abs()).fold(0.0, f64::max);
+        println!(" m = n = k = {n}, a = 1.0, b = 2.0, alpha = 1, beta = 0: {routine}");
+        println!(" Max error = {max_error:.7}");
+        let check = format!("c = 2k = {expected} everywhere (Max error = 0)");
+        Ok(Outcome {
+            checks: vec![Check::condition(&check, max_error == 0.0)],
+        })
+    }
 }
 
 /// `C = A B` with cuBLAS on a CUDA device, the book's naive kernel on the simulator; returns
@@ -63,27 +83,4 @@ fn sgemm(
     let mut cublas = Cublas::new(gpu.cuda("cuBLAS")?)?;
     cublas.sgemm_row_major((n, n, n), a_d, b_d, c_d)?;
     Ok("cublasSgemm")
-}
-
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(N)?;
-    let square = n
-        .checked_mul(n)
-        .ok_or_else(|| Error::InvalidArgument(format!("--size {n}: n^2 overflows")))?;
-    let a_d = gpu.upload(&try_vec(square, 1.0f32)?)?;
-    let b_d = gpu.upload(&try_vec(square, 2.0f32)?)?;
-    let mut c_d = gpu.upload(&try_vec(square, 0.0f32)?)?;
-    let routine = sgemm(gpu, n, &a_d, &b_d, &mut c_d)?;
-    let c = gpu.download(&c_d)?;
-    // Every element is a sum of n products 1 x 2: exact in f32 while 2n < 2^24.
-    let expected = 2.0 * n as f64;
-    let max_error = c.iter().map(|&v| (f64::from(v) - expected).abs()).fold(0.0, f64::max);
-    println!(" m = n = k = {n}, a = 1.0, b = 2.0, alpha = 1, beta = 0: {routine}");
-    println!(" Max error = {max_error:.7}");
-    Ok(Outcome {
-        checks: vec![Check::condition(
-            &format!("c = 2k = {expected} everywhere (Max error = 0)"),
-            max_error == 0.0,
-        )],
-    })
 }

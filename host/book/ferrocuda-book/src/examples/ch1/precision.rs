@@ -1,44 +1,89 @@
 //! ch1-precision: one kernel source in single and double precision (book §1.4.1.1).
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
-use crate::reference;
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
+use crate::reference::ch1::precision::{axpy_f32, axpy_f64};
 use book_kernels::ch1::precision::{PrecisionAxpy, PrecisionAxpyArgs};
 use ferrocuda::device::launch::Kernel;
 use ferrocuda::device::real::Real;
 use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
 use ferrocuda::verify::{Check, Tolerance};
+use std::marker::PhantomData;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch1-precision",
-    description: "y = a*x + y from one generic kernel source, in f32 or f64 (--precision) (book 1.4.1.1)",
-    size: Some(LegacySize {
-        unit: "elements of x and y",
-        gpu: N,
-        simulator: N,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: false,
-    flags: &[],
-    run,
-};
-
-/// Elements.
-pub const N: usize = 1 << 20;
 /// Threads per block.
 pub const THREADS_PER_BLOCK: u32 = 256;
 
-/// The run's peak: `x` and `y` on the device; on the host `x`, `y` and the download, and in f32
-/// also the exact f64 result and the download widened to f64; `None` on overflow.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    match options.precision {
-        Precision::F32 => Footprint::NONE
-            .device::<f32>(2, n)?
-            .host::<f32>(3, n)?
-            .host::<f64>(2, n),
-        Precision::F64 => Footprint::NONE.device::<f64>(2, n)?.host::<f64>(3, n),
+/// An element type of the axpy: its CPU reference and machine epsilon.
+pub trait AxpyReal: Real + Into<f64> {
+    /// `y[i] = fma(a, x[i], y[i])` on the CPU.
+    const REFERENCE: fn(Self, &[Self], &mut [Self]);
+    const EPSILON: f64;
+}
+
+impl AxpyReal for f32 {
+    const REFERENCE: fn(f32, &[f32], &mut [f32]) = axpy_f32;
+    const EPSILON: f64 = f32::EPSILON as f64;
+}
+
+impl AxpyReal for f64 {
+    const REFERENCE: fn(f64, &[f64], &mut [f64]) = axpy_f64;
+    const EPSILON: f64 = f64::EPSILON;
+}
+
+/// ch1-precision, in precision `T`.
+pub struct Ch1Precision<T>(PhantomData<T>);
+
+impl<T: AxpyReal> Example for Ch1Precision<T>
+where
+    PrecisionAxpy: for<'k> Kernel<PrecisionAxpyArgs<'k, T>>,
+{
+    const ID: &'static str = "ch1-precision";
+    const DESCRIPTION: &'static str =
+        "y = a*x + y from one generic kernel source, in f32 or f64 (--precision) (book 1.4.1.1)";
+    const SIZE: Option<Size> = Some(Size::new("elements of x and y", 1 << 20, 1 << 20));
+    type Args = NoOptions;
+
+    /// The run's peak: `x` and `y` on the device; on the host `x`, `y` and the download, and in
+    /// f32 also the exact f64 result and the download widened to f64; `None` on overflow.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let n = run.size;
+        let widened = if T::NAME == "f32" { 2 } else { 0 };
+        Footprint::NONE
+            .device::<T>(2, n)?
+            .host::<T>(3, n)?
+            .host::<f64>(widened, n)
+    }
+
+    /// Runs the kernel in precision `T`; reports its distance from the exact (f64) result, which
+    /// shows what the precision buys, and checks it bit for bit against the CPU.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        // `x[i] = 1/(i+1)`, `y[i] = i/3`, `a = 2/3`, each rounded to the precision, so that
+        // nearly every operation rounds.
+        let a = T::from_f64(2.0 / 3.0);
+        let x = try_from_fn(n, |i| T::from_f64(1.0 / (i as f64 + 1.0)))?;
+        let mut y = try_from_fn(n, |i| T::from_f64(i as f64 / 3.0))?;
+        let x_d = gpu.upload(&x)?;
+        let mut y_d = gpu.upload(&y)?;
+        axpy(gpu, a, &x_d, &mut y_d)?;
+        let got = gpu.download(&y_d)?;
+        // In f64 the result is its own exact reference.
+        let rounding = match T::NAME {
+            "f32" => {
+                let exact = try_from_fn(n, |i| a.to_f64() * x[i].to_f64() + y[i].to_f64())?;
+                let got64 = try_from_fn(n, |i| got[i].to_f64())?;
+                Check::compare("vs exact", &got64, &exact, Tolerance::EXACT).max_rel_err
+            }
+            _ => 0.0,
+        };
+        T::REFERENCE(a, &x, &mut y);
+        let (name, bytes, epsilon) = (T::NAME, size_of::<T>(), T::EPSILON);
+        println!(" fp_kind: {name} ({bytes} bytes), machine epsilon {epsilon:e}");
+        println!(" kernel: precision_axpy_{name}, {n} elements");
+        if rounding > 0.0 {
+            println!(" max relative distance from the f64 result: {rounding:e}");
+        }
+        let check = Check::compare(&format!("y ({name})"), &got, &y, Tolerance::EXACT);
+        Ok(Outcome { checks: vec![check] })
     }
 }
 
@@ -54,59 +99,4 @@ where
         a,
     };
     crate::kernels(gpu)?.launch(PrecisionAxpy, shape, args)
-}
-
-/// The inputs: `x[i] = 1/(i+1)`, `y[i] = i/3`, `a = 2/3`, each rounded to the precision, so
-/// that nearly every operation rounds.
-fn inputs<T: Real>(n: usize) -> Result<(T, Vec<T>, Vec<T>)> {
-    let x = try_from_fn(n, |i| T::from_f64(1.0 / (i as f64 + 1.0)))?;
-    let y = try_from_fn(n, |i| T::from_f64(i as f64 / 3.0))?;
-    Ok((T::from_f64(2.0 / 3.0), x, y))
-}
-
-/// Runs the kernel in the chosen precision; reports its distance from the exact (f64) result,
-/// which shows what the precision buys, and checks it bit for bit against the CPU.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(N)?;
-    let (name, bytes, epsilon, check, rounding) = match options.precision {
-        Precision::F32 => {
-            let (a, x, mut y) = inputs::<f32>(n)?;
-            let x_d = gpu.upload(&x)?;
-            let mut y_d = gpu.upload(&y)?;
-            axpy(gpu, a, &x_d, &mut y_d)?;
-            let got = gpu.download(&y_d)?;
-            let exact = try_from_fn(n, |i| a as f64 * x[i] as f64 + y[i] as f64)?;
-            reference::ch1::precision::axpy_f32(a, &x, &mut y);
-            let got64 = try_from_fn(n, |i| got[i] as f64)?;
-            let rounding = Check::compare("vs exact", &got64, &exact, Tolerance::EXACT).max_rel_err;
-            (
-                "f32",
-                4,
-                f32::EPSILON as f64,
-                Check::compare("y (f32)", &got, &y, Tolerance::EXACT),
-                rounding,
-            )
-        }
-        Precision::F64 => {
-            let (a, x, mut y) = inputs::<f64>(n)?;
-            let x_d = gpu.upload(&x)?;
-            let mut y_d = gpu.upload(&y)?;
-            axpy(gpu, a, &x_d, &mut y_d)?;
-            let got = gpu.download(&y_d)?;
-            reference::ch1::precision::axpy_f64(a, &x, &mut y);
-            (
-                "f64",
-                8,
-                f64::EPSILON,
-                Check::compare("y (f64)", &got, &y, Tolerance::EXACT),
-                0.0,
-            )
-        }
-    };
-    println!(" fp_kind: {name} ({bytes} bytes), machine epsilon {epsilon:e}");
-    println!(" kernel: precision_axpy_{name}, {n} elements");
-    if rounding > 0.0 {
-        println!(" max relative distance from the f64 result: {rounding:e}");
-    }
-    Ok(Outcome { checks: vec![check] })
 }

@@ -13,26 +13,15 @@
 //! with a sentence naming what it lacks: the book's "Illegal call of a device routine from
 //! another module". On the simulator each kernel crate is a Rust library, so the host's linker
 //! resolved the declarations when the program was built.
-use crate::example::{LegacyExample, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run};
 use book_kernels::ch1::separate_compilation::a_m::{A_D, APlusB, APlusBArgs};
 use book_kernels::ch1::separate_compilation::b_m::B_D;
 use c_m::{C_D, CMinusD, CMinusDArgs};
 use d_m::D_D;
 use ferrocuda::device::constant::CONSTANT_BANK_SYMBOL;
 use ferrocuda::gpu::{Gpu, LaunchShape, Result};
-use ferrocuda::ptx::Linkage;
 use ferrocuda::verify::Check;
 use ferrocuda::{Error, KernelSet};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch1-separate-compilation",
-    description: "device variables shared across modules (2+3=5) and a device function of another kernel crate, linked by the driver's JIT linker (2-3=-1) (book 1.6.1)",
-    size: None,
-    f64: false,
-    reps: false,
-    flags: &[],
-    run,
-};
 
 /// The device function and variable `c_m` takes from `d_m`, by their PTX symbols.
 pub const D_M_SYMBOLS: [&str; 2] = ["negate_d", "D_D"];
@@ -100,72 +89,77 @@ pub fn check_ptx(c_m: &KernelSet, d_m: &KernelSet) -> std::result::Result<(), St
     Ok(())
 }
 
-/// `c_minus_d, C_D` (the constant bank, which every kernel crate of the device library defines,
-/// left out).
-fn listed(symbols: &[&str]) -> String {
-    let shown: Vec<&str> = symbols.iter().copied().filter(|s| *s != CONSTANT_BANK_SYMBOL).collect();
-    if shown.is_empty() {
-        "nothing".into()
-    } else {
-        shown.join(", ")
-    }
+/// `name`'s PTX symbols: what it defines and what it declares (`.extern`), the constant bank
+/// (which every kernel crate of the device library defines) left out.
+fn print_linkage(name: &str, set: &KernelSet) {
+    let listed = |symbols: &[&str]| {
+        let shown: Vec<&str> = symbols.iter().copied().filter(|s| *s != CONSTANT_BANK_SYMBOL).collect();
+        if shown.is_empty() {
+            "nothing".into()
+        } else {
+            shown.join(", ")
+        }
+    };
+    let (linkage, archs) = (set.linkage(), set.archs());
+    let (defined, declared) = (listed(&linkage.defined), listed(&linkage.declared));
+    println!("   {name}'s PTX ({archs}): defines {defined}; declares (.extern) {declared}");
 }
 
-fn print_linkage(name: &str, set: &KernelSet, linkage: &Linkage) {
-    println!(
-        "   {name}'s PTX ({}): defines {}; declares (.extern) {}",
-        set.archs(),
-        listed(&linkage.defined),
-        listed(&linkage.declared)
-    );
-}
+/// ch1-separate-compilation.
+pub struct Ch1SeparateCompilation;
 
-/// Both programs, the PTX facts that make twoMinusThree separate compilation, and `c_m` refused
-/// when loaded alone.
-pub fn run(gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    println!(" twoPlusThree (modules a_m and b_m of one kernel crate):");
-    let a = two_plus_three(gpu, 2, 3)?;
-    println!(" 2+3={a}");
+impl Example for Ch1SeparateCompilation {
+    const ID: &'static str = "ch1-separate-compilation";
+    const DESCRIPTION: &'static str = "device variables shared across modules (2+3=5) and a device function of another kernel crate, linked by the driver's JIT linker (2-3=-1) (book 1.6.1)";
+    type Args = NoOptions;
 
-    println!(" twoMinusThree (modules c_m and d_m: two kernel crates, two PTX modules):");
-    let (c_m, d_m) = (&crate::C_M, &crate::D_M);
-    print_linkage("c_m", c_m, c_m.linkage());
-    print_linkage("d_m", d_m, d_m.linkage());
-    let ptx = check_ptx(c_m, d_m);
-    if let Err(why) = &ptx {
-        println!("   {why}");
+    /// Both programs, the PTX facts that make twoMinusThree separate compilation, and `c_m` refused
+    /// when loaded alone.
+    fn run(gpu: &Gpu, _run: &Run<NoOptions>) -> Result<Outcome> {
+        println!(" twoPlusThree (modules a_m and b_m of one kernel crate):");
+        let a = two_plus_three(gpu, 2, 3)?;
+        println!(" 2+3={a}");
+
+        println!(" twoMinusThree (modules c_m and d_m: two kernel crates, two PTX modules):");
+        let (c_m, d_m) = (&crate::C_M, &crate::D_M);
+        print_linkage("c_m", c_m);
+        print_linkage("d_m", d_m);
+        let ptx = check_ptx(c_m, d_m);
+        if let Err(why) = &ptx {
+            println!("   {why}");
+        }
+        let alone = gpu.load(c_m).map(|_| ());
+        match &alone {
+            Ok(()) => println!("   c_m loaded alone: accepted (it should not be)"),
+            Err(e) => println!("   c_m loaded alone: {e}"),
+        }
+        let refused =
+            matches!(&alone, Err(Error::Link(why)) if D_M_SYMBOLS.iter().all(|s| why.contains(&format!("`{s}`"))));
+        let (c, d) = two_minus_three(gpu, 2, 3)?;
+        if gpu.is_simulator() {
+            println!(
+                "   linked: by the host's linker when this program was built (the simulator runs the kernels directly)"
+            );
+        } else {
+            let arch = c_m
+                .for_compute_capability(gpu.properties().compute_capability_number())
+                .map_or("?", |m| m.arch);
+            println!(
+                "   linked: by the driver's JIT linker, c_m's and d_m's {arch} PTX into one cubin (cuLinkCreate, cuLinkAddData, cuLinkComplete)"
+            );
+        }
+        println!(" 2-3={c}");
+        Ok(Outcome {
+            checks: vec![
+                Check::condition("2+3=5 (a_d + b_d of another module)", a == 5),
+                Check::condition("2-3=-1 (negateD of another kernel crate)", c == -1),
+                Check::condition("d_d negated in d_m's variable", d == -3),
+                Check::condition(
+                    "c_m's PTX declares negate_d and D_D only; d_m's defines them",
+                    ptx.is_ok(),
+                ),
+                Check::condition("c_m alone is refused, naming negate_d and D_D", refused),
+            ],
+        })
     }
-    let alone = gpu.load(c_m).map(|_| ());
-    match &alone {
-        Ok(()) => println!("   c_m loaded alone: accepted (it should not be)"),
-        Err(e) => println!("   c_m loaded alone: {e}"),
-    }
-    let refused =
-        matches!(&alone, Err(Error::Link(why)) if D_M_SYMBOLS.iter().all(|s| why.contains(&format!("`{s}`"))));
-    let (c, d) = two_minus_three(gpu, 2, 3)?;
-    if gpu.is_simulator() {
-        println!(
-            "   linked: by the host's linker when this program was built (the simulator runs the kernels directly)"
-        );
-    } else {
-        let arch = c_m
-            .for_compute_capability(gpu.properties().compute_capability_number())
-            .map_or("?", |m| m.arch);
-        println!(
-            "   linked: by the driver's JIT linker, c_m's and d_m's {arch} PTX into one cubin (cuLinkCreate, cuLinkAddData, cuLinkComplete)"
-        );
-    }
-    println!(" 2-3={c}");
-    Ok(Outcome {
-        checks: vec![
-            Check::condition("2+3=5 (a_d + b_d of another module)", a == 5),
-            Check::condition("2-3=-1 (negateD of another kernel crate)", c == -1),
-            Check::condition("d_d negated in d_m's variable", d == -3),
-            Check::condition(
-                "c_m's PTX declares negate_d and D_D only; d_m's defines them",
-                ptx.is_ok(),
-            ),
-            Check::condition("c_m alone is refused, naming negate_d and D_D", refused),
-        ],
-    })
 }

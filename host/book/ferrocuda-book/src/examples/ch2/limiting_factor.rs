@@ -3,42 +3,18 @@
 //! Times `base` (`a = sin(b)`), `memory` (`a = b`) and `math` (the sine without the store), with
 //! the accurate sine and with the hardware one (the book's `-Mcuda=fastmath`), at the book's
 //! size, 8*1024*1024 floats, 256 threads per block.
-use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
+use crate::example::{Example, NoOptions, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch2::limiting_factor::{Base, BaseFast, LimitingFactorArgs, Math, MathArgs, MathFast, Memory};
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result, same_len};
-use ferrocuda::measure::{Stats, time_reps};
+use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch2-limiting-factor",
-    description: "base, memory-only and math-only kernels, accurate and fast sine: what limits a kernel (book 2.2)",
-    size: Some(LegacySize {
-        unit: "floats per array",
-        gpu: N,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
 
 /// The book's size, 8*1024*1024.
 pub const N: usize = 8 * 1024 * 1024;
 /// The book's `blockSize`.
 pub const THREADS_PER_BLOCK: u32 = 256;
-
-/// The run's peak: `a` and `b` on the device; on the host `b`, the NaN poison, the CPU's sines
-/// and one download; `None` on overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    Footprint::NONE.device::<f32>(2, n)?.host::<f32>(4, n)
-}
 
 /// The accurate kernel runs the same `libm` sine as the CPU, but the GPU contracts its
 /// multiply-adds into FMAs: a few ulps apart for |sin| <= 1.
@@ -90,67 +66,74 @@ pub fn launch(
     }
 }
 
-/// Prints the book's table (gputime, us) and verifies each variant's output.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    // Arguments spread over [-pi, pi] (the book uses b = 1 everywhere, which checks one value).
-    let b = try_from_fn(n, |i| ((i % 4096) as f32 / 4096.0 * 2.0 - 1.0) * std::f32::consts::PI)?;
-    let b_d = gpu.upload(&b)?;
-    let poison = try_vec(n, f32::NAN)?;
-    let mut a_d = gpu.upload(&poison)?;
-    let mut expected = try_vec(n, 0.0)?;
-    reference::ch2::limiting_factor::base(&mut expected, &b);
+/// ch2-limiting-factor.
+pub struct Ch2LimitingFactor;
 
-    let mut checks = Vec::new();
-    let mut rows = Vec::new();
-    for fast_math in [false, true] {
-        let mut times = Vec::new();
-        for variant in [Variant::Base, Variant::Memory, Variant::Math] {
-            gpu.upload_into(&poison, &mut a_d)?;
-            let stats: Stats = time_reps(gpu, options.reps, || {
-                launch(gpu, variant, fast_math, &mut a_d, &b_d, 1.0)
-            })?;
-            times.push(stats.median_ms * 1e3);
-            let got = gpu.download(&a_d)?;
-            let label = format!("{variant:?}{}", if fast_math { " (fast math)" } else { "" }).to_lowercase();
-            checks.push(match variant {
-                Variant::Base => {
-                    Check::compare(&label, &got, &expected, if fast_math { FAST_SIN } else { ACCURATE_SIN })
-                }
-                Variant::Memory => Check::compare(&label, &got, &b, Tolerance::EXACT),
-                // The store never happens, so the poison must still be there.
-                Variant::Math => Check::condition(&format!("{label}: no store"), got.iter().all(|v| v.is_nan())),
-            });
+impl Example for Ch2LimitingFactor {
+    const ID: &'static str = "ch2-limiting-factor";
+    const DESCRIPTION: &'static str =
+        "base, memory-only and math-only kernels, accurate and fast sine: what limits a kernel (book 2.2)";
+    const SIZE: Option<Size> = Some(Size::new("floats per array", N, SIMULATOR_SIZE));
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak: `a` and `b` on the device; on the host `b`, the NaN poison, the CPU's
+    /// sines and one download; `None` on overflow.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE.device::<f32>(2, run.size)?.host::<f32>(4, run.size)
+    }
+
+    /// Prints the book's table (gputime, us) and verifies each variant's output.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        // Arguments spread over [-pi, pi] (the book uses b = 1 everywhere, which checks one value).
+        let b = try_from_fn(n, |i| ((i % 4096) as f32 / 4096.0 * 2.0 - 1.0) * std::f32::consts::PI)?;
+        let b_d = gpu.upload(&b)?;
+        let poison = try_vec(n, f32::NAN)?;
+        let mut a_d = gpu.upload(&poison)?;
+        let mut expected = try_vec(n, 0.0)?;
+        reference::ch2::limiting_factor::base(&mut expected, &b);
+
+        let mut checks = Vec::new();
+        let mut rows = Vec::new();
+        for (fast_math, name, build) in [
+            (false, "default", "default (libm sinf)"),
+            (true, "fast math", "fast math (__sinf)"),
+        ] {
+            let mut times = Vec::new();
+            for variant in [Variant::Base, Variant::Memory, Variant::Math] {
+                gpu.upload_into(&poison, &mut a_d)?;
+                let stats = time_reps(gpu, run.reps, || launch(gpu, variant, fast_math, &mut a_d, &b_d, 1.0))?;
+                times.push(stats.median_ms * 1e3);
+                let got = gpu.download(&a_d)?;
+                let label = format!("{variant:?}{}", if fast_math { " (fast math)" } else { "" }).to_lowercase();
+                let sin = if fast_math { FAST_SIN } else { ACCURATE_SIN };
+                checks.push(match variant {
+                    Variant::Base => Check::compare(&label, &got, &expected, sin),
+                    Variant::Memory => Check::compare(&label, &got, &b, Tolerance::EXACT),
+                    // The store never happens, so the poison must still be there.
+                    Variant::Math => Check::condition(&format!("{label}: no store"), got.iter().all(|v| v.is_nan())),
+                });
+            }
+            rows.push((name, build, times));
         }
-        rows.push((fast_math, times));
+        let reps = run.reps;
+        println!(" {n} floats, {THREADS_PER_BLOCK} threads per block; median gputime of {reps} runs (us)");
+        println!("   {:<24} {:>10} {:>10} {:>10}", "build", "base", "memory", "math");
+        for (_, build, t) in &rows {
+            println!("   {build:<24} {:>10.3} {:>10.3} {:>10.3}", t[0], t[1], t[2]);
+        }
+        for (name, _, t) in &rows {
+            let verdict = if t[2] > 0.8 * t[0] {
+                "math-bound"
+            } else if t[1] > 0.8 * t[0] {
+                "memory-bound"
+            } else {
+                "latency-bound (little overlap of math and memory)"
+            };
+            let (memory, math) = (100.0 * t[1] / t[0], 100.0 * t[2] / t[0]);
+            println!("   {name}: memory is {memory:.0}% and math {math:.0}% of base: {verdict}");
+        }
+        Ok(Outcome { checks })
     }
-    println!(
-        " {} floats, {THREADS_PER_BLOCK} threads per block; median gputime of {} runs (us)",
-        n, options.reps
-    );
-    println!("   {:<24} {:>10} {:>10} {:>10}", "build", "base", "memory", "math");
-    for (fast_math, t) in &rows {
-        let build = if *fast_math {
-            "fast math (__sinf)"
-        } else {
-            "default (libm sinf)"
-        };
-        println!("   {build:<24} {:>10.3} {:>10.3} {:>10.3}", t[0], t[1], t[2]);
-    }
-    for (fast_math, t) in &rows {
-        let verdict = if t[2] > 0.8 * t[0] {
-            "math-bound"
-        } else if t[1] > 0.8 * t[0] {
-            "memory-bound"
-        } else {
-            "latency-bound (little overlap of math and memory)"
-        };
-        println!(
-            "   {}: memory is {:.0}% and math {:.0}% of base: {verdict}",
-            if *fast_math { "fast math" } else { "default" },
-            100.0 * t[1] / t[0],
-            100.0 * t[2] / t[0]
-        );
-    }
-    Ok(Outcome { checks })
 }

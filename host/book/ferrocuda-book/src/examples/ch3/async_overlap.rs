@@ -15,36 +15,13 @@
 //! streams): the output prints this bound for the measured stage times. `--streams` raises it;
 //! `--size` changes the size of everything (the ratio of kernel to copy time stays the same, the
 //! fixed per-operation costs shrink relative to the data).
-use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
+use crate::example::{Example, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::async_overlap::{AsyncArgs, Kernel as AsyncKernel};
 use ferrocuda::footprint::{Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Event, Gpu, KernelView, LaunchShape, PinnedBuffer, Result, Stream};
 use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-async",
-    description: "sequential copy-kernel-copy vs three stream orderings (V1, V2, V3) with 4 streams, and their timelines (book 3.1.3)",
-    size: Some(LegacySize {
-        unit: "floats, a multiple of 256 x --streams (1024 with the default 4 streams)",
-        gpu: N,
-        simulator: SIMULATOR_N,
-        min: BLOCK_SIZE * N_STREAMS,
-        max: u32::MAX as usize,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[Flag {
-        name: "--streams",
-        value: Some("N"),
-        help: "number of streams (chunks), default 4 as the book; --size must be a multiple of 256 x N",
-        requires: None,
-    }],
-    run,
-};
 
 /// The book's `blockSize` and `nStreams`.
 pub const BLOCK_SIZE: usize = 256;
@@ -53,12 +30,6 @@ pub const N_STREAMS: usize = 4;
 pub const N: usize = 4 * 1024 * BLOCK_SIZE * N_STREAMS;
 /// Floats on the simulator.
 pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 4;
-
-/// The run's peak: the array on the device; on the host the pinned array, the CPU's result, the
-/// four variants' results and the copy of the next one; `None` on overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    Footprint::NONE.device::<f32>(1, n)?.host::<f32>(7, n)
-}
 /// Columns of the text timelines.
 pub const TIMELINE_COLUMNS: usize = 64;
 
@@ -93,7 +64,7 @@ impl Variant {
     }
 }
 
-/// An operation of the timeline.
+/// An operation of the timeline, in the order of a chunk's passage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     HostToDevice,
@@ -102,12 +73,11 @@ pub enum Op {
 }
 
 impl Op {
+    pub const ALL: [Op; 3] = [Op::HostToDevice, Op::Kernel, Op::DeviceToHost];
+
+    /// Its letter in the timelines.
     fn symbol(self) -> char {
-        match self {
-            Op::HostToDevice => 'H',
-            Op::Kernel => 'K',
-            Op::DeviceToHost => 'D',
-        }
+        ['H', 'K', 'D'][self as usize]
     }
 }
 
@@ -156,98 +126,56 @@ impl Setup {
     }
 }
 
-/// Events around each operation, when a timeline is wanted.
-struct Recorder<'a> {
-    gpu: &'a Gpu,
-    marks: Vec<(usize, Op, Event, Event)>,
-}
+/// Where an operation ran (0 for stream 0, `i + 1` for `stream(i)`), and the events around it.
+type Mark = (usize, Op, Event, Event);
 
-impl Recorder<'_> {
-    /// Runs `work` on `stream` (`None`: stream 0) between two events.
-    fn around(&mut self, stream: Option<(usize, &Stream)>, op: Op, work: impl FnOnce() -> Result<()>) -> Result<()> {
-        let on = stream.map(|(_, s)| s);
-        let before = self.gpu.record_event(on)?;
-        work()?;
-        let after = self.gpu.record_event(on)?;
-        self.marks.push((stream.map_or(0, |(i, _)| i + 1), op, before, after));
-        Ok(())
-    }
-}
-
-/// Queues one variant: the book's loops, verbatim in order. With `recorder`, each operation is
+/// Queues one variant: the book's loops, verbatim in order. With `marks`, each operation is
 /// bracketed by events (which changes V2 into something like V3: see `run`).
-fn issue(gpu: &Gpu, setup: &mut Setup, variant: Variant, mut recorder: Option<&mut Recorder>) -> Result<()> {
-    let n = setup.n;
-    let stream_size = setup.stream_size();
+fn issue(gpu: &Gpu, setup: &mut Setup, variant: Variant, mut marks: Option<&mut Vec<Mark>>) -> Result<()> {
+    let (n, size, count) = (setup.n, setup.stream_size(), setup.streams.len());
     let Setup { streams, a, a_d, .. } = setup;
     let streams: &[Stream] = streams;
-    let mut op = |stream: Option<usize>, op: Op, work: &mut dyn FnMut() -> Result<()>| -> Result<()> {
-        match recorder.as_deref_mut() {
-            Some(r) => r.around(stream.map(|i| (i, &streams[i])), op, work),
-            None => work(),
-        }
-    };
-    match variant {
-        Variant::Sequential => {
-            let shape = LaunchShape::cover_1d(n, BLOCK_SIZE as u32)?;
-            op(None, Op::HostToDevice, &mut || gpu.upload_pinned(a, a_d))?;
-            op(None, Op::Kernel, &mut || {
-                crate::kernels(gpu)?.launch(
-                    AsyncKernel,
-                    shape,
-                    AsyncArgs {
-                        a: a_d.view_mut(),
-                        offset: 0,
-                    },
-                )
-            })?;
-            op(None, Op::DeviceToHost, &mut || gpu.download_pinned(a_d, a))?;
-        }
-        _ => {
-            let shape = LaunchShape::cover_1d(stream_size, BLOCK_SIZE as u32)?;
-            let chunk = |i: usize| i * stream_size..(i + 1) * stream_size;
-            let copy_in = |i: usize, a: &PinnedBuffer<f32>, a_d: &mut DeviceBuffer<f32>| {
-                gpu.upload_async(&streams[i], a, a_d, chunk(i))
-            };
-            let launch = |i: usize, a_d: &mut DeviceBuffer<f32>| {
+    // Operation `op` of chunk `i` in `stream(i)`, or of the whole array in stream 0 (`None`).
+    let mut run = |i: Option<usize>, op: Op| -> Result<()> {
+        let stream = i.map(|i| &streams[i]);
+        let range = i.map_or(0..n, |i| i * size..(i + 1) * size);
+        let before = marks.as_ref().map(|_| gpu.record_event(stream)).transpose()?;
+        match (op, stream) {
+            (Op::HostToDevice, None) => gpu.upload_pinned(a, a_d)?,
+            (Op::HostToDevice, Some(s)) => gpu.upload_async(s, a, a_d, range.clone())?,
+            (Op::Kernel, _) => {
+                let shape = LaunchShape::cover_1d(range.len(), BLOCK_SIZE as u32)?;
                 let args = AsyncArgs {
                     a: a_d.view_mut(),
-                    offset: (i * stream_size) as u32,
+                    offset: range.start as u32,
                 };
-                crate::kernels(gpu)?.launch_on(&streams[i], AsyncKernel, shape, args)
-            };
-            let copy_out = |i: usize, a_d: &DeviceBuffer<f32>, a: &mut PinnedBuffer<f32>| {
-                gpu.download_async(&streams[i], a_d, a, chunk(i))
-            };
-            let count = streams.len();
-            match variant {
-                Variant::V1 => {
-                    for i in 0..count {
-                        op(Some(i), Op::HostToDevice, &mut || copy_in(i, a, a_d))?;
-                        op(Some(i), Op::Kernel, &mut || launch(i, a_d))?;
-                        op(Some(i), Op::DeviceToHost, &mut || copy_out(i, a_d, a))?;
-                    }
+                match stream {
+                    None => crate::kernels(gpu)?.launch(AsyncKernel, shape, args)?,
+                    Some(s) => crate::kernels(gpu)?.launch_on(s, AsyncKernel, shape, args)?,
                 }
-                Variant::V2 | Variant::V3 => {
-                    for i in 0..count {
-                        op(Some(i), Op::HostToDevice, &mut || copy_in(i, a, a_d))?;
-                    }
-                    for (i, stream) in streams.iter().enumerate() {
-                        op(Some(i), Op::Kernel, &mut || launch(i, a_d))?;
-                        if variant == Variant::V3 {
-                            // The book's `cudaEventRecord(dummyEvent, stream(i))`.
-                            gpu.record_event(Some(stream))?;
-                        }
-                    }
-                    for i in 0..count {
-                        op(Some(i), Op::DeviceToHost, &mut || copy_out(i, a_d, a))?;
-                    }
-                }
-                Variant::Sequential => unreachable!("handled above"),
             }
+            (Op::DeviceToHost, None) => gpu.download_pinned(a_d, a)?,
+            (Op::DeviceToHost, Some(s)) => gpu.download_async(s, a_d, a, range)?,
         }
+        if let (Some(marks), Some(before)) = (marks.as_deref_mut(), before) {
+            marks.push((i.map_or(0, |i| i + 1), op, before, gpu.record_event(stream)?));
+        }
+        Ok(())
+    };
+    match variant {
+        Variant::Sequential => Op::ALL.into_iter().try_for_each(|op| run(None, op)),
+        Variant::V1 => (0..count).try_for_each(|i| Op::ALL.into_iter().try_for_each(|op| run(Some(i), op))),
+        Variant::V2 | Variant::V3 => Op::ALL.into_iter().try_for_each(|op| {
+            (0..count).try_for_each(|i| {
+                run(Some(i), op)?;
+                if variant == Variant::V3 && op == Op::Kernel {
+                    // The book's `cudaEventRecord(dummyEvent, stream(i))`.
+                    gpu.record_event(Some(&streams[i]))?;
+                }
+                Ok(())
+            })
+        }),
     }
-    Ok(())
 }
 
 /// Sets `a = 0`, runs `variant` once timed with events in stream 0 (the book's `start` and
@@ -269,11 +197,10 @@ pub fn timed(gpu: &Gpu, setup: &mut Setup, variant: Variant) -> Result<(f64, Vec
 pub fn timeline(gpu: &Gpu, setup: &mut Setup, variant: Variant) -> Result<Vec<Span>> {
     setup.a.as_mut_slice()?.fill(0.0);
     let start = gpu.record_event(None)?;
-    let mut recorder = Recorder { gpu, marks: Vec::new() };
-    issue(gpu, setup, variant, Some(&mut recorder))?;
+    let mut marks = Vec::new();
+    issue(gpu, setup, variant, Some(&mut marks))?;
     gpu.synchronize()?;
-    recorder
-        .marks
+    marks
         .iter()
         .map(|(stream, op, before, after)| {
             Ok(Span {
@@ -326,12 +253,7 @@ fn stage_ms(spans: &[Span]) -> [f64; 3] {
     let mut stages = [0.0; 3];
     let mut previous_end = 0.0;
     for s in spans {
-        let k = match s.op {
-            Op::HostToDevice => 0,
-            Op::Kernel => 1,
-            Op::DeviceToHost => 2,
-        };
-        stages[k] += s.end_ms - s.ready_ms.max(previous_end);
+        stages[s.op as usize] += s.end_ms - s.ready_ms.max(previous_end);
         previous_end = s.end_ms;
     }
     stages
@@ -345,106 +267,129 @@ pub fn pipeline_bound_ms(stages: [f64; 3], chunks: usize) -> f64 {
     per_chunk.iter().sum::<f64>() + (chunks.max(1) - 1) as f64 * per_chunk.iter().copied().fold(0.0, f64::max)
 }
 
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n_streams = options.parsed::<usize>("--streams")?.unwrap_or(N_STREAMS);
-    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-    let mut setup = Setup::new(gpu, n, n_streams)?;
-    let p = gpu.properties();
-    println!();
-    println!(" Device : {}", p.name);
-    // The book's `deviceOverlap` check: overlap needs at least one copy engine beside the SMs.
-    println!(
-        " Concurrent copy and execution: {} ({} copy engines, concurrent kernels {})",
-        if p.async_engine_count > 0 { "yes" } else { "no" },
-        p.async_engine_count,
-        if p.concurrent_kernels { "yes" } else { "no" }
-    );
-    println!(
-        " Time for {} floats ({} MB), {n_streams} streams, blocks of {BLOCK_SIZE} threads ({}):",
-        n,
-        n as f64 * 4.0 / (1 << 20) as f64,
-        gpu.timing_label()
-    );
+/// ch3-async.
+pub struct Ch3Async;
 
-    let mut expected = try_vec(n, 0.0f32)?;
-    reference::ch3::async_overlap::kernel(&mut expected);
+/// The options of ch3-async.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Ch3AsyncOptions {
+    /// number of streams (chunks), default 4 as the book; --size must be a multiple of 256 x N
+    #[arg(long, value_name = "N", default_value_t = N_STREAMS, hide_default_value = true)]
+    pub streams: usize,
+}
 
-    // A warm-up of every variant (module load, first use of each stream and engine), then the
-    // medians of `reps` timed runs, each variant once per round so drift hits all alike.
-    for variant in Variant::ALL {
-        timed(gpu, &mut setup, variant)?;
+impl Example for Ch3Async {
+    const ID: &'static str = "ch3-async";
+    const DESCRIPTION: &'static str = "sequential copy-kernel-copy vs three stream orderings (V1, V2, V3) with 4 streams, and their timelines (book 3.1.3)";
+    const SIZE: Option<Size> = Some(
+        Size::new(
+            "floats, a multiple of 256 x --streams (1024 with the default 4 streams)",
+            N,
+            SIMULATOR_N,
+        )
+        .at_least(BLOCK_SIZE * N_STREAMS)
+        .at_most(u32::MAX as usize),
+    );
+    const REPS: bool = true;
+    type Args = Ch3AsyncOptions;
+
+    /// The run's peak: the array on the device; on the host the pinned array, the CPU's result,
+    /// the four variants' results and the copy of the next one; `None` on overflow.
+    fn memory(run: &Run<Ch3AsyncOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE.device::<f32>(1, run.size)?.host::<f32>(7, run.size)
     }
-    let mut samples = vec![Vec::new(); Variant::ALL.len()];
-    let mut results = vec![Vec::new(); Variant::ALL.len()];
-    for _ in 0..options.reps.max(1) {
-        for (k, variant) in Variant::ALL.into_iter().enumerate() {
-            let (ms, a) = timed(gpu, &mut setup, variant)?;
-            samples[k].push(ms);
-            results[k] = a;
+
+    fn run(gpu: &Gpu, run: &Run<Ch3AsyncOptions>) -> Result<Outcome> {
+        let (n, n_streams) = (run.size, run.args.streams);
+        let mut setup = Setup::new(gpu, n, n_streams)?;
+        let p = gpu.properties();
+        println!();
+        println!(" Device : {}", p.name);
+        // The book's `deviceOverlap` check: overlap needs at least one copy engine beside the SMs.
+        println!(
+            " Concurrent copy and execution: {} ({} copy engines, concurrent kernels {})",
+            if p.async_engine_count > 0 { "yes" } else { "no" },
+            p.async_engine_count,
+            if p.concurrent_kernels { "yes" } else { "no" }
+        );
+        println!(
+            " Time for {} floats ({} MB), {n_streams} streams, blocks of {BLOCK_SIZE} threads ({}):",
+            n,
+            n as f64 * 4.0 / (1 << 20) as f64,
+            gpu.timing_label()
+        );
+
+        let mut expected = try_vec(n, 0.0f32)?;
+        reference::ch3::async_overlap::kernel(&mut expected);
+
+        // A warm-up of every variant (module load, first use of each stream and engine), then the
+        // medians of `reps` timed runs, each variant once per round so drift hits all alike.
+        for variant in Variant::ALL {
+            timed(gpu, &mut setup, variant)?;
         }
-    }
-    let mut checks = Vec::new();
-    let mut medians = Vec::new();
-    for ((variant, samples), a) in Variant::ALL.into_iter().zip(&mut samples).zip(&results) {
-        let ms = Stats::of(samples).median_ms;
-        medians.push(ms);
-        let max_error = a.iter().map(|&x| (x - 1.0).abs()).fold(0.0f32, f32::max);
-        println!(" Time for {} (ms): {ms:12.6}", variant.label());
-        println!("   max error: {max_error:e}");
-        checks.push(Check::compare(variant.label(), a, &expected, TOLERANCE));
-    }
+        let mut samples = vec![Vec::new(); Variant::ALL.len()];
+        let mut results = vec![Vec::new(); Variant::ALL.len()];
+        for _ in 0..run.reps.max(1) {
+            for (k, variant) in Variant::ALL.into_iter().enumerate() {
+                let (ms, a) = timed(gpu, &mut setup, variant)?;
+                samples[k].push(ms);
+                results[k] = a;
+            }
+        }
+        let mut checks = Vec::new();
+        let mut medians = Vec::new();
+        for ((variant, samples), a) in Variant::ALL.into_iter().zip(&mut samples).zip(&results) {
+            let ms = Stats::of(samples).median_ms;
+            medians.push(ms);
+            let max_error = a.iter().map(|&x| (x - 1.0).abs()).fold(0.0f32, f32::max);
+            println!(" Time for {} (ms): {ms:12.6}", variant.label());
+            println!("   max error: {max_error:e}");
+            checks.push(Check::compare(variant.label(), a, &expected, TOLERANCE));
+        }
 
-    let sequential = medians[0];
-    let (best, best_ms) =
-        Variant::ALL[1..]
-            .iter()
-            .zip(&medians[1..])
-            .fold(
-                (Variant::V1, f64::INFINITY),
-                |(v, m), (&w, &x)| if x < m { (w, x) } else { (v, m) },
+        let sequential = medians[0];
+        let (best, best_ms) = (1..Variant::ALL.len())
+            .map(|k| (Variant::ALL[k], medians[k]))
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .expect("three asynchronous variants");
+        println!();
+        println!(" Timelines, one run of each with an event before and after every operation");
+        println!(" (H = copy host to device, K = kernel, D = copy device to host; a bar runs from when");
+        println!("  its stream reached the operation to when it finished, so it includes any wait for a");
+        println!("  copy engine; the extra events make V2 behave like V3):");
+        let mut sequential_spans = Vec::new();
+        for variant in Variant::ALL {
+            let spans = timeline(gpu, &mut setup, variant)?;
+            println!("  {}:", variant.label());
+            for line in timeline_text(&spans, TIMELINE_COLUMNS) {
+                println!("{line}");
+            }
+            if variant == Variant::Sequential {
+                sequential_spans = spans;
+            }
+        }
+        println!();
+        if gpu.is_simulator() {
+            println!(" Overlap: not available on the simulator (it runs each operation to completion when issued,");
+            println!(" so every variant takes the sequential time; the results are checked all the same).");
+        } else {
+            let stages = stage_ms(&sequential_spans);
+            let bound = pipeline_bound_ms(stages, n_streams);
+            println!(
+                " Stages in the sequential run: copy in {:.4} ms, kernel {:.4} ms, copy out {:.4} ms",
+                stages[0], stages[1], stages[2]
             );
-    println!();
-    println!(" Timelines, one run of each with an event before and after every operation");
-    println!(" (H = copy host to device, K = kernel, D = copy device to host; a bar runs from when");
-    println!("  its stream reached the operation to when it finished, so it includes any wait for a");
-    println!("  copy engine; the extra events make V2 behave like V3):");
-    let mut sequential_spans = Vec::new();
-    for variant in Variant::ALL {
-        let spans = timeline(gpu, &mut setup, variant)?;
-        println!("  {}:", variant.label());
-        for line in timeline_text(&spans, TIMELINE_COLUMNS) {
-            println!("{line}");
+            println!(
+                " Pipeline bound with {n_streams} streams (copy in, kernel and copy out each on its own engine): {bound:.4} ms, {:.2}x sequential",
+                sequential / bound
+            );
+            println!(
+                " Best asynchronous variant: {best:?} at {best_ms:.4} ms, {:.2}x faster than sequential",
+                sequential / best_ms
+            );
         }
-        if variant == Variant::Sequential {
-            sequential_spans = spans;
-        }
+        Ok(Outcome { checks })
     }
-    println!();
-    if gpu.is_simulator() {
-        println!(" Overlap: not available on the simulator (it runs each operation to completion when issued,");
-        println!(" so every variant takes the sequential time; the results are checked all the same).");
-    } else {
-        let stages = stage_ms(&sequential_spans);
-        let bound = pipeline_bound_ms(stages, n_streams);
-        println!(
-            " Stages in the sequential run: copy in {:.4} ms, kernel {:.4} ms, copy out {:.4} ms",
-            stages[0], stages[1], stages[2]
-        );
-        println!(
-            " Pipeline bound with {n_streams} streams (copy in, kernel and copy out each on its own engine): {bound:.4} ms, {:.2}x sequential",
-            sequential / bound
-        );
-        println!(
-            " Best asynchronous variant: {} at {best_ms:.4} ms, {:.2}x faster than sequential",
-            match best {
-                Variant::V1 => "V1",
-                Variant::V2 => "V2",
-                _ => "V3",
-            },
-            sequential / best_ms
-        );
-    }
-    Ok(Outcome { checks })
 }
 
 #[cfg(test)]
@@ -461,27 +406,21 @@ mod tests {
         assert!((pipeline_bound_ms([2.0, 1.0, 2.0], 1) - 5.0).abs() < 1e-12);
     }
 
+    fn span(stream: usize, op: Op, ready_ms: f64, end_ms: f64) -> Span {
+        Span {
+            stream,
+            op,
+            ready_ms,
+            end_ms,
+        }
+    }
+
     #[test]
     fn timeline_rows_place_the_operations() {
         let spans = [
-            Span {
-                stream: 1,
-                op: Op::HostToDevice,
-                ready_ms: 0.0,
-                end_ms: 1.0,
-            },
-            Span {
-                stream: 1,
-                op: Op::Kernel,
-                ready_ms: 1.0,
-                end_ms: 2.0,
-            },
-            Span {
-                stream: 2,
-                op: Op::DeviceToHost,
-                ready_ms: 3.0,
-                end_ms: 4.0,
-            },
+            span(1, Op::HostToDevice, 0.0, 1.0),
+            span(1, Op::Kernel, 1.0, 2.0),
+            span(2, Op::DeviceToHost, 3.0, 4.0),
         ];
         let rows = timeline_text(&spans, 8);
         assert_eq!(rows[0], "    stream 1 |HHKK    |");
@@ -492,24 +431,9 @@ mod tests {
     #[test]
     fn stages_skip_the_gap_before_each_operation() {
         let spans = [
-            Span {
-                stream: 0,
-                op: Op::HostToDevice,
-                ready_ms: 0.0,
-                end_ms: 2.0,
-            },
-            Span {
-                stream: 0,
-                op: Op::Kernel,
-                ready_ms: 2.0,
-                end_ms: 2.5,
-            },
-            Span {
-                stream: 0,
-                op: Op::DeviceToHost,
-                ready_ms: 2.5,
-                end_ms: 4.5,
-            },
+            span(0, Op::HostToDevice, 0.0, 2.0),
+            span(0, Op::Kernel, 2.0, 2.5),
+            span(0, Op::DeviceToHost, 2.5, 4.5),
         ];
         assert_eq!(stage_ms(&spans), [2.0, 0.5, 2.0]);
     }

@@ -7,7 +7,8 @@
 //! other knobs are gone: compute capability 1.x's 16 banks per half-warp, and 3.x's 8-byte bank
 //! mode (`cudaDeviceSetSharedMemConfig`), which later GPUs ignore (4-byte banks).
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, Outcome, Run, Size};
+use crate::examples::plot_option::writable_png;
 use crate::plot::{Chart, Series};
 use crate::reference;
 use book_kernels::ch3::bank_conflicts::{BankArgs, BankConflicts, BankTile, MAX_STRIDE, READS};
@@ -15,28 +16,94 @@ use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
+use std::path::PathBuf;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-bank-conflicts",
-    description: "shared-memory reads at strides 1 to 32 words and padded, time per read (book 3.3.3.2); --size sets passes",
-    size: Some(LegacySize {
-        unit: "passes over the shared tile per thread (the memory is one sum per thread, whatever the size)",
-        gpu: PASSES,
-        simulator: SIMULATOR_PASSES,
-        min: 1,
-        max: u32::MAX as usize,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[Flag {
-        name: "--plot",
-        value: Some("FILE.png"),
-        help: "also draw the time per read against the stride",
-        requires: None,
-    }],
-    run,
-};
+/// ch3-bank-conflicts.
+pub struct Ch3BankConflicts;
+
+/// ch3-bank-conflicts' own option.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Ch3BankConflictsOptions {
+    /// also draw the time per read against the stride
+    #[arg(long, value_name = "FILE.png", value_parser = writable_png)]
+    pub plot: Option<PathBuf>,
+}
+
+impl Example for Ch3BankConflicts {
+    const ID: &'static str = "ch3-bank-conflicts";
+    const DESCRIPTION: &'static str =
+        "shared-memory reads at strides 1 to 32 words and padded, time per read (book 3.3.3.2); --size sets passes";
+    const SIZE: Option<Size> = Some(
+        Size::new(
+            "passes over the shared tile per thread (the memory is one sum per thread, whatever the size)",
+            PASSES,
+            SIMULATOR_PASSES,
+        )
+        .at_most(u32::MAX as usize),
+    );
+    const REPS: bool = true;
+    type Args = Ch3BankConflictsOptions;
+
+    /// The run's peak, whatever the number of passes: one `u32` sum per thread on the device,
+    /// and on the host the CPU's sums and a download, for at most [`MAX_MULTIPROCESSORS`].
+    fn memory(_: &Run<Self::Args>, _gpu: &Gpu) -> Option<Footprint> {
+        let threads = MAX_MULTIPROCESSORS * BLOCKS_PER_SM as usize * THREADS_PER_BLOCK as usize;
+        Footprint::NONE.device::<u32>(1, threads)?.host::<u32>(3, threads)
+    }
+
+    /// The table: per stride, the conflict degree, the time per launch, the time per warp-wide
+    /// read per SM, and the slowdown against stride 1; every thread's sum checked exactly.
+    fn run(gpu: &Gpu, run: &Run<Self::Args>) -> Result<Outcome> {
+        let passes = run.size;
+        let p = gpu.properties();
+        let blocks = gpu.pick(p.multiprocessor_count * BLOCKS_PER_SM, 2);
+        let threads = blocks as usize * THREADS_PER_BLOCK as usize;
+        let mut out_d = gpu.zeros::<u32>(threads)?;
+        let reads = passes * READS;
+        let warp_reads_per_sm = reads as f64 * (threads / 32) as f64 / p.multiprocessor_count.max(1) as f64;
+        println!(
+            "{blocks} blocks of {THREADS_PER_BLOCK} threads, {reads} reads of 4 bytes per thread, {} SMs ({})",
+            p.multiprocessor_count,
+            gpu.timing_label()
+        );
+        println!();
+        println!(
+            "{:>8} {:>10} {:>12} {:>18} {:>10}",
+            "stride", "conflicts", "time (ms)", "ns per warp read", "x stride 1"
+        );
+        let (mut checks, mut points, mut base_ms) = (Vec::new(), Vec::new(), None);
+        for stride in STRIDES {
+            let stats = time_reps(gpu, run.reps, || launch(gpu, &mut out_d, stride, passes))?;
+            let expected = reference::ch3::bank_conflicts::sums(threads, stride as usize, passes);
+            let (name, got) = (format!("stride {stride}"), gpu.download(&out_d)?);
+            checks.push(Check::compare(&name, &got, &expected, Tolerance::EXACT));
+            let ms = stats.median_ms;
+            let base = *base_ms.get_or_insert(ms);
+            let ns_per_read = ms * 1e6 / warp_reads_per_sm;
+            let label = if stride == 33 {
+                "32+1".to_string()
+            } else {
+                stride.to_string()
+            };
+            println!(
+                "{label:>8} {:>9}x {ms:>12.4} {ns_per_read:>18.3} {:>10.2}",
+                conflict_degree(stride),
+                ms / base
+            );
+            points.push((stride as f64, ns_per_read));
+        }
+        if let Some(path) = &run.args.plot {
+            Chart::new(
+                format!("Shared-memory reads by stride, {}", p.name),
+                "stride (words; 33 = 32 with padding)",
+                "ns per warp-wide read per SM",
+            )
+            .write(path, &[Series::new("bank_conflicts", points)])?;
+            println!("plot written to {}", path.display());
+        }
+        Ok(Outcome { checks })
+    }
+}
 
 /// The strides measured, in words; 33 is 32 with one word of padding.
 pub const STRIDES: [u32; 8] = [1, 2, 3, 4, 8, 16, 32, 33];
@@ -51,18 +118,6 @@ pub const SIMULATOR_PASSES: usize = 4;
 /// More multiprocessors than any GPU so far has (an H100 has 132, a B200 148): the plan's bound
 /// on the threads, which are [`BLOCKS_PER_SM`] blocks per multiprocessor.
 pub const MAX_MULTIPROCESSORS: usize = 192;
-
-/// The run's peak, whatever the number of passes: one `u32` sum per thread on the device, and
-/// on the host the CPU's sums and a download, for at most [`MAX_MULTIPROCESSORS`].
-pub fn memory(_: &Options, _gpu: &Gpu, _passes: usize) -> Option<Footprint> {
-    let threads = MAX_MULTIPROCESSORS * BLOCKS_PER_SM as usize * THREADS_PER_BLOCK as usize;
-    Footprint::NONE.device::<u32>(1, threads)?.host::<u32>(3, threads)
-}
-
-/// Number of shared-memory reads `bank_conflicts` makes per thread with `passes`.
-pub fn reads_per_thread(passes: usize) -> usize {
-    passes * READS
-}
 
 /// Runs `bank_conflicts` over `out_d` (one sum per thread, a multiple of
 /// [`THREADS_PER_BLOCK`] threads) at `stride` words, `passes` times.
@@ -88,67 +143,6 @@ pub fn launch(gpu: &Gpu, out_d: &mut DeviceBuffer<u32>, stride: u32, passes: usi
         passes,
     };
     crate::kernels(gpu)?.launch(BankConflicts, shape, args)
-}
-
-/// The table: per stride, the conflict degree, the time per launch, the time per warp-wide read
-/// per SM, and the slowdown against stride 1; every thread's sum checked exactly.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let passes = options.size_or(gpu.pick(PASSES, SIMULATOR_PASSES))?;
-    let plot = options.value("--plot");
-    let p = gpu.properties();
-    let blocks = gpu.pick(p.multiprocessor_count * BLOCKS_PER_SM, 2);
-    let threads = blocks as usize * THREADS_PER_BLOCK as usize;
-    let mut out_d = gpu.zeros::<u32>(threads)?;
-    let warp_reads_per_sm =
-        reads_per_thread(passes) as f64 * (threads / 32) as f64 / p.multiprocessor_count.max(1) as f64;
-    println!(
-        "{blocks} blocks of {THREADS_PER_BLOCK} threads, {} reads of 4 bytes per thread, {} ({})",
-        reads_per_thread(passes),
-        format_args!("{} SMs", p.multiprocessor_count),
-        gpu.timing_label()
-    );
-    println!();
-    println!(
-        "{:>8} {:>10} {:>12} {:>18} {:>10}",
-        "stride", "conflicts", "time (ms)", "ns per warp read", "x stride 1"
-    );
-    let mut checks = Vec::new();
-    let mut points = Vec::new();
-    let mut base_ms = None;
-    for stride in STRIDES {
-        let stats = time_reps(gpu, options.reps, || launch(gpu, &mut out_d, stride, passes))?;
-        let expected = reference::ch3::bank_conflicts::sums(threads, stride as usize, passes);
-        checks.push(Check::compare(
-            &format!("stride {stride}"),
-            &gpu.download(&out_d)?,
-            &expected,
-            Tolerance::EXACT,
-        ));
-        let ms = stats.median_ms;
-        let base = *base_ms.get_or_insert(ms);
-        let ns_per_read = ms * 1e6 / warp_reads_per_sm;
-        let label = if stride == 33 {
-            "32+1".to_string()
-        } else {
-            stride.to_string()
-        };
-        println!(
-            "{label:>8} {:>9}x {ms:>12.4} {ns_per_read:>18.3} {:>10.2}",
-            conflict_degree(stride),
-            ms / base
-        );
-        points.push((stride as f64, ns_per_read));
-    }
-    if let Some(path) = plot {
-        Chart::new(
-            format!("Shared-memory reads by stride, {}", p.name),
-            "stride (words; 33 = 32 with padding)",
-            "ns per warp-wide read per SM",
-        )
-        .write(path, &[Series::new("bank_conflicts", points)])?;
-        println!("plot written to {path}");
-    }
-    Ok(Outcome { checks })
 }
 
 /// Lanes that fall on one bank when a warp reads 32 words `stride` words apart: `gcd(stride, 32)`.

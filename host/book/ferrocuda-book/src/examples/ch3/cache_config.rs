@@ -3,8 +3,7 @@
 //! per-kernel shared-memory carveout, set to 0, 50 and 100 percent, read back, and timed on a
 //! copy staged through 32 KiB of shared memory per block, whose blocks per multiprocessor the
 //! carveout bounds.
-use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
+use crate::example::{Example, NoOptions, Outcome, Run, SIMULATOR_SIZE, Size};
 use book_kernels::ch3::cache_config::{CHUNK, StagedCopy, StagedCopyArgs};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
@@ -12,35 +11,12 @@ use ferrocuda::gpu::{CARVEOUT_DEFAULT, CachePreference, DeviceBuffer, Gpu, Kerne
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-cache-config",
-    description: "L1/shared split: cuCtx/cuFuncSetCacheConfig set and read back, shared-memory carveout 0/50/100% and its effect on a shared-memory copy (book 3.3.1)",
-    size: Some(LegacySize {
-        unit: "elements (f32) copied",
-        gpu: N,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
-
 /// Elements on a GPU: 128 MiB per array, far beyond the L2.
 pub const N: usize = 1 << 25;
 /// Threads per block of the staged copy: each stages `CHUNK / 256 = 32` elements.
 pub const THREADS_PER_BLOCK: u32 = 256;
 /// The carveouts timed, percent of the largest shared-memory configuration.
 pub const CARVEOUTS: [i32; 3] = [0, 50, 100];
-
-/// The run's peak: input and output on the device; on the host the input, the NaN poison and a
-/// download; `None` on overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    Footprint::NONE.device::<f32>(2, n)?.host::<f32>(3, n)
-}
 
 /// `output = input` through shared memory, `CHUNK` elements per block.
 pub fn staged_copy(gpu: &Gpu, input: &DeviceBuffer<f32>, output: &mut DeviceBuffer<f32>) -> Result<()> {
@@ -70,7 +46,7 @@ fn context_preferences(gpu: &Gpu) -> Result<Check> {
 
 /// Sets, reads back and times each carveout; the kernel's preference and carveout go back to
 /// the defaults afterwards.
-fn carveouts(gpu: &Gpu, options: &Options, n: usize) -> Result<Vec<Check>> {
+fn carveouts(gpu: &Gpu, reps: usize, n: usize) -> Result<Vec<Check>> {
     let kernels = crate::kernels(gpu)?;
     for preference in [CachePreference::Shared, CachePreference::None] {
         kernels.set_cache_config(StagedCopy, preference)?;
@@ -82,7 +58,7 @@ fn carveouts(gpu: &Gpu, options: &Options, n: usize) -> Result<Vec<Check>> {
     println!(
         " carveout (PREFERRED_SHARED_MEMORY_CARVEOUT) of staged_copy, {} KiB shared per block of {THREADS_PER_BLOCK}, {n} elements, median of {} runs ({}):",
         Tile1d::<f32>::bytes(CHUNK) / 1024,
-        options.reps,
+        reps,
         gpu.timing_label()
     );
     println!(
@@ -96,7 +72,7 @@ fn carveouts(gpu: &Gpu, options: &Options, n: usize) -> Result<Vec<Check>> {
         let read = kernels.shared_carveout(StagedCopy)?;
         // Poisoned, so that the previous carveout's copy cannot pass for this one's.
         gpu.upload_into(&try_vec(n, f32::NAN)?, &mut output_d)?;
-        let stats = time_reps(gpu, options.reps, || staged_copy(gpu, &input_d, &mut output_d))?;
+        let stats = time_reps(gpu, reps, || staged_copy(gpu, &input_d, &mut output_d))?;
         let rate = gb_per_s(2 * n * size_of::<f32>(), stats.median_ms);
         println!("   {percent:>8}% {read:>10} {:>12.4} {rate:>10.1}", stats.median_ms);
         rates.push(rate);
@@ -127,22 +103,39 @@ fn carveouts(gpu: &Gpu, options: &Options, n: usize) -> Result<Vec<Check>> {
     Ok(checks)
 }
 
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    let p = gpu.properties();
-    println!(
-        " Device: {}, compute capability {}.{}, {} KiB shared memory per multiprocessor, up to {} KiB per block",
-        p.name,
-        p.compute_capability.0,
-        p.compute_capability.1,
-        p.shared_mem_per_multiprocessor_bytes / 1024,
-        p.shared_mem_per_block_optin_bytes / 1024
-    );
-    let mut checks = vec![context_preferences(gpu)?];
-    if p.compute_capability.0 >= 7 {
-        checks.extend(carveouts(gpu, options, n)?);
-    } else {
-        println!(" carveouts need compute capability 7.0 or newer: skipped");
+/// ch3-cache-config.
+pub struct Ch3CacheConfig;
+
+impl Example for Ch3CacheConfig {
+    const ID: &'static str = "ch3-cache-config";
+    const DESCRIPTION: &'static str = "L1/shared split: cuCtx/cuFuncSetCacheConfig set and read back, shared-memory carveout 0/50/100% and its effect on a shared-memory copy (book 3.3.1)";
+    const SIZE: Option<Size> = Some(Size::new("elements (f32) copied", N, SIMULATOR_SIZE));
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak: input and output on the device; on the host the input, the NaN poison and a
+    /// download; `None` on overflow.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE.device::<f32>(2, run.size)?.host::<f32>(3, run.size)
     }
-    Ok(Outcome { checks })
+
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        let p = gpu.properties();
+        println!(
+            " Device: {}, compute capability {}.{}, {} KiB shared memory per multiprocessor, up to {} KiB per block",
+            p.name,
+            p.compute_capability.0,
+            p.compute_capability.1,
+            p.shared_mem_per_multiprocessor_bytes / 1024,
+            p.shared_mem_per_block_optin_bytes / 1024
+        );
+        let mut checks = vec![context_preferences(gpu)?];
+        if p.compute_capability.0 >= 7 {
+            checks.extend(carveouts(gpu, run.reps, n)?);
+        } else {
+            println!(" carveouts need compute capability 7.0 or newer: skipped");
+        }
+        Ok(Outcome { checks })
+    }
 }

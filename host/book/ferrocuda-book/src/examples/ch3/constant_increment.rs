@@ -12,7 +12,7 @@
 //! parameters, or from global memory.
 use super::print_ptx_lines;
 use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference;
 use book_kernels::ch1::increment::{Increment, IncrementArgs};
 use book_kernels::ch3::constant_increment::{
@@ -20,26 +20,9 @@ use book_kernels::ch3::constant_increment::{
     PolyArgs, PolyConstant, PolyGlobal, PolyGlobalArgs, PolyParam, PolyParamArgs,
 };
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-constant-increment",
-    description: "b from constant memory (global_asm .const + ld.const), a parameter (ld.param) or global memory; broadcast read times (book 3.2.5)",
-    size: Some(LegacySize {
-        unit: "elements of the increment's array, one block (the polynomial's size is fixed)",
-        gpu: N,
-        simulator: N,
-        min: 1,
-        max: MAX_N,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
 
 /// The book's `n` and `b`.
 pub const N: usize = 256;
@@ -50,16 +33,6 @@ pub const POLY_N_SIMULATOR: usize = 1 << 16;
 pub const THREADS_PER_BLOCK: u32 = 256;
 /// The largest increment: the book's one block of `n` threads.
 pub const MAX_N: usize = crate::examples::ch1::increment_launch::MAX_THREADS_PER_BLOCK;
-
-/// The run's peak: the increment's array on the device and, on the host, the array, its
-/// reference and a download; then the polynomial's `x` and `y` on the device and `x`, the
-/// reference and a download on the host, at the GPU's [`POLY_N`] (the larger); `None` on
-/// overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let increment = Footprint::NONE.device::<i32>(2, n)?.host::<i32>(3, n)?;
-    let poly = Footprint::NONE.device::<f32>(2, POLY_N)?.host::<f32>(3, POLY_N)?;
-    Some(increment.max(poly))
-}
 
 /// Where a kernel reads its shared values from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,76 +141,99 @@ pub fn poly(
     }
 }
 
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(N)?;
-    if n > MAX_N {
-        return Err(Error::InvalidArgument(format!(
-            "--size is at most {MAX_N} here (the book's one block of n threads), not {n}"
-        )));
-    }
-    let mut checks = Vec::new();
-    // The book's program: b = 3 set from the host, then increment.
-    crate::kernels(gpu)?.write_constant(B_WORD, &[B])?;
-    let a: Vec<i32> = (0..n as i32).collect();
-    let expected = reference::ch3::constant_increment::increment(&a, B);
-    let b_d = gpu.upload(&[B])?;
-    for source in Source::ALL {
-        let mut a_d = gpu.upload(&a)?;
-        increment(gpu, source, &mut a_d, B, &b_d)?;
-        let check = Check::compare(
-            source.increment_kernel(),
-            &gpu.download(&a_d)?,
-            &expected,
-            Tolerance::EXACT,
-        );
-        println!(
-            " b from {source:?}: {}",
-            if check.passed() {
-                "Program Passed"
-            } else {
-                "**** Program Failed ****"
-            }
-        );
-        checks.push(check);
-    }
-    for source in Source::ALL {
-        print_ptx_lines(gpu, source.increment_kernel(), &[source.ptx_load()], 3);
+/// ch3-constant-increment.
+pub struct Ch3ConstantIncrement;
+
+impl Example for Ch3ConstantIncrement {
+    const ID: &'static str = "ch3-constant-increment";
+    const DESCRIPTION: &'static str = "b from constant memory (global_asm .const + ld.const), a parameter (ld.param) or global memory; broadcast read times (book 3.2.5)";
+    const SIZE: Option<Size> = Some(
+        Size::new(
+            "elements of the increment's array, one block (the polynomial's size is fixed)",
+            N,
+            N,
+        )
+        .at_most(MAX_N),
+    );
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak: the increment's array on the device and, on the host, the array, its
+    /// reference and a download; then the polynomial's `x` and `y` on the device and `x`, the
+    /// reference and a download on the host, at the GPU's [`POLY_N`] (the larger); `None` on
+    /// overflow.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let increment = Footprint::NONE.device::<i32>(2, run.size)?.host::<i32>(3, run.size)?;
+        let poly = Footprint::NONE.device::<f32>(2, POLY_N)?.host::<f32>(3, POLY_N)?;
+        Some(increment.max(poly))
     }
 
-    // The broadcast: 64 coefficients, the same for every thread.
-    let poly_n = gpu.pick(POLY_N, POLY_N_SIMULATOR);
-    let coeffs = coefficients();
-    crate::kernels(gpu)?.write_constant(COEFF_WORD, &coeffs)?;
-    let x = try_from_fn(poly_n, |i| (i % 2001) as f32 / 1000.0 - 1.0)?;
-    let expected = reference::ch3::constant_increment::poly(&x, &coeffs);
-    let (x_d, c_d) = (gpu.upload(&x)?, gpu.upload(&coeffs)?);
-    let mut y_d = gpu.zeros::<f32>(poly_n)?;
-    println!(
-        " y = p(x), {COEFFS} coefficients read by every thread, {poly_n} elements, median of {} runs ({}):",
-        options.reps,
-        gpu.timing_label()
-    );
-    let mut times = Vec::new();
-    for source in Source::ALL {
-        gpu.upload_into(&try_vec(poly_n, f32::NAN)?, &mut y_d)?;
-        let stats = time_reps(gpu, options.reps, || poly(gpu, source, &mut y_d, &x_d, &c_d))?;
-        // One fma per coefficient on both sides, in the same order: bit-identical.
-        checks.push(Check::compare(
-            source.poly_kernel(),
-            &gpu.download(&y_d)?,
-            &expected,
-            Tolerance::EXACT,
-        ));
-        times.push(stats.median_ms);
-        println!("   {:<14} {:>10.4} ms", source.poly_kernel(), stats.median_ms);
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        let mut checks = Vec::new();
+        // The book's program: b = 3 set from the host, then increment.
+        crate::kernels(gpu)?.write_constant(B_WORD, &[B])?;
+        let a: Vec<i32> = (0..n as i32).collect();
+        let expected = reference::ch3::constant_increment::increment(&a, B);
+        let b_d = gpu.upload(&[B])?;
+        for source in Source::ALL {
+            let mut a_d = gpu.upload(&a)?;
+            increment(gpu, source, &mut a_d, B, &b_d)?;
+            let check = Check::compare(
+                source.increment_kernel(),
+                &gpu.download(&a_d)?,
+                &expected,
+                Tolerance::EXACT,
+            );
+            println!(
+                " b from {source:?}: {}",
+                if check.passed() {
+                    "Program Passed"
+                } else {
+                    "**** Program Failed ****"
+                }
+            );
+            checks.push(check);
+        }
+        for source in Source::ALL {
+            print_ptx_lines(gpu, source.increment_kernel(), &[source.ptx_load()], 3);
+        }
+
+        // The broadcast: 64 coefficients, the same for every thread.
+        let poly_n = gpu.pick(POLY_N, POLY_N_SIMULATOR);
+        let coeffs = coefficients();
+        crate::kernels(gpu)?.write_constant(COEFF_WORD, &coeffs)?;
+        let x = try_from_fn(poly_n, |i| (i % 2001) as f32 / 1000.0 - 1.0)?;
+        let expected = reference::ch3::constant_increment::poly(&x, &coeffs);
+        let (x_d, c_d) = (gpu.upload(&x)?, gpu.upload(&coeffs)?);
+        let mut y_d = gpu.zeros::<f32>(poly_n)?;
+        println!(
+            " y = p(x), {COEFFS} coefficients read by every thread, {poly_n} elements, median of {} runs ({}):",
+            run.reps,
+            gpu.timing_label()
+        );
+        let mut times = Vec::new();
+        for source in Source::ALL {
+            gpu.upload_into(&try_vec(poly_n, f32::NAN)?, &mut y_d)?;
+            let stats = time_reps(gpu, run.reps, || poly(gpu, source, &mut y_d, &x_d, &c_d))?;
+            // One fma per coefficient on both sides, in the same order: bit-identical.
+            checks.push(Check::compare(
+                source.poly_kernel(),
+                &gpu.download(&y_d)?,
+                &expected,
+                Tolerance::EXACT,
+            ));
+            times.push(stats.median_ms);
+            println!("   {:<14} {:>10.4} ms", source.poly_kernel(), stats.median_ms);
+        }
+        println!(
+            "   global / constant: {:.2}x the time; parameter / constant: {:.2}x",
+            times[2] / times[0],
+            times[1] / times[0]
+        );
+        for source in Source::ALL {
+            print_ptx_lines(gpu, source.poly_kernel(), &[source.ptx_load()], 2);
+        }
+        Ok(Outcome { checks })
     }
-    println!(
-        "   global / constant: {:.2}x the time; parameter / constant: {:.2}x",
-        times[2] / times[0],
-        times[1] / times[0]
-    );
-    for source in Source::ALL {
-        print_ptx_lines(gpu, source.poly_kernel(), &[source.ptx_load()], 2);
-    }
-    Ok(Outcome { checks })
 }

@@ -19,13 +19,7 @@ pub const N: usize = 1024 * 1024;
 pub const SIMULATOR_N: usize = 1 << 15;
 
 /// `--size` of both copy examples.
-pub const SIZE: Size = Size {
-    unit: "elements copied (f32, or f64 with --precision f64)",
-    gpu: N,
-    simulator: SIMULATOR_N,
-    min: 1,
-    max: usize::MAX,
-};
+pub const SIZE: Size = Size::new("elements copied (f32, or f64 with --precision f64)", N, SIMULATOR_N);
 
 /// The run's peak: input and output of `n` elements on the device; on the host the input and a
 /// download (or the poison written before each launch); `None` on overflow.

@@ -11,7 +11,7 @@
 //! The loop body is the book kernel `cuf_increment` (a grid-stride loop); `ferrocuda::cuf`
 //! chooses the shape. The book sets `a = 1`; here `a` is a ramp, so that an element missed,
 //! doubled or moved shows against the CPU's `a + b`.
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, print_kernel_time};
+use crate::example::{Example, NoOptions, Outcome, Run, Size, print_kernel_time};
 use crate::reference;
 use book_kernels::ch3::cuf_increment::{CufIncrement, CufIncrementArgs};
 use ferrocuda::cuf::{Dim, KernelLoop};
@@ -20,56 +20,59 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Result, Stream};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-const SIZE: LegacySize = LegacySize {
-    unit: "elements of the int array",
-    gpu: N,
-    simulator: N,
-    min: 1,
-    max: usize::MAX,
-    memory,
-};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-cuf-increment",
-    description: "!$cuf kernel do <<<*,256>>>: a_d(i) = a_d(i) + b over 1024^2 ints, the grid chosen as CUF does (book 3.7)",
-    size: Some(SIZE),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
-
-pub const STREAMS_EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-cuf-streams",
-    description: "!$cuf kernel do <<<*,*,0,streamID>>>: the CUF increment with grid and block chosen, on a non-default stream (book 3.7)",
-    size: Some(SIZE),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run: run_streams,
-};
-
-pub const ILP_EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-cuf-ilp",
-    description: "!$cuf kernel do <<<1024,256>>>: a fixed grid, each thread strides over 4 of 1024^2 elements (book 3.7, program ilp)",
-    size: Some(SIZE),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run: run_ilp,
-};
-
 /// The book's `n = 1024*1024`, `tPB = 256`, `b = 3`, and the ILP program's fixed grid.
 pub const N: usize = 1024 * 1024;
 pub const TPB: u32 = 256;
 pub const B: i32 = 3;
 pub const ILP_GRID: u32 = 1024;
 
-/// The run's peak: `a_d` on the device; `a`, its reference and a download on the host; `None`
-/// on overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    Footprint::NONE.device::<i32>(1, n)?.host::<i32>(3, n)
+/// The three ids: one type each, the same run with its own chevrons.
+macro_rules! cuf_example {
+    ($(#[$doc:meta])* $name:ident, $id:literal, $chevrons:expr, $description:literal) => {
+        $(#[$doc])*
+        pub struct $name;
+
+        impl Example for $name {
+            const ID: &'static str = $id;
+            const DESCRIPTION: &'static str = $description;
+            const SIZE: Option<Size> = Some(Size::new("elements of the int array", N, N));
+            const REPS: bool = true;
+            type Args = NoOptions;
+
+            /// The run's peak: `a_d` on the device; `a`, its reference and a download on the
+            /// host; `None` on overflow.
+            fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+                Footprint::NONE.device::<i32>(1, run.size)?.host::<i32>(3, run.size)
+            }
+
+            fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+                run_with(gpu, run, $chevrons)
+            }
+        }
+    };
 }
+
+cuf_example!(
+    /// ch3-cuf-increment: `<<<*, 256>>>`.
+    Ch3CufIncrement,
+    "ch3-cuf-increment",
+    Chevrons::Increment,
+    "!$cuf kernel do <<<*,256>>>: a_d(i) = a_d(i) + b over 1024^2 ints, the grid chosen as CUF does (book 3.7)"
+);
+cuf_example!(
+    /// ch3-cuf-streams: `<<<*, *, 0, streamID>>>`.
+    Ch3CufStreams,
+    "ch3-cuf-streams",
+    Chevrons::Streams,
+    "!$cuf kernel do <<<*,*,0,streamID>>>: the CUF increment with grid and block chosen, on a non-default stream (book 3.7)"
+);
+cuf_example!(
+    /// ch3-cuf-ilp: `<<<1024, 256>>>`.
+    Ch3CufIlp,
+    "ch3-cuf-ilp",
+    Chevrons::Ilp,
+    "!$cuf kernel do <<<1024,256>>>: a fixed grid, each thread strides over 4 of 1024^2 elements (book 3.7, program ilp)"
+);
 
 /// Which chevrons: `<<<*, tPB>>>`, `<<<*, *, 0, stream>>>` or `<<<1024, tPB>>>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,10 +103,8 @@ impl Chevrons {
     /// The directive, as the book writes it.
     pub fn directive(self) -> String {
         let (grid, block) = self.dims();
-        match self {
-            Chevrons::Streams => format!("!$cuf kernel do <<<{grid},{block},0,streamID>>>"),
-            _ => format!("!$cuf kernel do <<<{grid},{block}>>>"),
-        }
+        let stream = if self == Chevrons::Streams { ",0,streamID" } else { "" };
+        format!("!$cuf kernel do <<<{grid},{block}{stream}>>>")
     }
 }
 
@@ -136,59 +137,30 @@ pub fn input(n: usize) -> Result<Vec<i32>> {
 }
 
 /// The program with `chevrons`: the shape chosen, one checked launch, then the launch timed.
-pub fn run_with(gpu: &Gpu, options: &Options, chevrons: Chevrons) -> Result<Outcome> {
-    let n = options.size_or(N)?;
+fn run_with(gpu: &Gpu, run: &Run<NoOptions>, chevrons: Chevrons) -> Result<Outcome> {
+    let n = run.size;
     let cuf_loop = chevrons.kernel_loop(n)?;
-    let stream = match chevrons {
-        Chevrons::Streams => Some(gpu.new_stream()?),
-        _ => None,
-    };
+    let stream = (chevrons == Chevrons::Streams).then(|| gpu.new_stream()).transpose()?;
+    let stream = stream.as_ref();
     let a = input(n)?;
     let expected = reference::ch3::cuf::increment(&a, B);
     let mut a_d = gpu.upload(&a)?;
-    increment(gpu, &cuf_loop, stream.as_ref(), &mut a_d, B)?;
-    if let Some(stream) = &stream {
+    increment(gpu, &cuf_loop, stream, &mut a_d, B)?;
+    if let Some(stream) = stream {
         gpu.synchronize_stream(stream)?;
     }
     let check = Check::compare("a", &gpu.download(&a_d)?, &expected, Tolerance::EXACT);
     println!(" {} over n = {n}", chevrons.directive());
-    println!(
-        "   {cuf_loop}, {} element(s) per thread{}",
-        cuf_loop.elements_per_thread(),
-        if stream.is_some() {
-            ", on a non-default stream"
-        } else {
-            ""
-        }
-    );
-    println!(
-        " {}",
-        if check.passed() {
-            "Program Passed"
-        } else {
-            "**** Program Failed ****"
-        }
-    );
+    let on_stream = stream.map_or("", |_| ", on a non-default stream");
+    let per_thread = cuf_loop.elements_per_thread();
+    println!("   {cuf_loop}, {per_thread} element(s) per thread{on_stream}");
+    match check.passed() {
+        true => println!(" Program Passed"),
+        false => println!(" **** Program Failed ****"),
+    }
     // The profiler's gputime: the kernel alone, median of `reps` (the buffer is incremented
     // again each time; it was checked above).
-    let stats = time_reps(gpu, options.reps, || {
-        increment(gpu, &cuf_loop, stream.as_ref(), &mut a_d, B)
-    })?;
+    let stats = time_reps(gpu, run.reps, || increment(gpu, &cuf_loop, stream, &mut a_d, B))?;
     print_kernel_time(gpu, "cuf_increment", stats.median_ms, 2 * n * size_of::<i32>());
     Ok(Outcome { checks: vec![check] })
-}
-
-/// ch3-cuf-increment: `<<<*, 256>>>`.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    run_with(gpu, options, Chevrons::Increment)
-}
-
-/// ch3-cuf-streams: `<<<*, *, 0, streamID>>>`.
-pub fn run_streams(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    run_with(gpu, options, Chevrons::Streams)
-}
-
-/// ch3-cuf-ilp: `<<<1024, 256>>>`.
-pub fn run_ilp(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    run_with(gpu, options, Chevrons::Ilp)
 }

@@ -11,8 +11,7 @@
 //! (`-Mcuda=flushz`); and `sincos`, one range reduction for both functions, timed and compared
 //! against `sinf` and `cosf` called apart.
 use super::print_ptx_lines;
-use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
+use crate::example::{Example, NoOptions, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference::ch3::intrinsics::{self as reference, RoundingReal};
 use book_kernels::ch3::intrinsics::{
     DirectedRounding, FLUSH_RESULTS, FlushArgs, FlushToZero, HornerFused, HornerUnfused, IntrinsicsAccurate,
@@ -25,37 +24,78 @@ use ferrocuda::gpu::{DeviceBuffer, Element, Gpu, KernelView, LaunchShape, Result
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-intrinsics",
-    description: "__sinf/__expf/__fdividef vs libm, fma.rn vs mul.rn+add.rn: PTX, max error and time per variant (book 3.6.1-3.6.2)",
-    size: Some(LegacySize {
-        unit: "elements (one evaluation each per kernel)",
-        gpu: N,
-        simulator: SIMULATOR_N,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
-
 pub const N: usize = 1 << 24;
 pub const THREADS_PER_BLOCK: u32 = 256;
 /// Elements on the simulator, which evaluates libm's functions per thread in software.
 pub const SIMULATOR_N: usize = SIMULATOR_SIZE / 16;
 
-/// The run's peak: `x` and `y` on the device, then `x`, `sin` and `cos` for the sincos kernels;
-/// on the host `x`, the two f64 yardsticks, a download and the variant's reference (f32, or the
-/// download widened to f64), then `x` and two downloads from each sincos kernel; `None` on
-/// overflow. The rounding and flush sections use [`ROUNDING_PAIRS`] pairs, a fixed few MiB.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    Footprint::NONE
-        .device::<f32>(3, n)?
-        .host::<f32>(5, n)?
-        .host::<f64>(3, n)
+/// ch3-intrinsics.
+pub struct Ch3Intrinsics;
+
+impl Example for Ch3Intrinsics {
+    const ID: &'static str = "ch3-intrinsics";
+    const DESCRIPTION: &'static str = "__sinf/__expf/__fdividef vs libm, fma.rn vs mul.rn+add.rn: PTX, max error and time per variant (book 3.6.1-3.6.2)";
+    const SIZE: Option<Size> = Some(Size::new("elements (one evaluation each per kernel)", N, SIMULATOR_N));
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak: `x` and `y` on the device, then `x`, `sin` and `cos` for the sincos
+    /// kernels; on the host `x`, the two f64 yardsticks, a download and the variant's reference
+    /// (f32, or the download widened to f64), then `x` and two downloads from each sincos
+    /// kernel; `None` on overflow. The rounding and flush sections use [`ROUNDING_PAIRS`] pairs,
+    /// a fixed few MiB.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE
+            .device::<f32>(3, run.size)?
+            .host::<f32>(5, run.size)?
+            .host::<f64>(3, run.size)
+    }
+
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        let x = inputs(n)?;
+        let x_d = gpu.upload(&x)?;
+        let mut y_d = gpu.zeros::<f32>(n)?;
+        let (terms_exact, horner_exact) = (reference::terms_f64(&x)?, reference::horner_f64(&x)?);
+        let mut checks = Vec::new();
+        println!(
+            " {n} elements in [-1, 1], {THREADS_PER_BLOCK} threads per block, median of {} runs ({}):",
+            run.reps,
+            gpu.timing_label()
+        );
+        println!("   {:<22} {:>12} {:>22}", "kernel", "time (ms)", "max |error| vs f64");
+        for variant in Variant::ALL {
+            gpu.upload_into(&try_vec(n, f32::NAN)?, &mut y_d)?;
+            let stats = time_reps(gpu, run.reps, || launch(gpu, variant, &mut y_d, &x_d))?;
+            let y = gpu.download(&y_d)?;
+            let kernel = variant.kernel();
+            let exact = match variant {
+                Variant::Accurate | Variant::Fast => &terms_exact,
+                Variant::HornerFused | Variant::HornerUnfused => &horner_exact,
+            };
+            let error = max_abs_error(&y, exact);
+            println!("   {kernel:<22} {:>12.4} {error:>22.3e}", stats.median_ms);
+            checks.push(match variant {
+                Variant::Accurate => Check::compare(kernel, &y, &reference::terms_f32(&x)?, ACCURATE),
+                Variant::Fast => Check::compare(kernel, &try_from_fn(n, |i| y[i] as f64)?, exact, FAST),
+                // Explicit roundings on both sides, in the same order: bit-identical.
+                fused => {
+                    let expected = reference::horner_f32(&x, fused == Variant::HornerFused)?;
+                    Check::compare(kernel, &y, &expected, Tolerance::EXACT)
+                }
+            });
+        }
+        for variant in Variant::ALL {
+            print_ptx_lines(gpu, variant.kernel(), variant.ptx_patterns(), 3);
+        }
+        checks.extend(directed_rounding_section::<f32>(gpu)?);
+        checks.extend(directed_rounding_section::<f64>(gpu)?);
+        checks.extend(flush_section(gpu)?);
+        // Freed first: the sincos section's arrays take their place.
+        drop((x, x_d, y_d, terms_exact, horner_exact));
+        checks.extend(sincos_section(gpu, run.reps, n)?);
+        Ok(Outcome { checks })
+    }
 }
 
 /// The accurate kernel against the same f32 computation on the CPU: the same `libm` code, but
@@ -91,12 +131,12 @@ impl Variant {
     ];
 
     pub fn kernel(self) -> &'static str {
-        match self {
-            Variant::Accurate => "intrinsics_accurate",
-            Variant::Fast => "intrinsics_fast",
-            Variant::HornerFused => "horner_fused",
-            Variant::HornerUnfused => "horner_unfused",
-        }
+        [
+            "intrinsics_accurate",
+            "intrinsics_fast",
+            "horner_fused",
+            "horner_unfused",
+        ][self as usize]
     }
 
     /// The PTX instructions that tell this variant from its partner.
@@ -104,8 +144,7 @@ impl Variant {
         match self {
             Variant::Accurate => &["div.rn.f32", "sin.approx", "ex2.approx"],
             Variant::Fast => &["div.approx", "sin.approx", "ex2.approx"],
-            Variant::HornerFused => &["fma.rn.f32", "mul.rn.f32", "add.rn.f32"],
-            Variant::HornerUnfused => &["fma.rn.f32", "mul.rn.f32", "add.rn.f32"],
+            Variant::HornerFused | Variant::HornerUnfused => &["fma.rn.f32", "mul.rn.f32", "add.rn.f32"],
         }
     }
 }
@@ -117,11 +156,12 @@ pub fn launch(gpu: &Gpu, variant: Variant, y_d: &mut DeviceBuffer<f32>, x_d: &De
         y: y_d.view_mut(),
         x: x_d.view(),
     };
+    let kernels = crate::kernels(gpu)?;
     match variant {
-        Variant::Accurate => crate::kernels(gpu)?.launch(IntrinsicsAccurate, shape, args),
-        Variant::Fast => crate::kernels(gpu)?.launch(IntrinsicsFast, shape, args),
-        Variant::HornerFused => crate::kernels(gpu)?.launch(HornerFused, shape, args),
-        Variant::HornerUnfused => crate::kernels(gpu)?.launch(HornerUnfused, shape, args),
+        Variant::Accurate => kernels.launch(IntrinsicsAccurate, shape, args),
+        Variant::Fast => kernels.launch(IntrinsicsFast, shape, args),
+        Variant::HornerFused => kernels.launch(HornerFused, shape, args),
+        Variant::HornerUnfused => kernels.launch(HornerUnfused, shape, args),
     }
 }
 
@@ -132,70 +172,8 @@ pub fn inputs(n: usize) -> Result<Vec<f32>> {
 
 /// Largest `|got - exact|`.
 fn max_abs_error(got: &[f32], exact: &[f64]) -> f64 {
-    got.iter()
-        .zip(exact)
-        .map(|(&g, &e)| (g as f64 - e).abs())
-        .fold(0.0, f64::max)
-}
-
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-    let x = inputs(n)?;
-    let x_d = gpu.upload(&x)?;
-    let mut y_d = gpu.zeros::<f32>(n)?;
-    let (terms_exact, horner_exact) = (reference::terms_f64(&x)?, reference::horner_f64(&x)?);
-    let mut checks = Vec::new();
-    println!(
-        " {n} elements in [-1, 1], {THREADS_PER_BLOCK} threads per block, median of {} runs ({}):",
-        options.reps,
-        gpu.timing_label()
-    );
-    println!("   {:<22} {:>12} {:>22}", "kernel", "time (ms)", "max |error| vs f64");
-    for variant in Variant::ALL {
-        gpu.upload_into(&try_vec(n, f32::NAN)?, &mut y_d)?;
-        let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut y_d, &x_d))?;
-        let y = gpu.download(&y_d)?;
-        let exact = match variant {
-            Variant::Accurate | Variant::Fast => &terms_exact,
-            Variant::HornerFused | Variant::HornerUnfused => &horner_exact,
-        };
-        println!(
-            "   {:<22} {:>12.4} {:>22.3e}",
-            variant.kernel(),
-            stats.median_ms,
-            max_abs_error(&y, exact)
-        );
-        checks.push(match variant {
-            Variant::Accurate => Check::compare(variant.kernel(), &y, &reference::terms_f32(&x)?, ACCURATE),
-            Variant::Fast => {
-                let y64 = try_from_fn(n, |i| y[i] as f64)?;
-                Check::compare(variant.kernel(), &y64, exact, FAST)
-            }
-            // Explicit roundings on both sides, in the same order: bit-identical.
-            Variant::HornerFused => Check::compare(
-                variant.kernel(),
-                &y,
-                &reference::horner_f32(&x, true)?,
-                Tolerance::EXACT,
-            ),
-            Variant::HornerUnfused => Check::compare(
-                variant.kernel(),
-                &y,
-                &reference::horner_f32(&x, false)?,
-                Tolerance::EXACT,
-            ),
-        });
-    }
-    for variant in Variant::ALL {
-        print_ptx_lines(gpu, variant.kernel(), variant.ptx_patterns(), 3);
-    }
-    checks.extend(directed_rounding_section::<f32>(gpu)?);
-    checks.extend(directed_rounding_section::<f64>(gpu)?);
-    checks.extend(flush_section(gpu)?);
-    // Freed first: the sincos section's arrays take their place.
-    drop((x, x_d, y_d, terms_exact, horner_exact));
-    checks.extend(sincos_section(gpu, options, n)?);
-    Ok(Outcome { checks })
+    let errors = got.iter().zip(exact).map(|(&g, &e)| (g as f64 - e).abs());
+    errors.fold(0.0, f64::max)
 }
 
 /// Pairs in each precision's directed-rounding table.
@@ -305,21 +283,15 @@ fn flush_section(gpu: &Gpu) -> Result<Vec<Check>> {
         "a", "b", "a+b", "a+b ftz", "a*b", "a*b ftz"
     );
     let mut expected = Vec::new();
-    for (i, (&a, &b)) in a.iter().zip(&b).enumerate() {
-        let row: Vec<String> = out[FLUSH_RESULTS * i..][..FLUSH_RESULTS]
-            .iter()
-            .map(|r| format!("{r:>15.6e}"))
-            .collect();
+    for ((&a, &b), results) in a.iter().zip(&b).zip(out.chunks_exact(FLUSH_RESULTS)) {
+        let row: Vec<String> = results.iter().map(|r| format!("{r:>15.6e}")).collect();
         println!("   {a:>15.6e} {b:>15.6e} {}", row.join(" "));
         expected.extend(reference::flush_to_zero(a, b));
     }
     // The IEEE path keeps subnormals: without one among its results the table shows nothing.
-    let kept = out
-        .chunks_exact(FLUSH_RESULTS)
-        .any(|r| r[0].is_subnormal() || r[2].is_subnormal());
-    let flushed = out
-        .chunks_exact(FLUSH_RESULTS)
-        .all(|r| !r[1].is_subnormal() && !r[3].is_subnormal());
+    let rows = || out.chunks_exact(FLUSH_RESULTS);
+    let kept = rows().any(|r| r[0].is_subnormal() || r[2].is_subnormal());
+    let flushed = rows().all(|r| !r[1].is_subnormal() && !r[3].is_subnormal());
     Ok(vec![
         Check::compare("flush_to_zero", &out, &expected, Tolerance::EXACT),
         Check::condition("IEEE keeps subnormals, .ftz flushes them", kept && flushed),
@@ -345,10 +317,7 @@ impl SinCos {
 
     /// The PTX symbol.
     pub fn kernel(self) -> &'static str {
-        match self {
-            SinCos::OneReduction => "sincos_one_reduction",
-            SinCos::Separate => "sin_cos_separate",
-        }
+        ["sincos_one_reduction", "sin_cos_separate"][self as usize]
     }
 }
 
@@ -385,11 +354,7 @@ pub fn ulps_apart(a: f32, b: f32) -> u32 {
 
 /// The largest [`ulps_apart`] over two arrays.
 fn max_ulps(got: &[f32], want: impl Fn(usize) -> f32) -> u32 {
-    got.iter()
-        .enumerate()
-        .map(|(i, &g)| ulps_apart(g, want(i)))
-        .max()
-        .unwrap_or(0)
+    (0..got.len()).map(|i| ulps_apart(got[i], want(i))).max().unwrap_or(0)
 }
 
 /// Most ulps `sincos` may differ from the correctly rounded value (its documented bound).
@@ -400,38 +365,29 @@ pub const SEPARATE_ULPS: u32 = 2;
 
 /// Times both ways over `n` arguments, prints the times and the ulp distances, and checks both
 /// against `f64`.
-fn sincos_section(gpu: &Gpu, options: &Options, n: usize) -> Result<Vec<Check>> {
+fn sincos_section(gpu: &Gpu, reps: usize, n: usize) -> Result<Vec<Check>> {
     let x = sincos_inputs(n)?;
     let x_d = gpu.upload(&x)?;
     let (mut s_d, mut c_d) = (gpu.zeros::<f32>(n)?, gpu.zeros::<f32>(n)?);
-    println!(
-        " sincos: {n} arguments in [-100, 100], median of {} runs ({}):",
-        options.reps,
-        gpu.timing_label()
-    );
+    let timing = gpu.timing_label();
+    println!(" sincos: {n} arguments in [-100, 100], median of {reps} runs ({timing}):");
     println!(
         "   {:<22} {:>12} {:>26}",
         "kernel", "time (ms)", "max ulps from f64 (sin, cos)"
     );
-    let mut results = Vec::new();
-    let mut checks = Vec::new();
+    let (mut results, mut checks) = (Vec::new(), Vec::new());
     for variant in SinCos::ALL {
-        let stats = time_reps(gpu, options.reps, || sincos(gpu, variant, &mut s_d, &mut c_d, &x_d))?;
+        let stats = time_reps(gpu, reps, || sincos(gpu, variant, &mut s_d, &mut c_d, &x_d))?;
         let (s, c) = (gpu.download(&s_d)?, gpu.download(&c_d)?);
         let ulps_sin = max_ulps(&s, |i| (x[i] as f64).sin() as f32);
         let ulps_cos = max_ulps(&c, |i| (x[i] as f64).cos() as f32);
-        println!(
-            "   {:<22} {:>12.4} {:>17} {:>8}",
-            variant.kernel(),
-            stats.median_ms,
-            ulps_sin,
-            ulps_cos
-        );
+        let kernel = variant.kernel();
+        println!("   {kernel:<22} {:>12.4} {ulps_sin:>17} {ulps_cos:>8}", stats.median_ms);
         let bound = match variant {
             SinCos::OneReduction => SINCOS_ULPS,
             SinCos::Separate => SEPARATE_ULPS,
         };
-        checks.push(Check::condition(variant.kernel(), ulps_sin.max(ulps_cos) <= bound));
+        checks.push(Check::condition(kernel, ulps_sin.max(ulps_cos) <= bound));
         results.push((s, c));
     }
     let apart_sin = max_ulps(&results[0].0, |i| results[1].0[i]);

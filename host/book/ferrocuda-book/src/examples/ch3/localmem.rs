@@ -10,8 +10,7 @@
 //! `nvidia-cuda-nvcc` wheel), checks that `k3`'s frame is 1024 bytes, runs all three and
 //! compares their times.
 use super::{print_ptx_lines, ptx_lines, ptxas_resources};
-use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
+use crate::example::{Example, NoOptions, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::localmem::{
     LARGE_LEN, LARGE_READ_INDEX, LocalmemArgs, LocalmemDynamic, LocalmemLargeArgs, LocalmemLargeArray,
@@ -22,32 +21,9 @@ use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-localmem",
-    description: "a private array in registers (constant indices) vs local memory (run-time indices, or 1024 bytes): PTX, ptxas report and times (book 3.2.4.1)",
-    size: Some(LegacySize {
-        unit: "elements (threads, one private array each)",
-        gpu: N,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
-
 /// Elements on a GPU: 2^24, 64 MiB in and out, so the kernels' times dwarf the launch.
 pub const N: usize = 1 << 24;
 pub const THREADS_PER_BLOCK: u32 = 256;
-
-/// The run's peak: `x` and `a` on the device; on the host `x`, the CPU's sums and a download
-/// (or the NaN poison, never both); `None` on overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    Footprint::NONE.device::<f32>(2, n)?.host::<f32>(3, n)
-}
 
 /// The three kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,70 +92,91 @@ pub fn local_depot_bytes(gpu: &Gpu, kernel: &str) -> Option<usize> {
 /// Bytes of the book's `k3` array, the frame it needs.
 pub const LARGE_BYTES: usize = LARGE_LEN * size_of::<f32>();
 
-/// Prints the PTX and ptxas evidence, checks `k3`'s 1024-byte frame, then times and verifies
-/// the three kernels.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    let mut checks = Vec::new();
-    println!(" where the private arrays (t[32], and k3's b[256]) live:");
-    for variant in Variant::ALL {
-        print_ptx_lines(gpu, variant.kernel(), &[".local", "st.local", "ld.local"], 4);
-    }
-    let depot = local_depot_bytes(gpu, Variant::LargeArray.kernel());
-    println!(
-        "   k3's local depot: {} bytes (b(256) of 4-byte reals: {LARGE_BYTES})",
-        depot.map_or("no".to_string(), |b| b.to_string())
-    );
-    checks.push(Check::condition(
-        "k3 PTX: 1024-byte .local depot",
-        depot == Some(LARGE_BYTES),
+/// ch3-localmem.
+pub struct Ch3Localmem;
+
+impl Example for Ch3Localmem {
+    const ID: &'static str = "ch3-localmem";
+    const DESCRIPTION: &'static str = "a private array in registers (constant indices) vs local memory (run-time indices, or 1024 bytes): PTX, ptxas report and times (book 3.2.4.1)";
+    const SIZE: Option<Size> = Some(Size::new(
+        "elements (threads, one private array each)",
+        N,
+        SIMULATOR_SIZE,
     ));
-    let kernels = Variant::ALL.map(Variant::kernel);
-    match ptxas_resources(gpu, &kernels) {
-        Ok(rows) => {
-            for k in &rows {
-                println!(
-                    "   ptxas {}: {} bytes stack frame, {} bytes spill stores, {} bytes spill loads; Used {} registers",
-                    k.name, k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes, k.registers
-                );
-            }
-            let frame = rows
-                .iter()
-                .find(|k| k.name == Variant::LargeArray.kernel())
-                .map(|k| k.stack_frame_bytes as usize);
-            checks.push(Check::condition(
-                "k3 ptxas: 1024 bytes stack frame",
-                frame == Some(LARGE_BYTES),
-            ));
-        }
-        Err(e) => println!("   ptxas report not available: {e}"),
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak: `x` and `a` on the device; on the host `x`, the CPU's sums and a download
+    /// (or the NaN poison, never both); `None` on overflow.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE.device::<f32>(2, run.size)?.host::<f32>(3, run.size)
     }
 
-    let x = try_from_fn(n, |i| (i % 1000) as f32 * 0.001)?;
-    let x_d = gpu.upload(&x)?;
-    let mut a_d = gpu.zeros::<f32>(n)?;
-    let mut times = Vec::new();
-    for variant in Variant::ALL {
-        let expected = expected(variant, &x)?;
-        gpu.upload_into(&try_vec(n, f32::NAN)?, &mut a_d)?;
-        let stats = time_reps(gpu, options.reps, || launch(gpu, variant, &mut a_d, &x_d))?;
-        times.push(stats.median_ms);
-        // Same values summed in the same order (or ones): bit-identical to the CPU.
-        checks.push(Check::compare(
-            variant.kernel(),
-            &gpu.download(&a_d)?,
-            &expected,
-            Tolerance::EXACT,
+    /// Prints the PTX and ptxas evidence, checks `k3`'s 1024-byte frame, then times and verifies
+    /// the three kernels.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        let mut checks = Vec::new();
+        println!(" where the private arrays (t[32], and k3's b[256]) live:");
+        for variant in Variant::ALL {
+            print_ptx_lines(gpu, variant.kernel(), &[".local", "st.local", "ld.local"], 4);
+        }
+        let depot = local_depot_bytes(gpu, Variant::LargeArray.kernel());
+        println!(
+            "   k3's local depot: {} bytes (b(256) of 4-byte reals: {LARGE_BYTES})",
+            depot.map_or("no".to_string(), |b| b.to_string())
+        );
+        checks.push(Check::condition(
+            "k3 PTX: 1024-byte .local depot",
+            depot == Some(LARGE_BYTES),
         ));
+        let kernels = Variant::ALL.map(Variant::kernel);
+        match ptxas_resources(gpu, &kernels) {
+            Ok(rows) => {
+                for k in &rows {
+                    println!(
+                        "   ptxas {}: {} bytes stack frame, {} bytes spill stores, {} bytes spill loads; Used {} registers",
+                        k.name, k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes, k.registers
+                    );
+                }
+                let frame = rows
+                    .iter()
+                    .find(|k| k.name == Variant::LargeArray.kernel())
+                    .map(|k| k.stack_frame_bytes as usize);
+                checks.push(Check::condition(
+                    "k3 ptxas: 1024 bytes stack frame",
+                    frame == Some(LARGE_BYTES),
+                ));
+            }
+            Err(e) => println!("   ptxas report not available: {e}"),
+        }
+
+        let x = try_from_fn(n, |i| (i % 1000) as f32 * 0.001)?;
+        let x_d = gpu.upload(&x)?;
+        let mut a_d = gpu.zeros::<f32>(n)?;
+        let mut times = Vec::new();
+        for variant in Variant::ALL {
+            let expected = expected(variant, &x)?;
+            gpu.upload_into(&try_vec(n, f32::NAN)?, &mut a_d)?;
+            let stats = time_reps(gpu, run.reps, || launch(gpu, variant, &mut a_d, &x_d))?;
+            times.push(stats.median_ms);
+            // Same values summed in the same order (or ones): bit-identical to the CPU.
+            checks.push(Check::compare(
+                variant.kernel(),
+                &gpu.download(&a_d)?,
+                &expected,
+                Tolerance::EXACT,
+            ));
+        }
+        println!(
+            " {n} elements, {THREADS_PER_BLOCK} threads per block, median of {} runs ({}):",
+            run.reps,
+            gpu.timing_label()
+        );
+        for (variant, ms) in Variant::ALL.iter().zip(&times) {
+            println!("   {:<20} {ms:>10.4} ms", variant.kernel());
+        }
+        println!("   local memory / registers: {:.2}x the time", times[1] / times[0]);
+        Ok(Outcome { checks })
     }
-    println!(
-        " {n} elements, {THREADS_PER_BLOCK} threads per block, median of {} runs ({}):",
-        options.reps,
-        gpu.timing_label()
-    );
-    for (variant, ms) in Variant::ALL.iter().zip(&times) {
-        println!("   {:<20} {ms:>10.4} ms", variant.kernel());
-    }
-    println!("   local memory / registers: {:.2}x the time", times[1] / times[0]);
-    Ok(Outcome { checks })
 }

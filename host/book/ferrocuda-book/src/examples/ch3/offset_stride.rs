@@ -5,9 +5,9 @@
 //! `--cache cg|both` times the stride kernels with their load cached in L2 only (`ld.global.cg`,
 //! the book's `-Mcuda=noL1`, Figures 3.15-3.17) instead of or beside the L1 path; the header
 //! shows the device's ECC state, which the book's figures compare.
-use crate::example::{Flag, LegacyExample, Options, Outcome, Precision};
-use crate::examples::ch3::sweep::{BLOCK_SIZE, MAX_S, SPAN_FACTOR, SweepCheck, book_elements};
-use crate::examples::plot_option;
+use crate::example::{Example, Outcome, Run};
+use crate::examples::ch3::sweep::{self, BLOCK_SIZE, MAX_S, Rows, SPAN_FACTOR};
+use crate::examples::plot_option::PlotOption;
 use crate::plot::{Chart, Series};
 use crate::reference::ch3::offset_stride as reference;
 pub use crate::reference::ch3::offset_stride::Pattern;
@@ -15,32 +15,123 @@ use book_kernels::ch3::offset_stride::{
     InPlaceArgs, Offset, OffsetOutOfPlace, OutOfPlaceArgs, Stride, StrideCg, StrideOutOfPlace, StrideOutOfPlaceCg,
 };
 use ferrocuda::device::real::Real;
+use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
+use std::marker::PhantomData;
 use std::path::Path;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-offset-stride",
-    description: "array increment at offsets 0..32 and strides 1..32, in place and out of place, f32 or f64 (book 3.2.2)",
-    size: Some(crate::examples::ch3::sweep::size(memory)),
-    f64: true,
-    reps: true,
-    flags: &[
-        plot_option::FLAG,
-        Flag::value(
-            "--cache",
-            "l1|cg|both",
-            "the stride sweep's loads: through L1 (l1, ld.global), cached in L2 only (cg, ld.global.cg: the book's -Mcuda=noL1), or both side by side [default: l1]",
-        ),
-    ],
-    run,
-};
+/// ch3-offset-stride, in precision `T`.
+pub struct Ch3OffsetStride<T>(PhantomData<T>);
 
-/// The run's peak: the input and the output of `33 n` elements on the device; on the host the
-/// zeros, the input, a download and the CPU's result; `None` on overflow.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<ferrocuda::footprint::Footprint> {
-    crate::examples::ch3::sweep::plan(options, n, [2, 0, 4, 0])
+/// The options of ch3-offset-stride.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Ch3OffsetStrideOptions {
+    #[command(flatten)]
+    pub plot: PlotOption,
+    /// the stride sweep's loads: through L1 (l1, ld.global), cached in L2 only (cg, ld.global.cg:
+    /// the book's -Mcuda=noL1), or both side by side
+    #[arg(long, value_name = "l1|cg|both", value_enum, default_value_t = Caches::L1, hide_possible_values = true)]
+    pub cache: Caches,
+}
+
+/// `--cache`: the caches the stride sweep times.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caches {
+    L1,
+    Cg,
+    Both,
+}
+
+impl Caches {
+    /// The caches, L1 first.
+    pub fn list(self) -> &'static [Cache] {
+        match self {
+            Caches::L1 => &[Cache::L1],
+            Caches::Cg => &[Cache::Cg],
+            Caches::Both => &[Cache::L1, Cache::Cg],
+        }
+    }
+}
+
+impl<T: OffsetStrideReal> Example for Ch3OffsetStride<T> {
+    const ID: &'static str = "ch3-offset-stride";
+    const DESCRIPTION: &'static str =
+        "array increment at offsets 0..32 and strides 1..32, in place and out of place, f32 or f64 (book 3.2.2)";
+    const SIZE: Option<crate::example::Size> = Some(sweep::SIZE);
+    const REPS: bool = true;
+    type Args = Ch3OffsetStrideOptions;
+
+    /// The run's peak: the input and the output of `33 n` elements on the device; on the host
+    /// the zeros, the input, a download and the CPU's result; `None` on overflow.
+    fn memory(run: &Run<Ch3OffsetStrideOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        sweep::plan::<T>(run.size, [2, 0, 4, 0])
+    }
+
+    /// Both sweeps, printed in the book's shape: the offsets through L1, the strides through
+    /// each cache of `--cache`, side by side.
+    fn run(gpu: &Gpu, run: &Run<Ch3OffsetStrideOptions>) -> Result<Outcome> {
+        let n = sweep::threads::<T, _>(gpu, run);
+        let p = gpu.properties();
+        println!(" Device: {}", p.name);
+        println!(" ECC: {}", ecc_state(gpu));
+        println!(
+            " Transfer size (MB): {:.3}",
+            (n * size_of::<T>()) as f64 / (1 << 20) as f64
+        );
+        println!(
+            " {} Precision ({n} threads per launch, blocks of {BLOCK_SIZE}, arrays of {SPAN_FACTOR} x {n} elements, median of {} launches, {})",
+            sweep::precision_word::<T>(),
+            run.reps,
+            gpu.timing_label()
+        );
+        let moved = 2 * n * size_of::<T>();
+        if (p.l2_cache_bytes as usize) > moved {
+            println!(
+                " note: the {} MB each launch moves fit in the {} MB L2, as the book's 4 MB fit no cache of 2012; --size N (threads) for more",
+                moved as f64 * 1e-6,
+                p.l2_cache_bytes as f64 * 1e-6
+            );
+        }
+        let caches = run.args.cache.list();
+        if caches.contains(&Cache::Cg) {
+            println!(" cg: the stride kernels' load is ld.global.cg (L2 only, the book's -Mcuda=noL1)");
+        }
+        let mut checks = Vec::new();
+        for pattern in Pattern::ALL {
+            let caches = if pattern == Pattern::Offset {
+                &[Cache::L1][..]
+            } else {
+                caches
+            };
+            let mut sweeps = Vec::new();
+            for &cache in caches {
+                let (rows, sweep_checks) = sweep_pattern::<T>(gpu, pattern, cache, n, run.reps)?;
+                checks.extend(sweep_checks);
+                sweeps.push((cache, rows));
+            }
+            print_sweeps(pattern, &sweeps);
+            if let Some(path) = &run.args.plot.plot {
+                let name = pattern.label().to_lowercase();
+                let path = suffixed(&path.to_string_lossy(), &name);
+                let chart = Chart::new(
+                    format!("Effective bandwidth vs {name} ({}, {})", T::NAME, p.name),
+                    format!("{} (elements)", pattern.label()),
+                    "effective bandwidth (GB/s)",
+                );
+                let series: Vec<Series> = sweeps
+                    .iter()
+                    .flat_map(|(cache, rows)| {
+                        (0..2).map(move |k| Series::new(column_label(k, *cache), sweep::column(rows, k)))
+                    })
+                    .collect();
+                chart.write(&path, &series)?;
+                println!(" plot written to {path}");
+            }
+        }
+        Ok(Outcome { checks })
+    }
 }
 
 /// Whether the kernel writes the array it reads.
@@ -82,18 +173,11 @@ impl Cache {
             Cache::Cg => " cg",
         }
     }
+}
 
-    /// `--cache l1|cg|both`: the caches the stride sweep times, L1 alone by default.
-    pub fn from_options(options: &Options) -> Result<Vec<Cache>> {
-        match options.value("--cache") {
-            None | Some("l1") => Ok(vec![Cache::L1]),
-            Some("cg") => Ok(vec![Cache::Cg]),
-            Some("both") => Ok(vec![Cache::L1, Cache::Cg]),
-            Some(other) => Err(Error::InvalidArgument(format!(
-                "--cache takes l1, cg or both, not `{other}`"
-            ))),
-        }
-    }
+/// The header of column `k` (a [`Placement`]) of a sweep through `cache`.
+fn column_label(k: usize, cache: Cache) -> String {
+    format!("{}{}", Placement::ALL[k].label(), cache.suffix())
 }
 
 /// The refusal of an offset kernel with the L2-only load, which only the stride kernels have.
@@ -101,48 +185,46 @@ fn no_offset_cg() -> Error {
     Error::InvalidArgument("the L2-only (ld.global.cg) kernels are the stride ones; offsets load through L1".into())
 }
 
+/// The arguments of an increment kernel: in place or out of place.
+pub enum IncrementArgs<'a, T> {
+    InPlace(InPlaceArgs<'a, T>),
+    OutOfPlace(OutOfPlaceArgs<'a, T>),
+}
+
 /// An element type of the increment kernels (`f32`, `f64`).
 pub trait OffsetStrideReal: Real + Into<f64> + Element + Send + Sync {
-    /// Launches `offset` or `stride`.
-    fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<'_, Self>) -> Result<()>;
-    /// Launches `offset_out_of_place` or `stride_out_of_place`.
-    fn launch_out_of_place(
+    /// Launches the kernel of `pattern`, `cache` and `args`' placement: `offset`, `stride`,
+    /// `stride_cg` or their `_out_of_place` twins.
+    fn launch(
         gpu: &Gpu,
         pattern: Pattern,
+        cache: Cache,
         shape: LaunchShape,
-        args: OutOfPlaceArgs<'_, Self>,
+        args: IncrementArgs<'_, Self>,
     ) -> Result<()>;
-    /// Launches `stride_cg`.
-    fn launch_stride_cg(gpu: &Gpu, shape: LaunchShape, args: InPlaceArgs<'_, Self>) -> Result<()>;
-    /// Launches `stride_out_of_place_cg`.
-    fn launch_stride_out_of_place_cg(gpu: &Gpu, shape: LaunchShape, args: OutOfPlaceArgs<'_, Self>) -> Result<()>;
 }
 
 macro_rules! offset_stride_real {
     ($($t:ty),*) => {$(
         impl OffsetStrideReal for $t {
-            fn launch_in_place(gpu: &Gpu, pattern: Pattern, shape: LaunchShape, args: InPlaceArgs<'_, Self>) -> Result<()> {
-                match pattern {
-                    Pattern::Offset => crate::kernels(gpu)?.launch(Offset, shape, args),
-                    Pattern::Stride => crate::kernels(gpu)?.launch(Stride, shape, args),
-                }
-            }
-            fn launch_out_of_place(
+            fn launch(
                 gpu: &Gpu,
                 pattern: Pattern,
+                cache: Cache,
                 shape: LaunchShape,
-                args: OutOfPlaceArgs<'_, Self>,
+                args: IncrementArgs<'_, Self>,
             ) -> Result<()> {
-                match pattern {
-                    Pattern::Offset => crate::kernels(gpu)?.launch(OffsetOutOfPlace, shape, args),
-                    Pattern::Stride => crate::kernels(gpu)?.launch(StrideOutOfPlace, shape, args),
+                use IncrementArgs::{InPlace, OutOfPlace};
+                let kernels = crate::kernels(gpu)?;
+                match (pattern, cache, args) {
+                    (Pattern::Offset, Cache::Cg, _) => Err(no_offset_cg()),
+                    (Pattern::Offset, Cache::L1, InPlace(args)) => kernels.launch(Offset, shape, args),
+                    (Pattern::Stride, Cache::L1, InPlace(args)) => kernels.launch(Stride, shape, args),
+                    (Pattern::Stride, Cache::Cg, InPlace(args)) => kernels.launch(StrideCg, shape, args),
+                    (Pattern::Offset, Cache::L1, OutOfPlace(args)) => kernels.launch(OffsetOutOfPlace, shape, args),
+                    (Pattern::Stride, Cache::L1, OutOfPlace(args)) => kernels.launch(StrideOutOfPlace, shape, args),
+                    (Pattern::Stride, Cache::Cg, OutOfPlace(args)) => kernels.launch(StrideOutOfPlaceCg, shape, args),
                 }
-            }
-            fn launch_stride_cg(gpu: &Gpu, shape: LaunchShape, args: InPlaceArgs<'_, Self>) -> Result<()> {
-                crate::kernels(gpu)?.launch(StrideCg, shape, args)
-            }
-            fn launch_stride_out_of_place_cg(gpu: &Gpu, shape: LaunchShape, args: OutOfPlaceArgs<'_, Self>) -> Result<()> {
-                crate::kernels(gpu)?.launch(StrideOutOfPlaceCg, shape, args)
             }
         }
     )*};
@@ -184,13 +266,8 @@ pub fn in_place_cached<T: OffsetStrideReal>(
     threads: u32,
 ) -> Result<()> {
     check_span(pattern, n, s, a.len())?;
-    let args = InPlaceArgs { a: a.view_mut(), n, s };
-    let shape = LaunchShape::cover_1d(n, threads)?;
-    match (pattern, cache) {
-        (_, Cache::L1) => T::launch_in_place(gpu, pattern, shape, args),
-        (Pattern::Stride, Cache::Cg) => T::launch_stride_cg(gpu, shape, args),
-        (Pattern::Offset, Cache::Cg) => Err(no_offset_cg()),
-    }
+    let args = IncrementArgs::InPlace(InPlaceArgs { a: a.view_mut(), n, s });
+    T::launch(gpu, pattern, cache, LaunchShape::cover_1d(n, threads)?, args)
 }
 
 /// `b[k] = a[k] + 1` at `k = i + s` or `k = i * s` for `i < n`, blocks of `threads`.
@@ -232,21 +309,13 @@ pub fn out_of_place_cached<T: OffsetStrideReal>(
         n,
         s,
     };
-    let shape = LaunchShape::cover_1d(n, threads)?;
-    match (pattern, cache) {
-        (_, Cache::L1) => T::launch_out_of_place(gpu, pattern, shape, args),
-        (Pattern::Stride, Cache::Cg) => T::launch_stride_out_of_place_cg(gpu, shape, args),
-        (Pattern::Offset, Cache::Cg) => Err(no_offset_cg()),
-    }
-}
-
-/// One sweep: per offset or stride, the effective bandwidth of each placement, GB/s.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sweep {
-    pub pattern: Pattern,
-    pub cache: Cache,
-    /// `(s, in-place GB/s, out-of-place GB/s)`.
-    pub rows: Vec<(usize, f64, f64)>,
+    T::launch(
+        gpu,
+        pattern,
+        cache,
+        LaunchShape::cover_1d(n, threads)?,
+        IncrementArgs::OutOfPlace(args),
+    )
 }
 
 /// The offsets (0..=32) or strides (1..=32) of the book's loops.
@@ -260,58 +329,40 @@ pub fn values(pattern: Pattern) -> std::ops::RangeInclusive<usize> {
 /// Times each kernel of `pattern` at every offset or stride (`reps` launches after a warm-up,
 /// median) with `n` threads over arrays of `33 n` elements, and checks every array exactly: in
 /// place, `a` starts at zero (the book's `a_d = 0.0`) and must end with `reps + 1` at each
-/// touched element; out of place, `b` must hold `a + 1` there and its zeros elsewhere.
-pub fn sweep<T: OffsetStrideReal>(
+/// touched element; out of place, `b` must hold `a + 1` there and its zeros elsewhere. Per
+/// offset or stride, the in-place and out-of-place bandwidths, GB/s.
+fn sweep_pattern<T: OffsetStrideReal>(
     gpu: &Gpu,
     pattern: Pattern,
     cache: Cache,
     n: usize,
     reps: usize,
-) -> Result<(Sweep, Vec<Check>)> {
-    let len = crate::examples::ch3::sweep::span_elements(n)?;
-    let zeros = ferrocuda::footprint::try_vec(len, T::from_f64(0.0))?;
-    // Small integers and halves: `x + 1` is exact in both precisions.
-    let a = ferrocuda::footprint::try_from_fn(len, |i| T::from_f64((i % 2048) as f64 * 0.5))?;
+) -> Result<(Rows, Vec<Check>)> {
+    let a = sweep::halves::<T>(n)?;
+    let zeros = try_vec(a.len(), T::from_f64(0.0))?;
     let a_d = gpu.upload(&a)?;
     let mut x_d = gpu.upload(&zeros)?;
-    let bytes = 2 * n * size_of::<T>();
-    let mut rows = Vec::new();
-    let mut merged = [SweepCheck::default(), SweepCheck::default()];
-    for s in values(pattern) {
-        let mut gb = [0.0; 2];
-        for (k, placement) in Placement::ALL.into_iter().enumerate() {
-            gpu.upload_into(&zeros, &mut x_d)?;
-            let stats = time_reps(gpu, reps, || match placement {
-                Placement::InPlace => in_place_cached(gpu, pattern, cache, &mut x_d, n, s, BLOCK_SIZE),
-                Placement::OutOfPlace => out_of_place_cached(gpu, pattern, cache, &a_d, &mut x_d, n, s, BLOCK_SIZE),
-            })?;
-            gb[k] = gb_per_s(bytes, stats.median_ms);
-            let got = gpu.download(&x_d)?;
-            let expected = match placement {
-                Placement::InPlace => reference::in_place(&zeros, pattern, n, s, reps.max(1) + 1)?,
-                Placement::OutOfPlace => reference::out_of_place(&a, &zeros, pattern, n, s)?,
-            };
-            merged[k].add(
-                format!("s = {s}"),
-                Check::compare("", &got, &expected, Tolerance::EXACT),
-            );
-        }
-        rows.push((s, gb[0], gb[1]));
-    }
-    let checks = Placement::ALL
+    let (rows, merged) = sweep::sweep_two(values(pattern), "s =", |s, k| {
+        gpu.upload_into(&zeros, &mut x_d)?;
+        let stats = time_reps(gpu, reps, || match Placement::ALL[k] {
+            Placement::InPlace => in_place_cached(gpu, pattern, cache, &mut x_d, n, s, BLOCK_SIZE),
+            Placement::OutOfPlace => out_of_place_cached(gpu, pattern, cache, &a_d, &mut x_d, n, s, BLOCK_SIZE),
+        })?;
+        let got = gpu.download(&x_d)?;
+        let expected = match Placement::ALL[k] {
+            Placement::InPlace => reference::in_place(&zeros, pattern, n, s, reps.max(1) + 1)?,
+            Placement::OutOfPlace => reference::out_of_place(&a, &zeros, pattern, n, s)?,
+        };
+        let check = Check::compare("", &got, &expected, Tolerance::EXACT);
+        Ok((gb_per_s(2 * n * size_of::<T>(), stats.median_ms), check))
+    })?;
+    let what = pattern.label().to_lowercase();
+    let checks = merged
         .into_iter()
-        .zip(merged)
-        .map(|(placement, m)| {
-            m.into_check(&format!(
-                "{} {}{}, every {} of the sweep",
-                pattern.label().to_lowercase(),
-                placement.label(),
-                cache.suffix(),
-                pattern.label().to_lowercase()
-            ))
-        })
+        .enumerate()
+        .map(|(k, m)| m.into_check(&format!("{what} {}, every {what} of the sweep", column_label(k, cache))))
         .collect();
-    Ok((Sweep { pattern, cache, rows }, checks))
+    Ok((rows, checks))
 }
 
 /// `path` with `-suffix` before its extension: `sweep.png` becomes `sweep-offset.png`.
@@ -339,110 +390,25 @@ fn ecc_state(gpu: &Gpu) -> &'static str {
     }
 }
 
-/// Both sweeps in precision `T`, printed in the book's shape: the offsets through L1, the
-/// strides through each of `caches`, side by side.
-pub fn run_typed<T: OffsetStrideReal>(gpu: &Gpu, options: &Options, n: usize, caches: &[Cache]) -> Result<Outcome> {
-    let p = gpu.properties();
-    println!(" Device: {}", p.name);
-    println!(" ECC: {}", ecc_state(gpu));
-    println!(
-        " Transfer size (MB): {:.3}",
-        (n * size_of::<T>()) as f64 / (1 << 20) as f64
-    );
-    println!(
-        " {} Precision ({} threads per launch, blocks of {BLOCK_SIZE}, arrays of {SPAN_FACTOR} x {n} elements, median of {} launches, {})",
-        if size_of::<T>() == 4 { "Single" } else { "Double" },
-        n,
-        options.reps,
-        gpu.timing_label()
-    );
-    let moved = 2 * n * size_of::<T>();
-    if (p.l2_cache_bytes as usize) > moved {
-        println!(
-            " note: the {} MB each launch moves fit in the {} MB L2, as the book's 4 MB fit no cache of 2012; --size N (threads) for more",
-            moved as f64 * 1e-6,
-            p.l2_cache_bytes as f64 * 1e-6
-        );
-    }
-    if caches.contains(&Cache::Cg) {
-        println!(" cg: the stride kernels' load is ld.global.cg (L2 only, the book's -Mcuda=noL1)");
-    }
-    let mut checks = Vec::new();
-    for pattern in Pattern::ALL {
-        let pattern_caches: &[Cache] = match pattern {
-            Pattern::Offset => &[Cache::L1],
-            Pattern::Stride => caches,
-        };
-        let mut sweeps = Vec::new();
-        for &cache in pattern_caches {
-            let (sweep, sweep_checks) = sweep::<T>(gpu, pattern, cache, n, options.reps)?;
-            checks.extend(sweep_checks);
-            sweeps.push(sweep);
-        }
-        print_sweeps(pattern, &sweeps);
-        if let Some(path) = options.value("--plot") {
-            let path = suffixed(path, &pattern.label().to_lowercase());
-            let chart = Chart::new(
-                format!(
-                    "Effective bandwidth vs {} ({}, {})",
-                    pattern.label().to_lowercase(),
-                    T::NAME,
-                    p.name
-                ),
-                format!("{} (elements)", pattern.label()),
-                "effective bandwidth (GB/s)",
-            );
-            let mut series = Vec::new();
-            for sweep in &sweeps {
-                for (k, placement) in Placement::ALL.into_iter().enumerate() {
-                    let points = sweep
-                        .rows
-                        .iter()
-                        .map(|&(s, a, b)| (s as f64, if k == 0 { a } else { b }))
-                        .collect();
-                    series.push(Series::new(
-                        format!("{}{}", placement.label(), sweep.cache.suffix()),
-                        points,
-                    ));
-                }
-            }
-            chart.write(&path, &series)?;
-            println!(" plot written to {path}");
-        }
-    }
-    Ok(Outcome { checks })
-}
-
 /// Prints the sweeps of one pattern (one per cache, over the same offsets or strides) as one
 /// table: a column per placement and cache.
-fn print_sweeps(pattern: Pattern, sweeps: &[Sweep]) {
+fn print_sweeps(pattern: Pattern, sweeps: &[(Cache, Rows)]) {
     println!();
     println!(" {}, Bandwidth (GB/s):", pattern.label());
     let mut header = format!(" {:>6}", "");
-    for sweep in sweeps {
-        for placement in Placement::ALL {
-            let label = format!("{}{}", placement.label(), sweep.cache.suffix());
-            header += &format!(" {label:>15}");
+    for &(cache, _) in sweeps {
+        for k in 0..2 {
+            header += &format!(" {:>15}", column_label(k, cache));
         }
     }
     println!("{header}");
-    let Some(first) = sweeps.first() else { return };
-    for (row, &(s, ..)) in first.rows.iter().enumerate() {
+    let Some((_, first)) = sweeps.first() else { return };
+    for (row, &(s, _)) in first.iter().enumerate() {
         let mut line = format!(" {s:>6}");
-        for sweep in sweeps {
-            let (_, in_place, out_of_place) = sweep.rows[row];
+        for (_, rows) in sweeps {
+            let [in_place, out_of_place] = rows[row].1;
             line += &format!(" {in_place:>15.2} {out_of_place:>15.2}");
         }
         println!("{line}");
-    }
-}
-
-/// `ch3-offset-stride` with `--precision`, `--size` (threads per launch; the book's 4 MB by
-/// default), `--cache` and `--plot`.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let caches = Cache::from_options(options)?;
-    match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, options, book_elements::<f32>(gpu, options)?, &caches),
-        Precision::F64 => run_typed::<f64>(gpu, options, book_elements::<f64>(gpu, options)?, &caches),
     }
 }

@@ -1,9 +1,11 @@
 //! What the chapter 3 sweeps share: the sizes of the offset, stride and strided-read sweeps (the
-//! book's 4 MB per launch, blocks of 256, offsets and strides up to 32 in arrays of `33 n`), and
-//! the merging of a sweep's checks into one line (also the copies' block-size sweeps).
+//! book's 4 MB per launch, blocks of 256, offsets and strides up to 32 in arrays of `33 n`),
+//! their input and their loop over two kernels, and the merging of a sweep's checks into one
+//! line (also the copies' block-size sweeps).
 use crate::defaults::Pick;
-use crate::example::{LegacySize, Options, Precision};
-use ferrocuda::footprint::Footprint;
+use crate::example::{Run, Size};
+use ferrocuda::device::real::Real;
+use ferrocuda::footprint::{Footprint, try_from_fn};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::verify::Check;
 
@@ -19,52 +21,76 @@ pub const SPAN_FACTOR: usize = MAX_S + 1;
 /// finish in about a second.
 pub const SIMULATOR_N: usize = 1 << 14;
 
-/// `--size`, or the book's `N_MB` MB of `T` on a GPU ([`SIMULATOR_N`] on the simulator).
-pub fn book_elements<T>(gpu: &Gpu, options: &Options) -> Result<usize> {
-    options.size_or(gpu.pick(N_MB * 1024 * 1024 / size_of::<T>(), SIMULATOR_N))
-}
+/// `--size` of the offset, stride and strided-read sweeps.
+pub const SIZE: Size = Size::new(
+    "threads per launch, the arrays holding 33 times as many elements (the GPU's default is 4 MB of f32; of f64, half as many threads)",
+    N_MB * 1024 * 1024 / size_of::<f32>(),
+    SIMULATOR_N,
+);
 
-/// `--size` of the offset, stride and strided-read sweeps, whose run's peak is `memory`.
-pub const fn size(memory: fn(&Options, &Gpu, usize) -> Option<Footprint>) -> LegacySize {
-    LegacySize {
-        unit: "threads per launch, the arrays holding 33 times as many elements (the GPU's default is 4 MB of f32; of f64, half as many threads)",
-        gpu: N_MB * 1024 * 1024 / size_of::<f32>(),
-        simulator: SIMULATOR_N,
-        min: 1,
-        max: usize::MAX,
-        memory,
+/// Threads per launch: `--size`, or the book's `N_MB` MB of `T` on a GPU ([`SIMULATOR_N`] on
+/// the simulator).
+pub fn threads<T, A>(gpu: &Gpu, run: &Run<A>) -> usize {
+    match run.size_given {
+        true => run.size,
+        false => gpu.pick(N_MB * 1024 * 1024 / size_of::<T>(), SIMULATOR_N),
     }
 }
 
-/// `arrays` arrays of `SPAN_FACTOR * n` elements and `short` of `n`, in `options`' precision,
-/// on the device and on the host; `None` on overflow.
-pub fn plan(
-    options: &Options,
-    n: usize,
-    [long_device, short_device, long_host, short_host]: [usize; 4],
-) -> Option<Footprint> {
+/// `long_device` and `long_host` arrays of `SPAN_FACTOR * n` elements of `T`, `short_device`
+/// and `short_host` of `n`; `None` on overflow.
+pub fn plan<T>(n: usize, [long_device, short_device, long_host, short_host]: [usize; 4]) -> Option<Footprint> {
     let long = SPAN_FACTOR.checked_mul(n)?;
-    fn of<T>(long: usize, n: usize, [ld, sd, lh, sh]: [usize; 4]) -> Option<Footprint> {
-        Footprint::NONE
-            .device::<T>(ld, long)?
-            .device::<T>(sd, n)?
-            .host::<T>(lh, long)?
-            .host::<T>(sh, n)
-    }
-    let counts = [long_device, short_device, long_host, short_host];
-    match options.precision {
-        Precision::F32 => of::<f32>(long, n, counts),
-        Precision::F64 => of::<f64>(long, n, counts),
-    }
+    Footprint::NONE
+        .device::<T>(long_device, long)?
+        .device::<T>(short_device, n)?
+        .host::<T>(long_host, long)?
+        .host::<T>(short_host, n)
 }
 
-/// `SPAN_FACTOR * n`, the elements of a sweep's arrays, or a sentence saying it overflows.
-pub fn span_elements(n: usize) -> Result<usize> {
-    SPAN_FACTOR.checked_mul(n).ok_or_else(|| {
+/// The input of a sweep with `n` threads: `SPAN_FACTOR * n` small integers and halves, so that
+/// `x + 1` is exact in both precisions.
+pub fn halves<T: Real>(n: usize) -> Result<Vec<T>> {
+    let len = SPAN_FACTOR.checked_mul(n).ok_or_else(|| {
         Error::InvalidArgument(format!(
             "{n} threads per launch need arrays of {SPAN_FACTOR} x {n} elements, more than this machine can count"
         ))
-    })
+    })?;
+    try_from_fn(len, |i| T::from_f64((i % 2048) as f64 * 0.5))
+}
+
+/// `Single` or `Double`, as the book's headers name `T`.
+pub fn precision_word<T>() -> &'static str {
+    if size_of::<T>() == 4 { "Single" } else { "Double" }
+}
+
+/// Per offset or stride, the bandwidths of the two kernels compared, GB/s.
+pub type Rows = Vec<(usize, [f64; 2])>;
+
+/// Column `k` of `rows` as a chart's points.
+pub fn column(rows: &Rows, k: usize) -> Vec<(f64, f64)> {
+    rows.iter().map(|(s, gb)| (*s as f64, gb[k])).collect()
+}
+
+/// Runs `measure(s, k)` (the bandwidth and the check of kernel `k`, 0 or 1, at `s`) for every
+/// `s` of `values`: the rows, and each kernel's checks merged, each labelled `{label} {s}`.
+pub fn sweep_two(
+    values: impl IntoIterator<Item = usize>,
+    label: &str,
+    mut measure: impl FnMut(usize, usize) -> Result<(f64, Check)>,
+) -> Result<(Rows, [SweepCheck; 2])> {
+    let mut rows = Vec::new();
+    let mut merged: [SweepCheck; 2] = Default::default();
+    for s in values {
+        let mut gb = [0.0; 2];
+        for (k, m) in merged.iter_mut().enumerate() {
+            let (rate, check) = measure(s, k)?;
+            gb[k] = rate;
+            m.add(format!("{label} {s}"), check);
+        }
+        rows.push((s, gb));
+    }
+    Ok((rows, merged))
 }
 
 /// The checks of one sweep as one line: the values compared, the largest errors, the sum of

@@ -3,31 +3,13 @@
 //! each checked against the CPU's `res4`/`res8`. The book reads a texture; `ld.global.nc` reads
 //! through the same cache on every GPU since Maxwell (see `book_kernels::ch3::
 //! texture_average`).
-use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference::ch3::texture_average as reference;
 use book_kernels::ch3::texture_average::{Average4, Average4Tex, Average8, Average8Tex, AverageArgs};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-texture-average",
-    description: "4- and 8-point averages of a 2048^2 array, global vs read-only (texture) loads (book 3.2.3, D.1)",
-    size: Some(LegacySize {
-        unit: "interior points per side (the input adds a one-point halo)",
-        gpu: N,
-        simulator: SIMULATOR_N,
-        min: 1,
-        max: MAX_N,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
 
 /// The book's interior side, `n = 2048`.
 pub const N: usize = 2048;
@@ -44,17 +26,6 @@ pub const MAX_N: usize = 65535 * N_TILE as usize;
 fn extents(n: usize) -> Option<(usize, usize)> {
     let w = n.checked_add(2)?;
     Some((footprint::elements(&[w, w])?, footprint::elements(&[n, n])?))
-}
-
-/// The run's peak: the input and the output on the device; on the host the input, the CPU's
-/// result and a download (or the NaN poison, never both); `None` on overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let (input, output) = extents(n)?;
-    Footprint::NONE
-        .device::<f32>(1, input)?
-        .device::<f32>(1, output)?
-        .host::<f32>(1, input)?
-        .host::<f32>(2, output)
 }
 
 /// [`extents`], or a sentence saying they overflow.
@@ -127,51 +98,79 @@ pub fn input(n: usize, seed: u64) -> Result<Vec<f32>> {
     })
 }
 
-/// The book's table: per stencil, the global and read-only bandwidths (`4 (n^2 + (n+2)^2) /
-/// time`, the bytes written plus the bytes of `a`, each read once) and the max error. `--size`
-/// sets the side `n` (the book's 2048 by default).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-    let (input_len, output_len) = checked_extents(n)?;
-    let a = input(n, SEED)?;
-    let a_d = gpu.upload(&a)?;
-    let mut b_d = gpu.zeros::<f32>(output_len)?;
-    let bytes = 4 * (output_len + input_len);
-    println!(
-        " Device: {}; n = {n}, blocks of {N_TILE} x {N_TILE}, median of {} launches ({})",
-        gpu.properties().name,
-        options.reps,
-        gpu.timing_label()
+/// ch3-texture-average.
+pub struct Ch3TextureAverage;
+
+impl Example for Ch3TextureAverage {
+    const ID: &'static str = "ch3-texture-average";
+    const DESCRIPTION: &'static str =
+        "4- and 8-point averages of a 2048^2 array, global vs read-only (texture) loads (book 3.2.3, D.1)";
+    const SIZE: Option<Size> = Some(
+        Size::new(
+            "interior points per side (the input adds a one-point halo)",
+            N,
+            SIMULATOR_N,
+        )
+        .at_most(MAX_N),
     );
-    println!(
-        " {:<18} {:>24} {:>28} {:>12}",
-        "", "Global Bandwidth (GB/s)", "Read-only Bandwidth (GB/s)", "Max Error"
-    );
-    let mut checks = Vec::new();
-    for (points, label) in [(Points::Four, "4-point versions"), (Points::Eight, "8-point versions")] {
-        let expected = match points {
-            Points::Four => reference::average4(&a, n)?,
-            Points::Eight => reference::average8(&a, n)?,
-        };
-        let mut gb = [0.0; 2];
-        let mut max_error = 0.0f64;
-        for (k, load) in [Load::Global, Load::ReadOnly].into_iter().enumerate() {
-            // NaN first, so an element the kernel skips fails the check.
-            gpu.upload_into(&try_vec(output_len, f32::NAN)?, &mut b_d)?;
-            let stats = time_reps(gpu, options.reps, || {
-                average(gpu, points, load, &a_d, &mut b_d, n, N_TILE)
-            })?;
-            gb[k] = gb_per_s(bytes, stats.median_ms);
-            let check = Check::compare(
-                &format!("{label}, {load:?} loads"),
-                &gpu.download(&b_d)?,
-                &expected,
-                Tolerance::EXACT,
-            );
-            max_error = max_error.max(check.max_abs_err);
-            checks.push(check);
-        }
-        println!(" {label:<18} {:>24.2} {:>28.2} {max_error:>12.6}", gb[0], gb[1]);
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak: the input and the output on the device; on the host the input, the CPU's
+    /// result and a download (or the NaN poison, never both); `None` on overflow.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let (input, output) = extents(run.size)?;
+        Footprint::NONE
+            .device::<f32>(1, input)?
+            .device::<f32>(1, output)?
+            .host::<f32>(1, input)?
+            .host::<f32>(2, output)
     }
-    Ok(Outcome { checks })
+
+    /// The book's table: per stencil, the global and read-only bandwidths (`4 (n^2 + (n+2)^2) /
+    /// time`, the bytes written plus the bytes of `a`, each read once) and the max error. `--size`
+    /// sets the side `n` (the book's 2048 by default).
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        let (input_len, output_len) = checked_extents(n)?;
+        let a = input(n, SEED)?;
+        let a_d = gpu.upload(&a)?;
+        let mut b_d = gpu.zeros::<f32>(output_len)?;
+        let bytes = 4 * (output_len + input_len);
+        println!(
+            " Device: {}; n = {n}, blocks of {N_TILE} x {N_TILE}, median of {} launches ({})",
+            gpu.properties().name,
+            run.reps,
+            gpu.timing_label()
+        );
+        println!(
+            " {:<18} {:>24} {:>28} {:>12}",
+            "", "Global Bandwidth (GB/s)", "Read-only Bandwidth (GB/s)", "Max Error"
+        );
+        let mut checks = Vec::new();
+        for (points, label) in [(Points::Four, "4-point versions"), (Points::Eight, "8-point versions")] {
+            let expected = match points {
+                Points::Four => reference::average4(&a, n)?,
+                Points::Eight => reference::average8(&a, n)?,
+            };
+            let mut gb = [0.0; 2];
+            let mut max_error = 0.0f64;
+            for (k, load) in [Load::Global, Load::ReadOnly].into_iter().enumerate() {
+                // NaN first, so an element the kernel skips fails the check.
+                gpu.upload_into(&try_vec(output_len, f32::NAN)?, &mut b_d)?;
+                let stats = time_reps(gpu, run.reps, || average(gpu, points, load, &a_d, &mut b_d, n, N_TILE))?;
+                gb[k] = gb_per_s(bytes, stats.median_ms);
+                let check = Check::compare(
+                    &format!("{label}, {load:?} loads"),
+                    &gpu.download(&b_d)?,
+                    &expected,
+                    Tolerance::EXACT,
+                );
+                max_error = max_error.max(check.max_abs_err);
+                checks.push(check);
+            }
+            println!(" {label:<18} {:>24.2} {:>28.2} {max_error:>12.6}", gb[0], gb[1]);
+        }
+        Ok(Outcome { checks })
+    }
 }

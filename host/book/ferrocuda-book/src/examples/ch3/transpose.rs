@@ -14,7 +14,7 @@
 //! Before them, the PGI article's second figure for `transpose3`: the bandwidth of its
 //! load/sync/store statements alone, timed inside the kernel with `%globaltimer`.
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::examples::empty_kernel::print_empty_kernel_time;
 use crate::nvcc::LoadOr;
 use crate::reference;
@@ -25,29 +25,9 @@ use book_kernels::ch3::transpose::{
 };
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
+use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch3-transpose",
-    description: "copy, naive, coalesced, conflict-free and diagonal transposes of a 1024^2 f32 matrix, GB/s and /memcpy (book 3.4; PGI article; Decyk tutorial); --size sets nx, --ny ny",
-    size: Some(LegacySize {
-        unit: "nx, the matrix's row length (ny = nx unless --ny)",
-        gpu: N_BOOK,
-        simulator: SIMULATOR_N,
-        min: 1,
-        max: MAX_ELEMENTS,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[Flag::value(
-        "--ny",
-        "NY",
-        "ny, the number of rows (nx * ny at most 2^30) [default: nx, a square matrix]",
-    )],
-    run,
-};
 
 /// The book's `nx = ny`.
 pub const N_BOOK: usize = 1024;
@@ -60,13 +40,139 @@ pub const MAX_ELEMENTS: usize = 1 << 30;
 /// The simulator's side.
 pub const SIMULATOR_N: usize = 256;
 
-/// The run's peak at `nx` (and `--ny`, else `nx`): input and output on the device, with the
-/// memcpy's two buffers of the same bytes while it is timed; on the host the input, the CPU's
-/// transpose and a download (or the -1 preset); `None` on overflow.
-pub fn memory(options: &Options, _gpu: &Gpu, nx: usize) -> Option<Footprint> {
-    let ny = options.parsed::<usize>("--ny").ok().flatten().unwrap_or(nx);
-    let elements = footprint::elements(&[nx, ny])?;
-    Footprint::NONE.device::<f32>(4, elements)?.host::<f32>(3, elements)
+/// ch3-transpose.
+pub struct Ch3Transpose;
+
+/// ch3-transpose's own option.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Ch3TransposeOptions {
+    /// ny, the number of rows (nx * ny at most 2^30) [default: nx, a square matrix]
+    #[arg(long, value_name = "NY")]
+    pub ny: Option<usize>,
+}
+
+impl Example for Ch3Transpose {
+    const ID: &'static str = "ch3-transpose";
+    const DESCRIPTION: &'static str = "copy, naive, coalesced, conflict-free and diagonal transposes of a 1024^2 f32 matrix, GB/s and /memcpy (book 3.4; PGI article; Decyk tutorial); --size sets nx, --ny ny";
+    const SIZE: Option<Size> =
+        Some(Size::new("nx, the matrix's row length (ny = nx unless --ny)", N_BOOK, SIMULATOR_N).at_most(MAX_ELEMENTS));
+    const REPS: bool = true;
+    type Args = Ch3TransposeOptions;
+
+    /// The run's peak at `nx` (and `--ny`, else `nx`): input and output on the device, with the
+    /// memcpy's two buffers of the same bytes while it is timed; on the host the input, the
+    /// CPU's transpose and a download (or the -1 preset); `None` on overflow.
+    fn memory(run: &Run<Self::Args>, _gpu: &Gpu) -> Option<Footprint> {
+        let elements = footprint::elements(&[run.size, run.args.ny.unwrap_or(run.size)])?;
+        Footprint::NONE.device::<f32>(4, elements)?.host::<f32>(3, elements)
+    }
+
+    /// The book's program, with the PGI and tutorial variants in a second table, then the
+    /// tutorial's lines.
+    fn run(gpu: &Gpu, run: &Run<Self::Args>) -> Result<Outcome> {
+        let nx = run.size;
+        let ny = match run.args.ny {
+            Some(0) => return Err(Error::InvalidArgument("--ny must be at least 1".into())),
+            ny => ny.unwrap_or(nx),
+        };
+        if nx.checked_mul(ny).is_none_or(|e| e > MAX_ELEMENTS) {
+            return Err(Error::InvalidArgument(format!(
+                "{nx} x {ny} makes more than {MAX_ELEMENTS} elements"
+            )));
+        }
+        let reps = run.reps.max(gpu.pick(NUM_REPS, 1));
+        let p = gpu.properties();
+        let shape = Variant::NoBankConflicts.shape(nx, ny)?;
+        println!();
+        println!("Device Name: {}", p.name);
+        println!(
+            "Compute Capability: {}.{}",
+            p.compute_capability.0, p.compute_capability.1
+        );
+        println!();
+        println!("Matrix size: {nx} {ny}, Block size: {TILE_DIM} {BLOCK_ROWS}, Tile size: {TILE_DIM} {TILE_DIM}");
+        let ((gx, gy, gz), (bx, by, bz)) = (shape.grid, shape.block);
+        println!("grid: {gx} {gy} {gz}, tBlock: {bx} {by} {bz}");
+        let mem_size = nx * ny * size_of::<f32>();
+        let in_h = input(nx * ny)?;
+        let mut gold = try_vec(nx * ny, 0.0f32)?;
+        let cpu_start = Instant::now();
+        reference::ch3::transpose::transpose(&mut gold, &in_h, nx, ny)?;
+        let cpu_s = cpu_start.elapsed().as_secs_f64();
+        let idata_d = gpu.upload(&in_h)?;
+        let mut odata_d = gpu.zeros::<f32>(nx * ny)?;
+        let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, mem_size, reps.min(20))?;
+        println!(
+            "memcpy device-to-device of {:.1} MiB: {memcpy:.2} GB/s ({}, {reps} launches per timing)",
+            mem_size as f64 / (1 << 20) as f64,
+            gpu.timing_label()
+        );
+        let mut checks = Vec::new();
+        let (mut tutorial, mut transpose3_gb_per_s) = (None, None);
+        for (title, variants) in [
+            ("book 3.4", &Variant::ALL[..6]),
+            ("PGI article and Decyk tutorial", &Variant::ALL[6..]),
+        ] {
+            println!();
+            println!(
+                "{:<36}{:>20}{:>10}   ({title})",
+                "Routine", "Bandwidth (GB/s)", "/memcpy"
+            );
+            for &variant in variants {
+                let expected = if variant.is_copy() { &in_h } else { &gold };
+                // The book presets the output to -1, so an element the kernel skips shows.
+                gpu.upload_into(&try_vec(nx * ny, -1.0f32)?, &mut odata_d)?;
+                let args = args(&mut odata_d, &idata_d, nx, ny)?;
+                launch_from(gpu, None, variant, args)?;
+                let ms = gpu.time_ms(|| (0..reps).try_for_each(|_| launch_from(gpu, None, variant, args)))?;
+                let check = Check::compare(variant.kernel(), &gpu.download(&odata_d)?, expected, Tolerance::EXACT);
+                let gb_per_s = 2.0 * mem_size as f64 * 1e-6 / (ms / reps as f64);
+                if variant == Variant::Tutorial {
+                    tutorial = Some((ms / reps as f64, check.max_abs_err));
+                }
+                if variant == Variant::PgiPaddedDiagonal && check.passed() {
+                    transpose3_gb_per_s = Some(gb_per_s);
+                }
+                match check.passed() {
+                    true => println!("{:<36}{gb_per_s:>20.2}{:>10.3}", variant.label(), gb_per_s / memcpy),
+                    false => println!("{:<36}{:>20}", variant.label(), "*** Failed ***"),
+                }
+                checks.push(check);
+            }
+        }
+        // Preset once, as the book does: an element no launch writes shows in the final check.
+        gpu.upload_into(&try_vec(nx * ny, -1.0f32)?, &mut odata_d)?;
+        let args = args(&mut odata_d, &idata_d, nx, ny)?;
+        let (section_gb_per_s, every_block_stamped) = transpose3_section(gpu, args, reps)?;
+        println!();
+        println!(
+            "PGI transpose3, the load/sync/store section alone (%globaltimer: first block's start to last block's end, median of {reps}): {:.2} GB/s, {:.3} of memcpy; whole kernel {} (article, GTX 280: about 100 GB/s, on par with STREAM)",
+            section_gb_per_s,
+            section_gb_per_s / memcpy,
+            transpose3_gb_per_s.map_or("failed".into(), |g| format!("{g:.2} GB/s")),
+        );
+        let got = gpu.download(&odata_d)?;
+        checks.push(Check::compare(
+            "transpose3_section_timed",
+            &got,
+            &gold,
+            Tolerance::EXACT,
+        ));
+        checks.push(Check::condition(
+            "transpose3_section_timed: every block stamped a section that ends after it starts",
+            every_block_stamped,
+        ));
+        if let Some((ms, max_difference)) = tutorial {
+            // The tutorial's lines (its "Fortran" is the CPU: here the rayon transpose that made
+            // `gold`; its GPU time is one launch, here the mean of the timed ones).
+            println!();
+            print_empty_kernel_time(gpu, reps.min(20))?;
+            println!("CPU 2d transpose time= {cpu_s:.7E}");
+            println!("GPU 2d transpose time= {:.7E}", ms * 1e-3);
+            println!("2d transpose maximum difference = {max_difference:.6}");
+        }
+        Ok(Outcome { checks })
+    }
 }
 
 /// The kernels: the book's five rows and its simple copy, the PGI article's three, the
@@ -85,6 +191,20 @@ pub enum Variant {
     Tutorial,
 }
 
+/// Each variant's PTX symbol and row label, in the order of [`Variant`].
+const NAMES: [(&str, &str); 10] = [
+    ("simple_copy", "simple copy"),
+    ("copy_shared_mem", "shared memory copy"),
+    ("transpose_naive", "naive transpose"),
+    ("transpose_coalesced", "coalesced transpose"),
+    ("transpose_no_bank_conflicts", "conflict-free transpose"),
+    ("transpose_diagonal", "diagonal transpose"),
+    ("transpose1", "PGI transpose1 (naive)"),
+    ("transpose2", "PGI transpose2 (16x16 tile)"),
+    ("transpose3", "PGI transpose3 (17x16, diagonal)"),
+    ("gtranspose2", "tutorial gtranspose2 (33x32)"),
+];
+
 impl Variant {
     pub const ALL: [Variant; 10] = [
         Variant::SimpleCopy,
@@ -101,34 +221,12 @@ impl Variant {
 
     /// The PTX symbol.
     pub fn kernel(self) -> &'static str {
-        match self {
-            Variant::SimpleCopy => "simple_copy",
-            Variant::CopySharedMem => "copy_shared_mem",
-            Variant::Naive => "transpose_naive",
-            Variant::Coalesced => "transpose_coalesced",
-            Variant::NoBankConflicts => "transpose_no_bank_conflicts",
-            Variant::Diagonal => "transpose_diagonal",
-            Variant::PgiNaive => "transpose1",
-            Variant::PgiTile => "transpose2",
-            Variant::PgiPaddedDiagonal => "transpose3",
-            Variant::Tutorial => "gtranspose2",
-        }
+        NAMES[self as usize].0
     }
 
     /// The row label: the book's, or the source and what the variant does.
     pub fn label(self) -> &'static str {
-        match self {
-            Variant::SimpleCopy => "simple copy",
-            Variant::CopySharedMem => "shared memory copy",
-            Variant::Naive => "naive transpose",
-            Variant::Coalesced => "coalesced transpose",
-            Variant::NoBankConflicts => "conflict-free transpose",
-            Variant::Diagonal => "diagonal transpose",
-            Variant::PgiNaive => "PGI transpose1 (naive)",
-            Variant::PgiTile => "PGI transpose2 (16x16 tile)",
-            Variant::PgiPaddedDiagonal => "PGI transpose3 (17x16, diagonal)",
-            Variant::Tutorial => "tutorial gtranspose2 (33x32)",
-        }
+        NAMES[self as usize].1
     }
 
     /// True for the copies, which `odata = idata` rather than transpose.
@@ -195,25 +293,18 @@ pub fn args<'a>(
 /// module, which has the same symbols.
 pub fn launch_from(gpu: &Gpu, module: Option<&LoadedKernels>, variant: Variant, args: TransposeArgs<'_>) -> Result<()> {
     let shape = variant.shape(args.nx as usize, args.ny as usize)?;
+    let kernels = gpu.load_or(module, &crate::KERNELS)?;
     match variant {
-        Variant::SimpleCopy => gpu.load_or(module, &crate::KERNELS)?.launch(SimpleCopy, shape, args),
-        Variant::CopySharedMem => gpu.load_or(module, &crate::KERNELS)?.launch(CopySharedMem, shape, args),
-        Variant::Naive => gpu
-            .load_or(module, &crate::KERNELS)?
-            .launch(TransposeNaive, shape, args),
-        Variant::Coalesced => gpu
-            .load_or(module, &crate::KERNELS)?
-            .launch(TransposeCoalesced, shape, args),
-        Variant::NoBankConflicts => gpu
-            .load_or(module, &crate::KERNELS)?
-            .launch(TransposeNoBankConflicts, shape, args),
-        Variant::Diagonal => gpu
-            .load_or(module, &crate::KERNELS)?
-            .launch(TransposeDiagonal, shape, args),
-        Variant::PgiNaive => gpu.load_or(module, &crate::KERNELS)?.launch(Transpose1, shape, args),
-        Variant::PgiTile => gpu.load_or(module, &crate::KERNELS)?.launch(Transpose2, shape, args),
-        Variant::PgiPaddedDiagonal => gpu.load_or(module, &crate::KERNELS)?.launch(Transpose3, shape, args),
-        Variant::Tutorial => gpu.load_or(module, &crate::KERNELS)?.launch(Gtranspose2, shape, args),
+        Variant::SimpleCopy => kernels.launch(SimpleCopy, shape, args),
+        Variant::CopySharedMem => kernels.launch(CopySharedMem, shape, args),
+        Variant::Naive => kernels.launch(TransposeNaive, shape, args),
+        Variant::Coalesced => kernels.launch(TransposeCoalesced, shape, args),
+        Variant::NoBankConflicts => kernels.launch(TransposeNoBankConflicts, shape, args),
+        Variant::Diagonal => kernels.launch(TransposeDiagonal, shape, args),
+        Variant::PgiNaive => kernels.launch(Transpose1, shape, args),
+        Variant::PgiTile => kernels.launch(Transpose2, shape, args),
+        Variant::PgiPaddedDiagonal => kernels.launch(Transpose3, shape, args),
+        Variant::Tutorial => kernels.launch(Gtranspose2, shape, args),
     }
 }
 
@@ -244,162 +335,37 @@ pub fn input(n: usize) -> Result<Vec<f32>> {
     try_from_fn(n, |i| f32::from_bits(0x3f80_0000 + i as u32))
 }
 
-/// The book's program, with the PGI and tutorial variants in a second table, then the tutorial's
-/// lines.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let nx = options.size_or(gpu.pick(N_BOOK, SIMULATOR_N))?;
-    let ny = match options.parsed::<usize>("--ny")? {
-        Some(0) => return Err(Error::InvalidArgument("--ny must be at least 1".into())),
-        Some(ny) => ny,
-        None => nx,
-    };
-    if nx.checked_mul(ny).is_none_or(|e| e > MAX_ELEMENTS) {
-        return Err(Error::InvalidArgument(format!(
-            "{nx} x {ny} makes more than {MAX_ELEMENTS} elements"
-        )));
-    }
-    let reps = options.reps.max(gpu.pick(NUM_REPS, 1));
-    let p = gpu.properties();
-    let shape = Variant::NoBankConflicts.shape(nx, ny)?;
-    println!();
-    println!("Device Name: {}", p.name);
-    println!(
-        "Compute Capability: {}.{}",
-        p.compute_capability.0, p.compute_capability.1
-    );
-    println!();
-    println!("Matrix size: {nx} {ny}, Block size: {TILE_DIM} {BLOCK_ROWS}, Tile size: {TILE_DIM} {TILE_DIM}");
-    println!(
-        "grid: {} {} {}, tBlock: {} {} {}",
-        shape.grid.0, shape.grid.1, shape.grid.2, shape.block.0, shape.block.1, shape.block.2
-    );
-    let mem_size = nx * ny * size_of::<f32>();
-    let in_h = input(nx * ny)?;
-    let mut gold = try_vec(nx * ny, 0.0f32)?;
-    let cpu_start = Instant::now();
-    reference::ch3::transpose::transpose(&mut gold, &in_h, nx, ny)?;
-    let cpu_s = cpu_start.elapsed().as_secs_f64();
-    let idata_d = gpu.upload(&in_h)?;
-    let mut odata_d = gpu.zeros::<f32>(nx * ny)?;
-    let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, mem_size, reps.min(20))?;
-    println!(
-        "memcpy device-to-device of {:.1} MiB: {memcpy:.2} GB/s ({}, {reps} launches per timing)",
-        mem_size as f64 / (1 << 20) as f64,
-        gpu.timing_label()
-    );
-    let mut checks = Vec::new();
-    let mut tutorial_ms = None;
-    let mut transpose3_gb_per_s = None;
-    for (title, variants) in [
-        ("book 3.4", &Variant::ALL[..6]),
-        ("PGI article and Decyk tutorial", &Variant::ALL[6..]),
-    ] {
-        println!();
-        println!(
-            "{:<36}{:>20}{:>10}   ({title})",
-            "Routine", "Bandwidth (GB/s)", "/memcpy"
-        );
-        for &variant in variants {
-            let expected = if variant.is_copy() { &in_h } else { &gold };
-            // The book presets the output to -1, so an element the kernel skips shows.
-            gpu.upload_into(&try_vec(nx * ny, -1.0f32)?, &mut odata_d)?;
-            let args = args(&mut odata_d, &idata_d, nx, ny)?;
-            launch_from(gpu, None, variant, args)?;
-            let ms = gpu.time_ms(|| (0..reps).try_for_each(|_| launch_from(gpu, None, variant, args)))?;
-            let check = Check::compare(variant.kernel(), &gpu.download(&odata_d)?, expected, Tolerance::EXACT);
-            let gb_per_s = 2.0 * mem_size as f64 * 1e-6 / (ms / reps as f64);
-            if variant == Variant::Tutorial {
-                tutorial_ms = Some((ms / reps as f64, check.max_abs_err));
-            }
-            if variant == Variant::PgiPaddedDiagonal && check.passed() {
-                transpose3_gb_per_s = Some(gb_per_s);
-            }
-            if check.passed() {
-                println!("{:<36}{gb_per_s:>20.2}{:>10.3}", variant.label(), gb_per_s / memcpy);
-            } else {
-                println!("{:<36}{:>20}", variant.label(), "*** Failed ***");
-            }
-            checks.push(check);
-        }
-    }
-    let section = transpose3_section(gpu, &mut odata_d, &idata_d, nx, ny, reps)?;
-    println!();
-    println!(
-        "PGI transpose3, the load/sync/store section alone (%globaltimer: first block's start to last block's end, median of {reps}): {:.2} GB/s, {:.3} of memcpy; whole kernel {} (article, GTX 280: about 100 GB/s, on par with STREAM)",
-        section.gb_per_s,
-        section.gb_per_s / memcpy,
-        transpose3_gb_per_s.map_or("failed".into(), |g| format!("{g:.2} GB/s")),
-    );
-    checks.push(Check::compare(
-        "transpose3_section_timed",
-        &gpu.download(&odata_d)?,
-        &gold,
-        Tolerance::EXACT,
-    ));
-    checks.push(Check::condition(
-        "transpose3_section_timed: every block stamped a section that ends after it starts",
-        section.every_block_stamped,
-    ));
-    if let Some((ms, max_difference)) = tutorial_ms {
-        // The tutorial's lines (its "Fortran" is the CPU: here the rayon transpose that made
-        // `gold`; its GPU time is one launch, here the mean of the timed ones).
-        println!();
-        print_empty_kernel_time(gpu, reps.min(20))?;
-        println!("CPU 2d transpose time= {cpu_s:.7E}");
-        println!("GPU 2d transpose time= {:.7E}", ms * 1e-3);
-        println!("2d transpose maximum difference = {max_difference:.6}");
-    }
-    Ok(Outcome { checks })
-}
-
-/// `transpose3`'s load/sync/store section, as the PGI article times it.
-#[derive(Clone, Copy, Debug)]
-pub struct SectionTiming {
-    /// `2 * bytes / span`, the span the first block's section start to the last one's end,
-    /// median over the launches.
-    pub gb_per_s: f64,
-    /// Whether every block wrote a start and a later end, in every launch.
-    pub every_block_stamped: bool,
-}
-
-/// Runs `transpose3_section_timed` `reps` times into `odata_d` and takes its stamps.
-pub fn transpose3_section(
-    gpu: &Gpu,
-    odata_d: &mut DeviceBuffer<f32>,
-    idata_d: &DeviceBuffer<f32>,
-    nx: usize,
-    ny: usize,
-    reps: usize,
-) -> Result<SectionTiming> {
+/// Runs `transpose3_section_timed` `reps` times into `odata_d` and takes its stamps: its
+/// load/sync/store section as the PGI article times it. Returns `2 * bytes / span`, the span the
+/// first block's section start to the last one's end, median over the launches; and whether
+/// every block wrote a start and a later end, in every launch.
+fn transpose3_section(gpu: &Gpu, args: TransposeArgs<'_>, reps: usize) -> Result<(f64, bool)> {
+    let (nx, ny) = (args.nx as usize, args.ny as usize);
     let shape = Variant::PgiPaddedDiagonal.shape(nx, ny)?;
     let blocks = shape.grid.0 as usize * shape.grid.1 as usize;
     let mut stamps_d = gpu.zeros::<u64>(2 * blocks)?;
     let mut spans_ms = Vec::with_capacity(reps);
     let mut every_block_stamped = true;
-    // Preset once, as the book does: an element no launch writes shows in the final check.
-    gpu.upload_into(&try_vec(nx * ny, -1.0f32)?, odata_d)?;
     let unstamped = vec![0u64; 2 * blocks];
     for _ in 0..reps.max(1) {
         gpu.upload_into(&unstamped, &mut stamps_d)?;
-        let transpose = args(odata_d, idata_d, nx, ny)?;
         let timed = SectionTimedArgs {
-            odata: transpose.odata,
-            idata: transpose.idata,
-            nx: transpose.nx,
-            ny: transpose.ny,
+            odata: args.odata,
+            idata: args.idata,
+            nx: args.nx,
+            ny: args.ny,
             stamps: stamps_d.view_mut(),
         };
-        gpu.load(&crate::KERNELS)?
-            .launch(Transpose3SectionTimed, shape, timed)?;
+        crate::kernels(gpu)?.launch(Transpose3SectionTimed, shape, timed)?;
         let stamps = gpu.download(&stamps_d)?;
         every_block_stamped &= stamps.chunks_exact(2).all(|s| s[0] > 0 && s[1] >= s[0]);
         let first = stamps.iter().step_by(2).min().copied().unwrap_or(0);
         let last = stamps.iter().skip(1).step_by(2).max().copied().unwrap_or(0);
         spans_ms.push(last.saturating_sub(first) as f64 * 1e-6);
     }
-    let span_ms = ferrocuda::measure::Stats::of(&mut spans_ms).median_ms;
-    Ok(SectionTiming {
-        gb_per_s: ferrocuda::measure::gb_per_s(2 * nx * ny * size_of::<f32>(), span_ms),
+    let span_ms = Stats::of(&mut spans_ms).median_ms;
+    Ok((
+        ferrocuda::measure::gb_per_s(2 * nx * ny * size_of::<f32>(), span_ms),
         every_block_stamped,
-    })
+    ))
 }

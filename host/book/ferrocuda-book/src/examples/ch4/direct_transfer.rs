@@ -1,39 +1,39 @@
 //! ch4-direct-transfer: where allocations land (`cudaMemGetInfo`), and copies between two devices
 //! with peer access on and off (book §4.1.2, `program directTransfer`).
-use super::{DEVICES, DevicePlan, open_devices, pair_note, require_two};
-use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use super::{DevicesOption, PEER_COPY_SIZE, pair_note, require_two};
+use crate::example::{Example, Outcome, Run, Size};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch4-direct-transfer",
-    description: "free memory before/after allocating on devices 0 and 1, then b_d = a_d and cudaMemcpyPeer timed with peer access on and off (book 4.1.2)",
-    size: Some(LegacySize {
-        unit: "floats in each of the two arrays, a_d on logical device 0 and b_d on 1 (logical devices sharing a GPU each need theirs on it)",
-        gpu: super::PEER_COPY_BOOK_N,
-        simulator: super::PEER_COPY_SIM_N,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: false,
-    flags: &[DEVICES],
-    run,
-};
+/// ch4-direct-transfer.
+pub struct Ch4DirectTransfer;
 
-/// The run's peak at `n` floats per array: `a_d` and `b_d` on the memory of logical devices 0
-/// and 1 (one GPU's, when they share it; the host's on the simulator), and on the host `a` with
-/// either the `-1` preset or the downloaded `b` (one at a time).
-pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let Some(devices) = DevicePlan::of(options, gpu, 2) else {
-        return Some(Footprint::NONE); // `--devices` is refused by the run, in its own words
-    };
-    Footprint::NONE
-        .device::<f32>(devices.busiest(devices.logical.min(2)), n)?
-        .host::<f32>(2, n)
+impl Example for Ch4DirectTransfer {
+    const ID: &'static str = "ch4-direct-transfer";
+    const DESCRIPTION: &'static str = "free memory before/after allocating on devices 0 and 1, then b_d = a_d and cudaMemcpyPeer timed with peer access on and off (book 4.1.2)";
+    const SIZE: Option<Size> = Some(Size {
+        unit: "floats in each of the two arrays, a_d on logical device 0 and b_d on 1 (logical devices sharing a GPU each need theirs on it)",
+        ..PEER_COPY_SIZE
+    });
+    type Args = DevicesOption;
+
+    /// The run's peak at `n` floats per array: `a_d` and `b_d` on the memory of logical devices
+    /// 0 and 1 (one GPU's, when they share it; the host's on the simulator), and on the host `a`
+    /// with either the `-1` preset or the downloaded `b` (one at a time).
+    fn memory(run: &Run<DevicesOption>, gpu: &Gpu) -> Option<Footprint> {
+        let devices = run.args.plan(gpu, 2);
+        Footprint::NONE
+            .device::<f32>(devices.busiest(devices.logical.min(2)), run.size)?
+            .host::<f32>(2, run.size)
+    }
+
+    /// The book's program on logical devices 0 and 1 (the others only show their free memory).
+    fn run(gpu: &Gpu, run: &Run<DevicesOption>) -> Result<Outcome> {
+        let gpus = run.args.open(gpu, 2)?;
+        require_two(&gpus)?;
+        program(&gpus, run.size)
+    }
 }
 
 /// The step in which `gpu`'s free memory moves when a buffer is allocated, measured with a
@@ -47,6 +47,11 @@ pub fn allocation_step(gpu: &Gpu) -> Result<usize> {
     let after = gpu.memory_info()?.0;
     drop(probe);
     Ok(before.saturating_sub(after).max(1))
+}
+
+/// Each device's free memory.
+fn free_memory(gpus: &[Gpu]) -> Result<Vec<usize>> {
+    gpus.iter().map(|g| g.memory_info().map(|(free, _)| free)).collect()
 }
 
 /// Bytes each logical device's free memory should drop by when `allocations` (device, bytes)
@@ -84,32 +89,21 @@ fn timed_copy(
     Ok((std::mem::size_of_val(a) as f64 / ms / 1e6, check))
 }
 
-/// The book's program on logical devices 0 and 1 (the others only show their free memory).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let gpus = open_devices(gpu, options, 2)?;
-    require_two(&gpus)?;
-    let n = options.size_or(gpu.pick(super::PEER_COPY_BOOK_N, super::PEER_COPY_SIM_N))?;
-    let bytes = n
-        .checked_mul(size_of::<f32>())
-        .ok_or_else(|| ferrocuda::Error::InvalidArgument(format!("--size {n} floats overflow")))?;
+/// The program on `gpus` with arrays of `n` floats.
+fn program(gpus: &[Gpu], n: usize) -> Result<Outcome> {
+    let bytes = n * size_of::<f32>();
     let mut checks = Vec::new();
 
     let steps = gpus.iter().map(allocation_step).collect::<Result<Vec<_>>>()?;
-    let free_before = gpus
-        .iter()
-        .map(|g| g.memory_info().map(|(free, _)| free))
-        .collect::<Result<Vec<_>>>()?;
+    let free_before = free_memory(gpus)?;
     let a_d = gpus[0].zeros::<f32>(n)?;
     let mut b_d = gpus[1].zeros::<f32>(n)?;
     // Stream-ordered allocations (cuMemAllocAsync) have surely happened after a synchronisation.
-    for g in &gpus {
+    for g in gpus {
         g.synchronize()?;
     }
-    let free_after = gpus
-        .iter()
-        .map(|g| g.memory_info().map(|(free, _)| free))
-        .collect::<Result<Vec<_>>>()?;
-    let expected = expected_drop(&gpus, &[(0, bytes), (1, bytes)]);
+    let free_after = free_memory(gpus)?;
+    let expected = expected_drop(gpus, &[(0, bytes), (1, bytes)]);
     println!("\nAllocation summary");
     for (d, g) in gpus.iter().enumerate() {
         let difference = free_before[d] as i128 - free_after[d] as i128;
@@ -162,28 +156,30 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
     gpus[0].upload_into(&a, &mut a_d)?;
     for timing in 0..2 {
         println!("\nTiming on device {timing}");
+        // `b_d = a_d` (CUDA Fortran's assignment, a unified-address copy) or cudaMemcpyPeer.
+        let mut timed = |what: &str, line: &str, unified: bool| -> Result<()> {
+            let (gb_per_s, check) = timed_copy(gpus, timing, what, &mut b_d, &a, |b| match unified {
+                true => gpus[1].copy_unified(b, &gpus[0], &a_d),
+                false => gpus[1].copy_peer(b, &gpus[0], &a_d),
+            })?;
+            println!("  {line} (GB/s): {gb_per_s:.7}");
+            checks.push(check);
+            Ok(())
+        };
         if access {
             gpus[0].enable_peer_access(&gpus[1])?;
             gpus[1].enable_peer_access(&gpus[0])?;
-            let (gb_per_s, check) = timed_copy(&gpus, timing, "b_d=a_d", &mut b_d, &a, |b| {
-                gpus[1].copy_unified(b, &gpus[0], &a_d)
-            })?;
-            println!("  b_d=a_d transfer (GB/s): {gb_per_s:.7}");
-            checks.push(check);
+            timed("b_d=a_d", "b_d=a_d transfer", true)?;
         }
-        let (gb_per_s, check) = timed_copy(&gpus, timing, "cudaMemcpyPeer", &mut b_d, &a, |b| {
-            gpus[1].copy_peer(b, &gpus[0], &a_d)
-        })?;
-        println!("  cudaMemcpyPeer transfer (GB/s): {gb_per_s:.7}");
-        checks.push(check);
+        timed("cudaMemcpyPeer", "cudaMemcpyPeer transfer", false)?;
         if access {
             gpus[0].disable_peer_access(&gpus[1])?;
             gpus[1].disable_peer_access(&gpus[0])?;
-            let (gb_per_s, check) = timed_copy(&gpus, timing, "cudaMemcpyPeer, P2P disabled", &mut b_d, &a, |b| {
-                gpus[1].copy_peer(b, &gpus[0], &a_d)
-            })?;
-            println!("  cudaMemcpyPeer transfer w/ P2P disabled (GB/s): {gb_per_s:.7}");
-            checks.push(check);
+            timed(
+                "cudaMemcpyPeer, P2P disabled",
+                "cudaMemcpyPeer transfer w/ P2P disabled",
+                false,
+            )?;
         }
     }
     Ok(Outcome { checks })

@@ -1,20 +1,10 @@
 //! ch4-minimal: one host thread allocates, launches and copies on each device in turn (book §4.1,
 //! `program minimal`, kernel `assign(a, v)`).
-use super::{DEVICES, open_devices, require_two};
-use crate::example::{LegacyExample, Options, Outcome};
+use super::{DevicesOption, require_two};
+use crate::example::{Example, Outcome, Run};
 use book_kernels::ch4::minimal::{Assign, AssignArgs};
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch4-minimal",
-    description: "each device in turn: allocate 32 floats, assign<<<1,32>>>(a_d, 3 + device), copy back (book 4.1)",
-    size: None,
-    f64: false,
-    reps: false,
-    flags: &[DEVICES],
-    run,
-};
 
 /// The book's array length (one block of `N` threads).
 pub const N: usize = 32;
@@ -31,23 +21,33 @@ pub fn assign(gpu: &Gpu, a_d: &mut DeviceBuffer<f32>, v: f32) -> Result<()> {
     crate::kernels(gpu)?.launch(Assign, LaunchShape::new((1, 1, 1), (threads, 1, 1)), args)
 }
 
-/// The book's program, on every logical device in turn.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let gpus = open_devices(gpu, options, 2)?;
-    require_two(&gpus)?;
-    let mut checks = Vec::new();
-    for (d, device) in gpus.iter().enumerate() {
-        // Allocation, launch, copy and free all on `device`, as after the book's cudaSetDevice(d).
-        let mut a_d = device.zeros::<f32>(N)?;
-        assign(device, &mut a_d, value_for(d))?;
-        let a = device.download(&a_d)?;
-        println!("Device {d}: {:.6}", a[0]);
-        checks.push(Check::compare(
-            &format!("device {d}"),
-            &a,
-            &[value_for(d); N],
-            Tolerance::EXACT,
-        ));
+/// ch4-minimal.
+pub struct Ch4Minimal;
+
+impl Example for Ch4Minimal {
+    const ID: &'static str = "ch4-minimal";
+    const DESCRIPTION: &'static str =
+        "each device in turn: allocate 32 floats, assign<<<1,32>>>(a_d, 3 + device), copy back (book 4.1)";
+    type Args = DevicesOption;
+
+    /// The book's program, on every logical device in turn.
+    fn run(gpu: &Gpu, run: &Run<DevicesOption>) -> Result<Outcome> {
+        let gpus = run.args.open(gpu, 2)?;
+        require_two(&gpus)?;
+        let mut checks = Vec::new();
+        for (d, device) in gpus.iter().enumerate() {
+            // Allocation, launch, copy and free all on `device`, as after the book's cudaSetDevice(d).
+            let mut a_d = device.zeros::<f32>(N)?;
+            assign(device, &mut a_d, value_for(d))?;
+            let a = device.download(&a_d)?;
+            println!("Device {d}: {:.6}", a[0]);
+            checks.push(Check::compare(
+                &format!("device {d}"),
+                &a,
+                &[value_for(d); N],
+                Tolerance::EXACT,
+            ));
+        }
+        Ok(Outcome { checks })
     }
-    Ok(Outcome { checks })
 }

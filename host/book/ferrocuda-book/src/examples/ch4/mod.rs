@@ -7,12 +7,12 @@
 //! book's point needs distinct GPUs (peer access, peer bandwidth) the output says what was
 //! measured instead.
 //!
-//! With MPI (§4.2), one process per GPU: the ids `ch4-mpi-*` and `ch4-transpose-mpi*` ([`mpi`]),
-//! started with `cargo xtask mpirun -np N <id>`.
+//! With MPI (§4.2), one process per GPU: the ids `ch4-mpi-*` and `ch4-transpose-mpi*`
+//! ([`crate::entry::RankExample`]), started with `cargo xtask mpirun -np N <id>`.
 pub mod direct_transfer;
 pub mod minimal;
-pub mod mpi;
 pub mod mpi_assign_device;
+#[cfg(feature = "mpi")]
 pub mod mpi_common;
 pub mod mpi_devices;
 pub mod p2p_access;
@@ -20,19 +20,20 @@ pub mod p2p_bandwidth;
 pub mod transpose_mpi;
 pub mod transpose_p2p;
 
-pub use crate::examples::logical_devices::{DEVICES, DevicePlan, MAX_LOGICAL_DEVICES, open_devices};
+use crate::example::Size;
+pub use crate::examples::logical_devices::{DevicePlan, DevicesOption};
 use ferrocuda::gpu::{Error, Gpu, Result};
+use ferrocuda::transpose::{CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM, TransposeTile, cuda_transpose};
+use ferrocuda::verify::{Check, Tolerance};
 
-/// The peer copies' size per device (`ch4-direct-transfer`, `ch4-p2p-bandwidth`): the book's
-/// `N` = 4M floats, 16 MB; on the simulator 256K floats (1 MB).
-pub const PEER_COPY_BOOK_N: usize = 4 * 1024 * 1024;
-pub const PEER_COPY_SIM_N: usize = 256 * 1024;
+/// The peer copies' size per device (`ch4-direct-transfer`, `ch4-p2p-bandwidth`, each with its
+/// own unit): the book's `N` = 4M floats, 16 MB; on the simulator 256K floats (1 MB).
+pub const PEER_COPY_SIZE: Size = Size::new("", 4 * 1024 * 1024, 256 * 1024);
 
-/// The distributed transposes' side (`ch4-transpose-p2p`, `ch4-transpose-mpi`): the book's
-/// reported `nx = ny = 2048`; on the simulator 256 (tiles of 128 x 128 on two devices, 64 x 64
-/// on four).
-pub const TRANSPOSE_BOOK_N: usize = 2048;
-pub const TRANSPOSE_SIM_N: usize = 256;
+/// The distributed transposes' side (`ch4-transpose-p2p`, `ch4-transpose-mpi`, each with its
+/// own unit and minimum): the book's reported `nx = ny = 2048`; on the simulator 256 (tiles of
+/// 128 x 128 on two devices, 64 x 64 on four).
+pub const TRANSPOSE_SIZE: Size = Size::new("", 2048, 256).at_least(TILE_DIM);
 
 /// What a copy between logical devices `a` and `b` really is, when it is not a peer-to-peer
 /// transfer between two GPUs: one sentence, or `None` for two distinct GPUs.
@@ -63,6 +64,35 @@ pub fn require_two(gpus: &[Gpu]) -> Result<()> {
     Ok(())
 }
 
+/// Every pair `(i, j)` of `n` devices with `j < i`, row by row.
+pub fn pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n).flat_map(|i| (0..i).map(move |j| (i, j)))
+}
+
+/// True when two of `gpus` are logical devices of one GPU.
+pub fn any_shared(gpus: &[Gpu]) -> bool {
+    pairs(gpus.len()).any(|(i, j)| gpus[i].shares_device_with(&gpus[j]))
+}
+
+/// Peer access between every two of `gpus` that allow it, both ways.
+pub fn enable_peer_access(gpus: &[Gpu]) -> Result<()> {
+    for (i, j) in pairs(gpus.len()) {
+        gpus[i].enable_peer_access(&gpus[j])?;
+        gpus[j].enable_peer_access(&gpus[i])?;
+    }
+    Ok(())
+}
+
+/// The check that `what` held for every pair: passed when `failed` is empty, else naming them
+/// (`what (not for 0->1, 2->3)` with `except` = `not for`).
+pub fn none_failed(what: &str, except: &str, failed: &[String]) -> Check {
+    let what = match failed {
+        [] => what.to_string(),
+        _ => format!("{what} ({except} {})", failed.join(", ")),
+    };
+    Check::condition(&what, failed.is_empty())
+}
+
 /// Mutable `items[i]` and shared `items[j]` at once (`i != j`).
 pub fn one_mut_one_shared<T>(items: &mut [T], i: usize, j: usize) -> (&mut T, &T) {
     assert_ne!(i, j, "one_mut_one_shared needs two different indices");
@@ -77,33 +107,49 @@ pub fn one_mut_one_shared<T>(items: &mut [T], i: usize, j: usize) -> (&mut T, &T
 
 // What the distributed transposes (P2P and MPI) share.
 
-/// The one-device transpose of the same matrix (same kernel, no copies), ms per transpose
-/// (events), and its check against `gold`.
+/// The book's lines on a distributed transpose of `layout`: the matrix, the CUDA block, tile and
+/// grid (`grid`, then `gap`: the MPI program's blank line), each of the `parts` (`nDevices` or
+/// `nprocs`) with its slab, and the tile each receives (`p2pTileDim` or `mpiTileDim`).
+pub fn print_layout(layout: &SlabLayout, grid: (u32, u32, u32), gap: &str, parts: &str, tile: &str) {
+    let (nx, ny, (tile_nx, tile_ny)) = (layout.nx(), layout.ny(), layout.tile_extents());
+    println!("\nArray size: {nx}x{ny}\n");
+    println!("CUDA block size: {TILE_DIM}x{CUDA_BLOCK_ROWS}, CUDA tile size: {TILE_DIM}x{TILE_DIM}");
+    println!(
+        "dimGrid: {}x{}x{}, dimBlock: {TILE_DIM}x{CUDA_BLOCK_ROWS}x1{gap}",
+        grid.0, grid.1, grid.2
+    );
+    println!("{parts}: {}, Local input array size: {nx}x{tile_ny}", layout.parts());
+    println!("{tile}: {tile_nx}x{tile_ny}\n");
+}
+
+/// The one-device transpose of the same matrix (same kernel, no copies), timed with events over
+/// `reps` and printed after `what` as the book's bandwidth; its check against `gold`.
 pub fn one_device(
     gpu: &Gpu,
     input: &[f32],
-    nx: usize,
-    ny: usize,
+    (nx, ny): (usize, usize),
     gold: &[f32],
     reps: usize,
-) -> Result<(f64, ferrocuda::verify::Check)> {
+    what: &str,
+) -> Result<Check> {
     let idata = gpu.upload(input)?;
     let mut odata = gpu.zeros::<f32>(input.len())?;
-    let tile = ferrocuda::transpose::TransposeTile::whole(nx, ny);
-    ferrocuda::transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?; // warm-up
-    let ms = gpu.time_ms(|| {
-        for _ in 0..reps {
-            ferrocuda::transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?;
-        }
-        Ok(())
-    })? / reps as f64;
-    let check = ferrocuda::verify::Check::compare(
-        "one-device cuda_transpose",
-        &gpu.download(&odata)?,
-        gold,
-        ferrocuda::verify::Tolerance::EXACT,
+    let tile = TransposeTile::whole(nx, ny);
+    cuda_transpose(gpu, None, &mut odata, &idata, tile)?; // warm-up
+    let ms =
+        gpu.time_ms(|| (0..reps).try_for_each(|_| cuda_transpose(gpu, None, &mut odata, &idata, tile)))? / reps as f64;
+    println!(
+        "{what}: Bandwidth (GB/s): {:.2}   ({ms:.4} ms, {}, mean of {reps})",
+        gb_per_s(nx, ny, ms / 1e3),
+        gpu.timing_label()
     );
-    Ok((ms, check))
+    let got = gpu.download(&odata)?;
+    Ok(Check::compare(
+        "one-device cuda_transpose",
+        &got,
+        gold,
+        Tolerance::EXACT,
+    ))
 }
 
 /// `2 * nx * ny * 4` bytes over `seconds`, GB/s: the book's bandwidth.

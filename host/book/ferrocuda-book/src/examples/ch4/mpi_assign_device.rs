@@ -4,57 +4,40 @@
 //! Each rank prints `[r] host: <name>, device: d` (gathered to rank 0, in rank order), then
 //! allocates the book's `n = 1024*1024` floats and prints `[r] device arrays allocated: k`, what
 //! its device's free memory shows (1 when every rank has a device of its own).
-use crate::example::{LegacyExample, Options, Outcome};
+use crate::entry::{RankExample, run_in_process};
+use crate::example::{Example, NoOptions, Outcome, Run};
 use ferrocuda::gpu::{Gpu, Result};
-
-/// The id.
-pub const ID: &str = "ch4-mpi-assign-device";
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: ID,
-    description: "MPI: each rank's device from its host name (gathered, sorted, MPI_Comm_split), `[r] host: ..., device: d` (book 4.2.1); run with `cargo xtask mpirun -np N`",
-    size: None,
-    f64: false,
-    reps: false,
-    flags: &[],
-    run,
+#[cfg(feature = "mpi")]
+use {
+    super::mpi_common::{allocate_array, arrays_seen, free_memory_after_barrier, print_on_root},
+    ferrocuda::mpi::{Mpi, Placement},
+    ferrocuda::verify::Check,
 };
 
-#[cfg(feature = "mpi")]
-fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    super::mpi_common::in_process(run_rank, gpu, options)
+/// ch4-mpi-assign-device.
+pub struct Ch4MpiAssignDevice;
+
+impl Example for Ch4MpiAssignDevice {
+    const ID: &'static str = "ch4-mpi-assign-device";
+    const DESCRIPTION: &'static str = "MPI: each rank's device from its host name (gathered, sorted, MPI_Comm_split), `[r] host: ..., device: d` (book 4.2.1); run with `cargo xtask mpirun -np N`";
+    type Args = NoOptions;
+
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        run_in_process::<Self>(gpu, run)
+    }
 }
 
-#[cfg(not(feature = "mpi"))]
-fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    Err(crate::entry::needs_mpi_build(ID))
-}
-
-#[cfg(feature = "mpi")]
-pub use rank::run_rank;
-
-#[cfg(feature = "mpi")]
-mod rank {
-    use crate::example::{Options, Outcome};
-    use crate::examples::ch4::mpi_common::ARRAY_N as N;
-    use crate::examples::ch4::mpi_common::{arrays_seen, print_on_root};
-    use ferrocuda::gpu::{Gpu, Result};
-    use ferrocuda::mpi::{Mpi, Placement};
-    use ferrocuda::verify::Check;
-
+impl RankExample for Ch4MpiAssignDevice {
     /// One rank: its placement line and its allocation line, gathered to rank 0; checks that
     /// its device is its rank on its node (round-robin when the node has fewer GPUs) and that its
     /// array landed there.
-    pub fn run_rank(mpi: &Mpi, gpu: &Gpu, placement: &Placement, _options: &Options) -> Result<Outcome> {
+    #[cfg(feature = "mpi")]
+    fn run_rank(mpi: &Mpi, gpu: &Gpu, placement: &Placement, _run: &Run<NoOptions>) -> Result<Outcome> {
         print_on_root(mpi, &placement.to_string());
-        // Every rank's context exists before any rank reads its free memory.
+        let free_before = free_memory_after_barrier(mpi, gpu)?;
+        let array = allocate_array(gpu)?;
         mpi.barrier();
-        let free_before = gpu.memory_info()?.0;
-        let array = gpu.zeros::<f32>(N)?;
-        // Stream-ordered allocations (cuMemAllocAsync) have surely happened after this.
-        gpu.synchronize()?;
-        mpi.barrier();
-        let seen = arrays_seen(gpu, free_before, N * size_of::<f32>())?;
+        let seen = arrays_seen(gpu, free_before)?;
         print_on_root(mpi, &format!("[{}] device arrays allocated: {seen}", mpi.rank()));
         if mpi.rank() == 0 && seen > 1 {
             println!(

@@ -9,55 +9,47 @@
 //! `--device-zero` every rank uses device 0, as the book's program does with no `cudaSetDevice`
 //! (in the default compute mode they all share it). Lines are gathered to rank 0 and printed in
 //! rank order. On the simulator every rank has its own simulator, which counts its own buffers.
-use crate::example::{Flag, LegacyExample, Options, Outcome};
+use crate::entry::{RankExample, run_in_process};
+use crate::example::{Example, Outcome, Run};
 use ferrocuda::gpu::{Gpu, Result};
-
-/// The id.
-pub const ID: &str = "ch4-mpi-devices";
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: ID,
-    description: "MPI: each rank's device and compute mode, and whose 4 MiB allocations its free memory shows (book 4.2.1); run with `cargo xtask mpirun -np N`",
-    size: None,
-    f64: false,
-    reps: false,
-    flags: &[Flag {
-        name: "--device-zero",
-        value: None,
-        help: "every rank on device 0, as the book's program (no cudaSetDevice): ranks share it",
-        requires: None,
-    }],
-    run,
+#[cfg(feature = "mpi")]
+use {
+    super::mpi_common::{
+        allocate_array, arrays_seen, compute_mode_label, device_label, explain_reservation_step,
+        free_memory_after_barrier, print_on_root,
+    },
+    ferrocuda::gpu::BackendChoice,
+    ferrocuda::mpi::{Mpi, Placement},
+    ferrocuda::verify::Check,
 };
 
-#[cfg(feature = "mpi")]
-fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    super::mpi_common::in_process(run_rank, gpu, options)
+/// ch4-mpi-devices.
+pub struct Ch4MpiDevices;
+
+/// ch4-mpi-devices's options.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct MpiDevicesOptions {
+    /// every rank on device 0, as the book's program (no cudaSetDevice): ranks share it
+    #[arg(long)]
+    pub device_zero: bool,
 }
 
-#[cfg(not(feature = "mpi"))]
-fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    Err(crate::entry::needs_mpi_build(ID))
+impl Example for Ch4MpiDevices {
+    const ID: &'static str = "ch4-mpi-devices";
+    const DESCRIPTION: &'static str = "MPI: each rank's device and compute mode, and whose 4 MiB allocations its free memory shows (book 4.2.1); run with `cargo xtask mpirun -np N`";
+    type Args = MpiDevicesOptions;
+
+    fn run(gpu: &Gpu, run: &Run<MpiDevicesOptions>) -> Result<Outcome> {
+        run_in_process::<Self>(gpu, run)
+    }
 }
 
-#[cfg(feature = "mpi")]
-pub use rank::run_rank;
-
-#[cfg(feature = "mpi")]
-mod rank {
-    use crate::example::{Options, Outcome};
-    use crate::examples::ch4::mpi_common::ARRAY_N as N;
-    use crate::examples::ch4::mpi_common::{
-        arrays_seen, compute_mode_label, device_label, explain_reservation_step, print_on_root,
-    };
-    use ferrocuda::gpu::{BackendChoice, Gpu, Result};
-    use ferrocuda::mpi::{Mpi, Placement};
-    use ferrocuda::verify::Check;
-
+impl RankExample for Ch4MpiDevices {
     /// One rank of the book's program.
-    pub fn run_rank(mpi: &Mpi, assigned: &Gpu, placement: &Placement, options: &Options) -> Result<Outcome> {
+    #[cfg(feature = "mpi")]
+    fn run_rank(mpi: &Mpi, assigned: &Gpu, placement: &Placement, run: &Run<MpiDevicesOptions>) -> Result<Outcome> {
         let zero;
-        let all_on_zero = options.switch("--device-zero") && !assigned.is_simulator();
+        let all_on_zero = run.args.device_zero && !assigned.is_simulator();
         let (gpu, device) = if all_on_zero {
             zero = Gpu::open(BackendChoice::Cuda, 0)?.0;
             (&zero, Some(0))
@@ -73,21 +65,17 @@ mod rank {
                 compute_mode_label(gpu)?
             ),
         );
-        // Every rank's context exists before any rank reads its free memory.
-        mpi.barrier();
-        let free_before = gpu.memory_info()?.0;
+        let free_before = free_memory_after_barrier(mpi, gpu)?;
         let mut arrays = Vec::new();
         let mut seen_after_own = 0;
         let mut seen = 0;
         for allocating in 0..size {
             mpi.barrier();
             if allocating == rank {
-                arrays.push(gpu.zeros::<f32>(N)?);
-                // Stream-ordered allocations (cuMemAllocAsync) have surely happened after this.
-                gpu.synchronize()?;
+                arrays.push(allocate_array(gpu)?);
             }
             mpi.barrier();
-            seen = arrays_seen(gpu, free_before, N * size_of::<f32>())?;
+            seen = arrays_seen(gpu, free_before)?;
             if allocating == rank {
                 seen_after_own = seen;
             }
@@ -108,17 +96,18 @@ mod rank {
         drop(arrays);
         Ok(Outcome { checks })
     }
+}
 
-    /// How many ranks of this node use `device`: all of them with `--device-zero`, those of
-    /// its round-robin class otherwise; 1 on the simulator (each rank has its own).
-    fn ranks_sharing(placement: &Placement, device: Option<usize>, all_on_zero: bool) -> usize {
-        let node = &placement.node;
-        match device {
-            None => 1,
-            Some(_) if all_on_zero => node.local_size,
-            Some(d) => (0..node.local_size)
-                .filter(|r| r % placement.devices_on_node.max(1) == d)
-                .count(),
-        }
+/// How many ranks of this node use `device`: all of them with `--device-zero`, those of
+/// its round-robin class otherwise; 1 on the simulator (each rank has its own).
+#[cfg(feature = "mpi")]
+fn ranks_sharing(placement: &Placement, device: Option<usize>, all_on_zero: bool) -> usize {
+    let node = &placement.node;
+    match device {
+        None => 1,
+        Some(_) if all_on_zero => node.local_size,
+        Some(d) => (0..node.local_size)
+            .filter(|r| r % placement.devices_on_node.max(1) == d)
+            .count(),
     }
 }

@@ -11,33 +11,72 @@
 //! prints `Bandwidth (GB/s):` (`2 * nx * ny * 4 / time`). Added: one warm-up run and the mean of
 //! `--reps` (default 10), each rank's time per part (pack, MPI, unpack, kernel) gathered on rank
 //! 0, and the one-GPU `cuda_transpose` bandwidth of the same matrix for comparison.
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use super::TRANSPOSE_SIZE;
+use crate::entry::{RankExample, run_in_process};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};
+#[cfg(feature = "mpi")]
+use ferrocuda::mpi::{Mpi, Placement};
 use ferrocuda::transpose::TILE_DIM;
+/// ch4-transpose-mpi.
+pub struct Ch4TransposeMpi;
 
-/// The id.
-pub const ID: &str = "ch4-transpose-mpi";
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: ID,
-    description: "MPI: transpose of a 2048^2 matrix in slabs over the ranks, tiles staged through pinned host memory, MPI_Sendrecv per stage, GB/s (book 4.2.2); run with `cargo xtask mpirun -np N`",
-    size: Some(SIZE),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
+/// ch4-transpose-mpi-gpuaware, the variant with the tiles packed on the device and MPI on device buffers (book
+/// §4.2.3, Appendix D.4.3: MVAPICH, the pack a CUF kernel, `MPI_Sendrecv(d_sTile, ..., d_rTile,
+/// ...)`): the pack is a 2-D device-to-device copy, and MPI reads `d_sTile` and writes `d_rTile`
+/// itself when it says it is CUDA-aware (`MPIX_Query_cuda_support`, asked at run time);
+/// otherwise, and on the simulator, one line says so and the tiles are staged through pinned
+/// host memory. The book sets the device from `MV2_COMM_WORLD_LOCAL_RANK` before `MPI_Init`;
+/// here, as in every MPI example, from `assignDevice` (`Mpi::assign_device`).
+pub struct Ch4TransposeMpiGpuaware;
 
 /// `--size` of both MPI transposes.
-const SIZE: LegacySize = LegacySize {
+const SIZE: Option<Size> = Some(Size {
     unit: "matrix side n (n x n floats), a multiple of 32 x the rank count; checked in each rank against its own GPU, so ranks sharing a GPU (or, on the simulator, the host) each need their part on it",
-    gpu: super::TRANSPOSE_BOOK_N,
-    simulator: super::TRANSPOSE_SIM_N,
-    min: TILE_DIM,
-    max: usize::MAX,
-    memory,
-};
+    ..TRANSPOSE_SIZE
+});
+
+/// The two transposes, which differ only in how the tiles travel.
+macro_rules! transpose_mpi {
+    ($name:ident, $id:literal, $description:literal, $exchange:expr) => {
+        impl Example for $name {
+            const ID: &'static str = $id;
+            const DESCRIPTION: &'static str = $description;
+            const SIZE: Option<Size> = SIZE;
+            const REPS: bool = true;
+            type Args = NoOptions;
+
+            fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+                memory(run.size)
+            }
+
+            fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+                run_in_process::<Self>(gpu, run)
+            }
+        }
+
+        impl RankExample for $name {
+            #[cfg(feature = "mpi")]
+            fn run_rank(mpi: &Mpi, gpu: &Gpu, _placement: &Placement, run: &Run<NoOptions>) -> Result<Outcome> {
+                rank::run_transpose(mpi, gpu, run, $exchange)
+            }
+        }
+    };
+}
+
+transpose_mpi!(
+    Ch4TransposeMpi,
+    "ch4-transpose-mpi",
+    "MPI: transpose of a 2048^2 matrix in slabs over the ranks, tiles staged through pinned host memory, MPI_Sendrecv per stage, GB/s (book 4.2.2); run with `cargo xtask mpirun -np N`",
+    Exchange::HostStaged
+);
+transpose_mpi!(
+    Ch4TransposeMpiGpuaware,
+    "ch4-transpose-mpi-gpuaware",
+    "MPI: the slab transpose with tiles packed on the device and MPI on device buffers when the MPI is CUDA-aware (else staged), GB/s (book 4.2.3); run with `cargo xtask mpirun -np N`",
+    Exchange::DeviceBuffers
+);
 
 /// The peak of rank 0, the largest of any rank, for `--size n` (rounded up to the multiple of
 /// 32 x ranks the layout needs, so that the largest size that fits is one the run takes): on its
@@ -46,7 +85,7 @@ const SIZE: LegacySize = LegacySize {
 /// each); on the host the input and expected slabs, the pinned tiles, and the whole matrix, its
 /// CPU transpose and the comparison's download. The rank count is MPI's, once started (the
 /// runner checks each rank after `MPI_Init`); 1 otherwise.
-pub fn memory(_options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
+pub fn memory(n: usize) -> Option<Footprint> {
     let ranks = ranks();
     let n = n.checked_next_multiple_of(TILE_DIM.checked_mul(ranks)?)?;
     let elements = footprint::elements(&[n, n])?;
@@ -76,45 +115,6 @@ fn ranks() -> usize {
     1
 }
 
-#[cfg(feature = "mpi")]
-fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    super::mpi_common::in_process(run_rank, gpu, options)
-}
-
-#[cfg(not(feature = "mpi"))]
-fn run(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    Err(crate::entry::needs_mpi_build(ID))
-}
-
-/// The id of the variant with the tiles packed on the device and MPI on device buffers (book
-/// §4.2.3, Appendix D.4.3: MVAPICH, the pack a CUF kernel, `MPI_Sendrecv(d_sTile, ..., d_rTile,
-/// ...)`): the pack is a 2-D device-to-device copy, and MPI reads `d_sTile` and writes `d_rTile`
-/// itself when it says it is CUDA-aware (`MPIX_Query_cuda_support`, asked at run time);
-/// otherwise, and on the simulator, one line says so and the tiles are staged through pinned
-/// host memory. The book sets the device from `MV2_COMM_WORLD_LOCAL_RANK` before `MPI_Init`;
-/// here, as in every MPI example, from `assignDevice` (`Mpi::assign_device`).
-pub const GPUAWARE_ID: &str = "ch4-transpose-mpi-gpuaware";
-
-pub const GPUAWARE_EXAMPLE: LegacyExample = LegacyExample {
-    id: GPUAWARE_ID,
-    description: "MPI: the slab transpose with tiles packed on the device and MPI on device buffers when the MPI is CUDA-aware (else staged), GB/s (book 4.2.3); run with `cargo xtask mpirun -np N`",
-    size: Some(SIZE),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run: run_gpuaware,
-};
-
-#[cfg(feature = "mpi")]
-fn run_gpuaware(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    super::mpi_common::in_process(run_rank_gpuaware, gpu, options)
-}
-
-#[cfg(not(feature = "mpi"))]
-fn run_gpuaware(_gpu: &Gpu, _options: &Options) -> Result<Outcome> {
-    Err(crate::entry::needs_mpi_build(GPUAWARE_ID))
-}
-
 /// How the tiles travel between ranks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exchange {
@@ -127,33 +127,18 @@ pub enum Exchange {
 }
 
 #[cfg(feature = "mpi")]
-pub use rank::{run_rank, run_rank_gpuaware};
-
-#[cfg(feature = "mpi")]
 mod rank {
     use super::Exchange;
-    use crate::defaults::Pick;
-    use crate::example::{Options, Outcome};
+    use crate::example::{NoOptions, Outcome, Run};
     use crate::examples::ch4::mpi_common::print_on_root;
-    use crate::examples::ch4::{TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N};
-    use crate::examples::ch4::{gb_per_s, one_device};
+    use crate::examples::ch4::{gb_per_s, one_device, print_layout};
     use ferrocuda::footprint::{try_from_fn, try_vec};
     use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, PinnedBuffer, Result};
     use ferrocuda::mpi::rsmpi::point_to_point::send_receive_into_with_tags;
     use ferrocuda::mpi::rsmpi::traits::Communicator;
-    use ferrocuda::mpi::{CudaAware, Mpi, Placement};
-    use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM};
+    use ferrocuda::mpi::{CudaAware, Mpi};
+    use ferrocuda::transpose::{self, SlabLayout};
     use ferrocuda::verify::{Check, Tolerance};
-
-    /// One rank of the host-staged transpose.
-    pub fn run_rank(mpi: &Mpi, gpu: &Gpu, _placement: &Placement, options: &Options) -> Result<Outcome> {
-        run_transpose(mpi, gpu, options, Exchange::HostStaged)
-    }
-
-    /// One rank of the device-buffer variant (`ch4-transpose-mpi-gpuaware`).
-    pub fn run_rank_gpuaware(mpi: &Mpi, gpu: &Gpu, _placement: &Placement, options: &Options) -> Result<Outcome> {
-        run_transpose(mpi, gpu, options, Exchange::DeviceBuffers)
-    }
 
     /// Seconds one transpose spends, per part, on one rank (`MPI_Wtime`).
     #[derive(Clone, Copy, Debug, Default)]
@@ -265,28 +250,25 @@ mod rank {
     }
 
     /// One rank of either transpose.
-    fn run_transpose(mpi: &Mpi, gpu: &Gpu, options: &Options, exchange: Exchange) -> Result<Outcome> {
+    pub(super) fn run_transpose(mpi: &Mpi, gpu: &Gpu, run: &Run<NoOptions>, exchange: Exchange) -> Result<Outcome> {
         let (me, nprocs) = (mpi.rank(), mpi.size());
-        let n = options.size_or(gpu.pick(TRANSPOSE_BOOK_N, TRANSPOSE_SIM_N))?;
+        let n = run.size;
         let layout = SlabLayout::new(n, n, nprocs)?;
         if !mpi.all_same(n as u64) {
             return Err(Error::InvalidArgument(
                 "the ranks were given different --size values; every rank needs the same matrix".into(),
             ));
         }
-        let (tile_nx, tile_ny) = layout.tile_extents();
         let device_mpi =
             exchange == Exchange::DeviceBuffers && !gpu.is_simulator() && mpi.cuda_aware() == CudaAware::Yes;
         if me == 0 {
-            let grid = layout.packed_transpose(0).shape()?.grid;
-            println!("\nArray size: {n}x{n}\n");
-            println!("CUDA block size: {TILE_DIM}x{CUDA_BLOCK_ROWS}, CUDA tile size: {TILE_DIM}x{TILE_DIM}");
-            println!(
-                "dimGrid: {}x{}x{}, dimBlock: {TILE_DIM}x{CUDA_BLOCK_ROWS}x1\n",
-                grid.0, grid.1, grid.2
+            print_layout(
+                &layout,
+                layout.packed_transpose(0).shape()?.grid,
+                "\n",
+                "nprocs",
+                "mpiTileDim",
             );
-            println!("nprocs: {nprocs}, Local input array size: {n}x{tile_ny}");
-            println!("mpiTileDim: {tile_nx}x{tile_ny}\n");
             if exchange == Exchange::DeviceBuffers {
                 println!("{}", exchange_line(mpi, gpu, device_mpi));
             }
@@ -316,7 +298,7 @@ mod rank {
             r_tile: gpu.pinned(tile_len)?,
         };
         rank.transpose(mpi, gpu, &mut PartTimes::default())?; // warm-up
-        let reps = options.reps;
+        let reps = run.reps;
         let mut times = PartTimes::default();
         mpi.barrier();
         let start = Mpi::wtime();
@@ -363,13 +345,8 @@ mod rank {
         if me == 0 {
             let whole = try_from_fn(n * n, |i| input_value(n, i / n, i % n))?;
             let whole_gold = transpose::cpu(&whole, n, n)?;
-            let (one_ms, one_check) = one_device(gpu, &whole, n, n, &whole_gold, reps)?;
-            println!(
-                "one GPU, same kernel, no MPI: Bandwidth (GB/s): {:.2}   ({one_ms:.4} ms, {}, mean of {reps})",
-                gb_per_s(n, n, one_ms / 1e3),
-                gpu.timing_label()
-            );
-            checks.push(one_check);
+            let what = "one GPU, same kernel, no MPI";
+            checks.push(one_device(gpu, &whole, (n, n), &whole_gold, reps, what)?);
         }
         Ok(Outcome { checks })
     }

@@ -6,74 +6,94 @@
 //! of the slab of device `(s + r) mod nDevices` into its receive buffer (`cudaMemcpy2DAsync`)
 //! and transposes it, both in the stream `(r, s)`, so the stages' copies and kernels overlap
 //! (async mode); the sync mode uses `cudaMemcpy2D` and the default stream.
-use super::{DEVICES, DevicePlan, gb_per_s, one_device, open_devices};
-use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
+use super::{DevicesOption, TRANSPOSE_SIZE, any_shared, enable_peer_access, gb_per_s, one_device, pairs, print_layout};
+use crate::example::{Example, Outcome, Run, Size};
 use ferrocuda::footprint::{self, Footprint, try_vec, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result, Stream};
-use ferrocuda::transpose::{self, CUDA_BLOCK_ROWS, SlabLayout, TILE_DIM};
+use ferrocuda::transpose::{self, SlabLayout, TILE_DIM};
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch4-transpose-p2p",
-    description: "transpose of a matrix in slabs over several devices, staged peer-to-peer copies, sync and async, against a CPU transpose (book 4.1.3)",
-    size: Some(LegacySize {
-        unit: "columns nx of the matrix (and its rows, unless --ny), a multiple of 32 x the device count (64 with 2 devices); logical devices sharing a GPU each need their slabs on it",
-        gpu: super::TRANSPOSE_BOOK_N,
-        simulator: super::TRANSPOSE_SIM_N,
-        min: 2 * TILE_DIM,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[
-        DEVICES,
-        Flag {
-            name: "--mode",
-            value: Some("sync|async|both"),
-            help: "the book's asyncVersion = .false., .true., or both runs (default: both, as the book reports)",
-            requires: None,
-        },
-        Flag {
-            name: "--ny",
-            value: Some("N"),
-            help: "rows ny of the matrix, a multiple of 32 x the device count [default: --size, square]",
-            requires: None,
-        },
-    ],
-    run,
-};
 
 /// Seed of the input (the book's `random_number`).
 pub const SEED: u64 = 2024;
 
-/// The run's peak for `--size n` (and `--ny`, each rounded up to the multiple of 32 x the
-/// device count the layout needs, so that the largest size that fits is one the run takes): on
-/// each logical device its input slab, receive buffer and output slab (`nx * ny / devices`
-/// floats each), those of the busiest GPU together (all of them on the simulator), while logical
-/// device 0 also holds the one-device comparison's input and output (the whole matrix each); on
-/// the host the input, the CPU transpose and the gathered output (the whole matrix each) with
-/// one slab being downloaded.
-pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let Some(devices) = DevicePlan::of(options, gpu, 2) else {
-        return Some(Footprint::NONE); // `--devices` is refused by the run, in its own words
-    };
-    let multiple = TILE_DIM.checked_mul(devices.logical)?;
-    let nx = n.checked_next_multiple_of(multiple)?;
-    let ny = match options.parsed::<usize>("--ny") {
-        Ok(Some(ny)) if ny > 0 => ny.checked_next_multiple_of(multiple)?,
-        Ok(None) => nx,
-        _ => return Some(Footprint::NONE), // refused by the run, in its own words
-    };
-    let elements = footprint::elements(&[nx, ny])?;
-    let slab = elements / devices.logical;
-    Footprint::NONE
-        .device::<f32>(3 * devices.busiest(devices.logical), slab)?
-        .device::<f32>(2, elements)?
-        .host::<f32>(3, elements)?
-        .host::<f32>(1, slab)
+/// ch4-transpose-p2p.
+pub struct Ch4TransposeP2p;
+
+/// ch4-transpose-p2p's options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TransposeP2pOptions {
+    #[command(flatten)]
+    pub devices: DevicesOption,
+    /// the book's asyncVersion = .false., .true., or both runs (default: both, as the book reports)
+    #[arg(
+        long,
+        value_name = "sync|async|both",
+        default_value = "both",
+        hide_default_value = true,
+        hide_possible_values = true
+    )]
+    pub mode: Modes,
+    /// rows ny of the matrix, a multiple of 32 x the device count [default: --size, square]
+    #[arg(long, value_name = "N", value_parser = crate::cli::positive)]
+    pub ny: Option<usize>,
+}
+
+/// `--mode`: the book's `asyncVersion`, or both runs.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modes {
+    Sync,
+    Async,
+    Both,
+}
+
+impl Example for Ch4TransposeP2p {
+    const ID: &'static str = "ch4-transpose-p2p";
+    const DESCRIPTION: &'static str = "transpose of a matrix in slabs over several devices, staged peer-to-peer copies, sync and async, against a CPU transpose (book 4.1.3)";
+    const SIZE: Option<Size> = Some(Size {
+        unit: "columns nx of the matrix (and its rows, unless --ny), a multiple of 32 x the device count (64 with 2 devices); logical devices sharing a GPU each need their slabs on it",
+        min: 2 * TILE_DIM,
+        ..TRANSPOSE_SIZE
+    });
+    const REPS: bool = true;
+    type Args = TransposeP2pOptions;
+
+    /// The run's peak for `--size n` (and `--ny`, each rounded up to the multiple of 32 x the
+    /// device count the layout needs, so that the largest size that fits is one the run takes):
+    /// on each logical device its input slab, receive buffer and output slab (`nx * ny /
+    /// devices` floats each), those of the busiest GPU together (all of them on the simulator),
+    /// while logical device 0 also holds the one-device comparison's input and output (the whole
+    /// matrix each); on the host the input, the CPU transpose and the gathered output (the whole
+    /// matrix each) with one slab being downloaded.
+    fn memory(run: &Run<TransposeP2pOptions>, gpu: &Gpu) -> Option<Footprint> {
+        let devices = run.args.devices.plan(gpu, 2);
+        let multiple = TILE_DIM.checked_mul(devices.logical)?;
+        let nx = run.size.checked_next_multiple_of(multiple)?;
+        let ny = run
+            .args
+            .ny
+            .map_or(Some(nx), |ny| ny.checked_next_multiple_of(multiple))?;
+        let elements = footprint::elements(&[nx, ny])?;
+        let slab = elements / devices.logical;
+        Footprint::NONE
+            .device::<f32>(3 * devices.busiest(devices.logical), slab)?
+            .device::<f32>(2, elements)?
+            .host::<f32>(3, elements)?
+            .host::<f32>(1, slab)
+    }
+
+    /// The book's program on the logical devices.
+    fn run(gpu: &Gpu, run: &Run<TransposeP2pOptions>) -> Result<Outcome> {
+        let modes: &[Mode] = match run.args.mode {
+            Modes::Sync => &[Mode::Sync],
+            Modes::Async => &[Mode::Async],
+            Modes::Both => &[Mode::Sync, Mode::Async],
+        };
+        let gpus = run.args.devices.open(gpu, 2)?;
+        let nx = run.size;
+        let ny = run.args.ny.unwrap_or(nx);
+        program(&gpus, nx, ny, modes, run.reps)
+    }
 }
 
 /// The book's `asyncVersion`.
@@ -92,18 +112,6 @@ impl Mode {
             Mode::Sync => "F",
             Mode::Async => "T",
         }
-    }
-}
-
-/// The modes `--mode` asks for.
-pub fn modes(options: &Options) -> Result<Vec<Mode>> {
-    match options.value("--mode").unwrap_or("both") {
-        "sync" => Ok(vec![Mode::Sync]),
-        "async" => Ok(vec![Mode::Async]),
-        "both" => Ok(vec![Mode::Sync, Mode::Async]),
-        other => Err(Error::InvalidArgument(format!(
-            "--mode is sync, async or both, not `{other}`"
-        ))),
     }
 }
 
@@ -136,13 +144,7 @@ impl<'g> P2pTranspose<'g> {
                 layout.nx() * layout.ny()
             )));
         }
-        for (i, a) in gpus.iter().enumerate() {
-            for (j, b) in gpus.iter().enumerate() {
-                if i != j {
-                    a.enable_peer_access(b)?;
-                }
-            }
-        }
+        enable_peer_access(gpus)?;
         let mut idata = Vec::new();
         let mut rdata = Vec::new();
         let mut tdata = Vec::new();
@@ -259,31 +261,18 @@ impl<'g> P2pTranspose<'g> {
     }
 }
 
-/// The book's program on the logical devices.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let modes = modes(options)?;
-    let gpus = open_devices(gpu, options, 2)?;
-    let nx = options.size_or(gpu.pick(super::TRANSPOSE_BOOK_N, super::TRANSPOSE_SIM_N))?;
-    let ny = match options.parsed::<usize>("--ny")? {
-        Some(0) => return Err(Error::InvalidArgument("--ny must be at least 1".into())),
-        Some(ny) => ny,
-        None => nx,
-    };
+/// The program on `gpus`: an `nx x ny` matrix transposed in each of `modes`, `reps` times.
+fn program(gpus: &[Gpu], nx: usize, ny: usize, modes: &[Mode], reps: usize) -> Result<Outcome> {
     let layout = SlabLayout::new(nx, ny, gpus.len())?;
-    let (tile_nx, tile_ny) = layout.tile_extents();
-    let grid = layout.tile_transpose(0).shape()?.grid;
-    let p = gpus.len();
-    println!("\nArray size: {nx}x{ny}\n");
-    println!("CUDA block size: {TILE_DIM}x{CUDA_BLOCK_ROWS}, CUDA tile size: {TILE_DIM}x{TILE_DIM}");
-    println!(
-        "dimGrid: {}x{}x{}, dimBlock: {TILE_DIM}x{CUDA_BLOCK_ROWS}x1",
-        grid.0, grid.1, grid.2
+    print_layout(
+        &layout,
+        layout.tile_transpose(0).shape()?.grid,
+        "",
+        "nDevices",
+        "p2pTileDim",
     );
-    println!("nDevices: {p}, Local input array size: {nx}x{tile_ny}");
-    println!("p2pTileDim: {tile_nx}x{tile_ny}\n");
-    let shared = (0..p).any(|i| (0..i).any(|j| gpus[i].shares_device_with(&gpus[j])));
-    let staged: Vec<String> = (0..p)
-        .flat_map(|i| (0..i).map(move |j| (i, j)))
+    let p = gpus.len();
+    let staged: Vec<String> = pairs(p)
         .filter(|&(i, j)| !gpus[i].shares_device_with(&gpus[j]) && !gpus[i].is_simulator())
         .filter(|&(i, j)| !gpus[i].can_access_peer(&gpus[j]).unwrap_or(false))
         .map(|(i, j)| format!("{j}-{i}"))
@@ -292,7 +281,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
         println!(
             "The devices are CPU simulators: each stage's copy is a host memory copy and nothing overlaps, so the times say nothing about peer-to-peer transfers"
         );
-    } else if shared {
+    } else if any_shared(gpus) {
         println!(
             "Logical devices sharing a GPU copy within it: those stages are copies within one GPU, not peer-to-peer transfers"
         );
@@ -306,10 +295,9 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
 
     let input = ferrocuda::random::cpu::uniform::<f32>(SEED, 0, nx * ny)?;
     let gold = transpose::cpu(&input, nx, ny)?;
-    let mut plan = P2pTranspose::new(&gpus, layout, &input)?;
-    let reps = options.reps.max(1);
+    let mut plan = P2pTranspose::new(gpus, layout, &input)?;
     let mut checks = Vec::new();
-    for &mode in &modes {
+    for &mode in modes {
         plan.reset_output()?;
         plan.timed(mode)?; // warm-up
         let mut seconds = 0.0;
@@ -342,12 +330,7 @@ pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
             );
         }
     }
-    let (one_ms, one_check) = one_device(&gpus[0], &input, nx, ny, &gold, reps)?;
-    println!(
-        "one device, same kernel, no copies: Bandwidth (GB/s): {:.2}   ({one_ms:.4} ms, {}, mean of {reps})",
-        gb_per_s(nx, ny, one_ms / 1e3),
-        gpus[0].timing_label()
-    );
-    checks.push(one_check);
+    let what = "one device, same kernel, no copies";
+    checks.push(one_device(&gpus[0], &input, (nx, ny), &gold, reps, what)?);
     Ok(Outcome { checks })
 }

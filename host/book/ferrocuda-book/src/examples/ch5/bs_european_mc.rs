@@ -20,14 +20,13 @@
 mod book;
 mod checks;
 
-use crate::defaults::Pick;
 use book::book_run;
 pub use book::{BOOK_RUNS, BookRun, book_tolerances};
-pub use checks::{
-    Bounds, GPU_TREE_DEPTH, agreement_checks, check_within, closed_form_check, hastings_check, statistics,
-};
+pub use checks::{Bounds, GPU_TREE_DEPTH, agreement_checks, check_within, statistics};
+use checks::{closed_form_check, hastings_check};
 
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision, SIMULATOR_SIZE};
+use crate::example::{Example, Outcome, Precision, Run, SIMULATOR_SIZE, Size};
+use crate::examples::ch5::generator::GeneratorOption;
 use crate::reference::ch5::bs_european_mc::{self as reference, BOOK_OPTION, EuropeanOption, McFloat, McStats};
 use book_kernels::ch5::bs_european_mc::{
     McModel, McPayoffs, McPayoffsArgs, McSquaredDeviations, McSquaredDeviationsArgs, shared_bytes,
@@ -39,37 +38,73 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::random::{Generator, RandomFloat};
 use ferrocuda::reduce::{self, Reduce};
 use ferrocuda::verify::{Check, Tolerance};
+use std::marker::PhantomData;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch5-bs-european-mc",
-    description: "European put and call by Monte Carlo on cuRAND normals vs the Black-Scholes closed form, 95% confidence intervals (book 5.5)",
-    size: Some(LegacySize {
-        unit: "Monte Carlo samples (one normal each)",
-        gpu: BOOK_SAMPLES,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: false,
-    flags: &[
-        super::generator::GENERATOR_FLAG,
-        Flag {
-            name: "--seed",
-            value: Some("N"),
-            help: "the generator's seed [default: 1234, the book's]",
-            requires: None,
-        },
-        Flag {
-            name: "--book",
-            value: None,
-            help: "the book's four runs (SP and DP, 10^6 and 10^8 samples, cuRAND seed 1234) against its printed intervals",
-            requires: None,
-        },
-    ],
-    run,
-};
+/// ch5-bs-european-mc, in precision `T`.
+pub struct Ch5BsEuropeanMc<T>(PhantomData<T>);
+
+/// The options of ch5-bs-european-mc.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct Ch5BsEuropeanMcOptions {
+    #[command(flatten)]
+    pub generator: GeneratorOption,
+    /// the generator's seed [default: 1234, the book's]
+    #[arg(long, value_name = "N", default_value_t = BOOK_SEED, hide_default_value = true)]
+    pub seed: u64,
+    /// the book's four runs (SP and DP, 10^6 and 10^8 samples, cuRAND seed 1234) against its printed intervals
+    #[arg(long)]
+    pub book: bool,
+}
+
+impl<T: McReal> Example for Ch5BsEuropeanMc<T> {
+    const ID: &'static str = "ch5-bs-european-mc";
+    const DESCRIPTION: &'static str = "European put and call by Monte Carlo on cuRAND normals vs the Black-Scholes closed form, 95% confidence intervals (book 5.5)";
+    const SIZE: Option<Size> = Some(Size::new(
+        "Monte Carlo samples (one normal each)",
+        BOOK_SAMPLES,
+        SIMULATOR_SIZE,
+    ));
+    type Args = Ch5BsEuropeanMcOptions;
+
+    /// The peak bytes of a run at `n` samples: one program run; with `--book`, the largest of the
+    /// book's runs (the last: DP, 10^8 samples), whatever `n`.
+    fn memory(run: &Run<Ch5BsEuropeanMcOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        match run.args.book {
+            true => program_memory::<f64>(BOOK_RUNS[3].n),
+            false => program_memory::<T>(run.size),
+        }
+    }
+
+    /// The book's program at `--size` samples (10^6; [`SIMULATOR_SIZE`] on the simulator) in
+    /// `--precision`, or its four printed runs with `--book`.
+    fn run(gpu: &Gpu, run: &Run<Ch5BsEuropeanMcOptions>) -> Result<Outcome> {
+        let Ch5BsEuropeanMcOptions { generator, seed, book } = run.args;
+        if book && run.size_given {
+            return Err(Error::InvalidArgument(
+                "--book runs the book's sizes, 10^6 and 10^8 samples: it takes no --size".into(),
+            ));
+        }
+        let other_generator = generator.generator.is_some_and(|g| g != Generator::Curand);
+        if book && (gpu.is_simulator() || other_generator || seed != BOOK_SEED) {
+            return Err(Error::InvalidArgument(
+                "--book reproduces the book's numbers, which come from cuRAND's XORWOW normals in its default ordering with seed 1234: it needs a CUDA device and takes neither another --generator nor another --seed".into(),
+            ));
+        }
+        let mut checks = vec![hastings_check(&BOOK_OPTION)];
+        println!();
+        if book {
+            for printed in &BOOK_RUNS {
+                checks.extend(match printed.precision {
+                    Precision::F32 => book_run::<f32>(gpu, printed)?,
+                    Precision::F64 => book_run::<f64>(gpu, printed)?,
+                });
+            }
+        } else {
+            checks.extend(program::<T>(gpu, &BOOK_OPTION, run.size, generator.on(gpu), seed)?.1);
+        }
+        Ok(Outcome { checks })
+    }
+}
 
 /// Samples by default. The book's listing defaults to `N = 100000`, but its text says a run
 /// without arguments "will use 1 million samples" and its output shows 1000000: the output's.
@@ -263,14 +298,6 @@ pub fn significant(v: f64, digits: usize) -> String {
     format!("{v:.*}", decimals.max(0) as usize)
 }
 
-/// One run of the book's program in precision `T`.
-pub struct ProgramRun<T> {
-    pub n: usize,
-    pub stats: McStats<T>,
-    pub elapsed_ms: f64,
-    pub checks: Vec<Check>,
-}
-
 /// The book's program: normals, both kernels and their sums timed together with events (the
 /// book's events also cover the allocations and the generator's creation), printed in the book's
 /// shape, then checked against the CPU and the closed form.
@@ -280,7 +307,7 @@ pub fn program<T: McReal>(
     n: usize,
     generator: Generator,
     seed: u64,
-) -> Result<ProgramRun<T>> {
+) -> Result<(McStats<T>, Vec<Check>)> {
     let model = option.model::<T>();
     let timer = gpu.timer()?;
     let normals_d = normals::<T>(gpu, generator, seed, n)?;
@@ -293,24 +320,17 @@ pub fn program<T: McReal>(
     let print_value = |v: T| significant(wide(v), T::DIGITS);
     let print_interval = |[low, high]: [T; 2]| format!("[{}, {}]", print_value(low), print_value(high));
     println!("{}, {n} samples ({}, seed {seed}):", T::LABEL, generator.name());
-    println!("Montecarlo value of put option = {}", print_value(stats.mean_put));
-    println!(
-        "BlackScholes value of put option = {}",
-        print_value(T::from_f64(closed_form.put))
-    );
-    println!(
-        "Confidence interval of put option = {}",
-        print_interval(stats.ci_put(n))
-    );
-    println!("Montecarlo value of call option = {}", print_value(stats.mean_call));
-    println!(
-        "BlackScholes value of call option = {}",
-        print_value(T::from_f64(closed_form.call))
-    );
-    println!(
-        "Confidence interval of call option = {}",
-        print_interval(stats.ci_call(n))
-    );
+    for (option, mean, closed_form, interval) in [
+        ("put", stats.mean_put, closed_form.put, stats.ci_put(n)),
+        ("call", stats.mean_call, closed_form.call, stats.ci_call(n)),
+    ] {
+        println!("Montecarlo value of {option} option = {}", print_value(mean));
+        println!(
+            "BlackScholes value of {option} option = {}",
+            print_value(T::from_f64(closed_form))
+        );
+        println!("Confidence interval of {option} option = {}", print_interval(interval));
+    }
     println!("Elapsed time (ms) : {elapsed_ms:.5} ({})", gpu.timing_label());
 
     let normals = gpu.download(&normals_d)?;
@@ -321,74 +341,17 @@ pub fn program<T: McReal>(
     } else {
         println!("(the closed-form check needs at least {MIN_SAMPLES_FOR_CLOSED_FORM} samples: left out at {n})");
     }
-    Ok(ProgramRun {
-        n,
-        stats,
-        elapsed_ms,
-        checks,
-    })
+    Ok((stats, checks))
 }
 
-/// The peak bytes of the program at `n` samples in `precision`: on the device the normals
-/// (`n` rounded up to even) and both payoff arrays; on the host the downloaded normals, the
-/// CPU's payoffs (with its `S_T` while they are made) and the GPU's payoffs downloaded beside
-/// them; `None` when the count overflows.
-pub fn program_memory(precision: Precision, n: usize) -> Option<Footprint> {
+/// The peak bytes of the program at `n` samples in `T`: on the device the normals (`n` rounded
+/// up to even) and both payoff arrays; on the host the downloaded normals, the CPU's payoffs
+/// (with its `S_T` while they are made) and the GPU's payoffs downloaded beside them; `None` when
+/// the count overflows.
+pub fn program_memory<T>(n: usize) -> Option<Footprint> {
     let normals = n.checked_add(n % 2)?;
-    match precision {
-        Precision::F32 => Footprint::NONE
-            .device::<f32>(1, normals)?
-            .device::<f32>(2, n)?
-            .host::<f32>(5, n),
-        Precision::F64 => Footprint::NONE
-            .device::<f64>(1, normals)?
-            .device::<f64>(2, n)?
-            .host::<f64>(5, n),
-    }
-}
-
-/// The peak bytes of a run at `n` samples: one program run; with `--book`, the largest of the
-/// book's runs (DP, 10^8 samples), whatever `n`.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    if options.switch("--book") {
-        let runs = BOOK_RUNS.iter().map(|run| program_memory(run.precision, run.n));
-        return runs.reduce(|a, b| Some(a?.max(b?)))?;
-    }
-    program_memory(options.precision, n)
-}
-
-/// The book's program at `--size` samples (10^6; [`SIMULATOR_SIZE`] on the simulator) in
-/// `--precision`, or its four printed runs with `--book`.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let generator = options.parsed::<Generator>("--generator")?;
-    let seed = options.parsed::<u64>("--seed")?.unwrap_or(BOOK_SEED);
-    let book = options.switch("--book");
-    if book && options.size.is_some() {
-        return Err(Error::InvalidArgument(
-            "--book runs the book's sizes, 10^6 and 10^8 samples: it takes no --size".into(),
-        ));
-    }
-    if book && (gpu.is_simulator() || generator.is_some_and(|g| g != Generator::Curand) || seed != BOOK_SEED) {
-        return Err(Error::InvalidArgument(
-            "--book reproduces the book's numbers, which come from cuRAND's XORWOW normals in its default ordering with seed 1234: it needs a CUDA device and takes neither another --generator nor another --seed".into(),
-        ));
-    }
-    let mut checks = vec![hastings_check(&BOOK_OPTION)];
-    println!();
-    if book {
-        for printed in &BOOK_RUNS {
-            checks.extend(match printed.precision {
-                Precision::F32 => book_run::<f32>(gpu, printed)?,
-                Precision::F64 => book_run::<f64>(gpu, printed)?,
-            });
-        }
-        return Ok(Outcome { checks });
-    }
-    let generator = generator.unwrap_or(Generator::default_for(gpu));
-    let n = options.size_or(gpu.pick(BOOK_SAMPLES, SIMULATOR_SIZE))?;
-    checks.extend(match options.precision {
-        Precision::F32 => program::<f32>(gpu, &BOOK_OPTION, n, generator, seed)?.checks,
-        Precision::F64 => program::<f64>(gpu, &BOOK_OPTION, n, generator, seed)?.checks,
-    });
-    Ok(Outcome { checks })
+    Footprint::NONE
+        .device::<T>(1, normals)?
+        .device::<T>(2, n)?
+        .host::<T>(5, n)
 }

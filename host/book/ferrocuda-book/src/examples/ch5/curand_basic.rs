@@ -6,31 +6,73 @@
 //! prints them: cuRAND's XORWOW stream has not changed since. With this library's Philox (the
 //! default on the simulator, which has no cuRAND) the book's numbers cannot come out; instead
 //! the GPU's numbers must equal the CPU reference's bit for bit.
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
-use crate::examples::ch5::generator::{FLAGS, generator_and_seed};
+use crate::example::{Example, Outcome, Run, Size};
+use crate::examples::ch5::fortran::precision_name;
+use crate::examples::ch5::generator::RandomOptions;
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::random::cpu as reference;
 use ferrocuda::random::{Generator, RandomFloat};
 use ferrocuda::verify::{Check, Tolerance};
+use std::marker::PhantomData;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch5-curand-basic",
-    description: "20 uniforms from cuRAND's default generator, seed 1234, the first four as the book prints them (book 5.1)",
-    size: Some(LegacySize {
-        unit: "uniforms generated",
-        gpu: N,
-        simulator: N,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: false,
-    // `--generator` and `--seed`, as every chapter 5 example takes them.
-    flags: FLAGS,
-    run,
-};
+/// ch5-curand-basic, in precision `T`.
+pub struct Ch5CurandBasic<T>(PhantomData<T>);
+
+impl<T: RandomFloat + Send + Into<f64>> Example for Ch5CurandBasic<T> {
+    const ID: &'static str = "ch5-curand-basic";
+    const DESCRIPTION: &'static str =
+        "20 uniforms from cuRAND's default generator, seed 1234, the first four as the book prints them (book 5.1)";
+    const SIZE: Option<Size> = Some(Size::new("uniforms generated", N, N));
+    type Args = RandomOptions;
+
+    /// The peak bytes of `n` uniforms: the device array, its downloaded copy and the CPU
+    /// reference's (Philox; cuRAND's run has none); `None` when the count overflows.
+    fn memory(run: &Run<RandomOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE.device::<T>(1, run.size)?.host::<T>(2, run.size)
+    }
+
+    /// The book's program at `--size` uniforms (its 20): generates them, prints the first four,
+    /// and checks them.
+    fn run(gpu: &Gpu, run: &Run<RandomOptions>) -> Result<Outcome> {
+        let (generator, seed) = run.args.on(gpu, SEED);
+        let n = run.size;
+        println!(
+            "Generating random numbers in {} precision ({} generator, seed {seed}, n = {n})",
+            precision_name::<T>(),
+            generator.name()
+        );
+        let mut x_d = gpu.zeros::<T>(n)?;
+        generator.fill_uniform(gpu, seed, &mut x_d)?;
+        let x = gpu.download(&x_d)?;
+        let first = printed(&x[..n.min(4)]);
+        // The book's list-directed output: one single-precision value per line, two doubles.
+        for line in first.chunks(if T::NAME == "f32" { 1 } else { 2 }) {
+            println!("   {}", line.join("  "));
+        }
+        let book = if T::NAME == "f32" { BOOK_F32 } else { BOOK_F64 };
+        let mut checks = vec![Check::condition(
+            "every value in (0, 1]",
+            x.iter().all(|v| v.to_f64() > 0.0 && v.to_f64() <= 1.0),
+        )];
+        match generator {
+            // The book printed the stream of its seed only.
+            Generator::Curand if seed == SEED => checks.push(Check::condition(
+                &format!("first four = the book's {}", book[..first.len()].join(" ")),
+                first == book[..first.len()],
+            )),
+            // Another seed's or another ordering's stream: the book printed none of them.
+            Generator::Curand | Generator::CurandSeeded => {}
+            Generator::Philox => checks.push(Check::compare(
+                "GPU vs CPU reference (Philox, bit for bit)",
+                &x,
+                &reference::uniform::<T>(seed, 0, n)?,
+                Tolerance::EXACT,
+            )),
+        }
+        Ok(Outcome { checks })
+    }
+}
 
 /// The listing's `n`.
 pub const N: usize = 20;
@@ -51,69 +93,4 @@ pub const BOOK_F64: [&str; 4] = [
 pub fn printed<T: RandomFloat>(values: &[T]) -> Vec<String> {
     let decimals = if T::NAME == "f32" { 7 } else { 16 };
     values.iter().map(|v| format!("{:.*}", decimals, v.to_f64())).collect()
-}
-
-/// The book's program in `T`: generates `n` uniforms, prints the first four, and checks them.
-fn generate<T: RandomFloat + Send + Into<f64>>(
-    gpu: &Gpu,
-    generator: Generator,
-    seed: u64,
-    n: usize,
-    book: [&str; 4],
-) -> Result<Outcome> {
-    let mut x_d = gpu.zeros::<T>(n)?;
-    generator.fill_uniform(gpu, seed, &mut x_d)?;
-    let x = gpu.download(&x_d)?;
-    let first = printed(&x[..n.min(4)]);
-    // The book's list-directed output: one single-precision value per line, two doubles.
-    for line in first.chunks(if T::NAME == "f32" { 1 } else { 2 }) {
-        println!("   {}", line.join("  "));
-    }
-    let mut checks = vec![Check::condition(
-        "every value in (0, 1]",
-        x.iter().all(|v| v.to_f64() > 0.0 && v.to_f64() <= 1.0),
-    )];
-    match generator {
-        // The book printed the stream of its seed only.
-        Generator::Curand if seed == SEED => checks.push(Check::condition(
-            &format!("first four = the book's {}", book[..first.len()].join(" ")),
-            first == book[..first.len()],
-        )),
-        // Another seed's or another ordering's stream: the book printed none of them.
-        Generator::Curand | Generator::CurandSeeded => {}
-        Generator::Philox => checks.push(Check::compare(
-            "GPU vs CPU reference (Philox, bit for bit)",
-            &x,
-            &reference::uniform::<T>(seed, 0, n)?,
-            Tolerance::EXACT,
-        )),
-    }
-    Ok(Outcome { checks })
-}
-
-/// The peak bytes of `n` uniforms in `--precision`: the device array, its downloaded copy and
-/// the CPU reference's (Philox; cuRAND's run has none); `None` when the count overflows.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    match options.precision {
-        Precision::F32 => Footprint::NONE.device::<f32>(1, n)?.host::<f32>(2, n),
-        Precision::F64 => Footprint::NONE.device::<f64>(1, n)?.host::<f64>(2, n),
-    }
-}
-
-/// The book's program at `--size` uniforms (its 20).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (generator, seed) = generator_and_seed(gpu, options, SEED)?;
-    let n = options.size_or(N)?;
-    let words = match options.precision {
-        Precision::F32 => "single",
-        Precision::F64 => "double",
-    };
-    println!(
-        "Generating random numbers in {words} precision ({} generator, seed {seed}, n = {n})",
-        generator.name()
-    );
-    match options.precision {
-        Precision::F32 => generate::<f32>(gpu, generator, seed, n, BOOK_F32),
-        Precision::F64 => generate::<f64>(gpu, generator, seed, n, BOOK_F64),
-    }
 }

@@ -1,5 +1,11 @@
-//! Fortran's `Ew.d` output format, in which the chapter 5 listings print their errors
-//! (`sum_accuracy`'s `E15.7`, the pi examples' `e11.4`).
+//! How the chapter 5 listings print: Fortran's `Ew.d` output format, in which they print their
+//! errors (`sum_accuracy`'s `E15.7`, the pi examples' `e11.4`), and the names of its precisions.
+use ferrocuda::device::real::Real;
+
+/// `single` or `double`, as the listings name `T`'s precision.
+pub fn precision_name<T: Real>() -> &'static str {
+    if T::NAME == "f32" { "single" } else { "double" }
+}
 
 /// Fortran's `E15.7` shape, `0.9588196E+01`.
 pub fn fortran_e(v: f64) -> String {

@@ -1,11 +1,10 @@
 //! What the pi examples share (`ch5-pi-cuf`, `ch5-pi-fma`, `ch5-pi-reduction-twopass`,
-//! `ch5-pi-reduction-atomiclock`, book §5.2-5.3): their flags and sizes, the element types and
+//! `ch5-pi-reduction-atomiclock`, book §5.2-5.3): their options and sizes, the element types and
 //! their kernels, the points (`2N` uniforms from one generator call, `x(i) = data(i)`, `y(i) =
 //! data(i + N)`), the count of the points inside the quarter circle, the estimate of pi and the
 //! book's output row.
-use crate::example::{Flag, Options, Precision};
-use crate::examples::ch5::fortran::fortran_e_digits;
-use crate::examples::ch5::generator::{GENERATOR_FLAG, SEED_FLAG};
+use crate::examples::ch5::fortran::{fortran_e_digits, precision_name};
+use crate::examples::ch5::generator::RandomOptions;
 use crate::reference::ch5::pi::PiReference;
 use book_kernels::ch5::pi_cuf::{PiCount, PiCountArgs, shared_bytes};
 use book_kernels::ch5::pi_fma::{MismatchArgs, PiCountFma, PiFmaMismatches};
@@ -18,16 +17,40 @@ use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape,
 use ferrocuda::random::{Generator, RandomFloat};
 use ferrocuda::reduce::{BLOCKS_PER_SM, THREADS_PER_BLOCK};
 
-/// `--book`.
-pub const BOOK_FLAG: Flag = Flag {
-    name: "--book",
-    value: None,
-    help: "reproduce the book's table for N = 10^4 .. 10^8 instead of one --size (cuRAND; a GPU)",
-    requires: None,
-};
+/// The options of ch5-pi-cuf and ch5-pi-fma: `--generator`, `--seed`, `--book`.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct PiOptions {
+    #[command(flatten)]
+    pub random: RandomOptions,
+    /// reproduce the book's table for N = 10^4 .. 10^8 instead of one --size (cuRAND; a GPU)
+    #[arg(long)]
+    pub book: bool,
+}
 
-/// The flags of every pi example: `--generator`, `--seed`, `--book`.
-pub const FLAGS: &[Flag] = &[GENERATOR_FLAG, SEED_FLAG, BOOK_FLAG];
+impl PiOptions {
+    /// The generator and seed asked for (`default_seed` unless `--seed`). With `--book`, a
+    /// `--size` (`given_size`) is refused, the book's table having its own sizes, and so is
+    /// another generator than the book's.
+    pub fn generator_and_seed(
+        &self,
+        gpu: &Gpu,
+        given_size: Option<usize>,
+        default_seed: u64,
+    ) -> Result<(Generator, u64)> {
+        let (generator, seed) = self.random.on(gpu, default_seed);
+        if let (true, Some(n)) = (self.book, given_size) {
+            return Err(Error::InvalidArgument(format!(
+                "--book runs the book's sizes, 10^4 to 10^8 points: it takes no --size (given {n})"
+            )));
+        }
+        if self.book && generator != Generator::Curand {
+            return Err(Error::InvalidArgument(
+                "--book reproduces the book's cuRAND streams: it needs a CUDA device and --generator curand".into(),
+            ));
+        }
+        Ok((generator, seed))
+    }
+}
 
 /// The listing's `N`.
 pub const N: usize = 100_000;
@@ -42,33 +65,21 @@ pub const SIZE_UNIT: &str = "points (x, y pairs: 2N uniforms on the device, down
 /// The book's largest sample, the size `--book` needs memory for.
 pub const BOOK_LARGEST: usize = BOOK_SIZES[BOOK_SIZES.len() - 1];
 
-/// The peak bytes of one sample of `n` points in `precision`: the `2n` uniforms on the device
-/// and their downloaded copy, which the CPU counts (the count buffers are a few bytes); `None`
-/// when the count overflows.
-pub fn points_memory(precision: Precision, n: usize) -> Option<Footprint> {
-    let twice = n.checked_mul(2)?;
-    match precision {
-        Precision::F32 => Footprint::NONE.mirrored::<f32>(1, twice),
-        Precision::F64 => Footprint::NONE.mirrored::<f64>(1, twice),
-    }
+/// The peak bytes of one sample of `n` points in `T`: the `2n` uniforms on the device and their
+/// downloaded copy, which the CPU counts (the count buffers are a few bytes); `None` when the
+/// count overflows.
+pub fn points_memory<T>(n: usize) -> Option<Footprint> {
+    Footprint::NONE.mirrored::<T>(1, n.checked_mul(2)?)
 }
 
-/// `--book` with `--size` is refused: the book's table has its own sizes.
-pub fn refuse_size_with_book(options: &Options) -> Result<()> {
-    match options.size {
-        Some(n) => Err(Error::InvalidArgument(format!(
-            "--book runs the book's sizes, 10^4 to 10^8 points: it takes no --size (given {n})"
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// How the kernels round `x² + y²`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the kernels round `x² + y²` (ch5-pi-fma's `--fma off|on`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rounding {
     /// Both squares rounded, then the sum: the CPU's result.
+    #[value(name = "off")]
     Separate,
     /// `fma(y, y, x*x)`: the book's GPU with FMA (§5.2.1).
+    #[value(name = "on")]
     Fma,
 }
 
@@ -162,12 +173,8 @@ pub fn row(n: usize, pi: f64, error: f64) -> String {
 }
 
 /// The book's heading.
-pub fn heading(precision: Precision) -> String {
-    let name = match precision {
-        Precision::F32 => "single",
-        Precision::F64 => "double",
-    };
-    format!("Compute pi in {name} precision")
+pub fn heading<T: PiFloat>() -> String {
+    format!("Compute pi in {} precision", precision_name::<T>())
 }
 
 /// The largest distance of a pi estimate from pi that the example accepts: five standard

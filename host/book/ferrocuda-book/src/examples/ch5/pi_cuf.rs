@@ -9,11 +9,10 @@
 //! `--book` reproduces the book's convergence tables (N = 10^4 .. 10^8; single precision with
 //! seed 1234, double with seeds 1234 and 1234567) from cuRAND's default generator, whose stream
 //! is unchanged since the book.
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
-use crate::examples::ch5::generator::{generator_and_seed, require_curand};
+use crate::example::{Example, Outcome, Precision, Run, Size};
 use crate::examples::ch5::pi::{
-    BOOK_LARGEST, BOOK_SIZES, FLAGS, N, PiFloat, Rounding, SEED, SIZE_UNIT, count_into, estimate, heading, points,
-    points_memory, refuse_size_with_book, row, statistical_bound,
+    BOOK_LARGEST, BOOK_SIZES, N, PiFloat, PiOptions, Rounding, SEED, SIZE_UNIT, count_into, estimate, heading, points,
+    points_memory, row, statistical_bound,
 };
 use crate::reference::ch5::pi as reference;
 use ferrocuda::footprint::Footprint;
@@ -21,23 +20,66 @@ use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::random::Generator;
 use ferrocuda::verify::{Check, Tolerance};
+use std::marker::PhantomData;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch5-pi-cuf",
-    description: "pi from N random points in the unit square, counted on GPU and CPU; --book: the convergence tables (book 5.2)",
-    size: Some(LegacySize {
-        unit: SIZE_UNIT,
-        gpu: N,
-        simulator: N,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: true,
-    flags: FLAGS,
-    run,
-};
+/// ch5-pi-cuf, in precision `T`.
+pub struct Ch5PiCuf<T>(PhantomData<T>);
+
+impl<T: PiFloat> Example for Ch5PiCuf<T> {
+    const ID: &'static str = "ch5-pi-cuf";
+    const DESCRIPTION: &'static str =
+        "pi from N random points in the unit square, counted on GPU and CPU; --book: the convergence tables (book 5.2)";
+    const SIZE: Option<Size> = Some(Size::new(SIZE_UNIT, N, N));
+    const REPS: bool = true;
+    type Args = PiOptions;
+
+    /// The peak bytes of a run: one sample's points on the device and on the host (samples run
+    /// one after another); with `--book`, the book's largest sample in f64, whatever `--size`
+    /// and `--precision`.
+    fn memory(run: &Run<PiOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        match run.args.book {
+            true => points_memory::<f64>(BOOK_LARGEST),
+            false => points_memory::<T>(run.size),
+        }
+    }
+
+    /// One sample at `--size` (the listing's N), or the book's tables with `--book`.
+    fn run(gpu: &Gpu, run: &Run<PiOptions>) -> Result<Outcome> {
+        let (generator, seed) = run
+            .args
+            .generator_and_seed(gpu, run.size_given.then_some(run.size), SEED)?;
+        if run.args.book {
+            let mut checks = Vec::new();
+            for table in &BOOK_TABLES {
+                checks.extend(match table.precision {
+                    Precision::F32 => book_table::<f32>(gpu, table)?,
+                    Precision::F64 => book_table::<f64>(gpu, table)?,
+                });
+            }
+            return Ok(Outcome { checks });
+        }
+        let n = run.size;
+        println!("{} ({} generator, seed {seed})", heading::<T>(), generator.name());
+        let s = sample::<T>(gpu, generator, seed, n, run.reps)?;
+        if let Some(ms) = s.count_ms {
+            println!(
+                " pi_count_{}: {ms:.4} ms for {n} points ({})",
+                T::NAME,
+                gpu.timing_label()
+            );
+        }
+        let bound = statistical_bound(n);
+        Ok(Outcome {
+            checks: vec![
+                counts_agree(std::slice::from_ref(&s), "GPU count vs CPU count"),
+                Check::condition(
+                    &format!("|Pi - pi| = {:.3e} within 5 standard deviations ({bound:.3e})", s.error),
+                    s.error <= bound,
+                ),
+            ],
+        })
+    }
+}
 
 /// One of the book's convergence tables: the `Pi=` column as printed (`None`: not in the
 /// sources we have).
@@ -127,20 +169,6 @@ fn sample<T: PiFloat>(gpu: &Gpu, generator: Generator, seed: u64, n: usize, reps
     })
 }
 
-fn sample_in(
-    gpu: &Gpu,
-    precision: Precision,
-    generator: Generator,
-    seed: u64,
-    n: usize,
-    reps: usize,
-) -> Result<Sample> {
-    match precision {
-        Precision::F32 => sample::<f32>(gpu, generator, seed, n, reps),
-        Precision::F64 => sample::<f64>(gpu, generator, seed, n, reps),
-    }
-}
-
 /// The GPU counts against the CPU's, exactly.
 fn counts_agree(samples: &[Sample], what: &str) -> Check {
     let gpu: Vec<f64> = samples.iter().map(|s| s.inside_gpu as f64).collect();
@@ -148,87 +176,40 @@ fn counts_agree(samples: &[Sample], what: &str) -> Check {
     Check::compare(what, &gpu, &cpu, Tolerance::EXACT)
 }
 
-/// The book's three tables, each row checked against the printed `Pi=` to its 8 decimals.
-fn book(gpu: &Gpu) -> Result<Outcome> {
-    let mut checks = Vec::new();
-    for table in BOOK_TABLES {
-        println!("{} (seed={})", heading(table.precision), table.seed);
-        let samples = BOOK_SIZES
-            .iter()
-            .map(|&n| sample_in(gpu, table.precision, Generator::Curand, table.seed, n, 0))
-            .collect::<Result<Vec<_>>>()?;
-        checks.push(counts_agree(
-            &samples,
-            &format!("{} seed {}: GPU counts vs CPU counts", table.precision, table.seed),
+/// One of the book's tables, each row checked against the printed `Pi=` to its 8 decimals.
+fn book_table<T: PiFloat>(gpu: &Gpu, table: &BookTable) -> Result<Vec<Check>> {
+    println!("{} (seed={})", heading::<T>(), table.seed);
+    let samples = BOOK_SIZES
+        .iter()
+        .map(|&n| sample::<T>(gpu, Generator::Curand, table.seed, n, 0))
+        .collect::<Result<Vec<_>>>()?;
+    let mut checks = vec![counts_agree(
+        &samples,
+        &format!("{} seed {}: GPU counts vs CPU counts", table.precision, table.seed),
+    )];
+    for (s, book) in samples.iter().zip(table.pi) {
+        let printed = format!("{:.8}", s.pi);
+        match book {
+            Some(book) => checks.push(Check::condition(
+                &format!(
+                    "{} seed {} N={}: Pi={printed}, the book prints {book}",
+                    table.precision, table.seed, s.n
+                ),
+                printed == book,
+            )),
+            None => println!("  (N={}: the book's value is not in our sources)", s.n),
+        }
+    }
+    if table.precision == Precision::F32 && table.seed == 1234 {
+        let counts: Vec<f64> = samples.iter().map(|s| s.inside_gpu as f64).collect();
+        let expected = SP_SEED_1234_COUNTS.map(|c| c as f64);
+        checks.push(Check::compare(
+            "f32 seed 1234: counts behind the book's Pi column",
+            &counts,
+            &expected,
+            Tolerance::EXACT,
         ));
-        for (s, book) in samples.iter().zip(table.pi) {
-            let printed = format!("{:.8}", s.pi);
-            match book {
-                Some(book) => checks.push(Check::condition(
-                    &format!(
-                        "{} seed {} N={}: Pi={printed}, the book prints {book}",
-                        table.precision, table.seed, s.n
-                    ),
-                    printed == book,
-                )),
-                None => println!("  (N={}: the book's value is not in our sources)", s.n),
-            }
-        }
-        if table.precision == Precision::F32 && table.seed == 1234 {
-            let counts: Vec<f64> = samples.iter().map(|s| s.inside_gpu as f64).collect();
-            let expected = SP_SEED_1234_COUNTS.map(|c| c as f64);
-            checks.push(Check::compare(
-                "f32 seed 1234: counts behind the book's Pi column",
-                &counts,
-                &expected,
-                Tolerance::EXACT,
-            ));
-        }
-        println!();
     }
-    Ok(Outcome { checks })
-}
-
-/// The peak bytes of a run of `n` points: one sample's points on the device and on the host
-/// (samples run one after another); with `--book`, the book's largest sample in f64, whatever
-/// `n` and `--precision`.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    match options.switch("--book") {
-        true => points_memory(Precision::F64, BOOK_LARGEST),
-        false => points_memory(options.precision, n),
-    }
-}
-
-/// One sample at `--size` (the listing's N), or the book's tables with `--book`.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (generator, seed) = generator_and_seed(gpu, options, SEED)?;
-    if options.switch("--book") {
-        refuse_size_with_book(options)?;
-        require_curand(generator)?;
-        return book(gpu);
-    }
-    let n = options.size_or(N)?;
-    println!(
-        "{} ({} generator, seed {seed})",
-        heading(options.precision),
-        generator.name()
-    );
-    let s = sample_in(gpu, options.precision, generator, seed, n, options.reps)?;
-    if let Some(ms) = s.count_ms {
-        println!(
-            " pi_count_{}: {ms:.4} ms for {n} points ({})",
-            options.precision,
-            gpu.timing_label()
-        );
-    }
-    let bound = statistical_bound(n);
-    Ok(Outcome {
-        checks: vec![
-            counts_agree(std::slice::from_ref(&s), "GPU count vs CPU count"),
-            Check::condition(
-                &format!("|Pi - pi| = {:.3e} within 5 standard deviations ({bound:.3e})", s.error),
-                s.error <= bound,
-            ),
-        ],
-    })
+    println!();
+    Ok(checks)
 }

@@ -6,12 +6,10 @@
 //! `--fma off` counts with separate roundings on the GPU too (the book's `-Mcuda=nofma`), and the
 //! counts agree. The program `test_accuracy` (the first point of Table 5.1 in single and double
 //! precision) is printed after the table.
-use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision, SIMULATOR_SIZE};
-use crate::examples::ch5::generator::{generator_and_seed, require_curand};
+use crate::example::{Example, Outcome, Precision, Run, SIMULATOR_SIZE, Size};
 use crate::examples::ch5::pi::{
-    self, BOOK_LARGEST, BOOK_SIZES, FLAGS, PiFloat, Rounding, SIZE_UNIT, estimate, heading, points, points_memory,
-    refuse_size_with_book, row,
+    self, BOOK_LARGEST, BOOK_SIZES, PiFloat, PiOptions, Rounding, SIZE_UNIT, estimate, heading, points, points_memory,
+    row,
 };
 use crate::reference::ch5::pi as reference;
 use book_kernels::ch5::pi_fma::MismatchArgs;
@@ -19,34 +17,87 @@ use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, Result};
 use ferrocuda::random::Generator;
 use ferrocuda::verify::{Check, Tolerance};
-use std::str::FromStr;
+use std::marker::PhantomData;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch5-pi-fma",
-    description: "pi count with fma(y,y,x*x) vs separate roundings: the CPU/GPU mismatch and Table 5.1 (book 5.2.1)",
-    size: Some(LegacySize {
-        unit: SIZE_UNIT,
-        gpu: N,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: false,
-    flags: &[
-        FLAGS[0],
-        FLAGS[1],
-        FLAGS[2],
-        Flag {
-            name: "--fma",
-            value: Some("on|off"),
-            help: "count on the GPU with fma(y,y,x*x) (on) or with separate roundings (off) [default: on]",
-            requires: None,
-        },
-    ],
-    run,
-};
+/// ch5-pi-fma, in precision `T`.
+pub struct Ch5PiFma<T>(PhantomData<T>);
+
+/// The options of ch5-pi-fma.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct Ch5PiFmaOptions {
+    #[command(flatten)]
+    pub pi: PiOptions,
+    /// count on the GPU with fma(y,y,x*x) (on) or with separate roundings (off)
+    #[arg(long, value_name = "on|off", value_enum, default_value_t = Rounding::Fma, hide_possible_values = true)]
+    pub fma: Rounding,
+}
+
+impl<T: PiFloat> Example for Ch5PiFma<T> {
+    const ID: &'static str = "ch5-pi-fma";
+    const DESCRIPTION: &'static str =
+        "pi count with fma(y,y,x*x) vs separate roundings: the CPU/GPU mismatch and Table 5.1 (book 5.2.1)";
+    const SIZE: Option<Size> = Some(Size::new(SIZE_UNIT, N, SIMULATOR_SIZE));
+    type Args = Ch5PiFmaOptions;
+
+    /// The peak bytes of a run: the sample's points on the device and on the host (the mismatch
+    /// lists are a few entries); with `--book`, the book's largest sample (f32).
+    fn memory(run: &Run<Ch5PiFmaOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        match run.args.pi.book {
+            true => points_memory::<f32>(BOOK_LARGEST),
+            false => points_memory::<T>(run.size),
+        }
+    }
+
+    /// The experiment at `--size` (10^8 on a GPU), or the book's table with `--book`.
+    fn run(gpu: &Gpu, run: &Run<Ch5PiFmaOptions>) -> Result<Outcome> {
+        let (options, rounding) = (run.args.pi, run.args.fma);
+        let (generator, seed) = options.generator_and_seed(gpu, run.size_given.then_some(run.size), SEED)?;
+        let book = options.book;
+        if book && (run.precision != Precision::F32 || seed != SEED || rounding != Rounding::Fma) {
+            return Err(Error::InvalidArgument(
+                "--book runs the book's experiment: single precision, seed 1234567, --fma on".into(),
+            ));
+        }
+        let fma = match rounding {
+            Rounding::Fma => "FMA enabled",
+            Rounding::Separate => "FMA disabled",
+        };
+        println!("{} (seed={seed} {fma}, {} generator)", heading::<T>(), generator.name());
+        let sizes = if book { BOOK_SIZES.to_vec() } else { vec![run.size] };
+        let samples = sizes
+            .into_iter()
+            .map(|n| sample::<T>(gpu, generator, seed, n, rounding))
+            .collect::<Result<Vec<_>>>()?;
+        let mut checks: Vec<Check> = samples.iter().flat_map(|s| s.checks.clone()).collect();
+        let last = samples
+            .last()
+            .ok_or_else(|| Error::InvalidArgument("no sample size".into()))?;
+        println!();
+        print_table_5_1(&last.cpu_mismatches);
+        if book {
+            for (s, book) in samples.iter().zip(BOOK_FMA_PI) {
+                let printed = format!("{:.8}", s.pi);
+                checks.push(Check::condition(
+                    &format!("N={}: Pi={printed}, the book prints {book}", s.n),
+                    printed == book,
+                ));
+            }
+            let table: Vec<(u64, u32, u32)> = last
+                .cpu_mismatches
+                .iter()
+                .map(|&(i, x, y)| (i + 1, (x.to_f64() as f32).to_bits(), (y.to_f64() as f32).to_bits()))
+                .collect();
+            checks.push(Check::condition(
+                "N=10^8: the mismatching points are Table 5.1's (index, x bits, y bits)",
+                table == TABLE_5_1,
+            ));
+        }
+        println!();
+        checks.push(table_5_1_on_gpu(gpu)?);
+        checks.push(test_accuracy());
+        Ok(Outcome { checks })
+    }
+}
 
 /// The experiment's seed.
 pub const SEED: u64 = 1234567;
@@ -79,20 +130,6 @@ pub const TEST_ACCURACY_BITS: (u32, u64, u32) = (0x3F80_0000, 0x3FF0_0000_1578_1
 /// Slots for the indices of mismatching points the kernel records (Table 5.1 has three).
 const MISMATCH_SLOTS: usize = 64;
 
-/// `--fma on|off`.
-struct FmaSwitch(Rounding);
-
-impl FromStr for FmaSwitch {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "on" => Ok(Self(Rounding::Fma)),
-            "off" => Ok(Self(Rounding::Separate)),
-            other => Err(Error::InvalidArgument(format!("--fma takes on or off, not `{other}`"))),
-        }
-    }
-}
-
 /// The 0-based indices of the points of `xy_d` that the two roundings classify differently, found
 /// on the GPU (ascending), and how many there are (more than the indices when they overflow the
 /// slots).
@@ -113,21 +150,20 @@ pub fn mismatches<T: PiFloat>(gpu: &Gpu, xy_d: &DeviceBuffer<T>) -> Result<(usiz
     Ok((count, indices))
 }
 
-/// What one sample size measured.
+/// What one sample size measured, and its checks.
 struct Sample<T> {
     n: usize,
-    inside_gpu: u64,
-    inside_cpu_same_rounding: u64,
     pi: f64,
-    /// The mismatching points, on the GPU and the CPU: `(0-based index, x, y)`.
-    gpu_mismatches: (usize, Vec<u64>),
+    /// The mismatching points the CPU finds: `(0-based index, x, y)`.
     cpu_mismatches: Vec<(u64, T, T)>,
+    /// The GPU's count and mismatch list against the CPU's.
+    checks: [Check; 2],
 }
 
 fn sample<T: PiFloat>(gpu: &Gpu, generator: Generator, seed: u64, n: usize, rounding: Rounding) -> Result<Sample<T>> {
     let xy_d = points::<T>(gpu, generator, seed, n)?;
     let inside_gpu = pi::count(gpu, rounding, &xy_d)?;
-    let gpu_mismatches = mismatches(gpu, &xy_d)?;
+    let (gpu_count, gpu_indices) = mismatches(gpu, &xy_d)?;
     let xy = gpu.download(&xy_d)?;
     let inside_cpu = reference::count_inside(&xy, T::norm2_separate);
     let inside_cpu_same_rounding = match rounding {
@@ -139,37 +175,45 @@ fn sample<T: PiFloat>(gpu: &Gpu, generator: Generator, seed: u64, n: usize, roun
     }
     let (pi, error) = estimate::<T>(inside_gpu, n);
     println!("{}", row(n, pi, error));
-    let cpu_mismatches = reference::mismatches(&xy)
+    let cpu_indices = reference::mismatches(&xy);
+    let checks = [
+        Check::compare(
+            &format!("N={n}: GPU count ({rounding:?}) vs CPU count with the same rounding"),
+            &[inside_gpu as f64],
+            &[inside_cpu_same_rounding as f64],
+            Tolerance::EXACT,
+        ),
+        Check::condition(
+            &format!(
+                "N={n}: {gpu_count} mismatching points found on the GPU, {} on the CPU, same indices",
+                cpu_indices.len()
+            ),
+            gpu_count == cpu_indices.len() && (gpu_count > MISMATCH_SLOTS || gpu_indices == cpu_indices),
+        ),
+    ];
+    let cpu_mismatches = cpu_indices
         .into_iter()
         .map(|i| (i, xy[i as usize], xy[i as usize + n]))
         .collect();
     Ok(Sample {
         n,
-        inside_gpu,
-        inside_cpu_same_rounding,
         pi,
-        gpu_mismatches,
         cpu_mismatches,
+        checks,
     })
 }
 
 /// A float as the book prints it in Table 5.1: 10 significant digits and its bits.
-trait TableFloat: PiFloat {
-    fn show(self) -> String;
-}
-impl TableFloat for f32 {
-    fn show(self) -> String {
-        format!("{self:.9e} ({:08X})", self.to_bits())
-    }
-}
-impl TableFloat for f64 {
-    fn show(self) -> String {
-        format!("{self:.9e} ({:016X})", self.to_bits())
+fn show<T: PiFloat>(v: T) -> String {
+    let v: f64 = v.into();
+    match T::NAME {
+        "f32" => format!("{v:.9e} ({:08X})", (v as f32).to_bits()),
+        _ => format!("{v:.9e} ({:016X})", v.to_bits()),
     }
 }
 
 /// Table 5.1 for the mismatching points: 1-based index, x, y, and x² + y² under both roundings.
-fn print_table_5_1<T: TableFloat>(points: &[(u64, T, T)]) {
+fn print_table_5_1<T: PiFloat>(points: &[(u64, T, T)]) {
     println!("Points where x*x+y*y differs (Table 5.1):");
     println!(
         "{:>10}  {:<28}{:<28}{:<28}x^2+y^2 GPU with FMA",
@@ -179,10 +223,10 @@ fn print_table_5_1<T: TableFloat>(points: &[(u64, T, T)]) {
         println!(
             "{:>10}  {:<28}{:<28}{:<28}{}",
             i + 1,
-            x.show(),
-            y.show(),
-            T::norm2_separate(x, y).show(),
-            T::norm2_fma(x, y).show()
+            show(x),
+            show(y),
+            show(T::norm2_separate(x, y)),
+            show(T::norm2_fma(x, y))
         );
     }
 }
@@ -224,112 +268,4 @@ fn test_accuracy() -> Check {
         "test_accuracy bits: 3F800000, 3FF0000015781ED0, 3F800001 as the book",
         (single.to_bits(), double.to_bits(), rounded.to_bits()) == TEST_ACCURACY_BITS,
     )
-}
-
-/// The GPU's count and mismatch list against the CPU's for one sample.
-fn sample_checks<T: PiFloat>(s: &Sample<T>, rounding: Rounding) -> Vec<Check> {
-    let cpu_indices: Vec<u64> = s.cpu_mismatches.iter().map(|&(i, _, _)| i).collect();
-    let (gpu_count, gpu_indices) = &s.gpu_mismatches;
-    vec![
-        Check::compare(
-            &format!(
-                "N={}: GPU count ({rounding:?}) vs CPU count with the same rounding",
-                s.n
-            ),
-            &[s.inside_gpu as f64],
-            &[s.inside_cpu_same_rounding as f64],
-            Tolerance::EXACT,
-        ),
-        Check::condition(
-            &format!(
-                "N={}: {gpu_count} mismatching points found on the GPU, {} on the CPU, same indices",
-                s.n,
-                cpu_indices.len()
-            ),
-            *gpu_count == cpu_indices.len() && (*gpu_count > MISMATCH_SLOTS || *gpu_indices == cpu_indices),
-        ),
-    ]
-}
-
-fn run_in<T: TableFloat>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (generator, seed) = generator_and_seed(gpu, options, SEED)?;
-    let rounding = options.parsed::<FmaSwitch>("--fma")?.map_or(Rounding::Fma, |s| s.0);
-    let book = options.switch("--book");
-    if book {
-        refuse_size_with_book(options)?;
-        require_curand(generator)?;
-        if options.precision != Precision::F32 || seed != SEED || rounding != Rounding::Fma {
-            return Err(Error::InvalidArgument(
-                "--book runs the book's experiment: single precision, seed 1234567, --fma on".into(),
-            ));
-        }
-    }
-    let fma = match rounding {
-        Rounding::Fma => "FMA enabled",
-        Rounding::Separate => "FMA disabled",
-    };
-    println!(
-        "{} (seed={seed} {fma}, {} generator)",
-        heading(options.precision),
-        generator.name()
-    );
-    let sizes = if book {
-        BOOK_SIZES.to_vec()
-    } else {
-        vec![options.size_or(gpu.pick(N, SIMULATOR_SIZE))?]
-    };
-    let samples = sizes
-        .into_iter()
-        .map(|n| sample::<T>(gpu, generator, seed, n, rounding))
-        .collect::<Result<Vec<_>>>()?;
-    let mut checks: Vec<Check> = samples.iter().flat_map(|s| sample_checks(s, rounding)).collect();
-    let last = samples
-        .last()
-        .ok_or_else(|| Error::InvalidArgument("no sample size".into()))?;
-    println!();
-    print_table_5_1(&last.cpu_mismatches);
-    if book {
-        for (s, book) in samples.iter().zip(BOOK_FMA_PI) {
-            let printed = format!("{:.8}", s.pi);
-            checks.push(Check::condition(
-                &format!("N={}: Pi={printed}, the book prints {book}", s.n),
-                printed == book,
-            ));
-        }
-        let table: Vec<(u64, u32, u32)> = last
-            .cpu_mismatches
-            .iter()
-            .map(|&(i, x, y)| (i + 1, f32_bits(x.into()), f32_bits(y.into())))
-            .collect();
-        checks.push(Check::condition(
-            "N=10^8: the mismatching points are Table 5.1's (index, x bits, y bits)",
-            table == TABLE_5_1,
-        ));
-    }
-    println!();
-    checks.push(table_5_1_on_gpu(gpu)?);
-    checks.push(test_accuracy());
-    Ok(Outcome { checks })
-}
-
-/// The bits of `value` as an `f32` (exact for an `f32` widened to `f64`).
-fn f32_bits(value: f64) -> u32 {
-    (value as f32).to_bits()
-}
-
-/// The peak bytes of a run of `n` points: the sample's points on the device and on the host
-/// (the mismatch lists are a few entries); with `--book`, the book's largest sample (f32).
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    match options.switch("--book") {
-        true => points_memory(Precision::F32, BOOK_LARGEST),
-        false => points_memory(options.precision, n),
-    }
-}
-
-/// The experiment at `--size` (10^8 on a GPU), or the book's table with `--book`.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    match options.precision {
-        Precision::F32 => run_in::<f32>(gpu, options),
-        Precision::F64 => run_in::<f64>(gpu, options),
-    }
 }

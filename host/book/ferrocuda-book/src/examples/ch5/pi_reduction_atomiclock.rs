@@ -1,32 +1,60 @@
 //! ch5-pi-reduction-atomiclock: the pi count in one kernel, each block adding its count to
 //! `partial[0]` under a global lock taken with `atomicCAS` and released after `__threadfence`
 //! (book §5.3.1): `partial(1) = 0`, `sum<<<64, 256, 256*4>>>`, `inside = partial(1)`.
-use crate::example::{Flag, LegacyExample, Options, Outcome, Precision};
-use crate::examples::ch5::generator::{self, generator_and_seed};
-use crate::examples::ch5::pi::{N, PiFloat, SEED, estimate, heading, points, row};
-use crate::examples::ch5::pi_reduction::{SIZE, check_points, reduction_checks, shape_flags, tree_shape};
+use crate::example::{Example, Outcome, Run, Size};
+use crate::examples::ch5::generator::RandomOptions;
+use crate::examples::ch5::pi::{PiFloat, points_memory};
+use crate::examples::ch5::pi_reduction::{SIZE, check_points, reduction_points, report, tree_shape};
 use book_kernels::ch5::pi_reduction_atomiclock::LockedSumArgs;
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
+use std::marker::PhantomData;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch5-pi-reduction-atomiclock",
-    description: "pi count in one kernel, block counts added under an atomicCAS lock with threadfence (book 5.3.1)",
-    size: Some(SIZE),
-    f64: true,
-    reps: true,
-    flags: &[
-        generator::GENERATOR_FLAG,
-        generator::SEED_FLAG,
-        Flag::value("--blocks", "N", "blocks of sum [default: 64, the book's]"),
-        Flag::value(
-            "--threads",
-            "N",
-            "threads per block of sum, a power of two up to 1024 [default: 256, the book's]",
-        ),
-    ],
-    run,
-};
+/// ch5-pi-reduction-atomiclock, in precision `T`.
+pub struct Ch5PiReductionAtomiclock<T>(PhantomData<T>);
+
+/// The options of ch5-pi-reduction-atomiclock.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct Ch5PiReductionAtomiclockOptions {
+    #[command(flatten)]
+    pub random: RandomOptions,
+    /// blocks of sum [default: 64, the book's]
+    #[arg(long, value_name = "N", default_value_t = BOOK_SHAPE.0, hide_default_value = true)]
+    pub blocks: u32,
+    /// threads per block of sum, a power of two up to 1024 [default: 256, the book's]
+    #[arg(long, value_name = "N", default_value_t = BOOK_SHAPE.1, hide_default_value = true)]
+    pub threads: u32,
+}
+
+impl<T: PiFloat> Example for Ch5PiReductionAtomiclock<T> {
+    const ID: &'static str = "ch5-pi-reduction-atomiclock";
+    const DESCRIPTION: &'static str =
+        "pi count in one kernel, block counts added under an atomicCAS lock with threadfence (book 5.3.1)";
+    const SIZE: Option<Size> = Some(SIZE);
+    const REPS: bool = true;
+    type Args = Ch5PiReductionAtomiclockOptions;
+
+    /// The points on the device and their download for the CPU count.
+    fn memory(run: &Run<Self::Args>, _gpu: &Gpu) -> Option<Footprint> {
+        points_memory::<T>(run.size)
+    }
+
+    /// The book's kernel over `--size` points (the listing's N).
+    fn run(gpu: &Gpu, run: &Run<Self::Args>) -> Result<Outcome> {
+        let args = &run.args;
+        let mut locked = LockedSum::new(gpu, args.blocks, args.threads)?;
+        let xy_d = reduction_points::<T>(gpu, run.size, &args.random)?;
+        let ms = time_reps(gpu, run.reps, || locked.launch(gpu, &xy_d))?.median_ms;
+        report(
+            gpu,
+            &xy_d,
+            ("lock-guarded total", locked.total(gpu)?),
+            &locked.describe(),
+            ms,
+        )
+    }
+}
 
 /// The book's `sum<<<64, 256, 256*4>>>`.
 pub const BOOK_SHAPE: (u32, u32) = (64, 256);
@@ -65,39 +93,13 @@ impl LockedSum {
     pub fn total(&self, gpu: &Gpu) -> Result<u64> {
         Ok(gpu.download(&self.partial)?[0] as u64)
     }
-}
 
-fn run_in<T: PiFloat>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (generator, seed) = generator_and_seed(gpu, options, SEED)?;
-    let (blocks, threads) = shape_flags(options, BOOK_SHAPE)?;
-    let n = options.size_or(N)?;
-    check_points(n)?;
-    let mut locked = LockedSum::new(gpu, blocks, threads)?;
-    println!(
-        "{} ({} generator, seed {seed})",
-        heading(options.precision),
-        generator.name()
-    );
-    let xy_d = points::<T>(gpu, generator, seed, n)?;
-    let stats = time_reps(gpu, options.reps, || locked.launch(gpu, &xy_d))?;
-    let total = locked.total(gpu)?;
-    let (pi, error) = estimate::<T>(total, n);
-    println!("{}", row(n, pi, error));
-    println!(
-        " sum<<<{blocks},{threads},{}>>> (atomicCAS lock): {:.4} ms ({})",
-        locked.shape.shared_bytes,
-        stats.median_ms,
-        gpu.timing_label()
-    );
-    Ok(Outcome {
-        checks: reduction_checks(gpu, "lock-guarded total", &xy_d, total)?,
-    })
-}
-
-/// The book's kernel over `--size` points (the listing's N).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    match options.precision {
-        Precision::F32 => run_in::<f32>(gpu, options),
-        Precision::F64 => run_in::<f64>(gpu, options),
+    /// The launches, as the book writes them.
+    pub fn describe(&self) -> String {
+        let s = &self.shape;
+        format!(
+            "sum<<<{},{},{}>>> (atomicCAS lock)",
+            s.grid.0, s.block.0, s.shared_bytes
+        )
     }
 }

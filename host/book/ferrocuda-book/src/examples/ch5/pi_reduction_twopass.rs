@@ -2,36 +2,61 @@
 //! `partial_sum<<<256, 512, 512*4>>>` leaves one count per block, `final_sum<<<1, 256, 256*4>>>`
 //! adds them (the first kernel's blocks must equal the second's threads). The total must equal
 //! the CPU's count and the CUF-style count of `ch5-pi-cuf`.
-use crate::example::{Flag, LegacyExample, Options, Outcome, Precision};
-use crate::examples::ch5::generator::{self, generator_and_seed};
-use crate::examples::ch5::pi::{N, PiFloat, SEED, estimate, heading, points, row};
-use crate::examples::ch5::pi_reduction::{SIZE, check_points, reduction_checks, shape_flags, tree_shape};
+use crate::example::{Example, Outcome, Run, Size};
+use crate::examples::ch5::generator::RandomOptions;
+use crate::examples::ch5::pi::{PiFloat, points_memory};
+use crate::examples::ch5::pi_reduction::{SIZE, check_points, reduction_points, report, tree_shape};
 use book_kernels::ch5::pi_reduction_twopass::{FinalSum, FinalSumArgs, PartialSumArgs};
+use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
+use std::marker::PhantomData;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch5-pi-reduction-twopass",
-    description: "pi count by partial_sum<<<256,512>>> (shared-memory tree per block) then final_sum<<<1,256>>> (book 5.3)",
-    size: Some(SIZE),
-    f64: true,
-    reps: true,
-    flags: &[
-        generator::GENERATOR_FLAG,
-        generator::SEED_FLAG,
-        Flag::value(
-            "--blocks",
-            "N",
-            "blocks of partial_sum, at most 1024 (final_sum adds one per thread) [default: 256, the book's]",
-        ),
-        Flag::value(
-            "--threads",
-            "N",
-            "threads per block of partial_sum, a power of two up to 1024 [default: 512, the book's]",
-        ),
-    ],
-    run,
-};
+/// ch5-pi-reduction-twopass, in precision `T`.
+pub struct Ch5PiReductionTwopass<T>(PhantomData<T>);
+
+/// The options of ch5-pi-reduction-twopass.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct Ch5PiReductionTwopassOptions {
+    #[command(flatten)]
+    pub random: RandomOptions,
+    /// blocks of partial_sum, at most 1024 (final_sum adds one per thread) [default: 256, the book's]
+    #[arg(long, value_name = "N", default_value_t = BOOK_SHAPE.0, hide_default_value = true)]
+    pub blocks: u32,
+    /// threads per block of partial_sum, a power of two up to 1024 [default: 512, the book's]
+    #[arg(long, value_name = "N", default_value_t = BOOK_SHAPE.1, hide_default_value = true)]
+    pub threads: u32,
+}
+
+impl<T: PiFloat> Example for Ch5PiReductionTwopass<T> {
+    const ID: &'static str = "ch5-pi-reduction-twopass";
+    const DESCRIPTION: &'static str =
+        "pi count by partial_sum<<<256,512>>> (shared-memory tree per block) then final_sum<<<1,256>>> (book 5.3)";
+    const SIZE: Option<Size> = Some(SIZE);
+    const REPS: bool = true;
+    type Args = Ch5PiReductionTwopassOptions;
+
+    /// The points on the device and their download for the CPU count (the partial counts are at
+    /// most 1024 integers).
+    fn memory(run: &Run<Self::Args>, _gpu: &Gpu) -> Option<Footprint> {
+        points_memory::<T>(run.size)
+    }
+
+    /// The book's two kernels over `--size` points (the listing's N).
+    fn run(gpu: &Gpu, run: &Run<Self::Args>) -> Result<Outcome> {
+        let args = &run.args;
+        let mut two_pass = TwoPass::new(gpu, args.blocks, args.threads)?;
+        let xy_d = reduction_points::<T>(gpu, run.size, &args.random)?;
+        let ms = time_reps(gpu, run.reps, || two_pass.launch(gpu, &xy_d))?.median_ms;
+        report(
+            gpu,
+            &xy_d,
+            ("two-pass total", two_pass.total(gpu)?),
+            &two_pass.describe(),
+            ms,
+        )
+    }
+}
 
 /// The book's `partial_sum<<<256, 512, 512*4>>>`.
 pub const BOOK_SHAPE: (u32, u32) = (256, 512);
@@ -92,40 +117,5 @@ impl TwoPass {
             self.second.block.0,
             self.second.shared_bytes
         )
-    }
-}
-
-fn run_in<T: PiFloat>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (generator, seed) = generator_and_seed(gpu, options, SEED)?;
-    let (blocks, threads) = shape_flags(options, BOOK_SHAPE)?;
-    let n = options.size_or(N)?;
-    check_points(n)?;
-    let mut two_pass = TwoPass::new(gpu, blocks, threads)?;
-    println!(
-        "{} ({} generator, seed {seed})",
-        heading(options.precision),
-        generator.name()
-    );
-    let xy_d = points::<T>(gpu, generator, seed, n)?;
-    let stats = time_reps(gpu, options.reps, || two_pass.launch(gpu, &xy_d))?;
-    let total = two_pass.total(gpu)?;
-    let (pi, error) = estimate::<T>(total, n);
-    println!("{}", row(n, pi, error));
-    println!(
-        " {}: {:.4} ms ({})",
-        two_pass.describe(),
-        stats.median_ms,
-        gpu.timing_label()
-    );
-    Ok(Outcome {
-        checks: reduction_checks(gpu, "two-pass total", &xy_d, total)?,
-    })
-}
-
-/// The book's two kernels over `--size` points (the listing's N).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    match options.precision {
-        Precision::F32 => run_in::<f32>(gpu, options),
-        Precision::F64 => run_in::<f64>(gpu, options),
     }
 }

@@ -6,7 +6,7 @@
 //! 2*10^7 sevens with every method, the first `N` at which the recursive sum goes wrong
 //! (Fig. 5.6), the `-fast` (SSE) listing, and both series with every method. `--size` sets the
 //! length of the GPU sum (10^7 by default, on the simulator too: it takes a second).
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::examples::ch5::fortran::fortran_e;
 use crate::reference::ch5::sum_accuracy::{self as methods, Series};
 use ferrocuda::footprint::{Footprint, try_vec};
@@ -14,22 +14,112 @@ use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::reduce;
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch5-sum-accuracy",
-    description: "f32 summation: recursive, f64, pairwise, Kahan, SSE lanes; Table 5.2; 10^7 sevens on CPU and GPU (book 5.4)",
-    size: Some(LegacySize {
-        unit: "sevens summed on the GPU (the CPU part's sizes are the book's)",
-        gpu: SEVENS_N[0],
-        simulator: SEVENS_N[0],
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: false,
-    flags: &[],
-    run,
-};
+/// ch5-sum-accuracy.
+pub struct Ch5SumAccuracy;
+
+impl Example for Ch5SumAccuracy {
+    const ID: &'static str = "ch5-sum-accuracy";
+    const DESCRIPTION: &'static str =
+        "f32 summation: recursive, f64, pairwise, Kahan, SSE lanes; Table 5.2; 10^7 sevens on CPU and GPU (book 5.4)";
+    const SIZE: Option<Size> = Some(Size::new(
+        "sevens summed on the GPU (the CPU part's sizes are the book's)",
+        SEVENS_N[0],
+        SEVENS_N[0],
+    ));
+    type Args = NoOptions;
+
+    /// The peak bytes of a run with `n` sevens on the GPU: the CPU part's largest array (the
+    /// book's 2*10^7 sevens), then the `n` sevens on the host and the device (the reductions'
+    /// partials are one value per block).
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let cpu_part = Footprint::NONE.host::<f32>(1, SEVENS_N[1])?;
+        Some(cpu_part.max(Footprint::NONE.mirrored::<f32>(1, run.size)?))
+    }
+
+    /// The book's program, then the GPU tree sum of `--size` sevens (10^7 by default).
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let mut checks = vec![table_5_2()];
+        println!();
+        let mut stalled = f64::NAN;
+        for n in SEVENS_N {
+            let (check, recursive) = sevens(n);
+            checks.push(check);
+            stalled = recursive;
+            println!();
+        }
+        let stall = f64::from(1u32 << 27);
+        checks.push(Check::condition(
+            &format!("{} sevens: the recursive SP sum stalls at 2^27 = {stall}", SEVENS_N[1]),
+            stalled == stall,
+        ));
+
+        let first = methods::first_inexact_count(7.0, SEVENS_N[0]);
+        println!("Recursive SP sum of sevens: first N computed incorrectly");
+        match first {
+            Some(n) => println!("  computed (IEEE round to nearest even): N = {n}"),
+            None => println!("  computed: none up to {}", SEVENS_N[0]),
+        }
+        println!(
+            "  book: N = {BOOK_FIRST_INEXACT_N} (2^24/7 = {:.2}); the partial sum at N = {BOOK_FIRST_INEXACT_N} is 16777222, even, so still exact",
+            f64::from(1u32 << 24) / 7.0
+        );
+        println!(
+            "  with a DP accumulator the same starts past 2^53/7 = {:.2e} (book: N ~ 10^16)",
+            2f64.powi(53) / 7.0
+        );
+        checks.push(Check::condition(
+            &format!("first inexact N = {FIRST_INEXACT_N}"),
+            first == Some(FIRST_INEXACT_N),
+        ));
+        println!();
+
+        checks.push(sse_lanes(SEVENS_N[0])?);
+        println!();
+
+        let (mut computed, mut book) = (Vec::new(), Vec::new());
+        for (series, pairwise, kahan) in BOOK_SERIES_ERRORS {
+            computed.extend(series_all_methods(series));
+            book.extend([pairwise, kahan]);
+        }
+        checks.push(Check::compare(
+            "pairwise and Kahan errors on both series vs the book's",
+            &computed,
+            &book,
+            SEVEN_DIGITS,
+        ));
+        println!();
+
+        let n = run.size;
+        let x = try_vec(n, 7.0f32)?;
+        let x_d = gpu.upload(&x)?;
+        let exact = 7.0 * n as f64;
+        let tree = f64::from(reduce::sum(gpu, &x_d)?);
+        let kahan = f64::from(reduce::sum_kahan(gpu, &x_d)?);
+        let recursive = f64::from(methods::recursive_sp(&x));
+        println!("On the GPU ({}): {n} elements of magnitude 7.0", gpu.properties().name);
+        for (label, value) in [
+            ("Tree reduction (ferrocuda::reduce::sum) =", tree),
+            ("Kahan per thread, then tree (reduce::sum_kahan) =", kahan),
+            ("CPU recursive sum with SP accumulator =", recursive),
+        ] {
+            println!("{label} {value:.1} Error= {:.1}", exact - value);
+        }
+        if recursive == exact {
+            println!("Below 2^24 / 7 elements every partial sum is exact: the CPU loop agrees with the tree.");
+        } else {
+            println!(
+                "A GPU sum is a tree, like the pairwise sum: it differs from the naive CPU loop, which is the less accurate one."
+            );
+        }
+        checks.push(Check::compare(
+            &format!("GPU tree and Kahan sums of {n} sevens exact"),
+            &[tree, kahan],
+            &[exact; 2],
+            Tolerance::EXACT,
+        ));
+        Ok(Outcome { checks })
+    }
+}
 
 /// Table 5.2's series length.
 pub const SERIES_N: usize = 8192;
@@ -186,101 +276,4 @@ fn series_all_methods(series: Series) -> [f64; 2] {
         println!("{label} {} Error = {}", fortran_e(value), fortran_e(value - reference));
     }
     [sums.pairwise - reference, sums.kahan - reference]
-}
-
-/// The peak bytes of a run with `n` sevens on the GPU: the CPU part's largest array (the book's
-/// 2*10^7 sevens), then the `n` sevens on the host and the device (the reductions' partials are
-/// one value per block).
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let cpu_part = Footprint::NONE.host::<f32>(1, SEVENS_N[1])?;
-    Some(cpu_part.max(Footprint::NONE.mirrored::<f32>(1, n)?))
-}
-
-/// The book's program, then the GPU tree sum of `--size` sevens (10^7 by default).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let mut checks = vec![table_5_2()];
-    println!();
-    let mut stalled = f64::NAN;
-    for n in SEVENS_N {
-        let (check, recursive) = sevens(n);
-        checks.push(check);
-        stalled = recursive;
-        println!();
-    }
-    let stall = f64::from(1u32 << 27);
-    checks.push(Check::condition(
-        &format!("{} sevens: the recursive SP sum stalls at 2^27 = {stall}", SEVENS_N[1]),
-        stalled == stall,
-    ));
-
-    let first = methods::first_inexact_count(7.0, SEVENS_N[0]);
-    println!("Recursive SP sum of sevens: first N computed incorrectly");
-    match first {
-        Some(n) => println!("  computed (IEEE round to nearest even): N = {n}"),
-        None => println!("  computed: none up to {}", SEVENS_N[0]),
-    }
-    println!(
-        "  book: N = {BOOK_FIRST_INEXACT_N} (2^24/7 = {:.2}); the partial sum at N = {BOOK_FIRST_INEXACT_N} is 16777222, even, so still exact",
-        f64::from(1u32 << 24) / 7.0
-    );
-    println!(
-        "  with a DP accumulator the same starts past 2^53/7 = {:.2e} (book: N ~ 10^16)",
-        2f64.powi(53) / 7.0
-    );
-    checks.push(Check::condition(
-        &format!("first inexact N = {FIRST_INEXACT_N}"),
-        first == Some(FIRST_INEXACT_N),
-    ));
-    println!();
-
-    checks.push(sse_lanes(SEVENS_N[0])?);
-    println!();
-
-    let (mut computed, mut book) = (Vec::new(), Vec::new());
-    for (series, pairwise, kahan) in BOOK_SERIES_ERRORS {
-        computed.extend(series_all_methods(series));
-        book.extend([pairwise, kahan]);
-    }
-    checks.push(Check::compare(
-        "pairwise and Kahan errors on both series vs the book's",
-        &computed,
-        &book,
-        SEVEN_DIGITS,
-    ));
-    println!();
-
-    let n = options.size_or(SEVENS_N[0])?;
-    let x = try_vec(n, 7.0f32)?;
-    let x_d = gpu.upload(&x)?;
-    let exact = 7.0 * n as f64;
-    let tree = f64::from(reduce::sum(gpu, &x_d)?);
-    let kahan = f64::from(reduce::sum_kahan(gpu, &x_d)?);
-    let recursive = f64::from(methods::recursive_sp(&x));
-    println!("On the GPU ({}): {n} elements of magnitude 7.0", gpu.properties().name);
-    println!(
-        "Tree reduction (ferrocuda::reduce::sum) = {tree:.1} Error= {:.1}",
-        exact - tree
-    );
-    println!(
-        "Kahan per thread, then tree (reduce::sum_kahan) = {kahan:.1} Error= {:.1}",
-        exact - kahan
-    );
-    println!(
-        "CPU recursive sum with SP accumulator = {recursive:.1} Error= {:.1}",
-        exact - recursive
-    );
-    if recursive == exact {
-        println!("Below 2^24 / 7 elements every partial sum is exact: the CPU loop agrees with the tree.");
-    } else {
-        println!(
-            "A GPU sum is a tree, like the pairwise sum: it differs from the naive CPU loop, which is the less accurate one."
-        );
-    }
-    checks.push(Check::compare(
-        &format!("GPU tree and Kahan sums of {n} sevens exact"),
-        &[tree, kahan],
-        &[exact; 2],
-        Tolerance::EXACT,
-    ));
-    Ok(Outcome { checks })
 }

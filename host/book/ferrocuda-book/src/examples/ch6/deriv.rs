@@ -11,62 +11,17 @@
 //! `--size 512` runs from DRAM (64^3 sits in an H100's L2), `--dims MXxMYxMZ` any multiples of
 //! the pencils.
 use super::deriv_launch::{Coefficients, DerivReal, Mode, Pencils, Problem, Variant, check_extents};
+use super::fortran_e;
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
+use crate::example::{Example, Outcome, Precision, Run, Size};
 use crate::reference::ch6::deriv::{self as reference, ALPHA, Direction, Extents, Grid, STENCIL};
 use book_kernels::ch6::deriv::L_PENCILS;
+use clap::ValueEnum;
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 use std::collections::HashMap;
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch6-deriv",
-    description: "9-point 8th-order derivatives in x, y, z of a periodic 64^3 array: 4- and 32-line tiles, one barrier, memory- and math-only, stretched grid with constant or device coefficients; the 6.1.4 table (book 6.1; --size 512 from DRAM)",
-    size: Some(LegacySize {
-        unit: "points per side of the periodic cube m x m x m, a multiple of 32 (--dims, which gives unequal extents, replaces it)",
-        gpu: M_BOOK,
-        simulator: M_BOOK,
-        min: L_PENCILS,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: true,
-    flags: &[
-        Flag {
-            name: "--direction",
-            value: Some("x|y|z|all"),
-            help: "the derivatives to run [default: all]",
-            requires: None,
-        },
-        Flag {
-            name: "--variant",
-            value: Some("small|large|1sync|mem|math|march|all"),
-            help: "4-line tiles, 32-line tiles, the x one-barrier, memory-only or math-only kernel, the y and z marching kernels (registers, no tile; not in the book), or all the book's [default: all]",
-            requires: None,
-        },
-        Flag {
-            name: "--grid",
-            value: Some("uniform|nonuniform|all"),
-            help: "the uniform grid, the stretched grid (coefficients in constant and in device memory), or both [default: all]",
-            requires: None,
-        },
-        Flag {
-            name: "--line-threads",
-            value: Some("N"),
-            help: "threads per block along the line [default: x min(mx, 128); 4-wide y, z min(m, 128); 32-wide min(m/8, 32)]",
-            requires: None,
-        },
-        Flag {
-            name: "--dims",
-            value: Some("MXxMYxMZ"),
-            help: "grid points mx x my x mz, mx and my multiples of 32, mz of 4 [default: --size cubed, 64x64x64]",
-            requires: None,
-        },
-    ],
-    run,
-};
+use std::marker::PhantomData;
 
 /// The book's `mx = my = mz`.
 pub const M_BOOK: usize = 64;
@@ -122,88 +77,86 @@ pub fn analytic_tolerance(grid: Grid, m: usize, epsilon: f64) -> f64 {
     2.0 * truncation + 2.0 * (m - 1) as f64 * k * epsilon * scale
 }
 
-/// What the command line selected.
-pub struct Selection {
-    pub extents: Extents,
-    pub directions: Vec<Direction>,
-    pub variants: Vec<Variant>,
-    pub reps: usize,
+// ch6-deriv's own options (a plain comment: clap would print a doc comment in place of the
+// example's description in its --help).
+#[derive(clap::Args, Clone, Debug)]
+pub struct Ch6DerivOptions {
+    /// the derivatives to run
+    #[arg(long, value_name = "x|y|z|all", value_enum, default_value_t = Directions::All, hide_possible_values = true)]
+    pub direction: Directions,
+    /// 4-line tiles, 32-line tiles, the x one-barrier, memory-only or math-only kernel, the y and z marching kernels (registers, no tile; not in the book), or all the book's
+    #[arg(long, value_name = "small|large|1sync|mem|math|march|all", value_enum, default_value_t = Variants::All, hide_possible_values = true)]
+    pub variant: Variants,
+    /// the uniform grid, the stretched grid (coefficients in constant and in device memory), or both
+    #[arg(long, value_name = "uniform|nonuniform|all", value_enum, default_value_t = Grids::All, hide_possible_values = true)]
+    pub grid: Grids,
+    /// threads per block along the line [default: x min(mx, 128); 4-wide y, z min(m, 128); 32-wide min(m/8, 32)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub line_threads: Option<usize>,
+    /// grid points mx x my x mz, mx and my multiples of 32, mz of 4 [default: --size cubed, 64x64x64]
+    #[arg(long, value_name = "MXxMYxMZ", value_parser = parse_dims)]
+    pub dims: Option<Extents>,
 }
 
-impl Selection {
-    /// The kernels, extents and repetitions `options` select; an error naming a bad flag value
-    /// or extents the kernels cannot take.
-    pub fn from_options(gpu: &Gpu, options: &Options) -> Result<Self> {
-        let extents = match options.value("--dims") {
-            Some(dims) => parse_dims(dims)?,
-            None => Extents::cube(options.size_or(M_BOOK)?),
-        };
-        check_extents(extents)?;
-        let directions = match options.value("--direction").unwrap_or("all") {
-            "x" => vec![Direction::X],
-            "y" => vec![Direction::Y],
-            "z" => vec![Direction::Z],
-            "all" => Direction::ALL.to_vec(),
-            other => return Err(bad("--direction", other)),
-        };
-        let variant = options.value("--variant").unwrap_or("all");
-        let keep_variant = |v: &Variant| match variant {
-            "small" => v.pencils == Pencils::Small && v.mode == Mode::Stencil,
-            "large" => v.pencils == Pencils::Large,
-            "march" => v.pencils == Pencils::March,
+/// `--direction`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Directions {
+    X,
+    Y,
+    Z,
+    All,
+}
+
+/// `--variant`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variants {
+    Small,
+    Large,
+    #[value(name = "1sync")]
+    OneSync,
+    Mem,
+    Math,
+    March,
+    All,
+}
+
+/// `--grid`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grids {
+    Uniform,
+    Nonuniform,
+    All,
+}
+
+impl Ch6DerivOptions {
+    /// True when it selects `v`.
+    pub fn selects(&self, v: &Variant) -> bool {
+        let variant = match self.variant {
+            Variants::Small => v.pencils == Pencils::Small && v.mode == Mode::Stencil,
+            Variants::Large => v.pencils == Pencils::Large,
+            Variants::March => v.pencils == Pencils::March,
             // The book's kernels: its tables stay the book's.
-            "all" => v.pencils != Pencils::March,
-            "1sync" => v.mode == Mode::OneSync,
-            "mem" => v.mode == Mode::MemOnly,
-            "math" => v.mode == Mode::MathOnly,
-            _ => true,
+            Variants::All => v.pencils != Pencils::March,
+            Variants::OneSync => v.mode == Mode::OneSync,
+            Variants::Mem => v.mode == Mode::MemOnly,
+            Variants::Math => v.mode == Mode::MathOnly,
         };
-        if !["small", "large", "1sync", "mem", "math", "march", "all"].contains(&variant) {
-            return Err(bad("--variant", variant));
-        }
-        let grid = options.value("--grid").unwrap_or("all");
-        let keep_grid = |v: &Variant| match grid {
-            "uniform" => v.coefficients == Coefficients::Uniform,
-            "nonuniform" => v.coefficients != Coefficients::Uniform,
-            _ => true,
+        let grid = match self.grid {
+            Grids::Uniform => v.coefficients == Coefficients::Uniform,
+            Grids::Nonuniform => v.coefficients != Coefficients::Uniform,
+            Grids::All => true,
         };
-        if !["uniform", "nonuniform", "all"].contains(&grid) {
-            return Err(bad("--grid", grid));
-        }
-        let variants: Vec<Variant> = Variant::every()
-            .into_iter()
-            .filter(|v| directions.contains(&v.direction) && keep_variant(v) && keep_grid(v))
-            .collect();
-        if variants.is_empty() {
-            return Err(Error::InvalidArgument(format!(
-                "no kernel is a {variant} variant of the {grid} grid in the chosen directions"
-            )));
-        }
-        Ok(Self {
-            extents,
-            directions,
-            variants,
-            reps: gpu.pick(options.reps.max(N_REPS), 1),
-            line_threads: options.parsed("--line-threads")?,
-        })
+        let d = self.direction;
+        variant && grid && (d == Directions::All || d as usize == v.direction.index())
     }
 }
 
-fn bad(flag: &str, value: &str) -> Error {
-    Error::InvalidArgument(format!("`{flag}` does not take `{value}`"))
-}
-
-/// `64x32x8` as extents.
+/// `64x32x8` as extents (`--dims`).
 pub fn parse_dims(dims: &str) -> Result<Extents> {
-    let parts: Vec<usize> = dims
-        .split(['x', 'X', ','])
-        .map(|p| p.trim().parse::<usize>())
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|_| bad("--dims", dims))?;
-    match parts[..] {
-        [mx, my, mz] => Ok(Extents { mx, my, mz }),
-        _ => Err(bad("--dims", dims)),
+    let parts: std::result::Result<Vec<usize>, _> = dims.split(['x', 'X', ',']).map(|p| p.trim().parse()).collect();
+    match parts.as_deref() {
+        Ok(&[mx, my, mz]) => Ok(Extents { mx, my, mz }),
+        _ => Err(Error::InvalidArgument(format!("`--dims` does not take `{dims}`"))),
     }
 }
 
@@ -220,14 +173,7 @@ pub fn fortran_list(v: f64, precision: Precision) -> String {
         let whole = if a >= 1.0 { a.log10().floor() as usize + 1 } else { 0 };
         format!("{v:.*}", digits - whole.min(digits))
     } else {
-        let s = format!("{v:.*E}", digits);
-        match s.split_once('E') {
-            Some((mantissa, exponent)) => {
-                let e: i32 = exponent.parse().unwrap_or(0);
-                format!("{mantissa}E{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-            }
-            None => s,
-        }
+        fortran_e(v, digits)
     }
 }
 
@@ -240,154 +186,153 @@ pub struct Measured {
     pub gb_per_s: f64,
 }
 
-/// The peak bytes of a run on the cube of side `m` (or `--dims`, when it parses; the run refuses
-/// it otherwise) in `--precision`: on the device the NaN poison, the derivative and the field;
-/// on the host the field, its exact derivative (f64), the CPU stencil's result and one kernel's
-/// downloaded derivative. A side is counted as the next multiple of 32, the next the kernels
-/// take, so that the largest size that fits, which the runner names, is one they take.
-pub fn memory(options: &Options, _gpu: &Gpu, m: usize) -> Option<Footprint> {
-    let side = m.checked_next_multiple_of(L_PENCILS)?;
-    let extents = options
-        .value("--dims")
-        .and_then(|dims| parse_dims(dims).ok())
-        .unwrap_or(Extents::cube(side));
-    let points = ferrocuda::footprint::elements(&[extents.mx, extents.my, extents.mz])?;
-    let exact = Footprint::NONE.host::<f64>(1, points)?;
-    match options.precision {
-        Precision::F32 => Footprint::NONE
-            .device::<f32>(3, points)?
-            .host::<f32>(3, points)?
-            .plus(exact),
-        Precision::F64 => Footprint::NONE
-            .device::<f64>(3, points)?
-            .host::<f64>(3, points)?
-            .plus(exact),
-    }
-}
+/// ch6-deriv in precision `T`.
+pub struct Ch6Deriv<T>(PhantomData<T>);
 
-/// The selected kernels on the cube of side `--size` (the book's 64) or on `--dims`.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let selection = Selection::from_options(gpu, options)?;
-    let (checks, _) = match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, &selection, options.precision)?,
-        Precision::F64 => run_typed::<f64>(gpu, &selection, options.precision)?,
-    };
-    Ok(Outcome { checks })
-}
+impl<T: DerivReal> Example for Ch6Deriv<T> {
+    const ID: &'static str = "ch6-deriv";
+    const DESCRIPTION: &'static str = "9-point 8th-order derivatives in x, y, z of a periodic 64^3 array: 4- and 32-line tiles, one barrier, memory- and math-only, stretched grid with constant or device coefficients; the 6.1.4 table (book 6.1; --size 512 from DRAM)";
+    const SIZE: Option<Size> = Some(Size::new("points per side of the periodic cube m x m x m, a multiple of 32 (--dims, which gives unequal extents, replaces it)", M_BOOK, M_BOOK).at_least(L_PENCILS));
+    const REPS: bool = true;
+    type Args = Ch6DerivOptions;
 
-/// Runs the selected kernels in precision `T`: prints the book's output per kernel and the
-/// table, returns the checks and each kernel's measurement.
-pub fn run_typed<T: DerivReal>(
-    gpu: &Gpu,
-    selection: &Selection,
-    precision: Precision,
-) -> Result<(Vec<Check>, HashMap<Variant, Measured>)> {
-    let e = selection.extents;
-    let field_bytes = e
-        .points()?
-        .checked_mul(2 * size_of::<T>())
-        .map(|read_and_written| read_and_written / 2)
-        .ok_or_else(|| Error::InvalidArgument(format!("the arrays of {e} do not fit in memory")))?;
-    println!();
-    println!(" Device: {}", gpu.properties().name);
-    println!(
-        " Grid {e}, {precision}: {:.1} MiB per array; launches per timing: {} ({}){}",
-        field_bytes as f64 / (1 << 20) as f64,
-        selection.reps,
-        gpu.timing_label(),
-        if e == Extents::cube(M_BOOK) && !gpu.is_simulator() {
-            "; 64^3 fits in an H100's L2: --size 512 measures DRAM"
-        } else {
-            ""
-        }
-    );
-    if !gpu.is_simulator() {
-        let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, field_bytes, selection.reps)?;
-        println!(" memcpy device-to-device of one array: {memcpy:.2} GB/s (read + write)");
+    /// The peak bytes of a run on the cube of side `--size` (or `--dims`): on the device the
+    /// NaN poison, the derivative and the field; on the host the field, its exact derivative
+    /// (f64), the CPU stencil's result and one kernel's downloaded derivative. A side is counted
+    /// as the next multiple of 32, the next the kernels take, so that the largest size that
+    /// fits, which the runner names, is one they take.
+    fn memory(run: &Run<Ch6DerivOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let cube = Extents::cube(run.size.checked_next_multiple_of(L_PENCILS)?);
+        let Extents { mx, my, mz } = run.args.dims.unwrap_or(cube);
+        let points = ferrocuda::footprint::elements(&[mx, my, mz])?;
+        Footprint::NONE
+            .device::<T>(3, points)?
+            .host::<T>(3, points)?
+            .host::<f64>(1, points)
     }
-    let poison_d = gpu.upload(&try_vec(e.points()?, T::from_f64(f64::NAN))?)?;
-    let mut df_d = gpu.zeros::<T>(e.points()?)?;
-    let (mut checks, mut measured) = (Vec::new(), HashMap::new());
-    for coefficients in Coefficients::ALL {
-        if !selection.variants.iter().any(|v| v.coefficients == coefficients) {
-            continue;
+
+    /// The selected kernels on the cube of side `--size` (the book's 64) or on `--dims`: prints
+    /// the book's output per kernel and the table.
+    fn run(gpu: &Gpu, run: &Run<Ch6DerivOptions>) -> Result<Outcome> {
+        let (args, precision) = (&run.args, run.precision);
+        let e = args.dims.unwrap_or(Extents::cube(run.size));
+        check_extents(e)?;
+        let variants: Vec<Variant> = Variant::every().into_iter().filter(|v| args.selects(v)).collect();
+        if variants.is_empty() {
+            let name = |v: Option<clap::builder::PossibleValue>| v.map_or(String::new(), |v| v.get_name().to_string());
+            return Err(Error::InvalidArgument(format!(
+                "no kernel is a {} variant of the {} grid in the chosen directions",
+                name(args.variant.to_possible_value()),
+                name(args.grid.to_possible_value())
+            )));
         }
-        let mut problem = Problem::<T>::new(gpu, coefficients.grid(), e)?;
-        problem.line_threads = selection.line_threads;
-        if coefficients != Coefficients::Uniform {
-            println!();
-            println!(
-                " Stretched grid (alpha = {ALPHA}), coefficients in {} memory",
-                if coefficients == Coefficients::Constant {
-                    "constant"
-                } else {
-                    "device"
-                }
-            );
+        let reps = gpu.pick(run.reps.max(N_REPS), 1);
+        let field_bytes = e
+            .points()?
+            .checked_mul(2 * size_of::<T>())
+            .map(|read_and_written| read_and_written / 2)
+            .ok_or_else(|| Error::InvalidArgument(format!("the arrays of {e} do not fit in memory")))?;
+        println!();
+        println!(" Device: {}", gpu.properties().name);
+        println!(
+            " Grid {e}, {precision}: {:.1} MiB per array; launches per timing: {} ({}){}",
+            field_bytes as f64 / (1 << 20) as f64,
+            reps,
+            gpu.timing_label(),
+            if e == Extents::cube(M_BOOK) && !gpu.is_simulator() {
+                "; 64^3 fits in an H100's L2: --size 512 measures DRAM"
+            } else {
+                ""
+            }
+        );
+        if !gpu.is_simulator() {
+            let memcpy = ferrocuda::measure::memcpy_gb_per_s(gpu, field_bytes, reps)?;
+            println!(" memcpy device-to-device of one array: {memcpy:.2} GB/s (read + write)");
         }
-        for &direction in &selection.directions {
-            let variants: Vec<Variant> = selection
-                .variants
-                .iter()
-                .copied()
-                .filter(|v| v.coefficients == coefficients && v.direction == direction)
-                .collect();
-            if variants.is_empty() {
+        let poison_d = gpu.upload(&try_vec(e.points()?, T::from_f64(f64::NAN))?)?;
+        let mut df_d = gpu.zeros::<T>(e.points()?)?;
+        let (mut checks, mut measured) = (Vec::new(), HashMap::new());
+        for coefficients in Coefficients::ALL {
+            if !variants.iter().any(|v| v.coefficients == coefficients) {
                 continue;
             }
-            println!();
-            println!(" {} derivative", direction.name());
-            let (f, sol) = reference::field::<T>(problem.grid, e, direction)?;
-            let f_d = gpu.upload(&f)?;
-            let m = e.along(direction);
-            let expected = if m > reference::HALO {
-                reference::derivative(&f, e, direction, &problem.coeffs[direction.index()])?
-            } else {
-                Vec::new()
-            };
-            let tolerance = analytic_tolerance(problem.grid, m, T::MACHINE_EPSILON);
-            for variant in variants {
-                let kernel = format!("{}_{}", variant.kernel(), T::NAME);
-                let (df, ms) = match time_kernel(gpu, &problem, variant, &f_d, &poison_d, &mut df_d, selection.reps) {
-                    Ok(result) => result,
-                    Err(Error::InvalidArgument(reason)) => {
-                        println!(" {kernel}: not run: {reason}");
-                        continue;
+            let mut problem = Problem::<T>::new(gpu, coefficients.grid(), e)?;
+            problem.line_threads = args.line_threads;
+            if coefficients != Coefficients::Uniform {
+                println!();
+                println!(
+                    " Stretched grid (alpha = {ALPHA}), coefficients in {} memory",
+                    if coefficients == Coefficients::Constant {
+                        "constant"
+                    } else {
+                        "device"
                     }
-                    Err(other) => return Err(other),
+                );
+            }
+            for direction in Direction::ALL {
+                let variants: Vec<Variant> = variants
+                    .iter()
+                    .copied()
+                    .filter(|v| v.coefficients == coefficients && v.direction == direction)
+                    .collect();
+                if variants.is_empty() {
+                    continue;
+                }
+                println!();
+                println!(" {} derivative", direction.name());
+                let (f, sol) = reference::field::<T>(problem.grid, e, direction)?;
+                let f_d = gpu.upload(&f)?;
+                let m = e.along(direction);
+                let expected = if m > reference::HALO {
+                    reference::derivative(&f, e, direction, &problem.coeffs[direction.index()])?
+                } else {
+                    Vec::new()
                 };
-                let (rms, max) = reference::errors(&df, &sol);
-                let gb_per_s = ferrocuda::measure::gb_per_s(2 * field_bytes, ms);
-                print_kernel(variant, e, Measured { rms, max, ms, gb_per_s }, precision);
-                measured.insert(variant, Measured { rms, max, ms, gb_per_s });
-                checks.extend(kernel_checks(
-                    &kernel,
-                    variant,
-                    &df,
-                    &f,
-                    &expected,
-                    (rms, max),
-                    tolerance,
-                ));
-                if T::NAME == "f32"
-                    && e == Extents::cube(M_BOOK)
-                    && variant.mode == Mode::Stencil
-                    && variant.coefficients == Coefficients::Uniform
-                {
-                    checks.push(Check::condition(
+                let tolerance = analytic_tolerance(problem.grid, m, T::MACHINE_EPSILON);
+                for variant in variants {
+                    let kernel = format!("{}_{}", variant.kernel(), T::NAME);
+                    let (df, ms) = match time_kernel(gpu, &problem, variant, &f_d, &poison_d, &mut df_d, reps) {
+                        Ok(result) => result,
+                        Err(Error::InvalidArgument(reason)) => {
+                            println!(" {kernel}: not run: {reason}");
+                            continue;
+                        }
+                        Err(other) => return Err(other),
+                    };
+                    let (rms, max) = reference::errors(&df, &sol);
+                    let gb_per_s = ferrocuda::measure::gb_per_s(2 * field_bytes, ms);
+                    let m = Measured { rms, max, ms, gb_per_s };
+                    print_kernel(variant, e, m, precision);
+                    measured.insert(variant, m);
+                    checks.extend(kernel_checks(
+                        &kernel,
+                        variant,
+                        &df,
+                        &f,
+                        &expected,
+                        (rms, max),
+                        tolerance,
+                    ));
+                    if T::NAME == "f32"
+                        && e == Extents::cube(M_BOOK)
+                        && variant.mode == Mode::Stencil
+                        && variant.coefficients == Coefficients::Uniform
+                    {
+                        checks.push(Check::condition(
                         &format!("{kernel}: RMS {rms:.3e} < {BOOK_RMS_BOUND:e} and MAX {max:.3e} < {BOOK_MAX_BOUND:e} (book: {BOOK_RMS_ERROR:e}, {BOOK_MAX_ERROR:e})"),
                         rms < BOOK_RMS_BOUND && max < BOOK_MAX_BOUND,
                     ));
+                    }
                 }
+                print_limiting_factor(&measured, direction, coefficients);
             }
-            print_limiting_factor(&measured, direction, coefficients);
         }
+        print_table(gpu, e, precision, &measured);
+        if measured.is_empty() {
+            return Err(Error::InvalidArgument(format!("no selected kernel can run at {e}")));
+        }
+        Ok(Outcome { checks })
     }
-    print_table(gpu, e, precision, &measured);
-    if measured.is_empty() {
-        return Err(Error::InvalidArgument(format!("no selected kernel can run at {e}")));
-    }
-    Ok((checks, measured))
 }
 
 /// Poisons `df_d` with NaN, launches `variant` once (warm-up; its result is returned for the

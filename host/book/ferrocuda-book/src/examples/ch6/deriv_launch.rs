@@ -1,6 +1,7 @@
 //! ch6-deriv's kernels on the host (book §6.1, `setDerivativeParameters` of Appendix D.5): which
 //! kernel, its launch shape generalised to any extents that are multiples of the pencils, the
 //! coefficients it reads (the constant bank or a device buffer), and one launch.
+use super::DEFAULT_SHARED_BYTES;
 use crate::reference::ch6::deriv::{DerivFloat, Direction, Extents, Grid, HALO, coefficients};
 use book_kernels::ch6::deriv::{
     DerivArgs, DerivMathArgs, DerivX, DerivX1sync, DerivXLPencils, DerivXMem, DerivY, DerivYLPencils, DerivYMarch,
@@ -27,8 +28,6 @@ pub const SMALL_LINE_THREADS: usize = 128;
 /// Threads along the line in the 32-wide y and z kernels' blocks: the book's `m / 8` (8 points
 /// per thread), at most 32 (32 x 32 = 1024 threads; at 512, 16 points per thread).
 pub const LARGE_LINE_THREADS: usize = 32;
-/// Dynamic shared memory a block gets without opting in (CUDA's 48 KiB).
-pub const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
 
 /// Where a kernel's coefficients come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,15 +48,6 @@ impl Coefficients {
         match self {
             Coefficients::Uniform => Grid::Uniform,
             _ => Grid::Stretched,
-        }
-    }
-
-    /// The book's table column.
-    pub fn label(self) -> &'static str {
-        match self {
-            Coefficients::Uniform => "uniform",
-            Coefficients::Constant => "nonuniform, constant",
-            Coefficients::Global => "nonuniform, device",
         }
     }
 }
@@ -142,30 +132,20 @@ impl Variant {
     }
 
     /// Every kernel: the uniform table with the one-barrier, memory-only and math-only x
-    /// variants, then the two stretched-grid tables.
-    pub fn all() -> Vec<Variant> {
-        let mut all = vec![
-            Variant::x(Mode::Stencil),
-            Variant::x(Mode::OneSync),
-            Variant::x(Mode::MemOnly),
-            Variant::x(Mode::MathOnly),
-        ];
-        all.extend(Variant::table(Coefficients::Uniform).into_iter().skip(1));
-        all.extend(Variant::table(Coefficients::Constant));
-        all.extend(Variant::table(Coefficients::Global));
-        all
-    }
-
-    /// The marching y and z kernels of the performance pass (no tile; not in the book).
-    pub fn march() -> [Variant; 2] {
-        [Direction::Y, Direction::Z].map(|d| Variant::new(d, Pencils::March, Coefficients::Uniform))
-    }
-
-    /// [`Variant::all`], the book's kernels, then [`Variant::march`].
+    /// variants, the two stretched-grid tables, then the marching y and z kernels of the
+    /// performance pass (no tile; not in the book).
     pub fn every() -> Vec<Variant> {
-        let mut every = Variant::all();
-        every.extend(Variant::march());
-        every
+        let x = [Mode::Stencil, Mode::OneSync, Mode::MemOnly, Mode::MathOnly].map(Variant::x);
+        let march = [Direction::Y, Direction::Z].map(|d| Variant::new(d, Pencils::March, Coefficients::Uniform));
+        let [_, uniform @ ..] = Variant::table(Coefficients::Uniform);
+        [
+            &x[..],
+            &uniform,
+            &Variant::table(Coefficients::Constant),
+            &Variant::table(Coefficients::Global),
+            &march,
+        ]
+        .concat()
     }
 
     /// The PTX symbol without its precision suffix.
@@ -279,9 +259,7 @@ impl Variant {
 /// `mx`, `my` of `lPencils` (32), and the extents must fit the kernels' 32-bit arguments.
 pub fn check_extents(extents: Extents) -> Result<()> {
     let Extents { mx, my, mz } = extents;
-    if mx == 0
-        || my == 0
-        || mz == 0
+    if [mx, my, mz].contains(&0)
         || !mx.is_multiple_of(L_PENCILS)
         || !my.is_multiple_of(L_PENCILS)
         || !mz.is_multiple_of(S_PENCILS)

@@ -1,6 +1,7 @@
 //! The GPU side of ch6-laplace2d (book §6.2, Appendix D.5): the kernels' launch shapes, a field
 //! on the device (`a_d`, `aNew_d` and one residual slot per sweep), and the book's loop with
 //! each kernel.
+use super::DEFAULT_SHARED_BYTES;
 use crate::nvcc::LoadOr;
 use crate::reference::ch6::laplace2d::{Elementary, Stop, check_mesh};
 use book_kernels::ch6::laplace2d::{
@@ -10,7 +11,6 @@ use book_kernels::ch6::laplace2d::{
 };
 use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use std::fmt;
-use std::str::FromStr;
 use std::time::Instant;
 
 /// A sweep kernel.
@@ -91,47 +91,19 @@ impl Variant {
     }
 }
 
-impl FromStr for Variant {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.kernel().strip_prefix("jacobi_") == Some(s) || v.kernel() == s)
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "the kernel is global, shared, texture, strip, tiled, book or all, not `{s}`"
-                ))
-            })
-    }
-}
-
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.kernel())
     }
 }
 
-/// How `a = aNew` is made after a sweep.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How `a = aNew` is made after a sweep (`--update`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Update {
     /// The book's device-to-device copy `a_d = aNew_d`.
-    #[default]
     Copy,
     /// Swapping the two buffers: no copy; the same field, since both hold the boundary values.
     Swap,
-}
-
-impl FromStr for Update {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "copy" => Ok(Update::Copy),
-            "swap" => Ok(Update::Swap),
-            other => Err(Error::InvalidArgument(format!(
-                "--update is copy (the book's) or swap, not `{other}`"
-            ))),
-        }
-    }
 }
 
 impl fmt::Display for Update {
@@ -198,9 +170,6 @@ macro_rules! laplace_gpu {
 }
 laplace_gpu!(f32, f64);
 
-/// Dynamic shared memory a launch may take without opting in (CUDA's default limit).
-const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
-
 /// Blocks of the residual fold per SM: enough to keep every SM's loads in flight.
 const RESIDUAL_BLOCKS_PER_SM: usize = 4;
 
@@ -240,11 +209,6 @@ impl<T: LaplaceGpu> DeviceField<T> {
             nx,
             ny,
         })
-    }
-
-    /// `(nx, ny)`.
-    pub fn extents(&self) -> (usize, usize) {
-        (self.nx, self.ny)
     }
 
     /// Bytes one sweep moves as the book counts it: each point read once and written once.
@@ -331,11 +295,6 @@ impl<T: LaplaceGpu> DeviceField<T> {
         Ok(bits.into_iter().map(T::from_abs_bits).collect())
     }
 
-    /// The field `a_d`.
-    pub fn download(&self, gpu: &Gpu) -> Result<Vec<T>> {
-        gpu.download(&self.a_d)
-    }
-
     fn check_slots(&self, first: usize, count: usize) -> Result<()> {
         match first.checked_add(count) {
             Some(end) if end <= self.residuals_d.len() => Ok(()),
@@ -402,10 +361,9 @@ pub fn solve<T: LaplaceGpu>(
         field.update(gpu, update)?;
     }
     bar.finish_and_clear();
-    let result = field.download(gpu)?;
     Ok(Solution {
         residuals,
-        field: result,
+        field: gpu.download(&field.a_d)?,
         elapsed_s: started.elapsed().as_secs_f64(),
     })
 }

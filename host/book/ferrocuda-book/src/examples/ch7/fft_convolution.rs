@@ -4,9 +4,9 @@
 //! copies, four streams round robin with asynchronous copies, in the book's issue order
 //! "A, FFT(A), B, FFT(B)" and in the fixed order "A, B, FFT, FFT"), with the book's model
 //! `max(2/3 I/O, compute)` beside the measured time.
-use super::{FFT_FLAG, engine, engine_name};
+use super::{FftOption, engine_name};
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::reference::ch7::convolution as reference;
 use book_kernels::ch7::spectral::{ConvolvePlanes, ConvolvePlanesArgs};
 use ferrocuda::fft::cpu::{self, C64};
@@ -14,39 +14,7 @@ use ferrocuda::fft::{Complex, Direction, Engine, Plan};
 use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, PinnedBuffer, Result, Stream};
 use ferrocuda::verify::{Check, Tolerance};
-use std::str::FromStr;
 use std::time::Instant;
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch7-fft-convolution",
-    description: "FFT convolution of 196 pinned 512^2 complex planes: I/O only, one stream, four streams in both issue orders, against max(2/3 I/O, compute) (book 7.3)",
-    size: Some(LegacySize {
-        unit: "plane side nx = ny, a power of two (--planes sets the planes per series)",
-        gpu: N,
-        simulator: SIMULATOR_N,
-        min: MIN_SIDE,
-        max: MAX_SIDE,
-        memory,
-    }),
-    f64: false,
-    reps: false,
-    flags: &[
-        FFT_FLAG,
-        Flag {
-            name: "--planes",
-            value: Some("P"),
-            help: "complex planes per series, A, B and C each [default: 196, the book's, on a GPU; 16 on the simulator]",
-            requires: None,
-        },
-        Flag {
-            name: "--order",
-            value: Some("book|fixed|both"),
-            help: "the streamed loop's issue order: A,FFT(A),B,FFT(B) (book), A,B,FFT,FFT (fixed), or both [default: both]",
-            requires: None,
-        },
-    ],
-    run,
-};
 
 /// The book's plane side, `nx = ny` (`--size`).
 pub const N: usize = 512;
@@ -102,19 +70,35 @@ impl Mode {
     }
 }
 
-/// `--order`'s values.
-struct Orders(Vec<Order>);
+// ch7-fft-convolution's own options (a plain comment: clap would print a doc comment in place of
+// the example's description in its --help).
+#[derive(clap::Args, Clone, Debug)]
+pub struct Ch7FftConvolutionOptions {
+    #[command(flatten)]
+    pub fft: FftOption,
+    /// complex planes per series, A, B and C each [default: 196, the book's, on a GPU; 16 on the simulator]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    pub planes: Option<usize>,
+    /// the streamed loop's issue order: A,FFT(A),B,FFT(B) (book), A,B,FFT,FFT (fixed), or both
+    #[arg(long, value_name = "book|fixed|both", value_enum, default_value_t = Orders::Both, hide_possible_values = true)]
+    pub order: Orders,
+}
 
-impl FromStr for Orders {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "book" => Ok(Orders(vec![Order::Book])),
-            "fixed" => Ok(Orders(vec![Order::Fixed])),
-            "both" => Ok(Orders(vec![Order::Book, Order::Fixed])),
-            other => Err(Error::InvalidArgument(format!(
-                "--order is book, fixed or both, not `{other}`"
-            ))),
+/// `--order`: the issue orders the streamed loop runs in.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Orders {
+    Book,
+    Fixed,
+    Both,
+}
+
+impl Orders {
+    /// The orders, the book's first.
+    pub fn orders(self) -> Vec<Order> {
+        match self {
+            Orders::Book => vec![Order::Book],
+            Orders::Fixed => vec![Order::Fixed],
+            Orders::Both => vec![Order::Book, Order::Fixed],
         }
     }
 }
@@ -279,48 +263,6 @@ pub fn random_tolerance(plane: usize) -> f64 {
     12.0 * (plane as f64).log2() * f32::EPSILON as f64
 }
 
-/// The side and plane count from the options.
-fn sizes(gpu: &Gpu, options: &Options) -> Result<(usize, usize)> {
-    let side = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-    if side < MIN_SIDE || !side.is_power_of_two() || side > MAX_SIDE {
-        return Err(Error::InvalidArgument(format!(
-            "the convolution's planes are square with a power-of-two side from {MIN_SIDE} to {MAX_SIDE}, not {side}"
-        )));
-    }
-    let planes = options
-        .parsed::<usize>("--planes")?
-        .unwrap_or(gpu.pick(PLANES, SIMULATOR_PLANES));
-    if planes == 0 {
-        return Err(Error::InvalidArgument("--planes must be at least 1".into()));
-    }
-    Ok((side, planes))
-}
-
-/// The peak bytes of a run on planes of `side x side` (with `--planes`; without it, the GPU's
-/// default of [`PLANES`], which is more than the simulator's: the plan cannot tell the backend):
-/// on the device each stream's A and B plane and its plan's work area (a plane); on the host
-/// first the pinned series A, B and C with one plane's f64 check arrays, then the random
-/// series and the f64 CPU convolution (A and B widened and transformed).
-///
-/// A side is counted as the next power of two (the sides the example takes), so that the largest
-/// size that fits, which the runner names, is one it takes.
-pub fn memory(options: &Options, _gpu: &Gpu, side: usize) -> Option<Footprint> {
-    let side = side.checked_next_power_of_two()?;
-    let plane = footprint::elements(&[side, side])?;
-    let planes = options.parsed::<usize>("--planes").ok().flatten().unwrap_or(PLANES);
-    let random_planes = planes.min(RANDOM_PLANES);
-    let constant = Footprint::NONE
-        .host::<Complex<f32>>(3, footprint::elements(&[planes, plane])?)?
-        .host::<f64>(2, plane)?;
-    let random_values = footprint::elements(&[random_planes, plane])?;
-    let random = Footprint::NONE
-        .host::<Complex<f32>>(3, random_values)?
-        .host::<C64>(4, random_values)?;
-    Footprint::NONE
-        .device::<Complex<f32>>(3 * STREAMS, plane)?
-        .plus(constant.max(random))
-}
-
 /// One check over every plane of `planes`: `part` of each value against `want`, compared plane
 /// by plane (no copy of the whole series) and merged as one comparison.
 fn planes_check(
@@ -342,94 +284,144 @@ fn planes_check(
     Ok(merged)
 }
 
-/// Runs the three loops on constant data, checks C == (0, 2 nx ny), then a random-data run
-/// against the CPU.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (side, planes) = sizes(gpu, options)?;
-    let orders = options
-        .parsed::<Orders>("--order")?
-        .map_or(vec![Order::Book, Order::Fixed], |o| o.0);
-    let plane = side * side;
-    let engine = engine(gpu, options)?;
-    let mut pipeline = Pipeline::new(gpu, side, engine)?;
-    println!(
-        " {planes} planes of {side} x {side} complex f32 per series, {STREAMS} streams ({}), wall clock",
-        engine_name(pipeline.engine())
+/// ch7-fft-convolution.
+pub struct Ch7FftConvolution;
+
+impl Example for Ch7FftConvolution {
+    const ID: &'static str = "ch7-fft-convolution";
+    const DESCRIPTION: &'static str = "FFT convolution of 196 pinned 512^2 complex planes: I/O only, one stream, four streams in both issue orders, against max(2/3 I/O, compute) (book 7.3)";
+    const SIZE: Option<Size> = Some(
+        Size::new(
+            "plane side nx = ny, a power of two (--planes sets the planes per series)",
+            N,
+            SIMULATOR_N,
+        )
+        .at_least(MIN_SIDE)
+        .at_most(MAX_SIDE),
     );
-    let mut series = Series::new(gpu, planes, plane, |_, _, _| Complex::new(1.0, 1.0))?;
-    let io_s = pipeline.run(gpu, &mut series, Mode::IoOnly)?;
-    let single_s = pipeline.run(gpu, &mut series, Mode::SingleStream)?;
-    println!("{} Elapsed time : {io_s:.7}", Mode::IoOnly.label());
-    println!("{} Elapsed time : {single_s:.7}", Mode::SingleStream.label());
-    let compute_s = (single_s - io_s).max(0.0);
-    let model_s = (2.0 / 3.0 * io_s).max(compute_s);
-    let mut checks = Vec::new();
-    let want = 2.0 * plane as f64;
-    for &order in &orders {
-        for c in &mut series.c {
-            c.as_mut_slice()?.fill(Complex::zero());
+    type Args = Ch7FftConvolutionOptions;
+
+    /// The peak bytes of a run on planes of `side x side` (with `--planes`; without it, the
+    /// GPU's default of [`PLANES`], which is more than the simulator's: the plan cannot tell the
+    /// backend): on the device each stream's A and B plane and its plan's work area (a plane);
+    /// on the host first the pinned series A, B and C with one plane's f64 check arrays, then
+    /// the random series and the f64 CPU convolution (A and B widened and transformed).
+    ///
+    /// A side is counted as the next power of two (the sides the example takes), so that the
+    /// largest size that fits, which the runner names, is one it takes.
+    fn memory(run: &Run<Ch7FftConvolutionOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let side = run.size.checked_next_power_of_two()?;
+        let plane = footprint::elements(&[side, side])?;
+        let planes = run.args.planes.unwrap_or(PLANES);
+        let random_values = footprint::elements(&[planes.min(RANDOM_PLANES), plane])?;
+        let constant = Footprint::NONE
+            .host::<Complex<f32>>(3, footprint::elements(&[planes, plane])?)?
+            .host::<f64>(2, plane)?;
+        let random = Footprint::NONE
+            .host::<Complex<f32>>(3, random_values)?
+            .host::<C64>(4, random_values)?;
+        Footprint::NONE
+            .device::<Complex<f32>>(3 * STREAMS, plane)?
+            .plus(constant.max(random))
+    }
+
+    /// Runs the three loops on constant data, checks C == (0, 2 nx ny), then a random-data run
+    /// against the CPU.
+    fn run(gpu: &Gpu, run: &Run<Ch7FftConvolutionOptions>) -> Result<Outcome> {
+        let side = run.size;
+        if side < MIN_SIDE || !side.is_power_of_two() || side > MAX_SIDE {
+            return Err(Error::InvalidArgument(format!(
+                "the convolution's planes are square with a power-of-two side from {MIN_SIDE} to {MAX_SIDE}, not {side}"
+            )));
         }
-        let streams_s = pipeline.run(gpu, &mut series, Mode::Streams(order))?;
-        println!("{} Elapsed time : {streams_s:.7}", Mode::Streams(order).label());
-        // Constant planes transform exactly (sums of ones), so only rounding of the final
-        // scaling could differ: allow 4 f32 epsilons of the value.
-        let tolerance = Tolerance {
-            abs: 4.0 * f32::EPSILON as f64 * want,
-            rel: 0.0,
-        };
-        let first = series.c[0].as_slice()?[0];
+        let planes = run.args.planes.unwrap_or(gpu.pick(PLANES, SIMULATOR_PLANES));
+        if planes == 0 {
+            return Err(Error::InvalidArgument("--planes must be at least 1".into()));
+        }
+        let orders = run.args.order.orders();
+        let plane = side * side;
+        let mut pipeline = Pipeline::new(gpu, side, run.args.fft.engine(gpu)?)?;
         println!(
-            "  C(1,1,1) = ({}, {}), expected (0, {want})",
-            f64::from(first.re),
-            f64::from(first.im)
+            " {planes} planes of {side} x {side} complex f32 per series, {STREAMS} streams ({}), wall clock",
+            engine_name(pipeline.engine())
         );
-        let label = format!("{order:?} order");
-        checks.push(planes_check(
-            &format!("C real part == 0 ({label})"),
-            &series.c,
-            |v| v.re,
-            0.0,
-            tolerance,
-        )?);
-        checks.push(planes_check(
-            &format!("C imaginary part == 2 nx ny = {want} ({label})"),
-            &series.c,
-            |v| v.im,
-            want,
-            tolerance,
-        )?);
-    }
-    println!(
-        " model: max(2/3 x I/O = {:.7}, compute = single - I/O = {compute_s:.7}) = {model_s:.7} s",
-        2.0 / 3.0 * io_s
-    );
-    if gpu.is_simulator() {
-        println!(" (simulator: copies and kernels run one after another, so the streams cannot overlap)");
-    }
-    // Random data through the streamed loop, against rustfft in f64 (the constant series are
-    // no longer needed).
-    drop(series);
-    let random_planes = planes.min(RANDOM_PLANES);
-    let mut random = Series::new(gpu, random_planes, plane, |s, p, i| {
-        Complex::new(random_value(s, p, 2 * i), random_value(s, p, 2 * i + 1))
-    })?;
-    pipeline.run(gpu, &mut random, Mode::Streams(orders[0]))?;
-    let widen = |planes: &[PinnedBuffer<Complex<f32>>]| -> Result<Vec<C64>> {
-        let mut all = footprint::try_with_capacity(random_planes * plane)?;
-        for p in planes {
-            all.extend(cpu::to_c64(p.as_slice()?));
+        let mut series = Series::new(gpu, planes, plane, |_, _, _| Complex::new(1.0, 1.0))?;
+        let io_s = pipeline.run(gpu, &mut series, Mode::IoOnly)?;
+        let single_s = pipeline.run(gpu, &mut series, Mode::SingleStream)?;
+        println!("{} Elapsed time : {io_s:.7}", Mode::IoOnly.label());
+        println!("{} Elapsed time : {single_s:.7}", Mode::SingleStream.label());
+        let compute_s = (single_s - io_s).max(0.0);
+        let model_s = (2.0 / 3.0 * io_s).max(compute_s);
+        let mut checks = Vec::new();
+        let want = 2.0 * plane as f64;
+        for &order in &orders {
+            for c in &mut series.c {
+                c.as_mut_slice()?.fill(Complex::zero());
+            }
+            let streams_s = pipeline.run(gpu, &mut series, Mode::Streams(order))?;
+            println!("{} Elapsed time : {streams_s:.7}", Mode::Streams(order).label());
+            // Constant planes transform exactly (sums of ones), so only rounding of the final
+            // scaling could differ: allow 4 f32 epsilons of the value.
+            let tolerance = Tolerance {
+                abs: 4.0 * f32::EPSILON as f64 * want,
+                rel: 0.0,
+            };
+            let first = series.c[0].as_slice()?[0];
+            println!(
+                "  C(1,1,1) = ({}, {}), expected (0, {want})",
+                f64::from(first.re),
+                f64::from(first.im)
+            );
+            let label = format!("{order:?} order");
+            checks.push(planes_check(
+                &format!("C real part == 0 ({label})"),
+                &series.c,
+                |v| v.re,
+                0.0,
+                tolerance,
+            )?);
+            checks.push(planes_check(
+                &format!("C imaginary part == 2 nx ny = {want} ({label})"),
+                &series.c,
+                |v| v.im,
+                want,
+                tolerance,
+            )?);
         }
-        Ok(all)
-    };
-    let (a, b) = (widen(&random.a)?, widen(&random.b)?);
-    let want_random = crate::progress::spinner("CPU reference convolution (rustfft, f64)")
-        .in_scope(|| reference::convolve(&a, &b, side, side, random_planes))?;
-    drop((a, b));
-    let error = cpu::relative_l2_error(&widen(&random.c)?, &want_random);
-    let bound = random_tolerance(plane);
-    checks.push(Check::condition(
-        &format!("random planes ({random_planes}) vs CPU convolution: relative L2 error {error:.3e} <= {bound:.3e}"),
-        error <= bound,
-    ));
-    Ok(Outcome { checks })
+        println!(
+            " model: max(2/3 x I/O = {:.7}, compute = single - I/O = {compute_s:.7}) = {model_s:.7} s",
+            2.0 / 3.0 * io_s
+        );
+        if gpu.is_simulator() {
+            println!(" (simulator: copies and kernels run one after another, so the streams cannot overlap)");
+        }
+        // Random data through the streamed loop, against rustfft in f64 (the constant series are
+        // no longer needed).
+        drop(series);
+        let random_planes = planes.min(RANDOM_PLANES);
+        let mut random = Series::new(gpu, random_planes, plane, |s, p, i| {
+            Complex::new(random_value(s, p, 2 * i), random_value(s, p, 2 * i + 1))
+        })?;
+        pipeline.run(gpu, &mut random, Mode::Streams(orders[0]))?;
+        let widen = |planes: &[PinnedBuffer<Complex<f32>>]| -> Result<Vec<C64>> {
+            let mut all = footprint::try_with_capacity(random_planes * plane)?;
+            for p in planes {
+                all.extend(cpu::to_c64(p.as_slice()?));
+            }
+            Ok(all)
+        };
+        let (a, b) = (widen(&random.a)?, widen(&random.b)?);
+        let want_random = crate::progress::spinner("CPU reference convolution (rustfft, f64)")
+            .in_scope(|| reference::convolve(&a, &b, side, side, random_planes))?;
+        drop((a, b));
+        let error = cpu::relative_l2_error(&widen(&random.c)?, &want_random);
+        let bound = random_tolerance(plane);
+        checks.push(Check::condition(
+            &format!(
+                "random planes ({random_planes}) vs CPU convolution: relative L2 error {error:.3e} <= {bound:.3e}"
+            ),
+            error <= bound,
+        ));
+        Ok(Outcome { checks })
+    }
 }

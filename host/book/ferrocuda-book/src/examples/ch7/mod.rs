@@ -6,33 +6,41 @@ pub mod fftshift;
 pub mod poisson;
 pub mod spectral_deriv;
 
-use crate::example::{Flag, Options};
+use crate::example::Size;
 use book_kernels::ch7::poisson::{
     ComplexToReal, ComplexToRealArgs, RealToComplex, RealToComplexArgs, SolvePoisson, SolvePoissonArgs,
 };
 use book_kernels::ch7::spectral::{AlternateSign, AlternateSignArgs, SpectralDerivative, SpectralDerivativeArgs};
 use ferrocuda::fft::{Complex, Engine, FftFloat, wavenumbers};
-use ferrocuda::gpu::{Error, Gpu, LaunchShape, Result};
-use ferrocuda::verify::Tolerance;
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, LaunchShape, Result};
+use ferrocuda::verify::{Check, Tolerance};
 
-/// The `--fft` flag every chapter-7 example takes.
-pub const FFT_FLAG: Flag = Flag {
-    name: "--fft",
-    value: Some("rust|cufft"),
-    help: "the FFT engine: this library's kernels or cuFFT (default: cuFFT on a GPU where it loads, the Rust kernels on the simulator)",
-    requires: None,
-};
+// The `--fft` option every chapter-7 example takes (a plain comment: clap would print a doc comment
+// in place of the example's description in its --help).
+#[derive(clap::Args, Clone, Debug)]
+pub struct FftOption {
+    /// the FFT engine: this library's kernels or cuFFT (default: cuFFT on a GPU where it loads, the Rust kernels on the simulator)
+    #[arg(long, value_name = "rust|cufft")]
+    pub fft: Option<Engine>,
+}
 
-/// The engine `--fft` asks for (`Auto` when absent). cuFFT on the simulator is refused in one
-/// sentence here, before any plan is made.
-pub fn engine(gpu: &Gpu, options: &Options) -> Result<Engine> {
-    let engine = options.parsed::<Engine>("--fft")?.unwrap_or(Engine::Auto);
-    if engine == Engine::Cufft && gpu.is_simulator() {
-        return Err(Error::InvalidArgument(
-            "--fft cufft needs a GPU: the simulator runs only the Rust FFT kernels (--fft rust)".into(),
-        ));
+impl FftOption {
+    /// The engine `--fft` asks for (`Auto` when absent). cuFFT on the simulator is refused in
+    /// one sentence here, before any plan is made.
+    pub fn engine(&self, gpu: &Gpu) -> Result<Engine> {
+        let engine = self.fft.unwrap_or_default();
+        if engine == Engine::Cufft && gpu.is_simulator() {
+            return Err(Error::InvalidArgument(
+                "--fft cufft needs a GPU: the simulator runs only the Rust FFT kernels (--fft rust)".into(),
+            ));
+        }
+        Ok(engine)
     }
-    Ok(engine)
+}
+
+/// Prints the line that opens a transform's output: ` SP` (or ` DP`), `what`, and the engine.
+pub fn print_plan<T: Ch7Float>(what: &str, engine: Engine) {
+    println!(" {}{what} ({})", T::LABEL, engine_name(engine));
 }
 
 /// The engine's name for output.
@@ -121,6 +129,17 @@ pub fn test_signal<T: Ch7Float>(n: usize) -> Result<Vec<T>> {
     })
 }
 
+/// The signal as complex values with zero imaginary parts.
+pub fn complex<T: Ch7Float>(real: &[T]) -> Vec<Complex<T>> {
+    real.iter().map(|&x| Complex::new(x, T::default())).collect()
+}
+
+/// `data_d` downloaded and divided by its length, as the book prints a transform.
+pub fn download_scaled<T: Ch7Float>(gpu: &Gpu, data_d: &DeviceBuffer<Complex<T>>) -> Result<Vec<Complex<T>>> {
+    let scale = T::from_f64(1.0 / data_d.len() as f64);
+    Ok(gpu.download(data_d)?.into_iter().map(|c| c.scale(scale)).collect())
+}
+
 /// What `--size` counts in the 1-D tests (§7.1, §7.2).
 pub const TEST_SIZE_UNIT: &str =
     "transform length n, at least 8 (a power of two for the Rust FFT kernels; cuFFT takes any)";
@@ -128,10 +147,21 @@ pub const TEST_SIZE_UNIT: &str =
 /// The smallest length of the 1-D tests: `k = 3` must lie below the Nyquist wavenumber.
 pub const MIN_TEST_SIZE: usize = 8;
 
-/// The size of the §7.1 tests: `--size`, or the book's 16; at least [`MIN_TEST_SIZE`], so that
-/// `k = 3` is below the Nyquist wavenumber and the analytic coefficients are the transform's.
-pub fn test_size(options: &Options, book: usize) -> Result<usize> {
-    let n = options.size_or(book)?;
+/// The `--size` of a 1-D test (§7.1, §7.2): a length of at least [`MIN_TEST_SIZE`] counted as
+/// `unit`, the book's `n` by default.
+pub const fn test_size(unit: &'static str, n: usize) -> Option<Size> {
+    Some(Size {
+        unit,
+        gpu: n,
+        simulator: n,
+        min: MIN_TEST_SIZE,
+        max: usize::MAX,
+    })
+}
+
+/// Refuses a length below [`MIN_TEST_SIZE`], so that `k = 3` is below the Nyquist wavenumber
+/// and the analytic coefficients are the transform's.
+pub fn check_test_size(n: usize) -> Result<usize> {
     if n < MIN_TEST_SIZE {
         return Err(Error::InvalidArgument(format!(
             "the chapter-7 test signal cos(2x) + sin(3x) needs at least 8 points, not {n}"
@@ -170,4 +200,18 @@ pub fn coefficient_tolerance(n: usize, epsilon: f64) -> Tolerance {
         abs: 8.0 * log2_n * epsilon,
         rel: 0.0,
     }
+}
+
+/// The checks of computed coefficients `got` against `want`, `(re, im)` each: the real parts
+/// and the imaginary parts, described by `what`.
+pub fn coefficient_checks(
+    got: &[(f64, f64)],
+    want: &[(f64, f64)],
+    tolerance: Tolerance,
+    what: [&str; 2],
+) -> [Check; 2] {
+    let part = |values: &[(f64, f64)], im: bool| -> Vec<f64> {
+        values.iter().map(|&(re, i)| if im { i } else { re }).collect()
+    };
+    [false, true].map(|im| Check::compare(what[usize::from(im)], &part(got, im), &part(want, im), tolerance))
 }

@@ -3,31 +3,15 @@
 //! `phi = -phi / (kx^2 + ky^2)`, inverse C2C, `u = (re - re(corner)) / (N M)`; the error
 //! against `e^(-r^2 / (2 a^2))` in the book's norms, and the elapsed time split into
 //! transfers, FFTs and kernels.
-use super::{Ch7Float, FFT_FLAG, engine, engine_name};
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
+use super::{Ch7Float, FftOption, engine_name};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::reference::ch7::poisson as reference;
 use book_kernels::ch7::poisson::{ComplexToRealArgs, RealToComplexArgs, SolvePoissonArgs};
 use ferrocuda::fft::{Complex, Direction, Engine, Plan, wavenumbers};
 use ferrocuda::footprint::{self, Footprint, try_with_capacity};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, PinnedBuffer, Result};
 use ferrocuda::verify::{Check, Tolerance};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch7-poisson",
-    description: "Poisson equation on a 1024^2 periodic mesh by 2-D FFT, error norms and the time in transfers, FFTs and kernels (book 7.4, D.6)",
-    size: Some(LegacySize {
-        unit: "mesh points per side, n = m, a power of two of at least 2",
-        gpu: N,
-        simulator: N,
-        min: 2,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: false,
-    flags: &[FFT_FLAG],
-    run,
-};
+use std::marker::PhantomData;
 
 /// The book's mesh, `n = m`.
 pub const N: usize = 1024;
@@ -252,108 +236,103 @@ pub fn solve<T: Ch7Float>(gpu: &Gpu, engine: Engine, problem: &Problem<T>) -> Re
     Ok((u, timings, plan_engine))
 }
 
-/// The peak bytes of a solve on `n x n` points in `T`: on the device the right-hand side, the
-/// complex field, the solution and an FFT work area of the field's size, with the
-/// wavenumbers; on the host the problem (right-hand side, exact solution) and the solution,
-/// then either the pinned copies of the solve or the f64 CPU reference (its input, complex
-/// field and result).
-pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
-    let points = footprint::elements(&[n, n])?;
-    let solve = Footprint::NONE.host::<T>(2, points)?;
-    let reference = Footprint::NONE.host::<f64>(4, points)?;
-    Footprint::NONE
-        .device::<T>(2, points)?
-        .device::<Complex<T>>(2, points)?
-        .device::<T>(2, n)?
-        .host::<T>(3, points)?
-        .host::<f64>(4, n)?
-        .plus(solve.max(reference))
-}
+/// ch7-poisson in precision `T` (the book's `-DDOUBLE` is `--precision f64`).
+pub struct Ch7Poisson<T>(PhantomData<T>);
 
-/// [`plan`] in `--precision`, for the next power of two (the sides the solver takes), so that
-/// the largest size that fits, which the runner names, is one it takes.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let n = n.checked_next_power_of_two()?;
-    match options.precision {
-        Precision::F32 => plan::<f32>(n),
-        Precision::F64 => plan::<f64>(n),
+impl<T: Ch7Float> Example for Ch7Poisson<T> {
+    const ID: &'static str = "ch7-poisson";
+    const DESCRIPTION: &'static str = "Poisson equation on a 1024^2 periodic mesh by 2-D FFT, error norms and the time in transfers, FFTs and kernels (book 7.4, D.6)";
+    const SIZE: Option<Size> =
+        Some(Size::new("mesh points per side, n = m, a power of two of at least 2", N, N).at_least(2));
+    type Args = FftOption;
+
+    /// The peak bytes of a solve on `n x n` points in `T`, for the next power of two (the sides
+    /// the solver takes, so that the largest size that fits, which the runner names, is one it
+    /// takes): on the device the right-hand side, the complex field, the solution and an FFT
+    /// work area of the field's size, with the wavenumbers; on the host the problem (right-hand
+    /// side, exact solution) and the solution, then either the pinned copies of the solve or
+    /// the f64 CPU reference (its input, complex field and result).
+    fn memory(run: &Run<FftOption>, _gpu: &Gpu) -> Option<Footprint> {
+        let n = run.size.checked_next_power_of_two()?;
+        let points = footprint::elements(&[n, n])?;
+        let solve = Footprint::NONE.host::<T>(2, points)?;
+        let reference = Footprint::NONE.host::<f64>(4, points)?;
+        Footprint::NONE
+            .device::<T>(2, points)?
+            .device::<Complex<T>>(2, points)?
+            .device::<T>(2, n)?
+            .host::<T>(3, points)?
+            .host::<f64>(4, n)?
+            .plus(solve.max(reference))
     }
-}
 
-fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(N)?;
-    let problem = Problem::<T>::new(n, n)?;
-    let (u, t, used) = solve(gpu, engine(gpu, options)?, &problem)?;
-    println!("Poisson equation on a mesh : {n} {n}");
-    println!(" {} ({}), {}", T::LABEL, engine_name(used), gpu.timing_label());
-    println!("Elapsed time (ms) : {:.6}", t.elapsed_ms);
-    let (inf, l2) = norms(&u, &problem.exact);
-    println!("L infinity norm: {inf:.15E}");
-    println!("L2 norm        : {l2:.15E}  (sqrt(sum err^2) / (N*M), as the book)");
-    let phases = t.transfers_ms + t.ffts_ms + t.kernels_ms;
-    let share = |ms: f64| if phases > 0.0 { 100.0 * ms / phases } else { 0.0 };
-    println!(" split, each phase timed alone:");
-    println!(
-        "  transfers (3 H2D, 1 D2H) : {:10.4} ms  {:5.1}%",
-        t.transfers_ms,
-        share(t.transfers_ms)
-    );
-    println!(
-        "  FFTs (forward, inverse)  : {:10.4} ms  {:5.1}%",
-        t.ffts_ms,
-        share(t.ffts_ms)
-    );
-    println!(
-        "  kernels (3)              : {:10.4} ms  {:5.1}%",
-        t.kernels_ms,
-        share(t.kernels_ms)
-    );
-    println!("  plan creation            : {:10.4} ms", t.plan_ms);
-    if t.ffts_ms > 0.0 {
-        let flops = 2.0 * 5.0 * (n * n) as f64 * ((n * n) as f64).log2();
+    fn run(gpu: &Gpu, run: &Run<FftOption>) -> Result<Outcome> {
+        let n = run.size;
+        let problem = Problem::<T>::new(n, n)?;
+        let (u, t, used) = solve(gpu, run.args.engine(gpu)?, &problem)?;
+        println!("Poisson equation on a mesh : {n} {n}");
+        println!(" {} ({}), {}", T::LABEL, engine_name(used), gpu.timing_label());
+        println!("Elapsed time (ms) : {:.6}", t.elapsed_ms);
+        let (inf, l2) = norms(&u, &problem.exact);
+        println!("L infinity norm: {inf:.15E}");
+        println!("L2 norm        : {l2:.15E}  (sqrt(sum err^2) / (N*M), as the book)");
+        let phases = t.transfers_ms + t.ffts_ms + t.kernels_ms;
+        let share = |ms: f64| if phases > 0.0 { 100.0 * ms / phases } else { 0.0 };
+        println!(" split, each phase timed alone:");
         println!(
-            "  FFT rate (5 NM log2(NM) per transform): {:.1} GFlop/s",
-            flops / (t.ffts_ms * 1e6)
+            "  transfers (3 H2D, 1 D2H) : {:10.4} ms  {:5.1}%",
+            t.transfers_ms,
+            share(t.transfers_ms)
         );
-    }
-    let rhs64: Vec<f64> = problem.rhs.iter().map(|&v| v.into()).collect();
-    let kx64: Vec<f64> = problem.kx.iter().map(|&v| v.into()).collect();
-    let ky64: Vec<f64> = problem.ky.iter().map(|&v| v.into()).collect();
-    let want =
-        crate::progress::spinner("CPU reference (rustfft, f64)").in_scope(|| reference::solve(&rhs64, &kx64, &ky64))?;
-    drop(rhs64);
-    let got: Vec<f64> = u.iter().map(|&v| v.into()).collect();
-    let double = T::EPSILON < 1e-10;
-    let magnitude = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let mut checks = vec![Check::compare(
-        "u vs CPU solve (rustfft, f64)",
-        &got,
-        &want,
-        tolerance(double, magnitude),
-    )];
-    if n >= MIN_RESOLVING_N {
-        checks.push(Check::condition(
-            &format!("L infinity norm {inf:.4e} below the model's bound {MODEL_ERROR_BOUND:e}"),
-            inf < MODEL_ERROR_BOUND,
-        ));
-    } else {
         println!(
-            "(the model's bound needs a mesh that resolves the Gaussian, at least {MIN_RESOLVING_N} points per side: left out at {n})"
+            "  FFTs (forward, inverse)  : {:10.4} ms  {:5.1}%",
+            t.ffts_ms,
+            share(t.ffts_ms)
         );
-    }
-    if double && n == N {
-        checks.push(Check::condition(
-            &format!("DP L infinity norm at {N}^2 is the book's {BOOK_DP_L_INFINITY:e} to 6 digits"),
-            (inf - BOOK_DP_L_INFINITY).abs() <= BOOK_DP_L_INFINITY_HALF_ULP,
-        ));
-    }
-    Ok(Outcome { checks })
-}
-
-/// Runs the solver in `--precision` (the book's `-DDOUBLE` is `--precision f64`).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, options),
-        Precision::F64 => run_typed::<f64>(gpu, options),
+        println!(
+            "  kernels (3)              : {:10.4} ms  {:5.1}%",
+            t.kernels_ms,
+            share(t.kernels_ms)
+        );
+        println!("  plan creation            : {:10.4} ms", t.plan_ms);
+        if t.ffts_ms > 0.0 {
+            let flops = 2.0 * 5.0 * (n * n) as f64 * ((n * n) as f64).log2();
+            println!(
+                "  FFT rate (5 NM log2(NM) per transform): {:.1} GFlop/s",
+                flops / (t.ffts_ms * 1e6)
+            );
+        }
+        let rhs64: Vec<f64> = problem.rhs.iter().map(|&v| v.into()).collect();
+        let kx64: Vec<f64> = problem.kx.iter().map(|&v| v.into()).collect();
+        let ky64: Vec<f64> = problem.ky.iter().map(|&v| v.into()).collect();
+        let want = crate::progress::spinner("CPU reference (rustfft, f64)")
+            .in_scope(|| reference::solve(&rhs64, &kx64, &ky64))?;
+        drop(rhs64);
+        let got: Vec<f64> = u.iter().map(|&v| v.into()).collect();
+        let double = T::EPSILON < 1e-10;
+        let magnitude = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let mut checks = vec![Check::compare(
+            "u vs CPU solve (rustfft, f64)",
+            &got,
+            &want,
+            tolerance(double, magnitude),
+        )];
+        if n >= MIN_RESOLVING_N {
+            checks.push(Check::condition(
+                &format!("L infinity norm {inf:.4e} below the model's bound {MODEL_ERROR_BOUND:e}"),
+                inf < MODEL_ERROR_BOUND,
+            ));
+        } else {
+            println!(
+                "(the model's bound needs a mesh that resolves the Gaussian, at least {MIN_RESOLVING_N} points per side: left out at {n})"
+            );
+        }
+        if double && n == N {
+            checks.push(Check::condition(
+                &format!("DP L infinity norm at {N}^2 is the book's {BOOK_DP_L_INFINITY:e} to 6 digits"),
+                (inf - BOOK_DP_L_INFINITY).abs() <= BOOK_DP_L_INFINITY_HALF_ULP,
+            ));
+        }
+        Ok(Outcome { checks })
     }
 }

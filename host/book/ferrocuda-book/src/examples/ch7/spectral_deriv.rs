@@ -4,32 +4,63 @@
 //! code's cosine; the book's displayed formula says `3 sin(3x)`, a typo) and
 //! `f'' = -4 cos(2x) - 9 sin(3x)`.
 use super::{
-    Ch7Float, FFT_FLAG, MIN_TEST_SIZE, TEST_SIZE_UNIT, THREADS_PER_BLOCK, engine, engine_name, fixed, test_signal,
+    Ch7Float, FftOption, TEST_SIZE_UNIT, THREADS_PER_BLOCK, check_test_size, complex, fixed, print_plan, test_signal,
     test_size,
 };
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, Precision};
+use crate::example::{Example, Outcome, Run, Size};
 use book_kernels::ch7::spectral::SpectralDerivativeArgs;
 use ferrocuda::fft::{Complex, Direction, Plan, wavenumbers};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
+use std::marker::PhantomData;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "ch7-spectral-deriv",
-    description: "first and second spectral derivatives of cos(2x) + sin(3x), n = 8, against the exact ones (book 7.2)",
-    size: Some(LegacySize {
-        unit: TEST_SIZE_UNIT,
-        gpu: N,
-        simulator: N,
-        min: MIN_TEST_SIZE,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: true,
-    reps: false,
-    flags: &[FFT_FLAG],
-    run,
-};
+/// ch7-spectral-deriv in precision `T`.
+pub struct Ch7SpectralDeriv<T>(PhantomData<T>);
+
+impl<T: Ch7Float> Example for Ch7SpectralDeriv<T> {
+    const ID: &'static str = "ch7-spectral-deriv";
+    const DESCRIPTION: &'static str =
+        "first and second spectral derivatives of cos(2x) + sin(3x), n = 8, against the exact ones (book 7.2)";
+    const SIZE: Option<Size> = test_size(TEST_SIZE_UNIT, N);
+    type Args = FftOption;
+
+    /// The peak bytes of the example at length `n` in `T`: on the device the signal, the
+    /// spectrum, the wavenumbers and an FFT work area of the transform's size; on the host the
+    /// signal (real and complex), the downloaded result, and the computed and exact derivatives
+    /// in f64.
+    fn memory(run: &Run<FftOption>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE
+            .device::<Complex<T>>(3, run.size)?
+            .device::<T>(1, run.size)?
+            .host::<T>(6, run.size)?
+            .host::<f64>(2, run.size)
+    }
+
+    fn run(gpu: &Gpu, run: &Run<FftOption>) -> Result<Outcome> {
+        let n = check_test_size(run.size)?;
+        let mut plan = Plan::<T>::c2c_1d(gpu, n, 1, run.args.engine(gpu)?)?;
+        print_plan::<T>(&format!(", n = {n}"), plan.engine());
+        let h = std::f64::consts::TAU / n as f64;
+        let mut checks = Vec::new();
+        for order in [1, 2] {
+            let computed = derivative::<T>(gpu, &mut plan, n, order)?;
+            let want: Vec<f64> = (0..n).map(|j| T::from_f64(exact(order, j as f64 * h)).into()).collect();
+            println!(
+                " {} derivative: i, computed, exact, difference",
+                if order == 1 { "first" } else { "second" }
+            );
+            let got: Vec<f64> = computed.iter().map(|&v| v.into()).collect();
+            for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                println!("{:4} {} {} {:15.7E}", i + 1, fixed(g, 8, 4), fixed(w, 8, 4), g - w);
+            }
+            let tolerance = tolerance(order, n, T::EPSILON);
+            let what = format!("derivative {order} vs exact (|error| <= {:.1e})", tolerance.abs);
+            checks.push(Check::compare(&what, &got, &want, tolerance));
+        }
+        Ok(Outcome { checks })
+    }
+}
 
 /// The book's length.
 pub const N: usize = 8;
@@ -109,66 +140,11 @@ pub fn multiply<T: Ch7Float>(
 
 /// Derivative `order` of the test signal of length `n`, computed on `gpu`.
 pub fn derivative<T: Ch7Float>(gpu: &Gpu, plan: &mut Plan<T>, n: usize, order: u32) -> Result<Vec<T>> {
-    let signal: Vec<Complex<T>> = test_signal::<T>(n)?
-        .into_iter()
-        .map(|x| Complex::new(x, T::default()))
-        .collect();
-    let input_d = gpu.upload(&signal)?;
+    let input_d = gpu.upload(&complex(&test_signal::<T>(n)?))?;
     let mut data_d = gpu.zeros::<Complex<T>>(n)?;
     let kx_d = gpu.upload(&derivative_wavenumbers::<T>(order, n))?;
     plan.c2c(gpu, &input_d, &mut data_d, Direction::Forward)?;
     multiply(gpu, &mut data_d, &kx_d, order)?;
     plan.c2c_in_place(gpu, &mut data_d, Direction::Inverse)?;
     Ok(gpu.download(&data_d)?.into_iter().map(|c| c.re).collect())
-}
-
-fn run_typed<T: Ch7Float>(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = test_size(options, N)?;
-    let mut plan = Plan::<T>::c2c_1d(gpu, n, 1, engine(gpu, options)?)?;
-    println!(" {}, n = {n} ({})", T::LABEL, engine_name(plan.engine()));
-    let h = std::f64::consts::TAU / n as f64;
-    let mut checks = Vec::new();
-    for order in [1, 2] {
-        let computed = derivative::<T>(gpu, &mut plan, n, order)?;
-        let want: Vec<f64> = (0..n).map(|j| T::from_f64(exact(order, j as f64 * h)).into()).collect();
-        println!(
-            " {} derivative: i, computed, exact, difference",
-            if order == 1 { "first" } else { "second" }
-        );
-        let got: Vec<f64> = computed.iter().map(|&v| v.into()).collect();
-        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            println!("{:4} {} {} {:15.7E}", i + 1, fixed(g, 8, 4), fixed(w, 8, 4), g - w);
-        }
-        let tolerance = tolerance(order, n, T::EPSILON);
-        let what = format!("derivative {order} vs exact (|error| <= {:.1e})", tolerance.abs);
-        checks.push(Check::compare(&what, &got, &want, tolerance));
-    }
-    Ok(Outcome { checks })
-}
-
-/// The peak bytes of the example at length `n` in `T`: on the device the signal, the spectrum,
-/// the wavenumbers and an FFT work area of the transform's size; on the host the signal (real
-/// and complex), the downloaded result, and the computed and exact derivatives in f64.
-pub fn plan<T: Ch7Float>(n: usize) -> Option<Footprint> {
-    Footprint::NONE
-        .device::<Complex<T>>(3, n)?
-        .device::<T>(1, n)?
-        .host::<T>(6, n)?
-        .host::<f64>(2, n)
-}
-
-/// [`plan`] in `--precision`.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    match options.precision {
-        Precision::F32 => plan::<f32>(n),
-        Precision::F64 => plan::<f64>(n),
-    }
-}
-
-/// Runs both derivatives in `--precision`.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, options),
-        Precision::F64 => run_typed::<f64>(gpu, options),
-    }
 }

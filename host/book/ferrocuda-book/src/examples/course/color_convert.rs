@@ -6,8 +6,9 @@
 //! 256 x 192 pixels of that sequence on the simulator. The rounding is nvcc's (see
 //! `book_kernels::course::color_convert`); the run also counts the colours whose gray byte an
 //! unfused evaluation (`nvcc -fmad=false`) would change.
+use super::image_shape::{shape, size};
 use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference::course::color_convert as reference;
 use book_kernels::course::color_convert::{CHANNELS, ColorConvert, ColorConvertArgs};
 use ferrocuda::footprint::{self, Footprint, try_with_capacity};
@@ -15,22 +16,8 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-color-convert",
-    description: "colorConvert: RGB to gray bytes, 0.21r + 0.71g + 0.07b as nvcc rounds it, every colour once (IT4I course, PMPP)",
-    size: Some(LegacySize {
-        unit: "picture side in pixels, N x N (the simulator's default picture is 256 x 192)",
-        gpu: SIDE,
-        simulator: SIMULATOR_SIZE.0,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
+/// course-color-convert.
+pub struct CourseColorConvert;
 
 /// Side of the GPU's picture: 4096^2 = 2^24 pixels, one per colour.
 pub const SIDE: usize = 4096;
@@ -38,15 +25,6 @@ pub const SIDE: usize = 4096;
 pub const SIMULATOR_SIZE: (usize, usize) = (256, 192);
 /// Blocks of 16 x 16 threads, as the course's 2-D examples.
 pub const BLOCK: (u32, u32) = (16, 16);
-
-/// The run's peak for an `n x n` picture: RGB and gray bytes on the device; on the host the
-/// RGB bytes, the downloaded gray image and the reference's.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let p = footprint::elements(&[n, n])?;
-    Footprint::NONE
-        .device::<u8>(CHANNELS + 1, p)?
-        .host::<u8>(CHANNELS + 2, p)
-}
 
 /// Pixel `i`'s colour, `(r, g, b)`: `i * 2654435761 mod 2^24` (odd, so every colour once per
 /// 2^24 pixels), red in the low byte.
@@ -100,44 +78,57 @@ pub fn color_convert(
     crate::kernels(gpu)?.launch(ColorConvert, LaunchShape::cover_2d(width, height, BLOCK)?, args)
 }
 
-/// Converts the picture (`--size N`: N x N), times it, and checks it bit for bit.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (width, height) = match options.size {
-        Some(_) => {
-            let side = options.size_or(SIDE)?;
-            (side, side)
-        }
-        None => gpu.pick((SIDE, SIDE), SIMULATOR_SIZE),
-    };
-    let rgb = picture(width, height)?;
-    let rgb_d = gpu.upload(&rgb)?;
-    let mut gray_d = gpu.zeros::<u8>(width * height)?;
-    let stats = time_reps(gpu, options.reps, || {
-        color_convert(gpu, &mut gray_d, &rgb_d, width, height)
-    })?;
-    let bytes = (CHANNELS + 1) * width * height;
-    println!(
-        "colorConvert: {width} x {height} pixels, CHANNELS = {CHANNELS}, blocks of {} x {}",
-        BLOCK.0, BLOCK.1
-    );
-    println!(
-        " {:.4} ms ({}), {:.1} GB/s (3 bytes read + 1 written per pixel)",
-        stats.median_ms,
-        gpu.timing_label(),
-        gb_per_s(bytes, stats.median_ms)
-    );
-    println!(" gray = 0.21f*r + 0.71f*g + 0.07f*b as nvcc contracts it: fma(b, 0.07f, fma(r, 0.21f, 0.71f*g)),");
-    println!(" truncated toward zero to unsigned char (cvt.rzi)");
-    let changed = reference::colours_changed_by_fusion();
-    println!(
-        " {changed} of the {} colours give another gray byte when every operation rounds on its own (-fmad=false)",
-        1 << 24
-    );
-    let checks = vec![Check::compare(
-        "gray image",
-        &gpu.download(&gray_d)?,
-        &reference::color_convert(&rgb)?,
-        Tolerance::EXACT,
-    )];
-    Ok(Outcome { checks })
+impl Example for CourseColorConvert {
+    const ID: &'static str = "course-color-convert";
+    const DESCRIPTION: &'static str = "colorConvert: RGB to gray bytes, 0.21r + 0.71g + 0.07b as nvcc rounds it, every colour once (IT4I course, PMPP)";
+    const SIZE: Option<Size> = Some(size(
+        "picture side in pixels, N x N (the simulator's default picture is 256 x 192)",
+        SIDE,
+        SIMULATOR_SIZE.0,
+    ));
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak for an `n x n` picture: RGB and gray bytes on the device; on the host the
+    /// RGB bytes, the downloaded gray image and the reference's.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let p = footprint::elements(&[run.size, run.size])?;
+        Footprint::NONE
+            .device::<u8>(CHANNELS + 1, p)?
+            .host::<u8>(CHANNELS + 2, p)
+    }
+
+    /// Converts the picture (`--size N`: N x N), times it, and checks it bit for bit.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let (width, height) = shape(run, gpu.pick((SIDE, SIDE), SIMULATOR_SIZE));
+        let rgb = picture(width, height)?;
+        let rgb_d = gpu.upload(&rgb)?;
+        let mut gray_d = gpu.zeros::<u8>(width * height)?;
+        let stats = time_reps(gpu, run.reps, || color_convert(gpu, &mut gray_d, &rgb_d, width, height))?;
+        let bytes = (CHANNELS + 1) * width * height;
+        println!(
+            "colorConvert: {width} x {height} pixels, CHANNELS = {CHANNELS}, blocks of {} x {}",
+            BLOCK.0, BLOCK.1
+        );
+        println!(
+            " {:.4} ms ({}), {:.1} GB/s (3 bytes read + 1 written per pixel)",
+            stats.median_ms,
+            gpu.timing_label(),
+            gb_per_s(bytes, stats.median_ms)
+        );
+        println!(" gray = 0.21f*r + 0.71f*g + 0.07f*b as nvcc contracts it: fma(b, 0.07f, fma(r, 0.21f, 0.71f*g)),");
+        println!(" truncated toward zero to unsigned char (cvt.rzi)");
+        let changed = reference::colours_changed_by_fusion();
+        println!(
+            " {changed} of the {} colours give another gray byte when every operation rounds on its own (-fmad=false)",
+            1 << 24
+        );
+        let checks = vec![Check::compare(
+            "gray image",
+            &gpu.download(&gray_d)?,
+            &reference::color_convert(&rgb)?,
+            Tolerance::EXACT,
+        )];
+        Ok(Outcome { checks })
+    }
 }

@@ -11,8 +11,10 @@
 //! `a = 1 2 .. w/2+1 .. 2 1` in 2-D, which gives the slide's 5 x 5); inputs are seeded uniform
 //! values (f32 in [-1, 1), 24 bits; bytes). Sizes: 2^26 f32 and 8192 x 8192 bytes on a GPU,
 //! 100003 and 333 x 250 on the simulator; `--size N`: N x N pixels and N^2 values.
+use super::image_shape::{pixels, size};
+use super::splitmix;
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::nvcc::LoadOr;
 use crate::reference::course::convolution as reference;
 use book_kernels::course::convolution::{
@@ -34,27 +36,24 @@ use std::sync::{Mutex, MutexGuard};
 
 pub mod report;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-convolution",
-    description: "1-D and 2-D convolution: basic, tiled design 2 with a constant-memory mask, fast dp4a 2-D; L6 tile ratios (IT4I course, PMPP)",
-    size: Some(LegacySize {
-        unit: "image side: N x N bytes in 2-D and N^2 f32 values in 1-D (the simulator's defaults are 333 x 250 and 100003)",
-        gpu: SIDE_2D,
-        simulator: SIMULATOR_SIZE_2D.0,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[Flag {
-        name: "--mask",
-        value: Some("1|3|5|7|9"),
-        help: "one mask width, odd, 1 to 9 [default: 5 and 9, the widths of the lecture's tables]",
-        requires: None,
-    }],
-    run,
-};
+/// course-convolution.
+pub struct CourseConvolution;
+
+/// course-convolution's own option.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CourseConvolutionOptions {
+    /// one mask width, odd, 1 to 9 [default: 5 and 9, the widths of the lecture's tables]
+    #[arg(long, value_name = "1|3|5|7|9", value_parser = mask_option)]
+    pub mask: Option<usize>,
+}
+
+/// A `--mask` value: an odd width up to [`MAX_MASK_2D`].
+fn mask_option(value: &str) -> std::result::Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(width) if width % 2 == 1 && width <= MAX_MASK_2D => Ok(width),
+        _ => Err(format!("a mask width is odd and at most {MAX_MASK_2D}, not {value}")),
+    }
+}
 
 /// Values of the GPU's 1-D input: 2^26 f32, 256 MiB.
 pub const WIDTH_1D: usize = 1 << 26;
@@ -72,14 +71,6 @@ pub const BASIC_2D_BLOCK: (u32, u32) = (16, 16);
 const MAX_BLOCK_THREADS: usize = 1024;
 /// Seed of the inputs.
 pub const SEED: u64 = 7;
-
-/// The run's peak at `--size n`: the 1-D phase's N^2 f32 input and output on the device, and
-/// on the host the input, the reference's output and one downloaded output (the poisoned fill
-/// is dropped before the download); the 2-D phase needs as many bytes as the 1-D needs f32s.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let values = footprint::elements(&[n, n])?;
-    Footprint::NONE.device::<f32>(2, values)?.host::<f32>(3, values)
-}
 
 /// The 1-D mask of odd `width`: `1 2 .. width/2+1 .. 2 1`.
 pub fn mask_1d(width: usize) -> Vec<f32> {
@@ -213,14 +204,13 @@ fn check_lengths(what: &str, expected: usize, lengths: &[usize]) -> Result<()> {
     }
 }
 
-/// `w * h`, refusing an empty image or one beyond memory.
-pub fn pixels(w: usize, h: usize) -> Result<usize> {
-    match w.checked_mul(h) {
-        Some(n) if n > 0 => Ok(n),
-        _ => Err(Error::InvalidArgument(format!(
-            "a {w} x {h} image has no pixels or more than memory can address"
-        ))),
-    }
+/// Refuses images of other lengths than `w * h`, in or out.
+fn check_image((w, h): (usize, usize), in_d: &DeviceBuffer<u8>, out_d: &DeviceBuffer<u8>) -> Result<()> {
+    check_lengths(
+        &format!("a {w} x {h} convolution"),
+        pixels(w, h)?,
+        &[in_d.len(), out_d.len()],
+    )
 }
 
 /// `p_d = n_d * m_d` (1-D, ghost cells 0) by the basic kernel, blocks of [`BASIC_1D_THREADS`].
@@ -288,11 +278,7 @@ pub fn convolution_2d_basic(
 ) -> Result<()> {
     check_mask_width(mask_width, MAX_MASK_2D)?;
     check_lengths("a 2-D mask", mask_width * mask_width, &[mask_d.len()])?;
-    check_lengths(
-        &format!("a {w} x {h} convolution"),
-        pixels(w, h)?,
-        &[in_d.len(), out_d.len()],
-    )?;
+    check_image((w, h), in_d, out_d)?;
     let args = Convolution2dArgs {
         in_image: in_d.view(),
         mask: mask_d.view(),
@@ -336,11 +322,7 @@ pub fn convolution_2d_tiled(
     (w, h): (usize, usize),
 ) -> Result<()> {
     let (mask_width, mask_sum) = masks.width_and_sum_2d()?;
-    check_lengths(
-        &format!("a {w} x {h} convolution"),
-        pixels(w, h)?,
-        &[in_d.len(), out_d.len()],
-    )?;
+    check_image((w, h), in_d, out_d)?;
     let shape = shape_2d_tiled(w, h, mask_width, o_tile_width)?;
     let args = Convolution2dTiledArgs {
         in_image: in_d.view(),
@@ -376,11 +358,7 @@ pub fn fast_args<'a>(
     (w, h): (usize, usize),
 ) -> Result<(usize, Convolution2dFastArgs<'a>)> {
     let (mask_width, mask_sum) = masks.width_and_sum_2d()?;
-    check_lengths(
-        &format!("a {w} x {h} convolution"),
-        pixels(w, h)?,
-        &[in_d.len(), out_d.len()],
-    )?;
+    check_image((w, h), in_d, out_d)?;
     // Sums reach 255 times the mask's sum; an all-zero mask gives zeros everywhere.
     let by_mask_sum = Reciprocal::new(mask_sum, 255 * mask_sum).unwrap_or(Reciprocal {
         multiplier: 0,
@@ -459,137 +437,139 @@ pub fn try_image(n: usize, seed: u64) -> Result<Vec<u8>> {
 /// SplitMix64 from `seed`.
 fn bits(n: usize, seed: u64) -> impl Iterator<Item = u64> {
     let mut state = seed;
-    (0..n).map(move |_| {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    })
+    (0..n).map(move |_| splitmix::next(&mut state))
 }
 
-/// Times `launch` (median of `reps`, after a warm-up) and compares what it wrote to `expected`.
-fn timed<T: ferrocuda::gpu::Element + Copy + Into<f64>>(
-    gpu: &Gpu,
+/// The timed launches of one convolution into `out_d`, each checked against `expected`.
+struct Timed<'g, T> {
+    gpu: &'g Gpu,
     reps: usize,
-    what: &str,
-    out_d: &mut DeviceBuffer<T>,
+    out_d: DeviceBuffer<T>,
+    /// What `out_d` holds before each launch, so that an element not written shows.
     poison: T,
-    expected: &[T],
-    mut launch: impl FnMut(&mut DeviceBuffer<T>) -> Result<()>,
-) -> Result<(f64, Check)> {
-    gpu.upload_into(&try_vec(out_d.len(), poison)?, out_d)?;
-    let ms = time_reps(gpu, reps, || launch(out_d))?.median_ms;
-    Ok((
-        ms,
-        Check::compare(what, &gpu.download(out_d)?, expected, Tolerance::EXACT),
-    ))
+    expected: Vec<T>,
+    checks: Vec<Check>,
+}
+
+impl<T: ferrocuda::gpu::Element + Copy + Into<f64>> Timed<'_, T> {
+    /// Times `launch` (median of `reps`, after a warm-up), checks what it wrote as `what`, and
+    /// returns the time, ms.
+    fn time(&mut self, what: &str, mut launch: impl FnMut(&mut DeviceBuffer<T>) -> Result<()>) -> Result<f64> {
+        let (gpu, out_d) = (self.gpu, &mut self.out_d);
+        gpu.upload_into(&try_vec(out_d.len(), self.poison)?, out_d)?;
+        let ms = time_reps(gpu, self.reps, || launch(out_d))?.median_ms;
+        let got = gpu.download(out_d)?;
+        self.checks
+            .push(Check::compare(what, &got, &self.expected, Tolerance::EXACT));
+        Ok(ms)
+    }
 }
 
 /// The 1-D convolution with a `mask_width` mask: basic, then tiled at each measured tile.
-fn one_d(gpu: &Gpu, options: &Options, width: usize, mask_width: usize) -> Result<Vec<Check>> {
+fn one_d(gpu: &Gpu, reps: usize, width: usize, mask_width: usize) -> Result<Vec<Check>> {
     let (n, m) = (try_signal(width, SEED)?, mask_1d(mask_width));
-    let expected = reference::convolution_1d(&n, &m)?;
+    let mut timed = Timed {
+        gpu,
+        reps,
+        out_d: gpu.zeros::<f32>(width)?,
+        poison: f32::NAN,
+        expected: reference::convolution_1d(&n, &m)?,
+        checks: Vec::new(),
+    };
     let (n_d, m_d) = (gpu.upload(&n)?, gpu.upload(&m)?);
-    let mut p_d = gpu.zeros::<f32>(width)?;
     let mut masks = ConstantMasks::lock(gpu);
     masks.set_1d(&m)?;
-    let (basic_ms, check) = timed(
-        gpu,
-        options.reps,
-        &format!("1-D basic, mask {mask_width}"),
-        &mut p_d,
-        f32::NAN,
-        &expected,
-        |p| convolution_1d_basic(gpu, &n_d, &m_d, p),
-    )?;
-    let mut checks = vec![check];
+    let basic_ms = timed.time(&format!("1-D basic, mask {mask_width}"), |p| {
+        convolution_1d_basic(gpu, &n_d, &m_d, p)
+    })?;
     let mut measured = Vec::new();
     for o_tile in report::measured_tiles_1d(mask_width) {
         let what = format!("1-D tiled, mask {mask_width}, O_TILE_WIDTH {o_tile}");
-        let (ms, check) = timed(gpu, options.reps, &what, &mut p_d, f32::NAN, &expected, |p| {
-            convolution_1d_tiled(gpu, &masks, o_tile, &n_d, p)
-        })?;
-        checks.push(check);
+        let ms = timed.time(&what, |p| convolution_1d_tiled(gpu, &masks, o_tile, &n_d, p))?;
         measured.push((o_tile, ms));
     }
     let bytes = 2 * width * size_of::<f32>();
     report::print_1d(gpu, width, &m, (basic_ms, gb_per_s(bytes, basic_ms)), &measured);
-    Ok(checks)
+    Ok(timed.checks)
 }
 
 /// The 2-D convolution with a `mask_width` mask: basic, tiled at each measured tile, fast.
-fn two_d(gpu: &Gpu, options: &Options, (w, h): (usize, usize), mask_width: usize) -> Result<Vec<Check>> {
+fn two_d(gpu: &Gpu, reps: usize, (w, h): (usize, usize), mask_width: usize) -> Result<Vec<Check>> {
     let (input, mask) = (try_image(pixels(w, h)?, SEED)?, mask_2d(mask_width));
-    let expected = reference::convolution_2d(&input, w, h, &mask, mask_width)?;
+    let mut timed = Timed {
+        gpu,
+        reps,
+        out_d: gpu.zeros::<u8>(w * h)?,
+        poison: 0xa5,
+        expected: reference::convolution_2d(&input, w, h, &mask, mask_width)?,
+        checks: Vec::new(),
+    };
     let (in_d, mask_d) = (gpu.upload(&input)?, gpu.upload(&mask)?);
-    let mut out_d = gpu.zeros::<u8>(w * h)?;
     let mut masks = ConstantMasks::lock(gpu);
     masks.set_2d(&mask, mask_width)?;
-    let (basic_ms, check) = timed(
-        gpu,
-        options.reps,
-        &format!("2-D basic, mask {mask_width}"),
-        &mut out_d,
-        0xa5,
-        &expected,
-        |out| convolution_2d_basic(gpu, &in_d, &mask_d, out, mask_width, (w, h)),
-    )?;
-    let mut checks = vec![check];
+    let basic_ms = timed.time(&format!("2-D basic, mask {mask_width}"), |out| {
+        convolution_2d_basic(gpu, &in_d, &mask_d, out, mask_width, (w, h))
+    })?;
     let mut measured = Vec::new();
     for o_tile in report::measured_tiles_2d(mask_width) {
         let what = format!("2-D tiled, mask {mask_width}, O_TILE_WIDTH {o_tile}");
-        let (ms, check) = timed(gpu, options.reps, &what, &mut out_d, 0xa5, &expected, |out| {
+        let ms = timed.time(&what, |out| {
             convolution_2d_tiled(gpu, &masks, o_tile, &in_d, out, (w, h))
         })?;
-        checks.push(check);
         measured.push((o_tile, ms));
     }
-    let (fast_ms, check) = timed(
-        gpu,
-        options.reps,
-        &format!("2-D fast, mask {mask_width}"),
-        &mut out_d,
-        0xa5,
-        &expected,
-        |out| convolution_2d_fast(gpu, &masks, &in_d, out, (w, h)),
-    )?;
-    checks.push(check);
+    let fast_ms = timed.time(&format!("2-D fast, mask {mask_width}"), |out| {
+        convolution_2d_fast(gpu, &masks, &in_d, out, (w, h))
+    })?;
     report::print_2d(gpu, (w, h), mask_width, basic_ms, &measured, fast_ms);
-    Ok(checks)
+    Ok(timed.checks)
 }
 
-/// Both convolutions at mask widths 5 and 9 (or `--mask`), with the L6 tables.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let widths = match options.parsed::<usize>("--mask")? {
-        Some(width) => {
-            check_mask_width(width, MAX_MASK_2D)?;
-            vec![width]
-        }
-        None => vec![5, 9],
-    };
-    let (width_1d, size_2d) = match options.size {
-        Some(_) => {
-            let side = options.size_or(SIDE_2D)?;
-            (pixels(side, side)?, (side, side))
-        }
-        None => gpu.pick((WIDTH_1D, (SIDE_2D, SIDE_2D)), (SIMULATOR_WIDTH_1D, SIMULATOR_SIZE_2D)),
-    };
-    println!(
-        "Convolution (median of {} launches, {}); the course's O_TILE_WIDTH for 1-D is {O_TILE_WIDTH} (blocks of 1024 with a 5-wide mask)",
-        options.reps,
-        gpu.timing_label()
-    );
-    let mut checks = Vec::new();
-    for &mask_width in &widths {
-        println!();
-        checks.extend(one_d(gpu, options, width_1d, mask_width)?);
+impl Example for CourseConvolution {
+    const ID: &'static str = "course-convolution";
+    const DESCRIPTION: &'static str = "1-D and 2-D convolution: basic, tiled design 2 with a constant-memory mask, fast dp4a 2-D; L6 tile ratios (IT4I course, PMPP)";
+    const SIZE: Option<Size> = Some(size(
+        "image side: N x N bytes in 2-D and N^2 f32 values in 1-D (the simulator's defaults are 333 x 250 and 100003)",
+        SIDE_2D,
+        SIMULATOR_SIZE_2D.0,
+    ));
+    const REPS: bool = true;
+    type Args = CourseConvolutionOptions;
+
+    /// The run's peak at `--size n`: the 1-D phase's N^2 f32 input and output on the device, and
+    /// on the host the input, the reference's output and one downloaded output (the poisoned fill
+    /// is dropped before the download); the 2-D phase needs as many bytes as the 1-D needs f32s.
+    fn memory(run: &Run<CourseConvolutionOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let values = footprint::elements(&[run.size, run.size])?;
+        Footprint::NONE.device::<f32>(2, values)?.host::<f32>(3, values)
     }
-    for &mask_width in &widths {
+
+    /// Both convolutions at mask widths 5 and 9 (or `--mask`), with the L6 tables.
+    fn run(gpu: &Gpu, run: &Run<CourseConvolutionOptions>) -> Result<Outcome> {
+        let widths = match run.args.mask {
+            Some(width) => vec![width],
+            None => vec![5, 9],
+        };
+        let (width_1d, size_2d) = match run.size_given {
+            true => (pixels(run.size, run.size)?, (run.size, run.size)),
+            false => gpu.pick((WIDTH_1D, (SIDE_2D, SIDE_2D)), (SIMULATOR_WIDTH_1D, SIMULATOR_SIZE_2D)),
+        };
+        println!(
+            "Convolution (median of {} launches, {}); the course's O_TILE_WIDTH for 1-D is {O_TILE_WIDTH} (blocks of 1024 with a 5-wide mask)",
+            run.reps,
+            gpu.timing_label()
+        );
+        let mut checks = Vec::new();
+        for &mask_width in &widths {
+            println!();
+            checks.extend(one_d(gpu, run.reps, width_1d, mask_width)?);
+        }
+        for &mask_width in &widths {
+            println!();
+            checks.extend(two_d(gpu, run.reps, size_2d, mask_width)?);
+        }
         println!();
-        checks.extend(two_d(gpu, options, size_2d, mask_width)?);
+        report::print_ratio_tables();
+        Ok(Outcome { checks })
     }
-    println!();
-    report::print_ratio_tables();
-    Ok(Outcome { checks })
 }

@@ -7,34 +7,25 @@
 //! vary, as on the GPU). On CUDA the lines go to standard output at synchronisation, where the
 //! program cannot read them back; `tests/ferrocuda-tests/course_runtime.rs` runs this example as a child process
 //! and checks its output there.
-use crate::example::{Flag, LegacyExample, Options, Outcome};
+use crate::example::{Example, Outcome, Run};
 use crate::reference::course::hello_world as reference;
 use book_kernels::course::hello_world::{RECORD_WORDS, SayHello, SayHelloArgs};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-hello-world",
-    description: "every thread of <<<2,4>>> prints its thread, block and global index (IT4I course, hands-on 1)",
-    size: None,
-    f64: false,
-    reps: false,
-    flags: &[
-        Flag {
-            name: "--blocks",
-            value: Some("N"),
-            help: "blocks of the launch (default 2, as the course)",
-            requires: None,
-        },
-        Flag {
-            name: "--threads",
-            value: Some("N"),
-            help: "threads per block (default 4, as the course)",
-            requires: None,
-        },
-    ],
-    run,
-};
+/// course-hello-world.
+pub struct CourseHelloWorld;
+
+/// The launch's shape.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CourseHelloWorldOptions {
+    /// blocks of the launch (default 2, as the course)
+    #[arg(long, value_name = "N", default_value_t = BLOCKS, hide_default_value = true)]
+    pub blocks: usize,
+    /// threads per block (default 4, as the course)
+    #[arg(long, value_name = "N", default_value_t = THREADS_PER_BLOCK, hide_default_value = true)]
+    pub threads: usize,
+}
 
 /// The course's launch: 2 blocks of 4 threads.
 pub const BLOCKS: usize = 2;
@@ -95,40 +86,46 @@ pub fn compare_lines(what: &str, printed: &str, expected: &[String]) -> Check {
     }
 }
 
-/// The course's program: the host's three lines around the kernel's, in the order the GPU
-/// prints them (its lines reach standard output when the host waits for the kernel).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let blocks = options.parsed::<usize>("--blocks")?.unwrap_or(BLOCKS);
-    let threads = options.parsed::<usize>("--threads")?.unwrap_or(THREADS_PER_BLOCK);
-    shape(blocks, threads)?;
-    // Words no thread writes stay u32::MAX, which no record holds.
-    let mut records_d = gpu.upload(&vec![u32::MAX; blocks * threads * RECORD_WORDS])?;
+impl Example for CourseHelloWorld {
+    const ID: &'static str = "course-hello-world";
+    const DESCRIPTION: &'static str =
+        "every thread of <<<2,4>>> prints its thread, block and global index (IT4I course, hands-on 1)";
+    type Args = CourseHelloWorldOptions;
 
-    println!("Launching the kernel with {blocks} blocks, each with {threads} threads");
-    // On the simulator the launch runs (and prints) before it returns: its lines are captured
-    // and printed after the synchronisation below, where the GPU's appear.
-    let ((), printed) = gpu.capture_output(|| say_hello(gpu, blocks, threads, &mut records_d))?;
-    println!("Kernel was launched, waiting for its completion");
-    gpu.synchronize_output()?;
-    if let Some(text) = &printed {
-        print!("{text}");
-    }
-    println!("Kernel execution completed");
+    /// The course's program: the host's three lines around the kernel's, in the order the GPU
+    /// prints them (its lines reach standard output when the host waits for the kernel).
+    fn run(gpu: &Gpu, run: &Run<CourseHelloWorldOptions>) -> Result<Outcome> {
+        let CourseHelloWorldOptions { blocks, threads } = run.args;
+        shape(blocks, threads)?;
+        // Words no thread writes stay u32::MAX, which no record holds.
+        let mut records_d = gpu.upload(&vec![u32::MAX; blocks * threads * RECORD_WORDS])?;
 
-    let mut checks = vec![Check::compare(
-        "records (thread, block size, block, grid size)",
-        &gpu.download(&records_d)?,
-        &reference::records(blocks, threads),
-        Tolerance::EXACT,
-    )];
-    if let Some(text) = &printed {
-        checks.push(compare_lines(
-            "printed lines (simulator, any order)",
-            text,
-            &reference::lines(blocks, threads),
-        ));
+        println!("Launching the kernel with {blocks} blocks, each with {threads} threads");
+        // On the simulator the launch runs (and prints) before it returns: its lines are captured
+        // and printed after the synchronisation below, where the GPU's appear.
+        let ((), printed) = gpu.capture_output(|| say_hello(gpu, blocks, threads, &mut records_d))?;
+        println!("Kernel was launched, waiting for its completion");
+        gpu.synchronize_output()?;
+        if let Some(text) = &printed {
+            print!("{text}");
+        }
+        println!("Kernel execution completed");
+
+        let mut checks = vec![Check::compare(
+            "records (thread, block size, block, grid size)",
+            &gpu.download(&records_d)?,
+            &reference::records(blocks, threads),
+            Tolerance::EXACT,
+        )];
+        if let Some(text) = &printed {
+            checks.push(compare_lines(
+                "printed lines (simulator, any order)",
+                text,
+                &reference::lines(blocks, threads),
+            ));
+        }
+        Ok(Outcome { checks })
     }
-    Ok(Outcome { checks })
 }
 
 #[cfg(test)]

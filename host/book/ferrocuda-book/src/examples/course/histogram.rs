@@ -5,8 +5,8 @@
 //!
 //! The course's kernel counts `a..=z` only; the phrase is lowercased first, as the PMPP book's
 //! figure spells it, so its capitals count too.
-use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
+use super::splitmix;
+use crate::example::{Example, Outcome, Run, Size};
 use crate::reference::course::histogram as reference;
 use book_kernels::course::histogram::{
     BYTE_BINS, Histo256Naive, Histo256Privatized, HistoArgs, HistoKernel, HistoPrivatizedKernel, LETTER_BINS,
@@ -21,29 +21,31 @@ use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::str::FromStr;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-histogram",
-    description: "text histogram in 7 letter bins, then 256-bin byte histograms: global atomics vs privatized shared, packed per-thread counters, per-warp copies (IT4I course)",
-    size: Some(LegacySize {
-        unit: "bytes of the 256-bin input",
-        gpu: N,
-        simulator: SIMULATOR_N,
-        min: 1,
-        max: MAX_N,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[Flag {
-        name: "--data",
-        value: Some("uniform|skewed|text|all"),
-        help: "the 256-bin input: uniform bytes, 90% one byte, the phrase repeated, or each [default: uniform and skewed]",
-        requires: None,
-    }],
-    run,
-};
+/// course-histogram.
+pub struct CourseHistogram;
+
+/// course-histogram's own option.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CourseHistogramOptions {
+    /// the 256-bin input: uniform bytes, 90% one byte, the phrase repeated, or each [default: uniform and skewed]
+    #[arg(
+        long,
+        value_name = "uniform|skewed|text|all",
+        value_enum,
+        hide_possible_values = true
+    )]
+    pub data: Option<DataChoice>,
+}
+
+/// `--data`: one kind of 256-bin input, or all.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataChoice {
+    Uniform,
+    Skewed,
+    Text,
+    All,
+}
 
 /// The course's input.
 pub const TEXT: &str = "Programming Massively Parallel Processors";
@@ -64,13 +66,6 @@ pub const SKEWED_BYTE: u8 = b'e';
 /// Percent of skewed data that is [`SKEWED_BYTE`].
 pub const SKEW_PERCENT: u64 = 90;
 
-/// The run's peak at `n` bytes: the input on the device and on the host (one kind of data at a
-/// time), and the phrase and the bins, under a KiB.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let small = TEXT.len() + (BYTE_BINS + LETTER_BINS) * size_of::<u32>();
-    Footprint::NONE.mirrored::<u8>(1, n.checked_add(small)?)
-}
-
 /// The 256-bin inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Data {
@@ -80,20 +75,6 @@ pub enum Data {
     Skewed,
     /// The course's phrase, lowercased, repeated.
     Text,
-}
-
-impl FromStr for Data {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "uniform" => Ok(Data::Uniform),
-            "skewed" => Ok(Data::Skewed),
-            "text" => Ok(Data::Text),
-            other => Err(Error::InvalidArgument(format!(
-                "--data is uniform, skewed, text or all, not `{other}`"
-            ))),
-        }
-    }
 }
 
 impl Data {
@@ -114,15 +95,11 @@ impl Data {
                     .enumerate()
                     .for_each(|(i, b)| *b = phrase[i % phrase.len()]);
             }
-            Data::Uniform | Data::Skewed => data.par_chunks_mut(1 << 16).enumerate().for_each(|(c, chunk)| {
-                let mut state = seed ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                for b in chunk {
-                    let x = splitmix64(&mut state);
-                    *b = if self == Data::Skewed && (x >> 32) % 100 < SKEW_PERCENT {
-                        SKEWED_BYTE
-                    } else {
-                        x as u8
-                    };
+            Data::Uniform | Data::Skewed => splitmix::par_fill(&mut data, seed, |x| {
+                if self == Data::Skewed && (x >> 32) % 100 < SKEW_PERCENT {
+                    SKEWED_BYTE
+                } else {
+                    x as u8
                 }
             }),
         }
@@ -136,15 +113,6 @@ impl Data {
             Data::Text => "text",
         }
     }
-}
-
-/// SplitMix64: a seeded, portable generator.
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The histogram variants: which kernel counts.
@@ -341,18 +309,34 @@ fn byte_histograms(gpu: &Gpu, data: Data, n: usize, reps: usize) -> Result<Vec<C
     Ok(checks)
 }
 
-/// The text histogram, then the 256-bin comparison on `--data` (uniform and skewed by default).
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let mut checks = text_histogram(gpu)?;
-    let n = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-    let kinds = match options.value("--data") {
-        None => vec![Data::Uniform, Data::Skewed],
-        Some("all") => vec![Data::Uniform, Data::Skewed, Data::Text],
-        Some(kind) => vec![kind.parse()?],
-    };
-    for data in kinds {
-        println!();
-        checks.extend(byte_histograms(gpu, data, n, options.reps)?);
+impl Example for CourseHistogram {
+    const ID: &'static str = "course-histogram";
+    const DESCRIPTION: &'static str = "text histogram in 7 letter bins, then 256-bin byte histograms: global atomics vs privatized shared, packed per-thread counters, per-warp copies (IT4I course)";
+    const SIZE: Option<Size> = Some(Size::new("bytes of the 256-bin input", N, SIMULATOR_N).at_most(MAX_N));
+    const REPS: bool = true;
+    type Args = CourseHistogramOptions;
+
+    /// The run's peak at `n` bytes: the input on the device and on the host (one kind of data at a
+    /// time), and the phrase and the bins, under a KiB.
+    fn memory(run: &Run<CourseHistogramOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let small = TEXT.len() + (BYTE_BINS + LETTER_BINS) * size_of::<u32>();
+        Footprint::NONE.mirrored::<u8>(1, run.size.checked_add(small)?)
     }
-    Ok(Outcome { checks })
+
+    /// The text histogram, then the 256-bin comparison on `--data` (uniform and skewed by default).
+    fn run(gpu: &Gpu, run: &Run<CourseHistogramOptions>) -> Result<Outcome> {
+        let mut checks = text_histogram(gpu)?;
+        let kinds: &[Data] = match run.args.data {
+            None => &[Data::Uniform, Data::Skewed],
+            Some(DataChoice::Uniform) => &[Data::Uniform],
+            Some(DataChoice::Skewed) => &[Data::Skewed],
+            Some(DataChoice::Text) => &[Data::Text],
+            Some(DataChoice::All) => &[Data::Uniform, Data::Skewed, Data::Text],
+        };
+        for &data in kinds {
+            println!();
+            checks.extend(byte_histograms(gpu, data, run.size, run.reps)?);
+        }
+        Ok(Outcome { checks })
+    }
 }

@@ -12,8 +12,9 @@
 //! the image and inside one period of 64, that is the pixel itself. Both kernels are checked
 //! exactly against the rayon reference and against the closed form; "Everything seems OK" when
 //! all agree. 4096 x 4096 on a GPU, 333 x 250 (multiples of neither 16 nor 4) on the simulator.
+use super::image_shape::{pixels, shape, size};
 use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference::course::image_blur as reference;
 use book_kernels::course::image_blur::{
     BLOCK, BLUR_SIZE, BlurArgs, BlurFast, BlurKernel, BlurStream, FAST_BLUR_BLOCK, STREAM_BLUR_BLOCK, STREAM_ROWS,
@@ -26,37 +27,13 @@ use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-image-blur",
-    description: "5 x 5 box blur of a u8 pattern image, 16 x 16 blocks, 4-pixel x 8-row and 4-pixel x 32-row streaming versions; exact (IT4I course)",
-    size: Some(LegacySize {
-        unit: "image side in pixels, N x N (the simulator's default image is 333 x 250)",
-        gpu: SIDE,
-        simulator: SIMULATOR_SIZE.0,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
+/// course-image-blur.
+pub struct CourseImageBlur;
 
 /// Side of the GPU's image (`--size N`: N x N).
 pub const SIDE: usize = 4096;
 /// The simulator's image, `(w, h)`.
 pub const SIMULATOR_SIZE: (usize, usize) = (333, 250);
-/// The run's peak for an `n x n` image: the image and the blur on the device; on the host the
-/// image, the reference's blur, the closed form's and one downloaded blur (the poisoned fill is
-/// dropped before the download), and the per-row and per-column box sums.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let p = footprint::elements(&[n, n])?;
-    Footprint::NONE
-        .device::<u8>(2, p)?
-        .host::<u8>(4, p)?
-        .host::<(u64, u64)>(2, n)
-}
 
 /// Period of the pattern, rows and columns.
 pub const PERIOD: usize = 64;
@@ -104,16 +81,6 @@ impl Variant {
                 "a {w} x {h} image needs more blocks than a grid holds"
             ))),
         }
-    }
-}
-
-/// `w * h`, refusing an empty image or one beyond memory.
-pub fn pixels(w: usize, h: usize) -> Result<usize> {
-    match w.checked_mul(h) {
-        Some(n) if n > 0 => Ok(n),
-        _ => Err(Error::InvalidArgument(format!(
-            "a {w} x {h} image has no pixels or more than memory can address"
-        ))),
     }
 }
 
@@ -187,12 +154,14 @@ pub fn pattern_blur_closed_form(w: usize, h: usize) -> Result<Vec<u8>> {
     Ok(image)
 }
 
+/// True when the box around index `i` of `len` lies inside the image and one period.
+fn inside(i: usize, len: usize) -> bool {
+    i >= BLUR_SIZE && i + BLUR_SIZE < len && i % PERIOD >= BLUR_SIZE && i % PERIOD + BLUR_SIZE < PERIOD
+}
+
 /// Pixels whose box stays inside the image and inside one period, where the blur of the
 /// pattern must be the pattern itself: `(index, value)`.
 pub fn unchanged_pixels(w: usize, h: usize) -> Vec<(usize, u8)> {
-    let inside = |i: usize, len: usize| {
-        i >= BLUR_SIZE && i + BLUR_SIZE < len && i % PERIOD >= BLUR_SIZE && i % PERIOD + BLUR_SIZE < PERIOD
-    };
     (0..h)
         .filter(|&r| inside(r, h))
         .flat_map(|r| {
@@ -207,9 +176,6 @@ pub fn unchanged_pixels(w: usize, h: usize) -> Vec<(usize, u8)> {
 /// one period keep the pattern's value, of how many such pixels: [`unchanged_pixels`] counted
 /// without listing them.
 pub fn unchanged_kept(out: &[u8], w: usize, h: usize) -> (usize, usize) {
-    let inside = |i: usize, len: usize| {
-        i >= BLUR_SIZE && i + BLUR_SIZE < len && i % PERIOD >= BLUR_SIZE && i % PERIOD + BLUR_SIZE < PERIOD
-    };
     (0..h)
         .into_par_iter()
         .filter(|&r| inside(r, h))
@@ -221,63 +187,81 @@ pub fn unchanged_kept(out: &[u8], w: usize, h: usize) -> (usize, usize) {
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
-/// Blurs the pattern with every kernel (`--size N`: N x N), times them, and checks them.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (w, h) = match options.size {
-        Some(_) => {
-            let side = options.size_or(SIDE)?;
-            (side, side)
-        }
-        None => gpu.pick((SIDE, SIDE), SIMULATOR_SIZE),
-    };
-    let image = pattern(w, h)?;
-    let expected = reference::blur(&image, w, h)?;
-    let closed_form = pattern_blur_closed_form(w, h)?;
-    let in_d = gpu.upload(&image)?;
-    let mut out_d = gpu.zeros::<u8>(w * h)?;
-    println!("Blur of a {w} x {h} u8 image, pattern 2 (row mod 64) + 2 (col mod 64), BLUR_SIZE = {BLUR_SIZE}");
-    let mut checks = vec![Check::compare(
-        "CPU reference vs the pattern's closed form",
-        &expected,
-        &closed_form,
-        Tolerance::EXACT,
-    )];
-    for variant in Variant::ALL {
-        // A poisoned output, so a pixel the kernel skips fails.
-        gpu.upload_into(&try_vec(w * h, 0xa5)?, &mut out_d)?;
-        let stats = time_reps(gpu, options.reps, || blur(gpu, variant, &in_d, &mut out_d, w, h))?;
-        println!(
-            " {:<12} {:<44} {:>9.4} ms ({}), {:>7.1} GB/s (1 byte read + 1 written per pixel)",
-            variant.kernel(),
-            variant.shape(w, h)?.to_string(),
-            stats.median_ms,
-            gpu.timing_label(),
-            gb_per_s(2 * w * h, stats.median_ms)
-        );
-        let out = gpu.download(&out_d)?;
-        checks.push(Check::compare(
-            &format!("{} vs CPU", variant.kernel()),
-            &out,
+impl Example for CourseImageBlur {
+    const ID: &'static str = "course-image-blur";
+    const DESCRIPTION: &'static str = "5 x 5 box blur of a u8 pattern image, 16 x 16 blocks, 4-pixel x 8-row and 4-pixel x 32-row streaming versions; exact (IT4I course)";
+    const SIZE: Option<Size> = Some(size(
+        "image side in pixels, N x N (the simulator's default image is 333 x 250)",
+        SIDE,
+        SIMULATOR_SIZE.0,
+    ));
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak for an `n x n` image: the image and the blur on the device; on the host the
+    /// image, the reference's blur, the closed form's and one downloaded blur (the poisoned fill is
+    /// dropped before the download), and the per-row and per-column box sums.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let n = run.size;
+        let p = footprint::elements(&[n, n])?;
+        Footprint::NONE
+            .device::<u8>(2, p)?
+            .host::<u8>(4, p)?
+            .host::<(u64, u64)>(2, n)
+    }
+
+    /// Blurs the pattern with every kernel (`--size N`: N x N), times them, and checks them.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let (w, h) = shape(run, gpu.pick((SIDE, SIDE), SIMULATOR_SIZE));
+        let image = pattern(w, h)?;
+        let expected = reference::blur(&image, w, h)?;
+        let closed_form = pattern_blur_closed_form(w, h)?;
+        let in_d = gpu.upload(&image)?;
+        let mut out_d = gpu.zeros::<u8>(w * h)?;
+        println!("Blur of a {w} x {h} u8 image, pattern 2 (row mod 64) + 2 (col mod 64), BLUR_SIZE = {BLUR_SIZE}");
+        let mut checks = vec![Check::compare(
+            "CPU reference vs the pattern's closed form",
             &expected,
-            Tolerance::EXACT,
-        ));
-        checks.push(Check::compare(
-            &format!("{} vs closed form", variant.kernel()),
-            &out,
             &closed_form,
             Tolerance::EXACT,
-        ));
-        let (kept, unchanged) = unchanged_kept(&out, w, h);
-        checks.push(Check::condition(
-            &format!(
-                "{}: the {unchanged} pixels whose box lies in one period keep their value",
+        )];
+        for variant in Variant::ALL {
+            // A poisoned output, so a pixel the kernel skips fails.
+            gpu.upload_into(&try_vec(w * h, 0xa5)?, &mut out_d)?;
+            let stats = time_reps(gpu, run.reps, || blur(gpu, variant, &in_d, &mut out_d, w, h))?;
+            println!(
+                " {:<12} {:<44} {:>9.4} ms ({}), {:>7.1} GB/s (1 byte read + 1 written per pixel)",
                 variant.kernel(),
-            ),
-            kept == unchanged,
-        ));
+                variant.shape(w, h)?.to_string(),
+                stats.median_ms,
+                gpu.timing_label(),
+                gb_per_s(2 * w * h, stats.median_ms)
+            );
+            let out = gpu.download(&out_d)?;
+            checks.push(Check::compare(
+                &format!("{} vs CPU", variant.kernel()),
+                &out,
+                &expected,
+                Tolerance::EXACT,
+            ));
+            checks.push(Check::compare(
+                &format!("{} vs closed form", variant.kernel()),
+                &out,
+                &closed_form,
+                Tolerance::EXACT,
+            ));
+            let (kept, unchanged) = unchanged_kept(&out, w, h);
+            checks.push(Check::condition(
+                &format!(
+                    "{}: the {unchanged} pixels whose box lies in one period keep their value",
+                    variant.kernel(),
+                ),
+                kept == unchanged,
+            ));
+        }
+        if checks.iter().all(Check::passed) {
+            println!("Everything seems OK");
+        }
+        Ok(Outcome { checks })
     }
-    if checks.iter().all(Check::passed) {
-        println!("Everything seems OK");
-    }
-    Ok(Outcome { checks })
 }

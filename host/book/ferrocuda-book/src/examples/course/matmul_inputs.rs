@@ -1,7 +1,7 @@
 //! The inputs and figures both paths of course-matmul-tiled share (the SGEMM kernels and the
-//! tensor-core GEMM): the dimensions, the seeded random matrices, GFLOP/s.
+//! tensor-core GEMM): the dimensions, the seeded random matrices, GFLOP/s, cuBLAS to compare with.
 use ferrocuda::footprint::try_with_capacity;
-use ferrocuda::gpu::Result;
+use ferrocuda::gpu::{Cublas, Gpu, Result};
 
 /// Matrix dimensions `(m, n, k)`.
 pub type Dims = (usize, usize, usize);
@@ -28,4 +28,15 @@ pub fn try_random_matrix(len: usize, seed: u64) -> Result<Vec<f32>> {
 /// `2 m n k / time`, GFLOP/s.
 pub fn gflop_per_s((m, n, k): Dims, ms: f64) -> f64 {
     2.0 * m as f64 * n as f64 * k as f64 / ms * 1e-6
+}
+
+/// cuBLAS for `what`, or `None` where there is none (the simulator), said in one line.
+pub fn cublas_if_any<'g>(gpu: &'g Gpu, what: &str) -> Option<Cublas<'g>> {
+    match gpu.cuda(what).and_then(Cublas::new) {
+        Ok(cublas) => Some(cublas),
+        Err(e) => {
+            println!(" cuBLAS not measured: {e}");
+            None
+        }
+    }
 }

@@ -9,7 +9,7 @@
 //! uploaded transposed (`n x k`, both operands contiguous along `k`, the tensor cores' "row.col")
 //! for both, and sizes that are not whole 128 x 256 x 32 tiles are padded with zeros, which
 //! change nothing in the product (cuBLAS multiplies the same padded operands).
-use super::matmul_inputs::{Dims, gflop_per_s, try_random_matrix};
+use super::matmul_inputs::{Dims, cublas_if_any, gflop_per_s, try_random_matrix};
 use crate::example::Outcome;
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tensor::{
@@ -23,41 +23,6 @@ use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
 use ferrocuda::footprint::{try_vec, try_with_capacity};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result, TensorInputs};
 use ferrocuda::measure::time_reps;
-use std::fmt;
-use std::str::FromStr;
-
-/// `--precision`: the SGEMM path (f32) or a tensor-core one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum MatmulPrecision {
-    #[default]
-    F32,
-    Bf16,
-    Tf32,
-}
-
-impl FromStr for MatmulPrecision {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "f32" | "single" => Ok(Self::F32),
-            "bf16" => Ok(Self::Bf16),
-            "tf32" => Ok(Self::Tf32),
-            other => Err(Error::InvalidArgument(format!(
-                "--precision must be f32, bf16 or tf32, not `{other}`"
-            ))),
-        }
-    }
-}
-
-impl fmt::Display for MatmulPrecision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::F32 => "f32",
-            Self::Bf16 => "bf16",
-            Self::Tf32 => "tf32",
-        })
-    }
-}
 
 /// A tensor-core precision: how inputs are rounded and stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,13 +223,7 @@ pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Re
     let b = precision.rounded(try_random_matrix(k * n, 2)?);
     let expected = reference::Expected::of(&a, &b, dims)?;
     let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b)?;
-    let mut cublas = match gpu.cuda("cuBLAS GEMM").and_then(Cublas::new) {
-        Ok(cublas) => Some(cublas),
-        Err(e) => {
-            println!(" cuBLAS not measured: {e}");
-            None
-        }
-    };
+    let mut cublas = cublas_if_any(gpu, "cuBLAS GEMM");
     let mut checks = vec![];
     let mut rows = vec![];
     let variants = TensorKernel::ALL.map(Some).into_iter().chain([None]);

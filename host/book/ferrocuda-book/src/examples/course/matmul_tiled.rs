@@ -14,10 +14,12 @@
 //!
 //! cuBLAS runs in its default math mode, `CUBLAS_DEFAULT_MATH`: FP32 SGEMM on the SIMT cores,
 //! no tensor cores (those need `CUBLAS_TF32_TENSOR_OP_MATH`, and round the inputs to TF32).
+use super::matmul_inputs::cublas_if_any;
 pub use super::matmul_inputs::{Dims, gflop_per_s, random_matrix, try_random_matrix};
-use super::matmul_tensor::{MatmulPrecision, TensorPrecision};
+use super::matmul_tensor::TensorPrecision;
+use crate::cli::positive;
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tiled::{
     BM, BN, MatmulArgs, MatmulNaive, MatmulRegisterTiled, MatmulRegisterTiledUnrolled, MatmulTiled, MatmulTiled32,
@@ -29,47 +31,34 @@ use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, 
 use ferrocuda::measure::{Stats, time_reps};
 use ferrocuda::verify::Check;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-matmul-tiled",
-    description: "SGEMM of non-square matrices: naive, shared-memory tiled (TILE_WIDTH 16 and 32), register-tiled, and cuBLAS: GFLOP/s and fraction of cuBLAS (IT4I course, hands-on 6)",
-    size: Some(LegacySize {
-        unit: "m = n = k, the matrices' side (without it, non-square: m x n x k = 4100 x 3000 x 2500 on a GPU, 200 x 136 x 72 on the simulator; --m, --n, --k override each)",
-        gpu: COURSE_DIMS.0,
-        simulator: SIMULATOR_DIMS.0,
-        min: 1,
-        max: u32::MAX as usize,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[
-        Flag {
-            name: "--m",
-            value: Some("M"),
-            help: "rows of A and C [default: --size]",
-            requires: None,
-        },
-        Flag {
-            name: "--n",
-            value: Some("N"),
-            help: "columns of B and C [default: --size]",
-            requires: None,
-        },
-        Flag {
-            name: "--k",
-            value: Some("K"),
-            help: "columns of A, rows of B [default: --size]",
-            requires: None,
-        },
-        Flag {
-            name: "--precision",
-            value: Some("P"),
-            help: "f32 (the SGEMM kernels against cuBLAS's SGEMM), or bf16 or tf32 (the tensor-core mma.sync GEMM against cuBLAS's GEMM in the same precision) [default: f32]",
-            requires: None,
-        },
-    ],
-    run,
-};
+/// course-matmul-tiled.
+pub struct CourseMatmulTiled;
+
+/// The product's dimensions and precision.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CourseMatmulTiledOptions {
+    /// rows of A and C [default: --size]
+    #[arg(long, value_name = "M", value_parser = positive)]
+    pub m: Option<usize>,
+    /// columns of B and C [default: --size]
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub n: Option<usize>,
+    /// columns of A, rows of B [default: --size]
+    #[arg(long, value_name = "K", value_parser = positive)]
+    pub k: Option<usize>,
+    /// f32 (the SGEMM kernels against cuBLAS's SGEMM), or bf16 or tf32 (the tensor-core mma.sync GEMM against cuBLAS's GEMM in the same precision)
+    #[arg(long, value_name = "P", value_enum, default_value_t = MatmulPrecision::F32, hide_possible_values = true)]
+    pub precision: MatmulPrecision,
+}
+
+/// `--precision`: the SGEMM path (f32) or a tensor-core one.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatmulPrecision {
+    #[value(alias = "single")]
+    F32,
+    Bf16,
+    Tf32,
+}
 
 /// The benchmarks' square size, m = n = k (`--size 4096`).
 pub const SIZE: usize = 4096;
@@ -79,35 +68,6 @@ pub const SIZE: usize = 4096;
 pub const COURSE_DIMS: (usize, usize, usize) = (4100, 3000, 2500);
 /// The simulator default: non-square, no dimension a multiple of 16 or 128.
 pub const SIMULATOR_DIMS: (usize, usize, usize) = (200, 136, 72);
-
-/// The run's peak at `--size s` (`--m`, `--n`, `--k` overriding), or at the non-square default
-/// without `--size`: A, B and C on the device; on the host A, B and the downloaded C, with the
-/// CPU's C and `|A||B|` when the product is small enough to recompute, else Freivalds' vectors
-/// (see `reference::course::matmul_tiled`).
-/// Dimensions that do not parse are planned as the default (the run refuses them in its own
-/// sentence).
-pub fn memory(options: &Options, gpu: &Gpu, s: usize) -> Option<Footprint> {
-    let (dm, dn, dk) = match options.size {
-        Some(_) => (s, s, s),
-        None => gpu.pick(COURSE_DIMS, SIMULATOR_DIMS),
-    };
-    let dim = |flag: &str, default: usize| options.parsed::<usize>(flag).ok().flatten().unwrap_or(default);
-    let (m, n, k) = (dim("--m", dm), dim("--n", dn), dim("--k", dk));
-    let (a, b, c) = (
-        footprint::elements(&[m, k])?,
-        footprint::elements(&[k, n])?,
-        footprint::elements(&[m, n])?,
-    );
-    let operands = Footprint::NONE
-        .mirrored::<f32>(1, a)?
-        .mirrored::<f32>(1, b)?
-        .mirrored::<f32>(1, c)?;
-    let full = footprint::elements(&[m, n, k]).is_some_and(|macs| macs <= reference::FULL_PRODUCT_MAX_MACS);
-    match full {
-        true => operands.host::<f32>(2, c),
-        false => operands.host::<u8>(1, reference::Freivalds::bytes((m, n, k))?),
-    }
-}
 
 /// The variants, slowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -291,113 +251,126 @@ pub fn measure(
 }
 
 /// `(m, n, k)` from `--size`, `--m`, `--n`, `--k`, or the non-square default.
-fn dims(gpu: &Gpu, options: &Options) -> Result<Dims> {
-    let (dm, dn, dk) = match options.size {
-        Some(_) => {
-            let s = options.size_or(1)?;
-            (s, s, s)
-        }
-        None => gpu.pick(COURSE_DIMS, SIMULATOR_DIMS),
+fn dims(gpu: &Gpu, run: &Run<CourseMatmulTiledOptions>) -> Dims {
+    let (m, n, k) = match run.size_given {
+        true => (run.size, run.size, run.size),
+        false => gpu.pick(COURSE_DIMS, SIMULATOR_DIMS),
     };
-    let pick = |flag: &str, default: usize| -> Result<usize> {
-        match options.parsed::<usize>(flag)?.unwrap_or(default) {
-            0 => Err(Error::InvalidArgument(format!("`{flag}` must be at least 1"))),
-            x => Ok(x),
-        }
-    };
-    let dims = (pick("--m", dm)?, pick("--n", dn)?, pick("--k", dk)?);
-    if [dims.0, dims.1, dims.2].into_iter().any(|d| u32::try_from(d).is_err()) {
-        let (m, n, k) = dims;
-        return Err(Error::InvalidArgument(format!(
-            "dimensions {m} x {n} x {k}: each must be below 2^32, as the kernels index in u32"
-        )));
-    }
-    Ok(dims)
+    let args = &run.args;
+    (args.m.unwrap_or(m), args.n.unwrap_or(n), args.k.unwrap_or(k))
 }
 
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let dims = dims(gpu, options)?;
-    let (m, n, k) = dims;
-    let tensor = match options.parsed::<MatmulPrecision>("--precision")?.unwrap_or_default() {
-        MatmulPrecision::F32 => None,
-        MatmulPrecision::Bf16 => Some(TensorPrecision::Bf16),
-        MatmulPrecision::Tf32 => Some(TensorPrecision::Tf32),
-    };
-    let too_large = || {
-        Error::InvalidArgument(format!(
-            "a {m} x {k} by {k} x {n} product has more elements than memory can address"
-        ))
-    };
-    let (a_len, b_len) = (
-        footprint::elements(&[m, k]).ok_or_else(too_large)?,
-        footprint::elements(&[k, n]).ok_or_else(too_large)?,
-    );
-    footprint::elements(&[m, n]).ok_or_else(too_large)?;
-    if let Some(precision) = tensor {
-        return super::matmul_tensor::run(gpu, dims, precision, options.reps);
-    }
-    let (a, b) = (try_random_matrix(a_len, 1)?, try_random_matrix(b_len, 2)?);
-    let expected = reference::Expected::of(&a, &b, dims)?;
-    let mut ops = Operands::new(gpu, dims, &a, &b)?;
-    let mut cublas = match gpu.cuda("cuBLAS SGEMM").and_then(Cublas::new) {
-        Ok(cublas) => Some(cublas),
-        Err(e) => {
-            println!(" cuBLAS not measured: {e}");
-            None
+impl Example for CourseMatmulTiled {
+    const ID: &'static str = "course-matmul-tiled";
+    const DESCRIPTION: &'static str = "SGEMM of non-square matrices: naive, shared-memory tiled (TILE_WIDTH 16 and 32), register-tiled, and cuBLAS: GFLOP/s and fraction of cuBLAS (IT4I course, hands-on 6)";
+    const SIZE: Option<Size> = Some(Size::new("m = n = k, the matrices' side (without it, non-square: m x n x k = 4100 x 3000 x 2500 on a GPU, 200 x 136 x 72 on the simulator; --m, --n, --k override each)", COURSE_DIMS.0, SIMULATOR_DIMS.0).at_most(u32::MAX as usize));
+    const REPS: bool = true;
+    type Args = CourseMatmulTiledOptions;
+
+    /// The run's peak at `--size s` (`--m`, `--n`, `--k` overriding), or at the non-square default
+    /// without `--size`: A, B and C on the device; on the host A, B and the downloaded C, with the
+    /// CPU's C and `|A||B|` when the product is small enough to recompute, else Freivalds' vectors
+    /// (see `reference::course::matmul_tiled`).
+    fn memory(run: &Run<CourseMatmulTiledOptions>, gpu: &Gpu) -> Option<Footprint> {
+        let (m, n, k) = dims(gpu, run);
+        let (a, b, c) = (
+            footprint::elements(&[m, k])?,
+            footprint::elements(&[k, n])?,
+            footprint::elements(&[m, n])?,
+        );
+        let operands = Footprint::NONE
+            .mirrored::<f32>(1, a)?
+            .mirrored::<f32>(1, b)?
+            .mirrored::<f32>(1, c)?;
+        let full = footprint::elements(&[m, n, k]).is_some_and(|macs| macs <= reference::FULL_PRODUCT_MAX_MACS);
+        match full {
+            true => operands.host::<f32>(2, c),
+            false => operands.host::<u8>(1, reference::Freivalds::bytes((m, n, k))?),
         }
-    };
-    let (rows, checks) = measure(gpu, &mut ops, cublas.as_mut(), options.reps, Some(&expected))?;
-    if let reference::Expected::Freivalds(_) = expected {
-        println!(
-            " verified by {} (the full CPU product, {m} x {n} x {k} multiply-adds, would take minutes)",
-            reference::Freivalds::describe()
+    }
+
+    fn run(gpu: &Gpu, run: &Run<CourseMatmulTiledOptions>) -> Result<Outcome> {
+        let dims @ (m, n, k) = dims(gpu, run);
+        if [m, n, k].into_iter().any(|d| u32::try_from(d).is_err()) {
+            return Err(Error::InvalidArgument(format!(
+                "dimensions {m} x {n} x {k}: each must be below 2^32, as the kernels index in u32"
+            )));
+        }
+        let tensor = match run.args.precision {
+            MatmulPrecision::F32 => None,
+            MatmulPrecision::Bf16 => Some(TensorPrecision::Bf16),
+            MatmulPrecision::Tf32 => Some(TensorPrecision::Tf32),
+        };
+        let too_large = || {
+            Error::InvalidArgument(format!(
+                "a {m} x {k} by {k} x {n} product has more elements than memory can address"
+            ))
+        };
+        let (a_len, b_len) = (
+            footprint::elements(&[m, k]).ok_or_else(too_large)?,
+            footprint::elements(&[k, n]).ok_or_else(too_large)?,
         );
-    }
-    for (row, check) in rows.iter().zip(&checks) {
-        let verdict = if check.passed() { "seems OK" } else { "is WRONG" };
-        println!("Matrix multiplication {} {verdict}", row.variant.name());
-    }
-    println!(
-        " C({m} x {n}) = A({m} x {k}) B({k} x {n}), f32, median of {} runs ({}):",
-        options.reps,
-        gpu.timing_label()
-    );
-    let cublas_ms = rows
-        .iter()
-        .find(|r| r.variant == Variant::Cublas)
-        .map(|r| r.stats.median_ms);
-    println!(
-        "   {:<27} {:<44} {:>12} {:>10} {:>10}",
-        "variant", "launch shape", "time (ms)", "GFLOP/s", "/ cuBLAS"
-    );
-    for row in &rows {
-        let ms = row.stats.median_ms;
-        let shape = row.shape.map_or("(cuBLAS's own)".to_string(), |s| s.to_string());
-        let fraction = cublas_ms.map_or("-".to_string(), |c| format!("{:.3}", c / ms));
+        footprint::elements(&[m, n]).ok_or_else(too_large)?;
+        if let Some(precision) = tensor {
+            return super::matmul_tensor::run(gpu, dims, precision, run.reps);
+        }
+        let (a, b) = (try_random_matrix(a_len, 1)?, try_random_matrix(b_len, 2)?);
+        let expected = reference::Expected::of(&a, &b, dims)?;
+        let mut ops = Operands::new(gpu, dims, &a, &b)?;
+        let mut cublas = cublas_if_any(gpu, "cuBLAS SGEMM");
+        let (rows, checks) = measure(gpu, &mut ops, cublas.as_mut(), run.reps, Some(&expected))?;
+        if let reference::Expected::Freivalds(_) = expected {
+            println!(
+                " verified by {} (the full CPU product, {m} x {n} x {k} multiply-adds, would take minutes)",
+                reference::Freivalds::describe()
+            );
+        }
+        for (row, check) in rows.iter().zip(&checks) {
+            let verdict = if check.passed() { "seems OK" } else { "is WRONG" };
+            println!("Matrix multiplication {} {verdict}", row.variant.name());
+        }
         println!(
-            "   {:<27} {:<44} {:>12.4} {:>10.1} {:>10}",
-            row.variant.name(),
-            shape,
-            ms,
-            gflop_per_s(dims, ms),
-            fraction
+            " C({m} x {n}) = A({m} x {k}) B({k} x {n}), f32, median of {} runs ({}):",
+            run.reps,
+            gpu.timing_label()
         );
-    }
-    let time_of = |v: Variant| rows.iter().find(|r| r.variant == v).map(|r| r.stats.median_ms);
-    if let (Some(naive), Some(tiled), Some(tiled_32), Some(register)) = (
-        time_of(Variant::Naive),
-        time_of(Variant::Tiled),
-        time_of(Variant::Tiled32),
-        time_of(Variant::RegisterTiled),
-    ) {
-        println!("Time multiplication naive:   {naive:>12.3} ms");
-        println!("Time multiplication tiled:   {tiled:>12.3} ms");
+        let cublas_ms = rows
+            .iter()
+            .find(|r| r.variant == Variant::Cublas)
+            .map(|r| r.stats.median_ms);
         println!(
-            "Speedup is {:>8.2} (tiled), {:.2} (tiled, TILE_WIDTH 32), {:.2} (register-tiled)",
-            naive / tiled,
-            naive / tiled_32,
-            naive / register
+            "   {:<27} {:<44} {:>12} {:>10} {:>10}",
+            "variant", "launch shape", "time (ms)", "GFLOP/s", "/ cuBLAS"
         );
+        for row in &rows {
+            let ms = row.stats.median_ms;
+            let shape = row.shape.map_or("(cuBLAS's own)".to_string(), |s| s.to_string());
+            let fraction = cublas_ms.map_or("-".to_string(), |c| format!("{:.3}", c / ms));
+            println!(
+                "   {:<27} {:<44} {:>12.4} {:>10.1} {:>10}",
+                row.variant.name(),
+                shape,
+                ms,
+                gflop_per_s(dims, ms),
+                fraction
+            );
+        }
+        let time_of = |v: Variant| rows.iter().find(|r| r.variant == v).map(|r| r.stats.median_ms);
+        if let (Some(naive), Some(tiled), Some(tiled_32), Some(register)) = (
+            time_of(Variant::Naive),
+            time_of(Variant::Tiled),
+            time_of(Variant::Tiled32),
+            time_of(Variant::RegisterTiled),
+        ) {
+            println!("Time multiplication naive:   {naive:>12.3} ms");
+            println!("Time multiplication tiled:   {tiled:>12.3} ms");
+            println!(
+                "Speedup is {:>8.2} (tiled), {:.2} (tiled, TILE_WIDTH 32), {:.2} (register-tiled)",
+                naive / tiled,
+                naive / tiled_32,
+                naive / register
+            );
+        }
+        Ok(Outcome { checks })
     }
-    Ok(Outcome { checks })
 }

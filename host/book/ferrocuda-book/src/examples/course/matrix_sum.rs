@@ -7,32 +7,19 @@
 //! L2) on a GPU, 384 x 512 on the simulator, uniform values in [0, 1) (24 bits, seeded). Each sum
 //! runs in f32 in index order, as the CPU's, so both compare bit for bit. Then the lecture's
 //! coalescing scenarios (L7), each as the bus utilisation of its addresses.
+use super::image_shape::{shape, size};
+use super::splitmix;
 use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference::course::matrix_sum as reference;
 use book_kernels::course::matrix_sum::{MatrixSumArgs, MatrixSumEachCol, MatrixSumEachRow};
 use ferrocuda::footprint::{self, Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
-use rayon::prelude::*;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-matrix-sum",
-    description: "sum of each row vs each column of a row-major matrix: coalesced vs strided warps, and the L7 scenarios (IT4I course)",
-    size: Some(LegacySize {
-        unit: "matrix side, N x N (the simulator's default matrix is 384 x 512)",
-        gpu: SIDE,
-        simulator: SIMULATOR_SHAPE.1,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
+/// course-matrix-sum.
+pub struct CourseMatrixSum;
 
 /// Side of the GPU's matrix (`--size N`: N x N).
 pub const SIDE: usize = 16384;
@@ -42,15 +29,6 @@ pub const SIMULATOR_SHAPE: (usize, usize) = (384, 512);
 pub const THREADS_PER_BLOCK: u32 = 256;
 /// The course's A40 times: rows, columns (ms).
 pub const COURSE_MS: (f64, f64) = (19.320, 7.801);
-/// The run's peak for an `n x n` matrix: the matrix and one kernel's sums on the device; on the
-/// host the matrix, and the NaN fill, the downloaded sums and the reference's sums of one kernel.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let a = footprint::elements(&[n, n])?;
-    Footprint::NONE
-        .mirrored::<f32>(1, a)?
-        .device::<f32>(1, n)?
-        .host::<f32>(3, n)
-}
 
 /// Seed of the matrix.
 pub const SEED: u64 = 5;
@@ -96,16 +74,7 @@ pub fn elements(rows: usize, cols: usize) -> Result<usize> {
 pub fn matrix(rows: usize, cols: usize, seed: u64) -> Result<Vec<f32>> {
     let n = elements(rows, cols)?;
     let mut a = try_vec(n, 0.0f32)?;
-    a.par_chunks_mut(1 << 16).enumerate().for_each(|(chunk, values)| {
-        let mut state = seed ^ (chunk as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        for v in values {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            *v = ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32;
-        }
-    });
+    splitmix::par_fill(&mut a, seed, |z| (z >> 40) as f32 / (1u64 << 24) as f32);
     Ok(a)
 }
 
@@ -215,69 +184,83 @@ pub fn scenarios(cols: usize) -> Vec<Scenario> {
     ]
 }
 
-/// Both kernels on the matrix (`--size N`: N x N), timed and checked; the course's lines.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (rows, cols) = match options.size {
-        Some(_) => {
-            let side = options.size_or(SIDE)?;
-            (side, side)
-        }
-        None => gpu.pick((SIDE, SIDE), SIMULATOR_SHAPE),
-    };
-    let a = matrix(rows, cols, SEED)?;
-    let a_d = gpu.upload(&a)?;
-    println!(
-        "{rows} x {cols} f32 matrix (row-major, {:.1} MiB), one thread per row / column, blocks of {THREADS_PER_BLOCK}, median of {} ({})",
-        (elements(rows, cols)? * size_of::<f32>()) as f64 / (1 << 20) as f64,
-        options.reps,
-        gpu.timing_label()
-    );
-    let mut checks = Vec::new();
-    let mut ms = [0.0; 2];
-    for (k, (which, count)) in [(Sums::EachRow, rows), (Sums::EachCol, cols)].into_iter().enumerate() {
-        let mut sums_d = gpu.upload(&try_vec(count, f32::NAN)?)?;
-        ms[k] = time_reps(gpu, options.reps, || {
-            matrix_sum(gpu, which, &a_d, &mut sums_d, rows, cols)
-        })?
-        .median_ms;
-        let expected =
-            crate::progress::spinner(&format!("CPU reference: {}", which.label())).in_scope(|| match which {
-                Sums::EachRow => reference::row_sums(&a, cols),
-                Sums::EachCol => reference::col_sums(&a, cols),
-            });
-        checks.push(Check::compare(
-            &format!("{} ({})", which.label(), which.kernel()),
-            &gpu.download(&sums_d)?,
-            &expected,
-            Tolerance::EXACT,
-        ));
+impl Example for CourseMatrixSum {
+    const ID: &'static str = "course-matrix-sum";
+    const DESCRIPTION: &'static str = "sum of each row vs each column of a row-major matrix: coalesced vs strided warps, and the L7 scenarios (IT4I course)";
+    const SIZE: Option<Size> = Some(size(
+        "matrix side, N x N (the simulator's default matrix is 384 x 512)",
+        SIDE,
+        SIMULATOR_SHAPE.1,
+    ));
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak for an `n x n` matrix: the matrix and one kernel's sums on the device; on the
+    /// host the matrix, and the NaN fill, the downloaded sums and the reference's sums of one kernel.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let n = run.size;
+        let a = footprint::elements(&[n, n])?;
+        Footprint::NONE
+            .mirrored::<f32>(1, a)?
+            .device::<f32>(1, n)?
+            .host::<f32>(3, n)
     }
-    println!("Summation time in each row:    {:>8.3} ms", ms[0]);
-    println!("Summation time in each column: {:>8.3} ms", ms[1]);
-    let speedup = ms[0] / ms[1];
-    if speedup >= 1.0 {
-        println!("Using coalesced memory accesses was {speedup:.2} times faster");
-    } else {
+
+    /// Both kernels on the matrix (`--size N`: N x N), timed and checked; the course's lines.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let (rows, cols) = shape(run, gpu.pick((SIDE, SIDE), SIMULATOR_SHAPE));
+        let a = matrix(rows, cols, SEED)?;
+        let a_d = gpu.upload(&a)?;
         println!(
-            "Using coalesced memory accesses was {:.2} times slower (the row walks' strided loads hit lines their neighbours brought into L1)",
-            1.0 / speedup
+            "{rows} x {cols} f32 matrix (row-major, {:.1} MiB), one thread per row / column, blocks of {THREADS_PER_BLOCK}, median of {} ({})",
+            (elements(rows, cols)? * size_of::<f32>()) as f64 / (1 << 20) as f64,
+            run.reps,
+            gpu.timing_label()
         );
+        let mut checks = Vec::new();
+        let mut ms = [0.0; 2];
+        for (k, (which, count)) in [(Sums::EachRow, rows), (Sums::EachCol, cols)].into_iter().enumerate() {
+            let mut sums_d = gpu.upload(&try_vec(count, f32::NAN)?)?;
+            ms[k] = time_reps(gpu, run.reps, || matrix_sum(gpu, which, &a_d, &mut sums_d, rows, cols))?.median_ms;
+            let expected =
+                crate::progress::spinner(&format!("CPU reference: {}", which.label())).in_scope(|| match which {
+                    Sums::EachRow => reference::row_sums(&a, cols),
+                    Sums::EachCol => reference::col_sums(&a, cols),
+                });
+            checks.push(Check::compare(
+                &format!("{} ({})", which.label(), which.kernel()),
+                &gpu.download(&sums_d)?,
+                &expected,
+                Tolerance::EXACT,
+            ));
+        }
+        println!("Summation time in each row:    {:>8.3} ms", ms[0]);
+        println!("Summation time in each column: {:>8.3} ms", ms[1]);
+        let speedup = ms[0] / ms[1];
+        if speedup >= 1.0 {
+            println!("Using coalesced memory accesses was {speedup:.2} times faster");
+        } else {
+            println!(
+                "Using coalesced memory accesses was {:.2} times slower (the row walks' strided loads hit lines their neighbours brought into L1)",
+                1.0 / speedup
+            );
+        }
+        println!(
+            "(course, A40 with an unstated size: {:.3} ms / {:.3} ms -> {:.2}x)",
+            COURSE_MS.0,
+            COURSE_MS.1,
+            COURSE_MS.0 / COURSE_MS.1
+        );
+        println!();
+        println!("Coalescing (L7): 4-byte loads, {SECTOR_BYTES}-byte sectors");
+        println!(
+            " {:<34} {:>8} {:>12} {:>16}",
+            "addresses", "sectors", "bus use", "course"
+        );
+        for s in scenarios(cols) {
+            let (sectors, used) = bus_utilisation(&s.addresses);
+            println!(" {:<34} {sectors:>8} {:>11.1}% {:>16}", s.label, 100.0 * used, s.course);
+        }
+        Ok(Outcome { checks })
     }
-    println!(
-        "(course, A40 with an unstated size: {:.3} ms / {:.3} ms -> {:.2}x)",
-        COURSE_MS.0,
-        COURSE_MS.1,
-        COURSE_MS.0 / COURSE_MS.1
-    );
-    println!();
-    println!("Coalescing (L7): 4-byte loads, {SECTOR_BYTES}-byte sectors");
-    println!(
-        " {:<34} {:>8} {:>12} {:>16}",
-        "addresses", "sectors", "bus use", "course"
-    );
-    for s in scenarios(cols) {
-        let (sectors, used) = bus_utilisation(&s.addresses);
-        println!(" {:<34} {sectors:>8} {:>11.1}% {:>16}", s.label, 100.0 * used, s.course);
-    }
-    Ok(Outcome { checks })
 }

@@ -5,29 +5,16 @@
 //!
 //! The path counts are computed from the grid's arithmetic and checked against asking every
 //! thread (the CPU reference); the doubled picture is checked exactly.
-use crate::example::{LegacyExample, LegacySize, Options, Outcome};
+use super::image_shape::{pixels, shape, size};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference::course::picture_kernel as reference;
 use book_kernels::course::picture_kernel::{PictureArgs, PictureKernel};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-picture-kernel",
-    description: "PictureKernel: double a 76 x 62 f32 picture with 16 x 16 blocks; the 4 paths of divergence (IT4I course, PMPP)",
-    size: Some(LegacySize {
-        unit: "picture side in pixels, N x N (the default picture is the course's 76 x 62)",
-        gpu: N,
-        simulator: N,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: false,
-    flags: &[],
-    run,
-};
+/// course-picture-kernel.
+pub struct CoursePictureKernel;
 
 /// The course's picture: `n = 76` pixels wide.
 pub const N: usize = 76;
@@ -35,28 +22,6 @@ pub const N: usize = 76;
 pub const M: usize = 62;
 /// The course's blocks.
 pub const BLOCK: (u32, u32) = (16, 16);
-
-/// The run's peak for an `n x n` picture: Pin and Pout on the device; on the host Pin, the
-/// downloaded Pout and the reference's (the NaN fill of Pout is gone by then), and the per-block
-/// thread counts, two f64 and one usize per 16 x 16 block.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let p = footprint::elements(&[n, n])?;
-    let blocks = footprint::elements(&[n.div_ceil(BLOCK.0 as usize), n.div_ceil(BLOCK.1 as usize)])?;
-    Footprint::NONE
-        .device::<f32>(2, p)?
-        .host::<f32>(3, p)?
-        .host::<f64>(3, blocks)
-}
-
-/// The pixels of an `n x m` picture, refusing an empty or unaddressable one.
-pub fn pixels(n: usize, m: usize) -> Result<usize> {
-    match n.checked_mul(m) {
-        Some(p) if p > 0 => Ok(p),
-        _ => Err(Error::InvalidArgument(format!(
-            "a picture of {n} x {m} pixels has no pixels or more than memory can address"
-        ))),
-    }
-}
 
 /// `pout = 2 pin` over an `n x m` picture with `block`-sized blocks on the course's grid.
 pub fn picture(
@@ -115,62 +80,80 @@ pub fn paths(n: usize, m: usize, block: (usize, usize)) -> [Path; 4] {
     })
 }
 
-/// The course's 76 x 62 picture (or `--size N`: N x N), doubled and checked; the paths printed.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let (n, m) = match options.size {
-        Some(_) => {
-            let side = options.size_or(N)?;
-            (side, side)
-        }
-        None => (N, M),
-    };
-    let p = pixels(n, m)?;
-    let pin = try_from_fn(p, |i| (i % 4099) as f32 * 0.25 - 300.0)?;
-    let pin_d = gpu.upload(&pin)?;
-    let mut pout_d = gpu.upload(&try_vec(p, f32::NAN)?)?;
-    picture(gpu, &pin_d, &mut pout_d, n, m, BLOCK)?;
-    let shape = LaunchShape::cover_2d(n, m, BLOCK)?;
-    println!(
-        "PictureKernel: {n} x {m} picture (n columns x m rows), f32, blocks of {} x {}, grid {} x {} = {} blocks",
-        BLOCK.0,
-        BLOCK.1,
-        shape.grid.0,
-        shape.grid.1,
-        shape.grid.0 * shape.grid.1
-    );
-    let block = (BLOCK.0 as usize, BLOCK.1 as usize);
-    let paths = paths(n, m, block);
-    println!(" {:<34} {:>7} {:>24}", "path", "blocks", "threads working / block");
-    for path in &paths {
-        println!(" {:<34} {:>7} {:>24}", path.label, path.blocks, path.working_threads);
+impl Example for CoursePictureKernel {
+    const ID: &'static str = "course-picture-kernel";
+    const DESCRIPTION: &'static str = "PictureKernel: double a 76 x 62 f32 picture with 16 x 16 blocks; the 4 paths of divergence (IT4I course, PMPP)";
+    const SIZE: Option<Size> = Some(size(
+        "picture side in pixels, N x N (the default picture is the course's 76 x 62)",
+        N,
+        N,
+    ));
+    type Args = NoOptions;
+
+    /// The run's peak for an `n x n` picture: Pin and Pout on the device; on the host Pin, the
+    /// downloaded Pout and the reference's (the NaN fill of Pout is gone by then), and the per-block
+    /// thread counts, two f64 and one usize per 16 x 16 block.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let n = run.size;
+        let p = footprint::elements(&[n, n])?;
+        let blocks = footprint::elements(&[n.div_ceil(BLOCK.0 as usize), n.div_ceil(BLOCK.1 as usize)])?;
+        Footprint::NONE
+            .device::<f32>(2, p)?
+            .host::<f32>(3, p)?
+            .host::<f64>(3, blocks)
     }
-    let taken = paths.iter().filter(|p| p.blocks > 0).count();
-    println!(" {taken} different paths taken");
-    // Each block's working threads, from the paths, in the grid's row-major order.
-    let (gx, gy) = (shape.grid.0 as usize, shape.grid.1 as usize);
-    let from_paths: Vec<f64> = (0..gx * gy)
-        .map(|b| {
-            let (right, bottom) = (b % gx + 1 == gx && n % block.0 > 0, b / gx + 1 == gy && m % block.1 > 0);
-            paths[usize::from(right) + 2 * usize::from(bottom)].working_threads as f64
-        })
-        .collect();
-    let by_thread: Vec<f64> = reference::working_threads_per_block(n, m, block)
-        .into_iter()
-        .map(|t| t as f64)
-        .collect();
-    let checks = vec![
-        Check::compare(
-            "Pout = 2.0 * Pin",
-            &gpu.download(&pout_d)?,
-            &reference::picture(&pin)?,
-            Tolerance::EXACT,
-        ),
-        Check::compare(
-            "working threads per block: paths vs every thread's test",
-            &from_paths,
-            &by_thread,
-            Tolerance::EXACT,
-        ),
-    ];
-    Ok(Outcome { checks })
+
+    /// The course's 76 x 62 picture (or `--size N`: N x N), doubled and checked; the paths printed.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let (n, m) = shape(run, (N, M));
+        let p = pixels(n, m)?;
+        let pin = try_from_fn(p, |i| (i % 4099) as f32 * 0.25 - 300.0)?;
+        let pin_d = gpu.upload(&pin)?;
+        let mut pout_d = gpu.upload(&try_vec(p, f32::NAN)?)?;
+        picture(gpu, &pin_d, &mut pout_d, n, m, BLOCK)?;
+        let shape = LaunchShape::cover_2d(n, m, BLOCK)?;
+        println!(
+            "PictureKernel: {n} x {m} picture (n columns x m rows), f32, blocks of {} x {}, grid {} x {} = {} blocks",
+            BLOCK.0,
+            BLOCK.1,
+            shape.grid.0,
+            shape.grid.1,
+            shape.grid.0 * shape.grid.1
+        );
+        let block = (BLOCK.0 as usize, BLOCK.1 as usize);
+        let paths = paths(n, m, block);
+        println!(" {:<34} {:>7} {:>24}", "path", "blocks", "threads working / block");
+        for path in &paths {
+            println!(" {:<34} {:>7} {:>24}", path.label, path.blocks, path.working_threads);
+        }
+        let taken = paths.iter().filter(|p| p.blocks > 0).count();
+        println!(" {taken} different paths taken");
+        // Each block's working threads, from the paths, in the grid's row-major order.
+        let (gx, gy) = (shape.grid.0 as usize, shape.grid.1 as usize);
+        let from_paths: Vec<f64> = (0..gx * gy)
+            .map(|b| {
+                let (right, bottom) = (b % gx + 1 == gx && n % block.0 > 0, b / gx + 1 == gy && m % block.1 > 0);
+                paths[usize::from(right) + 2 * usize::from(bottom)].working_threads as f64
+            })
+            .collect();
+        let by_thread: Vec<f64> = reference::working_threads_per_block(n, m, block)
+            .into_iter()
+            .map(|t| t as f64)
+            .collect();
+        let checks = vec![
+            Check::compare(
+                "Pout = 2.0 * Pin",
+                &gpu.download(&pout_d)?,
+                &reference::picture(&pin)?,
+                Tolerance::EXACT,
+            ),
+            Check::compare(
+                "working threads per block: paths vs every thread's test",
+                &from_paths,
+                &by_thread,
+                Tolerance::EXACT,
+            ),
+        ];
+        Ok(Outcome { checks })
+    }
 }

@@ -4,8 +4,7 @@
 //!
 //! The course gives no size; the default is 2^24 values (2^20 on the simulator), each 0 or 1, so
 //! every partial sum is an integer an f32 holds and both kernels must give the exact count.
-use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
+use crate::example::{Example, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference::course::reduction as reference;
 use book_kernels::course::reduction::{ReductionArgs, ReductionImproved, ReductionNaive, shared_bytes};
 use ferrocuda::footprint::{Footprint, try_from_fn};
@@ -13,51 +12,20 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-reduction",
-    description: "naive (t % stride) vs improved (t < stride) shared-memory block sums, host-iterated (IT4I course)",
-    size: Some(LegacySize {
-        unit: "values summed",
-        gpu: N,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[Flag {
-        name: "--block",
-        value: Some("N"),
-        help: "BLOCK_SIZE, threads per block: a power of two up to 1024 (default 1024)",
-        requires: None,
-    }],
-    run,
-};
-
 /// Values on a GPU.
 pub const N: usize = 1 << 24;
 /// The lecture's block: 1024 threads, 2048 inputs ("block size limits n to <= 2,048").
 pub const BLOCK_SIZE: u32 = 1024;
 
-/// The run's peak at `n` values: the input and every pass's partials on the device (for the
-/// `--block` given, else the lecture's), the input on the host.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let block = options
-        .parsed::<u32>("--block")
-        .ok()
-        .flatten()
-        .unwrap_or(BLOCK_SIZE)
-        .max(1);
-    let per_block = 2 * block as usize;
-    let (mut partials, mut len) = (0usize, n);
-    while len > 1 {
-        len = len.div_ceil(per_block);
-        partials = partials.checked_add(len)?;
-    }
-    Footprint::NONE
-        .device::<f32>(1, n.checked_add(partials.max(1))?)?
-        .host::<f32>(1, n)
+/// course-reduction.
+pub struct CourseReduction;
+
+/// course-reduction's own option.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CourseReductionOptions {
+    /// BLOCK_SIZE, threads per block: a power of two up to 1024 (default 1024)
+    #[arg(long, value_name = "N", default_value_t = BLOCK_SIZE, hide_default_value = true)]
+    pub block: u32,
 }
 
 /// The most blocks of a one-dimensional grid (`gridDim.x`).
@@ -196,39 +164,61 @@ pub fn tolerance(n: usize) -> Tolerance {
     }
 }
 
-/// Both kernels timed over the same input, checked against the CPU, with the speedup.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    let block = options.parsed::<u32>("--block")?.unwrap_or(BLOCK_SIZE);
-    let input = try_bits(n)?;
-    let exact = reference::sum(&input);
-    let input_d = gpu.upload(&input)?;
-    let mut plan = Plan::new(gpu, n, block)?;
-    println!(
-        "Sum of {n} floats: {} passes of blocks of {block} threads over 2*{block} inputs ({})",
-        plan.passes(),
-        plan.shape()
-    );
-    let mut checks = Vec::new();
-    let mut medians = Vec::new();
-    for variant in Variant::ALL {
-        let stats = time_reps(gpu, options.reps, || plan.launch(gpu, variant, &input_d))?;
-        let sum = plan.result(gpu)?;
-        println!(
-            " {}: sum {sum}, {:.4} ms ({}), {:.1} GB/s read",
-            variant.kernel(),
-            stats.median_ms,
-            gpu.timing_label(),
-            gb_per_s(n * size_of::<f32>(), stats.median_ms)
-        );
-        checks.push(Check::compare(
-            variant.kernel(),
-            &[f64::from(sum)],
-            &[exact],
-            tolerance(n),
-        ));
-        medians.push(stats.median_ms);
+impl Example for CourseReduction {
+    const ID: &'static str = "course-reduction";
+    const DESCRIPTION: &'static str =
+        "naive (t % stride) vs improved (t < stride) shared-memory block sums, host-iterated (IT4I course)";
+    const SIZE: Option<Size> = Some(Size::new("values summed", N, SIMULATOR_SIZE));
+    const REPS: bool = true;
+    type Args = CourseReductionOptions;
+
+    /// The run's peak at `n` values: the input and every pass's partials on the device (for
+    /// the `--block` given, else the lecture's), the input on the host.
+    fn memory(run: &Run<CourseReductionOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let (n, per_block) = (run.size, 2 * run.args.block.max(1) as usize);
+        let (mut partials, mut len) = (0usize, n);
+        while len > 1 {
+            len = len.div_ceil(per_block);
+            partials = partials.checked_add(len)?;
+        }
+        Footprint::NONE
+            .device::<f32>(1, n.checked_add(partials.max(1))?)?
+            .host::<f32>(1, n)
     }
-    println!(" speedup of the improved kernel: {:.2}x", medians[0] / medians[1]);
-    Ok(Outcome { checks })
+
+    /// Both kernels timed over the same input, checked against the CPU, with the speedup.
+    fn run(gpu: &Gpu, run: &Run<CourseReductionOptions>) -> Result<Outcome> {
+        let (n, block) = (run.size, run.args.block);
+        let input = try_bits(n)?;
+        let exact = reference::sum(&input);
+        let input_d = gpu.upload(&input)?;
+        let mut plan = Plan::new(gpu, n, block)?;
+        println!(
+            "Sum of {n} floats: {} passes of blocks of {block} threads over 2*{block} inputs ({})",
+            plan.passes(),
+            plan.shape()
+        );
+        let mut checks = Vec::new();
+        let mut medians = Vec::new();
+        for variant in Variant::ALL {
+            let stats = time_reps(gpu, run.reps, || plan.launch(gpu, variant, &input_d))?;
+            let sum = plan.result(gpu)?;
+            println!(
+                " {}: sum {sum}, {:.4} ms ({}), {:.1} GB/s read",
+                variant.kernel(),
+                stats.median_ms,
+                gpu.timing_label(),
+                gb_per_s(n * size_of::<f32>(), stats.median_ms)
+            );
+            checks.push(Check::compare(
+                variant.kernel(),
+                &[f64::from(sum)],
+                &[exact],
+                tolerance(n),
+            ));
+            medians.push(stats.median_ms);
+        }
+        println!(" speedup of the improved kernel: {:.2}x", medians[0] / medians[1]);
+        Ok(Outcome { checks })
+    }
 }

@@ -12,37 +12,18 @@
 //! The kernel is timed with CUDA events around the launch alone; "end to end" is host time from
 //! the first prefetch (or the launch) to the host having read every element of C (a pass that
 //! counts the elements that are not 3). C must equal 3 exactly.
-use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
-use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK};
+use super::vector_add_common::{A_VALUE, Arrays, B_VALUE, THREADS_PER_BLOCK, launch, size};
+use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference;
-use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
+use book_kernels::course::vector_add::VecAddArgs;
 use ferrocuda::footprint::{Footprint, try_vec};
-use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, ManagedBuffer, Result, same_len};
+use ferrocuda::gpu::{Gpu, KernelView, ManagedBuffer, Result};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-vector-add-managed",
-    description: "C = A + B on 10,000,000 floats in managed memory: pages migrating on demand vs prefetched (IT4I course, hands-on 2b)",
-    size: Some(LegacySize {
-        unit: "elements per array",
-        gpu: N,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
-
-/// The course's inputs.
-pub const A_VALUE: f32 = 1.0;
-pub const B_VALUE: f32 = 2.0;
+/// course-vector-add-managed.
+pub struct CourseVectorAddManaged;
 
 /// How the pages reach the GPU and come back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,31 +46,6 @@ impl Migration {
     }
 }
 
-/// The run's peak at `n` elements: A, B and C in managed memory, counted on the device and on
-/// the host (the host initialises and reads them, so their pages live on either side), and the
-/// CPU reference's A, B and C on the host.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    Footprint::NONE.mirrored::<f32>(3, n)?.host::<f32>(3, n)
-}
-
-/// The three managed arrays of the course's program.
-pub struct Arrays {
-    pub a: ManagedBuffer<f32>,
-    pub b: ManagedBuffer<f32>,
-    pub c: ManagedBuffer<f32>,
-}
-
-impl Arrays {
-    /// Three managed arrays of `n` floats.
-    pub fn new(gpu: &Gpu, n: usize) -> Result<Self> {
-        Ok(Self {
-            a: gpu.managed(n)?,
-            b: gpu.managed(n)?,
-            c: gpu.managed(n)?,
-        })
-    }
-}
-
 /// `c = a + b` on managed arrays: `ceil(n/256)` blocks of 256 threads.
 pub fn vector_add_managed(
     gpu: &Gpu,
@@ -97,14 +53,12 @@ pub fn vector_add_managed(
     b: &ManagedBuffer<f32>,
     c: &mut ManagedBuffer<f32>,
 ) -> Result<()> {
-    let n = same_len("vector add", &[a.len(), b.len(), c.len()])?;
-    let shape = LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?;
     let args = VecAddArgs {
         a: a.view(),
         b: b.view(),
         c: c.view_mut(),
     };
-    crate::kernels(gpu)?.launch(VecAddKernel, shape, args)
+    launch(gpu, None, args)
 }
 
 /// The times of one run, ms.
@@ -119,24 +73,21 @@ pub struct Timing {
 /// One run of the course's program on `arrays`: the host initialises them, then `migration`
 /// moves the pages around the kernel, and the host reads C.
 pub fn run_once(gpu: &Gpu, arrays: &mut Arrays, migration: Migration) -> Result<Timing> {
-    let Arrays { a, b, c } = arrays;
-    a.as_mut_slice()?.fill(A_VALUE);
-    b.as_mut_slice()?.fill(B_VALUE);
-    c.as_mut_slice()?.fill(f32::NAN);
+    arrays.fill()?;
     let wall = Instant::now();
     if migration == Migration::Prefetch {
-        for array in [&*a, &*b, &*c] {
+        for array in [&arrays.a, &arrays.b, &arrays.c] {
             array.prefetch_to_device()?;
         }
     }
     let start = gpu.record_event(None)?;
-    vector_add_managed(gpu, a, b, c)?;
+    launch(gpu, None, arrays.args())?;
     let stop = gpu.record_event(None)?;
     if migration == Migration::Prefetch {
-        c.prefetch_to_host()?;
+        arrays.c.prefetch_to_host()?;
     }
     // Waits for the device (kernel and prefetches), then reads every element in place.
-    let wrong = c.as_slice()?.iter().filter(|&&x| x != A_VALUE + B_VALUE).count();
+    let wrong = arrays.wrong()?;
     let end_to_end_ms = wall.elapsed().as_secs_f64() * 1e3;
     Ok(Timing {
         kernel_ms: start.elapsed_ms(&stop)?,
@@ -145,79 +96,98 @@ pub fn run_once(gpu: &Gpu, arrays: &mut Arrays, migration: Migration) -> Result<
     })
 }
 
-/// The course's program, on demand and prefetched: a warm-up of each, then `reps` rounds of
-/// both; prints the medians and their ratios.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    let mut arrays = Arrays::new(gpu, n)?;
-    let modes: Vec<Migration> = if arrays.a.can_prefetch() {
-        Migration::ALL.to_vec()
-    } else {
-        println!(" This device has no concurrent managed access, so nothing can be prefetched: on-demand runs only.");
-        vec![Migration::OnDemand]
-    };
-    for &mode in &modes {
-        run_once(gpu, &mut arrays, mode)?;
+impl Example for CourseVectorAddManaged {
+    const ID: &'static str = "course-vector-add-managed";
+    const DESCRIPTION: &'static str = "C = A + B on 10,000,000 floats in managed memory: pages migrating on demand vs prefetched (IT4I course, hands-on 2b)";
+    const SIZE: Option<Size> = Some(size("elements per array"));
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak at `n` elements: A, B and C in managed memory, counted on the device and
+    /// on the host (the host initialises and reads them, so their pages live on either side),
+    /// and the CPU reference's A, B and C on the host.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE.mirrored::<f32>(3, run.size)?.host::<f32>(3, run.size)
     }
-    let mut kernel = vec![Vec::new(); modes.len()];
-    let mut end_to_end = vec![Vec::new(); modes.len()];
-    let mut wrong = vec![0; modes.len()];
-    for _ in 0..options.reps.max(1) {
-        for (k, &mode) in modes.iter().enumerate() {
-            let t = run_once(gpu, &mut arrays, mode)?;
-            kernel[k].push(t.kernel_ms);
-            end_to_end[k].push(t.end_to_end_ms);
-            wrong[k] += t.wrong;
+
+    /// The course's program, on demand and prefetched: a warm-up of each, then `reps` rounds of
+    /// both; prints the medians and their ratios.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        let n = run.size;
+        let mut arrays = Arrays::new(gpu, n)?;
+        let modes: Vec<Migration> = if arrays.a.can_prefetch() {
+            Migration::ALL.to_vec()
+        } else {
+            println!(
+                " This device has no concurrent managed access, so nothing can be prefetched: on-demand runs only."
+            );
+            vec![Migration::OnDemand]
+        };
+        for &mode in &modes {
+            run_once(gpu, &mut arrays, mode)?;
         }
-    }
+        let mut kernel = vec![Vec::new(); modes.len()];
+        let mut end_to_end = vec![Vec::new(); modes.len()];
+        let mut wrong = vec![0; modes.len()];
+        for _ in 0..run.reps {
+            for (k, &mode) in modes.iter().enumerate() {
+                let t = run_once(gpu, &mut arrays, mode)?;
+                kernel[k].push(t.kernel_ms);
+                end_to_end[k].push(t.end_to_end_ms);
+                wrong[k] += t.wrong;
+            }
+        }
 
-    println!(
-        "Vector addition of {n} floats in managed memory, {} blocks of {THREADS_PER_BLOCK} threads",
-        n.div_ceil(THREADS_PER_BLOCK as usize)
-    );
-    println!(
-        " medians of {} runs; kernel: {}; end to end: host clock, from the first prefetch or the launch to the host's read of all of C",
-        options.reps.max(1),
-        gpu.timing_label()
-    );
-    let mut medians = Vec::new();
-    for (k, &mode) in modes.iter().enumerate() {
-        let (kernel_ms, wall_ms) = (
-            Stats::of(&mut kernel[k]).median_ms,
-            Stats::of(&mut end_to_end[k]).median_ms,
+        println!(
+            "Vector addition of {n} floats in managed memory, {} blocks of {THREADS_PER_BLOCK} threads",
+            n.div_ceil(THREADS_PER_BLOCK as usize)
         );
         println!(
-            " {}: kernel {kernel_ms:.4} ms ({:.1} GB/s), end to end {wall_ms:.3} ms",
-            mode.label(),
-            gb_per_s(3 * n * size_of::<f32>(), kernel_ms)
+            " medians of {} runs; kernel: {}; end to end: host clock, from the first prefetch or the launch to the host's read of all of C",
+            run.reps,
+            gpu.timing_label()
         );
-        medians.push((kernel_ms, wall_ms));
-    }
-    if let [(kernel_demand, wall_demand), (kernel_prefetch, wall_prefetch)] = medians[..] {
-        println!(
-            " prefetching makes the kernel {:.1}x and the whole run {:.2}x faster",
-            kernel_demand / kernel_prefetch,
-            wall_demand / wall_prefetch
-        );
-    }
-    if gpu.is_simulator() {
-        println!(" (On the simulator managed memory is host memory: nothing migrates, so both take the same time.)");
-    }
+        let mut medians = Vec::new();
+        for (k, &mode) in modes.iter().enumerate() {
+            let (kernel_ms, wall_ms) = (
+                Stats::of(&mut kernel[k]).median_ms,
+                Stats::of(&mut end_to_end[k]).median_ms,
+            );
+            println!(
+                " {}: kernel {kernel_ms:.4} ms ({:.1} GB/s), end to end {wall_ms:.3} ms",
+                mode.label(),
+                gb_per_s(3 * n * size_of::<f32>(), kernel_ms)
+            );
+            medians.push((kernel_ms, wall_ms));
+        }
+        if let [(kernel_demand, wall_demand), (kernel_prefetch, wall_prefetch)] = medians[..] {
+            println!(
+                " prefetching makes the kernel {:.1}x and the whole run {:.2}x faster",
+                kernel_demand / kernel_prefetch,
+                wall_demand / wall_prefetch
+            );
+        }
+        if gpu.is_simulator() {
+            println!(
+                " (On the simulator managed memory is host memory: nothing migrates, so both take the same time.)"
+            );
+        }
 
-    // The last run's C, against the CPU's sum of the course's inputs, and every run's count.
-    let expected = reference::course::vector_add::vector_add(&try_vec(n, A_VALUE)?, &try_vec(n, B_VALUE)?)?;
-    let mut checks = vec![Check::compare(
-        "C = 3 (last run)",
-        arrays.c.as_slice()?,
-        &expected,
-        Tolerance::EXACT,
-    )];
-    for (k, &mode) in modes.iter().enumerate() {
-        checks.push(Check {
-            len: n * options.reps.max(1),
-            mismatches: wrong[k],
-            ..Check::condition(&format!("C = 3 in every run {}", mode.label()), true)
-        });
+        // The last run's C, against the CPU's sum of the course's inputs, and every run's count.
+        let expected = reference::course::vector_add::vector_add(&try_vec(n, A_VALUE)?, &try_vec(n, B_VALUE)?)?;
+        let mut checks = vec![Check::compare(
+            "C = 3 (last run)",
+            arrays.c.as_slice()?,
+            &expected,
+            Tolerance::EXACT,
+        )];
+        for (k, &mode) in modes.iter().enumerate() {
+            checks.push(Check {
+                len: n * run.reps,
+                mismatches: wrong[k],
+                ..Check::condition(&format!("C = 3 in every run {}", mode.label()), true)
+            });
+        }
+        Ok(Outcome { checks })
     }
-    Ok(Outcome { checks })
 }

@@ -12,49 +12,22 @@
 //! GPUs present (by default the GPUs present when at least two, else the course's two on GPU 0
 //! or on simulators). Inputs are the course's `A = 1`, `B = 2`; C starts as NaN, so an element
 //! no device writes fails the check.
-use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
-use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK, vector_add};
-use crate::examples::logical_devices::{DEVICES, DevicePlan, open_devices};
+use super::vector_add_common::{A_VALUE, Arrays, B_VALUE, THREADS_PER_BLOCK, launch, range_of, size, vector_add};
+use crate::example::{Example, Outcome, Run, Size};
+use crate::examples::logical_devices::DevicesOption;
 use crate::reference;
-use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
 use ferrocuda::footprint::Footprint;
-use ferrocuda::gpu::{Error, Gpu, KernelView, LaunchShape, ManagedBuffer, Result};
+use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
 use std::ops::Range;
 use std::time::Instant;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-vector-add-multi",
-    description: "C = A + B on 10,000,000 floats split over two GPUs, explicit copies and managed memory (IT4I course, hands-on 3)",
-    size: Some(LegacySize {
-        unit: "elements per array, split over the devices",
-        gpu: N,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[DEVICES],
-    run,
-};
+/// course-vector-add-multi.
+pub struct CourseVectorAddMulti;
 
 /// The course's device count.
 pub const COURSE_DEVICES: usize = 2;
-/// The course's inputs.
-pub const A_VALUE: f32 = 1.0;
-pub const B_VALUE: f32 = 2.0;
-
-/// The run's peak at `n` elements: A, B and C in managed memory, counted on the device and on
-/// the host (the explicit phase's device pieces and pinned arrays, freed before, are no larger),
-/// and the CPU's C on the host.
-pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
-    DevicePlan::of(options, gpu, COURSE_DEVICES)?;
-    Footprint::NONE.mirrored::<f32>(3, n)?.host::<f32>(1, n)
-}
 
 /// Piece `i` of `n` elements over `devices`: `[i n / D, (i + 1) n / D)`; for two devices the
 /// course's `n0 = floor(n/2)` and `n1 = n - n0`.
@@ -87,38 +60,18 @@ fn explicit_round(gpus: &[Gpu], a: &[f32], b: &[f32], c: &mut [f32]) -> Result<(
     Ok((kernel_ms, wall.elapsed().as_secs_f64() * 1e3))
 }
 
-/// Task 3b: the managed arrays, on every device its piece.
-struct Managed {
-    a: ManagedBuffer<f32>,
-    b: ManagedBuffer<f32>,
-    c: ManagedBuffer<f32>,
-}
-
 /// One round of task 3b: the host writes A, B and C (so the pages start on the host, as in the
 /// course's program), every device adds its piece, the host reads C; returns each device's
 /// kernel time and the end-to-end time, ms, and the elements of C that are not `A + B`.
-fn managed_round(gpus: &[Gpu], arrays: &mut Managed) -> Result<(Vec<f64>, f64, usize)> {
-    let Managed { a, b, c } = arrays;
-    let n = a.len();
-    a.as_mut_slice()?.fill(A_VALUE);
-    b.as_mut_slice()?.fill(B_VALUE);
-    c.as_mut_slice()?.fill(f32::NAN);
+fn managed_round(gpus: &[Gpu], arrays: &mut Arrays) -> Result<(Vec<f64>, f64, usize)> {
+    let n = arrays.a.len();
+    arrays.fill()?;
     let wall = Instant::now();
     let mut events = Vec::with_capacity(gpus.len());
     for (i, gpu) in gpus.iter().enumerate() {
         let range = piece(n, gpus.len(), i);
-        let outside = || Error::InvalidArgument(format!("piece {range:?} lies outside {n} elements"));
-        let args = VecAddArgs {
-            a: a.view().subview(range.clone()).ok_or_else(outside)?,
-            b: b.view().subview(range.clone()).ok_or_else(outside)?,
-            c: c.view_mut().subview(range.clone()).ok_or_else(outside)?,
-        };
         let start = gpu.record_event(None)?;
-        crate::kernels(gpu)?.launch(
-            VecAddKernel,
-            LaunchShape::cover_1d(range.len(), THREADS_PER_BLOCK)?,
-            args,
-        )?;
+        launch(gpu, None, range_of(arrays.args(), &range)?)?;
         events.push((start, gpu.record_event(None)?));
     }
     // The host reads C once every device is done (reading waits only for the device that
@@ -126,7 +79,7 @@ fn managed_round(gpus: &[Gpu], arrays: &mut Managed) -> Result<(Vec<f64>, f64, u
     for gpu in gpus {
         gpu.synchronize()?;
     }
-    let wrong = c.as_slice()?.iter().filter(|&&x| x != A_VALUE + B_VALUE).count();
+    let wrong = arrays.wrong()?;
     let end_to_end_ms = wall.elapsed().as_secs_f64() * 1e3;
     let kernel_ms = events
         .iter()
@@ -149,81 +102,92 @@ fn print_times(label: &str, reps: usize, end_to_end: &mut [f64], kernels: &mut [
     );
 }
 
-/// The course's two programs on `--devices` logical devices, a warm-up round then `reps` timed
-/// rounds of each; C checked exactly after each program's last round.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    let gpus = open_devices(gpu, options, COURSE_DEVICES)?;
-    let pieces: Vec<String> = (0..gpus.len())
-        .map(|i| format!("n{i} = {}", piece(n, gpus.len(), i).len()))
-        .collect();
-    println!(
-        "Vector addition on {} devices, n = {n} ({}), A = {A_VALUE}, B = {B_VALUE}, {THREADS_PER_BLOCK} threads per block",
-        gpus.len(),
-        pieces.join(", ")
-    );
-    let expected;
-    let mut checks = Vec::new();
-    {
-        // Task 3a, on one page-locked host copy (page-locked for the first device's context;
-        // the others copy it as ordinary memory).
-        let (mut a, mut b, mut c) = (gpus[0].pinned(n)?, gpus[0].pinned(n)?, gpus[0].pinned(n)?);
-        a.as_mut_slice()?.fill(A_VALUE);
-        b.as_mut_slice()?.fill(B_VALUE);
-        expected = reference::course::vector_add::vector_add(a.as_slice()?, b.as_slice()?)?;
+impl Example for CourseVectorAddMulti {
+    const ID: &'static str = "course-vector-add-multi";
+    const DESCRIPTION: &'static str = "C = A + B on 10,000,000 floats split over two GPUs, explicit copies and managed memory (IT4I course, hands-on 3)";
+    const SIZE: Option<Size> = Some(size("elements per array, split over the devices"));
+    const REPS: bool = true;
+    type Args = DevicesOption;
+
+    /// The run's peak at `n` elements: A, B and C in managed memory, counted on the device and
+    /// on the host (the explicit phase's device pieces and pinned arrays, freed before, are no
+    /// larger), and the CPU's C on the host.
+    fn memory(run: &Run<DevicesOption>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE.mirrored::<f32>(3, run.size)?.host::<f32>(1, run.size)
+    }
+
+    /// The course's two programs on `--devices` logical devices, a warm-up round then `reps` timed
+    /// rounds of each; C checked exactly after each program's last round.
+    fn run(gpu: &Gpu, run: &Run<DevicesOption>) -> Result<Outcome> {
+        let n = run.size;
+        let gpus = run.args.open(gpu, COURSE_DEVICES)?;
+        let pieces: Vec<String> = (0..gpus.len())
+            .map(|i| format!("n{i} = {}", piece(n, gpus.len(), i).len()))
+            .collect();
+        println!(
+            "Vector addition on {} devices, n = {n} ({}), A = {A_VALUE}, B = {B_VALUE}, {THREADS_PER_BLOCK} threads per block",
+            gpus.len(),
+            pieces.join(", ")
+        );
+        let expected;
+        let mut checks = Vec::new();
+        {
+            // Task 3a, on one page-locked host copy (page-locked for the first device's context;
+            // the others copy it as ordinary memory).
+            let (mut a, mut b, mut c) = (gpus[0].pinned(n)?, gpus[0].pinned(n)?, gpus[0].pinned(n)?);
+            a.as_mut_slice()?.fill(A_VALUE);
+            b.as_mut_slice()?.fill(B_VALUE);
+            expected = reference::course::vector_add::vector_add(a.as_slice()?, b.as_slice()?)?;
+            let (mut end_to_end, mut kernels) = (Vec::new(), vec![Vec::new(); gpus.len()]);
+            for rep in 0..=run.reps {
+                c.as_mut_slice()?.fill(f32::NAN);
+                let (a, b) = (a.as_slice()?, b.as_slice()?);
+                let (kernel_ms, wall_ms) = explicit_round(&gpus, a, b, c.as_mut_slice()?)?;
+                if rep > 0 {
+                    end_to_end.push(wall_ms);
+                    kernels.iter_mut().zip(kernel_ms).for_each(|(k, ms)| k.push(ms));
+                }
+            }
+            checks.push(Check::compare(
+                "C, explicit copies",
+                c.as_slice()?,
+                &expected,
+                Tolerance::EXACT,
+            ));
+            print_times(
+                "explicit copies (vec_add_multi_GPU)",
+                run.reps,
+                &mut end_to_end,
+                &mut kernels,
+            );
+        }
+        let mut arrays = Arrays::new(&gpus[0], n)?;
         let (mut end_to_end, mut kernels) = (Vec::new(), vec![Vec::new(); gpus.len()]);
-        for rep in 0..=options.reps {
-            c.as_mut_slice()?.fill(f32::NAN);
-            let (a, b) = (a.as_slice()?, b.as_slice()?);
-            let (kernel_ms, wall_ms) = explicit_round(&gpus, a, b, c.as_mut_slice()?)?;
+        let mut wrong_in_rounds = 0;
+        for rep in 0..=run.reps {
+            let (kernel_ms, wall_ms, wrong) = managed_round(&gpus, &mut arrays)?;
+            wrong_in_rounds += wrong;
             if rep > 0 {
                 end_to_end.push(wall_ms);
                 kernels.iter_mut().zip(kernel_ms).for_each(|(k, ms)| k.push(ms));
             }
         }
+        checks.push(Check::condition(
+            "managed memory: every round's C is A + B, counted by the host's read",
+            wrong_in_rounds == 0,
+        ));
         checks.push(Check::compare(
-            "C, explicit copies",
-            c.as_slice()?,
+            "C, managed memory",
+            arrays.c.as_slice()?,
             &expected,
             Tolerance::EXACT,
         ));
         print_times(
-            "explicit copies (vec_add_multi_GPU)",
-            options.reps,
+            "managed memory (vec_add_multi_GPU_managed, pages on demand)",
+            run.reps,
             &mut end_to_end,
             &mut kernels,
         );
+        Ok(Outcome { checks })
     }
-    let mut arrays = Managed {
-        a: gpus[0].managed(n)?,
-        b: gpus[0].managed(n)?,
-        c: gpus[0].managed(n)?,
-    };
-    let (mut end_to_end, mut kernels) = (Vec::new(), vec![Vec::new(); gpus.len()]);
-    let mut wrong_in_rounds = 0;
-    for rep in 0..=options.reps {
-        let (kernel_ms, wall_ms, wrong) = managed_round(&gpus, &mut arrays)?;
-        wrong_in_rounds += wrong;
-        if rep > 0 {
-            end_to_end.push(wall_ms);
-            kernels.iter_mut().zip(kernel_ms).for_each(|(k, ms)| k.push(ms));
-        }
-    }
-    checks.push(Check::condition(
-        "managed memory: every round's C is A + B, counted by the host's read",
-        wrong_in_rounds == 0,
-    ));
-    checks.push(Check::compare(
-        "C, managed memory",
-        arrays.c.as_slice()?,
-        &expected,
-        Tolerance::EXACT,
-    ));
-    print_times(
-        "managed memory (vec_add_multi_GPU_managed, pages on demand)",
-        options.reps,
-        &mut end_to_end,
-        &mut kernels,
-    );
-    Ok(Outcome { checks })
 }

@@ -10,46 +10,29 @@
 //! (the first `n mod c` one more), each kernel covers its chunk with blocks of 256 threads.
 //! Timing: CUDA events in the legacy default stream before and after the whole program (the
 //! streams are blocking streams, which that stream waits for), median of `--reps` runs.
-use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
-use crate::examples::course::vector_add_common::{N, THREADS_PER_BLOCK};
+use super::vector_add_common::{THREADS_PER_BLOCK, launch, range_of, size, varied};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::reference;
-use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
+use book_kernels::course::vector_add::VecAddArgs;
 use ferrocuda::footprint::{Footprint, try_from_fn};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, PinnedBuffer, Result, Stream};
+use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, PinnedBuffer, Result, Stream};
 use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
 use std::ops::Range;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-vector-add-streams",
-    description: "pipelined vector add: c chunks over ns streams (copy in, add, copy out per chunk) vs copy all, add, copy back (IT4I course, streams)",
-    size: Some(LegacySize {
-        unit: "elements per array",
-        gpu: N,
-        simulator: SIMULATOR_SIZE,
-        min: 1,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[
-        Flag {
-            name: "--chunks",
-            value: Some("C"),
-            help: "chunks (phases) of the pipeline, 1 to --size: either flag runs one pipeline (default 8 chunks over 4 streams) instead of the default five (2/2, 4/4, 8/4, 16/8, 32/8 chunks/streams; a default chunk count above --size is lowered to it)",
-            requires: None,
-        },
-        Flag {
-            name: "--streams",
-            value: Some("NS"),
-            help: "streams the chunks take turns on, 1 to 64 (default 4 with --chunks)",
-            requires: None,
-        },
-    ],
-    run,
-};
+/// course-vector-add-streams.
+pub struct CourseVectorAddStreams;
+
+/// The pipeline's shape.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CourseVectorAddStreamsOptions {
+    /// chunks (phases) of the pipeline, 1 to --size: either flag runs one pipeline (default 8 chunks over 4 streams) instead of the default five (2/2, 4/4, 8/4, 16/8, 32/8 chunks/streams; a default chunk count above --size is lowered to it)
+    #[arg(long, value_name = "C")]
+    pub chunks: Option<usize>,
+    /// streams the chunks take turns on, 1 to 64 (default 4 with --chunks)
+    #[arg(long, value_name = "NS")]
+    pub streams: Option<usize>,
+}
 
 /// The pipelines run by default, `(chunks, streams)`: from two chunks on two streams to many
 /// chunks on several streams.
@@ -60,13 +43,6 @@ pub const DEFAULT_PIPELINE: (usize, usize) = (8, 4);
 pub const MAX_STREAMS: usize = 64;
 /// Most chunks: each costs four queued operations.
 pub const MAX_CHUNKS: usize = 1 << 16;
-
-/// The run's peak at `n` elements: A, B and C on the device; on the host the pinned A, B and
-/// C, the expected C and the inputs it is made from (alive while the pinned arrays are written),
-/// and one program's downloaded C.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    Footprint::NONE.device::<f32>(3, n)?.host::<f32>(6, n)
-}
 
 /// The arrays of one program, pinned on the host and on the device, and its streams.
 pub struct Setup {
@@ -107,10 +83,7 @@ impl Setup {
 
 /// A and B of `n` elements: values that differ along the array (allocated fallibly).
 pub fn inputs(n: usize) -> Result<(Vec<f32>, Vec<f32>)> {
-    Ok((
-        try_from_fn(n, |i| 1.0 + (i % 97) as f32)?,
-        try_from_fn(n, |i| 2.0 + (i % 89) as f32 * 0.5)?,
-    ))
+    Ok((try_from_fn(n, |i| varied(i).0)?, try_from_fn(n, |i| varied(i).1)?))
 }
 
 /// The elements of chunk `i` of `chunks` over `n`: `n / chunks` each, the first `n % chunks`
@@ -147,21 +120,12 @@ pub fn add_chunk(
     c_d: &mut DeviceBuffer<f32>,
     range: Range<usize>,
 ) -> Result<()> {
-    let lens = [a_d.len(), b_d.len(), c_d.len()];
-    let outside = || {
-        Error::InvalidArgument(format!(
-            "chunk {range:?} does not lie inside arrays of {lens:?} elements"
-        ))
+    let args = VecAddArgs {
+        a: a_d.view(),
+        b: b_d.view(),
+        c: c_d.view_mut(),
     };
-    let a = a_d.view().subview(range.clone()).ok_or_else(outside)?;
-    let b = b_d.view().subview(range.clone()).ok_or_else(outside)?;
-    let c = c_d.view_mut().subview(range.clone()).ok_or_else(outside)?;
-    let shape = LaunchShape::cover_1d(range.len(), THREADS_PER_BLOCK)?;
-    let args = VecAddArgs { a, b, c };
-    match stream {
-        Some(stream) => crate::kernels(gpu)?.launch_on(stream, VecAddKernel, shape, args),
-        None => crate::kernels(gpu)?.launch(VecAddKernel, shape, args),
-    }
+    launch(gpu, stream, range_of(args, &range)?)
 }
 
 /// The non-pipelined program on the `Gpu`'s stream: copy A and B in, add, copy C out.
@@ -226,92 +190,105 @@ pub fn timed(gpu: &Gpu, s: &mut Setup, program: Program) -> Result<(f64, Vec<f32
 /// The pipelines `--chunks` and `--streams` ask for over `n` elements: one, or the default
 /// five. A chunk count the user did not give is lowered to `n` (one element per chunk), and
 /// pipelines that then coincide are run once; a `--chunks` above `n` is refused later.
-pub fn pipelines(options: &Options, n: usize) -> Result<Vec<(usize, usize)>> {
-    let chunks = options.parsed::<usize>("--chunks")?;
-    let streams = options.parsed::<usize>("--streams")?;
-    let mut pipelines: Vec<(usize, usize)> = match (chunks, streams) {
+pub fn pipelines(options: &CourseVectorAddStreamsOptions, n: usize) -> Vec<(usize, usize)> {
+    let mut pipelines: Vec<(usize, usize)> = match (options.chunks, options.streams) {
         (None, None) => PIPELINES.iter().map(|&(c, ns)| (c.min(n), ns)).collect(),
         (c, ns) => vec![(c.unwrap_or(DEFAULT_PIPELINE.0.min(n)), ns.unwrap_or(DEFAULT_PIPELINE.1))],
     };
     pipelines.dedup();
-    Ok(pipelines)
+    pipelines
 }
 
-/// The non-pipelined program and each pipeline: a warm-up of each, then the medians of
-/// `--reps` rounds; prints the times and the speedups.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let n = options.size_or(gpu.pick(N, SIMULATOR_SIZE))?;
-    let pipelines = pipelines(options, n)?;
-    // The expected C first, so that its inputs are gone before the pinned arrays are made.
-    let expected = {
-        let (a, b) = inputs(n)?;
-        reference::course::vector_add::vector_add(&a, &b)?
-    };
-    let most_streams = pipelines.iter().map(|&(_, ns)| ns).max().unwrap_or(1);
-    let mut setup = Setup::new(gpu, n, most_streams)?;
-    for &(chunks, streams) in &pipelines {
-        check_pipeline(n, chunks, streams, most_streams)?;
-    }
-    let programs: Vec<Program> = std::iter::once(Program::NonPipelined)
-        .chain(
-            pipelines
-                .iter()
-                .map(|&(chunks, streams)| Program::Pipelined { chunks, streams }),
-        )
-        .collect();
+impl Example for CourseVectorAddStreams {
+    const ID: &'static str = "course-vector-add-streams";
+    const DESCRIPTION: &'static str = "pipelined vector add: c chunks over ns streams (copy in, add, copy out per chunk) vs copy all, add, copy back (IT4I course, streams)";
+    const SIZE: Option<Size> = Some(size("elements per array"));
+    const REPS: bool = true;
+    type Args = CourseVectorAddStreamsOptions;
 
-    for &program in &programs {
-        timed(gpu, &mut setup, program)?;
+    /// The run's peak at `n` elements: A, B and C on the device; on the host the pinned A, B
+    /// and C, the expected C and the inputs it is made from (alive while the pinned arrays are
+    /// written), and one program's downloaded C.
+    fn memory(run: &Run<CourseVectorAddStreamsOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        Footprint::NONE.device::<f32>(3, run.size)?.host::<f32>(6, run.size)
     }
-    let mut samples = vec![Vec::new(); programs.len()];
-    // Each program's last C, checked as soon as it is back (one downloaded C alive at a time).
-    let mut results = vec![None; programs.len()];
-    let reps = options.reps.max(1);
-    for rep in 0..reps {
-        for (k, &program) in programs.iter().enumerate() {
-            let (ms, c) = timed(gpu, &mut setup, program)?;
-            samples[k].push(ms);
-            if rep + 1 == reps {
-                results[k] = Some(Check::compare(&program.label(), &c, &expected, Tolerance::EXACT));
+
+    /// The non-pipelined program and each pipeline: a warm-up of each, then the medians of
+    /// `--reps` rounds; prints the times and the speedups.
+    fn run(gpu: &Gpu, run: &Run<CourseVectorAddStreamsOptions>) -> Result<Outcome> {
+        let n = run.size;
+        let pipelines = pipelines(&run.args, n);
+        // The expected C first, so that its inputs are gone before the pinned arrays are made.
+        let expected = {
+            let (a, b) = inputs(n)?;
+            reference::course::vector_add::vector_add(&a, &b)?
+        };
+        let most_streams = pipelines.iter().map(|&(_, ns)| ns).max().unwrap_or(1);
+        let mut setup = Setup::new(gpu, n, most_streams)?;
+        for &(chunks, streams) in &pipelines {
+            check_pipeline(n, chunks, streams, most_streams)?;
+        }
+        let programs: Vec<Program> = std::iter::once(Program::NonPipelined)
+            .chain(
+                pipelines
+                    .iter()
+                    .map(|&(chunks, streams)| Program::Pipelined { chunks, streams }),
+            )
+            .collect();
+
+        for &program in &programs {
+            timed(gpu, &mut setup, program)?;
+        }
+        let mut samples = vec![Vec::new(); programs.len()];
+        // Each program's last C, checked as soon as it is back (one downloaded C alive at a time).
+        let mut results = vec![None; programs.len()];
+        let reps = run.reps;
+        for rep in 0..reps {
+            for (k, &program) in programs.iter().enumerate() {
+                let (ms, c) = timed(gpu, &mut setup, program)?;
+                samples[k].push(ms);
+                if rep + 1 == reps {
+                    results[k] = Some(Check::compare(&program.label(), &c, &expected, Tolerance::EXACT));
+                }
             }
         }
-    }
-    let p = gpu.properties();
-    println!(
-        "Vector addition of {n} floats ({:.1} MB per array) from pinned host memory, blocks of {THREADS_PER_BLOCK} threads",
-        (n * size_of::<f32>()) as f64 / 1e6
-    );
-    println!(
-        " {}: {} copy engines, concurrent kernels {}; medians of {} runs ({})",
-        p.name,
-        p.async_engine_count,
-        if p.concurrent_kernels { "yes" } else { "no" },
-        options.reps.max(1),
-        gpu.timing_label()
-    );
-    let mut checks = Vec::new();
-    let mut sequential_ms = f64::NAN;
-    for ((program, samples), check) in programs.iter().zip(&mut samples).zip(results) {
-        let ms = Stats::of(samples).median_ms;
-        match program {
-            Program::NonPipelined => {
-                sequential_ms = ms;
-                println!(" {}: {ms:.4} ms", program.label());
-            }
-            Program::Pipelined { .. } => println!(
-                " {}: {ms:.4} ms, {:.2}x the non-pipelined speed",
-                program.label(),
-                sequential_ms / ms
-            ),
-        }
-        checks.extend(check);
-    }
-    if gpu.is_simulator() {
+        let p = gpu.properties();
         println!(
-            " (The simulator has no streams that overlap: it runs each copy and kernel to completion when issued, so every pipeline takes the sequential time; the results are checked all the same.)"
+            "Vector addition of {n} floats ({:.1} MB per array) from pinned host memory, blocks of {THREADS_PER_BLOCK} threads",
+            (n * size_of::<f32>()) as f64 / 1e6
         );
+        println!(
+            " {}: {} copy engines, concurrent kernels {}; medians of {} runs ({})",
+            p.name,
+            p.async_engine_count,
+            if p.concurrent_kernels { "yes" } else { "no" },
+            run.reps,
+            gpu.timing_label()
+        );
+        let mut checks = Vec::new();
+        let mut sequential_ms = f64::NAN;
+        for ((program, samples), check) in programs.iter().zip(&mut samples).zip(results) {
+            let ms = Stats::of(samples).median_ms;
+            match program {
+                Program::NonPipelined => {
+                    sequential_ms = ms;
+                    println!(" {}: {ms:.4} ms", program.label());
+                }
+                Program::Pipelined { .. } => println!(
+                    " {}: {ms:.4} ms, {:.2}x the non-pipelined speed",
+                    program.label(),
+                    sequential_ms / ms
+                ),
+            }
+            checks.extend(check);
+        }
+        if gpu.is_simulator() {
+            println!(
+                " (The simulator has no streams that overlap: it runs each copy and kernel to completion when issued, so every pipeline takes the sequential time; the results are checked all the same.)"
+            );
+        }
+        Ok(Outcome { checks })
     }
-    Ok(Outcome { checks })
 }
 
 #[cfg(test)]

@@ -6,27 +6,16 @@
 //! right. On a GPU, every kernel simply runs and its name is printed, so that the output of
 //! `compute-sanitizer --tool racecheck` over this run can be matched to the kernels (racecheck
 //! sees shared memory only: it cannot flag `global_cell_racy`); the twins' results are checked.
-use crate::example::{LegacyExample, Options, Outcome};
+use crate::example::{Example, NoOptions, Outcome, Run};
 use book_kernels::racecheck::gallery::{
-    BLOCK, GalleryArgs, GlobalCellAtomic, GlobalCellRacy, TILE_DIM, TRANSPOSE_SHARED_BYTES, TileShift, TileShiftRacy,
-    TransposeTiles, TransposeTilesRacy, TreeSum, TreeSumRacy, WarpTailSum, WarpTailSumRacy,
+    BLOCK, BLOCK_ROWS, GalleryArgs, GlobalCellAtomic, GlobalCellRacy, TILE_DIM, TRANSPOSE_SHARED_BYTES, TileShift,
+    TileShiftRacy, TransposeTiles, TransposeTilesRacy, TreeSum, TreeSumRacy, WarpTailSum, WarpTailSumRacy,
 };
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::gpu::{Error, Gpu, LaunchShape, Result};
 use ferrocuda::sim::{Checks, SimError, with_checks};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Kernel, KernelView};
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "racecheck-gallery",
-    description: "kernels each missing one barrier, and their twins: the simulator's race detector flags each \
-                  (on a GPU: run it under compute-sanitizer --tool racecheck)",
-    size: None,
-    f64: false,
-    reps: false,
-    flags: &[],
-    run,
-};
 
 /// A launch's output, and what the twin must produce.
 pub type OutputAndExpected = (Vec<f32>, Vec<f32>);
@@ -56,13 +45,13 @@ pub static CASES: &[Case] = &[
         racy: "tree_sum_racy",
         twin: "tree_sum",
         report: "a barrier (sync_threads) between the load at",
-        launch: tree_sum,
+        launch: |gpu, racy| block_sum(gpu, racy, (TreeSumRacy, TreeSum)),
     },
     Case {
         racy: "warp_tail_sum_racy",
         twin: "warp_tail_sum",
         report: "lanes of warp 0, which sm_70+ does not run in lockstep",
-        launch: warp_tail_sum,
+        launch: |gpu, racy| block_sum(gpu, racy, (WarpTailSumRacy, WarpTailSum)),
     },
     Case {
         racy: "transpose_tiles_racy",
@@ -88,14 +77,20 @@ fn input(n: usize) -> Vec<f32> {
     (0..n).map(|i| (i * 7 % 13) as f32).collect()
 }
 
-/// Launches `kernel` over `shape` with `input` and an output of `out_len` zeros; returns it.
-fn launch_one<K: for<'k> Kernel<GalleryArgs<'k>>>(
+/// Launches the racy kernel of `kernels` (`racy`) or its twin over `shape` with `input` and an
+/// output of `out_len` zeros; returns the output.
+fn launch_one<R, T>(
     gpu: &Gpu,
-    kernel: K,
+    racy: bool,
+    kernels: (R, T),
     shape: LaunchShape,
     input: &[f32],
     out_len: usize,
-) -> Result<Vec<f32>> {
+) -> Result<Vec<f32>>
+where
+    R: for<'k> Kernel<GalleryArgs<'k>>,
+    T: for<'k> Kernel<GalleryArgs<'k>>,
+{
     let input_d = gpu.upload(input)?;
     let mut out_d = gpu.zeros::<f32>(out_len)?;
     let args = GalleryArgs {
@@ -103,7 +98,10 @@ fn launch_one<K: for<'k> Kernel<GalleryArgs<'k>>>(
         out: out_d.view_mut(),
         n: TRANSPOSE_N as u32,
     };
-    crate::kernels(gpu)?.launch(kernel, shape, args)?;
+    match racy {
+        true => crate::kernels(gpu)?.launch(kernels.0, shape, args)?,
+        false => crate::kernels(gpu)?.launch(kernels.1, shape, args)?,
+    }
     gpu.download(&out_d)
 }
 
@@ -114,61 +112,36 @@ fn shape_1d() -> LaunchShape {
 
 fn tile_shift(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
     let x = input(BLOCKS * BLOCK);
-    let out = match racy {
-        true => launch_one(gpu, TileShiftRacy, shape_1d(), &x, x.len())?,
-        false => launch_one(gpu, TileShift, shape_1d(), &x, x.len())?,
-    };
+    let out = launch_one(gpu, racy, (TileShiftRacy, TileShift), shape_1d(), &x, x.len())?;
     let expected = (0..x.len())
         .map(|i| 2.0 * x[i / BLOCK * BLOCK + (i % BLOCK + 64) % BLOCK])
         .collect();
     Ok((out, expected))
 }
 
-/// The sum of each block's inputs.
-fn block_sums(x: &[f32]) -> Vec<f32> {
-    x.chunks(BLOCK).map(|c| c.iter().sum()).collect()
-}
-
-fn tree_sum(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
+/// Each block's sum of its inputs, with `kernels` (the tree or the warp's tail).
+fn block_sum<R, T>(gpu: &Gpu, racy: bool, kernels: (R, T)) -> Result<OutputAndExpected>
+where
+    R: for<'k> Kernel<GalleryArgs<'k>>,
+    T: for<'k> Kernel<GalleryArgs<'k>>,
+{
     let x = input(BLOCKS * BLOCK);
-    let out = match racy {
-        true => launch_one(gpu, TreeSumRacy, shape_1d(), &x, BLOCKS)?,
-        false => launch_one(gpu, TreeSum, shape_1d(), &x, BLOCKS)?,
-    };
-    Ok((out, block_sums(&x)))
-}
-
-fn warp_tail_sum(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
-    let x = input(BLOCKS * BLOCK);
-    let out = match racy {
-        true => launch_one(gpu, WarpTailSumRacy, shape_1d(), &x, BLOCKS)?,
-        false => launch_one(gpu, WarpTailSum, shape_1d(), &x, BLOCKS)?,
-    };
-    Ok((out, block_sums(&x)))
+    let out = launch_one(gpu, racy, kernels, shape_1d(), &x, BLOCKS)?;
+    Ok((out, x.chunks(BLOCK).map(|c| c.iter().sum()).collect()))
 }
 
 fn transpose_tiles(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
     let n = TRANSPOSE_N;
     let x = input(n * n);
-    let shape = LaunchShape::new(
-        (1, 1, 1),
-        (TILE_DIM as u32, book_kernels::racecheck::gallery::BLOCK_ROWS as u32, 1),
-    )
-    .with_shared_bytes(TRANSPOSE_SHARED_BYTES as u32);
-    let out = match racy {
-        true => launch_one(gpu, TransposeTilesRacy, shape, &x, n * n)?,
-        false => launch_one(gpu, TransposeTiles, shape, &x, n * n)?,
-    };
-    let expected = (0..n * n).map(|i| x[i % n * n + i / n]).collect();
-    Ok((out, expected))
+    let shape = LaunchShape::new((1, 1, 1), (TILE_DIM as u32, BLOCK_ROWS as u32, 1))
+        .with_shared_bytes(TRANSPOSE_SHARED_BYTES as u32);
+    let out = launch_one(gpu, racy, (TransposeTilesRacy, TransposeTiles), shape, &x, n * n)?;
+    Ok((out, (0..n * n).map(|i| x[i % n * n + i / n]).collect()))
 }
 
 fn global_cell(gpu: &Gpu, racy: bool) -> Result<OutputAndExpected> {
     let shape = LaunchShape::new((BLOCKS as u32, 1, 1), (32, 1, 1));
-    let out = match racy {
-        true => launch_one(gpu, GlobalCellRacy, shape, &[0.0], 1)?,
-        false => launch_one(gpu, GlobalCellAtomic, shape, &[0.0], 1)?,
-    };
+    let out = launch_one(gpu, racy, (GlobalCellRacy, GlobalCellAtomic), shape, &[0.0], 1)?;
     Ok((out, vec![(1..=BLOCKS).sum::<usize>() as f32]))
 }
 
@@ -182,29 +155,39 @@ pub fn simulator_report(gpu: &Gpu, case: &Case) -> std::result::Result<ferrocuda
     }
 }
 
-/// Runs each racy kernel and its twin; on the simulator, checks each report.
-pub fn run(gpu: &Gpu, _: &Options) -> Result<Outcome> {
-    let mut checks = Vec::new();
-    for case in CASES {
-        if gpu.is_simulator() {
-            let flagged = match simulator_report(gpu, case) {
-                Ok(fault) => {
-                    println!("{}: flagged\n  {fault}", case.racy);
-                    fault.kernel == case.racy && fault.message.contains(case.report)
-                }
-                Err(message) => {
-                    println!("{message}");
-                    false
-                }
-            };
-            checks.push(Check::condition(&format!("{} flagged", case.racy), flagged));
-        } else {
-            (case.launch)(gpu, true)?;
-            println!("ran {}", case.racy);
+/// racecheck-gallery.
+pub struct RacecheckGallery;
+
+impl Example for RacecheckGallery {
+    const ID: &'static str = "racecheck-gallery";
+    const DESCRIPTION: &'static str = "kernels each missing one barrier, and their twins: the simulator's race detector flags each \
+                  (on a GPU: run it under compute-sanitizer --tool racecheck)";
+    type Args = NoOptions;
+
+    /// Runs each racy kernel and its twin; on the simulator, checks each report.
+    fn run(gpu: &Gpu, _run: &Run<NoOptions>) -> Result<Outcome> {
+        let mut checks = Vec::new();
+        for case in CASES {
+            if gpu.is_simulator() {
+                let flagged = match simulator_report(gpu, case) {
+                    Ok(fault) => {
+                        println!("{}: flagged\n  {fault}", case.racy);
+                        fault.kernel == case.racy && fault.message.contains(case.report)
+                    }
+                    Err(message) => {
+                        println!("{message}");
+                        false
+                    }
+                };
+                checks.push(Check::condition(&format!("{} flagged", case.racy), flagged));
+            } else {
+                (case.launch)(gpu, true)?;
+                println!("ran {}", case.racy);
+            }
+            let (out, expected) = with_checks(Checks::ALL, || (case.launch)(gpu, false))?;
+            println!("ran {}", case.twin);
+            checks.push(Check::compare(case.twin, &out, &expected, Tolerance::EXACT));
         }
-        let (out, expected) = with_checks(Checks::ALL, || (case.launch)(gpu, false))?;
-        println!("ran {}", case.twin);
-        checks.push(Check::compare(case.twin, &out, &expected, Tolerance::EXACT));
+        Ok(Outcome { checks })
     }
-    Ok(Outcome { checks })
 }

@@ -7,13 +7,11 @@
 //! C loop (a fused one would call libm's `fma` per element here, and measure that instead of the
 //! memory), so the arrays are checked exactly against the CPU reference with that triad, a chunk
 //! at a time.
-use super::{Op, SCALAR, StreamReal, VERIFY_CHUNK, chunks, initial};
+use super::{Op, SCALAR, StreamReal, VERIFY_CHUNK, initial_range, timed_rounds, verify_rounds};
 use crate::example::Outcome;
 use crate::reference;
 use ferrocuda::device::real::Real;
-use ferrocuda::footprint::try_with_capacity;
 use ferrocuda::gpu::Result;
-use ferrocuda::measure::Stats;
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -26,7 +24,7 @@ pub const COURSE_N: usize = 250_000_000;
 pub const SIMULATOR_N: usize = 1 << 24;
 
 /// One round of STREAM's loop on the host: `c = a; b = s*c; c = a + b; a = b + s*c`, each kernel
-/// timed on its own; returns the four times in seconds.
+/// timed on its own; returns the four times in milliseconds.
 fn round<T: Real + Send + Sync>(a: &mut [T], b: &mut [T], c: &mut [T], scalar: T) -> [f64; 4] {
     let mut times = [0.0; 4];
     for (k, op) in Op::ALL.into_iter().enumerate() {
@@ -41,7 +39,7 @@ fn round<T: Real + Send + Sync>(a: &mut [T], b: &mut [T], c: &mut [T], scalar: T
                 .zip(&*c)
                 .for_each(|((a, &b), &c)| *a = reference::stream::triad_element_unfused(b, c, scalar)),
         }
-        times[k] = start.elapsed().as_secs_f64();
+        times[k] = start.elapsed().as_secs_f64() * 1e3;
     }
     times
 }
@@ -49,14 +47,11 @@ fn round<T: Real + Send + Sync>(a: &mut [T], b: &mut [T], c: &mut [T], scalar: T
 /// STREAM's tolerance on the average error of each array, printed in its line (1e-13 for
 /// double, 1e-6 for float); the check here is exact.
 fn stream_epsilon<T: Real>() -> f64 {
-    match size_of::<T>() {
-        8 => 1e-13,
-        _ => 1e-6,
-    }
+    if size_of::<T>() == 8 { 1e-13 } else { 1e-6 }
 }
 
 /// The CPU STREAM in precision `T` over `n` elements per array, `reps` timed rounds.
-pub fn run_typed<T: StreamReal + Send + Sync>(n: usize, reps: usize) -> Result<Outcome> {
+pub fn run<T: StreamReal>(n: usize, reps: usize) -> Result<Outcome> {
     let word = size_of::<T>();
     println!("-------------------------------------------------------------");
     println!(
@@ -65,25 +60,15 @@ pub fn run_typed<T: StreamReal + Send + Sync>(n: usize, reps: usize) -> Result<O
         T::NAME,
         (n * word) as f64 * 1e-6
     );
-    let filled = |pick: fn((T, T, T)) -> T| -> Result<Vec<T>> {
-        let mut values = try_with_capacity(n)?;
-        values.par_extend((0..n).into_par_iter().map(|i| pick(initial::<T>(i))));
-        Ok(values)
-    };
-    let (mut a, mut b, mut c) = (filled(|v| v.0)?, filled(|v| v.1)?, filled(|v| v.2)?);
+    let (mut a, mut b, mut c) = (
+        initial_range(0, 0..n)?,
+        initial_range(1, 0..n)?,
+        initial_range(2, 0..n)?,
+    );
     let scalar = T::from_f64(SCALAR);
-    let mut samples: [Vec<f64>; 4] = Default::default();
-    for rep in 0..=reps {
-        let times = round(&mut a, &mut b, &mut c, scalar);
-        if rep > 0 {
-            for (k, t) in times.into_iter().enumerate() {
-                samples[k].push(t * 1e3);
-            }
-        }
-    }
+    let stats = timed_rounds(reps, || Ok(round(&mut a, &mut b, &mut c, scalar)))?;
     println!("Function    Best Rate MB/s  Avg time     Min time     Max time");
-    for (k, op) in Op::ALL.into_iter().enumerate() {
-        let stats = Stats::of(&mut samples[k]);
+    for (op, stats) in Op::ALL.into_iter().zip(stats) {
         let bytes = (op.arrays_moved() * word * n) as f64;
         println!(
             "{:<11}{:>12.1}  {:>11.6}  {:>11.6}  {:>11.6}",
@@ -95,23 +80,11 @@ pub fn run_typed<T: StreamReal + Send + Sync>(n: usize, reps: usize) -> Result<O
         );
     }
     println!("-------------------------------------------------------------");
-    let mut checks =
-        ["a", "b", "c"].map(|name| Check::compare::<T>(&format!("{name} (CPU)"), &[], &[], Tolerance::EXACT));
-    for (start, len) in chunks(n) {
-        let expected = reference::stream::sequence_range_with(
-            start..start + len,
-            initial::<T>,
-            scalar,
-            reps + 1,
-            reference::stream::triad_element_unfused,
-        )?;
-        for (k, got) in [&a, &b, &c].into_iter().enumerate() {
-            checks[k].absorb(
-                Check::compare("", &got[start..start + len], &expected[k], Tolerance::EXACT),
-                start,
-            );
-        }
-    }
+    let triad = reference::stream::triad_element_unfused;
+    let checks = verify_rounds(n, reps + 1, " (CPU)", triad, |k, start, expected| {
+        let got = &[&a, &b, &c][k][start..start + expected.len()];
+        Ok(Check::compare("", got, expected, Tolerance::EXACT))
+    })?;
     match checks.iter().all(Check::passed) {
         true => println!(
             "Solution Validates: avg error less than {:.6e} on all three arrays (here: exactly equal to the CPU reference, checked in chunks of {} elements)",
@@ -121,5 +94,5 @@ pub fn run_typed<T: StreamReal + Send + Sync>(n: usize, reps: usize) -> Result<O
         false => println!("Failed Validation on one or more arrays"),
     }
     println!("-------------------------------------------------------------");
-    Ok(Outcome { checks: checks.into() })
+    Ok(Outcome { checks })
 }

@@ -16,39 +16,14 @@ mod rig;
 pub use exchange::{Exchange, Section, busiest_exchange, measure_exchange, predict_exchange};
 
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome};
-use crate::examples::plot_option;
+use crate::example::{Example, Outcome, Run, Size};
+use crate::examples::plot_option::PlotOption;
 use ferrocuda::footprint::{self, Capacity, Footprint};
 use ferrocuda::gpu::{Error, Gpu, Result, device_count};
 use ferrocuda::measure::{LinearFit, PowerFit};
 use ferrocuda::verify::Check;
 use report::{chart, print_exchanges, print_fits, print_table_6_4, print_thesis_comparisons, series};
 use rig::Rig;
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "thesis-comm-model",
-    description: "copy latency and bandwidth per path, linear and power-law fits, Table 6.4, border exchange predicted vs measured",
-    size: Some(LegacySize {
-        unit: "side of the f32 matrix the copy paths are measured on (the border exchanges use their own sides)",
-        gpu: MATRIX_SIDE,
-        simulator: SIMULATOR_SIDE,
-        min: 4 * STRIDE_WIDTH,
-        max: usize::MAX,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[
-        plot_option::FLAG,
-        Flag {
-            name: "--ghost",
-            value: Some("N"),
-            help: "ghost rows per border of the exchange prediction [default: 2]",
-            requires: None,
-        },
-    ],
-    run,
-};
 
 /// The thesis's matrix side (Table 6.4): 11585 x 11585 f32 = 537 MB (`--size` sets it).
 pub const MATRIX_SIDE: usize = 11585;
@@ -80,14 +55,6 @@ pub const THESIS_TABLE_6_4: [(usize, usize, f64, f64); 5] = [
     (5, 5792, 0.049, 1692.140),
     (5792, 5, 7.443, 1710.659),
 ];
-
-/// The run's peak at `--size s`: the matrices the paths copy between, [`rig_plan`], and the
-/// border exchanges' arrays at the simulator's sides. On a GPU the exchanges use larger sides
-/// (up to 16384), which do not depend on `--size`: the run checks them itself before they start
-/// ([`exchange_plan`]).
-pub fn memory(_: &Options, _gpu: &Gpu, s: usize) -> Option<Footprint> {
-    rig_plan(s)?.plus(exchange_plan(512)?)
-}
 
 /// The copy paths' matrices at side `s`: the pitched source, a destination and the peer's
 /// destination on the device; on the host the dense pageable source and destination, the
@@ -219,90 +186,126 @@ pub fn held_out_rows(n: usize) -> Result<Vec<usize>> {
         .collect())
 }
 
-/// Measures every path, prints the fits, Table 6.4, the exchange predictions and the thesis's
-/// comparisons, and draws the chart.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let side = options.size_or(gpu.pick(MATRIX_SIDE, SIMULATOR_SIDE))?;
-    let ghost = options.parsed::<usize>("--ghost")?.unwrap_or(DEFAULT_GHOST);
-    let sides: &[usize] = gpu.pick(&[4096, 8192, 16384], &[256, 512]);
-    if side < 4 * STRIDE_WIDTH {
-        return Err(Error::InvalidArgument(format!(
-            "--size must be at least {} so that Table 6.4's strided copy fits",
-            4 * STRIDE_WIDTH
-        )));
-    }
-    if ghost == 0 || ghost.checked_mul(4).is_none_or(|g| g > sides[0]) {
-        return Err(Error::InvalidArgument(format!(
-            "--ghost must be between 1 and {}, a quarter of the smallest exchange side",
-            sides[0] / 4
-        )));
-    }
-    let peer_gpu = match gpu.is_simulator() || device_count()? < 2 {
-        true => None,
-        false => Some(Gpu::new(usize::from(gpu.properties().ordinal == 0))?),
-    };
-    let peer = peer_gpu.as_ref().unwrap_or(gpu);
-    let peer_access = peer_gpu.as_ref().map(|p| gpu.enable_peer_access(p)).transpose()?;
-    // The exchanges' sides are not --size's: their plan is checked here, before anything runs.
-    let largest = sides.iter().copied().max().unwrap_or(0);
-    let plan = rig_plan(side)
-        .and_then(|rig| rig.plus(exchange_plan(largest)?))
-        .ok_or_else(|| Error::InvalidArgument(format!("--size {side}: the matrices' bytes overflow")))?;
-    Capacity::of(gpu)?.check(
-        &format!("--size {side} with the border exchanges up to {largest}"),
-        plan,
-    )?;
-    let mut rig = Rig::new(gpu, peer, side, options.reps)?;
-    let reports = Path::ALL
-        .map(|path| rig.report(path))
-        .into_iter()
-        .collect::<Result<Vec<_>>>()?;
+/// thesis-comm-model.
+pub struct ThesisCommModel;
 
-    println!(
-        " Device: {}; matrix {side} x {side} f32, device pitch {} elements",
-        gpu.properties().name,
-        rig.pitch
-    );
-    match peer_access {
-        Some(on) => println!(
-            " device to device: GPU {} -> GPU {} (peer access {})",
-            gpu.properties().ordinal,
-            peer.properties().ordinal,
-            if on { "on" } else { "off: staged by the driver" }
-        ),
-        None => println!(" device to device: within one GPU (only one available)"),
-    }
-    print_fits(&reports);
-    let mut failures: Vec<String> = reports.iter().flat_map(|r| r.failures.clone()).collect();
-    print_table_6_4(&mut rig, &reports[0], &mut failures)?;
-    let exchange_ok = print_exchanges(gpu, sides, ghost, &reports, options.reps)?;
-    print_thesis_comparisons(&reports[0], *sides.last().unwrap_or(&side), ghost);
-    println!(
-        " (medians of {} copies after a warm-up, {})",
-        options.reps,
-        gpu.timing_label()
-    );
-    plot_option::write_if_asked(options, &chart(gpu), &series(&reports))?;
+/// thesis-comm-model's options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CommModelOptions {
+    #[command(flatten)]
+    pub plot: PlotOption,
+    /// ghost rows per border of the exchange prediction [default: 2]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_GHOST, hide_default_value = true)]
+    pub ghost: usize,
+}
 
-    let mut checks = vec![Check::condition(
-        &match failures.is_empty() {
-            true => "every copy returned its source section, bit for bit".to_string(),
-            false => format!("copies returned wrong data: {}", failures.join(", ")),
-        },
-        failures.is_empty(),
-    )];
-    checks.push(Check::condition(
-        "every exchange left the device array equal to its CPU mirror",
-        exchange_ok,
-    ));
-    for r in &reports {
-        // Modern copies are latency-bound up to hundreds of kilobytes, so b falls well below
-        // the thesis's 0.99 at small sizes; what must hold is that both fits grow with size.
-        let sane = r.power.b > 0.0 && r.linear.t_word_ms > 0.0;
+impl Example for ThesisCommModel {
+    const ID: &'static str = "thesis-comm-model";
+    const DESCRIPTION: &'static str = "copy latency and bandwidth per path, linear and power-law fits, Table 6.4, border exchange predicted vs measured";
+    const SIZE: Option<Size> = Some(
+        Size::new(
+            "side of the f32 matrix the copy paths are measured on (the border exchanges use their own sides)",
+            MATRIX_SIDE,
+            SIMULATOR_SIDE,
+        )
+        .at_least(4 * STRIDE_WIDTH),
+    );
+    const REPS: bool = true;
+    type Args = CommModelOptions;
+
+    /// The run's peak at `--size s`: the matrices the paths copy between, [`rig_plan`], and the
+    /// border exchanges' arrays at the simulator's sides. On a GPU the exchanges use larger
+    /// sides (up to 16384), which do not depend on `--size`: the run checks them itself before
+    /// they start ([`exchange_plan`]).
+    fn memory(run: &Run<CommModelOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        rig_plan(run.size)?.plus(exchange_plan(512)?)
+    }
+
+    /// Measures every path, prints the fits, Table 6.4, the exchange predictions and the
+    /// thesis's comparisons, and draws the chart.
+    fn run(gpu: &Gpu, run: &Run<CommModelOptions>) -> Result<Outcome> {
+        let side = run.size;
+        let ghost = run.args.ghost;
+        let sides: &[usize] = gpu.pick(&[4096, 8192, 16384], &[256, 512]);
+        if side < 4 * STRIDE_WIDTH {
+            return Err(Error::InvalidArgument(format!(
+                "--size must be at least {} so that Table 6.4's strided copy fits",
+                4 * STRIDE_WIDTH
+            )));
+        }
+        if ghost == 0 || ghost.checked_mul(4).is_none_or(|g| g > sides[0]) {
+            return Err(Error::InvalidArgument(format!(
+                "--ghost must be between 1 and {}, a quarter of the smallest exchange side",
+                sides[0] / 4
+            )));
+        }
+        let peer_gpu = match gpu.is_simulator() || device_count()? < 2 {
+            true => None,
+            false => Some(Gpu::new(usize::from(gpu.properties().ordinal == 0))?),
+        };
+        let peer = peer_gpu.as_ref().unwrap_or(gpu);
+        let peer_access = peer_gpu.as_ref().map(|p| gpu.enable_peer_access(p)).transpose()?;
+        // The exchanges' sides are not --size's: their plan is checked here, before anything runs.
+        let largest = sides.iter().copied().max().unwrap_or(0);
+        let plan = rig_plan(side)
+            .and_then(|rig| rig.plus(exchange_plan(largest)?))
+            .ok_or_else(|| Error::InvalidArgument(format!("--size {side}: the matrices' bytes overflow")))?;
+        Capacity::of(gpu)?.check(
+            &format!("--size {side} with the border exchanges up to {largest}"),
+            plan,
+        )?;
+        let mut rig = Rig::new(gpu, peer, side, run.reps)?;
+        let reports = Path::ALL
+            .map(|path| rig.report(path))
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?;
+
+        println!(
+            " Device: {}; matrix {side} x {side} f32, device pitch {} elements",
+            gpu.properties().name,
+            rig.pitch
+        );
+        match peer_access {
+            Some(on) => println!(
+                " device to device: GPU {} -> GPU {} (peer access {})",
+                gpu.properties().ordinal,
+                peer.properties().ordinal,
+                if on { "on" } else { "off: staged by the driver" }
+            ),
+            None => println!(" device to device: within one GPU (only one available)"),
+        }
+        print_fits(&reports);
+        let mut failures: Vec<String> = reports.iter().flat_map(|r| r.failures.clone()).collect();
+        print_table_6_4(&mut rig, &reports[0], &mut failures)?;
+        let exchange_ok = print_exchanges(gpu, sides, ghost, &reports, run.reps)?;
+        print_thesis_comparisons(&reports[0], *sides.last().unwrap_or(&side), ghost);
+        println!(
+            " (medians of {} copies after a warm-up, {})",
+            run.reps,
+            gpu.timing_label()
+        );
+        run.args.plot.write(&chart(gpu), &series(&reports))?;
+
+        let mut checks = vec![Check::condition(
+            &match failures.is_empty() {
+                true => "every copy returned its source section, bit for bit".to_string(),
+                false => format!("copies returned wrong data: {}", failures.join(", ")),
+            },
+            failures.is_empty(),
+        )];
         checks.push(Check::condition(
-            &format!("{} fits sane (b = {:.3} > 0, t_word > 0)", r.path.name(), r.power.b),
-            sane,
+            "every exchange left the device array equal to its CPU mirror",
+            exchange_ok,
         ));
+        for r in &reports {
+            // Modern copies are latency-bound up to hundreds of kilobytes, so b falls well below
+            // the thesis's 0.99 at small sizes; what must hold is that both fits grow with size.
+            let sane = r.power.b > 0.0 && r.linear.t_word_ms > 0.0;
+            checks.push(Check::condition(
+                &format!("{} fits sane (b = {:.3} > 0, t_word > 0)", r.path.name(), r.power.b),
+                sane,
+            ));
+        }
+        Ok(Outcome { checks })
     }
-    Ok(Outcome { checks })
 }

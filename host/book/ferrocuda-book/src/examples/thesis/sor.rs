@@ -3,73 +3,20 @@
 //! texture kernels (the read-only path here) and the split red/black layout, each checked bit
 //! for bit against the rayon CPU solver; then the discretisation error against a harmonic
 //! function, which falls as O(h^2).
+use super::sor_setup::{AllOr, CPU_BUDGET, GRID_SIZE, Setup, compare, cpu_reference_plan, cpu_solve};
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
+use crate::example::{Example, Outcome, Run, Size};
 use crate::examples::convergence::{GridError, second_order_table};
-use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
-use ferrocuda::footprint::Footprint;
+use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::gb_per_s;
-use ferrocuda::sor::cpu as reference;
 use ferrocuda::sor::single::{Solution, Stop, solve};
 use ferrocuda::sor::state::bytes_per_iteration;
 use ferrocuda::sor::{Omega, Problem, SorReal, Variant};
 use ferrocuda::verify::Check;
+use std::marker::PhantomData;
 use std::time::Instant;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "thesis-sor",
-    description: "red-black SOR on one GPU: the thesis's window kernels and a split red/black layout vs rayon; O(h^2) error (thesis 4.3, 5.4)",
-    size: Some(LegacySize {
-        unit: "grid points per side, boundary included: the columns, and the rows unless --rows",
-        gpu: N,
-        simulator: SIMULATOR_N,
-        min: 3,
-        max: u32::MAX as usize / 2,
-        memory,
-    }),
-    f64: true,
-    reps: false,
-    flags: &[
-        Flag {
-            name: "--rows",
-            value: Some("M"),
-            help: "grid rows, boundary included [default: --size]",
-            requires: None,
-        },
-        Flag {
-            name: "--iterations",
-            value: Some("I"),
-            help: "red-black iterations, or tol=X to stop at a residual [default: 100, the thesis's]",
-            requires: None,
-        },
-        Flag {
-            name: "--omega",
-            value: Some("W"),
-            help: "thesis (the optimum capped at 1.9), optimum, or a value in (0, 2) [default: thesis]",
-            requires: None,
-        },
-        Flag {
-            name: "--kernel",
-            value: Some("K"),
-            help: "gm, lintex, split, tiled or all [default: all]",
-            requires: None,
-        },
-        Flag {
-            name: "--problem",
-            value: Some("P"),
-            help: "thesis (boundary 100) or harmonic [default: thesis]",
-            requires: None,
-        },
-    ],
-    run,
-};
-
-/// The default side on a GPU: large enough to be bandwidth-bound, small enough for the CPU
-/// reference to take a second or two.
-pub const N: usize = 2048;
-/// The default side on the simulator.
-pub const SIMULATOR_N: usize = 130;
 /// The convergence study's sides: h halves from one to the next.
 pub const STUDY_SIDES: [usize; 5] = [17, 33, 65, 129, 257];
 /// The simulator's.
@@ -78,44 +25,78 @@ pub const SIMULATOR_STUDY_SIDES: [usize; 3] = [9, 17, 33];
 /// is the discretisation's.
 pub const STUDY_TOLERANCE: f64 = 1e-12;
 
-/// The run's peak at `--size n` (`--rows`, `--precision`, `--kernel` and `--iterations` read as
-/// the run reads them): on the device one kernel's grid at a time (the tiled kernel's with its
-/// scratch grid, the split layout's two planes with a row of rounding) and the residual's
-/// partials; on the host the initial grid, every kernel's downloaded grid, the last download's
-/// planes, and the CPU reference where [`CPU_BUDGET`] lets it run (see
-/// `sor_setup::cpu_reference_may_run`). The convergence study's grids (257^2 at most) are far
-/// smaller.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let (rows, _, points, element_bytes) = sor_setup::grid_of(options, n)?;
-    let (grids_on_device, kernels) = match options.value("--kernel") {
-        None | Some("all") => (2, Variant::ALL.len()),
-        Some("tiled") => (2, 1),
-        Some(_) => (1, 1),
-    };
-    let grid_bytes = points.checked_add(2 * rows)?.checked_mul(element_bytes)?;
-    let mut plan = Footprint::NONE
-        .device::<u8>(grids_on_device, grid_bytes)?
-        .device::<f64>(1, 32 * 64)?
-        .host::<u8>(kernels + 2, grid_bytes)?;
-    if sor_setup::cpu_reference_may_run(options, points) {
-        plan = plan.plus(sor_setup::cpu_reference_plan(rows, points, element_bytes)?)?;
-    }
-    Some(plan)
+/// thesis-sor, in precision `T`.
+pub struct ThesisSor<T>(PhantomData<T>);
+
+/// thesis-sor's options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ThesisSorOptions {
+    /// grid rows, boundary included [default: --size]
+    #[arg(long, value_name = "M")]
+    pub rows: Option<usize>,
+    /// red-black iterations, or tol=X to stop at a residual [default: 100, the thesis's]
+    #[arg(long, value_name = "I")]
+    pub iterations: Option<Stop>,
+    /// thesis (the optimum capped at 1.9), optimum, or a value in (0, 2) [default: thesis]
+    #[arg(long, value_name = "W", allow_negative_numbers = true)]
+    pub omega: Option<Omega>,
+    /// gm, lintex, split, tiled or all [default: all]
+    #[arg(long, value_name = "K")]
+    pub kernel: Option<AllOr<Variant>>,
+    /// thesis (boundary 100) or harmonic [default: thesis]
+    #[arg(long, value_name = "P")]
+    pub problem: Option<Problem>,
 }
 
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let setup = Setup::from_options(gpu, options, (N, SIMULATOR_N))?;
-    let mut checks = match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, &setup)?,
-        Precision::F64 => run_typed::<f64>(gpu, &setup)?,
-    };
-    checks.extend(convergence_study(gpu)?);
-    Ok(Outcome { checks })
+impl<T: SorReal> Example for ThesisSor<T> {
+    const ID: &'static str = "thesis-sor";
+    const DESCRIPTION: &'static str = "red-black SOR on one GPU: the thesis's window kernels and a split red/black layout vs rayon; O(h^2) error (thesis 4.3, 5.4)";
+    const SIZE: Option<Size> = Some(Size {
+        unit: "grid points per side, boundary included: the columns, and the rows unless --rows",
+        // Large enough to be bandwidth-bound, small enough for the CPU reference to take a
+        // second or two.
+        gpu: 2048,
+        ..GRID_SIZE
+    });
+    type Args = ThesisSorOptions;
+
+    /// The run's peak at `--size n` (and `--rows`, `--kernel` and `--iterations`): on the
+    /// device one kernel's grid at a time (the tiled kernel's with its scratch grid, the split
+    /// layout's two planes with a row of rounding) and the residual's partials; on the host the
+    /// initial grid, every kernel's downloaded grid, the last download's planes, and the CPU
+    /// reference where [`CPU_BUDGET`] lets it run ([`cpu_reference_plan`]). The convergence
+    /// study's grids (257^2 at most) are far smaller.
+    fn memory(run: &Run<ThesisSorOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let (cols, rows) = (run.size, run.args.rows.unwrap_or(run.size));
+        let (grids_on_device, kernels) = match run.args.kernel {
+            None | Some(AllOr::All) => (2, Variant::ALL.len()),
+            Some(AllOr::One(Variant::Tiled)) => (2, 1),
+            Some(_) => (1, 1),
+        };
+        let grid = footprint::elements(&[rows, cols])?.checked_add(2 * rows)?;
+        Footprint::NONE
+            .device::<T>(grids_on_device, grid)?
+            .device::<f64>(1, 32 * 64)?
+            .host::<T>(kernels + 2, grid)?
+            .plus(cpu_reference_plan::<T>(rows, cols, run.args.iterations)?)
+    }
+
+    fn run(gpu: &Gpu, run: &Run<ThesisSorOptions>) -> Result<Outcome> {
+        let args = &run.args;
+        let mut setup = Setup::new(run.size, args.rows, args.iterations, args.omega)?;
+        if let Some(AllOr::One(variant)) = args.kernel {
+            setup.variants = vec![variant];
+        }
+        setup.problem = args.problem.unwrap_or_default();
+        let mut checks = solve_each::<T>(gpu, &setup)?;
+        checks.extend(convergence_study(gpu)?);
+        Ok(Outcome { checks })
+    }
 }
 
 /// Solves with each kernel, prints the thesis's per-iteration kernel time (MKT) and the
 /// bandwidth, and compares each grid with the CPU's.
-pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
+pub fn solve_each<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
     let Setup { rows, cols, stop, .. } = *setup;
     let omega = setup.omega.value(cols);
     let initial: Vec<T> = setup.problem.initial(rows, cols)?;
@@ -152,10 +133,7 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
     let iterations = solutions.first().map_or(0, |(_, s)| s.iterations);
     if points.saturating_mul(iterations) <= CPU_BUDGET {
         let started = Instant::now();
-        let mut cpu = ferrocuda::footprint::try_with_capacity(initial.len())?;
-        cpu.extend_from_slice(&initial);
-        crate::progress::spinner(&format!("CPU reference: {iterations} iterations"))
-            .in_scope(|| reference::solve(&mut cpu, rows, cols, omega, iterations))?;
+        let cpu = cpu_solve(&initial, rows, cols, omega, iterations)?;
         println!(
             " CPU (rayon, {} threads): {iterations} iterations in {:.3} s",
             rayon::current_num_threads(),
@@ -193,21 +171,12 @@ pub fn run_typed<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
     Ok(checks)
 }
 
-/// One row of the convergence study.
-#[derive(Clone, Copy, Debug)]
-pub struct ConvergencePoint {
-    pub side: usize,
-    pub h: f64,
-    pub iterations: usize,
-    pub max_error: f64,
-}
-
 /// Solves the harmonic problem to a residual of [`STUDY_TOLERANCE`] in f64 with the optimum
 /// omega (split kernel) on each side of `sides`, and returns the error against the continuous
-/// solution.
-pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<ConvergencePoint>> {
+/// solution, with the iterations it took.
+pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<GridError>> {
     let bar = crate::progress::bar("convergence study, grids", sides.len() as u64);
-    let points = sides
+    let grids = sides
         .iter()
         .map(|&n| {
             let initial: Vec<f64> = Problem::Harmonic.initial(n, n)?;
@@ -215,32 +184,22 @@ pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<ConvergencePoint>> 
             let stop = Stop::tolerance(STUDY_TOLERANCE, 200 * n)?;
             let solution = solve(gpu, Variant::Split, &initial, n, n, omega, stop)?;
             bar.inc(1);
-            Ok(ConvergencePoint {
+            Ok(GridError {
                 side: n,
                 h: 1.0 / (n - 1) as f64,
-                iterations: solution.iterations,
+                work: solution.iterations,
                 max_error: Problem::Harmonic.max_error(&solution.grid, n, n),
             })
         })
         .collect();
     bar.finish_and_clear();
-    points
+    grids
 }
 
 /// Prints the study and checks the O(h^2) rate: each halving of h divides the error by 4
 /// (3.5 to 4.5 allowed: the leading term dominates from the first sides on).
 fn convergence_study(gpu: &Gpu) -> Result<Vec<Check>> {
-    let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
-    let points = convergence(gpu, sides)?;
+    let grids = convergence(gpu, gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]))?;
     println!(" Harmonic u = sin(pi x) sinh(pi y) / sinh(pi), f64, optimum omega, residual <= {STUDY_TOLERANCE:e}:");
-    let grids: Vec<GridError> = points
-        .iter()
-        .map(|p| GridError {
-            side: p.side,
-            h: p.h,
-            work: p.iterations,
-            max_error: p.max_error,
-        })
-        .collect();
     Ok(second_order_table("iterations", &grids))
 }

@@ -6,128 +6,25 @@
 //! grid checked bit for bit against the one-GPU solver; with `--study`, the thesis's experiments:
 //! strong and weak scaling, strips against blocks, border widths, and the time split into
 //! compute, transfer and sync.
+use super::sor_setup::{AllOr, CPU_BUDGET, GRID_SIZE, Setup, compare, cpu_reference_plan, cpu_solve};
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
-use crate::examples::thesis::sor_setup::{self, CPU_BUDGET, Setup, compare};
-use ferrocuda::footprint::Footprint;
+use crate::example::{Example, Outcome, Run, Size};
+use crate::examples::plot_option::prefixed;
+use ferrocuda::footprint::{self, Footprint};
 use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::multi::{self, MultiConfig, MultiSolution};
 use ferrocuda::sor::partition::Decomposition;
 use ferrocuda::sor::single::{Stop, solve_iterations};
-use ferrocuda::sor::{Problem, SorReal, Variant};
+use ferrocuda::sor::{Omega, Problem, SorReal, Variant};
 use ferrocuda::verify::Check;
+use std::marker::PhantomData;
+use std::path::Path;
 
 #[cfg(feature = "mpi")]
 mod mpi;
 mod study;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "thesis-sor-multi",
-    description: "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL/MPI border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)",
-    size: Some(LegacySize {
-        unit: "grid points per side, boundary included: the columns, and the rows unless --rows (--study sets its own sides)",
-        gpu: N,
-        simulator: SIMULATOR_N,
-        min: 3,
-        max: u32::MAX as usize / 2,
-        memory,
-    }),
-    f64: true,
-    reps: false,
-    flags: &[
-        Flag {
-            name: "--devices",
-            value: Some("D0,D1,.."),
-            help: "device ordinals to run on, each once; partition r runs on the (r mod count)-th [default: --device's, 0]",
-            requires: None,
-        },
-        Flag {
-            name: "--partitions",
-            value: Some("P"),
-            help: "partitions, one host thread each (more than the devices share them); with --exchange mpi, the ranks [default: one per device, 4 with blocks]",
-            requires: None,
-        },
-        Flag {
-            name: "--decomposition",
-            value: Some("D"),
-            help: "strips or blocks (2 x 2, 4 partitions) [default: strips]",
-            requires: None,
-        },
-        Flag {
-            name: "--exchange",
-            value: Some("E"),
-            help: "host (the thesis's), pinned, peer, nccl (one partition per GPU), all (nccl where it runs), or mpi (one partition per MPI rank, under mpirun; builds with --features mpi) [default: all]",
-            requires: None,
-        },
-        Flag {
-            name: "--overlap",
-            value: Some("on|off"),
-            help: "update the borders first and send them during the interior update (pinned, peer and mpi only) [default: on]",
-            requires: None,
-        },
-        Flag {
-            name: "--border",
-            value: Some("BS"),
-            help: "iterations between exchanges; ghosts are 2 BS deep [default: 1]",
-            requires: None,
-        },
-        Flag {
-            name: "--rows",
-            value: Some("M"),
-            help: "grid rows, boundary included [default: --size]",
-            requires: None,
-        },
-        Flag {
-            name: "--iterations",
-            value: Some("I"),
-            help: "red-black iterations [default: 100]",
-            requires: None,
-        },
-        Flag {
-            name: "--omega",
-            value: Some("W"),
-            help: "thesis (the optimum capped at 1.9), optimum, or a value in (0, 2) [default: thesis]",
-            requires: None,
-        },
-        Flag {
-            name: "--kernel",
-            value: Some("K"),
-            help: "gm, lintex or split [default: split]",
-            requires: None,
-        },
-        Flag {
-            name: "--study",
-            value: None,
-            help: "the thesis's experiments: scaling over 1, 2, 4 partitions, blocks, domain shape (E3), gm vs lintex kernels (E4), weak scaling, border widths; medians and MADs",
-            requires: None,
-        },
-        Flag {
-            name: "--sides",
-            value: Some("N1,N2,.."),
-            help: "with --study: the strong-scaling sides; the largest also sets the shape and blocks experiments [default: 4096,8192,16384,32768; 66,130 on the simulator]",
-            requires: Some("--study"),
-        },
-        Flag {
-            name: "--attempts",
-            value: Some("A"),
-            help: "with --study: runs of each configuration, reported as median and MAD [default: the thesis's Table 6.3, 30/20/10/5 by side and 3 for border widths; 1 on the simulator]",
-            requires: Some("--study"),
-        },
-        Flag {
-            name: "--plot",
-            value: Some("PREFIX.png"),
-            help: "with --study: PNG charts PREFIX-speedup.png, PREFIX-split.png, PREFIX-border.png",
-            requires: Some("--study"),
-        },
-    ],
-    run,
-};
-
-/// The default side on a GPU.
-pub const N: usize = 8192;
-/// The default side on the simulator.
-pub const SIMULATOR_N: usize = 130;
 /// The study's strong-scaling sides (f32: 32768^2 is 4 GiB).
 pub const STUDY_SIDES: [usize; 4] = [4096, 8192, 16384, 32768];
 pub const SIMULATOR_STUDY_SIDES: [usize; 2] = [66, 130];
@@ -137,66 +34,194 @@ pub const STUDY_PARTITIONS: [usize; 3] = [1, 2, 4];
 pub const THESIS_BORDERS: [usize; 11] = [1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100];
 pub const SIMULATOR_BORDERS: [usize; 3] = [1, 2, 5];
 
-/// The run's peak at `--size n` (`--rows`, `--precision`, `--kernel`, `--partitions`,
-/// `--border` and `--iterations` read as the run reads them): on the device the one-GPU grid
-/// with a row of rounding, or the partitions' grids with their ghost rows (`2 BS + 1` each side,
-/// both counted as a whole grid more); on the host the initial grid, the one-GPU grid, the
-/// partitioned solution's grid, the partitions' host copies while they are gathered (one grid),
-/// and the CPU reference where [`CPU_BUDGET`] lets it run. With `--study` the sides are the
-/// study's own on `gpu` ([`study_plan`] of the largest).
-pub fn memory(options: &Options, gpu: &Gpu, n: usize) -> Option<Footprint> {
-    if options.switch("--study") {
-        let sides = study_sides(options, gpu).ok()?;
-        return study_plan(options, gpu, sides.iter().copied().max()?);
-    }
-    let (rows, _, points, element_bytes) = sor_setup::grid_of(options, n)?;
-    let partitions = options
-        .parsed::<usize>("--partitions")
-        .ok()
-        .flatten()
-        .unwrap_or(4)
-        .max(1);
-    let border = options.parsed::<usize>("--border").ok().flatten().unwrap_or(1);
-    let ghost_rows = partitions.checked_mul(border.checked_mul(4)?.checked_add(2)?)?;
-    let grid_bytes = points.checked_add(2 * rows)?.checked_mul(element_bytes)?;
-    let ghost_bytes = ghost_rows.checked_mul(n)?.checked_mul(element_bytes)?;
-    let mut plan = Footprint::NONE
-        .device::<u8>(2, grid_bytes)?
-        .device::<u8>(1, ghost_bytes)?
-        .host::<u8>(5, grid_bytes)?
-        .host::<u8>(1, ghost_bytes)?;
-    if sor_setup::cpu_reference_may_run(options, points) {
-        plan = plan.plus(sor_setup::cpu_reference_plan(rows, points, element_bytes)?)?;
-    }
-    Some(plan)
+/// The element types of the multi-GPU solver: [`SorReal`], and MPI's datatype in a build with
+/// MPI (`--exchange mpi` sends them).
+#[cfg(feature = "mpi")]
+pub trait MultiReal: SorReal + ferrocuda::mpi::rsmpi::datatype::Equivalence {}
+#[cfg(feature = "mpi")]
+impl<T: SorReal + ferrocuda::mpi::rsmpi::datatype::Equivalence> MultiReal for T {}
+#[cfg(not(feature = "mpi"))]
+pub trait MultiReal: SorReal {}
+#[cfg(not(feature = "mpi"))]
+impl<T: SorReal> MultiReal for T {}
+
+/// thesis-sor-multi, in precision `T`.
+pub struct ThesisSorMulti<T>(PhantomData<T>);
+
+/// A list of device ordinals or sides, given as `0,1,3` (one value of its option).
+pub type List = Vec<usize>;
+
+/// thesis-sor-multi's options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ThesisSorMultiOptions {
+    /// device ordinals to run on, each once; partition r runs on the (r mod count)-th [default: --device's, 0]
+    #[arg(long, value_name = "D0,D1,..", value_parser = device_list)]
+    pub devices: Option<List>,
+    /// partitions, one host thread each (more than the devices share them); with --exchange mpi, the ranks [default: one per device, 4 with blocks]
+    #[arg(long, value_name = "P")]
+    pub partitions: Option<usize>,
+    /// strips or blocks (2 x 2, 4 partitions) [default: strips]
+    #[arg(long, value_name = "D")]
+    pub decomposition: Option<Decomposition>,
+    /// host (the thesis's), pinned, peer, nccl (one partition per GPU), all (nccl where it runs), or mpi (one partition per MPI rank, under mpirun; builds with --features mpi) [default: all]
+    #[arg(long, value_name = "E")]
+    pub exchange: Option<AllOr<Strategy>>,
+    /// update the borders first and send them during the interior update (pinned, peer and mpi only) [default: on]
+    #[arg(long, value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set, default_value = "on", hide_default_value = true)]
+    pub overlap: bool,
+    /// iterations between exchanges; ghosts are 2 BS deep [default: 1]
+    #[arg(long, value_name = "BS")]
+    pub border: Option<usize>,
+    /// grid rows, boundary included [default: --size]
+    #[arg(long, value_name = "M")]
+    pub rows: Option<usize>,
+    /// red-black iterations [default: 100]
+    #[arg(long, value_name = "I")]
+    pub iterations: Option<Stop>,
+    /// thesis (the optimum capped at 1.9), optimum, or a value in (0, 2) [default: thesis]
+    #[arg(long, value_name = "W", allow_negative_numbers = true)]
+    pub omega: Option<Omega>,
+    /// gm, lintex or split [default: split]
+    #[arg(long, value_name = "K")]
+    pub kernel: Option<AllOr<Variant>>,
+    /// the thesis's experiments: scaling over 1, 2, 4 partitions, blocks, domain shape (E3), gm vs lintex kernels (E4), weak scaling, border widths; medians and MADs
+    #[arg(long)]
+    pub study: bool,
+    /// with --study: the strong-scaling sides; the largest also sets the shape and blocks experiments [default: 4096,8192,16384,32768; 66,130 on the simulator]
+    #[arg(long, value_name = "N1,N2,..", value_parser = side_list, requires = "study")]
+    pub sides: Option<List>,
+    /// with --study: runs of each configuration, reported as median and MAD [default: the thesis's Table 6.3, 30/20/10/5 by side and 3 for border widths; 1 on the simulator]
+    #[arg(long, value_name = "A", value_parser = crate::cli::positive, requires = "study")]
+    pub attempts: Option<usize>,
+    /// with --study: PNG charts PREFIX-speedup.png, PREFIX-split.png, PREFIX-border.png
+    #[arg(long, value_name = "PREFIX.png", value_parser = plot_prefix, requires = "study")]
+    pub plot: Option<String>,
 }
 
-/// The study's strong-scaling sides: `--sides`, else [`STUDY_SIDES`] on a GPU and
-/// [`SIMULATOR_STUDY_SIDES`] on the simulator; a sentence for a list that does not parse or
-/// names a side below 5 (a strip of 4 partitions needs one interior row each).
-pub fn study_sides(options: &Options, gpu: &Gpu) -> Result<Vec<usize>> {
-    let Some(list) = options.value("--sides") else {
-        return Ok(gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]).to_vec());
-    };
+/// A `--devices` value: device ordinals separated by commas, each once (each is opened once;
+/// partitions share devices through `--partitions`).
+fn device_list(list: &str) -> std::result::Result<List, String> {
+    let mut devices = Vec::new();
+    for item in list.split(',') {
+        let ordinal = item
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| format!("--devices takes device ordinals separated by commas, such as 0,1, not `{list}`"))?;
+        if devices.contains(&ordinal) {
+            return Err(format!(
+                "--devices names device {ordinal} twice: each device is opened once, and --partitions shares them"
+            ));
+        }
+        devices.push(ordinal);
+    }
+    Ok(devices)
+}
+
+/// A `--sides` value: sides of at least 5 (a strip of 4 partitions needs one interior row
+/// each), separated by commas.
+fn side_list(list: &str) -> std::result::Result<List, String> {
     list.split(',')
         .map(|side| match side.trim().parse::<usize>() {
             Ok(n) if n >= 5 => Ok(n),
-            _ => Err(Error::InvalidArgument(format!(
+            _ => Err(format!(
                 "--sides {list}: each side must be a whole number of at least 5, not `{side}`"
-            ))),
+            )),
         })
         .collect()
 }
 
-/// The peak of `--study` whose largest grid has `side` points a side (the weak scaling's
-/// `4 n0 x n0` strips are no larger): the plan of one run at that side, without the CPU
-/// reference (the study compares with one GPU).
-pub fn study_plan(options: &Options, gpu: &Gpu, side: usize) -> Option<Footprint> {
-    let study = Options {
-        flags: vec![("--iterations".into(), Some("1000000000000".into()))],
-        ..options.clone()
+/// An `--overlap` value.
+fn on_off(value: &str) -> std::result::Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(format!("--overlap is on or off, not `{other}`")),
+    }
+}
+
+/// A `--plot PREFIX.png` value whose charts can be written, checked through its first chart's
+/// name, [`prefixed`]`(prefix, "speedup")`: the charts are drawn only after the whole study. A
+/// prefix with another extension (`sor.svg`, whose charts would be PNG) is checked as it is, and
+/// refused as a FILE.png that is not one.
+pub fn plot_prefix(value: &str) -> std::result::Result<String, String> {
+    let png_or_none = Path::new(value)
+        .extension()
+        .is_none_or(|e| e.eq_ignore_ascii_case("png"));
+    let first = match png_or_none {
+        true => prefixed(value, "speedup"),
+        false => value.into(),
     };
-    memory(&study, gpu, side)
+    crate::plot::staging_file(&first).map_err(|e| e.to_string())?;
+    Ok(value.to_string())
+}
+
+impl<T: MultiReal> Example for ThesisSorMulti<T> {
+    const ID: &'static str = "thesis-sor-multi";
+    const DESCRIPTION: &'static str = "red-black SOR on strips or 2x2 blocks over 1..N GPUs, host/pinned/peer/NCCL/MPI border exchange, checked against one GPU (thesis 5.3-5.5, 6.3)";
+    const SIZE: Option<Size> = Some(Size {
+        unit: "grid points per side, boundary included: the columns, and the rows unless --rows (--study sets its own sides)",
+        gpu: 8192,
+        ..GRID_SIZE
+    });
+    type Args = ThesisSorMultiOptions;
+
+    /// The run's peak at `--size n` (`--rows`, `--partitions`, `--border` and `--iterations`
+    /// read as the run reads them): on the device the one-GPU grid with a row of rounding, or
+    /// the partitions' grids with their ghost rows (`2 BS + 1` each side, both counted as a
+    /// whole grid more); on the host the initial grid, the one-GPU grid, the partitioned
+    /// solution's grid, the partitions' host copies while they are gathered (one grid), and the
+    /// CPU reference where [`CPU_BUDGET`] lets it run. With `--study` the sides are the study's
+    /// own on `gpu`: the plan of one run at the largest, 4 strips, border 1, without the CPU
+    /// reference (the study compares with one GPU).
+    fn memory(run: &Run<ThesisSorMultiOptions>, gpu: &Gpu) -> Option<Footprint> {
+        let args = &run.args;
+        let (cols, rows, partitions, border, stop) = match args.study {
+            true => {
+                let side = study_sides(args, gpu).into_iter().max()?;
+                (side, side, 4, 1, Some(Stop::Iterations(usize::MAX)))
+            }
+            false => (
+                run.size,
+                args.rows.unwrap_or(run.size),
+                args.partitions.unwrap_or(4).max(1),
+                args.border.unwrap_or(1),
+                args.iterations,
+            ),
+        };
+        let ghost_rows = partitions.checked_mul(border.checked_mul(4)?.checked_add(2)?)?;
+        let grid = footprint::elements(&[rows, cols])?.checked_add(2 * rows)?;
+        let ghosts = footprint::elements(&[ghost_rows, cols])?;
+        Footprint::NONE
+            .device::<T>(2, grid)?
+            .device::<T>(1, ghosts)?
+            .host::<T>(5, grid)?
+            .host::<T>(1, ghosts)?
+            .plus(cpu_reference_plan::<T>(rows, cols, stop)?)
+    }
+
+    fn run(gpu: &Gpu, run: &Run<ThesisSorMultiOptions>) -> Result<Outcome> {
+        let setup = MultiSetup::new(gpu, run)?;
+        #[cfg(feature = "mpi")]
+        if setup.strategies.contains(&Strategy::Mpi) {
+            return mpi::run::<T>(gpu, &setup, &run.args);
+        }
+        let opened = open_devices(gpu, &setup.devices)?;
+        let gpus: Vec<&Gpu> = opened.iter().map(|g| g.as_ref().unwrap_or(gpu)).collect();
+        let checks = match run.args.study {
+            // The study's sides are its own; the runner checked their plan before this.
+            true => study::study::<T>(&gpus, &setup, &run.args)?,
+            false => run_typed::<T>(&gpus, &setup)?,
+        };
+        Ok(Outcome { checks })
+    }
+}
+
+/// The study's strong-scaling sides: `--sides`, else [`STUDY_SIDES`] on a GPU and
+/// [`SIMULATOR_STUDY_SIDES`] on the simulator.
+pub fn study_sides(args: &ThesisSorMultiOptions, gpu: &Gpu) -> List {
+    args.sides
+        .clone()
+        .unwrap_or_else(|| gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]).to_vec())
 }
 
 /// The options beyond the one-GPU example's.
@@ -217,80 +242,62 @@ struct MultiSetup {
 }
 
 impl MultiSetup {
-    fn from_options(gpu: &Gpu, options: &Options) -> Result<Self> {
-        let mut base = Setup::from_options(gpu, options, (N, SIMULATOR_N))?;
-        if options.value("--kernel").is_none() {
-            base.variants = vec![Variant::Split];
+    /// The solver's configuration for `variant`, `strategy` and `partitions`: overlap where
+    /// asked and the exchange is asynchronous.
+    fn config(&self, variant: Variant, strategy: Strategy, partitions: usize) -> MultiConfig {
+        MultiConfig {
+            decomposition: self.decomposition,
+            partitions,
+            strategy,
+            overlap: self.overlap && strategy.is_async(),
+            border: self.border,
+            variant,
+            iterations: self.iterations,
+            omega: self.base.omega.value(self.base.cols),
         }
-        if options.value("--kernel") == Some("all") {
-            base.variants.retain(|v| v.runs_partitioned());
-        }
+    }
+
+    fn new(gpu: &Gpu, run: &Run<ThesisSorMultiOptions>) -> Result<Self> {
+        let args = &run.args;
+        let mut base = Setup::new(run.size, args.rows, args.iterations, args.omega)?;
+        base.variants = match args.kernel {
+            None => vec![Variant::Split],
+            Some(AllOr::All) => Variant::ALL.into_iter().filter(|v| v.runs_partitioned()).collect(),
+            Some(AllOr::One(variant)) => vec![variant],
+        };
         let Stop::Iterations(iterations) = base.stop else {
             return Err(Error::InvalidArgument(
                 "the multi-GPU solver runs a fixed iteration count, as the thesis's".into(),
             ));
         };
-        let devices = parse_devices(options.value("--devices"), gpu.properties().ordinal)?;
-        if let Some(other) = devices
-            .iter()
-            .find(|&&d| gpu.is_simulator() && d != gpu.properties().ordinal)
-        {
+        let ordinal = gpu.properties().ordinal;
+        let devices = args.devices.clone().unwrap_or_else(|| vec![ordinal]);
+        if let Some(other) = devices.iter().find(|&&d| gpu.is_simulator() && d != ordinal) {
             return Err(Error::InvalidArgument(format!(
                 "the simulator stands for one device, 0, so --devices cannot name device {other}"
             )));
         }
-        let decomposition: Decomposition = options.parsed("--decomposition")?.unwrap_or_default();
-        let default_partitions = if decomposition == Decomposition::Blocks {
-            4
-        } else {
-            devices.len()
+        let decomposition = args.decomposition.unwrap_or_default();
+        let default_partitions = match decomposition {
+            Decomposition::Blocks => 4,
+            Decomposition::Strips => devices.len(),
         };
-        let all_strategies = matches!(options.value("--exchange"), None | Some("all"));
-        let strategies = match options.value("--exchange") {
-            Some(s) if !all_strategies => vec![s.parse()?],
-            _ => Strategy::ALL.to_vec(),
-        };
-        let overlap = match options.value("--overlap") {
-            None | Some("on") => true,
-            Some("off") => false,
-            Some(other) => return Err(Error::InvalidArgument(format!("--overlap is on or off, not `{other}`"))),
+        let (strategies, all_strategies) = match args.exchange {
+            None | Some(AllOr::All) => (Strategy::ALL.to_vec(), true),
+            Some(AllOr::One(strategy)) => (vec![strategy], false),
         };
         Ok(Self {
             base,
             devices,
-            partitions: options.parsed("--partitions")?.unwrap_or(default_partitions),
+            partitions: args.partitions.unwrap_or(default_partitions),
             decomposition,
             strategies,
             all_strategies,
-            overlap,
-            border: options.parsed("--border")?.unwrap_or(1),
+            overlap: args.overlap,
+            border: args.border.unwrap_or(1),
             iterations,
         })
     }
-}
-
-/// The device ordinals `list` names (`0,1,3`), in order, or `default` alone when it is not
-/// given; a device named twice is refused (each is opened once; partitions share devices through
-/// `--partitions`).
-fn parse_devices(list: Option<&str>, default: usize) -> Result<Vec<usize>> {
-    let Some(list) = list else {
-        return Ok(vec![default]);
-    };
-    let mut devices = Vec::new();
-    for item in list.split(',') {
-        let ordinal = item.trim().parse::<usize>().map_err(|_| {
-            Error::InvalidArgument(format!(
-                "--devices takes device ordinals separated by commas, such as 0,1, not `{list}`"
-            ))
-        })?;
-        if devices.contains(&ordinal) {
-            return Err(Error::InvalidArgument(format!(
-                "--devices names device {ordinal} twice: each device is opened once, and --partitions shares them"
-            )));
-        }
-        devices.push(ordinal);
-    }
-    Ok(devices)
 }
 
 /// The devices of `--devices` beyond `gpu`, the runner's (the one of `--device`), each opened
@@ -305,27 +312,8 @@ fn open_devices(gpu: &Gpu, devices: &[usize]) -> Result<Vec<Option<Gpu>>> {
         .collect()
 }
 
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let setup = MultiSetup::from_options(gpu, options)?;
-    #[cfg(feature = "mpi")]
-    if setup.strategies.contains(&Strategy::Mpi) {
-        return mpi::run(gpu, &setup, options);
-    }
-    let opened = open_devices(gpu, &setup.devices)?;
-    let gpus: Vec<&Gpu> = opened.iter().map(|g| g.as_ref().unwrap_or(gpu)).collect();
-    let checks = match options.precision {
-        Precision::F32 => run_typed::<f32>(&gpus, &setup, options)?,
-        Precision::F64 => run_typed::<f64>(&gpus, &setup, options)?,
-    };
-    Ok(Outcome { checks })
-}
-
 /// Runs on `gpus`, the devices of `--devices` in order; the one-GPU solutions on the first.
-fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
-    if options.switch("--study") {
-        // The study's sides are its own; the runner checked their plan ([`memory`]) before this.
-        return study::study::<T>(gpus, setup, options);
-    }
+fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup) -> Result<Vec<Check>> {
     let gpu = gpus[0];
     let (rows, cols, iterations) = (setup.base.rows, setup.base.cols, setup.iterations);
     let omega = setup.base.omega.value(cols);
@@ -358,14 +346,9 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
     }
     // The CPU solver, once, where it takes seconds: every one-GPU grid is compared with it.
     let updates = rows.checked_mul(cols).and_then(|points| points.checked_mul(iterations));
-    let cpu = (setup.base.problem == Problem::Thesis && updates.is_some_and(|u| u <= CPU_BUDGET)).then(|| {
-        let mut cpu = ferrocuda::footprint::try_with_capacity(initial.len())?;
-        cpu.extend_from_slice(&initial);
-        crate::progress::spinner(&format!("CPU reference: {iterations} iterations"))
-            .in_scope(|| ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, omega, iterations))
-            .map(|()| cpu)
-    });
-    let cpu = cpu.transpose()?;
+    let cpu = (setup.base.problem == Problem::Thesis && updates.is_some_and(|u| u <= CPU_BUDGET))
+        .then(|| cpu_solve(&initial, rows, cols, omega, iterations))
+        .transpose()?;
     let mut checks = Vec::new();
     let mut csv = Vec::new();
     for &variant in &setup.base.variants {
@@ -376,16 +359,7 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, options: &Options) -
         let one_ms = one.elapsed_ms / iterations.max(1) as f64;
         print_one_gpu_row(variant, one_ms);
         for &strategy in &strategies {
-            let config = MultiConfig {
-                decomposition: setup.decomposition,
-                partitions: setup.partitions,
-                strategy,
-                overlap: setup.overlap && strategy.is_async(),
-                border: setup.border,
-                variant,
-                iterations,
-                omega,
-            };
+            let config = setup.config(variant, strategy, setup.partitions);
             let solution = multi::solve(gpus, &initial, rows, cols, config)?;
             csv.push(print_row(&config, &solution, (rows, cols), one_ms));
             if strategy == Strategy::HostSync {

@@ -1,13 +1,13 @@
 //! What the two SOR examples share (`thesis-sor`, `thesis-sor-multi`): the run's parameters
-//! from the options (grid, iterations or tolerance, omega, kernels, problem), the CPU
-//! reference's budget, and the bit-for-bit comparison of grids.
-use crate::defaults::Pick;
-use crate::example::{Options, Precision};
+//! (grid, iterations or tolerance, omega, kernels, problem), `--kernel all` and `--exchange all`,
+//! the CPU reference's budget and memory, and the bit-for-bit comparison of grids.
+use crate::example::Size;
 use ferrocuda::footprint::{self, Footprint};
-use ferrocuda::gpu::{Gpu, Result};
+use ferrocuda::gpu::{Error, Result};
 use ferrocuda::sor::single::Stop;
 use ferrocuda::sor::{Omega, Problem, SorReal, Variant};
 use ferrocuda::verify::{Check, Tolerance};
+use std::str::FromStr;
 
 /// The thesis's iteration count (Table 6.3 runs).
 pub const ITERATIONS: usize = 100;
@@ -15,43 +15,52 @@ pub const ITERATIONS: usize = 100;
 /// one another, which run different code on different layouts).
 pub const CPU_BUDGET: usize = 4_000_000_000;
 
-/// The grid of `--size n` as the run reads the options: `(rows, cols, points, bytes per
-/// value)`, `--rows` defaulting to `n`; `None` when the points overflow.
-pub fn grid_of(options: &Options, n: usize) -> Option<(usize, usize, usize, usize)> {
-    let rows = options.parsed::<usize>("--rows").ok().flatten().unwrap_or(n);
-    let element_bytes = match options.precision {
-        Precision::F32 => 4,
-        Precision::F64 => 8,
-    };
-    Some((rows, n, footprint::elements(&[rows, n])?, element_bytes))
+/// `--size` of both SOR examples, each with its unit and its GPU default: 130 on the simulator,
+/// at least one interior point (3), at most `u32::MAX / 2`.
+pub const GRID_SIZE: Size = Size::new("", 0, 130).at_least(3).at_most(u32::MAX as usize / 2);
+
+/// A value of `--kernel` or `--exchange`: `all`, or one of the library's names (its sentence
+/// when it is neither).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllOr<T> {
+    All,
+    One(T),
 }
 
-/// True when the CPU reference may run for a grid of `points` at `--iterations` (the thesis's
-/// count by default; a `tol=` stop, whose count is unknown before the solve, counts as one
-/// iteration, so that the plan never leaves the reference out): the plan's side of the test
-/// the runs make against [`CPU_BUDGET`] once the iterations are known.
-pub fn cpu_reference_may_run(options: &Options, points: usize) -> bool {
-    let iterations = match options.parsed::<Stop>("--iterations").ok().flatten() {
+impl<T: FromStr<Err = Error>> FromStr for AllOr<T> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "all" => Ok(Self::All),
+            one => one.parse().map(Self::One),
+        }
+    }
+}
+
+/// The CPU reference's host bytes for a `rows x cols` grid of `T` where [`CPU_BUDGET`] lets it
+/// run at `stop` (the thesis's count by default; a `tol=` stop, whose count is unknown before
+/// the solve, counts as one iteration, so that the plan never leaves the reference out): its
+/// grid, and a half-sweep's new values of one colour (half the points, a vector per row).
+pub fn cpu_reference_plan<T>(rows: usize, cols: usize, stop: Option<Stop>) -> Option<Footprint> {
+    let points = footprint::elements(&[rows, cols])?;
+    let iterations = match stop {
         Some(Stop::Iterations(n)) => n.max(1),
         Some(Stop::Tolerance { .. }) => 1,
         None => ITERATIONS,
     };
-    points
+    if points
         .checked_mul(iterations)
-        .is_some_and(|updates| updates <= CPU_BUDGET)
-}
-
-/// The CPU reference's host bytes for a `rows x cols` grid of `points` values: its grid, and
-/// a half-sweep's new values of one colour (half the points, a vector per row).
-pub fn cpu_reference_plan(rows: usize, points: usize, element_bytes: usize) -> Option<Footprint> {
-    let half_sweep = (points / 2).checked_add(rows)?;
+        .is_none_or(|updates| updates > CPU_BUDGET)
+    {
+        return Some(Footprint::NONE);
+    }
     Footprint::NONE
-        .host::<u8>(1, points.checked_mul(element_bytes)?)?
-        .host::<u8>(1, half_sweep.checked_mul(element_bytes)?)?
-        .host::<Vec<u8>>(1, rows)
+        .host::<T>(1, points)?
+        .host::<T>(1, (points / 2).checked_add(rows)?)?
+        .host::<Vec<T>>(1, rows)
 }
 
-/// The run's parameters, from the options.
+/// The run's parameters.
 #[derive(Clone, Debug)]
 pub struct Setup {
     pub rows: usize,
@@ -63,27 +72,29 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// The setup `options` ask for, with `default_side` (GPU, simulator) when `--size` is not
-    /// given.
-    pub fn from_options(gpu: &Gpu, options: &Options, default_side: (usize, usize)) -> Result<Self> {
-        let cols = options.size_or(gpu.pick(default_side.0, default_side.1))?;
-        let rows = options.parsed("--rows")?.unwrap_or(cols);
+    /// A grid of `cols` columns (`--size`) and `rows` rows (`--rows`, square by default), its
+    /// extents checked; [`ITERATIONS`] and the thesis's omega by default.
+    pub fn new(cols: usize, rows: Option<usize>, stop: Option<Stop>, omega: Option<Omega>) -> Result<Self> {
+        let rows = rows.unwrap_or(cols);
         ferrocuda::sor::domain::check_extents(rows, cols)?;
-        let variants = match options.value("--kernel") {
-            None | Some("all") => Variant::ALL.to_vec(),
-            Some(k) => vec![k.parse()?],
-        };
-        // Parsed here rather than through `Options::parsed`, so that a refused omega says why.
-        let omega = options.value("--omega").map(str::parse::<Omega>).transpose()?;
         Ok(Self {
             rows,
             cols,
-            stop: options.parsed("--iterations")?.unwrap_or(Stop::Iterations(ITERATIONS)),
+            stop: stop.unwrap_or(Stop::Iterations(ITERATIONS)),
             omega: omega.unwrap_or_default(),
-            variants,
-            problem: options.parsed("--problem")?.unwrap_or_default(),
+            variants: Variant::ALL.to_vec(),
+            problem: Problem::default(),
         })
     }
+}
+
+/// The CPU reference (rayon): `initial` after `iterations`, a spinner on the terminal meanwhile.
+pub fn cpu_solve<T: SorReal>(initial: &[T], rows: usize, cols: usize, omega: f64, iterations: usize) -> Result<Vec<T>> {
+    let mut cpu = footprint::try_with_capacity(initial.len())?;
+    cpu.extend_from_slice(initial);
+    crate::progress::spinner(&format!("CPU reference: {iterations} iterations"))
+        .in_scope(|| ferrocuda::sor::cpu::solve(&mut cpu, rows, cols, omega, iterations))?;
+    Ok(cpu)
 }
 
 /// Bit-for-bit comparison: every kernel rounds as the CPU reference does.

@@ -5,7 +5,7 @@
 //! are nx = 2^24 for 1-D, 4096 x 4096 for 2-D (2^20 and 1024 x 1024 on the simulator), mx = 128,
 //! and mx x my = 32 x 8 for `gcopy3`.
 use crate::defaults::Pick;
-use crate::example::{LegacyExample, LegacySize, Options, Outcome, SIMULATOR_SIZE};
+use crate::example::{Example, NoOptions, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::tutorial::vector_copy::{CopyArgs, Gcopy1, Gcopy2a, Gcopy2b, Gcopy3};
 use ferrocuda::footprint::{self, Footprint, try_from_fn, try_vec};
@@ -13,23 +13,6 @@ use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
 use ferrocuda::measure::time_reps;
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
-
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "tutorial-vector-copy",
-    description: "1-D and three 2-D segmented copies against the CPU copy, with the empty-kernel time (Decyk tutorial)",
-    size: Some(LegacySize {
-        unit: "the 2-D copies' side N (N x N floats); given, also the 1-D copy's length (else 2^24, 2^20 on the simulator)",
-        gpu: NX_2D,
-        simulator: SIMULATOR_NX_2D,
-        min: 1,
-        max: MAX_GRID_Y,
-        memory,
-    }),
-    f64: false,
-    reps: true,
-    flags: &[],
-    run,
-};
 
 /// 1-D length.
 pub const NX_1D: usize = 1 << 24;
@@ -44,14 +27,6 @@ pub const SIMULATOR_NX_2D: usize = 1024;
 /// The largest side: `gcopy2a` runs one row of blocks per row, and a grid has at most 65535
 /// rows of blocks.
 pub const MAX_GRID_Y: usize = 65535;
-
-/// The run's peak at side `n`, one copy at a time, the largest being the `n x n` ones (the 1-D
-/// default, `NX_1D`, is `NX_2D^2`): source and destination on the device; on the host the
-/// source, the CPU's copy and a download (or the NaN preset); `None` on overflow.
-pub fn memory(_: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let elements = footprint::elements(&[n, n])?;
-    Footprint::NONE.device::<f32>(2, elements)?.host::<f32>(3, elements)
-}
 
 /// The copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,61 +64,75 @@ pub fn copy(
         nx: extent(nx)?,
         ny: extent(ny)?,
     };
+    let kernels = crate::kernels(gpu)?;
     match variant {
-        Variant::OneD => crate::kernels(gpu)?.launch(
-            Gcopy1,
-            LaunchShape::cover_1d(nx * ny, MX)?,
-            CopyArgs {
+        Variant::OneD => {
+            let args = CopyArgs {
                 nx: extent(nx * ny)?,
                 ny: 1,
                 ..args
-            },
-        ),
+            };
+            kernels.launch(Gcopy1, LaunchShape::cover_1d(nx * ny, MX)?, args)
+        }
         Variant::RowOfBlocks => {
             let shape = LaunchShape::new((nx.div_ceil(MX as usize) as u32, extent(ny)?, 1), (MX, 1, 1));
-            crate::kernels(gpu)?.launch(Gcopy2a, shape, args)
+            kernels.launch(Gcopy2a, shape, args)
         }
-        Variant::BlockPerRow => {
-            crate::kernels(gpu)?.launch(Gcopy2b, LaunchShape::new((extent(ny)?, 1, 1), (MX, 1, 1)), args)
-        }
-        Variant::Tiled => crate::kernels(gpu)?.launch(Gcopy3, LaunchShape::cover_2d(nx, ny, BLOCK_2D)?, args),
+        Variant::BlockPerRow => kernels.launch(Gcopy2b, LaunchShape::new((extent(ny)?, 1, 1), (MX, 1, 1)), args),
+        Variant::Tiled => kernels.launch(Gcopy3, LaunchShape::cover_2d(nx, ny, BLOCK_2D)?, args),
     }
 }
 
-/// The tutorial's output: empty kernel time, CPU and GPU copy times (seconds), maximum difference.
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    crate::examples::empty_kernel::print_empty_kernel_time(gpu, options.reps)?;
-    let n2 = options.size_or(gpu.pick(NX_2D, SIMULATOR_NX_2D))?;
-    let mut checks = Vec::new();
-    for (label, variant, nx, ny) in [
-        (
-            "1d copy",
-            Variant::OneD,
-            options.size_or(gpu.pick(NX_1D, SIMULATOR_SIZE))?,
-            1,
-        ),
-        ("2d copy (gcopy2a)", Variant::RowOfBlocks, n2, n2),
-        ("2d copy (gcopy2b)", Variant::BlockPerRow, n2, n2),
-        ("2d copy (gcopy3)", Variant::Tiled, n2, n2),
-    ] {
-        let elements = footprint::elements(&[nx, ny]).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "a {nx} x {ny} copy has more elements than this machine can count"
-            ))
-        })?;
-        let b = try_from_fn(elements, |j| j as f32)?;
-        let mut a = try_vec(elements, 0.0)?;
-        let t = Instant::now();
-        reference::tutorial::vector_copy::copy(&mut a, &b);
-        let cpu_s = t.elapsed().as_secs_f64();
-        let b_d = gpu.upload(&b)?;
-        let mut a_d = gpu.upload(&try_vec(elements, f32::NAN)?)?;
-        let stats = time_reps(gpu, options.reps, || copy(gpu, variant, &mut a_d, &b_d, nx, ny))?;
-        let check = Check::compare(label, &gpu.download(&a_d)?, &a, Tolerance::EXACT);
-        println!("CPU {label} time= {cpu_s:.7E}");
-        println!("GPU {label} time= {:.7E}", stats.median_ms * 1e-3);
-        println!("{label} maximum difference = {:.6}", check.max_abs_err);
-        checks.push(check);
+/// tutorial-vector-copy.
+pub struct TutorialVectorCopy;
+
+impl Example for TutorialVectorCopy {
+    const ID: &'static str = "tutorial-vector-copy";
+    const DESCRIPTION: &'static str =
+        "1-D and three 2-D segmented copies against the CPU copy, with the empty-kernel time (Decyk tutorial)";
+    const SIZE: Option<Size> = Some(Size::new("the 2-D copies' side N (N x N floats); given, also the 1-D copy's length (else 2^24, 2^20 on the simulator)", NX_2D, SIMULATOR_NX_2D).at_most(MAX_GRID_Y));
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    /// The run's peak at side `n`, one copy at a time, the largest being the `n x n` ones (the
+    /// 1-D default, `NX_1D`, is `NX_2D^2`): source and destination on the device; on the host
+    /// the source, the CPU's copy and a download (or the NaN preset); `None` on overflow.
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let elements = footprint::elements(&[run.size, run.size])?;
+        Footprint::NONE.device::<f32>(2, elements)?.host::<f32>(3, elements)
     }
-    Ok(Outcome { checks })
+
+    /// The tutorial's output: empty kernel time, CPU and GPU copy times (seconds), maximum difference.
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        crate::examples::empty_kernel::print_empty_kernel_time(gpu, run.reps)?;
+        let n2 = run.size;
+        let n1 = match run.size_given {
+            true => run.size,
+            false => gpu.pick(NX_1D, SIMULATOR_SIZE),
+        };
+        let mut checks = Vec::new();
+        for (label, variant, nx, ny) in [
+            ("1d copy", Variant::OneD, n1, 1),
+            ("2d copy (gcopy2a)", Variant::RowOfBlocks, n2, n2),
+            ("2d copy (gcopy2b)", Variant::BlockPerRow, n2, n2),
+            ("2d copy (gcopy3)", Variant::Tiled, n2, n2),
+        ] {
+            // The side is at most MAX_GRID_Y, and the 1-D copy has one row: no overflow.
+            let elements = nx * ny;
+            let b = try_from_fn(elements, |j| j as f32)?;
+            let mut a = try_vec(elements, 0.0)?;
+            let t = Instant::now();
+            reference::tutorial::vector_copy::copy(&mut a, &b);
+            let cpu_s = t.elapsed().as_secs_f64();
+            let b_d = gpu.upload(&b)?;
+            let mut a_d = gpu.upload(&try_vec(elements, f32::NAN)?)?;
+            let stats = time_reps(gpu, run.reps, || copy(gpu, variant, &mut a_d, &b_d, nx, ny))?;
+            let check = Check::compare(label, &gpu.download(&a_d)?, &a, Tolerance::EXACT);
+            println!("CPU {label} time= {cpu_s:.7E}");
+            println!("GPU {label} time= {:.7E}", stats.median_ms * 1e-3);
+            println!("{label} maximum difference = {:.6}", check.max_abs_err);
+            checks.push(check);
+        }
+        Ok(Outcome { checks })
+    }
 }

@@ -77,13 +77,12 @@ fn digits_agreeing(ours: f64, book: f64) -> f64 {
 
 /// One of the book's runs, checked against its printed values.
 pub(super) fn book_run<T: McReal>(gpu: &Gpu, book: &BookRun) -> Result<Vec<Check>> {
-    let run = program::<T>(gpu, &BOOK_OPTION, book.n, Generator::Curand, BOOK_SEED)?;
-    let mut checks = run.checks;
+    let (stats, mut checks) = program::<T>(gpu, &BOOK_OPTION, book.n, Generator::Curand, BOOK_SEED)?;
     let (mean_tolerance, ci_tolerance) = book_tolerances(book.precision);
-    let mut ours = run.stats.ci_put(book.n).map(wide).to_vec();
+    let mut ours = stats.ci_put(book.n).map(wide).to_vec();
     let mut printed = book.ci_put.to_vec();
     if let Some(ci_call) = book.ci_call {
-        ours.extend(run.stats.ci_call(book.n).map(wide));
+        ours.extend(stats.ci_call(book.n).map(wide));
         printed.extend(ci_call);
     }
     let agreeing = |ours: &[f64], printed: &[f64]| {
@@ -104,7 +103,7 @@ pub(super) fn book_run<T: McReal>(gpu: &Gpu, book: &BookRun) -> Result<Vec<Check
         ci_tolerance,
     ));
     if let Some((put, call)) = book.means {
-        let ours = [wide(run.stats.mean_put), wide(run.stats.mean_call)];
+        let ours = [wide(stats.mean_put), wide(stats.mean_call)];
         println!(
             "Book: Monte Carlo values [{put}, {call}]; significant digits agreeing: {}",
             agreeing(&ours, &[put, call])

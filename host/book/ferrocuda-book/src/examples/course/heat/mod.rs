@@ -16,7 +16,8 @@ pub mod solver;
 pub mod study;
 
 use crate::defaults::Pick;
-use crate::example::{Flag, LegacyExample, LegacySize, Options, Outcome, Precision};
+use crate::example::{Example, Outcome, Run, Size};
+use crate::examples::plot_option::writable_png;
 use crate::reference::course::heat::Field;
 use book_kernels::course::heat::HALO;
 use ferrocuda::footprint::{self, Footprint, try_with_capacity};
@@ -26,84 +27,72 @@ use ferrocuda::verify::{Check, Tolerance};
 use problem::{Edges, FieldStats, Grid, Problem, parse_mode};
 use snapshots::{Plan, Report};
 use solver::{HeatReal, Kernel, Solver};
+use std::marker::PhantomData;
+use std::path::PathBuf;
 
-pub const EXAMPLE: LegacyExample = LegacyExample {
-    id: "course-heat",
-    description: "2-D heat equation, FTCS (our own design for the course's HeatFlow capstone): global vs shared-tile kernels, snapshots on a second stream, vs rayon and the analytic mode",
-    size: Some(LegacySize {
-        unit: "grid points per side, boundary included: the columns, and the rows unless --rows (at least 3 with Dirichlet edges, 1 with insulated ones)",
-        gpu: N,
-        simulator: SIMULATOR_N,
-        min: 3,
-        max: u32::MAX as usize,
-        memory,
-    }),
-    f64: true,
-    reps: true,
-    flags: &[
-        Flag {
-            name: "--rows",
-            value: Some("M"),
-            help: "grid rows, boundary included [default: --size, the columns]",
-            requires: None,
-        },
-        Flag {
-            name: "--edges",
-            value: Some("dirichlet|insulated"),
-            help: "fixed temperatures or zero flux through mirrored ghost cells [default: dirichlet]",
-            requires: None,
-        },
-        Flag {
-            name: "--cfl",
-            value: Some("C"),
-            help: "dt as a fraction of the stability limit h^2 / (4 alpha), in (0, 1] [default: 0.8]",
-            requires: None,
-        },
-        Flag {
-            name: "--steps",
-            value: Some("N"),
-            help: "time steps [default: 2000 on a GPU, 200 on the simulator]",
-            requires: None,
-        },
-        Flag {
-            name: "--snapshot-every",
-            value: Some("K"),
-            help: "steps between snapshots copied to the host [default: 200 on a GPU, 50 on the simulator]",
-            requires: None,
-        },
-        Flag {
-            name: "--kernel",
-            value: Some("global|tiled|all"),
-            help: "the step kernel [default: all]",
-            requires: None,
-        },
-        Flag {
-            name: "--steps-per-launch",
-            value: Some("S"),
-            help: "steps of the tiled kernel per launch, 1 to 4 [default: 4]",
-            requires: None,
-        },
-        Flag {
-            name: "--problem",
-            value: Some("mode|hotspot"),
-            help: "a decaying Fourier mode with an exact solution, or a hot disc [default: mode]",
-            requires: None,
-        },
-        Flag {
-            name: "--mode",
-            value: Some("K,L"),
-            help: "the Fourier mode's half-waves along x and y [default: 1,1]",
-            requires: None,
-        },
-        Flag {
-            name: "--plot",
-            value: Some("FILE.png"),
-            help: "write the final field as a PNG heat map",
-            requires: None,
-        },
-    ],
-    run,
-};
+/// course-heat, in precision `T`.
+pub struct CourseHeat<T>(PhantomData<T>);
+
+/// course-heat's own options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CourseHeatOptions {
+    /// grid rows, boundary included [default: --size, the columns]
+    #[arg(long, value_name = "M")]
+    pub rows: Option<usize>,
+    /// fixed temperatures or zero flux through mirrored ghost cells
+    #[arg(long, value_name = "dirichlet|insulated", value_enum, default_value_t = Edges::Dirichlet, hide_possible_values = true)]
+    pub edges: Edges,
+    /// dt as a fraction of the stability limit h^2 / (4 alpha), in (0, 1]
+    #[arg(long, value_name = "C", default_value_t = CFL)]
+    pub cfl: f64,
+    /// time steps [default: 2000 on a GPU, 200 on the simulator]
+    #[arg(long, value_name = "N")]
+    pub steps: Option<usize>,
+    /// steps between snapshots copied to the host [default: 200 on a GPU, 50 on the simulator]
+    #[arg(long, value_name = "K")]
+    pub snapshot_every: Option<usize>,
+    /// the step kernel
+    #[arg(long, value_name = "global|tiled|all", value_enum, default_value_t = Kernels::All, hide_possible_values = true)]
+    pub kernel: Kernels,
+    /// steps of the tiled kernel per launch, 1 to 4
+    #[arg(long, value_name = "S", default_value_t = HALO)]
+    pub steps_per_launch: usize,
+    /// a decaying Fourier mode with an exact solution, or a hot disc
+    #[arg(long, value_name = "mode|hotspot", value_enum, default_value_t = ProblemKind::Mode, hide_possible_values = true)]
+    pub problem: ProblemKind,
+    /// the Fourier mode's half-waves along x and y [default: 1,1]
+    #[arg(long, value_name = "K,L", value_parser = parse_mode)]
+    pub mode: Option<(u32, u32)>,
+    /// write the final field as a PNG heat map
+    #[arg(long, value_name = "FILE.png", value_parser = writable_png)]
+    pub plot: Option<PathBuf>,
+}
+
+/// `--kernel`: one step kernel, or both.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernels {
+    Global,
+    Tiled,
+    All,
+}
+
+impl Kernels {
+    /// The kernels it runs.
+    pub fn list(self) -> &'static [Kernel] {
+        match self {
+            Kernels::Global => &[Kernel::Global],
+            Kernels::Tiled => &[Kernel::Tiled],
+            Kernels::All => &Kernel::ALL,
+        }
+    }
+}
+
+/// `--problem`: the initial temperature, the mode's half-waves aside (`--mode`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    Mode,
+    Hotspot,
+}
 
 /// The default side on a GPU: 4096^2 points, 64 MiB a field in f32, beyond the H100's L2.
 pub const N: usize = 4096;
@@ -126,45 +115,6 @@ pub const CPU_BUDGET: usize = 4_000_000_000;
 /// amplifies an earlier error (its weights are non-negative and sum to 1).
 pub const ROUNDING_EPSILONS_PER_STEP: f64 = 4.0;
 
-/// The run's peak at `--size n` (`--rows`, `--precision`, `--steps`, `--snapshot-every` and
-/// `--kernel` read as the run reads them): the three fields of the step kernels on the device (the
-/// memcpy measurement's two fields come before them); on the host the initial field, the CPU
-/// reference's two fields (when its budget lets it follow the first snapshot), the pinned
-/// snapshot buffers, each kernel's final field, and the record of every snapshot. Where a default differs between a GPU and the
-/// simulator, the larger plan is taken.
-pub fn memory(options: &Options, _gpu: &Gpu, n: usize) -> Option<Footprint> {
-    let rows = options.parsed::<usize>("--rows").ok().flatten().unwrap_or(n);
-    let points = footprint::elements(&[rows, n])?;
-    let element_bytes = match options.precision {
-        Precision::F32 => 4,
-        Precision::F64 => 8,
-    };
-    let field_bytes = points.checked_mul(element_bytes)?;
-    let steps = options.parsed::<usize>("--steps").ok().flatten().unwrap_or(STEPS.0);
-    let every = options.parsed::<usize>("--snapshot-every").ok().flatten();
-    let first_snapshot = every.unwrap_or(SNAPSHOT_EVERY.1).min(steps).max(1);
-    let reference_fields = match points.checked_mul(first_snapshot) {
-        Some(updates) if updates <= CPU_BUDGET => 2,
-        _ => 0,
-    };
-    let snapshots = steps
-        .div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).min(SNAPSHOT_EVERY.0).max(1))
-        .max(1);
-    let pinned_bytes = field_bytes.max(snapshots.checked_mul(field_bytes)?.min(snapshots::PINNED_BUDGET_BYTES));
-    let kernels = match options.value("--kernel") {
-        None | Some("all") => Kernel::ALL.len(),
-        Some(_) => 1,
-    };
-    Footprint::NONE
-        .device::<u8>(3, field_bytes)?
-        .host::<u8>(1 + reference_fields + kernels, field_bytes)?
-        .host::<u8>(1, pinned_bytes)?
-        .host::<u8>(
-            steps.div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).max(1)),
-            SNAPSHOT_RECORD_BYTES,
-        )
-}
-
 /// Host bytes a run keeps per snapshot until it ends, counted generously: its step (the plan's
 /// list), its two events (the host's handles and the driver's records) and its interval.
 pub const SNAPSHOT_RECORD_BYTES: usize = 512;
@@ -176,55 +126,37 @@ pub struct Setup {
     pub problem: Problem,
     pub plan: Plan,
     pub solvers: Vec<Solver>,
-    pub plot: Option<String>,
+    pub plot: Option<PathBuf>,
 }
 
 impl Setup {
-    /// The setup `options` ask for, or one sentence saying what is wrong.
-    pub fn from_options(gpu: &Gpu, options: &Options) -> Result<Self> {
-        let cols = options.size_or(gpu.pick(N, SIMULATOR_N))?;
-        let rows = options.parsed::<usize>("--rows")?.unwrap_or(cols);
-        // The enums' own errors list the accepted values (`Options::parsed` would not).
-        let edges = options
-            .value("--edges")
-            .map(str::parse)
-            .transpose()?
-            .unwrap_or(Edges::Dirichlet);
-        let cfl = options.parsed::<f64>("--cfl")?.unwrap_or(CFL);
-        let grid = Grid::new(rows, cols, edges, cfl)?;
-        let mut problem = options
-            .value("--problem")
-            .map(str::parse)
-            .transpose()?
-            .unwrap_or(Problem::Mode { k: 1, l: 1 });
-        if let Some(text) = options.value("--mode") {
-            let (k, l) = parse_mode(text)?;
-            match problem {
-                Problem::Mode { .. } => problem = Problem::Mode { k, l },
-                Problem::Hotspot => {
-                    return Err(Error::InvalidArgument(
-                        "--mode applies to --problem mode, not to the hot spot".into(),
-                    ));
-                }
+    /// The setup `run` asks for, or one sentence saying what is wrong.
+    pub fn new(gpu: &Gpu, run: &Run<CourseHeatOptions>) -> Result<Self> {
+        let (cols, args) = (run.size, &run.args);
+        let grid = Grid::new(args.rows.unwrap_or(cols), cols, args.edges, args.cfl)?;
+        let (k, l) = args.mode.unwrap_or((1, 1));
+        let problem = match (args.problem, args.mode) {
+            (ProblemKind::Mode, _) => Problem::Mode { k, l },
+            (ProblemKind::Hotspot, None) => Problem::Hotspot,
+            (ProblemKind::Hotspot, Some(_)) => {
+                return Err(Error::InvalidArgument(
+                    "--mode applies to --problem mode, not to the hot spot".into(),
+                ));
             }
-        }
+        };
         problem.check(&grid)?;
         let plan = Plan::new(
-            options.parsed("--steps")?.unwrap_or(gpu.pick(STEPS.0, STEPS.1)),
-            options
-                .parsed("--snapshot-every")?
+            args.steps.unwrap_or(gpu.pick(STEPS.0, STEPS.1)),
+            args.snapshot_every
                 .unwrap_or(gpu.pick(SNAPSHOT_EVERY.0, SNAPSHOT_EVERY.1)),
         )?;
-        let steps_per_launch = options.parsed("--steps-per-launch")?.unwrap_or(HALO);
-        let kernels = match options.value("--kernel") {
-            None | Some("all") => Kernel::ALL.to_vec(),
-            Some(kernel) => vec![kernel.parse()?],
-        };
-        let solvers = kernels
-            .into_iter()
-            .map(|kernel| match kernel {
+        let solvers = args
+            .kernel
+            .list()
+            .iter()
+            .map(|&kernel| match kernel {
                 Kernel::Global => Solver::new(kernel, 1),
-                Kernel::Tiled => Solver::new(kernel, steps_per_launch),
+                Kernel::Tiled => Solver::new(kernel, args.steps_per_launch),
             })
             .collect::<Result<_>>()?;
         Ok(Self {
@@ -232,20 +164,57 @@ impl Setup {
             problem,
             plan,
             solvers,
-            plot: options.value("--plot").map(str::to_string),
+            plot: args.plot.clone(),
         })
     }
 }
 
-pub fn run(gpu: &Gpu, options: &Options) -> Result<Outcome> {
-    let setup = Setup::from_options(gpu, options)?;
-    println!(" course-heat is our own design: the course names its HeatFlow capstone and nothing more.");
-    let mut checks = match options.precision {
-        Precision::F32 => run_typed::<f32>(gpu, &setup, options.reps)?,
-        Precision::F64 => run_typed::<f64>(gpu, &setup, options.reps)?,
-    };
-    checks.extend(study::convergence_study(gpu, setup.grid.edges)?);
-    Ok(Outcome { checks })
+impl<T: HeatReal> Example for CourseHeat<T> {
+    const ID: &'static str = "course-heat";
+    const DESCRIPTION: &'static str = "2-D heat equation, FTCS (our own design for the course's HeatFlow capstone): global vs shared-tile kernels, snapshots on a second stream, vs rayon and the analytic mode";
+    const SIZE: Option<Size> = Some(Size::new("grid points per side, boundary included: the columns, and the rows unless --rows (at least 3 with Dirichlet edges, 1 with insulated ones)", N, SIMULATOR_N).at_least(3).at_most(u32::MAX as usize));
+    const REPS: bool = true;
+    type Args = CourseHeatOptions;
+
+    /// The run's peak at `--size n` (`--rows`, `--precision`, `--steps`, `--snapshot-every` and
+    /// `--kernel` read as the run reads them): the three fields of the step kernels on the device (the
+    /// memcpy measurement's two fields come before them); on the host the initial field, the CPU
+    /// reference's two fields (when its budget lets it follow the first snapshot), the pinned
+    /// snapshot buffers, each kernel's final field, and the record of every snapshot. Where a
+    /// default differs between a GPU and the simulator, the larger plan is taken.
+    fn memory(run: &Run<CourseHeatOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        let (n, args) = (run.size, &run.args);
+        let points = footprint::elements(&[args.rows.unwrap_or(n), n])?;
+        let field_bytes = points.checked_mul(size_of::<T>())?;
+        let steps = args.steps.unwrap_or(STEPS.0);
+        let every = args.snapshot_every;
+        let first_snapshot = every.unwrap_or(SNAPSHOT_EVERY.1).min(steps).max(1);
+        let reference_fields = match points.checked_mul(first_snapshot) {
+            Some(updates) if updates <= CPU_BUDGET => 2,
+            _ => 0,
+        };
+        let snapshots = steps
+            .div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).min(SNAPSHOT_EVERY.0).max(1))
+            .max(1);
+        let pinned_bytes = field_bytes.max(snapshots.checked_mul(field_bytes)?.min(snapshots::PINNED_BUDGET_BYTES));
+        let kernels = args.kernel.list().len();
+        Footprint::NONE
+            .device::<u8>(3, field_bytes)?
+            .host::<u8>(1 + reference_fields + kernels, field_bytes)?
+            .host::<u8>(1, pinned_bytes)?
+            .host::<u8>(
+                steps.div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).max(1)),
+                SNAPSHOT_RECORD_BYTES,
+            )
+    }
+
+    fn run(gpu: &Gpu, run: &Run<CourseHeatOptions>) -> Result<Outcome> {
+        let setup = Setup::new(gpu, run)?;
+        println!(" course-heat is our own design: the course names its HeatFlow capstone and nothing more.");
+        let mut checks = run_typed::<T>(gpu, &setup, run.reps)?;
+        checks.extend(study::convergence_study(gpu, setup.grid.edges)?);
+        Ok(Outcome { checks })
+    }
 }
 
 /// One row of a run's table.
@@ -425,7 +394,7 @@ pub fn run_typed<T: HeatReal>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result<V
             plan.steps as f64 * dt
         );
         image::write_heat_map(path, &title, &first.final_field, grid.rows, grid.cols)?;
-        println!(" heat map of the final field written to {path}");
+        println!(" heat map of the final field written to {}", path.display());
     }
     Ok(checks)
 }

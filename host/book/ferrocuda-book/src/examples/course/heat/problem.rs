@@ -7,19 +7,19 @@ use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 use std::f64::consts::PI;
 use std::fmt;
-use std::str::FromStr;
 
 /// The diffusivity: the unit square's x side is 1, time is in units of `1 / alpha`.
 pub const ALPHA: f64 = 1.0;
 
-/// The edges of the rectangle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The edges of the rectangle (`--edges`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Edges {
     /// Fixed temperatures: the first and last row and column keep their initial values. Points
     /// sit on the grid's lines, `x_j = j h`, edges included (a vertex-centred grid).
     Dirichlet,
     /// Zero flux: a ghost cell beyond each edge mirrors the edge cell. Points sit at cell
     /// centres, `x_j = (j + 1/2) h`, the faces at `0` and `cols h` (a cell-centred grid).
+    #[value(alias = "neumann")]
     Insulated,
 }
 
@@ -29,19 +29,6 @@ impl Edges {
         match self {
             Edges::Dirichlet => DIRICHLET,
             Edges::Insulated => INSULATED,
-        }
-    }
-}
-
-impl FromStr for Edges {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "dirichlet" => Ok(Edges::Dirichlet),
-            "insulated" | "neumann" => Ok(Edges::Insulated),
-            other => Err(Error::InvalidArgument(format!(
-                "--edges is dirichlet or insulated, not `{other}`"
-            ))),
         }
     }
 }
@@ -152,19 +139,6 @@ pub enum Problem {
     Hotspot,
 }
 
-impl FromStr for Problem {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "mode" => Ok(Problem::Mode { k: 1, l: 1 }),
-            "hotspot" => Ok(Problem::Hotspot),
-            other => Err(Error::InvalidArgument(format!(
-                "--problem is mode or hotspot, not `{other}`"
-            ))),
-        }
-    }
-}
-
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -175,8 +149,8 @@ impl fmt::Display for Problem {
 }
 
 /// Parses `--mode K,L`.
-pub fn parse_mode(text: &str) -> Result<(u32, u32)> {
-    let bad = || Error::InvalidArgument(format!("--mode takes K,L (two whole numbers), not `{text}`"));
+pub fn parse_mode(text: &str) -> std::result::Result<(u32, u32), String> {
+    let bad = || format!("--mode takes K,L (two whole numbers), not `{text}`");
     let (k, l) = text.split_once(',').ok_or_else(bad)?;
     Ok((
         k.trim().parse().map_err(|_| bad())?,

@@ -8,7 +8,6 @@ use book_kernels::course::heat::{
 use ferrocuda::device::real::Real;
 use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result, Stream};
 use std::fmt;
-use std::str::FromStr;
 
 /// A step kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,19 +26,6 @@ impl Kernel {
         match self {
             Kernel::Global => "heat_step",
             Kernel::Tiled => "heat_step_tiled",
-        }
-    }
-}
-
-impl FromStr for Kernel {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "global" => Ok(Kernel::Global),
-            "tiled" => Ok(Kernel::Tiled),
-            other => Err(Error::InvalidArgument(format!(
-                "--kernel is global, tiled or all, not `{other}`"
-            ))),
         }
     }
 }

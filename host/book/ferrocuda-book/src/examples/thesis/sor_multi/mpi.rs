@@ -3,53 +3,51 @@
 //! `mpirun -np P`. Each rank takes its device from `Mpi::assign_device`; rank 0 gathers the grid
 //! and every rank's times, prints the thesis's lines, and checks the grid bit for bit against the
 //! one-GPU solver on its own device.
-use super::{MultiSetup, print_header, print_one_gpu_row, print_row, print_thread_lines};
-use crate::example::{Options, Outcome, Precision};
+use super::{
+    MultiReal, MultiSetup, ThesisSorMultiOptions, print_header, print_one_gpu_row, print_row, print_thread_lines,
+};
+use crate::example::Outcome;
 use crate::examples::thesis::sor_setup::{CPU_BUDGET, compare};
 use ferrocuda::gpu::{BackendChoice, Error, Gpu, Result};
 use ferrocuda::mpi::Mpi;
-use ferrocuda::mpi::rsmpi::datatype::Equivalence;
+use ferrocuda::sor::Problem;
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::mpi::check_partitions;
-use ferrocuda::sor::multi::{MultiConfig, solve_mpi};
+use ferrocuda::sor::multi::solve_mpi;
 use ferrocuda::sor::single::solve_iterations;
-use ferrocuda::sor::{Problem, SorReal};
 use ferrocuda::verify::Check;
 
 /// Runs this rank's part; the runner's `gpu` only says whether the ranks run on the simulator
 /// (each rank opens its own device). An error in any rank ends the whole job, naming the rank.
-pub(super) fn run(gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Result<Outcome> {
-    if options.switch("--study") || options.value("--plot").is_some() {
+pub(super) fn run<T: MultiReal>(gpu: &Gpu, setup: &MultiSetup, args: &ThesisSorMultiOptions) -> Result<Outcome> {
+    if args.study {
         return Err(Error::InvalidArgument(
             "--study runs the exchanges between threads of one process; --exchange mpi runs one configuration per mpirun".into(),
         ));
     }
-    if options.value("--devices").is_some() {
+    if args.devices.is_some() {
         return Err(Error::InvalidArgument(
             "--devices does not apply with --exchange mpi: each rank takes the device of its rank on its node".into(),
         ));
     }
     let mpi = Mpi::init()?;
-    let result = run_rank(&mpi, gpu, setup, options);
+    let result = run_rank::<T>(&mpi, gpu, setup, args.partitions);
     mpi.finish(result).map(|checks| Outcome { checks })
 }
 
-fn run_rank(mpi: &Mpi, gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Result<Vec<Check>> {
+fn run_rank<T: MultiReal>(mpi: &Mpi, gpu: &Gpu, setup: &MultiSetup, partitions: Option<usize>) -> Result<Vec<Check>> {
     let choice = match gpu.is_simulator() {
         true => BackendChoice::Sim,
         false => BackendChoice::Cuda,
     };
     let (gpu, placement) = mpi.assign_device(choice)?;
     // `--partitions` must name the ranks; by default it is them.
-    let partitions = options.parsed("--partitions")?.unwrap_or(mpi.size());
+    let partitions = partitions.unwrap_or(mpi.size());
     check_partitions(partitions, mpi.size())?;
     if let Some(lines) = mpi.gather_text(&format!(" {placement}")) {
         lines.iter().for_each(|line| println!("{line}"));
     }
-    let checks = match options.precision {
-        Precision::F32 => run_typed::<f32>(mpi, &gpu, setup, partitions)?,
-        Precision::F64 => run_typed::<f64>(mpi, &gpu, setup, partitions)?,
-    };
+    let checks = run_typed::<T>(mpi, &gpu, setup, partitions)?;
     // Rank 0 holds the checks; every rank's exit code says whether they passed.
     let passed = mpi.all_true(checks.iter().all(Check::passed));
     Ok(match mpi.rank() {
@@ -61,12 +59,7 @@ fn run_rank(mpi: &Mpi, gpu: &Gpu, setup: &MultiSetup, options: &Options) -> Resu
     })
 }
 
-fn run_typed<T: SorReal + Equivalence>(
-    mpi: &Mpi,
-    gpu: &Gpu,
-    setup: &MultiSetup,
-    partitions: usize,
-) -> Result<Vec<Check>> {
+fn run_typed<T: MultiReal>(mpi: &Mpi, gpu: &Gpu, setup: &MultiSetup, partitions: usize) -> Result<Vec<Check>> {
     let (rows, cols, iterations) = (setup.base.rows, setup.base.cols, setup.iterations);
     let omega = setup.base.omega.value(cols);
     let initial: Vec<T> = setup.base.problem.initial(rows, cols)?;
@@ -87,16 +80,7 @@ fn run_typed<T: SorReal + Equivalence>(
     let mut csv = Vec::new();
     let mut cpu: Option<Vec<T>> = None;
     for &variant in &setup.base.variants {
-        let config = MultiConfig {
-            decomposition: setup.decomposition,
-            partitions,
-            strategy: Strategy::Mpi,
-            overlap: setup.overlap,
-            border: setup.border,
-            variant,
-            iterations,
-            omega,
-        };
+        let config = setup.config(variant, Strategy::Mpi, partitions);
         let Some(solution) = solve_mpi(mpi, gpu, &initial, rows, cols, config)? else {
             continue;
         };

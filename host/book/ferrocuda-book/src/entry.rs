@@ -212,7 +212,7 @@ impl<E32: Example, E64: Example<Args = E32::Args>> Entry for Generic<E32, E64> {
 }
 
 /// An [`Example`] that runs one process per GPU under `mpirun` (book §4.2): the runner starts
-/// MPI, gives each rank its own device and calls [`RankExample::run_rank`] there. Its
+/// MPI, gives each rank its own device and calls its `run_rank` there (built with the `mpi` feature). Its
 /// [`Example::run`] is [`run_in_process`]: a job of one rank, MPI started in this process.
 pub trait RankExample: Example {
     /// One rank's part: MPI started, its device opened where MPI placed it.
@@ -249,7 +249,7 @@ pub fn run_in_process<E: RankExample>(gpu: &Gpu, run: &Run<E::Args>) -> Result<O
 }
 
 /// A [`RankExample`], registered as it is: an MPI example ([`Entry::is_mpi`]) with one
-/// precision, whose ranks the runner starts with [`Entry::run_rank`].
+/// precision, whose ranks the runner starts with `Entry::run_rank` (built with the `mpi` feature).
 pub struct MpiRanks<E>(PhantomData<fn() -> E>);
 
 impl<E> MpiRanks<E> {

@@ -1,15 +1,19 @@
 //! The book on top of ferrocuda: every example of the CUDA teaching material (the book "CUDA
 //! Fortran for Scientists and Engineers" chapters 1-5, the thesis on multi-GPU red-black SOR, the
-//! PGI article, Decyk's tutorial, the IT4I course, STREAM) as a plain function that runs the GPU
-//! version and its CPU reference and returns its checks; the benchmarks with their CUDA C twins;
-//! the simulator-against-GPU agreement; charts.
+//! PGI article, Decyk's tutorial, the IT4I course, STREAM) as a type implementing
+//! [`example::Example`] that runs the GPU version and its CPU reference and returns its checks;
+//! the benchmarks with their CUDA C twins; the simulator-against-GPU agreement; charts.
 //!
 //! It is ferrocuda's first user and takes exactly a user's path: its kernels are their own crate
 //! (`book-kernels`), built to PTX by `ferrocuda_builder` from `build.rs`, embedded with
 //! `ferrocuda::include_kernels!`, and launched through [`kernels`] = `Gpu::load(&KERNELS)`.
 //!
-//! - [`examples`]: one module per example id (`ch1-increment-2d` lives in `ch1/increment_2d.rs`),
-//!   and the registry `cargo xtask run` reads;
+//! - [`example`]: what an example is (the [`example::Example`] trait: id, options as a clap
+//!   derive, size, memory plan, run, generic over precision where it has two), a floor below
+//!   them all; [`entry`]: how the registry sees one, whatever its options' type;
+//! - [`examples`]: one module per example id (`ch1-increment-2d` lives in `ch1/increment_2d.rs`,
+//!   its type is `Ch1Increment2d`), and modules named for what several of them share;
+//! - [`registry`]: the table `cargo xtask run` reads, one registration per id, a floor above;
 //! - [`reference`](mod@reference): their CPU references (rayon);
 //! - [`bench`](mod@bench): the benchmarks of `cargo xtask bench`; [`agreement`]: `cargo xtask agree`;
 //! - [`plot`]: PNG line charts for the sweeps' `--plot`;

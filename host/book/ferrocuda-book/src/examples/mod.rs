@@ -1,6 +1,8 @@
 //! The examples of the classic CUDA teaching material, one module per example id
-//! (`ch1-increment-2d` lives in `ch1/increment_2d.rs`), each a plain function that runs the GPU
-//! version and its CPU reference, prints the source's output shape, and returns its checks.
+//! (`ch1-increment-2d` lives in `ch1/increment_2d.rs`), each a type implementing
+//! [`crate::example::Example`] whose run launches the GPU version and its CPU reference, prints
+//! the source's output shape, and returns its checks. Code several examples share is a module
+//! named for it (`ch3::copy`, `course::splitmix`); an example never imports another example.
 pub mod appc;
 pub mod ch1;
 pub mod ch2;

@@ -1,8 +1,8 @@
 //! The command line of `cargo xtask run <id>`: one clap command per example, built from its
 //! registration ([`crate::entry::Entry`]), so that each id's `--help` lists exactly the options
-//! it uses, with their meaning, unit and defaults (the GPU's and the simulator's), and anything else is refused
-//! by clap in one sentence with a suggestion: an option it does not use, one given twice, a value
-//! out of range (in the library's own words, where a library type parses it). Then the run's
+//! it uses, with their meaning, unit and defaults (the GPU's and the simulator's), and anything
+//! else is refused by clap in one sentence with a suggestion: an option it does not use, one
+//! given twice, a value out of range (in the library's own words, where a library type parses it). Then the run's
 //! memory plan is checked against the device and the host before anything is allocated.
 //!
 //! The shared options are built with clap's builder rather than its derive, because which of

@@ -10,7 +10,7 @@ use ferrocuda::gpu::{DeviceProperties, Error};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda_book::example::Precision;
 use ferrocuda_book::examples::ch3::copy::{self, CopyReal, Variant};
-use ferrocuda_book::examples::ch3::offset_stride::{self, Pattern, Placement};
+use ferrocuda_book::examples::ch3::offset_stride::{self, Cache, Pattern, Placement};
 use ferrocuda_book::examples::ch3::stride_texture::{self, Load as StrideLoad};
 use ferrocuda_book::examples::ch3::sweep;
 use ferrocuda_book::examples::ch3::texture_average::{self, Load as AverageLoad, Points};
@@ -51,11 +51,12 @@ fn ch3_offset_stride_each_kernel_block_shapes(gpu: &Gpu) -> TestResult {
                     let mut x_d = gpu.upload(&a).map_err(fail)?;
                     let expected = match placement {
                         Placement::InPlace => {
-                            offset_stride::in_place(gpu, pattern, &mut x_d, n, s, threads).map_err(fail)?;
+                            offset_stride::in_place(gpu, pattern, Cache::L1, &mut x_d, n, s, threads).map_err(fail)?;
                             os_ref::in_place(&a, pattern, n, s, 1).map_err(fail)?
                         }
                         Placement::OutOfPlace => {
-                            offset_stride::out_of_place(gpu, pattern, &a_d, &mut x_d, n, s, threads).map_err(fail)?;
+                            offset_stride::out_of_place(gpu, pattern, Cache::L1, &a_d, &mut x_d, n, s, threads)
+                                .map_err(fail)?;
                             os_ref::out_of_place(&a, &a, pattern, n, s).map_err(fail)?
                         }
                     };
@@ -80,15 +81,14 @@ fn ch3_offset_stride_cg_kernels_block_shapes(gpu: &Gpu) -> TestResult {
     for threads in BLOCK_SHAPES {
         for s in [1, 3, 8, 32] {
             let mut x_d = gpu.upload(&a).map_err(fail)?;
-            offset_stride::in_place_cached(gpu, Pattern::Stride, cg, &mut x_d, n, s, threads).map_err(fail)?;
+            offset_stride::in_place(gpu, Pattern::Stride, cg, &mut x_d, n, s, threads).map_err(fail)?;
             let expected = os_ref::in_place(&a, Pattern::Stride, n, s, 1).map_err(fail)?;
             let check = Check::compare("a", &gpu.download(&x_d).map_err(fail)?, &expected, Tolerance::EXACT);
             ensure(check.passed(), || {
                 format!("in place, stride {s}, {threads} threads: {check}")
             })?;
             let mut b_d = gpu.upload(&a).map_err(fail)?;
-            offset_stride::out_of_place_cached(gpu, Pattern::Stride, cg, &a_d, &mut b_d, n, s, threads)
-                .map_err(fail)?;
+            offset_stride::out_of_place(gpu, Pattern::Stride, cg, &a_d, &mut b_d, n, s, threads).map_err(fail)?;
             let expected = os_ref::out_of_place(&a, &a, Pattern::Stride, n, s).map_err(fail)?;
             let check = Check::compare("b", &gpu.download(&b_d).map_err(fail)?, &expected, Tolerance::EXACT);
             ensure(check.passed(), || {
@@ -97,7 +97,7 @@ fn ch3_offset_stride_cg_kernels_block_shapes(gpu: &Gpu) -> TestResult {
         }
     }
     let mut x_d = gpu.upload(&a).map_err(fail)?;
-    match offset_stride::in_place_cached(gpu, Pattern::Offset, cg, &mut x_d, n, 1, 32) {
+    match offset_stride::in_place(gpu, Pattern::Offset, cg, &mut x_d, n, 1, 32) {
         Err(Error::InvalidArgument(message)) => ensure(message.contains("stride"), || message.clone()),
         other => Err(format!("offset with ld.global.cg gave {other:?}")),
     }
@@ -116,7 +116,7 @@ fn ch3_offset_stride_cache_option(gpu: &Gpu) -> TestResult {
 fn ch3_offset_stride_refuses_short_arrays(gpu: &Gpu) -> TestResult {
     let mut a_d = gpu.zeros::<f64>(100).map_err(fail)?;
     for (pattern, s) in [(Pattern::Offset, 1), (Pattern::Stride, 2)] {
-        match offset_stride::in_place(gpu, pattern, &mut a_d, 100, s, 32) {
+        match offset_stride::in_place(gpu, pattern, Cache::L1, &mut a_d, 100, s, 32) {
             Err(Error::InvalidArgument(message)) => ensure(message.contains("holds 100"), || message.clone())?,
             other => return Err(format!("{pattern:?} {s} over 100 elements gave {other:?}")),
         }

@@ -279,7 +279,10 @@ fn ch3_divergence_program(gpu: &Gpu) -> TestResult {
 /// Each kernel variant against the CPU at `dims`, inputs from `seed`.
 fn matmul_case(gpu: &Gpu, dims: (usize, usize, usize), seed: u64) -> TestResult {
     let (m, n, k) = dims;
-    let (a, b) = (random_matrix(m * k, seed), random_matrix(k * n, seed + 1));
+    let (a, b) = (
+        random_matrix(m * k, seed).map_err(fail)?,
+        random_matrix(k * n, seed + 1).map_err(fail)?,
+    );
     let (expected, scale) = matmul_reference::sgemm(&a, &b, dims).map_err(fail)?;
     let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
     for variant in Matmul::KERNELS {
@@ -321,7 +324,10 @@ fn course_matmul_tiled_full_tiles(gpu: &Gpu) -> TestResult {
 /// 16 u sqrt(203) 3300 / sqrt(65) ~ 6e-3 here) or is NaN.
 fn course_matmul_tiled_freivalds(gpu: &Gpu) -> TestResult {
     let dims @ (m, n, k) = (97, 131, 203);
-    let (a, b) = (random_matrix(m * k, 11), random_matrix(k * n, 12));
+    let (a, b) = (
+        random_matrix(m * k, 11).map_err(fail)?,
+        random_matrix(k * n, 12).map_err(fail)?,
+    );
     let freivalds = matmul_reference::Freivalds::new(&a, &b, dims).map_err(fail)?;
     let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
     for variant in Matmul::KERNELS {
@@ -398,7 +404,10 @@ fn course_matmul_tiled_rejects_zero_dimension(gpu: &Gpu) -> TestResult {
 fn course_matmul_tiled_cublas_matches_cpu(gpu: &Gpu) -> TestResult {
     let mut cublas = Cublas::new(gpu.cuda("cuBLAS").map_err(fail)?).map_err(fail)?;
     for dims @ (m, n, k) in [(1, 1, 1), (33, 65, 17), (300, 200, 100)] {
-        let (a, b) = (random_matrix(m * k, 3), random_matrix(k * n, 4));
+        let (a, b) = (
+            random_matrix(m * k, 3).map_err(fail)?,
+            random_matrix(k * n, 4).map_err(fail)?,
+        );
         let (expected, scale) = matmul_reference::sgemm(&a, &b, dims).map_err(fail)?;
         let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
         ops.cublas(&mut cublas).map_err(fail)?;
@@ -412,7 +421,10 @@ fn course_matmul_tiled_cublas_matches_cpu(gpu: &Gpu) -> TestResult {
 /// same GPU, in the same run.
 fn course_matmul_tiled_half_of_cublas_at_4096(gpu: &Gpu) -> TestResult {
     let dims = (4096, 4096, 4096);
-    let (a, b) = (random_matrix(4096 * 4096, 5), random_matrix(4096 * 4096, 6));
+    let (a, b) = (
+        random_matrix(4096 * 4096, 5).map_err(fail)?,
+        random_matrix(4096 * 4096, 6).map_err(fail)?,
+    );
     let mut ops = Operands::new(gpu, dims, &a, &b).map_err(fail)?;
     let mut cublas = Cublas::new(gpu.cuda("cuBLAS").map_err(fail)?).map_err(fail)?;
     let (rows, _) = matmul_tiled::measure(gpu, &mut ops, Some(&mut cublas), 5, None).map_err(fail)?;

@@ -119,7 +119,7 @@ fn course_reduction_sizes(gpu: &Gpu) -> TestResult {
         sizes.extend([two_blocks, two_blocks * two_blocks + 1]);
         sizes.retain(|&n| n > 0 && n <= 200_000 && (block > 1 || n < 5000));
         for n in sizes {
-            let input = reduction::bits(n);
+            let input = reduction::bits(n).map_err(fail)?;
             let count = input.iter().filter(|&&v| v == 1.0).count() as f32;
             let input_d = gpu.upload(&input).map_err(fail)?;
             let mut plan = Plan::new(gpu, n, block).map_err(fail)?;
@@ -183,7 +183,7 @@ fn course_histogram_text_by_hand(gpu: &Gpu) -> TestResult {
 fn course_histogram_sizes(gpu: &Gpu) -> TestResult {
     for data in [Data::Uniform, Data::Skewed] {
         for n in [1usize, 15, 16, 17, 31, 33, 4095, 4097, 100_003] {
-            let input = data.generate(n, 7);
+            let input = data.generate(n, 7).map_err(fail)?;
             let expected = reference::histogram::bytes(&input);
             let buffer_d = gpu.upload(&input).map_err(fail)?;
             let mut histo_d = gpu.zeros::<u32>(256).map_err(fail)?;
@@ -235,7 +235,7 @@ fn course_histogram_one_byte(gpu: &Gpu) -> TestResult {
 /// The byte kernels on views that start off a 16-byte boundary (their byte-by-byte paths), of
 /// uniform bytes and of one byte repeated (hundreds a thread: the packed kernel's folds there).
 fn course_histogram_unaligned_views(gpu: &Gpu) -> TestResult {
-    for input in [Data::Uniform.generate(10_007, 5), vec![7u8; 300_003]] {
+    for input in [Data::Uniform.generate(10_007, 5).map_err(fail)?, vec![7u8; 300_003]] {
         let n = input.len();
         let buffer_d = gpu.upload(&input).map_err(fail)?;
         let mut histo_d = gpu.zeros::<u32>(256).map_err(fail)?;
@@ -279,7 +279,7 @@ fn course_histogram_reference() -> TestResult {
     ensure(reference::histogram::letters(&text) == PHRASE_BY_HAND, || {
         "CPU letter histogram".into()
     })?;
-    let skewed = Data::Skewed.generate(1 << 16, 3);
+    let skewed = Data::Skewed.generate(1 << 16, 3).map_err(fail)?;
     let hot = skewed.iter().filter(|&&b| b == histogram::SKEWED_BYTE).count();
     ensure((0.89..0.92).contains(&(hot as f64 / skewed.len() as f64)), || {
         format!("{hot} of {} skewed bytes are the hot one", skewed.len())

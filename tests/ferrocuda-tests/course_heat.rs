@@ -65,7 +65,7 @@ fn solvers() -> Vec<Solver> {
 fn kernels_match_cpu<T: HeatReal>(gpu: &Gpu, edges: Edges, rows: usize, cols: usize, steps: usize) -> TestResult {
     let grid = Grid::new(rows, cols, edges, 0.9).map_err(fail)?;
     let initial: Vec<T> = random_field(grid.points(), (rows * 1000 + cols) as u64);
-    let mut cpu = Field::new(&initial, rows, cols, edges.code(), grid.r::<T>());
+    let mut cpu = Field::new(&initial, rows, cols, edges.code(), grid.r::<T>()).map_err(fail)?;
     cpu.advance_to(steps);
     for solver in solvers() {
         let gpu_field = solver::solve(gpu, solver, &grid, &initial, steps).map_err(fail)?;
@@ -110,7 +110,7 @@ fn course_heat_analytic_error_bound(gpu: &Gpu) -> TestResult {
         let grid = Grid::new(rows, cols, edges, 0.8).map_err(fail)?;
         let steps = 100;
         for solver in [Solver::fastest(Kernel::Global), Solver::fastest(Kernel::Tiled)] {
-            let initial: Vec<f64> = problem.initial(&grid);
+            let initial: Vec<f64> = problem.initial(&grid).map_err(fail)?;
             let field = solver::solve(gpu, solver, &grid, &initial, steps).map_err(fail)?;
             let t = steps as f64 * grid.dt::<f64>();
             let measured = problem.max_error(&grid, &field, t).ok_or("no exact solution")?;
@@ -123,7 +123,7 @@ fn course_heat_analytic_error_bound(gpu: &Gpu) -> TestResult {
             ensure(predicted > 100.0 * F64_MODE_TOLERANCE, || {
                 format!("the scheme's error {predicted:e} is too small to test")
             })?;
-            let initial: Vec<f32> = problem.initial(&grid);
+            let initial: Vec<f32> = problem.initial(&grid).map_err(fail)?;
             let field = solver::solve(gpu, solver, &grid, &initial, steps).map_err(fail)?;
             let measured = problem
                 .max_error(&grid, &field, steps as f64 * grid.dt::<f32>())
@@ -161,7 +161,7 @@ fn course_heat_converges_as_h_squared(gpu: &Gpu) -> TestResult {
 fn course_heat_conserves_heat_when_insulated(gpu: &Gpu) -> TestResult {
     fn drift<T: HeatReal>(gpu: &Gpu, edges: Edges, steps: usize) -> Result<(f64, f64), String> {
         let grid = Grid::new(45, 70, edges, 1.0).map_err(fail)?;
-        let initial: Vec<T> = Problem::Hotspot.initial(&grid);
+        let initial: Vec<T> = Problem::Hotspot.initial(&grid).map_err(fail)?;
         let before = FieldStats::of(&grid, &initial);
         let field = solver::solve(gpu, Solver::fastest(Kernel::Tiled), &grid, &initial, steps).map_err(fail)?;
         let after = FieldStats::of(&grid, &field);
@@ -194,7 +194,7 @@ fn course_heat_snapshots_equal_cpu(gpu: &Gpu) -> TestResult {
     let field_bytes = grid.points() * size_of::<f32>();
     for solver in [Solver::fastest(Kernel::Global), Solver::fastest(Kernel::Tiled)] {
         for (budget, slots, drains) in [(usize::MAX, 5, 0), (2 * field_bytes, 2, 3)] {
-            let mut cpu = Field::new(&initial, grid.rows, grid.cols, INSULATED, grid.r::<f32>());
+            let mut cpu = Field::new(&initial, grid.rows, grid.cols, INSULATED, grid.r::<f32>()).map_err(fail)?;
             let mut seen = Vec::new();
             let mut mismatch = None;
             let report = snapshots::run_with_budget(gpu, solver, &grid, &initial, plan, budget, &mut |step, field| {

@@ -133,7 +133,7 @@ fn course_image_blur_sizes(gpu: &Gpu) -> TestResult {
     // 256 x 200: word-aligned, with `blur_stream` strips inside the image (rows 32..64 and on)
     // beside the edge strips, so both of its paths run.
     for (w, h) in IMAGE_SIZES.into_iter().chain([(256, 200)]) {
-        let input = convolution::image(w * h, (w * 1000 + h) as u64);
+        let input = convolution::image(w * h, (w * 1000 + h) as u64).map_err(fail)?;
         let expected = reference::image_blur::blur(&input, w, h).map_err(fail)?;
         let in_d = gpu.upload(&input).map_err(fail)?;
         for variant in BlurVariant::ALL {
@@ -173,7 +173,7 @@ fn course_convolution_program(gpu: &Gpu) -> TestResult {
 /// widest block.
 fn course_convolution_1d_sizes(gpu: &Gpu) -> TestResult {
     for width in [1usize, 2, 31, 33, 1019, 1020, 1021, 4099] {
-        let n = convolution::signal(width, width as u64);
+        let n = convolution::signal(width, width as u64).map_err(fail)?;
         let n_d = gpu.upload(&n).map_err(fail)?;
         for mask_width in MASK_WIDTHS {
             let m = mask_1d(mask_width);
@@ -201,7 +201,7 @@ fn course_convolution_1d_sizes(gpu: &Gpu) -> TestResult {
 /// The three 2-D kernels at every awkward size and mask width (tiles of 1, 8 and the widest).
 fn course_convolution_2d_sizes(gpu: &Gpu) -> TestResult {
     for (w, h) in IMAGE_SIZES {
-        let input = convolution::image(w * h, (w + 7 * h) as u64);
+        let input = convolution::image(w * h, (w + 7 * h) as u64).map_err(fail)?;
         let in_d = gpu.upload(&input).map_err(fail)?;
         let mut out_d = gpu.zeros::<u8>(w * h).map_err(fail)?;
         for mask_width in MASK_WIDTHS {
@@ -234,7 +234,7 @@ fn course_convolution_2d_sizes(gpu: &Gpu) -> TestResult {
 /// image; with a mask of zeros, a black one.
 fn course_convolution_ones_is_the_blur(gpu: &Gpu) -> TestResult {
     let (w, h) = (131, 70);
-    let in_d = gpu.upload(&convolution::image(w * h, 4)).map_err(fail)?;
+    let in_d = gpu.upload(&convolution::image(w * h, 4).map_err(fail)?).map_err(fail)?;
     let mut blurred_d = gpu.zeros::<u8>(w * h).map_err(fail)?;
     image_blur::blur(gpu, BlurVariant::Course, &in_d, &mut blurred_d, w, h).map_err(fail)?;
     let blurred = gpu.download(&blurred_d).map_err(fail)?;

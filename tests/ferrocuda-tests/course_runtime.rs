@@ -9,7 +9,7 @@ use ferrocuda::gpu::{Advice, ManagedBuffer};
 use ferrocuda::verify::{Check, Tolerance};
 use ferrocuda::{Error, Gpu, KernelView, LaunchShape};
 use ferrocuda_book::examples::course::hello_world::{self, compare_lines};
-use ferrocuda_book::examples::course::vector_add_common::Arrays;
+use ferrocuda_book::examples::course::vector_add_common::{Arrays, vector_add};
 use ferrocuda_book::examples::course::vector_add_managed::{self, Migration};
 use ferrocuda_book::examples::course::vector_add_streams::{self, Program, Setup};
 use ferrocuda_book::reference::course::{hello_world as hello_reference, vector_add as add_reference};
@@ -172,7 +172,7 @@ fn managed_buffer_host_and_kernel_share_it(gpu: &Gpu) -> TestResult {
                 buffer.prefetch_to_device().map_err(fail)?;
             }
         }
-        vector_add_managed::vector_add_managed(gpu, &a_m, &b_m, &mut c_m).map_err(fail)?;
+        vector_add(gpu, &a_m, &b_m, &mut c_m).map_err(fail)?;
         if c_m.can_prefetch() {
             c_m.prefetch_to_host().map_err(fail)?;
         }

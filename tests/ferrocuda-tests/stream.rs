@@ -63,7 +63,7 @@ fn stream_triad_four_per_thread_tails(gpu: &Gpu) -> TestResult {
         let b: Vec<f64> = (0..n).map(|i| 0.5 + i as f64).collect();
         let (a_d, b_d) = (gpu.upload(&a).map_err(fail)?, gpu.upload(&b).map_err(fail)?);
         let mut c_d = gpu.upload(&vec![f64::NAN; n]).map_err(fail)?;
-        stream::triad_four_per_thread(gpu, &a_d, &b_d, &mut c_d, 3.0, 128).map_err(fail)?;
+        stream::binary(gpu, Op::Triad, Layout::FourPerThread, [&a_d, &b_d], &mut c_d, 3.0, 128).map_err(fail)?;
         let check = Check::compare(
             "c",
             &gpu.download(&c_d).map_err(fail)?,
@@ -115,16 +115,21 @@ fn stream_vec4_unaligned_views(gpu: &Gpu) -> TestResult {
 
 fn stream_reference_sequence() -> TestResult {
     // One round from (a, b, c) = (2, 0.5, 0) with s = 0.4: c = 2, b = 0.8, c = 2.8, a = 0.8 + 1.12.
-    let [a, b, c] = reference::sequence_range(0..1, |_| (2.0f64, 0.5, 0.0), 0.4, 1).map_err(fail)?;
+    let [a, b, c] =
+        reference::sequence_range(0..1, |_| (2.0f64, 0.5, 0.0), 0.4, 1, reference::triad_element).map_err(fail)?;
     ensure(
         (a[0] - 1.92).abs() < 1e-12 && (b[0] - 0.8).abs() < 1e-12 && (c[0] - 2.8).abs() < 1e-12,
         || format!("{a:?} {b:?} {c:?}"),
     )?;
     // A range starting past 0 starts from its own elements' initial values.
-    let [a, _, _] = reference::sequence_range(5..7, stream::initial::<f64>, 0.4, 1).map_err(fail)?;
+    let [a, _, _] =
+        reference::sequence_range(5..7, stream::initial::<f64>, 0.4, 1, reference::triad_element).map_err(fail)?;
     let (a5, b5, c5) = stream::initial::<f64>(5);
     ensure(
-        a == [reference::sequence_element(a5, b5, c5, 0.4, 1).0, a[1]] && a[0] != a[1],
+        a == [
+            reference::sequence_element(a5, b5, c5, 0.4, 1, reference::triad_element).0,
+            a[1],
+        ] && a[0] != a[1],
         || format!("{a:?}"),
     )?;
     // Arrays of different lengths are refused rather than read past the shortest.

@@ -96,9 +96,9 @@ fn mma_tiles_match_cpu(gpu: &Gpu) -> TestResult {
     for (precision, k) in [(TensorPrecision::Bf16, 16), (TensorPrecision::Tf32, 8)] {
         for seed in 0..3u64 {
             let (mut a, b, c) = (
-                random_matrix(16 * k, 10 + seed),
-                random_matrix(k * 8, 20 + seed),
-                random_matrix(16 * 8, 30 + seed),
+                random_matrix(16 * k, 10 + seed).map_err(fail)?,
+                random_matrix(k * 8, 20 + seed).map_err(fail)?,
+                random_matrix(16 * 8, 30 + seed).map_err(fail)?,
             );
             // TF32 ties (half a TF32 ulp exactly), which cvt.rna rounds away from zero.
             if precision == TensorPrecision::Tf32 {
@@ -131,7 +131,11 @@ fn mma_tiles_exact_on_integers(gpu: &Gpu) -> TestResult {
 /// `A`; of `B^T`'s rows `c0 .. c0 + 8`, words (c0 + g, t), (c0 + g, t + 4); TF32 ones rounded.
 fn ldmatrix_fragments_match_layout(gpu: &Gpu) -> TestResult {
     // f32 bits of random values (so the TF32 rounding sees numbers), and two exact TF32 ties.
-    let mut tile: Vec<u32> = random_matrix(16 * 8, 40).iter().map(|x| x.to_bits()).collect();
+    let mut tile: Vec<u32> = random_matrix(16 * 8, 40)
+        .map_err(fail)?
+        .iter()
+        .map(|x| x.to_bits())
+        .collect();
     tile[3] = 0x3f80_1000;
     tile[8 * 9 + 5] = 0xbf80_3000;
     let tile_d = gpu.upload(&tile).map_err(fail)?;
@@ -187,8 +191,8 @@ fn tensor_gemm_matches_cpu(gpu: &Gpu) -> TestResult {
             (128, 256, 160),
         ] {
             let (a, b) = (
-                precision.rounded(random_matrix(m * k, 5)),
-                precision.rounded(random_matrix(k * n, 6)),
+                precision.rounded(random_matrix(m * k, 5).map_err(fail)?),
+                precision.rounded(random_matrix(k * n, 6).map_err(fail)?),
             );
             let expected = reference::Expected::of(&a, &b, dims).map_err(fail)?;
             let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b).map_err(fail)?;
@@ -227,8 +231,8 @@ fn cublas_gemm_matches_cpu(gpu: &Gpu) -> TestResult {
     for precision in [TensorPrecision::Bf16, TensorPrecision::Tf32] {
         let dims @ (m, n, k) = (256, 128, 64);
         let (a, b) = (
-            precision.rounded(random_matrix(m * k, 7)),
-            precision.rounded(random_matrix(k * n, 8)),
+            precision.rounded(random_matrix(m * k, 7).map_err(fail)?),
+            precision.rounded(random_matrix(k * n, 8).map_err(fail)?),
         );
         let expected = reference::Expected::of(&a, &b, dims).map_err(fail)?;
         let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b).map_err(fail)?;

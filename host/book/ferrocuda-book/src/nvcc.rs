@@ -28,9 +28,16 @@ impl LoadOr for Gpu {
 /// Compiles the CUDA C file `source` to PTX for `arch` (`sm_90`); returns the PTX text.
 pub fn compile(nvcc: &Path, source: &Path, arch: &str) -> Result<String> {
     let ptx = source.with_extension("ptx");
+    run_nvcc(nvcc, &["-ptx", "-O3", &format!("-arch={arch}")], &ptx, source)?;
+    std::fs::read_to_string(&ptx).map_err(|e| Error::Io(format!("cannot read {}: {e}", ptx.display())))
+}
+
+/// `nvcc ARGS -o OUT SOURCE`; an error with nvcc's messages when it fails.
+fn run_nvcc(nvcc: &Path, args: &[&str], out: &Path, source: &Path) -> Result<()> {
     let output = Command::new(nvcc)
-        .args(["-ptx", "-O3", &format!("-arch={arch}"), "-o"])
-        .arg(&ptx)
+        .args(args)
+        .arg("-o")
+        .arg(out)
         .arg(source)
         .output()
         .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
@@ -41,7 +48,7 @@ pub fn compile(nvcc: &Path, source: &Path, arch: &str) -> Result<String> {
             String::from_utf8_lossy(&output.stderr)
         )));
     }
-    std::fs::read_to_string(&ptx).map_err(|e| Error::Io(format!("cannot read {}: {e}", ptx.display())))
+    Ok(())
 }
 
 /// nvcc's path and the last line of its `--version` (the build); an error when it is missing.
@@ -86,18 +93,6 @@ pub fn build_program(rel: &str, source: &str) -> Result<(PathBuf, String)> {
     let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-program-{}", std::process::id()));
     let path = write_source(&dir, rel, source)?;
     let exe = path.with_extension("");
-    let output = Command::new(&nvcc)
-        .args(["-O3", "-o"])
-        .arg(&exe)
-        .arg(&path)
-        .output()
-        .map_err(|e| Error::Io(format!("cannot run nvcc: {e}")))?;
-    if !output.status.success() {
-        return Err(Error::Io(format!(
-            "nvcc failed on {}: {}",
-            path.display(),
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
+    run_nvcc(&nvcc, &["-O3"], &exe, &path)?;
     Ok((exe, compiler))
 }

@@ -119,9 +119,8 @@ impl Chart {
         (x_min, x_max): (f64, f64),
         (y_min, y_max): (f64, f64),
     ) -> std::result::Result<(), String> {
-        let failed = |e: &dyn std::fmt::Display| e.to_string();
         let root = BitMapBackend::with_buffer(pixels, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| failed(&e))?;
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
         let mut builder = ChartBuilder::on(&root);
         builder
             .caption(&self.title, ("sans-serif", 22))
@@ -129,30 +128,48 @@ impl Chart {
             .x_label_area_size(44)
             .y_label_area_size(64);
         if self.log_x {
-            let mut chart = builder
-                .build_cartesian_2d((x_min..x_max).log_scale(), y_min..y_max)
-                .map_err(|e| failed(&e))?;
-            chart
-                .configure_mesh()
-                .x_desc(&self.x_label)
-                .y_desc(&self.y_label)
-                .x_label_formatter(&|x| format!("{x:.0e}"))
-                .draw()
-                .map_err(|e| failed(&e))?;
-            draw_series(&mut chart, series).map_err(|e| failed(&e))?;
+            let chart = builder.build_cartesian_2d((x_min..x_max).log_scale(), y_min..y_max);
+            self.draw_series(chart.map_err(|e| e.to_string())?, series)
         } else {
-            let mut chart = builder
-                .build_cartesian_2d(x_min..x_max, y_min..y_max)
-                .map_err(|e| failed(&e))?;
-            chart
-                .configure_mesh()
-                .x_desc(&self.x_label)
-                .y_desc(&self.y_label)
-                .draw()
-                .map_err(|e| failed(&e))?;
-            draw_series(&mut chart, series).map_err(|e| failed(&e))?;
+            let chart = builder.build_cartesian_2d(x_min..x_max, y_min..y_max);
+            self.draw_series(chart.map_err(|e| e.to_string())?, series)
         }
-        root.present().map_err(|e| failed(&e))
+        .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())
+    }
+
+    /// The mesh with the axis labels (decades on a log x axis), then each series as a line with
+    /// its points marked, in the palette's colours, then the legend.
+    fn draw_series<'a, X, DB>(
+        &self,
+        mut chart: ChartContext<'a, DB, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+        series: &[Series],
+    ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+    where
+        X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+        DB: DrawingBackend + 'a,
+    {
+        let decades = |x: &f64| format!("{x:.0e}");
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(&self.x_label).y_desc(&self.y_label);
+        if self.log_x {
+            mesh.x_label_formatter(&decades);
+        }
+        mesh.draw()?;
+        for (k, s) in series.iter().enumerate() {
+            let colour = Palette99::pick(k).to_rgba();
+            chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2)))?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+            chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()
     }
 }
 
@@ -198,31 +215,6 @@ pub fn staging_file(path: &Path) -> Result<tempfile::NamedTempFile> {
                 dir.display()
             )),
         })
-}
-
-/// Each series as a line with its points marked, in the palette's colours, then the legend.
-fn draw_series<'a, X, DB>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
-    series: &[Series],
-) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>>
-where
-    X: Ranged<ValueType = f64>,
-    DB: DrawingBackend + 'a,
-{
-    for (k, s) in series.iter().enumerate() {
-        let colour = Palette99::pick(k).to_rgba();
-        chart
-            .draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2)))?
-            .label(s.name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-        chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()
 }
 
 /// Registers the embedded font as "sans-serif", once: for every drawing with text.

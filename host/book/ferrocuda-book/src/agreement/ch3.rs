@@ -75,46 +75,31 @@ where
         + crate::examples::ch3::copy::CopyReal,
 {
     use crate::examples::ch3::copy::{self, Variant as Ch3Copy};
-    use crate::examples::ch3::offset_stride::{self, Pattern, Placement};
+    use crate::examples::ch3::offset_stride::{self, Cache, Pattern, Placement};
     use crate::examples::ch3::stride_texture::{self, Load};
     let n = 10_007;
     let a = ramp_real::<T>(33 * n, 64.0);
-    for pattern in Pattern::ALL {
+    // Every pattern through L1, then the stride kernels with their load cached in L2 only
+    // (`ld.global.cg`).
+    let caches = Pattern::ALL.map(|pattern| (pattern, Cache::L1, ""));
+    for (pattern, cache, suffix) in caches.into_iter().chain([(Pattern::Stride, Cache::Cg, "_cg")]) {
+        let pattern_name = pattern.label().to_lowercase();
         for placement in Placement::ALL {
             let name = match placement {
-                Placement::InPlace => format!("{}_{}", pattern.label().to_lowercase(), T::NAME),
-                Placement::OutOfPlace => format!("{}_out_of_place_{}", pattern.label().to_lowercase(), T::NAME),
+                Placement::InPlace => format!("{pattern_name}{suffix}_{}", T::NAME),
+                Placement::OutOfPlace => format!("{pattern_name}_out_of_place{suffix}_{}", T::NAME),
             };
             c.compare(&name, Tolerance::EXACT, |gpu| {
                 let mut x = gpu.upload(&a)?;
                 match placement {
-                    Placement::InPlace => offset_stride::in_place(gpu, pattern, &mut x, n, 7, 256)?,
+                    Placement::InPlace => offset_stride::in_place(gpu, pattern, cache, &mut x, n, 7, 256)?,
                     Placement::OutOfPlace => {
-                        offset_stride::out_of_place(gpu, pattern, &gpu.upload(&a)?, &mut x, n, 7, 256)?
+                        offset_stride::out_of_place(gpu, pattern, cache, &gpu.upload(&a)?, &mut x, n, 7, 256)?
                     }
                 }
                 gpu.download(&x)
             })?;
         }
-    }
-    // The stride kernels with their load cached in L2 only (`ld.global.cg`).
-    for placement in Placement::ALL {
-        let name = match placement {
-            Placement::InPlace => format!("stride_cg_{}", T::NAME),
-            Placement::OutOfPlace => format!("stride_out_of_place_cg_{}", T::NAME),
-        };
-        c.compare(&name, Tolerance::EXACT, |gpu| {
-            let mut x = gpu.upload(&a)?;
-            let cg = offset_stride::Cache::Cg;
-            match placement {
-                Placement::InPlace => offset_stride::in_place_cached(gpu, Pattern::Stride, cg, &mut x, n, 7, 256)?,
-                Placement::OutOfPlace => {
-                    let a_d = gpu.upload(&a)?;
-                    offset_stride::out_of_place_cached(gpu, Pattern::Stride, cg, &a_d, &mut x, n, 7, 256)?
-                }
-            }
-            gpu.download(&x)
-        })?;
     }
     for (load, kernel) in [(Load::Global, "stride_global"), (Load::ReadOnly, "stride_tex")] {
         c.compare(&format!("{kernel}_{}", T::NAME), Tolerance::EXACT, |gpu| {

@@ -3,7 +3,7 @@
 //! compared exactly (a transpose and an assignment move values without arithmetic).
 use super::Comparison;
 use crate::examples::ch4::minimal;
-use ferrocuda::gpu::Result;
+use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::transpose::{self, TransposeTile};
 use ferrocuda::verify::Tolerance;
 
@@ -14,42 +14,40 @@ pub(super) fn ch4(c: &mut Comparison) -> Result<()> {
         minimal::assign(gpu, &mut a_d, 3.0)?;
         gpu.download(&a_d)
     })?;
+    // A 97 x 70 section (ragged last tiles both ways) inside pitched buffers.
     c.compare("cuda_transpose", Tolerance::EXACT, |gpu| {
-        // A 97 x 70 section (ragged last tiles both ways) inside pitched buffers.
-        let (nx, ny, ldi, ldo) = (97, 70, 101, 75);
-        let input: Vec<f32> = (0..5 + ny * ldi).map(|i| (i * 7919 % 4099) as f32).collect();
-        let idata = gpu.upload(&input)?;
-        let mut odata = gpu.upload(&vec![-1.0f32; 3 + nx * ldo])?;
-        let tile = TransposeTile {
-            odata_offset: 3,
-            ldo,
-            idata_offset: 5,
-            ldi,
-            nx,
-            ny,
-        };
-        transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?;
-        gpu.download(&odata)
+        section(gpu, false, (97, 70, 101, 75, 5, 3))
     })?;
+    // 130 x 200 with even offsets and leading dimensions (the 8-byte path on full tiles, 4-byte
+    // accesses on the ragged ones), then 97 x 70 with odd ones (4-byte throughout).
     c.compare("transpose_wide", Tolerance::EXACT, |gpu| {
-        // 130 x 200 with even offsets and leading dimensions (the 8-byte path on full tiles,
-        // 4-byte accesses on the ragged ones), then 97 x 70 with odd ones (4-byte throughout).
-        let mut outputs = Vec::new();
-        for (nx, ny, ldi, ldo, idata_offset, odata_offset) in [(130, 200, 132, 202, 6, 4), (97, 70, 101, 75, 5, 3)] {
-            let input: Vec<f32> = (0..idata_offset + ny * ldi).map(|i| (i * 7919 % 4099) as f32).collect();
-            let idata = gpu.upload(&input)?;
-            let mut odata = gpu.upload(&vec![-1.0f32; odata_offset + nx * ldo])?;
-            let tile = TransposeTile {
-                odata_offset,
-                ldo,
-                idata_offset,
-                ldi,
-                nx,
-                ny,
-            };
-            transpose::transpose(gpu, None, &mut odata, &idata, tile)?;
-            outputs.extend(gpu.download(&odata)?);
-        }
-        Ok(outputs)
+        let even = section(gpu, true, (130, 200, 132, 202, 6, 4))?;
+        Ok([even, section(gpu, true, (97, 70, 101, 75, 5, 3))?].concat())
     })
+}
+
+/// The output of `transpose_wide` (`wide`) or `cuda_transpose` on an `nx` x `ny` section: input
+/// rows `ldi` apart from `idata_offset`, output rows `ldo` apart from `odata_offset`, the rest
+/// poisoned with -1.
+fn section(
+    gpu: &Gpu,
+    wide: bool,
+    (nx, ny, ldi, ldo, idata_offset, odata_offset): (usize, usize, usize, usize, usize, usize),
+) -> Result<Vec<f32>> {
+    let input: Vec<f32> = (0..idata_offset + ny * ldi).map(|i| (i * 7919 % 4099) as f32).collect();
+    let idata = gpu.upload(&input)?;
+    let mut odata = gpu.upload(&vec![-1.0f32; odata_offset + nx * ldo])?;
+    let tile = TransposeTile {
+        odata_offset,
+        ldo,
+        idata_offset,
+        ldi,
+        nx,
+        ny,
+    };
+    match wide {
+        true => transpose::transpose(gpu, None, &mut odata, &idata, tile)?,
+        false => transpose::cuda_transpose(gpu, None, &mut odata, &idata, tile)?,
+    }
+    gpu.download(&odata)
 }

@@ -8,15 +8,9 @@ use crate::reference::ch6::deriv::Extents;
 use ferrocuda::gpu::Result;
 use ferrocuda::verify::Tolerance;
 
-/// Every kernel in f32 and f64.
-pub(super) fn ch6_deriv(c: &mut Comparison) -> Result<()> {
-    typed::<f32>(c)?;
-    typed::<f64>(c)
-}
-
 /// Every kernel in `T`: mx, my multiples of 32 and lines of 16 points in z (two per thread of
 /// the 32-wide z kernel), small enough for the simulator.
-fn typed<T: DerivReal>(c: &mut Comparison) -> Result<()> {
+pub(super) fn typed<T: DerivReal>(c: &mut Comparison) -> Result<()> {
     let extents = Extents { mx: 64, my: 32, mz: 16 };
     let n = extents.points()?;
     let input: Vec<T> = (0..n)

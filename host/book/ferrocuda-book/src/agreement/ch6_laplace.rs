@@ -11,12 +11,6 @@ use ferrocuda::verify::Tolerance;
 const NX: usize = 4 * 32 + 5;
 const NY: usize = 4 * 16 + 6;
 
-/// Every kernel of ch6-laplace2d, both precisions.
-pub(super) fn compare_all(c: &mut Comparison) -> Result<()> {
-    compare::<f32>(c)?;
-    compare::<f64>(c)
-}
-
 /// A field with a different value at every point (a wrong neighbour shows), and the book's
 /// boundary values.
 fn field<T: LaplaceGpu>() -> Result<Vec<T>> {
@@ -29,7 +23,8 @@ fn field<T: LaplaceGpu>() -> Result<Vec<T>> {
     Ok(a)
 }
 
-fn compare<T: LaplaceGpu>(c: &mut Comparison) -> Result<()> {
+/// Every kernel of ch6-laplace2d in `T`.
+pub(super) fn compare<T: LaplaceGpu>(c: &mut Comparison) -> Result<()> {
     let initial = field::<T>()?;
     for variant in [Variant::Global, Variant::Shared, Variant::Texture, Variant::Strip] {
         c.compare(&format!("{}_{}", variant.kernel(), T::NAME), Tolerance::EXACT, |gpu| {

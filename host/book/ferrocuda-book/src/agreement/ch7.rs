@@ -2,7 +2,7 @@
 //! awkward lengths: the sign flip, the spectral derivative's multiplications and the Poisson
 //! kernels exactly (single roundings, no multiply-add to contract), the convolution's complex
 //! product within a few f32 epsilons (the GPU contracts `a b - c d` into an FMA).
-use super::Comparison;
+use super::{Comparison, flatten};
 use crate::examples::ch7::fft_convolution::THREADS_PER_BLOCK as CONVOLVE_THREADS;
 use crate::examples::ch7::{Ch7Float, THREADS_PER_BLOCK};
 use book_kernels::ch7::poisson::{ComplexToRealArgs, RealToComplexArgs, SolvePoissonArgs};
@@ -30,7 +30,7 @@ pub(super) fn ch7(c: &mut Comparison) -> Result<()> {
             scale: 1.0 / 3.0,
         };
         crate::kernels(gpu)?.launch(ConvolvePlanes, LaunchShape::cover_1d(n, CONVOLVE_THREADS)?, args)?;
-        flatten(gpu.download(&b_d)?)
+        Ok(flatten(gpu.download(&b_d)?))
     })
 }
 
@@ -38,10 +38,6 @@ pub(super) fn ch7(c: &mut Comparison) -> Result<()> {
 fn values<T: Ch7Float>(n: usize, seed: usize) -> Vec<Complex<T>> {
     let v = |i: usize| T::from_f64(((i * 7919 + seed * 104_729) % 2003) as f64 / 1001.5 - 1.0);
     (0..n).map(|i| Complex::new(v(2 * i), v(2 * i + 1))).collect()
-}
-
-fn flatten<T: Ch7Float>(values: Vec<Complex<T>>) -> Result<Vec<T>> {
-    Ok(values.into_iter().flat_map(|c| [c.re, c.im]).collect())
 }
 
 fn typed<T: Ch7Float>(c: &mut Comparison) -> Result<()> {
@@ -54,7 +50,7 @@ fn typed<T: Ch7Float>(c: &mut Comparison) -> Result<()> {
             nx: nx as u32,
         };
         T::alternate_sign(gpu, LaunchShape::cover_1d(nx * ny, THREADS_PER_BLOCK)?, args)?;
-        flatten(gpu.download(&data_d)?)
+        Ok(flatten(gpu.download(&data_d)?))
     })?;
     for order in [1, 2] {
         c.compare(
@@ -72,7 +68,7 @@ fn typed<T: Ch7Float>(c: &mut Comparison) -> Result<()> {
                     order,
                 };
                 T::spectral_derivative(gpu, LaunchShape::cover_1d(n, THREADS_PER_BLOCK)?, args)?;
-                flatten(gpu.download(&data_d)?)
+                Ok(flatten(gpu.download(&data_d)?))
             },
         )?;
     }
@@ -111,7 +107,7 @@ fn poisson<T: Ch7Float>(gpu: &Gpu, nx: usize, ny: usize) -> Result<Vec<T>> {
         scale: T::from_f64((nx * ny) as f64),
     };
     T::complex_to_real(gpu, LaunchShape::cover_1d(nx * ny, 256)?, args)?;
-    let mut out = flatten(gpu.download(&phi_d)?)?;
+    let mut out = flatten(gpu.download(&phi_d)?);
     out.extend(gpu.download(&u_d)?);
     Ok(out)
 }

@@ -64,7 +64,7 @@ pub(super) fn sums_and_histograms(c: &mut Comparison) -> Result<()> {
     })?;
     for variant in ReductionVariant::ALL {
         c.compare(variant.kernel(), Tolerance::EXACT, |gpu| {
-            let input = gpu.upload(&course_reduction::bits(n))?;
+            let input = gpu.upload(&course_reduction::bits(n)?)?;
             let mut plan = course_reduction::Plan::new(gpu, n, course_reduction::BLOCK_SIZE)?;
             plan.launch(gpu, variant, &input)?;
             Ok(vec![plan.result(gpu)?])
@@ -79,7 +79,7 @@ pub(super) fn sums_and_histograms(c: &mut Comparison) -> Result<()> {
         (HistoVariant::BytesWarpAtomic, Data::Uniform),
     ] {
         c.compare(variant.name(), Tolerance::EXACT, |gpu| {
-            let buffer = gpu.upload(&data.generate(n, 11))?;
+            let buffer = gpu.upload(&data.generate(n, 11)?)?;
             let mut histo = gpu.zeros::<u32>(variant.bins())?;
             histogram::histogram(gpu, variant, &buffer, &mut histo, histogram::THREADS_PER_BLOCK)?;
             gpu.download(&histo)
@@ -94,7 +94,7 @@ pub(super) fn matmul(c: &mut Comparison) -> Result<()> {
     for dims @ (m, n, k) in [(33, 65, 17), (256, 256, 64)] {
         for variant in Variant::KERNELS {
             c.compare(&format!("{} {m}x{n}x{k}", variant.kernel()), Tolerance::EXACT, |gpu| {
-                let mut ops = Operands::new(gpu, dims, &random_matrix(m * k, 1), &random_matrix(k * n, 2))?;
+                let mut ops = Operands::new(gpu, dims, &random_matrix(m * k, 1)?, &random_matrix(k * n, 2)?)?;
                 ops.launch(gpu, variant)?;
                 gpu.download(&ops.c_d)
             })?;

@@ -7,13 +7,8 @@ use crate::examples::course::heat::solver::{self, HeatReal, Kernel, Solver};
 use ferrocuda::gpu::Result;
 use ferrocuda::verify::Tolerance;
 
-/// Adds one row per kernel, precision, edge kind and steps per launch.
-pub(super) fn course_heat(c: &mut Comparison) -> Result<()> {
-    typed::<f32>(c)?;
-    typed::<f64>(c)
-}
-
-fn typed<T: HeatReal>(c: &mut Comparison) -> Result<()> {
+/// Adds one row per kernel, edge kind and steps per launch, in `T`.
+pub(super) fn typed<T: HeatReal>(c: &mut Comparison) -> Result<()> {
     let (rows, cols, steps) = (45, 123, 9);
     for edges in [Edges::Dirichlet, Edges::Insulated] {
         let grid = Grid::new(rows, cols, edges, 0.9)?;

@@ -45,7 +45,7 @@ pub fn course_images(c: &mut Comparison) -> Result<()> {
     for variant in BlurVariant::ALL {
         for (w, h) in [AWKWARD, ALIGNED] {
             c.compare(&format!("{} {w}x{h}", variant.kernel()), Tolerance::EXACT, |gpu| {
-                let in_d = gpu.upload(&convolution::image(w * h, 5))?;
+                let in_d = gpu.upload(&convolution::image(w * h, 5)?)?;
                 let mut out_d = gpu.zeros::<u8>(w * h)?;
                 image_blur::blur(gpu, variant, &in_d, &mut out_d, w, h)?;
                 gpu.download(&out_d)
@@ -59,13 +59,13 @@ pub fn course_images(c: &mut Comparison) -> Result<()> {
 fn convolutions(c: &mut Comparison) -> Result<()> {
     let width = 10_007;
     c.compare("convolution_1d_basic_kernel", Tolerance::EXACT, |gpu| {
-        let (n_d, m_d) = (gpu.upload(&convolution::signal(width, 1))?, gpu.upload(&mask_1d(9))?);
+        let (n_d, m_d) = (gpu.upload(&convolution::signal(width, 1)?)?, gpu.upload(&mask_1d(9))?);
         let mut p_d = gpu.zeros::<f32>(width)?;
         convolution::convolution_1d_basic(gpu, &n_d, &m_d, &mut p_d)?;
         gpu.download(&p_d)
     })?;
     c.compare("convolution_1d_tiled_kernel", Tolerance::EXACT, |gpu| {
-        let n_d = gpu.upload(&convolution::signal(width, 1))?;
+        let n_d = gpu.upload(&convolution::signal(width, 1)?)?;
         let mut p_d = gpu.zeros::<f32>(width)?;
         let mut masks = ConstantMasks::lock(gpu);
         masks.set_1d(&mask_1d(9))?;
@@ -74,13 +74,13 @@ fn convolutions(c: &mut Comparison) -> Result<()> {
     })?;
     let (w, h) = AWKWARD;
     c.compare("convolution_2d_basic_kernel", Tolerance::EXACT, |gpu| {
-        let (in_d, mask_d) = (gpu.upload(&convolution::image(w * h, 2))?, gpu.upload(&mask_2d(5))?);
+        let (in_d, mask_d) = (gpu.upload(&convolution::image(w * h, 2)?)?, gpu.upload(&mask_2d(5))?);
         let mut out_d = gpu.zeros::<u8>(w * h)?;
         convolution::convolution_2d_basic(gpu, &in_d, &mask_d, &mut out_d, 5, (w, h))?;
         gpu.download(&out_d)
     })?;
     c.compare("convolution_2d_tiled_kernel", Tolerance::EXACT, |gpu| {
-        let in_d = gpu.upload(&convolution::image(w * h, 2))?;
+        let in_d = gpu.upload(&convolution::image(w * h, 2)?)?;
         let mut out_d = gpu.zeros::<u8>(w * h)?;
         let mut masks = ConstantMasks::lock(gpu);
         masks.set_2d(&mask_2d(5), 5)?;
@@ -91,7 +91,7 @@ fn convolutions(c: &mut Comparison) -> Result<()> {
         for (w, h) in [AWKWARD, ALIGNED] {
             let name = format!("convolution_2d_fast_m{mask_width} {w}x{h}");
             c.compare(&name, Tolerance::EXACT, |gpu| {
-                let in_d = gpu.upload(&convolution::image(w * h, 3))?;
+                let in_d = gpu.upload(&convolution::image(w * h, 3)?)?;
                 let mut out_d = gpu.zeros::<u8>(w * h)?;
                 let mut masks = ConstantMasks::lock(gpu);
                 masks.set_2d(&mask_2d(mask_width), mask_width)?;

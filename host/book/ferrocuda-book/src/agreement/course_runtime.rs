@@ -3,7 +3,7 @@
 //! the vector add over managed memory, and over chunks on streams.
 use super::{Comparison, ramp_real};
 use crate::examples::course::hello_world;
-use crate::examples::course::vector_add_managed::vector_add_managed;
+use crate::examples::course::vector_add_common::vector_add;
 use crate::examples::course::vector_add_streams::{self, Program, Setup};
 use book_kernels::course::hello_world::RECORD_WORDS;
 use ferrocuda::gpu::Result;
@@ -24,7 +24,7 @@ pub(super) fn course_runtime(c: &mut Comparison) -> Result<()> {
         let a = gpu.managed_from(&ramp_real::<f32>(100_003, 5.0))?;
         let b = gpu.managed_from(&ramp_real::<f32>(100_003, 9.0))?;
         let mut out = gpu.managed(100_003)?;
-        vector_add_managed(gpu, &a, &b, &mut out)?;
+        vector_add(gpu, &a, &b, &mut out)?;
         out.to_vec()
     })?;
     c.compare("vec_add_kernel (7 chunks over 3 streams)", Tolerance::EXACT, |gpu| {

@@ -1,7 +1,7 @@
 //! Simulator against GPU for the FFT kernels (`gpu_kernels::fft`, through `ferrocuda::fft`'s
 //! Rust engine): each kernel in each precision, on inputs that reach every code path (one block
 //! per row, several rows per block, the four-step path, columns, the real passes).
-use super::Comparison;
+use super::{Comparison, flatten};
 use ferrocuda::fft::{Complex, Direction, Engine, FftFloat, Plan, Shape, Transform};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Tolerance;
@@ -25,11 +25,6 @@ fn ramp<T: FftFloat>(count: usize) -> Vec<T> {
     (0..count)
         .map(|i| T::from_f64(((i * 7919 % 2003) as f64 / 1001.5) - 1.0))
         .collect()
-}
-
-/// Re and im parts, interleaved, for the element-wise comparison.
-fn flatten<T: FftFloat>(values: Vec<Complex<T>>) -> Vec<T> {
-    values.into_iter().flat_map(|c| [c.re, c.im]).collect()
 }
 
 /// The forward C2C of `batch` arrays of `dims`, as interleaved parts.

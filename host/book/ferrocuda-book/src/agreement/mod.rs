@@ -23,13 +23,14 @@ mod probes;
 mod stream;
 
 use crate::examples::stream::StreamReal;
+use ferrocuda::fft::{Complex, ComplexScalar};
 use ferrocuda::gpu::{Element, Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 /// One kernel compared.
 #[derive(Clone, Debug)]
 pub struct Row {
-    pub kernel: String,
+    /// The kernel's comparison (`check.what` names it).
     pub check: Check,
     pub tolerance: Tolerance,
 }
@@ -58,11 +59,7 @@ impl Comparison<'_> {
     ) -> Result<()> {
         let (on_gpu, on_sim) = (run(self.cuda)?, run(self.sim)?);
         let check = Check::compare(kernel, &on_sim, &on_gpu, tolerance);
-        self.rows.push(Row {
-            kernel: kernel.to_string(),
-            check,
-            tolerance,
-        });
+        self.rows.push(Row { check, tolerance });
         Ok(())
     }
 }
@@ -75,6 +72,11 @@ fn ramp_real<T: StreamReal>(n: usize, scale: f64) -> Vec<T> {
     (0..n)
         .map(|i| T::from_f64(((i * 37 % 1001) as f64 / 1000.0 - 0.5) * scale))
         .collect()
+}
+
+/// Re and im parts, interleaved, for the element-wise comparison.
+fn flatten<T: ComplexScalar>(values: Vec<Complex<T>>) -> Vec<T> {
+    values.into_iter().flat_map(|c| [c.re, c.im]).collect()
 }
 
 /// The library's own kernels (probes, reductions) on `gpu`.
@@ -110,17 +112,20 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     library::philox::<f32>(&mut c)?;
     library::philox::<f64>(&mut c)?;
     probes::all(&mut c)?;
-    ch6_laplace::compare_all(&mut c)?;
+    ch6_laplace::compare::<f32>(&mut c)?;
+    ch6_laplace::compare::<f64>(&mut c)?;
     library::sor::<f32>(&mut c)?;
     library::sor::<f64>(&mut c)?;
-    course_heat::course_heat(&mut c)?;
+    course_heat::typed::<f32>(&mut c)?;
+    course_heat::typed::<f64>(&mut c)?;
     fft::rows(&mut c)?;
     library::reductions::<i32>(&mut c)?;
     library::reductions::<u32>(&mut c)?;
     library::reductions::<u64>(&mut c)?;
     library::reductions::<f32>(&mut c)?;
     library::reductions::<f64>(&mut c)?;
-    ch6_deriv::ch6_deriv(&mut c)?;
+    ch6_deriv::typed::<f32>(&mut c)?;
+    ch6_deriv::typed::<f64>(&mut c)?;
     ch7::ch7(&mut c)?;
     ch4::ch4(&mut c)?;
     appc::appc(&mut c)?;
@@ -143,7 +148,7 @@ pub fn print(rows: &[Row]) -> bool {
         };
         println!(
             "{:<36} {:>8} {:>12.3e} {:>12}  {}",
-            row.kernel,
+            row.check.what,
             row.check.len,
             row.check.max_abs_err,
             tolerance,

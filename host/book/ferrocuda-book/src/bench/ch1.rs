@@ -2,7 +2,6 @@
 //! Being in place, its twin's output cannot be compared with a second run's; the tests check it.
 use super::{Measured, Row, Settings, measure};
 use crate::examples::ch1::increment_launch::THREADS_PER_BLOCK;
-use crate::nvcc::LoadOr;
 use book_kernels::ch1::increment_multiblock::{IncrementArgs, IncrementMultiblock};
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 
@@ -15,14 +14,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Resu
         a: a_d.view_mut(),
         b: 1,
     };
-    let row = Row {
-        name: "increment_multiblock".into(),
-        shape,
-        bytes: 2 * n * size_of::<i32>(),
-        launch: Box::new(move |m: Option<&LoadedKernels>| {
-            gpu.load_or(m, &crate::KERNELS)?
-                .launch(IncrementMultiblock, shape, args)
-        }),
-    };
+    let name = "increment_multiblock".into();
+    let row = Row::kernel(gpu, name, shape, 2 * n * size_of::<i32>(), IncrementMultiblock, args);
     measure(gpu, row, twin, settings.reps).map(|m| vec![m])
 }

@@ -28,16 +28,16 @@ fn typed<T: CopyReal>(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernel
             input: a_d.view(),
             output: b_d.view_mut(),
         };
-        // The block size with the shortest median time.
-        let mut best: Option<(f64, u32)> = None;
-        for threads in block_sizes(gpu.properties()) {
-            let shape = variant.shape(n, threads)?;
-            let ms = time_reps(gpu, SWEEP_REPS, || T::launch(gpu, None, variant, shape, args))?.median_ms;
-            if best.is_none_or(|(b, _)| ms < b) {
-                best = Some((ms, threads));
-            }
-        }
-        let Some((_, threads)) = best else {
+        // The block size with the shortest median time (the first of equals).
+        let sweep: Vec<(f64, u32)> = block_sizes(gpu.properties())
+            .into_iter()
+            .map(|threads| {
+                let shape = variant.shape(n, threads)?;
+                let stats = time_reps(gpu, SWEEP_REPS, || T::launch(gpu, None, variant, shape, args))?;
+                Ok((stats.median_ms, threads))
+            })
+            .collect::<Result<_>>()?;
+        let Some(&(_, threads)) = sweep.iter().min_by(|a, b| a.0.total_cmp(&b.0)) else {
             return Err(Error::InvalidArgument(
                 "the device reports no block size to sweep".into(),
             ));

@@ -3,8 +3,8 @@
 //! its example's own launch function (`crate::examples::ch3::*`) at the example's GPU size, except
 //! the offset and stride copies, which run at [`COPY_N`] elements so that the cache cannot hide
 //! the wasted sectors. The transposes, the copies and the transfers have their own tables.
-use super::Settings;
-use crate::examples::ch3::offset_stride::{self, Pattern};
+use super::{Settings, interleaved};
+use crate::examples::ch3::offset_stride::{self, Cache, Pattern};
 use crate::examples::ch3::sweep::BLOCK_SIZE;
 use crate::examples::ch3::{
     async_overlap, bank_conflicts, constant_increment, divergence, intrinsics, localmem, stride_texture,
@@ -36,17 +36,10 @@ impl Lesson {
     }
 }
 
-/// The medians of `launch(a)` and `launch(b)`, `reps` samples each, interleaved after a warm-up
-/// of each, so that clock and thermal drift hit both alike.
+/// The medians of `launch(a)` and `launch(b)`, interleaved ([`interleaved`]).
 fn pair<V: Copy>(gpu: &Gpu, reps: usize, [a, b]: [V; 2], mut launch: impl FnMut(V) -> Result<()>) -> Result<[f64; 2]> {
-    launch(a)?;
-    launch(b)?;
-    let (mut a_ms, mut b_ms) = (Vec::new(), Vec::new());
-    for _ in 0..reps.max(1) {
-        a_ms.push(gpu.time_ms(|| launch(a))?);
-        b_ms.push(gpu.time_ms(|| launch(b))?);
-    }
-    Ok([Stats::of(&mut a_ms).median_ms, Stats::of(&mut b_ms).median_ms])
+    let (a_stats, b_stats) = interleaved(gpu, reps, true, |second| launch(if second { b } else { a }))?;
+    Ok([a_stats.median_ms, b_stats.map_or(f64::NAN, |s| s.median_ms)])
 }
 
 /// Shared memory (§3.3.3.2): a warp reading 32 words 32 apart hits one bank 32 times, so stride
@@ -145,7 +138,7 @@ fn coalescing(gpu: &Gpu, reps: usize) -> Result<[Lesson; 2]> {
     let a_d = gpu.upload(&vec![1.0f32; 2 * COPY_N])?;
     let mut b_d = gpu.zeros::<f32>(2 * COPY_N)?;
     let mut run = |(pattern, s): (Pattern, usize)| {
-        offset_stride::out_of_place(gpu, pattern, &a_d, &mut b_d, COPY_N, s, BLOCK_SIZE)
+        offset_stride::out_of_place(gpu, pattern, Cache::L1, &a_d, &mut b_d, COPY_N, s, BLOCK_SIZE)
     };
     Ok([
         Lesson::new(

@@ -4,10 +4,10 @@
 //! C twin. Bytes counted as the book counts them: each point read once and written once per
 //! sweep. The tiled kernel's launch makes 4 sweeps and reads and writes the grid once, so its
 //! GB/s is the rate of the untiled work it replaces (4 sweeps' bytes over one launch's time).
-use super::{Measured, Row, Settings, measure};
+use super::{Measured, Row, Settings, measure, twin_same};
 use crate::examples::ch6::laplace2d_solver::{DeviceField, LaplaceGpu, Variant};
 use crate::reference::ch6::laplace2d::initial;
-use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
+use ferrocuda::gpu::{Gpu, LoadedKernels, Result};
 
 /// The book's mesh side.
 pub const BOOK_N: usize = 4096;
@@ -62,12 +62,6 @@ fn check_twin<T: LaplaceGpu>(gpu: &Gpu, field: &mut DeviceField<T>, twin: &Loade
     };
     let rust = sweep(None)?;
     let bits = |v: &[T]| v.iter().map(|&x| Into::<f64>::into(x).to_bits()).collect::<Vec<_>>();
-    if bits(&sweep(Some(twin))?) == bits(&rust) {
-        Ok(())
-    } else {
-        Err(Error::Io(format!(
-            "the CUDA C twin of jacobi_strip_{} wrote different results",
-            T::NAME
-        )))
-    }
+    let same = bits(&sweep(Some(twin))?) == bits(&rust);
+    twin_same(same, &format!("jacobi_strip_{}", T::NAME))
 }

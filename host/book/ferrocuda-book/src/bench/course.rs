@@ -1,10 +1,9 @@
 //! The course's kernels: vector add (256 threads per block), the naive and improved reductions,
 //! and the 256-bin histograms (global atomics, privatized shared atomics, packed counters).
-use super::{Measured, Row, Settings, measure, twin_agrees};
+use super::{Measured, Row, Settings, measure, measure_twin};
 use crate::examples::course::vector_add_common::THREADS_PER_BLOCK;
-use crate::nvcc::LoadOr;
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
-use ferrocuda::gpu::{Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
+use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 
 /// Measures `vec_add_kernel`.
 pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Result<Vec<Measured>> {
@@ -18,22 +17,9 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Resu
         b: b_d.view(),
         c: c_d.view_mut(),
     };
-    let mut row = Row {
-        name: "vec_add_kernel".into(),
-        shape,
-        bytes: 3 * n * size_of::<f32>(),
-        launch: Box::new(move |m: Option<&LoadedKernels>| {
-            gpu.load_or(m, &crate::KERNELS)?.launch(VecAddKernel, shape, args)
-        }),
-    };
-    if let Some(twin) = twin
-        && !twin_agrees(gpu, &mut row, twin, args.c.as_slice())?
-    {
-        return Err(Error::Io(
-            "the CUDA C twin of vec_add_kernel wrote different results".into(),
-        ));
-    }
-    Ok(vec![measure(gpu, row, twin, settings.reps)?])
+    let bytes = 3 * n * size_of::<f32>();
+    let row = Row::kernel(gpu, "vec_add_kernel".into(), shape, bytes, VecAddKernel, args);
+    Ok(vec![measure_twin(gpu, row, twin, args.c.as_slice(), settings.reps)?])
 }
 
 /// Measures the course's naive and improved reductions over the working set, all passes of the
@@ -41,7 +27,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, twin: Option<&LoadedKernels>) -> Resu
 pub fn reduction(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
     use crate::examples::course::reduction::{BLOCK_SIZE, Plan, Variant, bits};
     let n = settings.elements::<f32>()?;
-    let input = gpu.upload(&bits(n))?;
+    let input = gpu.upload(&bits(n)?)?;
     let mut rows = Vec::new();
     for variant in Variant::ALL {
         let mut plan = Plan::new(gpu, n, BLOCK_SIZE)?;
@@ -66,7 +52,7 @@ pub fn histogram(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
     let n = settings.elements::<u8>()?.min(histogram::N);
     let mut rows = Vec::new();
     for data in [Data::Uniform, Data::Skewed] {
-        let buffer = gpu.upload(&data.generate(n, 1234))?;
+        let buffer = gpu.upload(&data.generate(n, 1234)?)?;
         let buffer = &buffer;
         for variant in Variant::BYTES {
             let mut histo = gpu.zeros::<u32>(variant.bins())?;
@@ -91,7 +77,7 @@ pub fn matmul(gpu: &Gpu, settings: &Settings) -> Result<()> {
     use crate::examples::course::matmul_tiled::{self, Operands, SIZE, gflop_per_s, random_matrix};
     use ferrocuda::gpu::Cublas;
     let dims = (SIZE, SIZE, SIZE);
-    let (a, b) = (random_matrix(SIZE * SIZE, 1), random_matrix(SIZE * SIZE, 2));
+    let (a, b) = (random_matrix(SIZE * SIZE, 1)?, random_matrix(SIZE * SIZE, 2)?);
     let mut ops = Operands::new(gpu, dims, &a, &b)?;
     let mut cublas = match gpu.cuda("cuBLAS SGEMM").and_then(Cublas::new) {
         Ok(cublas) => Some(cublas),

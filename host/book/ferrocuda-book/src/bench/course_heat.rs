@@ -5,12 +5,12 @@
 //! counted: one read and one write of every point per step, so the tiled kernel, which reads
 //! and writes the field once per four steps, may pass memcpy: its GB/s is the rate of the
 //! untiled work it replaces.
-use super::{Measured, Row, Settings, measure};
+use super::{Measured, Row, Settings, measure, twin_same};
 use crate::examples::course::heat::problem::{Edges, Grid, Problem};
 use crate::examples::course::heat::solver::{Fields, HeatReal, Kernel, Solver};
 use crate::examples::course::heat::{CFL, N};
 use book_kernels::course::heat::HALO;
-use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
+use ferrocuda::gpu::{Gpu, LoadedKernels, Result};
 
 /// The grids' sides: the example's default, and one 16 times its size.
 pub const SIDES: [usize; 2] = [N, 4 * N];
@@ -41,7 +41,7 @@ fn typed<T: HeatReal>(
     twin: Option<&LoadedKernels>,
 ) -> Result<Measured> {
     let grid = Grid::new(side, side, Edges::Dirichlet, CFL)?;
-    let initial: Vec<T> = Problem::Hotspot.initial(&grid);
+    let initial: Vec<T> = Problem::Hotspot.initial(&grid)?;
     let solver = Solver::fastest(kernel);
     if let Some(module) = twin {
         check_twin(gpu, solver, &grid, &initial, module)?;
@@ -64,12 +64,6 @@ fn check_twin<T: HeatReal>(gpu: &Gpu, solver: Solver, grid: &Grid, initial: &[T]
         fields.advance(gpu, module, None, STEPS, None)?;
         gpu.download(fields.current())
     };
-    let same = run(None)? == run(Some(twin))?;
-    same.then_some(()).ok_or_else(|| {
-        Error::Io(format!(
-            "the CUDA C twin of {}_{} wrote different results",
-            solver.kernel.name(),
-            T::NAME
-        ))
-    })
+    let kernel = format!("{}_{}", solver.kernel.name(), T::NAME);
+    twin_same(run(None)? == run(Some(twin))?, &kernel)
 }

@@ -7,7 +7,8 @@
 //! Bytes counted: each pixel read once and written once (2 per pixel), though the kernels read
 //! their neighbours too (from L1 and L2); the colour conversion 3 + 1 per pixel; the 1-D
 //! convolution 4 + 4 per value; the matrix sums read 4 per element.
-use super::{Measured, Row, Settings, measure, twin_agrees};
+use super::nvcc::Twins;
+use super::{Measured, Row, Settings, measure, measure_twin};
 use crate::examples::course::color_convert;
 use crate::examples::course::convolution::{self, BASIC_1D_THREADS, BASIC_2D_BLOCK, ConstantMasks};
 use crate::examples::course::image_blur::Variant as BlurVariant;
@@ -21,7 +22,7 @@ use book_kernels::course::convolution::{
 use book_kernels::course::convolution_fast::Convolution2dFastM5;
 use book_kernels::course::image_blur::{BlurArgs, BlurFast, BlurKernel, BlurStream};
 use book_kernels::course::matrix_sum::{MatrixSumArgs, MatrixSumEachCol, MatrixSumEachRow};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
+use ferrocuda::gpu::{DeviceBuffer, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 
 /// Width of the benchmark image, pixels.
 pub const WIDTH: usize = 16384;
@@ -30,44 +31,15 @@ const MASK_WIDTH: usize = 5;
 /// The 2-D tiled kernel's output tile: blocks of 32 x 32 threads with a 5-wide mask.
 pub const O_TILE_2D: usize = 28;
 
-/// The CUDA C twins of the image kernels.
-#[derive(Clone, Copy)]
-pub struct ImageTwins<'a, 'g> {
-    /// `blur_kernel`, `blur_fast`, `blur_stream`.
-    pub image_blur: &'a LoadedKernels<'g>,
-    /// `convolution_2d_basic_kernel`, `convolution_2d_tiled_kernel`, `convolution_2d_fast_m5`.
-    pub convolution: &'a LoadedKernels<'g>,
-}
-
-/// Measures `row` after checking, when there is a twin, that it writes what the Rust kernel
-/// writes to `output`.
-fn with_twin(
-    gpu: &Gpu,
-    mut row: Row<'_>,
-    twin: Option<&LoadedKernels>,
-    output: ferrocuda::Slice<'_, u8>,
-    reps: usize,
-) -> Result<Measured> {
-    if let Some(twin) = twin
-        && !twin_agrees(gpu, &mut row, twin, output)?
-    {
-        return Err(Error::Io(format!(
-            "the CUDA C twin of {} wrote different results",
-            row.name
-        )));
-    }
-    measure(gpu, row, twin, reps)
-}
-
 /// Every row: the 8-bit image kernels first (with twins), then the others.
-pub fn run(gpu: &Gpu, settings: &Settings, twins: Option<ImageTwins>) -> Result<Vec<Measured>> {
+pub fn run(gpu: &Gpu, settings: &Settings, twins: Option<&Twins>) -> Result<Vec<Measured>> {
     let height = (settings.elements::<u8>()? / WIDTH).max(1);
     let (w, h) = (WIDTH, height);
-    let in_d = gpu.upload(&convolution::image(w * h, 1234))?;
+    let in_d = gpu.upload(&convolution::image(w * h, 1234)?)?;
     let mut out_d = gpu.zeros::<u8>(w * h)?;
     let bytes = 2 * w * h;
     let mut rows = Vec::new();
-    let blur_twin = twins.map(|t| t.image_blur);
+    let twin = twins.map(|t| &t.image_blur);
     for variant in BlurVariant::ALL {
         let shape = variant.shape(w, h)?;
         let args = BlurArgs {
@@ -89,18 +61,12 @@ pub fn run(gpu: &Gpu, settings: &Settings, twins: Option<ImageTwins>) -> Result<
                 }
             }),
         };
-        rows.push(with_twin(
-            gpu,
-            row,
-            blur_twin,
-            args.out_image.as_slice(),
-            settings.reps,
-        )?);
+        rows.push(measure_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
     }
     rows.extend(convolutions_2d(
         gpu,
         settings,
-        twins.map(|t| t.convolution),
+        twins.map(|t| &t.convolution),
         (&in_d, &mut out_d),
         (w, h),
     )?);
@@ -137,16 +103,9 @@ fn convolutions_2d(
         w,
         h,
     };
-    let row = Row {
-        name: format!("convolution_2d_basic_kernel m{MASK_WIDTH}"),
-        shape,
-        bytes,
-        launch: Box::new(move |m: Option<&LoadedKernels>| {
-            gpu.load_or(m, &crate::KERNELS)?
-                .launch(Convolution2dBasicKernel, shape, args)
-        }),
-    };
-    rows.push(with_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
+    let name = format!("convolution_2d_basic_kernel m{MASK_WIDTH}");
+    let row = Row::kernel(gpu, name, shape, bytes, Convolution2dBasicKernel, args);
+    rows.push(measure_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
 
     let shape = convolution::shape_2d_tiled(w, h, MASK_WIDTH, O_TILE_2D)?;
     let args = Convolution2dTiledArgs {
@@ -158,29 +117,15 @@ fn convolutions_2d(
         o_tile_width: O_TILE_2D,
         mask_sum,
     };
-    let row = Row {
-        name: format!("convolution_2d_tiled_kernel m{MASK_WIDTH} o{O_TILE_2D}"),
-        shape,
-        bytes,
-        launch: Box::new(move |m: Option<&LoadedKernels>| {
-            gpu.load_or(m, &crate::KERNELS)?
-                .launch(Convolution2dTiledKernel, shape, args)
-        }),
-    };
-    rows.push(with_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
+    let name = format!("convolution_2d_tiled_kernel m{MASK_WIDTH} o{O_TILE_2D}");
+    let row = Row::kernel(gpu, name, shape, bytes, Convolution2dTiledKernel, args);
+    rows.push(measure_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
 
     let shape = convolution::shape_2d_fast(w, h)?;
     let (_, args) = convolution::fast_args(&masks, in_d, out_d, (w, h))?;
-    let row = Row {
-        name: format!("convolution_2d_fast_m{MASK_WIDTH}"),
-        shape,
-        bytes,
-        launch: Box::new(move |m: Option<&LoadedKernels>| {
-            gpu.load_or(m, &crate::KERNELS)?
-                .launch(Convolution2dFastM5, shape, args)
-        }),
-    };
-    rows.push(with_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
+    let name = format!("convolution_2d_fast_m{MASK_WIDTH}");
+    let row = Row::kernel(gpu, name, shape, bytes, Convolution2dFastM5, args);
+    rows.push(measure_twin(gpu, row, twin, args.out_image.as_slice(), settings.reps)?);
     Ok(rows)
 }
 
@@ -190,7 +135,7 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
     let mut rows = Vec::new();
     let n = settings.elements::<f32>()?;
     let (n_d, m_d) = (
-        gpu.upload(&convolution::signal(n, 1))?,
+        gpu.upload(&convolution::signal(n, 1)?)?,
         gpu.upload(&convolution::mask_1d(MASK_WIDTH))?,
     );
     let mut p_d = gpu.zeros::<f32>(n)?;
@@ -205,14 +150,8 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
         mask_width: MASK_WIDTH,
         width: n,
     };
-    let row = Row {
-        name: format!("convolution_1d_basic_kernel m{MASK_WIDTH}"),
-        shape,
-        bytes,
-        launch: Box::new(move |_: Option<&LoadedKernels>| {
-            crate::kernels(gpu)?.launch(Convolution1dBasicKernel, shape, args)
-        }),
-    };
+    let name = format!("convolution_1d_basic_kernel m{MASK_WIDTH}");
+    let row = Row::kernel(gpu, name, shape, bytes, Convolution1dBasicKernel, args);
     rows.push(measure(gpu, row, None, settings.reps)?);
     let shape = convolution::shape_1d_tiled(n, MASK_WIDTH, O_TILE_WIDTH)?;
     let args = Convolution1dTiledArgs {
@@ -222,14 +161,8 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
         width: n,
         o_tile_width: O_TILE_WIDTH,
     };
-    let row = Row {
-        name: format!("convolution_1d_tiled_kernel m{MASK_WIDTH}"),
-        shape,
-        bytes,
-        launch: Box::new(move |_: Option<&LoadedKernels>| {
-            crate::kernels(gpu)?.launch(Convolution1dTiledKernel, shape, args)
-        }),
-    };
+    let name = format!("convolution_1d_tiled_kernel m{MASK_WIDTH}");
+    let row = Row::kernel(gpu, name, shape, bytes, Convolution1dTiledKernel, args);
     rows.push(measure(gpu, row, None, settings.reps)?);
     drop(masks);
 
@@ -246,12 +179,8 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
         width: pw,
         height: ph,
     };
-    let row = Row {
-        name: format!("color_convert {pw}x{ph}"),
-        shape,
-        bytes: (CHANNELS + 1) * pw * ph,
-        launch: Box::new(move |_: Option<&LoadedKernels>| crate::kernels(gpu)?.launch(ColorConvert, shape, args)),
-    };
+    let (name, bytes) = (format!("color_convert {pw}x{ph}"), (CHANNELS + 1) * pw * ph);
+    let row = Row::kernel(gpu, name, shape, bytes, ColorConvert, args);
     rows.push(measure(gpu, row, None, settings.reps)?);
 
     let side = (settings.elements::<f32>()? as f64).sqrt() as usize;
@@ -265,14 +194,10 @@ fn others(gpu: &Gpu, settings: &Settings) -> Result<Vec<Measured>> {
             rows: side,
             cols: side,
         };
-        let row = Row {
-            name: format!("{} {side}^2", which.kernel()),
-            shape,
-            bytes: side * side * size_of::<f32>(),
-            launch: Box::new(move |_: Option<&LoadedKernels>| match which {
-                Sums::EachRow => crate::kernels(gpu)?.launch(MatrixSumEachRow, shape, args),
-                Sums::EachCol => crate::kernels(gpu)?.launch(MatrixSumEachCol, shape, args),
-            }),
+        let (name, bytes) = (format!("{} {side}^2", which.kernel()), side * side * size_of::<f32>());
+        let row = match which {
+            Sums::EachRow => Row::kernel(gpu, name, shape, bytes, MatrixSumEachRow, args),
+            Sums::EachCol => Row::kernel(gpu, name, shape, bytes, MatrixSumEachCol, args),
         };
         rows.push(measure(gpu, row, None, settings.reps)?);
     }

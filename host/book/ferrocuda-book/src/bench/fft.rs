@@ -9,7 +9,7 @@
 //! launch as a fraction of `cudaMemcpy`'s (the Rust engine's launches are each one such pass;
 //! cuFFT's are not known, so its column is the one-pass equivalent), and Rust/cuFFT (time ratio
 //! inverted: above 1 when Rust is faster).
-use super::Settings;
+use super::{Settings, interleaved};
 use ferrocuda::fft::{Complex, Direction, Engine, FftFloat, Plan, Shape, Transform};
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::{Stats, gb_per_s};
@@ -52,26 +52,19 @@ fn measure<T: FftFloat>(gpu: &Gpu, settings: &Settings, shape: Shape) -> Result<
             None
         }
     };
-    // Warm-up: module load, cuFFT's kernels.
-    rust.c2c(gpu, &input_d, &mut output_d, Direction::Forward)?;
-    if let Some(plan) = cufft.as_mut() {
-        plan.c2c(gpu, &input_d, &mut output_d, Direction::Forward)?;
-    }
-    let (mut rust_ms, mut cufft_ms) = (Vec::new(), Vec::new());
-    for _ in 0..settings.reps.max(1) {
-        rust_ms.push(gpu.time_ms(|| rust.c2c(gpu, &input_d, &mut output_d, Direction::Forward))?);
-        if let Some(plan) = cufft.as_mut() {
-            cufft_ms.push(gpu.time_ms(|| plan.c2c(gpu, &input_d, &mut output_d, Direction::Forward))?);
-        }
-    }
+    // The warm-up loads the module and cuFFT's kernels.
+    let (rust_stats, cufft_stats) = interleaved(gpu, settings.reps, cufft.is_some(), |theirs| {
+        let plan = cufft.as_mut().filter(|_| theirs).unwrap_or(&mut rust);
+        plan.c2c(gpu, &input_d, &mut output_d, Direction::Forward)
+    })?;
     let dims = shape.dims().iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
     Ok(Row {
         name: format!("c2c {dims} x {} {}", shape.batch(), T::NAME),
         shape,
         bytes: len * size_of::<Complex<T>>(),
         launches: rust.launches().unwrap_or(1),
-        rust: Stats::of(&mut rust_ms),
-        cufft: cufft.map(|_| Stats::of(&mut cufft_ms)),
+        rust: rust_stats,
+        cufft: cufft_stats,
     })
 }
 

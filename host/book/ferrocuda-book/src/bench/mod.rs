@@ -24,9 +24,12 @@ pub mod simulator;
 pub mod stream;
 pub mod thesis;
 
+use crate::nvcc::LoadOr;
 use ferrocuda::footprint::{Capacity, Footprint};
-use ferrocuda::gpu::{Error, Gpu, LaunchShape, LoadedKernels, Result};
-use ferrocuda::measure::{Stats, gb_per_s};
+use ferrocuda::gpu::{Element, Error, Gpu, LaunchShape, LoadedKernels, Result};
+use ferrocuda::measure::Stats;
+use ferrocuda::measure::gb_per_s;
+use ferrocuda::{Kernel, KernelArgs};
 use indicatif::ProgressBar;
 use std::io::IsTerminal;
 
@@ -200,6 +203,23 @@ pub struct Row<'a> {
     pub launch: Launcher<'a>,
 }
 
+impl<'a> Row<'a> {
+    /// A row that launches `kernel` with `args` from the book's kernels, or from a twin's module.
+    pub fn kernel<K, A>(gpu: &'a Gpu, name: String, shape: LaunchShape, bytes: usize, kernel: K, args: A) -> Self
+    where
+        K: Kernel<A> + Copy + 'a,
+        A: KernelArgs + Copy + 'a,
+    {
+        let launch = move |m: Option<&LoadedKernels>| gpu.load_or(m, &crate::KERNELS)?.launch(kernel, shape, args);
+        Self {
+            name,
+            shape,
+            bytes,
+            launch: Box::new(launch),
+        }
+    }
+}
+
 /// What one row measured.
 #[derive(Clone, Debug)]
 pub struct Measured {
@@ -212,24 +232,37 @@ pub struct Measured {
 
 /// Times `row` (and its twin in `twin`, interleaved) `reps` times after a warm-up of each.
 pub fn measure(gpu: &Gpu, mut row: Row<'_>, twin: Option<&LoadedKernels>, reps: usize) -> Result<Measured> {
-    (row.launch)(None)?;
-    if let Some(twin) = twin {
-        (row.launch)(Some(twin))?;
-    }
-    let (mut rust, mut nvcc) = (Vec::new(), Vec::new());
-    for _ in 0..reps.max(1) {
-        rust.push(gpu.time_ms(|| (row.launch)(None))?);
-        if let Some(twin) = twin {
-            nvcc.push(gpu.time_ms(|| (row.launch)(Some(twin)))?);
-        }
-    }
+    let (rust, nvcc) = interleaved(gpu, reps, twin.is_some(), |theirs| {
+        (row.launch)(twin.filter(|_| theirs))
+    })?;
     Ok(Measured {
         name: row.name,
         shape: row.shape,
         bytes: row.bytes,
-        rust: Stats::of(&mut rust),
-        nvcc: twin.map(|_| Stats::of(&mut nvcc)),
+        rust,
+        nvcc,
     })
+}
+
+/// The medians of `launch(false)` (ours) and, when `both`, `launch(true)` (theirs), `reps`
+/// samples each, interleaved after a warm-up of each, so that clock and thermal drift hit both
+/// alike.
+pub fn interleaved(
+    gpu: &Gpu,
+    reps: usize,
+    both: bool,
+    mut launch: impl FnMut(bool) -> Result<()>,
+) -> Result<(Stats, Option<Stats>)> {
+    let sides = if both { &[false, true][..] } else { &[false] };
+    sides.iter().try_for_each(|&theirs| launch(theirs))?;
+    let mut samples = [Vec::new(), Vec::new()];
+    for _ in 0..reps.max(1) {
+        for &theirs in sides {
+            samples[usize::from(theirs)].push(gpu.time_ms(|| launch(theirs))?);
+        }
+    }
+    let [ours, theirs] = &mut samples;
+    Ok((Stats::of(ours), both.then(|| Stats::of(theirs))))
 }
 
 /// Runs every benchmark: on a CUDA device the kernels against memcpy and their CUDA C twins, then
@@ -257,7 +290,7 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
         run_cuda(gpu, settings)?;
     }
     let progress = Progress::new(settings, &["simulator"]);
-    progress.printing(settings, "simulator", || simulator::run(settings.reps.min(5)).map(drop))
+    progress.printing(settings, "simulator", || simulator::run(settings.reps.min(5)))
 }
 
 /// The memory-bound kernels against memcpy and their CUDA C twins, in one table.
@@ -286,15 +319,8 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     }
     let twins = twins.ok();
     let twins = twins.as_ref();
-    let progress = Progress::new(
-        settings,
-        GROUPS
-            .iter()
-            .copied()
-            .filter(|g| *g != "simulator")
-            .collect::<Vec<_>>()
-            .as_slice(),
-    );
+    // Every group but the last, `simulator`, which runs after this table.
+    let progress = Progress::new(settings, &GROUPS[..GROUPS.len() - 1]);
     let mut rows = Vec::new();
     rows.extend(progress.group(settings, "stream", || {
         stream::run(gpu, settings, twins.map(|t| &t.stream))
@@ -325,16 +351,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
         rows.extend(ch6_laplace::run(gpu, settings, twins.map(|t| &t.laplace2d))?);
         Ok(rows)
     })?);
-    rows.extend(progress.group(settings, "images", || {
-        course_images::run(
-            gpu,
-            settings,
-            twins.map(|t| course_images::ImageTwins {
-                image_blur: &t.image_blur,
-                convolution: &t.convolution,
-            }),
-        )
-    })?);
+    rows.extend(progress.group(settings, "images", || course_images::run(gpu, settings, twins))?);
     progress.quiet(|| print_table(&rows, memcpy, settings.reps));
     progress.printing(settings, "ch3-lessons", || ch3_lessons::run(gpu, settings))?;
     progress.printing(settings, "random", || random::run(gpu, settings))?;
@@ -381,7 +398,7 @@ fn print_table(rows: &[Measured], memcpy: f64, reps: usize) {
 /// Runs `row` from the embedded module and from `twin`, downloading `output` (a view of what
 /// the row's launch writes, which its launcher borrows) after each: true when the two kernels
 /// wrote the same bytes (a twin whose argument layout drifted would not).
-pub fn twin_agrees<T: ferrocuda::gpu::Element + PartialEq>(
+pub fn twin_agrees<T: Element + PartialEq>(
     gpu: &Gpu,
     row: &mut Row<'_>,
     twin: &LoadedKernels,
@@ -391,4 +408,25 @@ pub fn twin_agrees<T: ferrocuda::gpu::Element + PartialEq>(
     let rust = gpu.download_view(output)?;
     (row.launch)(Some(twin))?;
     Ok(gpu.download_view(output)? == rust)
+}
+
+/// `Ok` when the CUDA C twin of `kernel` wrote what the Rust kernel wrote (`same`), else the error.
+pub fn twin_same(same: bool, kernel: &str) -> Result<()> {
+    let differ = || Error::Io(format!("the CUDA C twin of {kernel} wrote different results"));
+    same.then_some(()).ok_or_else(differ)
+}
+
+/// Measures `row` after checking, when there is a twin, that it writes what the Rust kernel
+/// writes to `output`.
+pub fn measure_twin<T: Element + PartialEq>(
+    gpu: &Gpu,
+    mut row: Row<'_>,
+    twin: Option<&LoadedKernels>,
+    output: ferrocuda::Slice<'_, T>,
+    reps: usize,
+) -> Result<Measured> {
+    if let Some(twin) = twin {
+        twin_same(twin_agrees(gpu, &mut row, twin, output)?, &row.name)?;
+    }
+    measure(gpu, row, twin, reps)
 }

@@ -3,20 +3,12 @@
 use crate::nvcc::{compile, nvcc_and_version, write_source};
 use ferrocuda::gpu::{Gpu, LoadedKernels, Result};
 
-const COMMON: &str = include_str!("../../nvcc/common.cuh");
-const STREAM: &str = include_str!("../../nvcc/stream.cu");
-const VECTOR_ADD: &str = include_str!("../../nvcc/course/vector_add.cu");
-const INCREMENT_MULTIBLOCK: &str = include_str!("../../nvcc/ch1/increment_multiblock.cu");
-const REDUCE: &str = include_str!("../../nvcc/reduce.cu");
-const TRANSPOSE: &str = include_str!("../../nvcc/ch3/transpose.cu");
-const ILP_COPY: &str = include_str!("../../nvcc/ch3/ilp_copy.cu");
-const SOR: &str = include_str!("../../nvcc/thesis/sor.cu");
-const HEAT: &str = include_str!("../../nvcc/course/heat.cu");
-const LAPLACE2D: &str = include_str!("../../nvcc/ch6/laplace2d.cu");
-const IMAGE_FILTER: &str = include_str!("../../nvcc/course/image_filter.cuh");
-const IMAGE_BLUR: &str = include_str!("../../nvcc/course/image_blur.cu");
-const CONVOLUTION: &str = include_str!("../../nvcc/course/convolution.cu");
-const CH6_DERIV: &str = include_str!("../../nvcc/ch6/deriv.cu");
+/// A file of `host/book/ferrocuda-book/nvcc/`: its path there and its text, embedded.
+macro_rules! nvcc_file {
+    ($rel:literal) => {
+        ($rel, include_str!(concat!("../../nvcc/", $rel)))
+    };
+}
 
 /// The twins, loaded on one device.
 pub struct Twins<'g> {
@@ -49,29 +41,29 @@ impl<'g> Twins<'g> {
     pub fn compile(gpu: &'g Gpu) -> Result<Self> {
         let (nvcc, compiler) = nvcc_and_version()?;
         let dir = std::env::temp_dir().join(format!("ferrocuda-nvcc-{}", std::process::id()));
-        let write = |rel: &str, text: &str| write_source(&dir, rel, text);
-        write("common.cuh", COMMON)?;
-        write("course/image_filter.cuh", IMAGE_FILTER)?;
+        let write = |(rel, text): (&str, &str)| write_source(&dir, rel, text);
+        write(nvcc_file!("common.cuh"))?;
+        write(nvcc_file!("course/image_filter.cuh"))?;
         let arch = format!("sm_{}", gpu.properties().compute_capability_number());
-        let load = |rel: &str, text: &str| -> Result<LoadedKernels<'g>> {
-            let source = write(rel, text)?;
+        let load = |(rel, text): (&str, &str)| -> Result<LoadedKernels<'g>> {
+            let source = write((rel, text))?;
             let ptx = compile(&nvcc, &source, &arch)?;
             gpu.load_ptx(&ptx, &format!("the nvcc twin {rel}"))
         };
         let twins = Twins {
             compiler,
-            stream: load("stream.cu", STREAM)?,
-            vector_add: load("course/vector_add.cu", VECTOR_ADD)?,
-            increment_multiblock: load("ch1/increment_multiblock.cu", INCREMENT_MULTIBLOCK)?,
-            reduce: load("reduce.cu", REDUCE)?,
-            transpose: load("ch3/transpose.cu", TRANSPOSE)?,
-            ilp_copy: load("ch3/ilp_copy.cu", ILP_COPY)?,
-            sor: load("thesis/sor.cu", SOR)?,
-            heat: load("course/heat.cu", HEAT)?,
-            laplace2d: load("ch6/laplace2d.cu", LAPLACE2D)?,
-            image_blur: load("course/image_blur.cu", IMAGE_BLUR)?,
-            convolution: load("course/convolution.cu", CONVOLUTION)?,
-            ch6_deriv: load("ch6/deriv.cu", CH6_DERIV)?,
+            stream: load(nvcc_file!("stream.cu"))?,
+            vector_add: load(nvcc_file!("course/vector_add.cu"))?,
+            increment_multiblock: load(nvcc_file!("ch1/increment_multiblock.cu"))?,
+            reduce: load(nvcc_file!("reduce.cu"))?,
+            transpose: load(nvcc_file!("ch3/transpose.cu"))?,
+            ilp_copy: load(nvcc_file!("ch3/ilp_copy.cu"))?,
+            sor: load(nvcc_file!("thesis/sor.cu"))?,
+            heat: load(nvcc_file!("course/heat.cu"))?,
+            laplace2d: load(nvcc_file!("ch6/laplace2d.cu"))?,
+            image_blur: load(nvcc_file!("course/image_blur.cu"))?,
+            convolution: load(nvcc_file!("course/convolution.cu"))?,
+            ch6_deriv: load(nvcc_file!("ch6/deriv.cu"))?,
         };
         let _ = std::fs::remove_dir_all(&dir);
         Ok(twins)

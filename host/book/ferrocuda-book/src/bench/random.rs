@@ -8,7 +8,7 @@
 //! in its own order, and converts words to floats and normals its own way (`__sincosf`, its
 //! `logf`); ours puts Philox block `offset + i / P` at element `i` and rounds Box-Muller so that
 //! the CPU reproduces every element bit for bit.
-use super::Settings;
+use super::{Settings, interleaved};
 use ferrocuda::gpu::{Curand, CurandGenerator, DeviceBuffer, Gpu, Result};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::random::{self, RandomFloat};
@@ -52,18 +52,13 @@ fn row<T: RandomFloat>(gpu: &Gpu, settings: &Settings, distribution: Distributio
         Distribution::Uniform => curand.fill_uniform(out),
         Distribution::Normal => curand.fill_normal(out, zero, one),
     };
-    // Warm-up: module load, cuRAND's state set-up on first use.
-    ours(&mut out)?;
-    if let Some(curand) = curand.as_mut() {
-        theirs(curand, &mut out)?;
-    }
-    let (mut rust, mut curand_ms) = (Vec::new(), Vec::new());
-    for _ in 0..settings.reps.max(1) {
-        rust.push(gpu.time_ms(|| ours(&mut out))?);
-        if let Some(curand) = curand.as_mut() {
-            curand_ms.push(gpu.time_ms(|| theirs(curand, &mut out))?);
+    // The warm-up loads the module and sets up cuRAND's state on first use.
+    let (rust, curand) = interleaved(gpu, settings.reps, curand.is_some(), |use_curand| {
+        match curand.as_mut().filter(|_| use_curand) {
+            Some(curand) => theirs(curand, &mut out),
+            None => ours(&mut out),
         }
-    }
+    })?;
     let what = match distribution {
         Distribution::Uniform => "uniform",
         Distribution::Normal => "normal",
@@ -72,8 +67,8 @@ fn row<T: RandomFloat>(gpu: &Gpu, settings: &Settings, distribution: Distributio
         name: format!("philox {what} {}", T::NAME),
         elements: n,
         bytes: n * size_of::<T>(),
-        rust: Stats::of(&mut rust),
-        curand: curand.map(|_| Stats::of(&mut curand_ms)),
+        rust,
+        curand,
     })
 }
 

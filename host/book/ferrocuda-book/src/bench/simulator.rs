@@ -3,34 +3,13 @@
 use book_kernels::stream::{BinaryArgs, StreamTriad};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda::gpu::{Gpu, KernelView, LaunchShape, Result};
-use ferrocuda::measure::Stats;
+use ferrocuda::measure::time_reps;
 use ferrocuda_testing::probe::{OutArgs, ProbeSharedReverse, ProbeWarp, WARP_FIELDS, WarpArgs};
 
-/// One measured kernel.
-pub struct Throughput {
-    pub kernel: &'static str,
-    pub path: &'static str,
-    pub threads: usize,
-    pub ms: f64,
-}
-
-impl Throughput {
-    /// Simulated threads per second.
-    pub fn threads_per_s(&self) -> f64 {
-        self.threads as f64 / (self.ms * 1e-3)
-    }
-}
-
 /// Times each kernel `reps` times on the simulator and prints the table.
-pub fn run(reps: usize) -> Result<Vec<Throughput>> {
+pub fn run(reps: usize) -> Result<()> {
     let sim = Gpu::simulator();
-    let time = |work: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
-        work()?;
-        let mut samples = (0..reps.max(1))
-            .map(|_| sim.time_ms(&mut *work))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Stats::of(&mut samples).median_ms)
-    };
+    let time = |work: &mut dyn FnMut() -> Result<()>| time_reps(&sim, reps, work).map(|s| s.median_ms);
 
     let probes = sim.load(&ferrocuda_testing::PROBES)?;
     let n = 1 << 22;
@@ -47,7 +26,8 @@ pub fn run(reps: usize) -> Result<Vec<Throughput>> {
 
     let threads = 256u32;
     let blocks = 1024u32;
-    let mut data = sim.upload(&(0..(threads * blocks) as i32).collect::<Vec<_>>())?;
+    let reverse_threads = (threads * blocks) as usize;
+    let mut data = sim.upload(&(0..reverse_threads as i32).collect::<Vec<_>>())?;
     let shape = LaunchShape::new((blocks, 1, 1), (threads, 1, 1))
         .with_shared_bytes(Tile1d::<i32>::bytes(threads as usize) as u32);
     let out = OutArgs { out: data.view_mut() };
@@ -63,26 +43,6 @@ pub fn run(reps: usize) -> Result<Vec<Throughput>> {
     let shape = LaunchShape::cover_1d(warp_threads, 256)?;
     let warp = time(&mut || probes.launch(ProbeWarp, shape, warp_args))?;
 
-    let rows = vec![
-        Throughput {
-            kernel: "stream_triad_f32",
-            path: "fast path (plain calls)",
-            threads: n,
-            ms: triad,
-        },
-        Throughput {
-            kernel: "probe_shared_reverse",
-            path: "coroutines, 1 barrier",
-            threads: (threads * blocks) as usize,
-            ms: reverse,
-        },
-        Throughput {
-            kernel: "probe_warp",
-            path: "coroutines, 10 warp ops",
-            threads: warp_threads,
-            ms: warp,
-        },
-    ];
     println!();
     println!(
         "CPU simulator throughput, {} (median of {reps}):",
@@ -92,15 +52,19 @@ pub fn run(reps: usize) -> Result<Vec<Throughput>> {
         "{:<24} {:<26} {:>10} {:>10} {:>16}",
         "kernel", "path", "threads", "ms", "threads/s"
     );
-    for r in &rows {
-        println!(
-            "{:<24} {:<26} {:>10} {:>10.2} {:>16.3e}",
-            r.kernel,
-            r.path,
-            r.threads,
-            r.ms,
-            r.threads_per_s()
-        );
+    for (kernel, path, threads, ms) in [
+        ("stream_triad_f32", "fast path (plain calls)", n, triad),
+        (
+            "probe_shared_reverse",
+            "coroutines, 1 barrier",
+            reverse_threads,
+            reverse,
+        ),
+        ("probe_warp", "coroutines, 10 warp ops", warp_threads, warp),
+    ] {
+        // Simulated threads per second.
+        let per_s = threads as f64 / (ms * 1e-3);
+        println!("{kernel:<24} {path:<26} {threads:>10} {ms:>10.2} {per_s:>16.3e}");
     }
-    Ok(rows)
+    Ok(())
 }

@@ -4,9 +4,9 @@
 //! `3 x points x element size` (`sor::state::bytes_per_iteration`). The tiled kernel, which runs
 //! both iterations in one launch from shared memory, moves less than that count says: its
 //! GB/s is the rate of the untiled work it replaces.
-use super::{Measured, Row, Settings, measure};
+use super::{Measured, Row, Settings, measure, twin_same};
 use crate::nvcc::LoadOr;
-use ferrocuda::gpu::{Error, Gpu, LoadedKernels, Result};
+use ferrocuda::gpu::{Gpu, LoadedKernels, Result};
 use ferrocuda::sor::state::bytes_per_iteration;
 use ferrocuda::sor::{DeviceGrid, Problem, SorReal, Variant};
 
@@ -69,11 +69,5 @@ fn check_twin<T: SorReal>(gpu: &Gpu, initial: &[T], twin: &LoadedKernels) -> Res
         }
         grid.download(gpu)
     };
-    let same = run(None)? == run(Some(twin))?;
-    same.then_some(()).ok_or_else(|| {
-        Error::Io(format!(
-            "the CUDA C twin of sor_split_{} wrote different results",
-            T::NAME
-        ))
-    })
+    twin_same(run(None)? == run(Some(twin))?, &format!("sor_split_{}", T::NAME))
 }

@@ -3,6 +3,7 @@
 //! (`Gpu::open_logical`), by default the GPUs present when there are at least two, else the
 //! source's device count on GPU 0 (on the simulator, that many independent simulators), so that
 //! every multi-GPU path also runs on one GPU and on the simulator.
+use crate::defaults::Pick;
 use ferrocuda::gpu::{BackendChoice, Gpu, Result, device_count};
 
 /// `--devices N`, flattened into the options of every multi-GPU example; 0 and more than
@@ -25,16 +26,10 @@ fn device_count_arg(value: &str) -> std::result::Result<usize, String> {
     }
 }
 
-/// The GPUs present, or 0 on the simulator.
-fn physical_count(gpu: &Gpu) -> Result<usize> {
-    if gpu.is_simulator() { Ok(0) } else { device_count() }
-}
-
 impl DevicesOption {
     /// Where the logical devices of a run with `source_count` devices in its source put their
-    /// memory (`--devices`, else [`DevicesOption::open`]'s default).
-    pub fn plan(&self, gpu: &Gpu, source_count: usize) -> DevicePlan {
-        let physical = physical_count(gpu).unwrap_or(0);
+    /// memory (`--devices`, else [`DevicesOption::open`]'s default), with `physical` GPUs present.
+    fn plan_on(&self, physical: usize, source_count: usize) -> DevicePlan {
         let logical = match self.devices {
             Some(n) => n,
             None if physical >= 2 => physical,
@@ -43,14 +38,18 @@ impl DevicesOption {
         DevicePlan { logical, physical }
     }
 
+    /// [`DevicesOption::plan_on`] the GPUs present (none on the simulator).
+    pub fn plan(&self, gpu: &Gpu, source_count: usize) -> DevicePlan {
+        let physical = if gpu.is_simulator() { Ok(0) } else { device_count() };
+        self.plan_on(physical.unwrap_or(0), source_count)
+    }
+
     /// Opens the logical devices `--devices` asks for, or the default (the GPUs present when at
     /// least two, else `source_count` on GPU 0 or on simulators, said in one line), and prints
     /// where each runs.
     pub fn open(&self, gpu: &Gpu, source_count: usize) -> Result<Vec<Gpu>> {
-        let physical = physical_count(gpu)?;
-        let n = self
-            .devices
-            .unwrap_or(if physical >= 2 { physical } else { source_count });
+        let physical = if gpu.is_simulator() { 0 } else { device_count()? };
+        let n = self.plan_on(physical, source_count).logical;
         match (self.devices, physical) {
             (Some(_), _) | (None, 2..) => {}
             (None, 1) => println!(
@@ -60,12 +59,7 @@ impl DevicesOption {
                 "No GPU: {source_count} logical devices, each its own CPU simulator, as the source's {source_count} GPUs (--devices N for another count)"
             ),
         }
-        let choice = if gpu.is_simulator() {
-            BackendChoice::Sim
-        } else {
-            BackendChoice::Cuda
-        };
-        let gpus = Gpu::open_logical(choice, n)?;
+        let gpus = Gpu::open_logical(gpu.pick(BackendChoice::Cuda, BackendChoice::Sim), n)?;
         for g in &gpus {
             println!("  {}", g.placement());
         }

@@ -15,7 +15,9 @@ use book_kernels::stream::{
 };
 use ferrocuda::device::real::Real;
 use ferrocuda::footprint::{Footprint, try_vec, try_with_capacity};
-use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Gpu, KernelView, LaunchShape, LoadedKernels, Result, same_len};
+use ferrocuda::gpu::{
+    Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result, same_len,
+};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
@@ -127,9 +129,10 @@ impl<T: StreamReal> Example for Stream<T> {
         let scalar = T::from_f64(SCALAR);
         let (mut one, mut four) = (Vec::new(), Vec::new());
         for _ in 0..=reps {
-            let layout = Layout::OnePerThread;
-            one.push(gpu.time_ms(|| binary(gpu, Op::Triad, layout, [&b, &c], &mut d, scalar, THREADS_PER_BLOCK))?);
-            four.push(gpu.time_ms(|| triad_four_per_thread(gpu, &b, &c, &mut d, scalar, THREADS_PER_BLOCK))?);
+            for (samples, layout) in [(&mut one, Layout::OnePerThread), (&mut four, Layout::FourPerThread)] {
+                samples
+                    .push(gpu.time_ms(|| binary(gpu, Op::Triad, layout, [&b, &c], &mut d, scalar, THREADS_PER_BLOCK))?);
+            }
         }
         let (one, four) = (Stats::of(&mut one[1..]), Stats::of(&mut four[1..]));
         checks.push(verify_triad(gpu, [&b, &c, &d], scalar, "triad, 4 per thread strided")?);
@@ -177,23 +180,26 @@ pub enum Layout {
     OnePerThread,
     /// Four consecutive elements per thread in 16-byte accesses, `ceil(n / 4)` threads.
     Vec4,
+    /// The article's anti-pattern (triad only): four consecutive elements per thread in scalar
+    /// accesses, `ceil(n / 4)` threads.
+    FourPerThread,
 }
 
 impl Layout {
-    /// Both, the article's first.
+    /// STREAM's two, the article's first.
     pub const ALL: [Layout; 2] = [Layout::OnePerThread, Layout::Vec4];
 
     /// The launch covering `n` elements with blocks of `threads`.
     pub fn shape(self, n: usize, threads: u32) -> Result<LaunchShape> {
         match self {
             Layout::OnePerThread => LaunchShape::cover_1d(n, threads),
-            Layout::Vec4 => LaunchShape::cover_1d(n.div_ceil(4), threads),
+            Layout::Vec4 | Layout::FourPerThread => LaunchShape::cover_1d(n.div_ceil(4), threads),
         }
     }
 
     /// The kernel-name suffix.
     pub fn label(self) -> &'static str {
-        ["", "_vec4"][self as usize]
+        ["", "_vec4", "_four_per_thread"][self as usize]
     }
 }
 
@@ -219,13 +225,14 @@ pub trait StreamReal: Real + Into<f64> + Element + Send + Sync {
         shape: LaunchShape,
         args: BinaryArgs<'_, Self>,
     ) -> Result<()>;
-    /// Launches the article's four-elements-per-thread triad.
-    fn launch_triad_four_per_thread(
-        gpu: &Gpu,
-        module: Option<&LoadedKernels>,
-        shape: LaunchShape,
-        args: BinaryArgs<'_, Self>,
-    ) -> Result<()>;
+}
+
+/// The refusal of `op` four elements per thread, a layout only the triad has.
+fn triad_only(op: Op) -> Error {
+    Error::InvalidArgument(format!(
+        "{} has no four-elements-per-thread kernel; the triad has",
+        op.label()
+    ))
 }
 
 macro_rules! stream_real {
@@ -237,6 +244,7 @@ macro_rules! stream_real {
             ) -> Result<()> {
                 let kernels = gpu.load_or(module, &crate::KERNELS)?;
                 match (op, layout) {
+                    (_, Layout::FourPerThread) => Err(triad_only(op)),
                     (Op::Copy, Layout::OnePerThread) => kernels.launch(StreamCopy, shape, args),
                     (Op::Copy, Layout::Vec4) => kernels.launch(StreamCopyVec4, shape, args),
                     (_, Layout::OnePerThread) => kernels.launch(StreamScale, shape, args),
@@ -251,14 +259,11 @@ macro_rules! stream_real {
                 match (op, layout) {
                     (Op::Add, Layout::OnePerThread) => kernels.launch(StreamAdd, shape, args),
                     (Op::Add, Layout::Vec4) => kernels.launch(StreamAddVec4, shape, args),
+                    (Op::Add, Layout::FourPerThread) => Err(triad_only(op)),
                     (_, Layout::OnePerThread) => kernels.launch(StreamTriad, shape, args),
                     (_, Layout::Vec4) => kernels.launch(StreamTriadVec4, shape, args),
+                    (_, Layout::FourPerThread) => kernels.launch(StreamTriadFourPerThread, shape, args),
                 }
-            }
-            fn launch_triad_four_per_thread(
-                gpu: &Gpu, module: Option<&LoadedKernels>, shape: LaunchShape, args: BinaryArgs<'_, Self>,
-            ) -> Result<()> {
-                gpu.load_or(module, &crate::KERNELS)?.launch(StreamTriadFourPerThread, shape, args)
             }
         }
     )*};
@@ -302,26 +307,6 @@ pub fn binary<T: StreamReal>(
         scalar,
     };
     T::launch_binary(gpu, None, op, layout, shape, args)
-}
-
-/// The article's anti-pattern: `c = a + b * scalar` with four consecutive elements per thread.
-pub fn triad_four_per_thread<T: StreamReal>(
-    gpu: &Gpu,
-    a: &DeviceBuffer<T>,
-    b: &DeviceBuffer<T>,
-    c: &mut DeviceBuffer<T>,
-    scalar: T,
-    threads: u32,
-) -> Result<()> {
-    let n = same_len("triad", &[a.len(), b.len(), c.len()])?;
-    let shape = LaunchShape::cover_1d(n.div_ceil(4), threads)?;
-    let args = BinaryArgs {
-        a: a.view(),
-        b: b.view(),
-        c: c.view_mut(),
-        scalar,
-    };
-    T::launch_triad_four_per_thread(gpu, None, shape, args)
 }
 
 /// The device arrays of the STREAM loop.
@@ -430,7 +415,7 @@ fn verify_rounds<T: StreamReal>(
     let scalar = T::from_f64(SCALAR);
     for (start, len) in chunks(n) {
         let range = start..start + len;
-        let expected = reference::stream::sequence_range_with(range, initial::<T>, scalar, iterations, triad)?;
+        let expected = reference::stream::sequence_range(range, initial::<T>, scalar, iterations, triad)?;
         for (k, check) in checks.iter_mut().enumerate() {
             check.absorb(compare(k, start, &expected[k])?, start);
         }
@@ -468,10 +453,11 @@ pub fn run_layout<T: StreamReal>(gpu: &Gpu, layout: Layout, n: usize, reps: usiz
         }
         Ok(ms)
     })?;
-    let kernels = match layout {
-        Layout::OnePerThread => "The article's one-element-per-thread",
-        Layout::Vec4 => "Four-elements-per-thread, 16-byte access",
-    };
+    let kernels = [
+        "The article's one-element-per-thread",
+        "Four-elements-per-thread, 16-byte access",
+        "The article's four-elements-per-thread, scalar access",
+    ][layout as usize];
     let blocks = layout.shape(n, THREADS_PER_BLOCK)?.grid.0;
     println!(" {kernels} kernels, <<<{blocks}, {THREADS_PER_BLOCK}>>>:");
     println!(

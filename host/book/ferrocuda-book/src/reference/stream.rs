@@ -1,7 +1,8 @@
 //! STREAM on the CPU: the triad element, and the arrays after the benchmark loop, a range of
 //! elements at a time (each element evolves alone, so a chunk needs only its own initial values).
+use crate::reference::try_collect;
 use ferrocuda::device::real::Real;
-use ferrocuda::footprint::{try_vec, try_with_capacity};
+use ferrocuda::footprint::try_vec;
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -18,13 +19,8 @@ pub fn triad_element_unfused<T: Real>(a: T, b: T, scalar: T) -> T {
 }
 
 /// One element after `iterations` rounds of STREAM's loop, `c = a; b = s*c; c = a + b;
-/// a = b + s*c`; returns `(a, b, c)`.
-pub fn sequence_element<T: Real>(a: T, b: T, c: T, scalar: T, iterations: usize) -> (T, T, T) {
-    sequence_element_with(a, b, c, scalar, iterations, triad_element)
-}
-
-/// [`sequence_element`] with the triad rounded as `triad` does.
-pub fn sequence_element_with<T: Real>(
+/// a = b + s*c`, the triad rounded as `triad` does; returns `(a, b, c)`.
+pub fn sequence_element<T: Real>(
     mut a: T,
     mut b: T,
     mut c: T,
@@ -42,18 +38,9 @@ pub fn sequence_element_with<T: Real>(
 }
 
 /// Elements `range` of the three arrays after `iterations` rounds of the loop, from the initial
-/// values `initial(i) = (a[i], b[i], c[i])`; the host holds only `range.len()` elements per array.
+/// values `initial(i) = (a[i], b[i], c[i])`, the triad rounded as `triad` does; the host holds
+/// only `range.len()` elements per array.
 pub fn sequence_range<T: Real + Send + Sync>(
-    range: Range<usize>,
-    initial: impl Fn(usize) -> (T, T, T) + Sync,
-    scalar: T,
-    iterations: usize,
-) -> Result<[Vec<T>; 3]> {
-    sequence_range_with(range, initial, scalar, iterations, triad_element)
-}
-
-/// [`sequence_range`] with the triad rounded as `triad` does.
-pub fn sequence_range_with<T: Real + Send + Sync>(
     range: Range<usize>,
     initial: impl Fn(usize) -> (T, T, T) + Sync,
     scalar: T,
@@ -69,7 +56,7 @@ pub fn sequence_range_with<T: Real + Send + Sync>(
         .enumerate()
         .for_each(|(k, ((a, b), c))| {
             let (a0, b0, c0) = initial(range.start + k);
-            (*a, *b, *c) = sequence_element_with(a0, b0, c0, scalar, iterations, &triad);
+            (*a, *b, *c) = sequence_element(a0, b0, c0, scalar, iterations, &triad);
         });
     Ok([ra, rb, rc])
 }
@@ -83,7 +70,5 @@ pub fn triad<T: Real + Send + Sync>(a: &[T], b: &[T], scalar: T) -> Result<Vec<T
             b.len()
         )));
     }
-    let mut c = try_with_capacity(a.len())?;
-    c.par_extend(a.par_iter().zip(b).map(|(&a, &b)| triad_element(a, b, scalar)));
-    Ok(c)
+    try_collect(a.par_iter().zip(b).map(|(&a, &b)| triad_element(a, b, scalar)))
 }

@@ -1,6 +1,7 @@
 //! ch1-precision: one kernel source in single and double precision (book §1.4.1.1).
 use crate::example::{Example, NoOptions, Outcome, Run, Size};
-use crate::reference::ch1::precision::{axpy_f32, axpy_f64};
+use crate::reference::HostFloat;
+use crate::reference::ch1::precision::axpy as reference_axpy;
 use book_kernels::ch1::precision::{PrecisionAxpy, PrecisionAxpyArgs};
 use ferrocuda::device::launch::Kernel;
 use ferrocuda::device::real::Real;
@@ -12,27 +13,10 @@ use std::marker::PhantomData;
 /// Threads per block.
 pub const THREADS_PER_BLOCK: u32 = 256;
 
-/// An element type of the axpy: its CPU reference and machine epsilon.
-pub trait AxpyReal: Real + Into<f64> {
-    /// `y[i] = fma(a, x[i], y[i])` on the CPU.
-    const REFERENCE: fn(Self, &[Self], &mut [Self]);
-    const EPSILON: f64;
-}
-
-impl AxpyReal for f32 {
-    const REFERENCE: fn(f32, &[f32], &mut [f32]) = axpy_f32;
-    const EPSILON: f64 = f32::EPSILON as f64;
-}
-
-impl AxpyReal for f64 {
-    const REFERENCE: fn(f64, &[f64], &mut [f64]) = axpy_f64;
-    const EPSILON: f64 = f64::EPSILON;
-}
-
 /// ch1-precision, in precision `T`.
 pub struct Ch1Precision<T>(PhantomData<T>);
 
-impl<T: AxpyReal> Example for Ch1Precision<T>
+impl<T: HostFloat> Example for Ch1Precision<T>
 where
     PrecisionAxpy: for<'k> Kernel<PrecisionAxpyArgs<'k, T>>,
 {
@@ -75,8 +59,8 @@ where
             }
             _ => 0.0,
         };
-        T::REFERENCE(a, &x, &mut y);
-        let (name, bytes, epsilon) = (T::NAME, size_of::<T>(), T::EPSILON);
+        reference_axpy(a, &x, &mut y);
+        let (name, bytes, epsilon) = (T::NAME, size_of::<T>(), T::MACHINE_EPSILON);
         println!(" fp_kind: {name} ({bytes} bytes), machine epsilon {epsilon:e}");
         println!(" kernel: precision_axpy_{name}, {n} elements");
         if rounding > 0.0 {

@@ -55,12 +55,12 @@ impl Variant {
 
     /// The book's label.
     pub fn label(self) -> &'static str {
-        match self {
-            Variant::Sequential => "sequential transfer and execute",
-            Variant::V1 => "asynchronous V1 transfer and execute",
-            Variant::V2 => "asynchronous V2 transfer and execute",
-            Variant::V3 => "asynchronous V3 transfer and execute",
-        }
+        [
+            "sequential transfer and execute",
+            "asynchronous V1 transfer and execute",
+            "asynchronous V2 transfer and execute",
+            "asynchronous V3 transfer and execute",
+        ][self as usize]
     }
 }
 
@@ -120,10 +120,6 @@ impl Setup {
             a_d: gpu.zeros(n)?,
         })
     }
-
-    fn stream_size(&self) -> usize {
-        self.n / self.streams.len()
-    }
 }
 
 /// Where an operation ran (0 for stream 0, `i + 1` for `stream(i)`), and the events around it.
@@ -132,7 +128,8 @@ type Mark = (usize, Op, Event, Event);
 /// Queues one variant: the book's loops, verbatim in order. With `marks`, each operation is
 /// bracketed by events (which changes V2 into something like V3: see `run`).
 fn issue(gpu: &Gpu, setup: &mut Setup, variant: Variant, mut marks: Option<&mut Vec<Mark>>) -> Result<()> {
-    let (n, size, count) = (setup.n, setup.stream_size(), setup.streams.len());
+    let (n, count) = (setup.n, setup.streams.len());
+    let size = n / count;
     let Setup { streams, a, a_d, .. } = setup;
     let streams: &[Stream] = streams;
     // Operation `op` of chunk `i` in `stream(i)`, or of the whole array in stream 0 (`None`).

@@ -47,29 +47,17 @@ impl Source {
 
     /// The increment kernel reading `b` from here.
     pub fn increment_kernel(self) -> &'static str {
-        match self {
-            Source::Constant => "increment_constant",
-            Source::Param => "increment",
-            Source::Global => "increment_global",
-        }
+        ["increment_constant", "increment", "increment_global"][self as usize]
     }
 
     /// The polynomial kernel reading its coefficients from here.
     pub fn poly_kernel(self) -> &'static str {
-        match self {
-            Source::Constant => "poly_constant",
-            Source::Param => "poly_param",
-            Source::Global => "poly_global",
-        }
+        ["poly_constant", "poly_param", "poly_global"][self as usize]
     }
 
     /// The PTX load it shows.
     pub fn ptx_load(self) -> &'static str {
-        match self {
-            Source::Constant => "ld.const",
-            Source::Param => "ld.param",
-            Source::Global => "ld.global",
-        }
+        ["ld.const", "ld.param", "ld.global"][self as usize]
     }
 }
 

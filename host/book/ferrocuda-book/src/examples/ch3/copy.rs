@@ -1,14 +1,17 @@
 //! What the copies of book §3.5 share (`ch3-tlp-copy`, `ch3-ilp-copy`): the two copy kernels
 //! and their element types, the copy and its measurement with occupancy, the block sizes of the
 //! book's loop, and the dynamic shared memory that leaves one block per multiprocessor.
-use crate::example::Size;
+use crate::example::{Run, Size};
+use crate::examples::ch3::sweep::SweepCheck;
+use crate::examples::plot_option::PlotOption;
 use crate::nvcc::LoadOr;
+use crate::plot::{Chart, Series};
 use book_kernels::ch3::ilp_copy::{ILP, IlpCopy};
 use book_kernels::ch3::tlp_copy::{CopyArgs, TlpCopy};
 use ferrocuda::device::real::Real;
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{
-    DeviceBuffer, DeviceProperties, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result,
+    DeviceBuffer, DeviceProperties, Element, Gpu, KernelView, LaunchShape, LoadedKernels, Result, same_len,
 };
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -104,14 +107,8 @@ pub fn copy<T: CopyReal>(
     threads: u32,
     shared_bytes: u32,
 ) -> Result<()> {
-    if input.len() != output.len() {
-        return Err(Error::InvalidArgument(format!(
-            "a copy needs arrays of one length, not {} and {}",
-            input.len(),
-            output.len()
-        )));
-    }
-    let shape = variant.shape(input.len(), threads)?.with_shared_bytes(shared_bytes);
+    let n = same_len("a copy", &[input.len(), output.len()])?;
+    let shape = variant.shape(n, threads)?.with_shared_bytes(shared_bytes);
     let args = CopyArgs {
         input: input.view(),
         output: output.view_mut(),
@@ -137,17 +134,10 @@ pub fn one_block_shared_bytes(p: &DeviceProperties) -> u32 {
     (p.shared_mem_per_multiprocessor_bytes / 2 + 1024).min(p.shared_mem_per_block_optin_bytes)
 }
 
-/// The book's `0.9 * sharedMemPerBlock`.
-pub fn book_shared_bytes(p: &DeviceProperties) -> u32 {
-    (0.9 * f64::from(p.shared_mem_per_block_bytes)) as u32
-}
-
 /// One configuration measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Measured {
-    /// Resident blocks per multiprocessor.
-    pub blocks_per_sm: u32,
-    /// Their share of the multiprocessor's thread slots.
+    /// The resident blocks' share of the multiprocessor's thread slots.
     pub occupancy: f64,
     /// Effective bandwidth, GB/s (1e9 bytes read + written).
     pub gb_per_s: f64,
@@ -177,7 +167,6 @@ pub fn measure<T: CopyReal>(
         Tolerance::EXACT,
     );
     let measured = Measured {
-        blocks_per_sm,
         occupancy: gpu.occupancy(blocks_per_sm, threads),
         gb_per_s: gb_per_s(2 * input.len() * size_of::<T>(), stats.median_ms),
     };
@@ -210,7 +199,7 @@ pub fn prepare_one_block<T: CopyReal>(gpu: &Gpu) -> Result<u32> {
     for variant in [Variant::Tlp, Variant::Ilp] {
         T::allow_shared_bytes(gpu, variant, bytes)?;
     }
-    let book = book_shared_bytes(p);
+    let book = (0.9 * f64::from(p.shared_mem_per_block_bytes)) as u32;
     let book_blocks = T::blocks_per_multiprocessor(gpu, Variant::Tlp, p.warp_size, book)?;
     println!(
         "   one block per SM: {bytes} B of dynamic shared memory per block (the book's 0.9*sharedMemPerBlock = {book} B leaves room for {book_blocks} blocks of {} threads here)",
@@ -219,21 +208,57 @@ pub fn prepare_one_block<T: CopyReal>(gpu: &Gpu) -> Result<u32> {
     Ok(bytes)
 }
 
-/// Both studies of §3.5.1 in precision `T`, in the book's table shape. Every bandwidth is in GB
-/// (1e9 bytes), where the book's first loop prints GiB (`1024**3`) and its second GB.
-/// The line above a copy table: precision, size, `what` (the ILP, say), how it was timed, and a
-/// reminder that the book's tables are f64.
-pub fn print_heading<T: CopyReal>(gpu: &Gpu, reps: usize, n: usize, what: &str) {
+/// A column of a copy sweep: its kernel, whether extra shared memory leaves one block per
+/// multiprocessor, its series' label and its merged check's.
+pub struct Column(pub Variant, pub bool, pub &'static str, pub &'static str);
+
+/// The copy sweep of the book's tables in precision `T`: the device, the heading (with `what`)
+/// and `header`, then `row(threads, measured)` per block size, each of `columns` measured; with
+/// `--plot`, the chart `title`. Returns each column's checks merged, and the dynamic shared
+/// memory that leaves one block per multiprocessor. Every bandwidth is in GB (1e9 bytes), where
+/// the book's first loop prints GiB (`1024**3`) and its second GB.
+pub fn sweep<T: CopyReal>(
+    gpu: &Gpu,
+    run: &Run<PlotOption>,
+    (what, header, title): (&str, String, &str),
+    columns: &[Column],
+    row: impl Fn(u32, &[Measured]) -> String,
+) -> Result<(Vec<Check>, u32)> {
+    let n = run.size;
+    let one_block = prepare_one_block::<T>(gpu)?;
+    let a = input::<T>(n)?;
+    let a_d = gpu.upload(&a)?;
+    let mut b_d = gpu.zeros::<T>(n)?;
+    let f64_note = if T::NAME == "f32" {
+        "; the book's tables are f64 (--precision f64)"
+    } else {
+        ""
+    };
     println!(
-        " {} precision copy of {n} elements ({:.1} MB each way){what}, median of {} launches ({}){}",
+        " {} precision copy of {n} elements ({:.1} MB each way){what}, median of {} launches ({}){f64_note}",
         T::NAME,
         n as f64 * size_of::<T>() as f64 * 1e-6,
-        reps,
+        run.reps,
         gpu.timing_label(),
-        if T::NAME == "f32" {
-            "; the book's tables are f64 (--precision f64)"
-        } else {
-            ""
-        }
     );
+    println!("{header}");
+    let mut merged: Vec<SweepCheck> = columns.iter().map(|_| SweepCheck::default()).collect();
+    let mut points = vec![Vec::new(); columns.len()];
+    for threads in block_sizes(gpu.properties()) {
+        let mut measured = Vec::new();
+        for (k, &Column(variant, one, ..)) in columns.iter().enumerate() {
+            let shared = if one { one_block } else { 0 };
+            let (m, check) = measure(gpu, variant, &a, &a_d, &mut b_d, threads, shared, run.reps)?;
+            merged[k].add(format!("{threads} threads"), check);
+            points[k].push((f64::from(threads), m.gb_per_s));
+            measured.push(m);
+        }
+        println!("{}", row(threads, &measured));
+    }
+    let title = format!("{title} ({}, {})", T::NAME, gpu.properties().name);
+    let chart = Chart::new(title, "threads per block", "effective bandwidth (GB/s)").log_x();
+    let series: Vec<Series> = columns.iter().zip(points).map(|(c, p)| Series::new(c.2, p)).collect();
+    run.args.write(&chart, &series)?;
+    let checks = columns.iter().zip(merged).map(|(c, m)| m.into_check(c.3)).collect();
+    Ok((checks, one_block))
 }

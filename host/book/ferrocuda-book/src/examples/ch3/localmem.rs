@@ -9,7 +9,7 @@
 //! registers) for all three when ptxas is available (`PTXAS`, the PATH, or the
 //! `nvidia-cuda-nvcc` wheel), checks that `k3`'s frame is 1024 bytes, runs all three and
 //! compares their times.
-use super::{print_ptx_lines, ptx_lines, ptxas_resources};
+use super::{print_ptx_lines, print_ptxas_resources, ptx_lines};
 use crate::example::{Example, NoOptions, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::ch3::localmem::{
@@ -41,11 +41,7 @@ impl Variant {
 
     /// The PTX symbol.
     pub fn kernel(self) -> &'static str {
-        match self {
-            Variant::Registers => "localmem_registers",
-            Variant::Dynamic => "localmem_dynamic",
-            Variant::LargeArray => "localmem_large_array",
-        }
+        ["localmem_registers", "localmem_dynamic", "localmem_large_array"][self as usize]
     }
 }
 
@@ -131,24 +127,15 @@ impl Example for Ch3Localmem {
             depot == Some(LARGE_BYTES),
         ));
         let kernels = Variant::ALL.map(Variant::kernel);
-        match ptxas_resources(gpu, &kernels) {
-            Ok(rows) => {
-                for k in &rows {
-                    println!(
-                        "   ptxas {}: {} bytes stack frame, {} bytes spill stores, {} bytes spill loads; Used {} registers",
-                        k.name, k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes, k.registers
-                    );
-                }
-                let frame = rows
-                    .iter()
-                    .find(|k| k.name == Variant::LargeArray.kernel())
-                    .map(|k| k.stack_frame_bytes as usize);
-                checks.push(Check::condition(
-                    "k3 ptxas: 1024 bytes stack frame",
-                    frame == Some(LARGE_BYTES),
-                ));
-            }
-            Err(e) => println!("   ptxas report not available: {e}"),
+        if let Some(rows) = print_ptxas_resources(gpu, &kernels) {
+            let frame = rows
+                .iter()
+                .find(|k| k.name == Variant::LargeArray.kernel())
+                .map(|k| k.stack_frame_bytes as usize);
+            checks.push(Check::condition(
+                "k3 ptxas: 1024 bytes stack frame",
+                frame == Some(LARGE_BYTES),
+            ));
         }
 
         let x = try_from_fn(n, |i| (i % 1000) as f32 * 0.001)?;

@@ -1,4 +1,3 @@
-//! Book chapter 3: optimization.
 //! Book chapter 3 (Ruetsch & Fatica, *CUDA Fortran for Scientists and Engineers*): optimization.
 
 use ferrocuda::gpu::Gpu;
@@ -40,34 +39,32 @@ pub fn print_ptx_lines(gpu: &Gpu, kernel: &str, patterns: &[&str], limit: usize)
     }
 }
 
-/// What `ptxas -v` reports for `kernels` in the module `gpu` loads, or why it could not be run
-/// (ptxas missing).
-pub fn ptxas_resources(gpu: &Gpu, kernels: &[&str]) -> Result<Vec<KernelResources>, String> {
-    let module = module_for(gpu).ok_or("this build embeds no PTX")?;
-    // ptxas compiles the whole module (every kernel of the book) to report two: seconds,
-    // whatever the example's size.
-    let verbose = crate::progress::spinner("ptxas -v on the book's module").in_scope(|| ptx::ptxas_verbose(&module));
-    let report = ResourceReport::parse(&verbose?);
-    Ok(report
+/// What `ptxas -v` reports for `kernels` in the module `gpu` loads, printed as the book prints
+/// ptxinfo; `None`, the reason printed, when it could not be run (ptxas missing).
+pub fn print_ptxas_resources(gpu: &Gpu, kernels: &[&str]) -> Option<Vec<KernelResources>> {
+    let verbose = match module_for(gpu) {
+        // ptxas compiles the whole module (every kernel of the book) to report two: seconds,
+        // whatever the example's size.
+        Some(module) => {
+            crate::progress::spinner("ptxas -v on the book's module").in_scope(|| ptx::ptxas_verbose(&module))
+        }
+        None => Err("this build embeds no PTX".into()),
+    };
+    let verbose = verbose
+        .inspect_err(|e| println!("   ptxas report not available: {e}"))
+        .ok()?;
+    let rows: Vec<_> = ResourceReport::parse(&verbose)
         .kernels
         .into_iter()
         .filter(|k| kernels.contains(&k.name.as_str()))
-        .collect())
-}
-
-/// Prints [`ptxas_resources`] as the book prints ptxinfo, or the reason it is missing.
-pub fn print_ptxas_resources(gpu: &Gpu, kernels: &[&str]) {
-    match ptxas_resources(gpu, kernels) {
-        Ok(rows) => {
-            for k in rows {
-                println!(
-                    "   ptxas {}: {} bytes stack frame, {} bytes spill stores, {} bytes spill loads; Used {} registers",
-                    k.name, k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes, k.registers
-                );
-            }
-        }
-        Err(e) => println!("   ptxas report not available: {e}"),
+        .collect();
+    for k in &rows {
+        println!(
+            "   ptxas {}: {} bytes stack frame, {} bytes spill stores, {} bytes spill loads; Used {} registers",
+            k.name, k.stack_frame_bytes, k.spill_store_bytes, k.spill_load_bytes, k.registers
+        );
     }
+    Some(rows)
 }
 pub mod async_overlap;
 pub mod bandwidth_test;

@@ -16,7 +16,7 @@ use book_kernels::ch3::offset_stride::{
 };
 use ferrocuda::device::real::Real;
 use ferrocuda::footprint::{Footprint, try_vec};
-use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Result, same_len};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use std::marker::PhantomData;
@@ -149,10 +149,7 @@ impl Placement {
 
     /// The column header.
     pub fn label(self) -> &'static str {
-        match self {
-            Placement::InPlace => "in-place",
-            Placement::OutOfPlace => "out-of-place",
-        }
+        ["in-place", "out-of-place"][self as usize]
     }
 }
 
@@ -168,21 +165,13 @@ pub enum Cache {
 impl Cache {
     /// A column header's suffix.
     pub fn suffix(self) -> &'static str {
-        match self {
-            Cache::L1 => "",
-            Cache::Cg => " cg",
-        }
+        ["", " cg"][self as usize]
     }
 }
 
 /// The header of column `k` (a [`Placement`]) of a sweep through `cache`.
 fn column_label(k: usize, cache: Cache) -> String {
     format!("{}{}", Placement::ALL[k].label(), cache.suffix())
-}
-
-/// The refusal of an offset kernel with the L2-only load, which only the stride kernels have.
-fn no_offset_cg() -> Error {
-    Error::InvalidArgument("the L2-only (ld.global.cg) kernels are the stride ones; offsets load through L1".into())
 }
 
 /// The arguments of an increment kernel: in place or out of place.
@@ -217,7 +206,9 @@ macro_rules! offset_stride_real {
                 use IncrementArgs::{InPlace, OutOfPlace};
                 let kernels = crate::kernels(gpu)?;
                 match (pattern, cache, args) {
-                    (Pattern::Offset, Cache::Cg, _) => Err(no_offset_cg()),
+                    (Pattern::Offset, Cache::Cg, _) => Err(Error::InvalidArgument(
+                        "the L2-only (ld.global.cg) kernels are the stride ones; offsets load through L1".into(),
+                    )),
                     (Pattern::Offset, Cache::L1, InPlace(args)) => kernels.launch(Offset, shape, args),
                     (Pattern::Stride, Cache::L1, InPlace(args)) => kernels.launch(Stride, shape, args),
                     (Pattern::Stride, Cache::Cg, InPlace(args)) => kernels.launch(StrideCg, shape, args),
@@ -243,20 +234,9 @@ fn check_span(pattern: Pattern, n: usize, s: usize, len: usize) -> Result<()> {
     Ok(())
 }
 
-/// `a[k] += 1` at `k = i + s` or `k = i * s` for `i < n`, blocks of `threads`.
+/// `a[k] += 1` at `k = i + s` or `k = i * s` for `i < n`, blocks of `threads`, the load cached
+/// as `cache` says ([`Cache::Cg`]: stride only).
 pub fn in_place<T: OffsetStrideReal>(
-    gpu: &Gpu,
-    pattern: Pattern,
-    a: &mut DeviceBuffer<T>,
-    n: usize,
-    s: usize,
-    threads: u32,
-) -> Result<()> {
-    in_place_cached(gpu, pattern, Cache::L1, a, n, s, threads)
-}
-
-/// [`in_place`] with the load cached as `cache` says ([`Cache::Cg`]: stride only).
-pub fn in_place_cached<T: OffsetStrideReal>(
     gpu: &Gpu,
     pattern: Pattern,
     cache: Cache,
@@ -270,22 +250,9 @@ pub fn in_place_cached<T: OffsetStrideReal>(
     T::launch(gpu, pattern, cache, LaunchShape::cover_1d(n, threads)?, args)
 }
 
-/// `b[k] = a[k] + 1` at `k = i + s` or `k = i * s` for `i < n`, blocks of `threads`.
+/// `b[k] = a[k] + 1` at `k = i + s` or `k = i * s` for `i < n`, as [`in_place`].
+#[allow(clippy::too_many_arguments)] // the launch's own parameters, as `in_place`'s
 pub fn out_of_place<T: OffsetStrideReal>(
-    gpu: &Gpu,
-    pattern: Pattern,
-    a: &DeviceBuffer<T>,
-    b: &mut DeviceBuffer<T>,
-    n: usize,
-    s: usize,
-    threads: u32,
-) -> Result<()> {
-    out_of_place_cached(gpu, pattern, Cache::L1, a, b, n, s, threads)
-}
-
-/// [`out_of_place`] with the load cached as `cache` says ([`Cache::Cg`]: stride only).
-#[allow(clippy::too_many_arguments)] // the launch's own parameters, as `out_of_place`'s
-pub fn out_of_place_cached<T: OffsetStrideReal>(
     gpu: &Gpu,
     pattern: Pattern,
     cache: Cache,
@@ -295,27 +262,14 @@ pub fn out_of_place_cached<T: OffsetStrideReal>(
     s: usize,
     threads: u32,
 ) -> Result<()> {
-    if a.len() != b.len() {
-        return Err(Error::InvalidArgument(format!(
-            "out of place needs arrays of one length, not {} and {}",
-            a.len(),
-            b.len()
-        )));
-    }
-    check_span(pattern, n, s, a.len())?;
-    let args = OutOfPlaceArgs {
+    check_span(pattern, n, s, same_len("out of place", &[a.len(), b.len()])?)?;
+    let args = IncrementArgs::OutOfPlace(OutOfPlaceArgs {
         a: a.view(),
         b: b.view_mut(),
         n,
         s,
-    };
-    T::launch(
-        gpu,
-        pattern,
-        cache,
-        LaunchShape::cover_1d(n, threads)?,
-        IncrementArgs::OutOfPlace(args),
-    )
+    });
+    T::launch(gpu, pattern, cache, LaunchShape::cover_1d(n, threads)?, args)
 }
 
 /// The offsets (0..=32) or strides (1..=32) of the book's loops.
@@ -345,8 +299,8 @@ fn sweep_pattern<T: OffsetStrideReal>(
     let (rows, merged) = sweep::sweep_two(values(pattern), "s =", |s, k| {
         gpu.upload_into(&zeros, &mut x_d)?;
         let stats = time_reps(gpu, reps, || match Placement::ALL[k] {
-            Placement::InPlace => in_place_cached(gpu, pattern, cache, &mut x_d, n, s, BLOCK_SIZE),
-            Placement::OutOfPlace => out_of_place_cached(gpu, pattern, cache, &a_d, &mut x_d, n, s, BLOCK_SIZE),
+            Placement::InPlace => in_place(gpu, pattern, cache, &mut x_d, n, s, BLOCK_SIZE),
+            Placement::OutOfPlace => out_of_place(gpu, pattern, cache, &a_d, &mut x_d, n, s, BLOCK_SIZE),
         })?;
         let got = gpu.download(&x_d)?;
         let expected = match Placement::ALL[k] {

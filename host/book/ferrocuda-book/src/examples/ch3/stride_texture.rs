@@ -95,10 +95,7 @@ impl Load {
 
     /// The column header.
     pub fn label(self) -> &'static str {
-        match self {
-            Load::Global => "global",
-            Load::ReadOnly => "read-only (ld.global.nc)",
-        }
+        ["global", "read-only (ld.global.nc)"][self as usize]
     }
 }
 

@@ -4,12 +4,8 @@
 //! only one block fits (the book's §3.5.1.1 trick), each with its occupancy; `--plot` draws the
 //! bandwidth against the block size.
 use crate::example::{Example, Outcome, Run, Size};
-use crate::examples::ch3::copy::{
-    CopyReal, SIZE, Variant, block_sizes, input, measure, memory, prepare_one_block, print_heading,
-};
-use crate::examples::ch3::sweep::SweepCheck;
+use crate::examples::ch3::copy::{self, Column, CopyReal, SIZE, Variant, memory};
 use crate::examples::plot_option::PlotOption;
-use crate::plot::{Chart, Series};
 use ferrocuda::footprint::Footprint;
 use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::Check;
@@ -36,36 +32,33 @@ impl<T: CopyReal> Example for Ch3TlpCopy<T> {
     }
 }
 
-/// The block-size sweep in precision `T` over `n` elements.
+/// The block-size sweep in precision `T`, many blocks per SM against one.
 fn sweep<T: CopyReal>(gpu: &Gpu, run: &Run<PlotOption>) -> Result<Outcome> {
-    let n = run.size;
-    let one_block = prepare_one_block::<T>(gpu)?;
-    let a = input::<T>(n)?;
-    let a_d = gpu.upload(&a)?;
-    let mut b_d = gpu.zeros::<T>(n)?;
-    print_heading::<T>(gpu, run.reps, n, "");
-    println!(
+    let header = format!(
         " {:>12} {:>12} {:>16} {:>22} {:>16}",
         "Thread Block", "Occupancy", "Bandwidth GB/s", "Occupancy (1 blk/SM)", "Bandwidth GB/s"
     );
-    let (mut many_checks, mut one_checks) = (SweepCheck::default(), SweepCheck::default());
-    let (mut many, mut one) = (Vec::new(), Vec::new());
-    for threads in block_sizes(gpu.properties()) {
-        let (m, c1) = measure(gpu, Variant::Tlp, &a, &a_d, &mut b_d, threads, 0, run.reps)?;
-        let (o, c2) = measure(gpu, Variant::Tlp, &a, &a_d, &mut b_d, threads, one_block, run.reps)?;
-        many_checks.add(format!("{threads} threads"), c1);
-        one_checks.add(format!("{threads} threads"), c2);
-        println!(
-            " {threads:>12} {:>12.3} {:>16.1} {:>22.3} {:>16.1}",
-            m.occupancy, m.gb_per_s, o.occupancy, o.gb_per_s
-        );
-        many.push((f64::from(threads), m.gb_per_s));
-        one.push((f64::from(threads), o.gb_per_s));
-    }
-    let mut checks = vec![
-        many_checks.into_check("tlp_copy, as many blocks per SM as fit, every block size"),
-        one_checks.into_check("tlp_copy, one block per SM, every block size"),
+    let columns = [
+        Column(
+            Variant::Tlp,
+            false,
+            "blocks per SM as many as fit",
+            "tlp_copy, as many blocks per SM as fit, every block size",
+        ),
+        Column(
+            Variant::Tlp,
+            true,
+            "one block per SM (extra shared memory)",
+            "tlp_copy, one block per SM, every block size",
+        ),
     ];
+    let title = "Copy bandwidth vs thread block size";
+    let (mut checks, one_block) = copy::sweep::<T>(gpu, run, ("", header, title), &columns, |threads, m| {
+        format!(
+            " {threads:>12} {:>12.3} {:>16.1} {:>22.3} {:>16.1}",
+            m[0].occupancy, m[0].gb_per_s, m[1].occupancy, m[1].gb_per_s
+        )
+    })?;
     checks.push(Check::condition(
         "the extra shared memory leaves one block per multiprocessor",
         T::blocks_per_multiprocessor(
@@ -75,20 +68,5 @@ fn sweep<T: CopyReal>(gpu: &Gpu, run: &Run<PlotOption>) -> Result<Outcome> {
             one_block,
         )? == 1,
     ));
-    let chart = Chart::new(
-        format!(
-            "Copy bandwidth vs thread block size ({}, {})",
-            T::NAME,
-            gpu.properties().name
-        ),
-        "threads per block",
-        "effective bandwidth (GB/s)",
-    )
-    .log_x();
-    let series = [
-        Series::new("blocks per SM as many as fit", many),
-        Series::new("one block per SM (extra shared memory)", one),
-    ];
-    run.args.write(&chart, &series)?;
     Ok(Outcome { checks })
 }

@@ -3,7 +3,7 @@
 use super::{DevicesOption, PEER_COPY_SIZE, pair_note, require_two};
 use crate::example::{Example, Outcome, Run, Size};
 use ferrocuda::footprint::{Footprint, try_vec};
-use ferrocuda::gpu::{DeviceBuffer, Gpu, Result};
+use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::verify::{Check, Tolerance};
 
 /// ch4-direct-transfer.
@@ -68,27 +68,6 @@ pub fn expected_drop(gpus: &[Gpu], allocations: &[(usize, usize)]) -> Vec<usize>
         .collect()
 }
 
-/// Copies `a_d` (on `gpus[0]`) into `b_d` (on `gpus[1]`) with `copy`, timed with events on
-/// `gpus[timing]`, after setting `b_d` to -1; returns GB/s (`N*4/time/1e6`, ms) and the check
-/// `b == a`.
-fn timed_copy(
-    gpus: &[Gpu],
-    timing: usize,
-    what: &str,
-    b_d: &mut DeviceBuffer<f32>,
-    a: &[f32],
-    copy: impl FnOnce(&mut DeviceBuffer<f32>) -> Result<()>,
-) -> Result<(f64, Check)> {
-    gpus[1].upload_into(&try_vec(a.len(), -1.0)?, b_d)?;
-    let ms = gpus[timing].time_ms(|| copy(b_d))?;
-    let b = gpus[1].download(b_d)?;
-    let check = Check::compare(&format!("{what}, timing on device {timing}"), &b, a, Tolerance::EXACT);
-    if !check.passed() {
-        println!("Transfer failed");
-    }
-    Ok((std::mem::size_of_val(a) as f64 / ms / 1e6, check))
-}
-
 /// The program on `gpus` with arrays of `n` floats.
 fn program(gpus: &[Gpu], n: usize) -> Result<Outcome> {
     let bytes = n * size_of::<f32>();
@@ -96,7 +75,7 @@ fn program(gpus: &[Gpu], n: usize) -> Result<Outcome> {
 
     let steps = gpus.iter().map(allocation_step).collect::<Result<Vec<_>>>()?;
     let free_before = free_memory(gpus)?;
-    let a_d = gpus[0].zeros::<f32>(n)?;
+    let mut a_d = gpus[0].zeros::<f32>(n)?;
     let mut b_d = gpus[1].zeros::<f32>(n)?;
     // Stream-ordered allocations (cuMemAllocAsync) have surely happened after a synchronisation.
     for g in gpus {
@@ -152,17 +131,24 @@ fn program(gpus: &[Gpu], n: usize) -> Result<Outcome> {
         println!("{note}");
     }
     let a = try_vec(n, 1.0f32)?;
-    let mut a_d = a_d;
     gpus[0].upload_into(&a, &mut a_d)?;
     for timing in 0..2 {
         println!("\nTiming on device {timing}");
         // `b_d = a_d` (CUDA Fortran's assignment, a unified-address copy) or cudaMemcpyPeer.
+        // Sets `b_d` to -1, copies `a_d` into it timed with events on `gpus[timing]`, prints GB/s
+        // (`N*4/time/1e6`, ms) and checks `b == a`.
         let mut timed = |what: &str, line: &str, unified: bool| -> Result<()> {
-            let (gb_per_s, check) = timed_copy(gpus, timing, what, &mut b_d, &a, |b| match unified {
-                true => gpus[1].copy_unified(b, &gpus[0], &a_d),
-                false => gpus[1].copy_peer(b, &gpus[0], &a_d),
+            gpus[1].upload_into(&try_vec(n, -1.0)?, &mut b_d)?;
+            let ms = gpus[timing].time_ms(|| match unified {
+                true => gpus[1].copy_unified(&mut b_d, &gpus[0], &a_d),
+                false => gpus[1].copy_peer(&mut b_d, &gpus[0], &a_d),
             })?;
-            println!("  {line} (GB/s): {gb_per_s:.7}");
+            let b = gpus[1].download(&b_d)?;
+            let check = Check::compare(&format!("{what}, timing on device {timing}"), &b, &a, Tolerance::EXACT);
+            if !check.passed() {
+                println!("Transfer failed");
+            }
+            println!("  {line} (GB/s): {:.7}", bytes as f64 / ms / 1e6);
             checks.push(check);
             Ok(())
         };

@@ -9,11 +9,6 @@ use ferrocuda::verify::{Check, Tolerance};
 /// The book's array length (one block of `N` threads).
 pub const N: usize = 32;
 
-/// The value device `d` assigns: the book's 3.0 on device 0, 4.0 on device 1, and on.
-pub fn value_for(device: usize) -> f32 {
-    3.0 + device as f32
-}
-
 /// `a_d(threadIdx%x) = v` on `gpu`: one block of `a_d.len()` threads.
 pub fn assign(gpu: &Gpu, a_d: &mut DeviceBuffer<f32>, v: f32) -> Result<()> {
     let threads = u32::try_from(a_d.len()).unwrap_or(u32::MAX);
@@ -37,16 +32,12 @@ impl Example for Ch4Minimal {
         let mut checks = Vec::new();
         for (d, device) in gpus.iter().enumerate() {
             // Allocation, launch, copy and free all on `device`, as after the book's cudaSetDevice(d).
+            let v = 3.0 + d as f32;
             let mut a_d = device.zeros::<f32>(N)?;
-            assign(device, &mut a_d, value_for(d))?;
+            assign(device, &mut a_d, v)?;
             let a = device.download(&a_d)?;
             println!("Device {d}: {:.6}", a[0]);
-            checks.push(Check::compare(
-                &format!("device {d}"),
-                &a,
-                &[value_for(d); N],
-                Tolerance::EXACT,
-            ));
+            checks.push(Check::compare(&format!("device {d}"), &a, &[v; N], Tolerance::EXACT));
         }
         Ok(Outcome { checks })
     }

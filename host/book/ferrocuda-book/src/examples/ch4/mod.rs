@@ -93,18 +93,6 @@ pub fn none_failed(what: &str, except: &str, failed: &[String]) -> Check {
     Check::condition(&what, failed.is_empty())
 }
 
-/// Mutable `items[i]` and shared `items[j]` at once (`i != j`).
-pub fn one_mut_one_shared<T>(items: &mut [T], i: usize, j: usize) -> (&mut T, &T) {
-    assert_ne!(i, j, "one_mut_one_shared needs two different indices");
-    if i < j {
-        let (low, high) = items.split_at_mut(j);
-        (&mut low[i], &high[0])
-    } else {
-        let (low, high) = items.split_at_mut(i);
-        (&mut high[0], &low[j])
-    }
-}
-
 // What the distributed transposes (P2P and MPI) share.
 
 /// The book's lines on a distributed transpose of `layout`: the matrix, the CUDA block, tile and

@@ -7,20 +7,6 @@ use ferrocuda::mpi::Mpi;
 /// (`ch4-mpi-devices`, `ch4-mpi-assign-device`).
 pub const ARRAY_N: usize = 1024 * 1024;
 
-/// This rank's compute mode, as the book prints it (`cudaDeviceProp%computeMode`: 0 default, 1
-/// exclusive thread, 2 prohibited, 3 exclusive process), or "simulator".
-pub fn compute_mode_label(gpu: &Gpu) -> Result<String> {
-    Ok(match ferrocuda::mpi::compute_mode(gpu)? {
-        Some(mode) => mode.to_string(),
-        None => "simulator".into(),
-    })
-}
-
-/// The device as the book prints it: its ordinal, or "the CPU simulator".
-pub fn device_label(device: Option<usize>) -> String {
-    device.map_or_else(|| "the CPU simulator".into(), |d| d.to_string())
-}
-
 /// Prints every rank's `text` on rank 0, in rank order (a collective: every rank calls it).
 pub fn print_on_root(mpi: &Mpi, text: &str) {
     if let Some(lines) = mpi.gather_text(text) {
@@ -50,15 +36,4 @@ pub fn allocate_array(gpu: &Gpu) -> Result<DeviceBuffer<f32>> {
 pub fn arrays_seen(gpu: &Gpu, free_before: usize) -> Result<usize> {
     let free_after = gpu.memory_info()?.0;
     Ok(free_before.saturating_sub(free_after) / (ARRAY_N * size_of::<f32>()))
-}
-
-/// Rank 0 says why one array counts as several, when it does: CUDA's stream-ordered pool (which
-/// the library allocates from) maps device memory in steps larger than the book's 4 MiB array.
-pub fn explain_reservation_step(mpi: &Mpi, seen_for_one_array: usize) {
-    if mpi.rank() == 0 && seen_for_one_array > 1 {
-        println!(
-            "(free memory moves in the allocator's steps: CUDA's stream-ordered pool mapped {} MiB for one 4 MiB array, so each array counts as {seen_for_one_array}; the book's point is whose counts grow together)",
-            4 * seen_for_one_array
-        );
-    }
 }

@@ -18,10 +18,10 @@ pub fn access_matrix(gpus: &[Gpu]) -> Result<Vec<Vec<Option<bool>>>> {
 
 /// The book's matrix: `-` on the diagonal, `Y` where access is possible, blank otherwise.
 pub fn format_matrix(matrix: &[Vec<Option<bool>>]) -> String {
-    let mut out = String::from("   ");
-    for j in 0..matrix.len() {
-        out += &format!("{j:>3}");
-    }
+    let mut out = format!(
+        "   {}",
+        (0..matrix.len()).map(|j| format!("{j:>3}")).collect::<String>()
+    );
     for (i, row) in matrix.iter().enumerate() {
         out += &format!("\n{i:>3}");
         for cell in row {

@@ -1,6 +1,6 @@
 //! ch4-p2p-bandwidth: `cudaMemcpyPeer` bandwidth between every pair of devices, as a matrix (book
 //! §4.1.2, `program p2pBandwidth`).
-use super::{DevicesOption, PEER_COPY_SIZE, any_shared, enable_peer_access, none_failed, one_mut_one_shared};
+use super::{DevicesOption, PEER_COPY_SIZE, any_shared, enable_peer_access, none_failed};
 use crate::example::{Example, Outcome, Run, Size};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{Gpu, Result};
@@ -37,11 +37,10 @@ impl Example for Ch4P2pBandwidth {
             "\nBandwidth (GB/s) for transfer size (MB): {:.3}",
             (n * size_of::<f32>()) as f64 / (1024.0 * 1024.0)
         );
-        let mut header = String::from(" S\\R");
-        for j in 0..gpus.len() {
-            header += &format!("{j:>8}");
-        }
-        println!("{header}");
+        println!(
+            " S\\R{}",
+            (0..gpus.len()).map(|j| format!("{j:>8}")).collect::<String>()
+        );
         for (i, row) in bandwidth.iter().enumerate() {
             let mut line = format!("{i:>4}");
             for (j, gb_per_s) in row.iter().enumerate() {
@@ -85,7 +84,7 @@ pub fn measure(gpus: &[Gpu], n: usize) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
     let bytes = (n * size_of::<f32>()) as f64;
     for receiver in 0..p {
         for sender in (0..p).filter(|&i| i != receiver) {
-            let (dst, src) = one_mut_one_shared(&mut arrays, receiver, sender);
+            let [dst, src] = arrays.get_disjoint_mut([receiver, sender]).expect("two devices");
             let (to, from) = (&gpus[receiver], &gpus[sender]);
             to.copy_peer(dst, from, src)?; // warm-up
             let ms = to.time_ms(|| to.copy_peer(dst, from, src))?;

@@ -19,8 +19,15 @@ use ferrocuda::gpu::{Gpu, Result};
 #[cfg(feature = "mpi")]
 use ferrocuda::mpi::{Mpi, Placement};
 use ferrocuda::transpose::TILE_DIM;
+/// The two MPI transposes, which differ only in how the tiles travel: with `DEVICE_BUFFERS`
+/// false, `cudaMemcpy2D` from the device slab into pinned `sTile`, MPI on host memory,
+/// `d_rTile = rTile` (§4.2.2); with it true, the tile packed on the device into `d_sTile`, MPI
+/// on the device buffers when the MPI is CUDA-aware, else staged through pinned memory (a
+/// contiguous copy each way).
+pub struct TransposeMpi<const DEVICE_BUFFERS: bool>;
+
 /// ch4-transpose-mpi.
-pub struct Ch4TransposeMpi;
+pub type Ch4TransposeMpi = TransposeMpi<false>;
 
 /// ch4-transpose-mpi-gpuaware, the variant with the tiles packed on the device and MPI on device buffers (book
 /// §4.2.3, Appendix D.4.3: MVAPICH, the pack a CUF kernel, `MPI_Sendrecv(d_sTile, ..., d_rTile,
@@ -29,54 +36,43 @@ pub struct Ch4TransposeMpi;
 /// otherwise, and on the simulator, one line says so and the tiles are staged through pinned
 /// host memory. The book sets the device from `MV2_COMM_WORLD_LOCAL_RANK` before `MPI_Init`;
 /// here, as in every MPI example, from `assignDevice` (`Mpi::assign_device`).
-pub struct Ch4TransposeMpiGpuaware;
+pub type Ch4TransposeMpiGpuaware = TransposeMpi<true>;
 
-/// `--size` of both MPI transposes.
-const SIZE: Option<Size> = Some(Size {
-    unit: "matrix side n (n x n floats), a multiple of 32 x the rank count; checked in each rank against its own GPU, so ranks sharing a GPU (or, on the simulator, the host) each need their part on it",
-    ..TRANSPOSE_SIZE
-});
-
-/// The two transposes, which differ only in how the tiles travel.
-macro_rules! transpose_mpi {
-    ($name:ident, $id:literal, $description:literal, $exchange:expr) => {
-        impl Example for $name {
-            const ID: &'static str = $id;
-            const DESCRIPTION: &'static str = $description;
-            const SIZE: Option<Size> = SIZE;
-            const REPS: bool = true;
-            type Args = NoOptions;
-
-            fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
-                memory(run.size)
-            }
-
-            fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
-                run_in_process::<Self>(gpu, run)
-            }
+impl<const DEVICE_BUFFERS: bool> Example for TransposeMpi<DEVICE_BUFFERS> {
+    const ID: &'static str = match DEVICE_BUFFERS {
+        false => "ch4-transpose-mpi",
+        true => "ch4-transpose-mpi-gpuaware",
+    };
+    const DESCRIPTION: &'static str = match DEVICE_BUFFERS {
+        false => {
+            "MPI: transpose of a 2048^2 matrix in slabs over the ranks, tiles staged through pinned host memory, MPI_Sendrecv per stage, GB/s (book 4.2.2); run with `cargo xtask mpirun -np N`"
         }
-
-        impl RankExample for $name {
-            #[cfg(feature = "mpi")]
-            fn run_rank(mpi: &Mpi, gpu: &Gpu, _placement: &Placement, run: &Run<NoOptions>) -> Result<Outcome> {
-                rank::run_transpose(mpi, gpu, run, $exchange)
-            }
+        true => {
+            "MPI: the slab transpose with tiles packed on the device and MPI on device buffers when the MPI is CUDA-aware (else staged), GB/s (book 4.2.3); run with `cargo xtask mpirun -np N`"
         }
     };
+    const SIZE: Option<Size> = Some(Size {
+        unit: "matrix side n (n x n floats), a multiple of 32 x the rank count; checked in each rank against its own GPU, so ranks sharing a GPU (or, on the simulator, the host) each need their part on it",
+        ..TRANSPOSE_SIZE
+    });
+    const REPS: bool = true;
+    type Args = NoOptions;
+
+    fn memory(run: &Run<NoOptions>, _gpu: &Gpu) -> Option<Footprint> {
+        memory(run.size)
+    }
+
+    fn run(gpu: &Gpu, run: &Run<NoOptions>) -> Result<Outcome> {
+        run_in_process::<Self>(gpu, run)
+    }
 }
 
-transpose_mpi!(
-    Ch4TransposeMpi,
-    "ch4-transpose-mpi",
-    "MPI: transpose of a 2048^2 matrix in slabs over the ranks, tiles staged through pinned host memory, MPI_Sendrecv per stage, GB/s (book 4.2.2); run with `cargo xtask mpirun -np N`",
-    Exchange::HostStaged
-);
-transpose_mpi!(
-    Ch4TransposeMpiGpuaware,
-    "ch4-transpose-mpi-gpuaware",
-    "MPI: the slab transpose with tiles packed on the device and MPI on device buffers when the MPI is CUDA-aware (else staged), GB/s (book 4.2.3); run with `cargo xtask mpirun -np N`",
-    Exchange::DeviceBuffers
-);
+impl<const DEVICE_BUFFERS: bool> RankExample for TransposeMpi<DEVICE_BUFFERS> {
+    #[cfg(feature = "mpi")]
+    fn run_rank(mpi: &Mpi, gpu: &Gpu, _placement: &Placement, run: &Run<NoOptions>) -> Result<Outcome> {
+        rank::run_transpose(mpi, gpu, run, DEVICE_BUFFERS)
+    }
+}
 
 /// The peak of rank 0, the largest of any rank, for `--size n` (rounded up to the multiple of
 /// 32 x ranks the layout needs, so that the largest size that fits is one the run takes): on its
@@ -98,37 +94,21 @@ pub fn memory(n: usize) -> Option<Footprint> {
         .host::<f32>(3, elements)
 }
 
-/// The job's ranks, when MPI has started in this process; else 1.
-#[cfg(feature = "mpi")]
+/// The job's ranks, when MPI has started in this process; else 1 (and always in a build without
+/// MPI, which refuses the MPI examples anyway).
 fn ranks() -> usize {
-    use ferrocuda::mpi::rsmpi::{environment, topology::SimpleCommunicator, traits::Communicator};
-    if environment::is_initialized() && !environment::is_finalized() {
-        usize::try_from(SimpleCommunicator::world().size()).unwrap_or(1).max(1)
-    } else {
-        1
+    #[cfg(feature = "mpi")]
+    {
+        use ferrocuda::mpi::rsmpi::{environment, topology::SimpleCommunicator, traits::Communicator};
+        if environment::is_initialized() && !environment::is_finalized() {
+            return usize::try_from(SimpleCommunicator::world().size()).unwrap_or(1).max(1);
+        }
     }
-}
-
-/// The job's ranks: 1 in a build without MPI (which refuses the MPI examples anyway).
-#[cfg(not(feature = "mpi"))]
-fn ranks() -> usize {
     1
-}
-
-/// How the tiles travel between ranks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exchange {
-    /// §4.2.2: `cudaMemcpy2D` from the device slab into pinned `sTile`, MPI on host memory,
-    /// `d_rTile = rTile`.
-    HostStaged,
-    /// §4.2.3: the tile packed on the device into `d_sTile`, MPI on the device buffers when the
-    /// MPI is CUDA-aware, else staged through pinned memory (a contiguous copy each way).
-    DeviceBuffers,
 }
 
 #[cfg(feature = "mpi")]
 mod rank {
-    use super::Exchange;
     use crate::example::{NoOptions, Outcome, Run};
     use crate::examples::ch4::mpi_common::print_on_root;
     use crate::examples::ch4::{gb_per_s, one_device, print_layout};
@@ -154,7 +134,7 @@ mod rank {
     struct RankSlab {
         layout: SlabLayout,
         me: usize,
-        exchange: Exchange,
+        device_buffers: bool,
         device_mpi: bool,
         idata: DeviceBuffer<f32>,
         tdata: DeviceBuffer<f32>,
@@ -188,17 +168,17 @@ mod rank {
                     mpi.world().process_at_rank(receive_from as i32),
                 );
                 // Every path but MPI on device buffers packs the tile into pinned `sTile` first.
-                let staged = match (self.exchange, self.device_mpi) {
-                    (Exchange::HostStaged, _) => {
+                let staged = match (self.device_buffers, self.device_mpi) {
+                    (false, _) => {
                         gpu.download_2d(&self.idata, self.s_tile.as_mut_slice()?, layout.pack_copy(send_to))?;
                         true
                     }
-                    (Exchange::DeviceBuffers, false) => {
+                    (true, false) => {
                         gpu.copy_2d(&self.idata, &mut self.d_s_tile, layout.pack_copy(send_to))?;
                         gpu.download_pinned(&self.d_s_tile, &mut self.s_tile)?;
                         true
                     }
-                    (Exchange::DeviceBuffers, true) => {
+                    (true, true) => {
                         gpu.copy_2d(&self.idata, &mut self.d_s_tile, layout.pack_copy(send_to))?;
                         lap(&mut times.pack);
                         mpi.sendrecv_device(
@@ -250,7 +230,7 @@ mod rank {
     }
 
     /// One rank of either transpose.
-    pub(super) fn run_transpose(mpi: &Mpi, gpu: &Gpu, run: &Run<NoOptions>, exchange: Exchange) -> Result<Outcome> {
+    pub(super) fn run_transpose(mpi: &Mpi, gpu: &Gpu, run: &Run<NoOptions>, device_buffers: bool) -> Result<Outcome> {
         let (me, nprocs) = (mpi.rank(), mpi.size());
         let n = run.size;
         let layout = SlabLayout::new(n, n, nprocs)?;
@@ -259,8 +239,7 @@ mod rank {
                 "the ranks were given different --size values; every rank needs the same matrix".into(),
             ));
         }
-        let device_mpi =
-            exchange == Exchange::DeviceBuffers && !gpu.is_simulator() && mpi.cuda_aware() == CudaAware::Yes;
+        let device_mpi = device_buffers && !gpu.is_simulator() && mpi.cuda_aware() == CudaAware::Yes;
         if me == 0 {
             print_layout(
                 &layout,
@@ -269,7 +248,7 @@ mod rank {
                 "nprocs",
                 "mpiTileDim",
             );
-            if exchange == Exchange::DeviceBuffers {
+            if device_buffers {
                 println!("{}", exchange_line(mpi, gpu, device_mpi));
             }
         }
@@ -288,7 +267,7 @@ mod rank {
         let mut rank = RankSlab {
             layout,
             me,
-            exchange,
+            device_buffers,
             device_mpi,
             idata: gpu.upload(&input)?,
             tdata: gpu.upload(&try_vec(layout.output_slab_len(), -1.0f32)?)?,

@@ -126,13 +126,6 @@ pub struct P2pTranspose<'g> {
     streams: Vec<Vec<Stream>>,
 }
 
-/// Copy and kernel time of one instrumented async run, summed over streams, ms.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StageTimes {
-    pub copy_ms: f64,
-    pub kernel_ms: f64,
-}
-
 impl<'g> P2pTranspose<'g> {
     /// Places `input` (`ny` rows of `nx`) on the devices, one slab each, and enables peer
     /// access between every pair that allows it (both ways).
@@ -234,21 +227,22 @@ impl<'g> P2pTranspose<'g> {
         Ok(start.elapsed().as_secs_f64())
     }
 
-    /// One async transpose with events around each copy and kernel: where the time goes.
-    pub fn stage_times(&mut self) -> Result<StageTimes> {
+    /// One async transpose with events around each copy and kernel: where the time goes, the
+    /// copies' and the kernels' ms summed over streams.
+    pub fn stage_times(&mut self) -> Result<(f64, f64)> {
         self.synchronize()?;
         let marks = self.issue(Mode::Async, true)?;
         self.synchronize()?;
-        let mut times = StageTimes::default();
+        let (mut copy_ms, mut kernel_ms) = (0.0, 0.0);
         for [before_copy, after_copy, after_kernel] in &marks {
             if let (Some(b), Some(a)) = (before_copy, after_copy) {
-                times.copy_ms += b.elapsed_ms(a)?;
+                copy_ms += b.elapsed_ms(a)?;
             }
             if let (Some(a), Some(k)) = (after_copy, after_kernel) {
-                times.kernel_ms += a.elapsed_ms(k)?;
+                kernel_ms += a.elapsed_ms(k)?;
             }
         }
-        Ok(times)
+        Ok((copy_ms, kernel_ms))
     }
 
     /// The whole transposed matrix (`nx` rows of `ny`): the output slabs in order.
@@ -323,10 +317,9 @@ fn program(gpus: &[Gpu], nx: usize, ny: usize, modes: &[Mode], reps: usize) -> R
         }
         checks.push(check);
         if mode == Mode::Async {
-            let times = plan.stage_times()?;
+            let (copy_ms, kernel_ms) = plan.stage_times()?;
             println!(
-                "  where the time goes (one run, events per stream, summed): copies {:.4} ms, kernels {:.4} ms",
-                times.copy_ms, times.kernel_ms
+                "  where the time goes (one run, events per stream, summed): copies {copy_ms:.4} ms, kernels {kernel_ms:.4} ms"
             );
         }
     }

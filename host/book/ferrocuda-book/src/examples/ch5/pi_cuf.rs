@@ -81,13 +81,13 @@ impl<T: PiFloat> Example for Ch5PiCuf<T> {
     }
 }
 
-/// One of the book's convergence tables: the `Pi=` column as printed (`None`: not in the
-/// sources we have).
+/// One of the book's convergence tables: the `Pi=` column as printed, from N = 10^4 up as far as
+/// the sources we have give it.
 #[derive(Clone, Copy, Debug)]
 pub struct BookTable {
     pub precision: Precision,
     pub seed: u64,
-    pub pi: [Option<&'static str>; 5],
+    pub pi: &'static [&'static str],
 }
 
 /// The book's §5.2 tables (the conversion garbled the Samples column; the rows are N = 10^4 ..
@@ -97,35 +97,17 @@ pub const BOOK_TABLES: [BookTable; 3] = [
     BookTable {
         precision: Precision::F32,
         seed: 1234,
-        pi: [
-            Some("3.11120009"),
-            Some("3.13632011"),
-            Some("3.14056396"),
-            Some("3.14092445"),
-            None,
-        ],
+        pi: &["3.11120009", "3.13632011", "3.14056396", "3.14092445"],
     },
     BookTable {
         precision: Precision::F64,
         seed: 1234,
-        pi: [
-            Some("3.13440000"),
-            Some("3.13716000"),
-            Some("3.14028800"),
-            Some("3.14155360"),
-            None,
-        ],
+        pi: &["3.13440000", "3.13716000", "3.14028800", "3.14155360"],
     },
     BookTable {
         precision: Precision::F64,
         seed: 1234567,
-        pi: [
-            Some("3.12880000"),
-            Some("3.14676000"),
-            Some("3.14274000"),
-            Some("3.14062480"),
-            Some("3.14148248"),
-        ],
+        pi: &["3.12880000", "3.14676000", "3.14274000", "3.14062480", "3.14148248"],
     },
 ];
 
@@ -187,10 +169,10 @@ fn book_table<T: PiFloat>(gpu: &Gpu, table: &BookTable) -> Result<Vec<Check>> {
         &samples,
         &format!("{} seed {}: GPU counts vs CPU counts", table.precision, table.seed),
     )];
-    for (s, book) in samples.iter().zip(table.pi) {
+    for (i, s) in samples.iter().enumerate() {
         let printed = format!("{:.8}", s.pi);
-        match book {
-            Some(book) => checks.push(Check::condition(
+        match table.pi.get(i) {
+            Some(&book) => checks.push(Check::condition(
                 &format!(
                     "{} seed {} N={}: Pi={printed}, the book prints {book}",
                     table.precision, table.seed, s.n

@@ -251,17 +251,13 @@ fn test_accuracy() -> Check {
     let double = f64::from(x) * f64::from(x) + f64::from(y) * f64::from(y);
     let rounded = double as f32;
     println!("test_accuracy: x = {:08X}, y = {:08X}", x.to_bits(), y.to_bits());
-    println!("  x*x+y*y       = {single:.9e} {:08x}", single.to_bits());
-    println!(
-        "  fmaf(x,x,y*y) = {0:.9e} {1:08x}",
-        x.mul_add(x, y * y),
-        x.mul_add(x, y * y).to_bits()
-    );
-    println!(
-        "  fmaf(y,y,x*x) = {0:.9e} {1:08x}",
-        y.mul_add(y, x * x),
-        y.mul_add(y, x * x).to_bits()
-    );
+    for (what, v) in [
+        ("x*x+y*y", single),
+        ("fmaf(x,x,y*y)", x.mul_add(x, y * y)),
+        ("fmaf(y,y,x*x)", y.mul_add(y, x * x)),
+    ] {
+        println!("  {what:<13} = {v:.9e} {:08x}", v.to_bits());
+    }
     println!("  in double     = {double:.16e} {:016X}", double.to_bits());
     println!("  double as single = {rounded:.9e} {:08X}", rounded.to_bits());
     Check::condition(

@@ -110,10 +110,8 @@ impl Variant {
     /// An x variant of §6.1.2.1 (tile `mx x 4`, uniform grid).
     pub const fn x(mode: Mode) -> Self {
         Self {
-            direction: Direction::X,
-            pencils: Pencils::Small,
-            coefficients: Coefficients::Uniform,
             mode,
+            ..Self::new(Direction::X, Pencils::Small, Coefficients::Uniform)
         }
     }
 
@@ -218,9 +216,9 @@ impl Variant {
         }
         let u = |v: usize| v as u32;
         let Extents { mx, my, mz } = extents;
+        let across = if self.direction == Direction::Y { mz } else { my };
         if self.pencils == Pencils::March {
             // One thread per line: x across the block, the planes (y) or rows (z) down it.
-            let across = if self.direction == Direction::Y { mz } else { my };
             return match self.direction {
                 Direction::X => Err(Error::InvalidArgument(
                     "the marching kernels take the y and z derivatives, not x".into(),
@@ -234,7 +232,6 @@ impl Variant {
         let (grid, block) = match self.direction {
             Direction::X => ((my / lines, mz), (line_threads.unwrap_or(mx.min(X_THREADS)), S_PENCILS)),
             Direction::Y | Direction::Z => {
-                let across = if self.direction == Direction::Y { mz } else { my };
                 let along = match self.pencils {
                     Pencils::Small => m.min(SMALL_LINE_THREADS),
                     Pencils::Large | Pencils::March => (m / 8).clamp(1, LARGE_LINE_THREADS),

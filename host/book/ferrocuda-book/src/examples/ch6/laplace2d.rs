@@ -125,13 +125,16 @@ impl<T: LaplaceGpu> Example for Ch6Laplace2d<T> {
             stop.iter_max,
             significant_digits::<T>()
         );
-        let cpu = if (nx * ny).saturating_mul(stop.max_sweeps()) <= CPU_BUDGET {
+        // The reference: the CPU's run, or beyond its budget the first kernel's. Each kernel is
+        // checked as soon as it has run and its field dropped, so that at most one kernel's field
+        // is alive beside the reference's.
+        let mut reference_run = if (nx * ny).saturating_mul(stop.max_sweeps()) <= CPU_BUDGET {
             let started = Instant::now();
-            let solution = reference::solve(&initial, nx, ny, stop)?;
+            let cpu = reference::solve(&initial, nx, ny, stop)?;
             println!();
             println!(" CPU (rayon, {} threads)", rayon::current_num_threads());
-            print_column(&solution.residuals, started.elapsed().as_secs_f64());
-            Some(solution)
+            print_column(&cpu.residuals, started.elapsed().as_secs_f64());
+            Some(("CPU".to_string(), cpu.residuals, cpu.field))
         } else {
             println!();
             println!(
@@ -141,11 +144,6 @@ impl<T: LaplaceGpu> Example for Ch6Laplace2d<T> {
             None
         };
         let mut timing = DeviceField::upload(gpu, &initial, nx, ny, Variant::Tiled.sweeps_per_launch())?;
-        // The reference: the CPU's run, or beyond its budget the first kernel's. Each kernel is
-        // checked as soon as it has run and its field dropped, so that at most one kernel's field
-        // is alive beside the reference's.
-        let mut reference_run: Option<(String, Vec<T>, Vec<T>)> =
-            cpu.map(|c| ("CPU".to_string(), c.residuals, c.field));
         let mut checks = Vec::new();
         for variant in run.args.kernel.variants() {
             let solution = solve(gpu, variant, update, &initial, nx, ny, stop)?;

@@ -9,7 +9,8 @@ use book_kernels::ch6::laplace2d::{
     MaxResidual, MaxResidualArgs, RESIDUAL_THREADS, STRIP_BLOCK, STRIP_ROWS, TILED_BLOCK, TILED_H, TILED_SWEEPS,
     TILED_W, residual_shared_bytes, shared_bytes, tiled_shared_bytes,
 };
-use ferrocuda::gpu::{Copy2d, DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
+use ferrocuda::Slice;
+use ferrocuda::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result};
 use std::fmt;
 use std::time::Instant;
 
@@ -231,7 +232,7 @@ impl<T: LaplaceGpu> DeviceField<T> {
 
     /// The book's max reduction: folds `max |aNew_d - a_d|` into residual slot `slot`.
     pub fn fold_residual(&mut self, gpu: &Gpu, slot: usize) -> Result<()> {
-        self.check_slots(slot, 1)?;
+        self.slots(slot, 1)?;
         let n = self.nx * self.ny;
         let most = gpu.properties().multiprocessor_count as usize * RESIDUAL_BLOCKS_PER_SM;
         let blocks = n.div_ceil(RESIDUAL_THREADS).clamp(1, most.max(1));
@@ -254,7 +255,7 @@ impl<T: LaplaceGpu> DeviceField<T> {
                 "jacobi_tiled makes 1 to {TILED_SWEEPS} sweeps per launch, not {sweeps}"
             )));
         }
-        self.check_slots(first_slot, sweeps)?;
+        self.slots(first_slot, sweeps)?;
         let shape = Variant::Tiled.shape::<T>(self.nx, self.ny)?;
         let args = JacobiTiledArgs {
             a: self.a_d.view(),
@@ -281,29 +282,19 @@ impl<T: LaplaceGpu> DeviceField<T> {
 
     /// The residuals of slots `first..first + count` (one copy; it waits for the kernels).
     pub fn residuals(&self, gpu: &Gpu, first: usize, count: usize) -> Result<Vec<T>> {
-        self.check_slots(first, count)?;
-        let mut bits = vec![0u64; count];
-        let copy = Copy2d {
-            src_offset: first,
-            src_pitch: count,
-            dst_offset: 0,
-            dst_pitch: count,
-            width: count,
-            height: 1,
-        };
-        gpu.download_2d(&self.residuals_d, &mut bits, copy)?;
+        let bits = gpu.download_view(self.slots(first, count)?)?;
         Ok(bits.into_iter().map(T::from_abs_bits).collect())
     }
 
-    fn check_slots(&self, first: usize, count: usize) -> Result<()> {
-        match first.checked_add(count) {
-            Some(end) if end <= self.residuals_d.len() => Ok(()),
-            _ => Err(Error::InvalidArgument(format!(
-                "residual slots {first}..{} lie beyond the field's {}",
-                first.saturating_add(count),
+    /// Residual slots `first..first + count`, or an error when they lie beyond the field's.
+    fn slots(&self, first: usize, count: usize) -> Result<Slice<'_, u64>> {
+        let end = first.saturating_add(count);
+        self.residuals_d.view().subview(first..end).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "residual slots {first}..{end} lie beyond the field's {}",
                 self.residuals_d.len()
-            ))),
-        }
+            ))
+        })
     }
 }
 

@@ -152,21 +152,16 @@ pub struct Pipeline {
 impl Pipeline {
     /// Buffers and plans for planes of `side x side`.
     pub fn new(gpu: &Gpu, side: usize, engine: Engine) -> Result<Self> {
-        let plane = side * side;
-        let mut pipeline = Self {
-            streams: Vec::new(),
-            plans: Vec::new(),
-            a_d: Vec::new(),
-            b_d: Vec::new(),
+        let planes = || (0..STREAMS).map(|_| gpu.zeros(side * side)).collect::<Result<Vec<_>>>();
+        Ok(Self {
+            streams: (0..STREAMS).map(|_| gpu.new_stream()).collect::<Result<_>>()?,
+            plans: (0..STREAMS)
+                .map(|_| Plan::<f32>::c2c_2d(gpu, side, side, 1, engine))
+                .collect::<Result<_>>()?,
+            a_d: planes()?,
+            b_d: planes()?,
             side,
-        };
-        for _ in 0..STREAMS {
-            pipeline.streams.push(gpu.new_stream()?);
-            pipeline.plans.push(Plan::<f32>::c2c_2d(gpu, side, side, 1, engine)?);
-            pipeline.a_d.push(gpu.zeros(plane)?);
-            pipeline.b_d.push(gpu.zeros(plane)?);
-        }
-        Ok(pipeline)
+        })
     }
 
     /// The engine the plans use.
@@ -372,21 +367,13 @@ impl Example for Ch7FftConvolution {
                 f64::from(first.re),
                 f64::from(first.im)
             );
-            let label = format!("{order:?} order");
-            checks.push(planes_check(
-                &format!("C real part == 0 ({label})"),
-                &series.c,
-                |v| v.re,
-                0.0,
-                tolerance,
-            )?);
-            checks.push(planes_check(
-                &format!("C imaginary part == 2 nx ny = {want} ({label})"),
-                &series.c,
-                |v| v.im,
-                want,
-                tolerance,
-            )?);
+            for (what, part, value) in [
+                ("real part == 0".into(), (|v| v.re) as fn(&Complex<f32>) -> f32, 0.0),
+                (format!("imaginary part == 2 nx ny = {want}"), |v| v.im, want),
+            ] {
+                let what = format!("C {what} ({order:?} order)");
+                checks.push(planes_check(&what, &series.c, part, value, tolerance)?);
+            }
         }
         println!(
             " model: max(2/3 x I/O = {:.7}, compute = single - I/O = {compute_s:.7}) = {model_s:.7} s",

@@ -150,13 +150,7 @@ pub const MIN_TEST_SIZE: usize = 8;
 /// The `--size` of a 1-D test (§7.1, §7.2): a length of at least [`MIN_TEST_SIZE`] counted as
 /// `unit`, the book's `n` by default.
 pub const fn test_size(unit: &'static str, n: usize) -> Option<Size> {
-    Some(Size {
-        unit,
-        gpu: n,
-        simulator: n,
-        min: MIN_TEST_SIZE,
-        max: usize::MAX,
-    })
+    Some(Size::new(unit, n, n).at_least(MIN_TEST_SIZE))
 }
 
 /// Refuses a length below [`MIN_TEST_SIZE`], so that `k = 3` is below the Nyquist wavenumber

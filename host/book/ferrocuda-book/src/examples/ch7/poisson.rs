@@ -213,12 +213,10 @@ pub fn solve<T: Ch7Float>(gpu: &Gpu, engine: Engine, problem: &Problem<T>) -> Re
     })?;
     let u = u_host.as_slice()?.to_vec();
     // The split: each phase timed alone (its launches and copies queue back to back).
-    let mut plan = None;
-    let plan_ms = gpu.time_ms(|| {
-        plan = Some(Plan::<T>::c2c_2d(gpu, ny, nx, 1, engine)?);
-        Ok(())
-    })?;
-    let mut plan = plan.ok_or_else(|| Error::InvalidArgument("the FFT plan was not made".into()))?;
+    let timer = gpu.timer()?;
+    let mut plan = Plan::<T>::c2c_2d(gpu, ny, nx, 1, engine)?;
+    let plan_ms = timer.stop_ms()?;
+    gpu.synchronize()?;
     let mut transfers_ms = gpu.time_ms(|| upload(gpu, &rhs, problem, &mut d))?;
     let mut kernels_ms = gpu.time_ms(|| to_complex(gpu, &mut d))?;
     let mut ffts_ms = gpu.time_ms(|| plan.c2c_in_place(gpu, &mut d.phi, Direction::Forward))?;
@@ -279,21 +277,13 @@ impl<T: Ch7Float> Example for Ch7Poisson<T> {
         let phases = t.transfers_ms + t.ffts_ms + t.kernels_ms;
         let share = |ms: f64| if phases > 0.0 { 100.0 * ms / phases } else { 0.0 };
         println!(" split, each phase timed alone:");
-        println!(
-            "  transfers (3 H2D, 1 D2H) : {:10.4} ms  {:5.1}%",
-            t.transfers_ms,
-            share(t.transfers_ms)
-        );
-        println!(
-            "  FFTs (forward, inverse)  : {:10.4} ms  {:5.1}%",
-            t.ffts_ms,
-            share(t.ffts_ms)
-        );
-        println!(
-            "  kernels (3)              : {:10.4} ms  {:5.1}%",
-            t.kernels_ms,
-            share(t.kernels_ms)
-        );
+        for (phase, ms) in [
+            ("transfers (3 H2D, 1 D2H)", t.transfers_ms),
+            ("FFTs (forward, inverse) ", t.ffts_ms),
+            ("kernels (3)             ", t.kernels_ms),
+        ] {
+            println!("  {phase} : {ms:10.4} ms  {:5.1}%", share(ms));
+        }
         println!("  plan creation            : {:10.4} ms", t.plan_ms);
         if t.ffts_ms > 0.0 {
             let flops = 2.0 * 5.0 * (n * n) as f64 * ((n * n) as f64).log2();
@@ -302,13 +292,12 @@ impl<T: Ch7Float> Example for Ch7Poisson<T> {
                 flops / (t.ffts_ms * 1e6)
             );
         }
-        let rhs64: Vec<f64> = problem.rhs.iter().map(|&v| v.into()).collect();
-        let kx64: Vec<f64> = problem.kx.iter().map(|&v| v.into()).collect();
-        let ky64: Vec<f64> = problem.ky.iter().map(|&v| v.into()).collect();
+        let wide = |values: &[T]| -> Vec<f64> { values.iter().map(|&v| v.into()).collect() };
+        let rhs64 = wide(&problem.rhs);
         let want = crate::progress::spinner("CPU reference (rustfft, f64)")
-            .in_scope(|| reference::solve(&rhs64, &kx64, &ky64))?;
+            .in_scope(|| reference::solve(&rhs64, &wide(&problem.kx), &wide(&problem.ky)))?;
         drop(rhs64);
-        let got: Vec<f64> = u.iter().map(|&v| v.into()).collect();
+        let got = wide(&u);
         let double = T::EPSILON < 1e-10;
         let magnitude = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let mut checks = vec![Check::compare(

@@ -6,7 +6,7 @@
 //! 256 x 192 pixels of that sequence on the simulator. The rounding is nvcc's (see
 //! `book_kernels::course::color_convert`); the run also counts the colours whose gray byte an
 //! unfused evaluation (`nvcc -fmad=false`) would change.
-use super::image_shape::{shape, size};
+use super::image_shape::shape;
 use crate::defaults::Pick;
 use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference::course::color_convert as reference;
@@ -81,7 +81,7 @@ pub fn color_convert(
 impl Example for CourseColorConvert {
     const ID: &'static str = "course-color-convert";
     const DESCRIPTION: &'static str = "colorConvert: RGB to gray bytes, 0.21r + 0.71g + 0.07b as nvcc rounds it, every colour once (IT4I course, PMPP)";
-    const SIZE: Option<Size> = Some(size(
+    const SIZE: Option<Size> = Some(Size::new(
         "picture side in pixels, N x N (the simulator's default picture is 256 x 192)",
         SIDE,
         SIMULATOR_SIZE.0,

@@ -11,11 +11,10 @@
 //! `a = 1 2 .. w/2+1 .. 2 1` in 2-D, which gives the slide's 5 x 5); inputs are seeded uniform
 //! values (f32 in [-1, 1), 24 bits; bytes). Sizes: 2^26 f32 and 8192 x 8192 bytes on a GPU,
 //! 100003 and 333 x 250 on the simulator; `--size N`: N x N pixels and N^2 values.
-use super::image_shape::{pixels, size};
+use super::image_shape::{grid_shape, pixels};
 use super::splitmix;
 use crate::defaults::Pick;
 use crate::example::{Example, Outcome, Run, Size};
-use crate::nvcc::LoadOr;
 use crate::reference::course::convolution as reference;
 use book_kernels::course::convolution::{
     Convolution1dArgs, Convolution1dBasicKernel, Convolution1dTiledArgs, Convolution1dTiledKernel, Convolution2dArgs,
@@ -302,14 +301,9 @@ pub fn shape_2d_tiled(w: usize, h: usize, mask_width: usize, o_tile_width: usize
             "O_TILE_WIDTH {o_tile_width} with a {mask_width} x {mask_width} mask makes blocks of {side} x {side} threads: at most 32 x 32 fit"
         )));
     }
-    let blocks = |len: usize| u32::try_from((len.max(1) - 1) / o_tile_width + 1);
-    match (blocks(w), blocks(h)) {
-        (Ok(gx), Ok(gy)) => Ok(LaunchShape::new((gx, gy, 1), (side as u32, side as u32, 1))
-            .with_shared_bytes(tiled_2d_shared_bytes(side) as u32)),
-        _ => Err(Error::InvalidArgument(format!(
-            "a {w} x {h} image needs more blocks than a grid holds"
-        ))),
-    }
+    let blocks = |len: usize| (len.max(1) - 1) / o_tile_width + 1;
+    let shape = grid_shape((w, h), (blocks(w), blocks(h)), (side as u32, side as u32))?;
+    Ok(shape.with_shared_bytes(tiled_2d_shared_bytes(side) as u32))
 }
 
 /// `out_d = in_d * M` (2-D, normalised) by the tiled kernel, `M` the constant bank's 2-D mask.
@@ -338,16 +332,7 @@ pub fn convolution_2d_tiled(
 
 /// The fast 2-D launch: [`FAST_CONVOLUTION_BLOCK`] blocks, a thread per 4 pixels of 8 rows.
 pub fn shape_2d_fast(w: usize, h: usize) -> Result<LaunchShape> {
-    let (gx, gy) = fast_grid(w, h);
-    match (u32::try_from(gx), u32::try_from(gy)) {
-        (Ok(gx), Ok(gy)) => Ok(LaunchShape::new(
-            (gx, gy, 1),
-            (FAST_CONVOLUTION_BLOCK.0, FAST_CONVOLUTION_BLOCK.1, 1),
-        )),
-        _ => Err(Error::InvalidArgument(format!(
-            "a {w} x {h} image needs more blocks than a grid holds"
-        ))),
-    }
+    grid_shape((w, h), fast_grid(w, h), FAST_CONVOLUTION_BLOCK)
 }
 
 /// The fast kernel's arguments for the constant bank's 2-D mask.
@@ -375,11 +360,9 @@ pub fn fast_args<'a>(
     Ok((mask_width, args))
 }
 
-/// `out_d = in_d * M` (2-D, normalised) by the fast kernel of the mask's width, from `twin`'s
-/// module when given (a CUDA C twin's) or the book's.
-pub fn convolution_2d_fast_from(
+/// `out_d = in_d * M` (2-D, normalised) by the fast kernel of the mask's width.
+pub fn convolution_2d_fast(
     gpu: &Gpu,
-    twin: Option<&LoadedKernels>,
     masks: &ConstantMasks,
     in_d: &DeviceBuffer<u8>,
     out_d: &mut DeviceBuffer<u8>,
@@ -387,7 +370,7 @@ pub fn convolution_2d_fast_from(
 ) -> Result<()> {
     let (mask_width, args) = fast_args(masks, in_d, out_d, (w, h))?;
     let shape = shape_2d_fast(w, h)?;
-    let kernels = gpu.load_or(twin, &crate::KERNELS)?;
+    let kernels = crate::kernels(gpu)?;
     match mask_width {
         1 => kernels.launch(Convolution2dFastM1, shape, args),
         3 => kernels.launch(Convolution2dFastM3, shape, args),
@@ -397,38 +380,15 @@ pub fn convolution_2d_fast_from(
     }
 }
 
-/// [`convolution_2d_fast_from`] the book's kernels.
-pub fn convolution_2d_fast(
-    gpu: &Gpu,
-    masks: &ConstantMasks,
-    in_d: &DeviceBuffer<u8>,
-    out_d: &mut DeviceBuffer<u8>,
-    size: (usize, usize),
-) -> Result<()> {
-    convolution_2d_fast_from(gpu, None, masks, in_d, out_d, size)
-}
-
-/// `n` values, uniform in [-1, 1) with 24 bits, the same for a given `seed` (panics when the
-/// host has no room: tests and benchmarks; a run uses [`try_signal`]).
-pub fn signal(n: usize, seed: u64) -> Vec<f32> {
-    try_signal(n, seed).expect("the host has room for the signal")
-}
-
-/// [`signal`], allocated fallibly.
-pub fn try_signal(n: usize, seed: u64) -> Result<Vec<f32>> {
+/// `n` values, uniform in [-1, 1) with 24 bits, the same for a given `seed`.
+pub fn signal(n: usize, seed: u64) -> Result<Vec<f32>> {
     let mut values = try_with_capacity(n)?;
     values.extend(bits(n, seed).map(|z| (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0));
     Ok(values)
 }
 
-/// `n` uniform bytes, the same for a given `seed` (panics when the host has no room: tests and
-/// benchmarks; a run uses [`try_image`]).
-pub fn image(n: usize, seed: u64) -> Vec<u8> {
-    try_image(n, seed).expect("the host has room for the image")
-}
-
-/// [`image()`], allocated fallibly.
-pub fn try_image(n: usize, seed: u64) -> Result<Vec<u8>> {
+/// `n` uniform bytes, the same for a given `seed`.
+pub fn image(n: usize, seed: u64) -> Result<Vec<u8>> {
     let mut bytes = try_with_capacity(n)?;
     bytes.extend(bits(n, seed).map(|z| (z >> 56) as u8));
     Ok(bytes)
@@ -467,7 +427,7 @@ impl<T: ferrocuda::gpu::Element + Copy + Into<f64>> Timed<'_, T> {
 
 /// The 1-D convolution with a `mask_width` mask: basic, then tiled at each measured tile.
 fn one_d(gpu: &Gpu, reps: usize, width: usize, mask_width: usize) -> Result<Vec<Check>> {
-    let (n, m) = (try_signal(width, SEED)?, mask_1d(mask_width));
+    let (n, m) = (signal(width, SEED)?, mask_1d(mask_width));
     let mut timed = Timed {
         gpu,
         reps,
@@ -495,7 +455,7 @@ fn one_d(gpu: &Gpu, reps: usize, width: usize, mask_width: usize) -> Result<Vec<
 
 /// The 2-D convolution with a `mask_width` mask: basic, tiled at each measured tile, fast.
 fn two_d(gpu: &Gpu, reps: usize, (w, h): (usize, usize), mask_width: usize) -> Result<Vec<Check>> {
-    let (input, mask) = (try_image(pixels(w, h)?, SEED)?, mask_2d(mask_width));
+    let (input, mask) = (image(pixels(w, h)?, SEED)?, mask_2d(mask_width));
     let mut timed = Timed {
         gpu,
         reps,
@@ -528,7 +488,7 @@ fn two_d(gpu: &Gpu, reps: usize, (w, h): (usize, usize), mask_width: usize) -> R
 impl Example for CourseConvolution {
     const ID: &'static str = "course-convolution";
     const DESCRIPTION: &'static str = "1-D and 2-D convolution: basic, tiled design 2 with a constant-memory mask, fast dp4a 2-D; L6 tile ratios (IT4I course, PMPP)";
-    const SIZE: Option<Size> = Some(size(
+    const SIZE: Option<Size> = Some(Size::new(
         "image side: N x N bytes in 2-D and N^2 f32 values in 1-D (the simulator's defaults are 333 x 250 and 100003)",
         SIDE_2D,
         SIMULATOR_SIZE_2D.0,

@@ -78,15 +78,8 @@ pub enum Data {
 }
 
 impl Data {
-    /// `n` bytes of this kind, the same for a given `seed` (panics when the host cannot give
-    /// them: for tests and benchmarks; a run uses [`Data::try_generate`]).
-    pub fn generate(self, n: usize, seed: u64) -> Vec<u8> {
-        self.try_generate(n, seed)
-            .expect("the host has room for the histogram's input")
-    }
-
-    /// `n` bytes of this kind, the same for a given `seed`, allocated fallibly.
-    pub fn try_generate(self, n: usize, seed: u64) -> Result<Vec<u8>> {
+    /// `n` bytes of this kind, the same for a given `seed`.
+    pub fn generate(self, n: usize, seed: u64) -> Result<Vec<u8>> {
         let mut data = try_vec(n, 0u8)?;
         match self {
             Data::Text => {
@@ -278,7 +271,7 @@ fn text_histogram(gpu: &Gpu) -> Result<Vec<Check>> {
 /// The 256-bin kernels on `n` bytes of `data`: GB/s of input read and each kernel's speed-up
 /// over the naive one.
 fn byte_histograms(gpu: &Gpu, data: Data, n: usize, reps: usize) -> Result<Vec<Check>> {
-    let input = data.try_generate(n, 1234)?;
+    let input = data.generate(n, 1234)?;
     let expected = reference::bytes(&input);
     let buffer_d = gpu.upload(&input)?;
     let mut histo_d = gpu.zeros::<u32>(BYTE_BINS)?;

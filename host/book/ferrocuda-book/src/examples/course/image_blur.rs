@@ -12,7 +12,7 @@
 //! the image and inside one period of 64, that is the pixel itself. Both kernels are checked
 //! exactly against the rayon reference and against the closed form; "Everything seems OK" when
 //! all agree. 4096 x 4096 on a GPU, 333 x 250 (multiples of neither 16 nor 4) on the simulator.
-use super::image_shape::{pixels, shape, size};
+use super::image_shape::{grid_shape, pixels, shape};
 use crate::defaults::Pick;
 use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference::course::image_blur as reference;
@@ -75,12 +75,7 @@ impl Variant {
                 STREAM_BLUR_BLOCK,
             ),
         };
-        match (u32::try_from(grid.0), u32::try_from(grid.1)) {
-            (Ok(gx), Ok(gy)) => Ok(LaunchShape::new((gx, gy, 1), (block.0, block.1, 1))),
-            _ => Err(Error::InvalidArgument(format!(
-                "a {w} x {h} image needs more blocks than a grid holds"
-            ))),
-        }
+        grid_shape((w, h), grid, block)
     }
 }
 
@@ -190,7 +185,7 @@ pub fn unchanged_kept(out: &[u8], w: usize, h: usize) -> (usize, usize) {
 impl Example for CourseImageBlur {
     const ID: &'static str = "course-image-blur";
     const DESCRIPTION: &'static str = "5 x 5 box blur of a u8 pattern image, 16 x 16 blocks, 4-pixel x 8-row and 4-pixel x 32-row streaming versions; exact (IT4I course)";
-    const SIZE: Option<Size> = Some(size(
+    const SIZE: Option<Size> = Some(Size::new(
         "image side in pixels, N x N (the simulator's default image is 333 x 250)",
         SIDE,
         SIMULATOR_SIZE.0,

@@ -1,20 +1,8 @@
 //! What the course's image examples share (picture-kernel, color-convert, image-blur,
 //! matrix-sum, convolution): `--size N` makes the image N x N, while without it each keeps its
 //! own default shape, which need not be square.
-use crate::example::{Run, Size};
-use ferrocuda::gpu::{Error, Result};
-
-/// `--size` of an image example: `unit` (which names the non-square default), the sides on a
-/// GPU and on the simulator.
-pub const fn size(unit: &'static str, gpu: usize, simulator: usize) -> Size {
-    Size {
-        unit,
-        gpu,
-        simulator,
-        min: 1,
-        max: usize::MAX,
-    }
-}
+use crate::example::Run;
+use ferrocuda::gpu::{Error, LaunchShape, Result};
 
 /// `(width, height)`: `--size N` x `N` when given, else `default`.
 pub fn shape<A>(run: &Run<A>, default: (usize, usize)) -> (usize, usize) {
@@ -30,6 +18,17 @@ pub fn pixels(w: usize, h: usize) -> Result<usize> {
         Some(n) if n > 0 => Ok(n),
         _ => Err(Error::InvalidArgument(format!(
             "a {w} x {h} image has no pixels or more than memory can address"
+        ))),
+    }
+}
+
+/// Blocks of `block` threads on a `grid` of blocks over a `w x h` image, refusing a grid beyond
+/// what a launch holds.
+pub fn grid_shape((w, h): (usize, usize), grid: (usize, usize), block: (u32, u32)) -> Result<LaunchShape> {
+    match (u32::try_from(grid.0), u32::try_from(grid.1)) {
+        (Ok(gx), Ok(gy)) => Ok(LaunchShape::new((gx, gy, 1), (block.0, block.1, 1))),
+        _ => Err(Error::InvalidArgument(format!(
+            "a {w} x {h} image needs more blocks than a grid holds"
         ))),
     }
 }

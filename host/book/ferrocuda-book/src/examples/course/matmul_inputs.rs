@@ -1,19 +1,13 @@
 //! The inputs and figures both paths of course-matmul-tiled share (the SGEMM kernels and the
 //! tensor-core GEMM): the dimensions, the seeded random matrices, GFLOP/s, cuBLAS to compare with.
 use ferrocuda::footprint::try_with_capacity;
-use ferrocuda::gpu::{Cublas, Gpu, Result};
+use ferrocuda::gpu::{Cublas, Gpu, LaunchShape, Result};
 
 /// Matrix dimensions `(m, n, k)`.
 pub type Dims = (usize, usize, usize);
 
-/// Uniform inputs in [-1, 1) from a fixed seed (a 64-bit LCG, so runs are reproducible); panics
-/// when the host has no room (tests and benchmarks; a run uses [`try_random_matrix`]).
-pub fn random_matrix(len: usize, seed: u64) -> Vec<f32> {
-    try_random_matrix(len, seed).expect("the host has room for the matrix")
-}
-
-/// [`random_matrix`], allocated fallibly.
-pub fn try_random_matrix(len: usize, seed: u64) -> Result<Vec<f32>> {
+/// Uniform inputs in [-1, 1) from a fixed seed (a 64-bit LCG, so runs are reproducible).
+pub fn random_matrix(len: usize, seed: u64) -> Result<Vec<f32>> {
     let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     let mut values = try_with_capacity(len)?;
     values.extend((0..len).map(|_| {
@@ -38,5 +32,22 @@ pub fn cublas_if_any<'g>(gpu: &'g Gpu, what: &str) -> Option<Cublas<'g>> {
             println!(" cuBLAS not measured: {e}");
             None
         }
+    }
+}
+
+/// Prints a run's table, a row per `(variant, launch shape, ms)` (no shape: cuBLAS's, whose time
+/// the others are compared with), names `width` wide, rates in GFLOP/s (TFLOP/s when `tera`).
+pub fn print_table(dims: Dims, width: usize, tera: bool, rows: &[(&str, Option<LaunchShape>, f64)]) {
+    let (unit, scale) = if tera { ("TFLOP/s", 1e-3) } else { ("GFLOP/s", 1.0) };
+    let cublas_ms = rows.iter().find(|row| row.1.is_none()).map(|row| row.2);
+    println!(
+        "   {:<width$} {:<44} {:>12} {:>10} {:>10}",
+        "variant", "launch shape", "time (ms)", unit, "/ cuBLAS"
+    );
+    for &(name, shape, ms) in rows {
+        let shape = shape.map_or("(cuBLAS's own)".into(), |s| s.to_string());
+        let fraction = cublas_ms.map_or("-".into(), |c| format!("{:.3}", c / ms));
+        let rate = gflop_per_s(dims, ms) * scale;
+        println!("   {name:<width$} {shape:<44} {ms:>12.4} {rate:>10.1} {fraction:>10}");
     }
 }

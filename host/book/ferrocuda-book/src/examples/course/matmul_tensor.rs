@@ -9,7 +9,7 @@
 //! uploaded transposed (`n x k`, both operands contiguous along `k`, the tensor cores' "row.col")
 //! for both, and sizes that are not whole 128 x 256 x 32 tiles are padded with zeros, which
 //! change nothing in the product (cuBLAS multiplies the same padded operands).
-use super::matmul_inputs::{Dims, cublas_if_any, gflop_per_s, try_random_matrix};
+use super::matmul_inputs::{Dims, cublas_if_any, print_table, random_matrix};
 use crate::example::Outcome;
 use crate::reference::course::matmul_tiled as reference;
 use book_kernels::course::matmul_tensor::{
@@ -219,8 +219,8 @@ impl TensorOperands {
 /// The tensor-core run: the kernel and cuBLAS, each checked, timed over `reps`.
 pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Result<Outcome> {
     let (m, n, k) = dims;
-    let a = precision.rounded(try_random_matrix(m * k, 1)?);
-    let b = precision.rounded(try_random_matrix(k * n, 2)?);
+    let a = precision.rounded(random_matrix(m * k, 1)?);
+    let b = precision.rounded(random_matrix(k * n, 2)?);
     let expected = reference::Expected::of(&a, &b, dims)?;
     let mut ops = TensorOperands::new(gpu, precision, dims, &a, &b)?;
     let mut cublas = cublas_if_any(gpu, "cuBLAS GEMM");
@@ -241,7 +241,7 @@ pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Re
             if check.passed() { "seems OK" } else { "is WRONG" }
         );
         checks.push(check);
-        rows.push((variant, name, stats.median_ms));
+        rows.push((name, variant.map(|kernel| ops.shape(kernel)), stats.median_ms));
     }
     let (mp, np, kp) = ops.padded;
     println!(
@@ -254,21 +254,6 @@ pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Re
             format!(", padded to {mp} x {np} x {kp}")
         }
     );
-    println!(
-        "   {:<26} {:<44} {:>12} {:>10} {:>10}",
-        "variant", "launch shape", "time (ms)", "TFLOP/s", "/ cuBLAS"
-    );
-    let cublas_ms = rows.iter().find(|(variant, ..)| variant.is_none()).map(|r| r.2);
-    for (variant, name, ms) in &rows {
-        let shape = variant.map_or("(cuBLAS's own)".into(), |kernel| ops.shape(kernel).to_string());
-        println!(
-            "   {:<26} {:<44} {:>12.4} {:>10.1} {:>10}",
-            name,
-            shape,
-            ms,
-            gflop_per_s(dims, *ms) * 1e-3,
-            cublas_ms.map_or("-".into(), |c| format!("{:.3}", c / ms))
-        );
-    }
+    print_table(dims, 26, true, &rows);
     Ok(Outcome { checks })
 }

@@ -14,8 +14,8 @@
 //!
 //! cuBLAS runs in its default math mode, `CUBLAS_DEFAULT_MATH`: FP32 SGEMM on the SIMT cores,
 //! no tensor cores (those need `CUBLAS_TF32_TENSOR_OP_MATH`, and round the inputs to TF32).
-use super::matmul_inputs::cublas_if_any;
-pub use super::matmul_inputs::{Dims, gflop_per_s, random_matrix, try_random_matrix};
+pub use super::matmul_inputs::{Dims, gflop_per_s, random_matrix};
+use super::matmul_inputs::{cublas_if_any, print_table};
 use super::matmul_tensor::TensorPrecision;
 use crate::cli::positive;
 use crate::defaults::Pick;
@@ -314,7 +314,7 @@ impl Example for CourseMatmulTiled {
         if let Some(precision) = tensor {
             return super::matmul_tensor::run(gpu, dims, precision, run.reps);
         }
-        let (a, b) = (try_random_matrix(a_len, 1)?, try_random_matrix(b_len, 2)?);
+        let (a, b) = (random_matrix(a_len, 1)?, random_matrix(b_len, 2)?);
         let expected = reference::Expected::of(&a, &b, dims)?;
         let mut ops = Operands::new(gpu, dims, &a, &b)?;
         let mut cublas = cublas_if_any(gpu, "cuBLAS SGEMM");
@@ -334,27 +334,11 @@ impl Example for CourseMatmulTiled {
             run.reps,
             gpu.timing_label()
         );
-        let cublas_ms = rows
+        let table: Vec<_> = rows
             .iter()
-            .find(|r| r.variant == Variant::Cublas)
-            .map(|r| r.stats.median_ms);
-        println!(
-            "   {:<27} {:<44} {:>12} {:>10} {:>10}",
-            "variant", "launch shape", "time (ms)", "GFLOP/s", "/ cuBLAS"
-        );
-        for row in &rows {
-            let ms = row.stats.median_ms;
-            let shape = row.shape.map_or("(cuBLAS's own)".to_string(), |s| s.to_string());
-            let fraction = cublas_ms.map_or("-".to_string(), |c| format!("{:.3}", c / ms));
-            println!(
-                "   {:<27} {:<44} {:>12.4} {:>10.1} {:>10}",
-                row.variant.name(),
-                shape,
-                ms,
-                gflop_per_s(dims, ms),
-                fraction
-            );
-        }
+            .map(|r| (r.variant.name(), r.shape, r.stats.median_ms))
+            .collect();
+        print_table(dims, 27, false, &table);
         let time_of = |v: Variant| rows.iter().find(|r| r.variant == v).map(|r| r.stats.median_ms);
         if let (Some(naive), Some(tiled), Some(tiled_32), Some(register)) = (
             time_of(Variant::Naive),

@@ -7,7 +7,7 @@
 //! L2) on a GPU, 384 x 512 on the simulator, uniform values in [0, 1) (24 bits, seeded). Each sum
 //! runs in f32 in index order, as the CPU's, so both compare bit for bit. Then the lecture's
 //! coalescing scenarios (L7), each as the bus utilisation of its addresses.
-use super::image_shape::{shape, size};
+use super::image_shape::shape;
 use super::splitmix;
 use crate::defaults::Pick;
 use crate::example::{Example, NoOptions, Outcome, Run, Size};
@@ -138,56 +138,34 @@ pub fn bus_utilisation(addresses: &[u64]) -> (usize, f64) {
 
 /// The lecture's scenarios (L7), and the two kernels' first loads for a matrix of `cols` columns.
 pub fn scenarios(cols: usize) -> Vec<Scenario> {
-    let lanes = 0..32u64;
     let stride = 4 * cols as u64;
-    vec![
-        Scenario {
-            label: "consecutive, aligned",
-            addresses: lanes.clone().map(|t| 4 * t).collect(),
-            course: "100%",
-        },
-        Scenario {
-            label: "permuted within 128 B",
-            addresses: lanes.clone().map(|t| 4 * ((t * 7) % 32)).collect(),
-            course: "100%",
-        },
-        Scenario {
-            label: "all lanes one word",
-            addresses: vec![40; 32],
-            course: "12.5%",
-        },
-        Scenario {
-            label: "scattered, 32 sectors (N = 32)",
-            addresses: lanes.clone().map(|t| 4096 * t + 8).collect(),
-            course: "128/(N*32)",
-        },
-        Scenario {
-            label: "consecutive, unaligned",
-            addresses: lanes.clone().map(|t| 4 * t + 100).collect(),
-            course: "5 sectors, 80%",
-        },
-        Scenario {
-            label: "2 warps consecutive, unaligned",
-            addresses: (0..64u64).map(|t| 4 * t + 100).collect(),
-            course: "9 sectors, 88%",
-        },
-        Scenario {
-            label: "matrix_sum_each_col, one load",
-            addresses: lanes.clone().map(|t| 4 * t).collect(),
-            course: "-",
-        },
-        Scenario {
-            label: "matrix_sum_each_row, one load",
-            addresses: lanes.map(|t| stride * t).collect(),
-            course: "-",
-        },
+    let lanes = |address: &dyn Fn(u64) -> u64| (0..32u64).map(address).collect();
+    [
+        ("consecutive, aligned", lanes(&|t| 4 * t), "100%"),
+        ("permuted within 128 B", lanes(&|t| 4 * ((t * 7) % 32)), "100%"),
+        ("all lanes one word", vec![40; 32], "12.5%"),
+        ("scattered, 32 sectors (N = 32)", lanes(&|t| 4096 * t + 8), "128/(N*32)"),
+        ("consecutive, unaligned", lanes(&|t| 4 * t + 100), "5 sectors, 80%"),
+        (
+            "2 warps consecutive, unaligned",
+            (0..64u64).map(|t| 4 * t + 100).collect(),
+            "9 sectors, 88%",
+        ),
+        ("matrix_sum_each_col, one load", lanes(&|t| 4 * t), "-"),
+        ("matrix_sum_each_row, one load", lanes(&|t| stride * t), "-"),
     ]
+    .map(|(label, addresses, course)| Scenario {
+        label,
+        addresses,
+        course,
+    })
+    .into()
 }
 
 impl Example for CourseMatrixSum {
     const ID: &'static str = "course-matrix-sum";
     const DESCRIPTION: &'static str = "sum of each row vs each column of a row-major matrix: coalesced vs strided warps, and the L7 scenarios (IT4I course)";
-    const SIZE: Option<Size> = Some(size(
+    const SIZE: Option<Size> = Some(Size::new(
         "matrix side, N x N (the simulator's default matrix is 384 x 512)",
         SIDE,
         SIMULATOR_SHAPE.1,

@@ -5,7 +5,7 @@
 //!
 //! The path counts are computed from the grid's arithmetic and checked against asking every
 //! thread (the CPU reference); the doubled picture is checked exactly.
-use super::image_shape::{pixels, shape, size};
+use super::image_shape::{pixels, shape};
 use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use crate::reference::course::picture_kernel as reference;
 use book_kernels::course::picture_kernel::{PictureArgs, PictureKernel};
@@ -83,7 +83,7 @@ pub fn paths(n: usize, m: usize, block: (usize, usize)) -> [Path; 4] {
 impl Example for CoursePictureKernel {
     const ID: &'static str = "course-picture-kernel";
     const DESCRIPTION: &'static str = "PictureKernel: double a 76 x 62 f32 picture with 16 x 16 blocks; the 4 paths of divergence (IT4I course, PMPP)";
-    const SIZE: Option<Size> = Some(size(
+    const SIZE: Option<Size> = Some(Size::new(
         "picture side in pixels, N x N (the default picture is the course's 76 x 62)",
         N,
         N,

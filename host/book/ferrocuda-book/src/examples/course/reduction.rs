@@ -141,13 +141,7 @@ impl Plan {
 }
 
 /// Values 0 or 1, by a multiplicative hash of the index (deterministic, about half ones).
-/// Panics when the host has no room (tests and benchmarks; a run uses [`try_bits`]).
-pub fn bits(n: usize) -> Vec<f32> {
-    try_bits(n).expect("the host has room for the input")
-}
-
-/// [`bits`], allocated fallibly.
-pub fn try_bits(n: usize) -> Result<Vec<f32>> {
+pub fn bits(n: usize) -> Result<Vec<f32>> {
     try_from_fn(n, |i| ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63) as f32)
 }
 
@@ -189,7 +183,7 @@ impl Example for CourseReduction {
     /// Both kernels timed over the same input, checked against the CPU, with the speedup.
     fn run(gpu: &Gpu, run: &Run<CourseReductionOptions>) -> Result<Outcome> {
         let (n, block) = (run.size, run.args.block);
-        let input = try_bits(n)?;
+        let input = bits(n)?;
         let exact = reference::sum(&input);
         let input_d = gpu.upload(&input)?;
         let mut plan = Plan::new(gpu, n, block)?;

@@ -1,8 +1,8 @@
 //! course-vector-add: vector addition with explicit copies and event timing (IT4I course,
 //! hands-on 2a, `vecAddKernel`), on the course's inputs `A = 1`, `B = 2`; `--inputs varied`
 //! varies them by element, so that a wrong index cannot give the right sum.
-use super::vector_add_common::{A_VALUE, B_VALUE, THREADS_PER_BLOCK, size, varied, vector_add};
-use crate::example::{Example, Outcome, Run, Size};
+use super::vector_add_common::{A_VALUE, B_VALUE, N, THREADS_PER_BLOCK, varied, vector_add};
+use crate::example::{Example, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference;
 use ferrocuda::footprint::{Footprint, try_from_fn, try_vec};
 use ferrocuda::gpu::{Gpu, Result};
@@ -43,7 +43,7 @@ impl Example for CourseVectorAdd {
     const ID: &'static str = "course-vector-add";
     const DESCRIPTION: &'static str =
         "C = A + B for 10,000,000 floats, ceil(n/256) blocks of 256 (IT4I course, hands-on 2)";
-    const SIZE: Option<Size> = Some(size("elements per array"));
+    const SIZE: Option<Size> = Some(Size::new("elements per array", N, SIMULATOR_SIZE));
     const REPS: bool = true;
     type Args = CourseVectorAddOptions;
 

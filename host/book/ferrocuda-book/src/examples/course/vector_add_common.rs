@@ -1,9 +1,8 @@
 //! What the course's vector-add programs share (`course-vector-add` and its managed, multi-GPU
 //! and streams versions): the course's sizes and inputs, its kernel's launch, and the managed
 //! arrays of hands-on 2b and 3b.
-use crate::example::{SIMULATOR_SIZE, Size};
 use book_kernels::course::vector_add::{VecAddArgs, VecAddKernel};
-use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, ManagedBuffer, Result, Stream, same_len};
+use ferrocuda::gpu::{Error, Gpu, KernelView, LaunchShape, ManagedBuffer, Result, Stream, same_len};
 use std::ops::Range;
 
 /// The course's `n`.
@@ -18,11 +17,6 @@ pub const B_VALUE: f32 = 2.0;
 /// shows: `A = 1 + (i mod 97)`, `B = 2 + (i mod 89) / 2`.
 pub fn varied(i: usize) -> (f32, f32) {
     (1.0 + (i % 97) as f32, 2.0 + (i % 89) as f32 * 0.5)
-}
-
-/// `--size` of the vector adds: the course's `n` on a GPU.
-pub const fn size(unit: &'static str) -> Size {
-    Size::new(unit, N, SIMULATOR_SIZE)
 }
 
 /// `c = a + b` over `args` (views of one length): `ceil(n/256)` blocks of 256 threads, on
@@ -51,13 +45,8 @@ pub fn range_of<'a>(args: VecAddArgs<'a>, range: &Range<usize>) -> Result<VecAdd
     })
 }
 
-/// `c_d = a_d + b_d`.
-pub fn vector_add(
-    gpu: &Gpu,
-    a_d: &DeviceBuffer<f32>,
-    b_d: &DeviceBuffer<f32>,
-    c_d: &mut DeviceBuffer<f32>,
-) -> Result<()> {
+/// `c_d = a_d + b_d`, on device or managed buffers.
+pub fn vector_add<B: KernelView<f32>>(gpu: &Gpu, a_d: &B, b_d: &B, c_d: &mut B) -> Result<()> {
     let args = VecAddArgs {
         a: a_d.view(),
         b: b_d.view(),

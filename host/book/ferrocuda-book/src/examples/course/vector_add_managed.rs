@@ -12,12 +12,11 @@
 //! The kernel is timed with CUDA events around the launch alone; "end to end" is host time from
 //! the first prefetch (or the launch) to the host having read every element of C (a pass that
 //! counts the elements that are not 3). C must equal 3 exactly.
-use super::vector_add_common::{A_VALUE, Arrays, B_VALUE, THREADS_PER_BLOCK, launch, size};
-use crate::example::{Example, NoOptions, Outcome, Run, Size};
+use super::vector_add_common::{A_VALUE, Arrays, B_VALUE, N, THREADS_PER_BLOCK, launch};
+use crate::example::{Example, NoOptions, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference;
-use book_kernels::course::vector_add::VecAddArgs;
 use ferrocuda::footprint::{Footprint, try_vec};
-use ferrocuda::gpu::{Gpu, KernelView, ManagedBuffer, Result};
+use ferrocuda::gpu::{Gpu, Result};
 use ferrocuda::measure::{Stats, gb_per_s};
 use ferrocuda::verify::{Check, Tolerance};
 use std::time::Instant;
@@ -44,21 +43,6 @@ impl Migration {
             Migration::Prefetch => "with prefetch (to the GPU before the launch, C to the host before the check)",
         }
     }
-}
-
-/// `c = a + b` on managed arrays: `ceil(n/256)` blocks of 256 threads.
-pub fn vector_add_managed(
-    gpu: &Gpu,
-    a: &ManagedBuffer<f32>,
-    b: &ManagedBuffer<f32>,
-    c: &mut ManagedBuffer<f32>,
-) -> Result<()> {
-    let args = VecAddArgs {
-        a: a.view(),
-        b: b.view(),
-        c: c.view_mut(),
-    };
-    launch(gpu, None, args)
 }
 
 /// The times of one run, ms.
@@ -99,7 +83,7 @@ pub fn run_once(gpu: &Gpu, arrays: &mut Arrays, migration: Migration) -> Result<
 impl Example for CourseVectorAddManaged {
     const ID: &'static str = "course-vector-add-managed";
     const DESCRIPTION: &'static str = "C = A + B on 10,000,000 floats in managed memory: pages migrating on demand vs prefetched (IT4I course, hands-on 2b)";
-    const SIZE: Option<Size> = Some(size("elements per array"));
+    const SIZE: Option<Size> = Some(Size::new("elements per array", N, SIMULATOR_SIZE));
     const REPS: bool = true;
     type Args = NoOptions;
 

@@ -12,8 +12,8 @@
 //! GPUs present (by default the GPUs present when at least two, else the course's two on GPU 0
 //! or on simulators). Inputs are the course's `A = 1`, `B = 2`; C starts as NaN, so an element
 //! no device writes fails the check.
-use super::vector_add_common::{A_VALUE, Arrays, B_VALUE, THREADS_PER_BLOCK, launch, range_of, size, vector_add};
-use crate::example::{Example, Outcome, Run, Size};
+use super::vector_add_common::{A_VALUE, Arrays, B_VALUE, N, THREADS_PER_BLOCK, launch, range_of, vector_add};
+use crate::example::{Example, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::examples::logical_devices::DevicesOption;
 use crate::reference;
 use ferrocuda::footprint::Footprint;
@@ -62,8 +62,9 @@ fn explicit_round(gpus: &[Gpu], a: &[f32], b: &[f32], c: &mut [f32]) -> Result<(
 
 /// One round of task 3b: the host writes A, B and C (so the pages start on the host, as in the
 /// course's program), every device adds its piece, the host reads C; returns each device's
-/// kernel time and the end-to-end time, ms, and the elements of C that are not `A + B`.
-fn managed_round(gpus: &[Gpu], arrays: &mut Arrays) -> Result<(Vec<f64>, f64, usize)> {
+/// kernel time and the end-to-end time, ms, and adds the elements of C that are not `A + B` to
+/// `wrong`.
+fn managed_round(gpus: &[Gpu], arrays: &mut Arrays, wrong: &mut usize) -> Result<(Vec<f64>, f64)> {
     let n = arrays.a.len();
     arrays.fill()?;
     let wall = Instant::now();
@@ -79,17 +80,26 @@ fn managed_round(gpus: &[Gpu], arrays: &mut Arrays) -> Result<(Vec<f64>, f64, us
     for gpu in gpus {
         gpu.synchronize()?;
     }
-    let wrong = arrays.wrong()?;
+    *wrong += arrays.wrong()?;
     let end_to_end_ms = wall.elapsed().as_secs_f64() * 1e3;
     let kernel_ms = events
         .iter()
         .map(|(start, stop)| start.elapsed_ms(stop))
         .collect::<Result<_>>()?;
-    Ok((kernel_ms, end_to_end_ms, wrong))
+    Ok((kernel_ms, end_to_end_ms))
 }
 
-/// Prints one variant's medians: end to end, and each device's kernel.
-fn print_times(label: &str, reps: usize, end_to_end: &mut [f64], kernels: &mut [Vec<f64>]) {
+/// A warm-up round and `reps` timed rounds of `round` (each device's kernel time and the
+/// end-to-end time, ms); prints their medians as `label`.
+fn rounds(label: &str, devices: usize, reps: usize, mut round: impl FnMut() -> Result<(Vec<f64>, f64)>) -> Result<()> {
+    let (mut end_to_end, mut kernels) = (Vec::new(), vec![Vec::new(); devices]);
+    for rep in 0..=reps {
+        let (kernel_ms, wall_ms) = round()?;
+        if rep > 0 {
+            end_to_end.push(wall_ms);
+            kernels.iter_mut().zip(kernel_ms).for_each(|(k, ms)| k.push(ms));
+        }
+    }
     let per_device: Vec<String> = kernels
         .iter_mut()
         .enumerate()
@@ -97,15 +107,20 @@ fn print_times(label: &str, reps: usize, end_to_end: &mut [f64], kernels: &mut [
         .collect();
     println!(
         " {label}: {:.4} ms end to end (host timer, median of {reps}); kernels (events): {}",
-        Stats::of(end_to_end).median_ms,
+        Stats::of(&mut end_to_end).median_ms,
         per_device.join(", ")
     );
+    Ok(())
 }
 
 impl Example for CourseVectorAddMulti {
     const ID: &'static str = "course-vector-add-multi";
     const DESCRIPTION: &'static str = "C = A + B on 10,000,000 floats split over two GPUs, explicit copies and managed memory (IT4I course, hands-on 3)";
-    const SIZE: Option<Size> = Some(size("elements per array, split over the devices"));
+    const SIZE: Option<Size> = Some(Size::new(
+        "elements per array, split over the devices",
+        N,
+        SIMULATOR_SIZE,
+    ));
     const REPS: bool = true;
     type Args = DevicesOption;
 
@@ -138,40 +153,23 @@ impl Example for CourseVectorAddMulti {
             a.as_mut_slice()?.fill(A_VALUE);
             b.as_mut_slice()?.fill(B_VALUE);
             expected = reference::course::vector_add::vector_add(a.as_slice()?, b.as_slice()?)?;
-            let (mut end_to_end, mut kernels) = (Vec::new(), vec![Vec::new(); gpus.len()]);
-            for rep in 0..=run.reps {
+            rounds("explicit copies (vec_add_multi_GPU)", gpus.len(), run.reps, || {
                 c.as_mut_slice()?.fill(f32::NAN);
-                let (a, b) = (a.as_slice()?, b.as_slice()?);
-                let (kernel_ms, wall_ms) = explicit_round(&gpus, a, b, c.as_mut_slice()?)?;
-                if rep > 0 {
-                    end_to_end.push(wall_ms);
-                    kernels.iter_mut().zip(kernel_ms).for_each(|(k, ms)| k.push(ms));
-                }
-            }
+                explicit_round(&gpus, a.as_slice()?, b.as_slice()?, c.as_mut_slice()?)
+            })?;
             checks.push(Check::compare(
                 "C, explicit copies",
                 c.as_slice()?,
                 &expected,
                 Tolerance::EXACT,
             ));
-            print_times(
-                "explicit copies (vec_add_multi_GPU)",
-                run.reps,
-                &mut end_to_end,
-                &mut kernels,
-            );
         }
         let mut arrays = Arrays::new(&gpus[0], n)?;
-        let (mut end_to_end, mut kernels) = (Vec::new(), vec![Vec::new(); gpus.len()]);
         let mut wrong_in_rounds = 0;
-        for rep in 0..=run.reps {
-            let (kernel_ms, wall_ms, wrong) = managed_round(&gpus, &mut arrays)?;
-            wrong_in_rounds += wrong;
-            if rep > 0 {
-                end_to_end.push(wall_ms);
-                kernels.iter_mut().zip(kernel_ms).for_each(|(k, ms)| k.push(ms));
-            }
-        }
+        let label = "managed memory (vec_add_multi_GPU_managed, pages on demand)";
+        rounds(label, gpus.len(), run.reps, || {
+            managed_round(&gpus, &mut arrays, &mut wrong_in_rounds)
+        })?;
         checks.push(Check::condition(
             "managed memory: every round's C is A + B, counted by the host's read",
             wrong_in_rounds == 0,
@@ -182,12 +180,6 @@ impl Example for CourseVectorAddMulti {
             &expected,
             Tolerance::EXACT,
         ));
-        print_times(
-            "managed memory (vec_add_multi_GPU_managed, pages on demand)",
-            run.reps,
-            &mut end_to_end,
-            &mut kernels,
-        );
         Ok(Outcome { checks })
     }
 }

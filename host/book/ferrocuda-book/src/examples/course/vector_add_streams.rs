@@ -10,8 +10,8 @@
 //! (the first `n mod c` one more), each kernel covers its chunk with blocks of 256 threads.
 //! Timing: CUDA events in the legacy default stream before and after the whole program (the
 //! streams are blocking streams, which that stream waits for), median of `--reps` runs.
-use super::vector_add_common::{THREADS_PER_BLOCK, launch, range_of, size, varied};
-use crate::example::{Example, Outcome, Run, Size};
+use super::vector_add_common::{N, THREADS_PER_BLOCK, launch, range_of, varied};
+use crate::example::{Example, Outcome, Run, SIMULATOR_SIZE, Size};
 use crate::reference;
 use book_kernels::course::vector_add::VecAddArgs;
 use ferrocuda::footprint::{Footprint, try_from_fn};
@@ -202,7 +202,7 @@ pub fn pipelines(options: &CourseVectorAddStreamsOptions, n: usize) -> Vec<(usiz
 impl Example for CourseVectorAddStreams {
     const ID: &'static str = "course-vector-add-streams";
     const DESCRIPTION: &'static str = "pipelined vector add: c chunks over ns streams (copy in, add, copy out per chunk) vs copy all, add, copy back (IT4I course, streams)";
-    const SIZE: Option<Size> = Some(size("elements per array"));
+    const SIZE: Option<Size> = Some(Size::new("elements per array", N, SIMULATOR_SIZE));
     const REPS: bool = true;
     type Args = CourseVectorAddStreamsOptions;
 

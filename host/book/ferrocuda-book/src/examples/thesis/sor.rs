@@ -171,10 +171,13 @@ pub fn solve_each<T: SorReal>(gpu: &Gpu, setup: &Setup) -> Result<Vec<Check>> {
     Ok(checks)
 }
 
-/// Solves the harmonic problem to a residual of [`STUDY_TOLERANCE`] in f64 with the optimum
-/// omega (split kernel) on each side of `sides`, and returns the error against the continuous
-/// solution, with the iterations it took.
-pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<GridError>> {
+/// The convergence study: the harmonic problem solved to a residual of [`STUDY_TOLERANCE`] in
+/// f64 with the optimum omega (split kernel) on each of the study's sides, its error against the
+/// continuous solution printed with the iterations it took, and the O(h^2) rate checked: each
+/// halving of h divides the error by 4 (3.5 to 4.5 allowed: the leading term dominates from the
+/// first sides on).
+fn convergence_study(gpu: &Gpu) -> Result<Vec<Check>> {
+    let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
     let bar = crate::progress::bar("convergence study, grids", sides.len() as u64);
     let grids = sides
         .iter()
@@ -191,15 +194,9 @@ pub fn convergence(gpu: &Gpu, sides: &[usize]) -> Result<Vec<GridError>> {
                 max_error: Problem::Harmonic.max_error(&solution.grid, n, n),
             })
         })
-        .collect();
+        .collect::<Result<Vec<_>>>();
     bar.finish_and_clear();
-    grids
-}
-
-/// Prints the study and checks the O(h^2) rate: each halving of h divides the error by 4
-/// (3.5 to 4.5 allowed: the leading term dominates from the first sides on).
-fn convergence_study(gpu: &Gpu) -> Result<Vec<Check>> {
-    let grids = convergence(gpu, gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]))?;
+    let grids = grids?;
     println!(" Harmonic u = sin(pi x) sinh(pi y) / sinh(pi), f64, optimum omega, residual <= {STUDY_TOLERANCE:e}:");
     Ok(second_order_table("iterations", &grids))
 }

@@ -257,6 +257,16 @@ impl MultiSetup {
         }
     }
 
+    /// The CPU solver's grid after the iterations, where it takes seconds (the thesis's problem
+    /// within [`CPU_BUDGET`]): every one-GPU grid is compared with it.
+    fn cpu_reference<T: SorReal>(&self, initial: &[T]) -> Result<Option<Vec<T>>> {
+        let (rows, cols, iterations) = (self.base.rows, self.base.cols, self.iterations);
+        let updates = rows.checked_mul(cols).and_then(|points| points.checked_mul(iterations));
+        (self.base.problem == Problem::Thesis && updates.is_some_and(|u| u <= CPU_BUDGET))
+            .then(|| cpu_solve(initial, rows, cols, self.base.omega.value(cols), iterations))
+            .transpose()
+    }
+
     fn new(gpu: &Gpu, run: &Run<ThesisSorMultiOptions>) -> Result<Self> {
         let args = &run.args;
         let mut base = Setup::new(run.size, args.rows, args.iterations, args.omega)?;
@@ -344,11 +354,7 @@ fn run_typed<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup) -> Result<Vec<Check>
             Some(why) => println!(" nccl exchange skipped: {why}"),
         }
     }
-    // The CPU solver, once, where it takes seconds: every one-GPU grid is compared with it.
-    let updates = rows.checked_mul(cols).and_then(|points| points.checked_mul(iterations));
-    let cpu = (setup.base.problem == Problem::Thesis && updates.is_some_and(|u| u <= CPU_BUDGET))
-        .then(|| cpu_solve(&initial, rows, cols, omega, iterations))
-        .transpose()?;
+    let cpu = setup.cpu_reference(&initial)?;
     let mut checks = Vec::new();
     let mut csv = Vec::new();
     for &variant in &setup.base.variants {

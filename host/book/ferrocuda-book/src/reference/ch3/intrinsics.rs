@@ -1,83 +1,65 @@
 //! The intrinsics examples in f64, the yardstick both f32 variants are measured against, and in
 //! f32 as the accurate kernel rounds (for the tests).
+use crate::reference::try_collect;
 use book_kernels::ch3::intrinsics::{COEFFICIENTS, DEGREE, TERMS};
-use ferrocuda::footprint::try_with_capacity;
 use ferrocuda::gpu::Result;
 use rayon::prelude::*;
-
-/// `items` in a new `Vec` of `len`, allocated fallibly.
-fn collect<T: Send>(len: usize, items: impl IndexedParallelIterator<Item = T>) -> Result<Vec<T>> {
-    let mut v = try_with_capacity(len)?;
-    v.par_extend(items);
-    Ok(v)
-}
+use std::ops::{Add, Mul};
 
 /// `sum over k = 1..=TERMS of sin(k x) exp(-k x / 8) / (k + x^2)` in f64.
 pub fn terms_f64(x: &[f32]) -> Result<Vec<f64>> {
-    collect(
-        x.len(),
-        x.par_iter().map(|&x| {
-            let x = x as f64;
-            (1..=TERMS)
-                .map(|k| {
-                    let kx = k as f64 * x;
-                    kx.sin() * (-kx / 8.0).exp() / (k as f64 + x * x)
-                })
-                .sum()
-        }),
-    )
+    try_collect(x.par_iter().map(|&x| {
+        let x = x as f64;
+        (1..=TERMS)
+            .map(|k| {
+                let kx = k as f64 * x;
+                kx.sin() * (-kx / 8.0).exp() / (k as f64 + x * x)
+            })
+            .sum()
+    }))
 }
 
 /// The same sum in f32 with `libm`'s `sinf`, `expf` and IEEE division, each operation rounded
 /// as in `intrinsics_accurate`.
 pub fn terms_f32(x: &[f32]) -> Result<Vec<f32>> {
-    collect(
-        x.len(),
-        x.par_iter().map(|&x| {
-            let x2 = x * x;
-            let mut sum = 0.0f32;
-            for k in 1..=TERMS {
-                let kf = k as f32;
-                let kx = kf * x;
-                let num = libm::sinf(kx) * libm::expf(kx * -0.125);
-                sum += num / (kf + x2);
-            }
-            sum
-        }),
-    )
+    try_collect(x.par_iter().map(|&x| {
+        let x2 = x * x;
+        let mut sum = 0.0f32;
+        for k in 1..=TERMS {
+            let kf = k as f32;
+            let kx = kf * x;
+            let num = libm::sinf(kx) * libm::expf(kx * -0.125);
+            sum += num / (kf + x2);
+        }
+        sum
+    }))
 }
 
 /// The Horner kernels' polynomial in f64, from the same f32 coefficients.
 pub fn horner_f64(x: &[f32]) -> Result<Vec<f64>> {
-    collect(
-        x.len(),
-        x.par_iter().map(|&x| {
-            let x = x as f64;
-            (0..DEGREE)
-                .rev()
-                .fold(COEFFICIENTS[DEGREE] as f64, |y, k| y * x + COEFFICIENTS[k] as f64)
-        }),
-    )
+    try_collect(x.par_iter().map(|&x| {
+        let x = x as f64;
+        (0..DEGREE)
+            .rev()
+            .fold(COEFFICIENTS[DEGREE] as f64, |y, k| y * x + COEFFICIENTS[k] as f64)
+    }))
 }
 
 /// The polynomial in f32, fused (`fused`: one rounding per step) or not (two), as the kernels.
 pub fn horner_f32(x: &[f32], fused: bool) -> Result<Vec<f32>> {
-    collect(
-        x.len(),
-        x.par_iter().map(|&x| {
-            (0..DEGREE).rev().fold(COEFFICIENTS[DEGREE], |y, k| {
-                if fused {
-                    libm::fmaf(y, x, COEFFICIENTS[k])
-                } else {
-                    y * x + COEFFICIENTS[k]
-                }
-            })
-        }),
-    )
+    try_collect(x.par_iter().map(|&x| {
+        (0..DEGREE).rev().fold(COEFFICIENTS[DEGREE], |y, k| {
+            if fused {
+                libm::fmaf(y, x, COEFFICIENTS[k])
+            } else {
+                y * x + COEFFICIENTS[k]
+            }
+        })
+    }))
 }
 
 /// `f32` or `f64`: what the directed-rounding check needs of the element type.
-pub trait RoundingReal: Copy + PartialEq + Into<f64> + Sync {
+pub trait RoundingReal: Copy + PartialEq + Into<f64> + Sync + Add<Output = Self> + Mul<Output = Self> {
     /// `a + b` exactly, as `hi + lo` (`hi` the `f64` nearest, `lo` the rest): for `f32` the
     /// `f64` sum (exact while the exponents differ by at most 29, as the example's inputs do),
     /// for `f64` Knuth's TwoSum.
@@ -87,8 +69,6 @@ pub trait RoundingReal: Copy + PartialEq + Into<f64> + Sync {
     fn product_exact(a: Self, b: Self) -> (f64, f64);
     /// The next float up, in the element type.
     fn next_up(self) -> Self;
-    /// `a + b` and `a * b` rounded to nearest by the CPU (IEEE 754).
-    fn add_mul(a: Self, b: Self) -> (Self, Self);
 }
 
 impl RoundingReal for f32 {
@@ -100,9 +80,6 @@ impl RoundingReal for f32 {
     }
     fn next_up(self) -> Self {
         f32::next_up(self)
-    }
-    fn add_mul(a: Self, b: Self) -> (Self, Self) {
-        (a + b, a * b)
     }
 }
 
@@ -118,9 +95,6 @@ impl RoundingReal for f64 {
     }
     fn next_up(self) -> Self {
         f64::next_up(self)
-    }
-    fn add_mul(a: Self, b: Self) -> (Self, Self) {
-        (a + b, a * b)
     }
 }
 
@@ -170,9 +144,9 @@ pub fn check_roundings<T: RoundingReal>(a: &[T], b: &[T], out: &[T]) -> Rounding
     use book_kernels::ch3::intrinsics::ROUNDINGS;
     let mut tally = RoundingTally::default();
     for ((&a, &b), results) in a.iter().zip(b).zip(out.chunks_exact(ROUNDINGS)) {
-        let (sum, product) = T::add_mul(a, b);
-        check_one(&results[..4], T::sum_exact(a, b), sum, &mut tally);
-        check_one(&results[4..], T::product_exact(a, b), product, &mut tally);
+        // The nearest roundings, by the CPU (IEEE 754).
+        check_one(&results[..4], T::sum_exact(a, b), a + b, &mut tally);
+        check_one(&results[4..], T::product_exact(a, b), a * b, &mut tally);
     }
     if out.len() != a.len() * ROUNDINGS {
         tally.violations += 1;

@@ -30,14 +30,11 @@ impl Pattern {
 
     /// Refuses arrays of `lens` elements that do not hold every element `n` threads at `s` touch.
     fn check(self, lens: &[usize], n: usize, s: usize) -> Result<()> {
-        let last = n.checked_sub(1).map(|i| match self {
-            Pattern::Offset => i.checked_add(s),
-            Pattern::Stride => i.checked_mul(s),
-        });
-        let needed = match last {
-            None => 0,
-            Some(last) => last.and_then(|k| k.checked_add(1)).unwrap_or(usize::MAX),
+        let last = |i: usize| match self {
+            Pattern::Offset => i.checked_add(s)?.checked_add(1),
+            Pattern::Stride => i.checked_mul(s)?.checked_add(1),
         };
+        let needed = n.checked_sub(1).map_or(0, |i| last(i).unwrap_or(usize::MAX));
         match lens.iter().find(|&&len| len < needed) {
             Some(len) => Err(Error::InvalidArgument(format!(
                 "{n} threads at {} {s} touch {needed} elements, more than the {len} given",

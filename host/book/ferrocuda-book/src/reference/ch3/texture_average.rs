@@ -1,7 +1,7 @@
 //! The four- and eight-point averages on the CPU (book Appendix D.1, `res4` and `res8`), summed
 //! with the kernels' own functions so that the results agree bit for bit.
+use crate::reference::try_collect;
 use book_kernels::ch3::texture_average::{average4_at, average8_at};
-use ferrocuda::footprint::try_with_capacity;
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
@@ -33,7 +33,5 @@ fn stencil(
     }
     let w = n + 2;
     let at = |i: usize, j: usize| a[j * w + i];
-    let mut out = try_with_capacity(n * n)?;
-    out.par_extend((0..n * n).into_par_iter().map(|k| point(&at, k % n + 1, k / n + 1)));
-    Ok(out)
+    try_collect((0..n * n).into_par_iter().map(|k| point(&at, k % n + 1, k / n + 1)))
 }

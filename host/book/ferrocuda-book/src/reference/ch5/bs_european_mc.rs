@@ -7,10 +7,10 @@
 //! `mul_add` is the correctly rounded fused multiply-add, which the kernel's exponent uses. The
 //! exponential is the kernels' [`Exp`], which rounds identically on both (its accuracy is tested
 //! against `std`'s), so the CPU's payoffs are the GPU's bit for bit.
+use crate::reference::{HostFloat, try_collect};
 use book_kernels::ch5::bs_european_mc::McModel;
 use ferrocuda::device::elementary::Exp;
 use ferrocuda::device::real::Real;
-use ferrocuda::footprint::try_with_capacity;
 use ferrocuda::gpu::Result;
 use rayon::prelude::*;
 
@@ -35,21 +35,9 @@ pub const BOOK_OPTION: EuropeanOption = EuropeanOption {
 };
 
 /// `f32` or `f64` for the Monte Carlo reference.
-pub trait McFloat: Exp + Send + Sync {
-    /// `a * b + c`, rounded once.
-    fn mul_add(a: Self, b: Self, c: Self) -> Self;
-}
+pub trait McFloat: Exp + HostFloat {}
 
-macro_rules! mc_float {
-    ($($t:ty),*) => {$(
-        impl McFloat for $t {
-            fn mul_add(a: Self, b: Self, c: Self) -> Self {
-                a.mul_add(b, c)
-            }
-        }
-    )*};
-}
-mc_float!(f32, f64);
+impl<T: Exp + HostFloat> McFloat for T {}
 
 /// `sqrt(x)` in `T`: the f64 square root rounded to `T` is the correctly rounded one (f64 carries
 /// more than twice `f32`'s 24 bits, so the double rounding is innocuous).
@@ -73,12 +61,8 @@ impl EuropeanOption {
     }
 }
 
-/// Hastings' coefficients (Abramowitz & Stegun 26.2.17), as the book's `CND` holds them.
-const A1: f64 = 0.31938153;
-const A2: f64 = -0.356563782;
-const A3: f64 = 1.781477937;
-const A4: f64 = -1.821255978;
-const A5: f64 = 1.330274429;
+/// Hastings' coefficients `A1..A5` (Abramowitz & Stegun 26.2.17), as the book's `CND` holds them.
+const HASTINGS: [f64; 5] = [0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429];
 /// `1/sqrt(2 pi)`, the book's `RSQRT2PI = 1/sqrt(8 atan(1))`.
 const RSQRT2PI: f64 = 0.398_942_280_401_432_7;
 
@@ -89,7 +73,9 @@ pub const HASTINGS_MAX_ERROR: f64 = 7.5e-8;
 /// `K = 1/(1 + 0.2316419 |d|)` in Horner form, mirrored for `d > 0`.
 pub fn cnd_hastings(d: f64) -> f64 {
     let k = 1.0 / (1.0 + 0.2316419 * d.abs());
-    let tail = RSQRT2PI * (-0.5 * d * d).exp() * (k * (A1 + k * (A2 + k * (A3 + k * (A4 + k * A5)))));
+    // `k (A1 + k (A2 + k (A3 + k (A4 + k A5))))`; the innermost `A5 + k 0` is `A5` exactly.
+    let poly = HASTINGS.iter().rev().fold(0.0, |acc, &a| a + k * acc);
+    let tail = RSQRT2PI * (-0.5 * d * d).exp() * (k * poly);
     if d > 0.0 { 1.0 - tail } else { tail }
 }
 
@@ -209,17 +195,14 @@ pub struct McReference<T> {
 pub fn monte_carlo<T: McFloat>(model: McModel<T>, normals: &[T]) -> Result<McReference<T>> {
     let zero = T::default();
     let n = normals.len();
-    let mut s_t: Vec<T> = try_with_capacity(n)?;
-    s_t.par_extend(
+    let s_t = try_collect(
         normals
             .par_iter()
-            .map(|&z| model.s * Exp::exp(T::mul_add(model.vol, z, model.drift))),
-    );
+            .map(|&z| model.s * Exp::exp(model.vol.mul_add(z, model.drift))),
+    )?;
     let payoff = |x: T| if x > zero { model.discount * x } else { zero };
-    let mut put: Vec<T> = try_with_capacity(n)?;
-    put.par_extend(s_t.par_iter().map(|&s_t| payoff(model.e - s_t)));
-    let mut call: Vec<T> = try_with_capacity(n)?;
-    call.par_extend(s_t.par_iter().map(|&s_t| payoff(s_t - model.e)));
+    let put = try_collect(s_t.par_iter().map(|&s_t| payoff(model.e - s_t)))?;
+    let call = try_collect(s_t.par_iter().map(|&s_t| payoff(s_t - model.e)))?;
     drop(s_t);
     let mean_put = mean(pairwise_sum(0, n, &|i| put[i]), n);
     let mean_call = mean(pairwise_sum(0, n, &|i| call[i]), n);

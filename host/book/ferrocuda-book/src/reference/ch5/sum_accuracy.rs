@@ -7,30 +7,18 @@ use ferrocuda::gpu::{Error, Result};
 
 /// Recursive (sequential) sum with a single-precision accumulator, first element first.
 pub fn recursive_sp(x: &[f32]) -> f32 {
-    let mut sum = 0.0f32;
-    for &v in x {
-        sum += v;
-    }
-    sum
+    x.iter().fold(0.0, |sum, &v| sum + v)
 }
 
 /// Recursive sum with a single-precision accumulator, last element first (the book's "backward"
 /// sum: for a decreasing series, the smallest terms first).
 pub fn recursive_sp_backward(x: &[f32]) -> f32 {
-    let mut sum = 0.0f32;
-    for &v in x.iter().rev() {
-        sum += v;
-    }
-    sum
+    x.iter().rev().fold(0.0, |sum, &v| sum + v)
 }
 
 /// Recursive sum of the f32 terms with a double-precision accumulator (the book's reference).
 pub fn recursive_dp(x: &[f32]) -> f64 {
-    let mut sum = 0.0f64;
-    for &v in x {
-        sum += f64::from(v);
-    }
-    sum
+    x.iter().fold(0.0, |sum, &v| sum + f64::from(v))
 }
 
 /// The book's in-place pairwise sum, on a copy of `x`: while more than two partial sums are left,
@@ -97,11 +85,7 @@ pub fn lanes_sum(x: &[f32], lanes: usize) -> Result<f32> {
     while acc.len() > 1 {
         acc = acc.chunks_exact(2).map(|p| p[0] + p[1]).collect();
     }
-    let mut sum = acc[0];
-    for &v in &x[full..] {
-        sum += v;
-    }
-    Ok(sum)
+    Ok(x[full..].iter().fold(acc[0], |sum, &v| sum + v))
 }
 
 /// The series of Table 5.2, with terms computed in f32 as the book's `1./i` and `1./(i*i)`

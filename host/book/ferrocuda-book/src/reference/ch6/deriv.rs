@@ -5,8 +5,8 @@
 //!
 //! The derivative rounds exactly as the kernels do (`a d1`, then three fused multiply-adds, in
 //! the book's order), so it equals their output bit for bit.
-use ferrocuda::device::real::Real;
-use ferrocuda::footprint::{try_vec, try_with_capacity};
+use crate::reference::{HostFloat, try_collect};
+use ferrocuda::footprint::try_vec;
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
@@ -95,34 +95,9 @@ impl std::fmt::Display for Extents {
 }
 
 /// `f32` or `f64` on the host: what the reference computes with.
-pub trait DerivFloat: Real + Send + Sync + Into<f64> {
-    /// Machine epsilon, as f64.
-    const MACHINE_EPSILON: f64;
-    /// Cosine (`libm`, the same on every host).
-    fn cos(self) -> Self;
-    /// `self * a + b`, rounded once.
-    fn mul_add(self, a: Self, b: Self) -> Self;
-}
+pub trait DerivFloat: HostFloat {}
 
-impl DerivFloat for f32 {
-    const MACHINE_EPSILON: f64 = f32::EPSILON as f64;
-    fn cos(self) -> Self {
-        libm::cosf(self)
-    }
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        f32::mul_add(self, a, b)
-    }
-}
-
-impl DerivFloat for f64 {
-    const MACHINE_EPSILON: f64 = f64::EPSILON;
-    fn cos(self) -> Self {
-        libm::cos(self)
-    }
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        f64::mul_add(self, a, b)
-    }
-}
+impl<T: HostFloat> DerivFloat for T {}
 
 /// `s_n = n / (m - 1)`, the computational coordinate of point `n` of a line of `m` points.
 fn s(n: usize, m: usize) -> f64 {
@@ -191,11 +166,8 @@ pub fn field<T: DerivFloat>(grid: Grid, extents: Extents, direction: Direction) 
     let (m, stride) = (extents.along(direction), extents.stride(direction));
     let (line, exact) = line_function::<T>(grid, m);
     let along = |p: usize| (p / stride) % m;
-    let mut f = try_with_capacity(n)?;
-    f.par_extend((0..n).into_par_iter().map(|p| line[along(p)]));
-    let mut sol = try_with_capacity(n)?;
-    sol.par_extend((0..n).into_par_iter().map(|p| exact[along(p)]));
-    Ok((f, sol))
+    let f = try_collect((0..n).into_par_iter().map(|p| line[along(p)]))?;
+    Ok((f, try_collect((0..n).into_par_iter().map(|p| exact[along(p)]))?))
 }
 
 /// Point `n + o - HALO` of a line of `m` points (`o` in 0..=8), with the book's periodic wrap:

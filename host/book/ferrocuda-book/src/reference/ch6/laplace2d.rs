@@ -4,8 +4,9 @@
 //!
 //! A sweep computes each point with the kernels' own [`jacobi_point`], so the CPU's residuals
 //! and field equal every kernel's bit for bit.
+use crate::reference::{HostFloat, try_copy};
 use book_kernels::ch6::laplace2d::{LaplaceReal, jacobi_point, neighbourhood};
-use ferrocuda::footprint::{try_vec, try_with_capacity};
+use ferrocuda::footprint::try_vec;
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
@@ -18,38 +19,9 @@ pub const MAX_ITER_MAX: usize = 1_000_000;
 
 /// `f32` or `f64` with the elementary functions of the book's `initialize`, in the working
 /// precision (`libm`, the same on every machine).
-pub trait Elementary: LaplaceReal + Into<f64> + Send + Sync {
-    /// `asin(self)`.
-    fn asin(self) -> Self;
-    /// `exp(self)`.
-    fn exp(self) -> Self;
-    /// `self` converted from a count (`real(i-1)`).
-    fn from_count(n: usize) -> Self;
-}
+pub trait Elementary: LaplaceReal + HostFloat {}
 
-impl Elementary for f32 {
-    fn asin(self) -> Self {
-        libm::asinf(self)
-    }
-    fn exp(self) -> Self {
-        libm::expf(self)
-    }
-    fn from_count(n: usize) -> Self {
-        n as f32
-    }
-}
-
-impl Elementary for f64 {
-    fn asin(self) -> Self {
-        libm::asin(self)
-    }
-    fn exp(self) -> Self {
-        libm::exp(self)
-    }
-    fn from_count(n: usize) -> Self {
-        n as f64
-    }
-}
+impl<T: LaplaceReal + HostFloat> Elementary for T {}
 
 /// The points of an `nx x ny` mesh, after checking it: at least 3 x 3 (one interior point),
 /// extents that the kernels' `u32` arguments hold, and a point count that fits memory sizes.
@@ -122,7 +94,7 @@ pub fn initial<T: Elementary>(nx: usize, ny: usize) -> Result<Vec<T>> {
     let decay = (T::default() - pi).exp();
     let mut a = try_vec(n, T::default())?;
     for i in 0..nx {
-        let y0 = (pi * T::from_count(i) / T::from_count(nx - 1)).sin();
+        let y0 = (pi * T::from_f64(i as f64) / T::from_f64((nx - 1) as f64)).sin();
         a[i] = y0;
         a[(ny - 1) * nx + i] = y0 * decay;
     }
@@ -169,10 +141,7 @@ pub fn solve<T: Elementary>(initial: &[T], nx: usize, ny: usize, stop: Stop) -> 
             initial.len()
         )));
     }
-    let mut a = try_with_capacity(n)?;
-    a.extend_from_slice(initial);
-    let mut a_new = try_with_capacity(n)?;
-    a_new.extend_from_slice(initial);
+    let (mut a, mut a_new) = (try_copy(initial)?, try_copy(initial)?);
     let mut residual = stop.initial_residual::<T>();
     let mut residuals = Vec::new();
     let bar = crate::progress::bar("CPU reference sweeps", stop.max_sweeps() as u64);

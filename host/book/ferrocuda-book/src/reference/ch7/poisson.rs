@@ -1,9 +1,9 @@
 //! The CPU reference of ch7-poisson (book §7.4, Appendix D.6): the same spectral solve in f64
 //! with rustfft, step for step as the GPU's (`real2complex`, forward, `solve_poisson`, inverse,
 //! `complex2real` with the corner value subtracted).
+use crate::reference::try_collect;
 use ferrocuda::fft::cpu::{self, C64};
 use ferrocuda::fft::{Direction, Shape};
-use ferrocuda::footprint::try_with_capacity;
 use ferrocuda::gpu::{Error, Result};
 use rayon::prelude::*;
 
@@ -18,8 +18,7 @@ pub fn solve(rhs: &[f64], kx: &[f64], ky: &[f64]) -> Result<Vec<f64>> {
         )));
     }
     let shape = Shape::new(&[ny, nx], 1)?;
-    let mut phi: Vec<C64> = try_with_capacity(rhs.len())?;
-    phi.par_extend(rhs.par_iter().map(|&v| C64::new(v, 0.0)));
+    let mut phi = try_collect(rhs.par_iter().map(|&v| C64::new(v, 0.0)))?;
     cpu::c2c(&shape, &mut phi, Direction::Forward)?;
     phi.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
         for (i, p) in row.iter_mut().enumerate() {
@@ -34,7 +33,5 @@ pub fn solve(rhs: &[f64], kx: &[f64], ky: &[f64]) -> Result<Vec<f64>> {
     cpu::c2c(&shape, &mut phi, Direction::Inverse)?;
     let corner = phi[0].re;
     let count = (nx * ny) as f64;
-    let mut u = try_with_capacity(phi.len())?;
-    u.par_extend(phi.par_iter().map(|p| (p.re - corner) / count));
-    Ok(u)
+    try_collect(phi.par_iter().map(|p| (p.re - corner) / count))
 }

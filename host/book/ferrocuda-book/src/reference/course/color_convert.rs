@@ -20,11 +20,7 @@ pub fn gray_unfused(r: u8, g: u8, b: u8) -> u8 {
 
 /// The gray image of an interleaved RGB image, allocated fallibly.
 pub fn color_convert(rgb: &[u8]) -> Result<Vec<u8>> {
-    let mut gray_image = ferrocuda::footprint::try_with_capacity(rgb.len() / CHANNELS)?;
-    rgb.par_chunks_exact(CHANNELS)
-        .map(|p| gray(p[0], p[1], p[2]))
-        .collect_into_vec(&mut gray_image);
-    Ok(gray_image)
+    crate::reference::try_collect(rgb.par_chunks_exact(CHANNELS).map(|p| gray(p[0], p[1], p[2])))
 }
 
 /// Of the 2^24 colours, those whose gray byte the unfused sum changes.

@@ -1,28 +1,24 @@
 //! The course's convolutions on the CPU: 1-D in f32 with ghost cells 0 (one fused multiply-add
 //! per in-range tap, in tap order, as the kernels), and 2-D on bytes normalised by the weights
 //! of the in-image taps.
+use crate::reference::try_collect;
 use ferrocuda::Result;
-use ferrocuda::footprint::{try_vec, try_with_capacity};
+use ferrocuda::footprint::try_vec;
 use rayon::prelude::*;
 
 /// `P[i] = sum_j N[i - Mask_Width/2 + j] * M[j]` over the `j` whose input lies in `n`.
 pub fn convolution_1d(n: &[f32], m: &[f32]) -> Result<Vec<f32>> {
     let half = (m.len() / 2) as isize;
-    let mut p = try_with_capacity(n.len())?;
-    (0..n.len())
-        .into_par_iter()
-        .map(|i| {
-            m.iter().enumerate().fold(0.0f32, |p, (j, &mj)| {
-                let at = i as isize - half + j as isize;
-                if (0..n.len() as isize).contains(&at) {
-                    n[at as usize].mul_add(mj, p)
-                } else {
-                    p
-                }
-            })
+    try_collect((0..n.len()).into_par_iter().map(|i| {
+        m.iter().enumerate().fold(0.0f32, |p, (j, &mj)| {
+            let at = i as isize - half + j as isize;
+            if (0..n.len() as isize).contains(&at) {
+                n[at as usize].mul_add(mj, p)
+            } else {
+                p
+            }
         })
-        .collect_into_vec(&mut p);
-    Ok(p)
+    }))
 }
 
 /// The `w x h` byte image convolved with the `mask_width^2` mask (row-major): per pixel,

@@ -2,6 +2,7 @@
 //! FTCS steps of the 2-D heat equation with rayon, one row per task. The update itself is the
 //! kernels' [`ftcs`] (explicit fused multiply-adds), so GPU and CPU agree bit for bit; the
 //! neighbour indexing and the edges are written here independently of the kernels.
+use crate::reference::try_copy;
 use book_kernels::course::heat::{DIRICHLET, ftcs};
 use ferrocuda::device::real::Real;
 use rayon::prelude::*;
@@ -48,29 +49,11 @@ pub struct Field<T> {
 }
 
 impl<T: Real + Send + Sync> Field<T> {
-    /// The field `initial` (`rows x cols`) at step 0.
-    pub fn new(initial: &[T], rows: usize, cols: usize, edges: u32, r: T) -> Self {
-        Self {
-            values: initial.to_vec(),
-            scratch: initial.to_vec(),
-            rows,
-            cols,
-            edges,
-            r,
-            step: 0,
-        }
-    }
-
-    /// The field `initial` at step 0, its two copies allocated fallibly.
-    pub fn try_new(initial: &[T], rows: usize, cols: usize, edges: u32, r: T) -> ferrocuda::Result<Self> {
-        let copy = || -> ferrocuda::Result<Vec<T>> {
-            let mut v = ferrocuda::footprint::try_with_capacity(initial.len())?;
-            v.extend_from_slice(initial);
-            Ok(v)
-        };
+    /// The field `initial` (`rows x cols`) at step 0, its two copies allocated fallibly.
+    pub fn new(initial: &[T], rows: usize, cols: usize, edges: u32, r: T) -> ferrocuda::Result<Self> {
         Ok(Self {
-            values: copy()?,
-            scratch: copy()?,
+            values: try_copy(initial)?,
+            scratch: try_copy(initial)?,
             rows,
             cols,
             edges,

@@ -14,18 +14,24 @@ use ferrocuda::gpu::{Error, Result};
 use ferrocuda::verify::Check;
 use rayon::prelude::*;
 
-/// `C = A B` in f32, rows in parallel, each row accumulated in `p` order (i-p-j, vectorisable),
-/// and `|A| |B|`, the scale of each element's rounding error. Refuses an `A` of other than
-/// `m * k` elements or a `B` of other than `k * n`.
-pub fn sgemm(a: &[f32], b: &[f32], (m, n, k): (usize, usize, usize)) -> Result<(Vec<f32>, Vec<f32>)> {
-    let (a_len, b_len) = (m.checked_mul(k), k.checked_mul(n));
-    if a_len != Some(a.len()) || b_len != Some(b.len()) || m.checked_mul(n).is_none() {
+/// Refuses an `A` of other than `m * k` elements, a `B` of other than `k * n`, or an `m * n`
+/// that overflows.
+fn check_dims(a: &[f32], b: &[f32], (m, n, k): (usize, usize, usize)) -> Result<()> {
+    if m.checked_mul(k) != Some(a.len()) || k.checked_mul(n) != Some(b.len()) || m.checked_mul(n).is_none() {
         return Err(Error::InvalidArgument(format!(
             "an {m} x {k} by {k} x {n} product needs A of m * k and B of k * n elements, not {} and {}",
             a.len(),
             b.len()
         )));
     }
+    Ok(())
+}
+
+/// `C = A B` in f32, rows in parallel, each row accumulated in `p` order (i-p-j, vectorisable),
+/// and `|A| |B|`, the scale of each element's rounding error. Refuses an `A` of other than
+/// `m * k` elements or a `B` of other than `k * n`.
+pub fn sgemm(a: &[f32], b: &[f32], (m, n, k): (usize, usize, usize)) -> Result<(Vec<f32>, Vec<f32>)> {
+    check_dims(a, b, (m, n, k))?;
     let mut c = try_vec(m * n, 0.0f32)?;
     let mut scale = try_vec(m * n, 0.0f32)?;
     let bar = crate::progress::bar("CPU reference SGEMM, rows", m as u64);
@@ -60,27 +66,30 @@ pub fn tolerance_factor(k: usize) -> f64 {
 /// come from `gpu`: an element missing from `cpu` or `scale` counts as a mismatch.
 pub fn check(what: &str, gpu: &[f32], cpu: &[f32], scale: &[f32], k: usize) -> Check {
     let factor = tolerance_factor(k);
+    let missing = gpu.len().saturating_sub(cpu.len().min(scale.len())) + cpu.len().saturating_sub(gpu.len());
     let mut check = Check {
-        what: what.to_string(),
         len: gpu.len(),
-        max_abs_err: 0.0,
-        max_rel_err: 0.0,
-        mismatches: gpu.len().saturating_sub(cpu.len().min(scale.len())) + cpu.len().saturating_sub(gpu.len()),
-        first_mismatch: None,
+        mismatches: missing,
+        ..Check::condition(what, true)
     };
     for (i, ((&g, &c), &s)) in gpu.iter().zip(cpu).zip(scale).enumerate() {
-        let (g, c, s) = (g as f64, c as f64, s as f64);
-        let err = (g - c).abs();
-        check.max_abs_err = check.max_abs_err.max(err);
-        if s > 0.0 {
-            check.max_rel_err = check.max_rel_err.max(err / s);
-        }
-        if err.is_nan() || err > factor * s {
-            check.mismatches += 1;
-            check.first_mismatch.get_or_insert((i, g, c));
-        }
+        tally(&mut check, i, (g.into(), c.into()), s.into(), factor * f64::from(s));
     }
     check
+}
+
+/// Counts element `i`, `got` against `want`, in `check`: a mismatch past `bound` (or NaN), its
+/// error relative to `scale` (when positive) in `max_rel_err`.
+fn tally(check: &mut Check, i: usize, (got, want): (f64, f64), scale: f64, bound: f64) {
+    let err = (got - want).abs();
+    check.max_abs_err = check.max_abs_err.max(err);
+    if scale > 0.0 {
+        check.max_rel_err = check.max_rel_err.max(err / scale);
+    }
+    if err.is_nan() || err > bound {
+        check.mismatches += 1;
+        check.first_mismatch.get_or_insert((i, got, want));
+    }
 }
 
 /// Products of more multiply-adds than this (2048^3, about a second of the CPU reference on a
@@ -149,14 +158,8 @@ impl Freivalds {
     /// Draws the vectors and computes `A (B x)` and `|A| (|B| x)` for `A` (`m x k`) and `B`
     /// (`k x n`), row-major: `O(mk + kn)` per trial.
     pub fn new(a: &[f32], b: &[f32], dims: (usize, usize, usize)) -> Result<Self> {
+        check_dims(a, b, dims)?;
         let (m, n, k) = dims;
-        if m.checked_mul(k) != Some(a.len()) || k.checked_mul(n) != Some(b.len()) {
-            return Err(Error::InvalidArgument(format!(
-                "an {m} x {k} by {k} x {n} product needs A of m * k and B of k * n elements, not {} and {}",
-                a.len(),
-                b.len()
-            )));
-        }
         let mut state = FREIVALDS_SEED;
         let mut x = try_with_capacity(n * T)?;
         for _ in 0..n {
@@ -214,12 +217,8 @@ impl Freivalds {
     pub fn check(&self, what: &str, c: &[f32]) -> Result<Check> {
         let (m, n, k) = self.dims;
         let mut check = Check {
-            what: what.to_string(),
             len: m * T,
-            max_abs_err: 0.0,
-            max_rel_err: 0.0,
-            mismatches: 0,
-            first_mismatch: None,
+            ..Check::condition(what, true)
         };
         if c.len() != m * n {
             check.mismatches = check.len;
@@ -241,17 +240,9 @@ impl Freivalds {
             .enumerate()
         {
             for t in 0..T {
-                let err = (cx[t] - abx[t]).abs();
                 let rounding = (factor * scale[t]).min(statistical * scale[t] / ones[t].sqrt());
                 let bound = rounding + f64_rounding * (scale[t] + c_abs_x[t]);
-                check.max_abs_err = check.max_abs_err.max(err);
-                if scale[t] > 0.0 {
-                    check.max_rel_err = check.max_rel_err.max(err / scale[t]);
-                }
-                if err.is_nan() || err > bound {
-                    check.mismatches += 1;
-                    check.first_mismatch.get_or_insert((i * T + t, cx[t], abx[t]));
-                }
+                tally(&mut check, i * T + t, (cx[t], abx[t]), scale[t], bound);
             }
         }
         Ok(check)

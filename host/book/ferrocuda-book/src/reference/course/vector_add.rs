@@ -5,7 +5,5 @@ use rayon::prelude::*;
 /// `c[i] = a[i] + b[i]`, for `i` below the shorter of `a` and `b`; the output allocated
 /// fallibly.
 pub fn vector_add(a: &[f32], b: &[f32]) -> Result<Vec<f32>> {
-    let mut c = ferrocuda::footprint::try_with_capacity(a.len().min(b.len()))?;
-    a.par_iter().zip(b).map(|(a, b)| a + b).collect_into_vec(&mut c);
-    Ok(c)
+    crate::reference::try_collect(a.par_iter().zip(b).map(|(a, b)| a + b))
 }

@@ -126,26 +126,27 @@ pub fn print_2d(
 pub fn print_ratio_tables() {
     println!("Tile reduction ratios (L6), from the formulas (the lecture's values in brackets)");
     println!(" 1-D: MASK_WIDTH * O_TILE_WIDTH / (O_TILE_WIDTH + MASK_WIDTH - 1)");
-    let header: Vec<String> = TABLE_TILES_1D.iter().map(|o| format!("{o:>13}")).collect();
-    println!("  {:<14}{}", "O_TILE_WIDTH", header.join(""));
-    for (mask, course) in COURSE_1D {
-        let cells: Vec<String> = TABLE_TILES_1D
-            .iter()
-            .zip(course)
-            .map(|(&o, c)| format!("{:>13}", format!("{:.2} ({c:.1})", ratio_1d(mask, o))))
-            .collect();
-        println!("  {:<14}{}", format!("MASK_WIDTH {mask}"), cells.join(""));
-    }
+    print_ratio_table(&TABLE_TILES_1D, &COURSE_1D, ratio_1d, 13);
     println!(" 2-D: O_TILE_WIDTH^2 * MASK_WIDTH^2 / (O_TILE_WIDTH + MASK_WIDTH - 1)^2");
-    let header: Vec<String> = TABLE_TILES_2D.iter().map(|o| format!("{o:>15}")).collect();
+    print_ratio_table(&TABLE_TILES_2D, &COURSE_2D, ratio_2d, 15);
+    println!(" (the lecture rounds 19.75 down to 19.7 and 20.25 up to 20.3)");
+}
+
+/// One of the tables: a column per tile, `cell` wide, and a row per mask of the lecture's.
+fn print_ratio_table<const N: usize>(
+    tiles: &[usize; N],
+    course: &[(usize, [f64; N])],
+    ratio: fn(usize, usize) -> f64,
+    cell: usize,
+) {
+    let header: Vec<String> = tiles.iter().map(|o| format!("{o:>cell$}")).collect();
     println!("  {:<14}{}", "O_TILE_WIDTH", header.join(""));
-    for (mask, course) in COURSE_2D {
-        let cells: Vec<String> = TABLE_TILES_2D
+    for &(mask, values) in course {
+        let cells: Vec<String> = tiles
             .iter()
-            .zip(course)
-            .map(|(&o, c)| format!("{:>15}", format!("{:.2} ({c:.1})", ratio_2d(mask, o))))
+            .zip(values)
+            .map(|(&o, c)| format!("{:>cell$}", format!("{:.2} ({c:.1})", ratio(mask, o))))
             .collect();
         println!("  {:<14}{}", format!("MASK_WIDTH {mask}"), cells.join(""));
     }
-    println!(" (the lecture rounds 19.75 down to 19.7 and 20.25 up to 20.3)");
 }

@@ -187,25 +187,21 @@ impl<T: HeatReal> Example for CourseHeat<T> {
         let points = footprint::elements(&[args.rows.unwrap_or(n), n])?;
         let field_bytes = points.checked_mul(size_of::<T>())?;
         let steps = args.steps.unwrap_or(STEPS.0);
-        let every = args.snapshot_every;
-        let first_snapshot = every.unwrap_or(SNAPSHOT_EVERY.1).min(steps).max(1);
+        // The simulator's default interval, the smaller, makes the most snapshots.
+        let every = args.snapshot_every.unwrap_or(SNAPSHOT_EVERY.1).max(1);
+        let first_snapshot = every.min(steps).max(1);
         let reference_fields = match points.checked_mul(first_snapshot) {
             Some(updates) if updates <= CPU_BUDGET => 2,
             _ => 0,
         };
-        let snapshots = steps
-            .div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).min(SNAPSHOT_EVERY.0).max(1))
-            .max(1);
+        let snapshots = steps.div_ceil(every.min(SNAPSHOT_EVERY.0)).max(1);
         let pinned_bytes = field_bytes.max(snapshots.checked_mul(field_bytes)?.min(snapshots::PINNED_BUDGET_BYTES));
         let kernels = args.kernel.list().len();
         Footprint::NONE
             .device::<u8>(3, field_bytes)?
             .host::<u8>(1 + reference_fields + kernels, field_bytes)?
             .host::<u8>(1, pinned_bytes)?
-            .host::<u8>(
-                steps.div_ceil(every.unwrap_or(SNAPSHOT_EVERY.1).max(1)),
-                SNAPSHOT_RECORD_BYTES,
-            )
+            .host::<u8>(steps.div_ceil(every), SNAPSHOT_RECORD_BYTES)
     }
 
     fn run(gpu: &Gpu, run: &Run<CourseHeatOptions>) -> Result<Outcome> {
@@ -254,7 +250,8 @@ pub fn run_kernel<T: HeatReal>(
     }];
     let mut cpu_check: Option<Check> = None;
     let mut final_field = Vec::new();
-    let report = snapshots::run(gpu, solver, &grid, initial, setup.plan, &mut |step, field| {
+    let budget = snapshots::PINNED_BUDGET_BYTES;
+    let report = snapshots::run_with_budget(gpu, solver, &grid, initial, setup.plan, budget, &mut |step, field| {
         rows.push(SnapshotRow {
             step,
             stats: FieldStats::of(&grid, field),
@@ -298,7 +295,7 @@ pub fn cpu_limit(grid: &Grid, plan: &Plan) -> usize {
 /// Runs every kernel of `setup`, prints their tables, and checks them.
 pub fn run_typed<T: HeatReal>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result<Vec<Check>> {
     let (grid, plan) = (setup.grid, setup.plan);
-    let initial: Vec<T> = setup.problem.try_initial(&grid)?;
+    let initial: Vec<T> = setup.problem.initial(&grid)?;
     let dt = grid.dt::<T>();
     println!(
         " {}: {} x {} {}, {} edges, {}, h = {:.4e}, dt = {dt:.4e} (cfl {}), {} steps to t = {:.4e}, a snapshot every {} ({})",
@@ -318,23 +315,17 @@ pub fn run_typed<T: HeatReal>(gpu: &Gpu, setup: &Setup, reps: usize) -> Result<V
     let field_bytes = grid.points() * size_of::<T>();
     let memcpy = memcpy_gb_per_s(gpu, field_bytes, reps)?;
     let limit = cpu_limit(&grid, &plan);
-    let mut reference = match limit > 0 {
-        true => Some(Field::try_new(
-            &initial,
-            grid.rows,
-            grid.cols,
-            grid.edges.code(),
-            grid.r::<T>(),
-        )?),
-        false => None,
-    };
+    let (rows, cols, edges) = (grid.rows, grid.cols, grid.edges.code());
+    let mut reference = (limit > 0)
+        .then(|| Field::new(&initial, rows, cols, edges, grid.r::<T>()))
+        .transpose()?;
     let mut runs: Vec<KernelRun<T>> = Vec::new();
     for &solver in &setup.solvers {
         // The CPU follows the first kernel; the others are compared with that one's bits.
-        let cpu = match (runs.is_empty(), reference.as_mut()) {
-            (true, Some(field)) => Some((field, limit)),
-            _ => None,
-        };
+        let cpu = reference
+            .as_mut()
+            .filter(|_| runs.is_empty())
+            .map(|field| (field, limit));
         let run = run_kernel(gpu, setup, solver, &initial, cpu)?;
         print_table(gpu, &grid, &run, memcpy, size_of::<T>());
         runs.push(run);
@@ -445,7 +436,7 @@ fn analytic_check<T: HeatReal>(setup: &Setup, run: &KernelRun<T>) -> Option<Chec
     let predicted = setup.problem.discretisation_error::<T>(&setup.grid, steps)?;
     let measured = run.rows.last()?.error?;
     let scale = run.rows.first()?.stats.max_abs;
-    let allowance = ROUNDING_EPSILONS_PER_STEP * epsilon::<T>() * (steps + 1) as f64 * scale;
+    let allowance = ROUNDING_EPSILONS_PER_STEP * T::EPSILON * (steps + 1) as f64 * scale;
     println!(
         " analytic: max |u - exact| = {measured:.4e} after {steps} steps; the scheme's own error |G^n - exp(-lambda t)| max|mode| = {predicted:.4e}; rounding allowance {allowance:.2e}"
     );
@@ -470,7 +461,7 @@ fn heat_check<T: HeatReal>(setup: &Setup, run: &KernelRun<T>) -> Option<Check> {
         .rows
         .iter()
         .map(|row| {
-            let allowed = ROUNDING_EPSILONS_PER_STEP * epsilon::<T>() * row.step as f64 * initial.abs_heat + summing;
+            let allowed = ROUNDING_EPSILONS_PER_STEP * T::EPSILON * row.step as f64 * initial.abs_heat + summing;
             ((row.stats.heat - initial.heat).abs(), allowed)
         })
         .collect();
@@ -488,13 +479,4 @@ fn heat_check<T: HeatReal>(setup: &Setup, run: &KernelRun<T>) -> Option<Check> {
         &format!("total heat conserved with insulated edges (drift {worst:.2e})"),
         conserved,
     ))
-}
-
-/// The precision's machine epsilon.
-fn epsilon<T: HeatReal>() -> f64 {
-    if size_of::<T>() == 4 {
-        f64::from(f32::EPSILON)
-    } else {
-        f64::EPSILON
-    }
 }

@@ -198,14 +198,8 @@ impl Problem {
         }
     }
 
-    /// The initial field, row-major (panics when the host has no room: tests; a run uses
-    /// [`Problem::try_initial`]).
-    pub fn initial<T: Real + Send>(&self, grid: &Grid) -> Vec<T> {
-        self.try_initial(grid).expect("the host has room for the field")
-    }
-
-    /// The initial field, row-major, allocated fallibly.
-    pub fn try_initial<T: Real + Send>(&self, grid: &Grid) -> Result<Vec<T>> {
+    /// The initial field, row-major.
+    pub fn initial<T: Real + Send>(&self, grid: &Grid) -> Result<Vec<T>> {
         let mut field = ferrocuda::footprint::try_vec(grid.points(), T::default())?;
         let (lx, ly) = grid.lengths();
         let radius = 0.2 * lx.min(ly);

@@ -63,20 +63,8 @@ pub struct Report {
 }
 
 /// Runs `plan` from `initial` with `solver`, handing each snapshot, in step order, to
-/// `consume(step, field)`; the snapshots may hold [`PINNED_BUDGET_BYTES`] of pinned memory.
-pub fn run<T: HeatReal>(
-    gpu: &Gpu,
-    solver: Solver,
-    grid: &Grid,
-    initial: &[T],
-    plan: Plan,
-    consume: &mut dyn FnMut(usize, &[T]) -> Result<()>,
-) -> Result<Report> {
-    run_with_budget(gpu, solver, grid, initial, plan, PINNED_BUDGET_BYTES, consume)
-}
-
-/// [`run`] with `pinned_budget_bytes` of pinned memory for the snapshots (at least one field's
-/// worth is used, whatever the budget).
+/// `consume(step, field)`; the snapshots may hold `pinned_budget_bytes` of pinned memory (at
+/// least one field's worth is used, whatever the budget; a run gives [`PINNED_BUDGET_BYTES`]).
 pub fn run_with_budget<T: HeatReal>(
     gpu: &Gpu,
     solver: Solver,

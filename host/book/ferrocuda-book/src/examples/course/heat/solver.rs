@@ -28,6 +28,14 @@ impl Kernel {
             Kernel::Tiled => "heat_step_tiled",
         }
     }
+
+    /// The most steps one launch takes.
+    pub fn most_steps(self) -> usize {
+        match self {
+            Kernel::Global => 1,
+            Kernel::Tiled => HALO,
+        }
+    }
 }
 
 impl fmt::Display for Kernel {
@@ -50,10 +58,7 @@ pub struct Solver {
 impl Solver {
     /// `kernel` with `steps_per_launch`, or a sentence saying why not.
     pub fn new(kernel: Kernel, steps_per_launch: usize) -> Result<Self> {
-        let most = match kernel {
-            Kernel::Global => 1,
-            Kernel::Tiled => HALO,
-        };
+        let most = kernel.most_steps();
         if steps_per_launch == 0 || steps_per_launch > most {
             return Err(Error::InvalidArgument(format!(
                 "{} runs 1 to {most} steps per launch, not {steps_per_launch}",
@@ -70,10 +75,7 @@ impl Solver {
     pub fn fastest(kernel: Kernel) -> Self {
         Self {
             kernel,
-            steps_per_launch: match kernel {
-                Kernel::Global => 1,
-                Kernel::Tiled => HALO,
-            },
+            steps_per_launch: kernel.most_steps(),
         }
     }
 
@@ -98,20 +100,16 @@ impl Solver {
 
 impl fmt::Display for Solver {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kernel {
-            Kernel::Global => write!(f, "global (heat_step, 1 step per launch)"),
-            Kernel::Tiled => write!(
-                f,
-                "tiled (heat_step_tiled, {} step{} per launch)",
-                self.steps_per_launch,
-                if self.steps_per_launch == 1 { "" } else { "s" }
-            ),
-        }
+        let (kernel, name, n) = (self.kernel, self.kernel.name(), self.steps_per_launch);
+        let plural = if n == 1 { "" } else { "s" };
+        write!(f, "{kernel} ({name}, {n} step{plural} per launch)")
     }
 }
 
 /// An element type of the heat kernels (`f32`, `f64`): it knows its kernels.
 pub trait HeatReal: Real + Element + Into<f64> + Send + Sync {
+    /// The precision's machine epsilon.
+    const EPSILON: f64;
     /// Launches `heat_step` from `module` (the book's kernels, or a CUDA C twin's) on `stream`
     /// (the default stream for `None`).
     fn launch_step(
@@ -132,6 +130,7 @@ pub trait HeatReal: Real + Element + Into<f64> + Send + Sync {
 macro_rules! heat_real {
     ($($t:ty),*) => {$(
         impl HeatReal for $t {
+            const EPSILON: f64 = <$t>::EPSILON as f64;
             fn launch_step(module: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, args: HeatArgs<'_, Self>) -> Result<()> {
                 match stream {
                     Some(s) => module.launch_on(s, HeatStep, shape, args),
@@ -252,12 +251,10 @@ impl<T: HeatReal> Fields<T> {
     /// first launch of each kernel loads its code (CUDA loads functions lazily), which a timed
     /// run should not include.
     pub fn warm_up(&mut self, gpu: &Gpu, stream: Option<&Stream>) -> Result<()> {
-        let spare = (self.current + 1) % 3;
-        let [src, dst] = self
-            .buffers
-            .get_disjoint_mut([self.current, spare])
-            .map_err(|_| Error::InvalidArgument("a step would write the field it reads".into()))?;
-        launch(gpu, None, stream, self.solver, &self.grid, src, dst, 1)
+        let current = self.current;
+        self.advance(gpu, None, stream, 1, None)?;
+        self.current = current;
+        Ok(())
     }
 
     /// Advances by `steps` steps on `stream` (the default stream for `None`) with the kernels of

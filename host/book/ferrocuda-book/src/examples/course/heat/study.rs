@@ -17,19 +17,10 @@ pub const STUDY_DECAY: f64 = 0.5;
 pub const STUDY_SIDES: [usize; 5] = [17, 33, 65, 129, 257];
 pub const SIMULATOR_STUDY_SIDES: [usize; 3] = [9, 17, 33];
 
-/// One row of the convergence study.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StudyPoint {
-    pub side: usize,
-    pub h: f64,
-    pub steps: usize,
-    pub max_error: f64,
-}
-
 /// The (1, 1) mode in f64 with the tiled kernel on each of `sides` (Dirichlet sides; insulated
 /// grids take one point less, so h halves alike), to the same time: the coarsest grid's step
 /// count times 4 per halving of h (dt ~ h^2), so every grid ends at exactly the same t.
-pub fn convergence(gpu: &Gpu, edges: Edges, sides: &[usize]) -> Result<Vec<StudyPoint>> {
+pub fn convergence(gpu: &Gpu, edges: Edges, sides: &[usize]) -> Result<Vec<GridError>> {
     let problem = Problem::Mode { k: 1, l: 1 };
     let side = |n: usize| match edges {
         Edges::Dirichlet => n,
@@ -44,12 +35,12 @@ pub fn convergence(gpu: &Gpu, edges: Edges, sides: &[usize]) -> Result<Vec<Study
         .map(|(k, &n)| {
             let grid = Grid::new(side(n), side(n), edges, STUDY_CFL)?;
             let steps = first_steps * 4usize.pow(k as u32);
-            let initial: Vec<f64> = problem.initial(&grid);
+            let initial: Vec<f64> = problem.initial(&grid)?;
             let field = solver::solve(gpu, Solver::fastest(Kernel::Tiled), &grid, &initial, steps)?;
-            Ok(StudyPoint {
+            Ok(GridError {
                 side: grid.cols,
                 h: grid.h,
-                steps,
+                work: steps,
                 max_error: problem
                     .max_error(&grid, &field, steps as f64 * grid.dt::<f64>())
                     .unwrap_or(f64::NAN),
@@ -62,16 +53,7 @@ pub fn convergence(gpu: &Gpu, edges: Edges, sides: &[usize]) -> Result<Vec<Study
 /// to 4.5 allowed; the leading term dominates from the first grids on, within 2%).
 pub fn convergence_study(gpu: &Gpu, edges: Edges) -> Result<Vec<Check>> {
     let sides = gpu.pick(&STUDY_SIDES[..], &SIMULATOR_STUDY_SIDES[..]);
-    let points = convergence(gpu, edges, sides)?;
+    let grids = convergence(gpu, edges, sides)?;
     println!(" O(h^2): the (1, 1) mode, {edges} edges, f64, cfl {STUDY_CFL}, tiled kernel, to the same t:");
-    let grids: Vec<GridError> = points
-        .iter()
-        .map(|p| GridError {
-            side: p.side,
-            h: p.h,
-            work: p.steps,
-            max_error: p.max_error,
-        })
-        .collect();
     Ok(second_order_table("steps", &grids))
 }

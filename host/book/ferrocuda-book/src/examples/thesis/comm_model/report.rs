@@ -1,9 +1,9 @@
 //! thesis-comm-model's printout and chart: the fits per path, Table 6.4, the exchanges
 //! predicted against measured, and the thesis's analytic comparison.
-use super::rig::Rig;
+use super::rig::{Rig, measure_exchange};
 use super::{
     Exchange, HELD_OUT, Path, PathReport, SEED, SMALL_COPIES, STRIDE_WIDTH, Section, THESIS_TABLE_6_4,
-    block_thresholds, busiest_exchange, measure_exchange, predict_exchange, thesis_exchange_ms,
+    block_thresholds, busiest_exchange, predict_exchange, thesis_exchange_ms,
 };
 use crate::plot::{Chart, Series};
 use ferrocuda::gpu::{Gpu, Result};
@@ -60,15 +60,10 @@ pub(super) fn print_table_6_4(rig: &mut Rig, d2h: &PathReport, failures: &mut Ve
     );
     let rows = [(1, 0), (1, 1), (5, n), (5, n / 2), (n / 2, STRIDE_WIDTH)];
     for ((k, width), thesis) in rows.into_iter().zip(THESIS_TABLE_6_4) {
-        let ms = match width {
-            0 => d2h.single_ms,
-            1 => d2h.small_mean_ms,
-            w => rig.measure(Path::PageableD2h, k, w, failures)?.median_ms,
-        };
-        let label = if width == 0 {
-            "0 (1)".to_string()
-        } else {
-            width.to_string()
+        let (ms, label) = match width {
+            0 => (d2h.single_ms, "0 (1)".to_string()),
+            1 => (d2h.small_mean_ms, "1".to_string()),
+            w => (rig.measure(Path::PageableD2h, k, w, failures)?.median_ms, w.to_string()),
         };
         println!(
             " {:>5} {:>6} {:>10} {:>16} {:>12} | {:>38} {:>5} {:>9.3} {:>10.3}",

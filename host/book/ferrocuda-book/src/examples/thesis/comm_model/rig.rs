@@ -1,7 +1,8 @@
 //! thesis-comm-model's measurements: the pitched matrices and buffers every copy path copies
-//! between, each path's copies checked and timed, and the fits of those times.
-use super::{Path, PathReport, RowModel, SMALL_COPIES, STRIDE_WIDTH, held_out_rows, pattern, pitch_of};
-use ferrocuda::footprint::try_vec;
+//! between, each path's copies checked and timed, the fits of those times, and the border
+//! exchanges performed.
+use super::{Exchange, Path, PathReport, RowModel, SMALL_COPIES, STRIDE_WIDTH, held_out_rows, pattern, pitch_of};
+use ferrocuda::footprint::{try_from_fn, try_vec};
 use ferrocuda::gpu::{Copy2d, DeviceBuffer, Gpu, PinnedBuffer, Result, Stream};
 use ferrocuda::measure::{LinearFit, PowerFit, Stats, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
@@ -27,13 +28,10 @@ pub(super) struct Rig<'a> {
 
 /// `rows x cols` of [`pattern`] stored `pitch` apart (padding 0).
 pub(super) fn matrix(rows: usize, cols: usize, pitch: usize) -> Result<Vec<f32>> {
-    let mut m = try_vec(rows * pitch, 0.0)?;
-    for (r, row) in m.chunks_mut(pitch).enumerate() {
-        for (c, x) in row[..cols].iter_mut().enumerate() {
-            *x = pattern(r, c, cols);
-        }
-    }
-    Ok(m)
+    try_from_fn(rows * pitch, |i| match i % pitch {
+        c if c < cols => pattern(i / pitch, c, cols),
+        _ => 0.0,
+    })
 }
 
 /// A copy of the section `rows x width` at `(row, col)` between two matrices of these pitches.
@@ -175,19 +173,18 @@ impl<'a> Rig<'a> {
         let mut failures = Vec::new();
         let single_ms = self.measure(path, 1, 1, &mut failures)?.median_ms;
         let small_mean_ms = self.small_mean(path)?;
-        let mut contiguous = Vec::new();
-        for k in powers_of_4_to(n).chain([n]) {
-            contiguous.push(((k * n) as f64, self.measure(path, k, n, &mut failures)?.median_ms));
-        }
-        let mut strided = Vec::new();
-        for k in powers_of_4_to(n / 2) {
-            let ms = self.measure(path, k, STRIDE_WIDTH, &mut failures)?.median_ms;
-            strided.push((k, STRIDE_WIDTH, ms));
-        }
-        let mut held_out = Vec::new();
-        for k in held_out_rows(n)? {
-            held_out.push(((k * n) as f64, self.measure(path, k, n, &mut failures)?.median_ms));
-        }
+        let mut ms = |rows, width| Ok(self.measure(path, rows, width, &mut failures)?.median_ms);
+        let contiguous: Vec<_> = powers_of_4_to(n)
+            .chain([n])
+            .map(|k| Ok(((k * n) as f64, ms(k, n)?)))
+            .collect::<Result<_>>()?;
+        let strided: Vec<_> = powers_of_4_to(n / 2)
+            .map(|k| Ok((k, STRIDE_WIDTH, ms(k, STRIDE_WIDTH)?)))
+            .collect::<Result<_>>()?;
+        let held_out: Vec<_> = held_out_rows(n)?
+            .into_iter()
+            .map(|k| Ok(((k * n) as f64, ms(k, n)?)))
+            .collect::<Result<_>>()?;
         let linear = LinearFit::fit(&contiguous);
         Ok(PathReport {
             path,
@@ -197,11 +194,41 @@ impl<'a> Rig<'a> {
             rows: RowModel::fit(linear, &strided),
             linear,
             contiguous,
-            strided,
             held_out,
             failures,
         })
     }
+}
+
+/// Performs `exchange` with synchronous pageable `cudaMemcpy2D`: the median ms over `reps`,
+/// and whether, after one exchange, the device array equals a CPU mirror of it.
+pub(super) fn measure_exchange(gpu: &Gpu, exchange: &Exchange, reps: usize) -> Result<(f64, bool)> {
+    let (cols, pitch) = (exchange.cols, pitch_of(exchange.cols));
+    let mut a_d = gpu.upload(&matrix(exchange.rows, cols, pitch)?)?;
+    let mut host = try_vec(exchange.rows * cols, 0.0f32)?;
+    let mut mirror = matrix(exchange.rows, cols, pitch)?;
+    let once = |a_d: &mut DeviceBuffer<f32>, host: &mut Vec<f32>| -> Result<()> {
+        for &((at, rows, width), (ghost, _, _)) in &exchange.borders {
+            gpu.download_2d(a_d, host, section(pitch, cols, at, rows, width))?;
+            let back = section(cols, pitch, at, rows, width);
+            let to_ghost = Copy2d {
+                dst_offset: ghost.0 * pitch + ghost.1,
+                ..back
+            };
+            gpu.upload_2d(host, a_d, to_ghost)?;
+        }
+        Ok(())
+    };
+    once(&mut a_d, &mut host)?;
+    for &((at, rows, width), (ghost, _, _)) in &exchange.borders {
+        for r in 0..rows {
+            let from = (at.0 + r) * pitch + at.1;
+            mirror.copy_within(from..from + width, (ghost.0 + r) * pitch + ghost.1);
+        }
+    }
+    let exact = gpu.download(&a_d)? == mirror;
+    let stats = time_reps(gpu, reps, || once(&mut a_d, &mut host))?;
+    Ok((stats.median_ms, exact))
 }
 
 /// 1, 4, 16, ... below `n`.

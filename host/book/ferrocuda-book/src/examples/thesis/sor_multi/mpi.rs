@@ -6,11 +6,11 @@
 use super::{
     MultiReal, MultiSetup, ThesisSorMultiOptions, print_header, print_one_gpu_row, print_row, print_thread_lines,
 };
+use crate::defaults::Pick;
 use crate::example::Outcome;
-use crate::examples::thesis::sor_setup::{CPU_BUDGET, compare};
+use crate::examples::thesis::sor_setup::compare;
 use ferrocuda::gpu::{BackendChoice, Error, Gpu, Result};
 use ferrocuda::mpi::Mpi;
-use ferrocuda::sor::Problem;
 use ferrocuda::sor::exchange::Strategy;
 use ferrocuda::sor::mpi::check_partitions;
 use ferrocuda::sor::multi::solve_mpi;
@@ -36,11 +36,7 @@ pub(super) fn run<T: MultiReal>(gpu: &Gpu, setup: &MultiSetup, args: &ThesisSorM
 }
 
 fn run_rank<T: MultiReal>(mpi: &Mpi, gpu: &Gpu, setup: &MultiSetup, partitions: Option<usize>) -> Result<Vec<Check>> {
-    let choice = match gpu.is_simulator() {
-        true => BackendChoice::Sim,
-        false => BackendChoice::Cuda,
-    };
-    let (gpu, placement) = mpi.assign_device(choice)?;
+    let (gpu, placement) = mpi.assign_device(gpu.pick(BackendChoice::Cuda, BackendChoice::Sim))?;
     // `--partitions` must name the ranks; by default it is them.
     let partitions = partitions.unwrap_or(mpi.size());
     check_partitions(partitions, mpi.size())?;
@@ -78,7 +74,7 @@ fn run_typed<T: MultiReal>(mpi: &Mpi, gpu: &Gpu, setup: &MultiSetup, partitions:
     }
     let mut checks = Vec::new();
     let mut csv = Vec::new();
-    let mut cpu: Option<Vec<T>> = None;
+    let mut cpu: Option<Option<Vec<T>>> = None;
     for &variant in &setup.base.variants {
         let config = setup.config(variant, Strategy::Mpi, partitions);
         let Some(solution) = solve_mpi(mpi, gpu, &initial, rows, cols, config)? else {
@@ -87,15 +83,11 @@ fn run_typed<T: MultiReal>(mpi: &Mpi, gpu: &Gpu, setup: &MultiSetup, partitions:
         // Rank 0 only, once the ranks are done: the one-GPU grid, and the CPU's where it takes
         // seconds.
         let one = solve_iterations(gpu, variant, &initial, rows, cols, omega, iterations)?;
-        if setup.base.problem == Problem::Thesis && rows * cols * iterations <= CPU_BUDGET {
-            if cpu.is_none() {
-                let mut grid = initial.clone();
-                ferrocuda::sor::cpu::solve(&mut grid, rows, cols, omega, iterations)?;
-                cpu = Some(grid);
-            }
-            if let Some(cpu) = &cpu {
-                checks.push(compare(&format!("{variant}, one GPU vs CPU"), &one.grid, cpu));
-            }
+        if cpu.is_none() {
+            cpu = Some(setup.cpu_reference(&initial)?);
+        }
+        if let Some(Some(cpu)) = &cpu {
+            checks.push(compare(&format!("{variant}, one GPU vs CPU"), &one.grid, cpu));
         }
         let one_ms = one.elapsed_ms / iterations.max(1) as f64;
         print_one_gpu_row(variant, one_ms);

@@ -32,63 +32,13 @@ fn spread(stats: &Stats) -> String {
     format!("{:.4} ±{:.4}", stats.median_ms, stats.mad_ms)
 }
 
-/// How many times each configuration runs: `--attempts`, or the thesis's Table 6.3 on a GPU
-/// (one attempt on the simulator, whose times say nothing of a GPU's).
-#[derive(Clone, Copy, Debug)]
-struct Attempts {
-    chosen: Option<usize>,
-    on_simulator: bool,
-}
-
-impl Attempts {
-    fn new(gpu: &Gpu, args: &ThesisSorMultiOptions) -> Self {
-        Self {
-            chosen: args.attempts,
-            on_simulator: gpu.is_simulator(),
-        }
-    }
-
-    /// Rounds 1 and 2 (square and rectangular domains) for a side of `n`: Table 6.3.
-    fn for_side(self, n: usize) -> usize {
-        let table = match n {
-            ..4000 => 30,
-            4000..8000 => 20,
-            8000..33000 => 10,
-            _ => 5,
-        };
-        self.chosen.unwrap_or(if self.on_simulator { 1 } else { table })
-    }
-
-    /// Round 3 (border widths): three at every size in Table 6.3.
-    fn for_borders(self) -> usize {
-        self.chosen.unwrap_or(if self.on_simulator { 1 } else { 3 })
-    }
-}
-
 /// Whether every grid of one experiment equalled its one-GPU grid: one passing check naming
 /// the experiment, or the checks that failed.
-struct Agreement {
-    what: &'static str,
-    failed: Vec<Check>,
-}
-
-impl Agreement {
-    fn new(what: &'static str) -> Self {
-        Self { what, failed: vec![] }
-    }
-
-    fn record(&mut self, check: Check) {
-        if !check.passed() {
-            self.failed.push(check);
-        }
-    }
-
-    fn into_checks(self) -> Vec<Check> {
-        if self.failed.is_empty() {
-            vec![Check::condition(self.what, true)]
-        } else {
-            self.failed
-        }
+fn agreement(what: &str, checks: Vec<Check>) -> Vec<Check> {
+    let failed: Vec<Check> = checks.into_iter().filter(|c| !c.passed()).collect();
+    match failed.is_empty() {
+        true => vec![Check::condition(what, true)],
+        false => failed,
     }
 }
 
@@ -121,10 +71,27 @@ fn side_by_side(first: &Measured, second: &Measured) -> String {
 struct Study<'a> {
     gpus: &'a [&'a Gpu],
     setup: &'a MultiSetup,
-    attempts: Attempts,
+    /// `--attempts`.
+    attempts: Option<usize>,
 }
 
 impl Study<'_> {
+    /// How many times each configuration runs: `--attempts`, else `table` (Table 6.3's count)
+    /// on a GPU and one on the simulator, whose times say nothing of a GPU's.
+    fn attempts(&self, table: usize) -> usize {
+        self.attempts.unwrap_or(self.gpus[0].pick(table, 1))
+    }
+
+    /// Rounds 1 and 2 of Table 6.3 (square and rectangular domains) for a side of `n`.
+    fn attempts_for_side(&self, n: usize) -> usize {
+        self.attempts(match n {
+            ..4000 => 30,
+            4000..8000 => 20,
+            8000..33000 => 10,
+            _ => 5,
+        })
+    }
+
     /// The configuration every experiment varies: the thesis's omega for a side of
     /// `omega_side`, overlap wherever the exchange is asynchronous.
     fn config(
@@ -180,14 +147,14 @@ impl Study<'_> {
         grid: &Reference<T>,
         config: MultiConfig,
         attempts: usize,
-        agreement: &mut Agreement,
+        agreement: &mut Vec<Check>,
     ) -> Result<Measured> {
         let (rows, cols) = (grid.rows, grid.cols);
         let (mut per_iteration, mut elapsed) = (vec![], vec![]);
         let mut metrics: [Vec<f64>; 4] = Default::default();
         for _ in 0..attempts.max(1) {
             let solution = multi::solve(self.gpus, &grid.initial, rows, cols, config)?;
-            agreement.record(compare(
+            agreement.push(compare(
                 &format!("{rows}x{cols} {config:?} vs one GPU"),
                 &solution.grid,
                 &grid.one,
@@ -211,18 +178,14 @@ impl Study<'_> {
     fn strong_scaling<T: SorReal>(
         &self,
         sides: &[usize],
-        agreement: &mut Agreement,
+        agreement: &mut Vec<Check>,
         side_done: &dyn Fn(),
     ) -> Result<(Vec<Series>, Vec<Series>)> {
         let (iterations, variant) = (self.setup.iterations, self.setup.base.variants[0]);
         let largest = sides.iter().copied().max().unwrap_or(0);
         let mut speedups: Vec<Series> = Vec::new();
-        let mut split: Vec<Series> = vec![
-            Series::new("kernel (MKT)", vec![]),
-            Series::new("transfer (MTT)", vec![]),
-            Series::new("sync (MST)", vec![]),
-            Series::new("loop per iteration", vec![]),
-        ];
+        let split = ["kernel (MKT)", "transfer (MTT)", "sync (MST)", "loop per iteration"];
+        let mut split: Vec<Series> = split.into_iter().map(|name| Series::new(name, vec![])).collect();
         println!(
             " Strong scaling: ms per iteration (slowest partition's loop / {iterations}, median ±MAD of the attempts), {variant} kernel, {} partition(s) over {} GPU(s), border 1; speedup vs one GPU (medians)",
             STUDY_PARTITIONS
@@ -237,7 +200,7 @@ impl Study<'_> {
             "N", "P", "exchange", "attempts", "ms/it", "speedup", "MKT", "MTT", "MST", "hidden"
         );
         for &n in sides {
-            let tries = self.attempts.for_side(n);
+            let tries = self.attempts_for_side(n);
             let (grid, one_stats) = self.reference::<T>((n, n), n, tries)?;
             let one_ms = one_stats.median_ms;
             println!(
@@ -311,8 +274,8 @@ impl Study<'_> {
     /// (N x N/2) over 4 partitions, strips and 2 x 2 blocks, the thesis's host exchange. The
     /// thesis's speedup is median ET(Shape0) / median ET(Shape2); the loop's ratio is printed too,
     /// since ET also holds the first and last full transfers.
-    fn shape_study<T: SorReal>(&self, n: usize, agreement: &mut Agreement) -> Result<()> {
-        let tries = self.attempts.for_side(n);
+    fn shape_study<T: SorReal>(&self, n: usize, agreement: &mut Vec<Check>) -> Result<()> {
+        let tries = self.attempts_for_side(n);
         println!(
             " Domain shape (E3), N = {n}, 4 partitions, host exchange, {tries} attempt(s): ET (first upload to last download) and ms per iteration, median ±MAD"
         );
@@ -353,14 +316,14 @@ impl Study<'_> {
     /// E4, global-memory against texture kernels (Fig. 6.8): the thesis's `gm` kernels against
     /// `lintex` (its texture fetches, here the read-only path), strips over 2 and 4 partitions,
     /// host exchange, at every side; speedup = median ET(gm) / median ET(lintex).
-    fn kernel_study<T: SorReal>(&self, sides: &[usize], agreement: &mut Agreement) -> Result<()> {
+    fn kernel_study<T: SorReal>(&self, sides: &[usize], agreement: &mut Vec<Check>) -> Result<()> {
         println!(" Global memory vs texture kernels (E4), strips, host exchange: ET and ms per iteration, median ±MAD");
         println!(
             " {:>6} {:>3} {:>8} {:>19} {:>19} {:>10} {:>17} {:>17} {:>10}",
             "N", "P", "attempts", "ET gm, ms", "ET lintex, ms", "ET gm/tex", "ms/it gm", "ms/it lintex", "ms/it g/t"
         );
         for &n in sides {
-            let tries = self.attempts.for_side(n);
+            let tries = self.attempts_for_side(n);
             let grid = self.reference::<T>((n, n), n, 1)?.0;
             for &p in &STUDY_PARTITIONS[1..] {
                 let config = |variant| MultiConfig {
@@ -379,10 +342,10 @@ impl Study<'_> {
     }
 
     /// Weak scaling: each partition keeps an `n0 x n0` strip (rows = n0 P).
-    fn weak_scaling<T: SorReal>(&self, agreement: &mut Agreement) -> Result<()> {
+    fn weak_scaling<T: SorReal>(&self, agreement: &mut Vec<Check>) -> Result<()> {
         let n0 = self.gpus[0].pick(8192, 66);
-        let tries = self.attempts.for_side(n0);
-        let mut base_ms = 0.0;
+        let tries = self.attempts_for_side(n0);
+        let mut base_ms = None;
         println!(
             " Weak scaling: {n0} x {n0} per partition, pinned exchange with overlap, {tries} attempt(s); efficiency = t(1) / t(P), medians"
         );
@@ -395,9 +358,7 @@ impl Study<'_> {
                 let config = self.config(cols, p, Strategy::PinnedAsync, 1, Decomposition::Strips);
                 self.measure(&grid, config, tries, agreement)?.ms_per_iteration
             };
-            if p == 1 {
-                base_ms = stats.median_ms;
-            }
+            let base_ms = *base_ms.get_or_insert(stats.median_ms);
             println!(
                 "  P = {p}: {rows} x {cols}, {} ms per iteration, efficiency {:.2}",
                 spread(&stats),
@@ -408,12 +369,12 @@ impl Study<'_> {
     }
 
     /// The thesis's border-width experiment (Fig. 6.11): strips over 4 partitions.
-    fn border_study<T: SorReal>(&self, agreement: &mut Agreement) -> Result<Vec<Series>> {
+    fn border_study<T: SorReal>(&self, agreement: &mut Vec<Check>) -> Result<Vec<Series>> {
         let gpu = self.gpus[0];
         // The thesis's Fig. 6.11 used 10000^2 (and 44000^2, 52000^2 on four 4 GB GPUs).
         let n = gpu.pick(8192, 130);
         let borders = gpu.pick(&THESIS_BORDERS[..], &SIMULATOR_BORDERS[..]);
-        let tries = self.attempts.for_borders();
+        let tries = self.attempts(3);
         let grid = self.reference::<T>((n, n), n, 1)?.0;
         println!(
             " Border width, N = {n}, 4 strips, ms per iteration (ghosts 2 bs deep), median ±MAD of {tries} attempt(s):"
@@ -442,7 +403,7 @@ pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, args: &Thesis
     let study = Study {
         gpus,
         setup,
-        attempts: Attempts::new(gpu, args),
+        attempts: args.attempts,
     };
     let sides = &super::study_sides(args, gpu)[..];
     let largest = sides.iter().copied().max().unwrap_or(0);
@@ -451,26 +412,30 @@ pub(super) fn study<T: SorReal>(gpus: &[&Gpu], setup: &MultiSetup, args: &Thesis
         "--study: strong scaling sides, domain shape, kernels, weak scaling, border widths",
         sides.len() as u64 + 4,
     );
-    let mut square = Agreement::new("every strong-scaling and strips-vs-blocks grid equals the one-GPU grid");
-    let (speedups, split) = study.strong_scaling::<T>(sides, &mut square, &|| bar.inc(1))?;
-    let mut shapes = Agreement::new("every Shape0 and Shape2 grid equals its one-GPU grid");
-    study.shape_study::<T>(largest, &mut shapes)?;
+    let mut grids: [Vec<Check>; 5] = Default::default();
+    let (speedups, split) = study.strong_scaling::<T>(sides, &mut grids[0], &|| bar.inc(1))?;
+    study.shape_study::<T>(largest, &mut grids[1])?;
     bar.inc(1);
-    let mut kernels = Agreement::new("every gm and lintex grid equals the one-GPU grid");
-    study.kernel_study::<T>(sides, &mut kernels)?;
+    study.kernel_study::<T>(sides, &mut grids[2])?;
     bar.inc(1);
-    let mut weak = Agreement::new("every weak-scaling grid equals its one-GPU grid");
-    study.weak_scaling::<T>(&mut weak)?;
+    study.weak_scaling::<T>(&mut grids[3])?;
     bar.inc(1);
-    let mut borders = Agreement::new("every border-width grid equals the one-GPU grid");
-    let border_points = study.border_study::<T>(&mut borders)?;
+    let border_points = study.border_study::<T>(&mut grids[4])?;
     bar.finish_and_clear();
     if let Some(prefix) = &args.plot {
         plot(prefix, largest, &speedups, &split, &border_points)?;
     }
-    Ok([square, shapes, kernels, weak, borders]
+    let experiments = [
+        "every strong-scaling and strips-vs-blocks grid equals the one-GPU grid",
+        "every Shape0 and Shape2 grid equals its one-GPU grid",
+        "every gm and lintex grid equals the one-GPU grid",
+        "every weak-scaling grid equals its one-GPU grid",
+        "every border-width grid equals the one-GPU grid",
+    ];
+    Ok(experiments
         .into_iter()
-        .flat_map(Agreement::into_checks)
+        .zip(grids)
+        .flat_map(|(what, checks)| agreement(what, checks))
         .collect())
 }
 

@@ -30,6 +30,8 @@ pub const SIMULATOR_SIDE: usize = 1024;
 pub const STRIDE_WIDTH: usize = 5;
 /// One-element copies averaged for `timer_reg`'s second figure.
 pub const SMALL_COPIES: usize = 1000;
+/// The largest copy from which the fits must grow with size: 1 MiB, past the latency-bound range.
+pub const MIN_FIT_BYTES: usize = 1 << 20;
 /// Seed of the held-out sizes.
 pub const SEED: u64 = 2009;
 /// Held-out sizes per path.
@@ -343,13 +345,20 @@ impl Example for ThesisCommModel {
             ),
         ];
         // Modern copies are latency-bound up to hundreds of kilobytes, so b falls well below the
-        // thesis's 0.99 at small sizes; what must hold is that both fits grow with size.
-        checks.extend(reports.iter().map(|r| {
-            Check::condition(
-                &format!("{} fits sane (b = {:.3} > 0, t_word > 0)", r.path.name(), r.power.b),
-                r.power.b > 0.0 && r.linear.t_word_ms > 0.0,
-            )
-        }));
+        // thesis's 0.99 at small sizes; what must hold is that both fits grow with size, once
+        // the largest copy is past that range (below it, the slope is the timer's noise).
+        let largest_bytes = side * side * size_of::<f32>();
+        match largest_bytes >= MIN_FIT_BYTES {
+            true => checks.extend(reports.iter().map(|r| {
+                Check::condition(
+                    &format!("{} fits sane (b = {:.3} > 0, t_word > 0)", r.path.name(), r.power.b),
+                    r.power.b > 0.0 && r.linear.t_word_ms > 0.0,
+                )
+            })),
+            false => println!(
+                " (the fits' growth is not checked: the largest copy, {largest_bytes} bytes, is below {MIN_FIT_BYTES}, where copies are latency-bound)"
+            ),
+        }
         Ok(Outcome { checks })
     }
 }

@@ -38,7 +38,7 @@ impl DevicesOption {
         DevicePlan { logical, physical }
     }
 
-    /// [`DevicesOption::plan_on`] the GPUs present (none on the simulator).
+    /// The plan for `source_count` sources on the GPUs present (none on the simulator).
     pub fn plan(&self, gpu: &Gpu, source_count: usize) -> DevicePlan {
         let physical = if gpu.is_simulator() { Ok(0) } else { device_count() };
         self.plan_on(physical.unwrap_or(0), source_count)

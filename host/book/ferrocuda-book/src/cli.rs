@@ -268,10 +268,8 @@ impl MemoryCheck {
         if !fits {
             // The example's own options given on the command line, each tried without.
             let command = command(example);
-            for arg in command
-                .get_arguments()
-                .filter(|a| !SHARED.contains(&a.get_id().as_str()))
-            {
+            let own = example.own_options(Command::new(example.id()));
+            for arg in own.get_arguments() {
                 let id = arg.get_id().as_str();
                 let given = matches.value_source(id) == Some(ValueSource::CommandLine);
                 let (true, true, Some(long), Ok(Some(value))) = (
@@ -356,9 +354,6 @@ fn check_limit(size: &Size, n: usize) -> Result<(), Error> {
         false => Ok(()),
     }
 }
-
-/// The shared options' ids, which are not the example's own.
-const SHARED: [&str; 6] = ["backend", "size", "precision", "reps", "device", "plan"];
 
 /// Checks, before anything is allocated, that `example` at size `n` fits in the device's free
 /// memory and the host's available memory; when not, one sentence with both figures, the options

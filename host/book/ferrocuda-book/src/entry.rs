@@ -25,8 +25,7 @@ pub struct Shared {
 pub const DEFAULT_REPS: usize = 10;
 
 impl Shared {
-    /// What a run of an example described by `size` gets on `gpu`, with its own options `args`.
-    /// `n` is the size to run (or plan) at.
+    /// What a run at size `n` (the size to run or plan at) is given, with its own options `args`.
     fn run<A>(&self, n: usize, args: A) -> Run<A> {
         Run {
             size: n,
@@ -132,37 +131,12 @@ fn own<E: Example>(matches: &ArgMatches) -> Result<E::Args> {
     E::Args::from_arg_matches(matches).map_err(|e| Error::InvalidArgument(e.to_string()))
 }
 
-/// An [`Example`] with one precision (f32, or none), registered as it is.
-pub struct F32<E>(PhantomData<fn() -> E>);
-
-impl<E> F32<E> {
-    /// The registration of `E` (a `const fn` for the registry's static: no `Default`).
-    #[allow(clippy::new_without_default)]
-    pub const fn new() -> Self {
-        Self(PhantomData)
-    }
-}
-
-impl<E: Example> Entry for F32<E> {
-    fn about(&self) -> About {
-        About::of::<E>(&[Precision::F32], false)
-    }
-    fn own_options(&self, command: Command) -> Command {
-        <E::Args as clap::Args>::augment_args(command)
-    }
-    fn memory(&self, gpu: &Gpu, shared: &Shared, n: usize, matches: &ArgMatches) -> Result<Option<Footprint>> {
-        Ok(E::memory(&shared.run(n, own::<E>(matches)?), gpu))
-    }
-    fn run(&self, gpu: &Gpu, shared: &Shared, n: usize, matches: &ArgMatches) -> Result<Outcome> {
-        E::run(gpu, &shared.run(n, own::<E>(matches)?))
-    }
-}
-
 /// An [`Example`] generic over precision: `E32` and `E64` are its two instances (`Sor<f32>`,
-/// `Sor<f64>`), with the same id and options; `default` is the precision of a run without
-/// `--precision` (f64 where the source computes in double).
+/// `Sor<f64>`), with the same id and options; the registration says which precision a run
+/// without `--precision` takes (f64 where the source computes in double).
 pub struct Generic<E32, E64> {
-    default: Precision,
+    /// The precisions it takes, its default first.
+    precisions: &'static [Precision],
     instances: PhantomData<fn() -> (E32, E64)>,
 }
 
@@ -170,7 +144,7 @@ impl<E32, E64> Generic<E32, E64> {
     /// Registered with f32 by default.
     pub const fn f32_default() -> Self {
         Self {
-            default: Precision::F32,
+            precisions: &[Precision::F32, Precision::F64],
             instances: PhantomData,
         }
     }
@@ -178,7 +152,22 @@ impl<E32, E64> Generic<E32, E64> {
     /// Registered with f64 by default (the source computes in double).
     pub const fn f64_default() -> Self {
         Self {
-            default: Precision::F64,
+            precisions: &[Precision::F64, Precision::F32],
+            instances: PhantomData,
+        }
+    }
+}
+
+/// An [`Example`] with one precision (f32, or none), registered as it is: the command line
+/// offers only f32, so the one instance always runs.
+pub type F32<E> = Generic<E, E>;
+
+impl<E> F32<E> {
+    /// The registration of `E` (a `const fn` for the registry's static: no `Default`).
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self {
+            precisions: &[Precision::F32],
             instances: PhantomData,
         }
     }
@@ -186,11 +175,7 @@ impl<E32, E64> Generic<E32, E64> {
 
 impl<E32: Example, E64: Example<Args = E32::Args>> Entry for Generic<E32, E64> {
     fn about(&self) -> About {
-        let precisions: &[Precision] = match self.default {
-            Precision::F32 => &[Precision::F32, Precision::F64],
-            Precision::F64 => &[Precision::F64, Precision::F32],
-        };
-        About::of::<E32>(precisions, false)
+        About::of::<E32>(self.precisions, false)
     }
     fn own_options(&self, command: Command) -> Command {
         <E32::Args as clap::Args>::augment_args(command)

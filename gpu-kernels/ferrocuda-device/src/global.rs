@@ -341,29 +341,37 @@ impl<T> crate::launch::HoldsViews for SliceMut<'_, T> {
     }
 }
 
-/// Volatile access to 4-byte integers, for data other blocks update under a lock (the book's
-/// §5.3.1): each access goes to memory, none is merged, removed or served from a stale L1 line.
+/// Volatile access to 4- and 8-byte elements, for data other blocks update under a lock (the
+/// book's §5.3.1) or publish behind a flag (a scan's tile descriptors): each access goes to
+/// memory, none is merged, removed or served from a stale L1 line, and each is seen whole.
 macro_rules! volatile_access {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $bits:ty, $load:ident, $store:ident;)*) => {$(
         impl SliceMut<'_, $t> {
             /// Element `i`, read with `ld.volatile.global`; traps when `i >= len()`.
             #[inline(always)]
             pub fn get_volatile(&self, i: usize) -> $t {
                 let address = self.element_ptr(i);
                 // SAFETY: `element_ptr` checked the bound; readable by the constructor's contract.
-                <$t>::from_ne_bytes(unsafe { crate::arch::ld_volatile_global_b32(address.cast()) }.to_ne_bytes())
+                <$t>::from_ne_bytes(unsafe { crate::arch::$load(address.cast()) }.to_ne_bytes())
             }
             /// Stores `value` in element `i` with `st.volatile.global`; traps when `i >= len()`.
             #[inline(always)]
             pub fn set_volatile(&self, i: usize, value: $t) {
                 let address = self.element_ptr(i);
                 // SAFETY: `element_ptr` checked the bound; writable by the constructor's contract.
-                unsafe { crate::arch::st_volatile_global_b32(address.cast(), u32::from_ne_bytes(value.to_ne_bytes())) }
+                unsafe { crate::arch::$store(address.cast(), <$bits>::from_ne_bytes(value.to_ne_bytes())) }
             }
         }
     )*};
 }
-volatile_access!(i32, u32);
+volatile_access! {
+    i32 => u32, ld_volatile_global_b32, st_volatile_global_b32;
+    u32 => u32, ld_volatile_global_b32, st_volatile_global_b32;
+    f32 => u32, ld_volatile_global_b32, st_volatile_global_b32;
+    i64 => u64, ld_volatile_global_b64, st_volatile_global_b64;
+    u64 => u64, ld_volatile_global_b64, st_volatile_global_b64;
+    f64 => u64, ld_volatile_global_b64, st_volatile_global_b64;
+}
 
 /// An element type that can be read through the read-only data path (`ld.global.nc`, CUDA C's
 /// `__ldg`): the texture cache of the book's §3.2.3, unified with L1 since Maxwell.

@@ -1,6 +1,6 @@
 //! One thin kernel per device-library primitive, so each is tested on its own against values the
 //! CPU computes (CUDA.jl's and CUB's way): indexing, grid-stride loops, shared tiles, warp
-//! shuffles and votes, warp reductions, atomics on global and shared memory, explicit rounding,
+//! shuffles and votes, warp reductions, the scans of every layer ([`collective`]), atomics on global and shared memory, explicit rounding,
 //! clocks, printing. Their tests, which launch them through the
 //! public host API, are in `host/ferrocuda/tests/device.rs`.
 //!
@@ -8,6 +8,8 @@
 //! (`ferrocuda_testing::PROBES`), so the library's own module carries only what its calls launch.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
+pub mod collective;
+
 use ferrocuda_device::collective::warp::{warp_max, warp_sum};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::{Tile1d, Tile2d};

@@ -12,5 +12,6 @@
 pub mod fft;
 pub mod random;
 pub mod reduce;
+pub mod scan;
 pub mod sor;
 pub mod transpose;

@@ -73,6 +73,7 @@ pub mod mpi;
 pub mod ptx;
 pub mod random;
 pub mod reduce;
+pub mod scan;
 pub mod sor;
 pub mod transpose;
 pub mod verify;

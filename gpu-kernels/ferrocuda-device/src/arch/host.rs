@@ -296,6 +296,27 @@ pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
     unsafe { u32::store_relaxed(address, value) }
 }
 
+/// `ld.volatile.global.b64`: a relaxed atomic load of 8 bytes, seen whole.
+///
+/// # Safety
+/// `address` is valid for reads and 8-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_volatile_global_b64(address: *const u64) -> u64 {
+    sim::global_access(address.cast(), 8, Access::Read);
+    // SAFETY: forwarded to the caller.
+    unsafe { u64::load_relaxed(address) }
+}
+/// `st.volatile.global.b64`: a relaxed atomic store of 8 bytes.
+///
+/// # Safety
+/// `address` is valid for writes and 8-byte aligned.
+#[inline(always)]
+pub unsafe fn st_volatile_global_b64(address: *mut u64, value: u64) {
+    sim::global_access(address.cast(), 8, Access::Write);
+    // SAFETY: forwarded to the caller.
+    unsafe { u64::store_relaxed(address, value) }
+}
+
 /// The global-memory loads and stores of `nvptx.rs`: relaxed host atomics of the type's width
 /// (`memory.rs`), all of them coherent on the host, so `ld.global.nc` is an ordinary load too.
 macro_rules! global_access {

@@ -322,6 +322,35 @@ pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
     };
 }
 
+/// `ld.volatile.global.b64`: [`ld_volatile_global_b32`] for 8 bytes, one single-copy-atomic
+/// access (PTX ISA §8.2.3: an aligned access of up to 64 bits is morally strong), so a word that
+/// packs a flag beside a value is seen whole or not at all.
+///
+/// # Safety
+/// `address` is a global-memory address valid for reads, 8-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_volatile_global_b64(address: *const u64) -> u64 {
+    let value: u64;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.volatile.global.b64 {}, [{}];", out(reg64) value, in(reg64) address,
+            options(nostack, preserves_flags))
+    };
+    value
+}
+/// `st.volatile.global.b64`, the store counterpart of [`ld_volatile_global_b64`].
+///
+/// # Safety
+/// `address` is a global-memory address valid for writes, 8-byte aligned.
+#[inline(always)]
+pub unsafe fn st_volatile_global_b64(address: *mut u64, value: u64) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("st.volatile.global.b64 [{}], {};", in(reg64) address, in(reg64) value,
+            options(nostack, preserves_flags))
+    };
+}
+
 /// `ld.global.v4.b32`: 16 bytes in one access.
 ///
 /// # Safety

@@ -1,7 +1,12 @@
 //! Collectives built on the device library, layered like CUB: [`thread`] (one thread,
-//! sequential), [`warp`] (32 lanes, shuffles), [`block`] (shared memory plus warp). Each layer
-//! calls only the one below it; grid-wide reductions are kernels (`kernels::reduce`).
+//! sequential), [`warp`] (32 lanes, shuffles), [`block`] (shared memory plus warp), [`grid`]
+//! (blocks of one launch through global memory). Each layer calls only the ones below it.
+//!
+//! They are safe functions: what they ask of their callers is that every thread or lane named
+//! calls them together (convergence, as `sync_threads` asks), and a breach gives a wrong value, a
+//! hang on the GPU or a fault in the simulator, never an access outside a view or tile.
 pub mod block;
+pub mod grid;
 pub mod thread;
 pub mod warp;
 

@@ -197,6 +197,21 @@ impl<'g> LoadedKernels<'g> {
         }
     }
 
+    /// [`LoadedKernels::launch_on`] on `stream`, or [`LoadedKernels::launch`] on the GPU's own
+    /// stream for `None`: for an API that lets its caller pick the stream.
+    pub fn launch_maybe_on<K: Kernel<A>, A: KernelArgs>(
+        &self,
+        stream: Option<&Stream>,
+        kernel: K,
+        shape: LaunchShape,
+        args: A,
+    ) -> Result<()> {
+        match stream {
+            Some(stream) => self.launch_on(stream, kernel, shape, args),
+            None => self.launch(kernel, shape, args),
+        }
+    }
+
     /// Launches kernel `K` with `args` on `stream` (`<<<grid, block, shared, stream>>>`).
     pub fn launch_on<K: Kernel<A>, A: KernelArgs>(
         &self,

@@ -7,7 +7,6 @@ use super::domain::{check_extents, check_grid_len, check_omega};
 use crate::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, LoadedKernels, NcclElement, Result, Stream};
 use ferrocuda_device::collective::Reducible;
 use ferrocuda_device::collective::block::BLOCK_REDUCE_SCRATCH;
-use ferrocuda_device::launch::{Kernel, KernelArgs};
 use ferrocuda_device::real::Real;
 use gpu_kernels::sor::{
     BLACK, BsorGm, BsorLintex, LOCAL_W, RED, Region, ResidualArgs, RsorGm, RsorLintex, SPLIT_BLOCK, SorResidual,
@@ -108,36 +107,22 @@ pub trait SorReal: Real + Reducible + NcclElement + Into<f64> + Default + Send +
     fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<'_, Self>) -> Result<()>;
 }
 
-/// Launches from `kernels` on `stream`, or on the GPU's own stream for `None`.
-fn launch_maybe_on<K: Kernel<A>, A: KernelArgs>(
-    kernels: &LoadedKernels,
-    stream: Option<&Stream>,
-    kernel: K,
-    shape: LaunchShape,
-    args: A,
-) -> Result<()> {
-    match stream {
-        Some(s) => kernels.launch_on(s, kernel, shape, args),
-        None => kernels.launch(kernel, shape, args),
-    }
-}
-
 macro_rules! sor_real {
     ($($t:ty),*) => {$(
         impl SorReal for $t {
             fn launch_window(kernels: &LoadedKernels, stream: Option<&Stream>, variant: Variant, color: u32, shape: LaunchShape, args: WindowArgs<'_, Self>) -> Result<()> {
                 match (variant, color) {
-                    (Variant::Lintex, RED) => launch_maybe_on(kernels, stream, RsorLintex, shape, args),
-                    (Variant::Lintex, _) => launch_maybe_on(kernels, stream, BsorLintex, shape, args),
-                    (_, RED) => launch_maybe_on(kernels, stream, RsorGm, shape, args),
-                    (_, _) => launch_maybe_on(kernels, stream, BsorGm, shape, args),
+                    (Variant::Lintex, RED) => kernels.launch_maybe_on(stream, RsorLintex, shape, args),
+                    (Variant::Lintex, _) => kernels.launch_maybe_on(stream, BsorLintex, shape, args),
+                    (_, RED) => kernels.launch_maybe_on(stream, RsorGm, shape, args),
+                    (_, _) => kernels.launch_maybe_on(stream, BsorGm, shape, args),
                 }
             }
             fn launch_split(kernels: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, args: SplitArgs<'_, Self>) -> Result<()> {
-                launch_maybe_on(kernels, stream, SorSplit, shape, args)
+                kernels.launch_maybe_on(stream, SorSplit, shape, args)
             }
             fn launch_tiled(kernels: &LoadedKernels, stream: Option<&Stream>, shape: LaunchShape, args: TiledArgs<'_, Self>) -> Result<()> {
-                launch_maybe_on(kernels, stream, SorTiled, shape, args)
+                kernels.launch_maybe_on(stream, SorTiled, shape, args)
             }
             fn launch_residual(gpu: &Gpu, layout: Layout, shape: LaunchShape, args: ResidualArgs<'_, Self>) -> Result<()> {
                 match layout {

@@ -1,9 +1,10 @@
-//! The library's solvers, generators and reductions on both backends: SOR, Philox, every
-//! reduction kind and the count and Kahan sum, exact.
+//! The library's solvers, generators, reductions and scans on both backends: SOR, Philox, every
+//! reduction kind and the count and Kahan sum, every scan operation and mode, exact.
 use super::{Comparison, library, ramp_i32};
 use ferrocuda::gpu::{KernelView, LaunchShape, Result};
 use ferrocuda::random::{self as rng, RandomFloat};
 use ferrocuda::reduce::{self, Kind, Plan, Reduce};
+use ferrocuda::scan::{self as scan, Scan};
 use ferrocuda::sor::SorReal;
 use ferrocuda::verify::Tolerance;
 
@@ -60,6 +61,28 @@ pub(super) fn reductions<T: Reduce>(c: &mut Comparison) -> Result<()> {
             plan.launch(gpu, kind, &input)?;
             Ok(vec![plan.result(gpu)?.to_f64()])
         })?;
+    }
+    Ok(())
+}
+
+/// Every scan operation and mode on `T` over 100003 integers from 0 to 7 (every partial sum below
+/// 2^24, exact in `f32`, so the order in which tiles publish cannot matter), 25 tiles and a
+/// partial one.
+pub(super) fn scans<T: Scan + Reduce>(c: &mut Comparison) -> Result<()> {
+    let values: Vec<T> = ramp_i32(100_003)
+        .into_iter()
+        .map(|x| T::from_u32(x as u32 % 8))
+        .collect();
+    for op in [scan::Op::Sum, scan::Op::Min, scan::Op::Max] {
+        for mode in [scan::Mode::Inclusive, scan::Mode::Exclusive] {
+            let name = format!("scan_{op:?}_{mode:?}_{}", std::any::type_name::<T>()).to_lowercase();
+            c.compare(&name, Tolerance::EXACT, |gpu| {
+                let input = gpu.upload(&values)?;
+                let mut output = gpu.zeros::<T>(values.len())?;
+                scan::Plan::new(gpu, values.len())?.scan(gpu, None, op, mode, op.identity(), &input, &mut output)?;
+                Ok(gpu.download(&output)?.into_iter().map(Reduce::to_f64).collect())
+            })?;
+        }
     }
     Ok(())
 }

@@ -124,6 +124,11 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     library::reductions::<u64>(&mut c)?;
     library::reductions::<f32>(&mut c)?;
     library::reductions::<f64>(&mut c)?;
+    library::scans::<i32>(&mut c)?;
+    library::scans::<u32>(&mut c)?;
+    library::scans::<u64>(&mut c)?;
+    library::scans::<f32>(&mut c)?;
+    library::scans::<f64>(&mut c)?;
     ch6_deriv::typed::<f32>(&mut c)?;
     ch6_deriv::typed::<f64>(&mut c)?;
     ch7::ch7(&mut c)?;

@@ -1,5 +1,5 @@
 //! The probe kernels (`ferrocuda_testing::probe`, a test-only kernel crate) on both backends: indices, grid
-//! strides, shared memory, warp primitives, atomics and roundings, exact.
+//! strides, shared memory, warp primitives, warp and block scans, atomics and roundings, exact.
 use super::{Comparison, ramp_i32, ramp_real};
 use crate::examples::stream::StreamReal;
 use ferrocuda::device::elementary::{Elementary, Exp};
@@ -118,6 +118,28 @@ pub(super) fn all(c: &mut Comparison) -> Result<()> {
         )?;
         gpu.download(&out)
     })?;
+    for (kernel, blocks, threads) in [("probe_warp_scan", 3, 64), ("probe_block_scan", 3, 65)] {
+        c.compare(kernel, Tolerance::EXACT, |gpu| {
+            use collective::*;
+            let n = blocks * threads as usize;
+            let input = gpu.upload(&ramp_i32(n).iter().map(|&x| (x % 5) as u32).collect::<Vec<_>>())?;
+            let mut out = gpu.zeros::<u32>(BLOCK_SCAN_FIELDS.max(WARP_SCAN_FIELDS) * n)?;
+            let args = ScanProbeArgs {
+                input: input.view(),
+                out: out.view_mut(),
+            };
+            let shape = LaunchShape::new((blocks as u32, 1, 1), (threads, 1, 1));
+            match kernel {
+                "probe_warp_scan" => probes(gpu)?.launch(ProbeWarpScan, shape, args)?,
+                _ => probes(gpu)?.launch(
+                    ProbeBlockScan,
+                    shape.with_shared_bytes(BLOCK_SCAN_PROBE_BYTES as u32),
+                    args,
+                )?,
+            }
+            gpu.download(&out)
+        })?;
+    }
     c.compare("probe_atomics", Tolerance::EXACT, |gpu| {
         let mut i32s = gpu.upload(&[0, i32::MAX, i32::MIN])?;
         let mut u32s = gpu.upload(&[0, u32::MAX, 0, u32::MAX, 0, 0])?;

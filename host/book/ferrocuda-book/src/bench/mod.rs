@@ -18,6 +18,7 @@ pub mod course_heat;
 pub mod course_images;
 pub mod fft;
 pub mod nvcc;
+pub mod primitives;
 pub mod random;
 pub mod reduce;
 pub mod simulator;
@@ -188,6 +189,7 @@ pub const GROUPS: &[&str] = &[
     "ch4",
     "matmul",
     "transfers",
+    "primitives",
     "simulator",
 ];
 
@@ -360,6 +362,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     progress.printing(settings, "ch4", || ch4::run(gpu, settings))?;
     progress.printing(settings, "matmul", || course::matmul(gpu, settings))?;
     progress.printing(settings, "transfers", || ch3_transfers::run(gpu, settings))?;
+    progress.printing(settings, "primitives", || primitives::run(gpu, settings, memcpy))?;
     Ok(())
 }
 

@@ -1,0 +1,311 @@
+//! Device-wide collectives: one launch whose blocks cooperate through global memory (CUB's agents,
+//! `AgentScan` with its `ScanTileState`). A kernel hands its arguments to [`scan_tiles`]; the host
+//! plans the launch and the temporary buffers (`ferrocuda::scan`), or a user's own kernel does the
+//! same with its own associative operation.
+//!
+//! The scan is single-pass with decoupled look-back (Merrill and Garland, "Single-pass Parallel
+//! Prefix Scan with Decoupled Look-back", NVIDIA 2016): each block takes the next tile in the
+//! order blocks start, scans it, publishes the tile's total at once, then looks back over the
+//! tiles before it, adding their totals until it meets one that has published its inclusive
+//! prefix. Every element is read once and written once.
+use super::ReduceOp;
+use super::block::{BLOCK_SCAN_SCRATCH, block_exclusive_scan_with_prefix};
+use super::warp::warp_reduce_reversed_to_lane0;
+use crate::global::{Element4, Slice, SliceMut};
+use crate::index::thread_idx_x;
+use crate::shared::{Tile1d, Tile2d};
+use crate::sync::{sync_threads, thread_fence};
+use crate::warp::{FULL_MASK, Shuffle, WARP_SIZE, lane_id, sync_warp, vote_ballot_sync};
+
+/// Threads per block of every scan launch: four warps (CUB's sm_90 tuning for 4-byte sums).
+pub const SCAN_THREADS: usize = 128;
+/// Consecutive elements each thread scans.
+pub const SCAN_ITEMS: usize = 24;
+/// Elements per tile: one block's share.
+pub const SCAN_TILE: usize = SCAN_THREADS * SCAN_ITEMS;
+/// Chunks of four elements each thread scans: the `unroll!` lists in [`scan_tiles`] name them.
+const SCAN_CHUNKS: usize = SCAN_ITEMS / 4;
+const _: () = assert!(SCAN_CHUNKS == 6, "scan_tiles unrolls over six chunks");
+/// Warps per scan block.
+const SCAN_WARPS: usize = SCAN_THREADS / WARP_SIZE;
+/// Elements per warp's share of a tile.
+const WARP_TILE: usize = WARP_SIZE * SCAN_ITEMS;
+
+/// Each warp's share of a full tile, in shared memory: loaded there in 16-byte chunks that lanes
+/// take in turn (each load instruction reads 512 contiguous bytes), then read back by each lane
+/// as its own consecutive elements; and the same way out (CUB's `BLOCK_LOAD_WARP_TRANSPOSE`).
+type Exchange<T> = Tile2d<T, SCAN_WARPS, WARP_TILE, 0>;
+
+/// Dynamic shared memory a scan launch of `T` needs, bytes: the exchange tile, the block scan's
+/// scratch, then the tile number the block took.
+pub const fn scan_shared_bytes<T: Copy>() -> usize {
+    tile_number_offset::<T>() + size_of::<u32>()
+}
+
+const fn scratch_offset<T: Copy>() -> usize {
+    Exchange::<T>::BYTES
+}
+
+const fn tile_number_offset<T: Copy>() -> usize {
+    (scratch_offset::<T>() + Tile1d::<T>::bytes(BLOCK_SCAN_SCRATCH)).next_multiple_of(size_of::<u32>())
+}
+
+/// The arguments of a device-wide scan: `output[i]` receives the scan of `input[..=i]`
+/// (inclusive) or of `input[..i]` (exclusive), after `initial`.
+///
+/// `tile_status` holds one descriptor per tile, `tile_values` two values per tile (its total,
+/// then its inclusive prefix, for the types a descriptor cannot hold whole), `tile_counter` the
+/// number of tiles taken; the descriptors and the counter zero before the launch (the host's plan
+/// runs `scan_init` first).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, crate::KernelArgs)]
+#[kernel_args(same_len(input, output))]
+pub struct ScanArgs<'a, T> {
+    pub input: Slice<'a, T>,
+    pub output: SliceMut<'a, T>,
+    pub tile_status: SliceMut<'a, u64>,
+    pub tile_values: SliceMut<'a, T>,
+    pub tile_counter: SliceMut<'a, u32>,
+    /// What comes before `input[0]`: the operation's identity for a plain scan.
+    pub initial: T,
+    /// 1 for an exclusive scan, 0 for an inclusive one.
+    pub exclusive: u32,
+}
+
+/// A tile's descriptor has not been published yet.
+const INVALID: u32 = 0;
+/// The descriptor holds the tile's own total.
+const AGGREGATE: u32 = 1;
+/// The descriptor holds the total of every element up to the tile's last, `initial` included.
+const PREFIX: u32 = 2;
+
+/// An element type a device-wide scan publishes tile totals of: its descriptor is seen whole by
+/// the blocks that look back at it.
+pub trait TileDescriptor: Shuffle + Element4 {
+    /// Publishes `value` with `flag` as tile `tile`'s descriptor.
+    fn publish(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize, flag: u32, value: Self);
+    /// Waits until tile `tile` has published; its flag and value.
+    fn wait(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize) -> (u32, Self);
+}
+
+/// 4-byte values share one 8-byte word with their flag: one store publishes both, one load reads
+/// both, no fence between.
+macro_rules! packed_descriptor {
+    ($($t:ty),*) => {$(
+        impl TileDescriptor for $t {
+            #[inline(always)]
+            fn publish(status: &SliceMut<'_, u64>, _: &SliceMut<'_, Self>, tile: usize, flag: u32, value: Self) {
+                status.set_volatile(tile, u64::from(flag) << 32 | u64::from(value.to_bits_u32()));
+            }
+            #[inline(always)]
+            fn wait(status: &SliceMut<'_, u64>, _: &SliceMut<'_, Self>, tile: usize) -> (u32, Self) {
+                loop {
+                    let word = status.get_volatile(tile);
+                    if (word >> 32) as u32 != INVALID {
+                        return ((word >> 32) as u32, <$t>::from_bits_u32(word as u32));
+                    }
+                }
+            }
+        }
+    )*};
+}
+packed_descriptor!(i32, u32, f32);
+
+/// 8-byte values go to their own array before the flag, a device fence between, and are read
+/// after the flag, a fence between (the message-passing pattern of the PTX memory model). A tile's
+/// total and its inclusive prefix have a slot each (`tile` and `tiles + tile`), each written once
+/// per launch: a reader that saw the total's flag cannot read the prefix written after it.
+macro_rules! fenced_descriptor {
+    ($($t:ty),*) => {$(
+        impl TileDescriptor for $t {
+            #[inline(always)]
+            fn publish(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize, flag: u32, value: Self) {
+                values.set_volatile(value_slot(status, tile, flag), value);
+                thread_fence();
+                status.set_volatile(tile, u64::from(flag));
+            }
+            #[inline(always)]
+            fn wait(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize) -> (u32, Self) {
+                loop {
+                    let flag = status.get_volatile(tile) as u32;
+                    if flag != INVALID {
+                        thread_fence();
+                        return (flag, values.get_volatile(value_slot(status, tile, flag)));
+                    }
+                }
+            }
+        }
+    )*};
+}
+fenced_descriptor!(u64, f64);
+
+/// Where tile `tile`'s value with `flag` lives in `tile_values`.
+#[inline(always)]
+fn value_slot(status: &SliceMut<'_, u64>, tile: usize, flag: u32) -> usize {
+    if flag == PREFIX { status.len() + tile } else { tile }
+}
+
+/// The bits of a 4-byte value, for packing beside a flag.
+trait Bits32: Copy {
+    fn to_bits_u32(self) -> u32;
+    fn from_bits_u32(bits: u32) -> Self;
+}
+macro_rules! bits32 {
+    ($($t:ty),*) => {$(
+        impl Bits32 for $t {
+            #[inline(always)]
+            fn to_bits_u32(self) -> u32 {
+                u32::from_ne_bytes(self.to_ne_bytes())
+            }
+            #[inline(always)]
+            fn from_bits_u32(bits: u32) -> Self {
+                <$t>::from_ne_bytes(bits.to_ne_bytes())
+            }
+        }
+    )*};
+}
+bits32!(i32, u32, f32);
+
+/// Scans `args.input` into `args.output` with `O`, one tile of [`SCAN_TILE`] elements per block.
+///
+/// Call from: every thread of a kernel launched with blocks of [`SCAN_THREADS`] threads, at least
+/// `ceil(n / SCAN_TILE)` blocks (extra blocks return at once), [`scan_shared_bytes`] of dynamic
+/// shared memory, and the descriptors and counter zeroed (the host's plan does all of it). `O`
+/// may be any associative operation; it need not commute. Cost: each element read once and
+/// written once; per tile three barriers and a look-back by one warp.
+#[inline(always)]
+pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
+    // SAFETY: every scan launch provides `scan_shared_bytes::<T>()` bytes (the contract above):
+    // the exchange tile first (16-byte aligned, at the base), then the scratch, then the tile
+    // number, none overlapping.
+    let exchange = unsafe { Exchange::<T>::dynamic() };
+    // SAFETY: as above; the offset is a multiple of `T`'s alignment.
+    let scratch = unsafe { Tile1d::<T>::dynamic_at(scratch_offset::<T>(), BLOCK_SCAN_SCRATCH) };
+    // SAFETY: as above; the offset is a multiple of 4 bytes.
+    let tile_number = unsafe { Tile1d::<u32>::dynamic_at(tile_number_offset::<T>(), 1) };
+    let rank = thread_idx_x();
+    if rank == 0 {
+        // Tiles in the order blocks start, not by block index: a block looks back only at tiles
+        // that blocks already running hold, so the scan progresses whatever order blocks run in.
+        tile_number.set(0, args.tile_counter.atomic_add(0, 1));
+    }
+    sync_threads();
+    let tile = tile_number.get(0) as usize;
+    let n = args.input.len();
+    let start = tile * SCAN_TILE;
+    if start >= n {
+        return;
+    }
+    let (warp, lane) = (rank / WARP_SIZE, lane_id());
+    // In 16-byte chunks: the first of this warp's share, and the first of this lane's elements.
+    let warp_chunk = (start + warp * WARP_TILE) / 4;
+    let lane_chunk = lane * SCAN_CHUNKS;
+    let first = start + rank * SCAN_ITEMS;
+    let full_tile = n - start >= SCAN_TILE && args.input.is_aligned16() && args.output.is_aligned16();
+    // The thread's elements as chunks of four, every index a constant (`unroll!`), so the array
+    // stays in registers.
+    let mut items = [[O::identity(); 4]; SCAN_CHUNKS];
+    if full_tile {
+        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+            let chunk = lane + WARP_SIZE * k;
+            exchange.set4(warp, chunk, args.input.get4(warp_chunk + chunk));
+        });
+        // The warp's lanes wrote its share; each now reads its own elements.
+        sync_warp(FULL_MASK);
+        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+            items[k] = exchange.get4(warp, lane_chunk + k);
+        });
+    } else {
+        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+            crate::unroll!(j in [0, 1, 2, 3] => {
+                if first + 4 * k + j < n {
+                    items[k][j] = args.input.get(first + 4 * k + j);
+                }
+            });
+        });
+    }
+    // Inclusive within the thread; `before[k][j]` is what comes before element `4k + j`.
+    let mut running = O::identity();
+    let mut before = items;
+    crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+        crate::unroll!(j in [0, 1, 2, 3] => {
+            before[k][j] = running;
+            running = O::combine(running, items[k][j]);
+        });
+    });
+    let (prefix, _) = block_exclusive_scan_with_prefix::<T, O>(running, &scratch, |tile_total| {
+        tile_prefix::<T, O>(&args, tile, tile_total)
+    });
+    let exclusive = args.exclusive != 0;
+    let mut scanned = items;
+    crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+        crate::unroll!(j in [0, 1, 2, 3] => {
+            let within = if exclusive { before[k][j] } else { O::combine(before[k][j], items[k][j]) };
+            scanned[k][j] = O::combine(prefix, within);
+        });
+    });
+    if full_tile {
+        // The block scan's barriers separate every lane's reads of the exchange from these writes.
+        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+            exchange.set4(warp, lane_chunk + k, scanned[k]);
+        });
+        sync_warp(FULL_MASK);
+        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+            let chunk = lane + WARP_SIZE * k;
+            args.output.set4(warp_chunk + chunk, exchange.get4(warp, chunk));
+        });
+    } else {
+        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+            crate::unroll!(j in [0, 1, 2, 3] => {
+                if first + 4 * k + j < n {
+                    args.output.set(first + 4 * k + j, scanned[k][j]);
+                }
+            });
+        });
+    }
+}
+
+/// The total of every element before tile `tile` (with `initial`), found by looking back over
+/// the tiles' descriptors; publishes this tile's total first and its inclusive prefix last.
+///
+/// Call from: the 32 lanes of warp 0, converged. Result: in lane 0.
+#[inline(always)]
+fn tile_prefix<T: TileDescriptor, O: ReduceOp<T>>(args: &ScanArgs<'_, T>, tile: usize, tile_total: T) -> T {
+    let lane = lane_id();
+    let (status, values) = (&args.tile_status, &args.tile_values);
+    if tile == 0 {
+        if lane == 0 {
+            T::publish(status, values, 0, PREFIX, O::combine(args.initial, tile_total));
+        }
+        return args.initial;
+    }
+    if lane == 0 {
+        T::publish(status, values, tile, AGGREGATE, tile_total);
+    }
+    // Lane `l` reads the tile `l + 1` places before `window_end`; a window with a PREFIX ends
+    // the look-back at the nearest one (tile 0 always publishes one).
+    let mut before = O::identity();
+    let mut window_end = tile;
+    loop {
+        let (flag, value) = match window_end.checked_sub(lane + 1) {
+            Some(earlier) => T::wait(status, values, earlier),
+            None => (PREFIX, O::identity()),
+        };
+        let prefixes = vote_ballot_sync(FULL_MASK, flag == PREFIX);
+        let nearest_prefix = if prefixes == 0 {
+            32
+        } else {
+            prefixes.trailing_zeros() as usize
+        };
+        let counted = if lane <= nearest_prefix { value } else { O::identity() };
+        before = O::combine(warp_reduce_reversed_to_lane0::<T, O>(counted), before);
+        if prefixes != 0 {
+            break;
+        }
+        window_end -= 32;
+    }
+    if lane == 0 {
+        T::publish(status, values, tile, PREFIX, O::combine(before, tile_total));
+    }
+    before
+}

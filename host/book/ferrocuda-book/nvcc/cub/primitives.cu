@@ -1,0 +1,72 @@
+// CUB's device-wide primitives, timed as `cargo xtask bench --only primitives` times ferrocuda's:
+// the same inputs, sizes and repetitions, the median of cudaEvent timings of the primitive's
+// launches alone (its temporary storage allocated once, before). Prints one line per primitive,
+// type and size: `<primitive> <type> <elements> <median ms>`.
+//
+// Usage: primitives REPS
+#include <cub/cub.cuh>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(call)                                                                              \
+    do {                                                                                         \
+        cudaError_t e = (call);                                                                  \
+        if (e != cudaSuccess) {                                                                  \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e));           \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+// The bench's input: element i is i % 4, as ferrocuda's row fills it.
+template <typename T> __global__ void fill(T *x, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        x[i] = (T)(i % 4);
+}
+
+// Median of `reps` timings of `launch`, after one warm-up.
+template <typename Launch> float median_ms(int reps, Launch launch) {
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    launch();
+    std::vector<float> ms(reps);
+    for (int r = 0; r < reps; ++r) {
+        CHECK(cudaEventRecord(start));
+        launch();
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        CHECK(cudaEventElapsedTime(&ms[r], start, stop));
+    }
+    std::sort(ms.begin(), ms.end());
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    return ms[reps / 2];
+}
+
+template <typename T> void inclusive_sum(const char *type, int n, int reps) {
+    T *in, *out;
+    CHECK(cudaMalloc(&in, n * sizeof(T)));
+    CHECK(cudaMalloc(&out, n * sizeof(T)));
+    fill<<<1024, 256>>>(in, n);
+    void *temp = nullptr;
+    size_t temp_bytes = 0;
+    CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n));
+    CHECK(cudaMalloc(&temp, temp_bytes));
+    float ms = median_ms(reps, [&] { CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n)); });
+    printf("scan_inclusive_sum %s %d %.6f\n", type, n, ms);
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(in));
+    CHECK(cudaFree(out));
+}
+
+int main(int argc, char **argv) {
+    int reps = argc > 1 ? atoi(argv[1]) : 20;
+    if (reps < 1) reps = 1;
+    for (int n : {1 << 20, 1 << 28}) {
+        inclusive_sum<float>("f32", n, reps);
+        inclusive_sum<int>("i32", n, reps);
+    }
+    return 0;
+}

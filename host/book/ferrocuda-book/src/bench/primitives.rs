@@ -1,0 +1,123 @@
+//! The library's device-wide primitives (`ferrocuda::scan`) against CUB, what a CUDA C user would
+//! call instead: `nvcc/cub/primitives.cu`, built by nvcc at bench time and run in the same bench
+//! run, times CUB on the same inputs (element `i` is `i % 4`), sizes and repetitions. Both report
+//! the median of event timings of the primitive alone, its temporary storage allocated before.
+use super::Settings;
+use crate::nvcc::build_program;
+use ferrocuda::gpu::{Error, Gpu, Result};
+use ferrocuda::measure::gb_per_s;
+use ferrocuda::reduce::Reduce;
+use ferrocuda::scan::{Mode, Op, Plan, Scan};
+use std::process::Command;
+
+/// The sizes of the table: 2^20 (the working set fits in L2) and 2^28 (it does not).
+pub const SIZES: [usize; 2] = [1 << 20, 1 << 28];
+
+/// One CUB timing: primitive, type, elements, median ms.
+struct CubTiming {
+    primitive: String,
+    ty: String,
+    n: usize,
+    median_ms: f64,
+}
+
+/// Builds and runs the CUB program; its timings, or why there are none.
+fn cub_timings(reps: usize) -> std::result::Result<Vec<CubTiming>, String> {
+    let source = include_str!("../../nvcc/cub/primitives.cu");
+    let (exe, _) = build_program("cub/primitives.cu", source).map_err(|e| e.to_string())?;
+    let output = Command::new(&exe)
+        .arg(reps.to_string())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed: {}",
+            exe.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+            [primitive, ty, n, ms] => Ok(CubTiming {
+                primitive: primitive.into(),
+                ty: ty.into(),
+                n: n.parse().map_err(|e| format!("`{line}`: {e}"))?,
+                median_ms: ms.parse().map_err(|e| format!("`{line}`: {e}"))?,
+            }),
+            _ => Err(format!("cannot read the CUB program's line `{line}`")),
+        })
+        .collect()
+}
+
+/// Times the library's inclusive sum of `n` elements of `T` (`i % 4`), after checking it against
+/// the CPU when every partial sum is exact, that is when the total, about `1.5 n`, stays below
+/// `exact_below` (2^24 for f32, 2^31 for i32).
+fn inclusive_sum_ms<T: Scan + Reduce>(gpu: &Gpu, n: usize, reps: usize, exact_below: usize) -> Result<f64> {
+    let values: Vec<T> = (0..n).map(|i| T::from_u32((i % 4) as u32)).collect();
+    let input = gpu.upload(&values)?;
+    let mut output = gpu.zeros::<T>(n)?;
+    let mut plan = Plan::<T>::new(gpu, n)?;
+    let mut scan = |output: &mut _| plan.scan(gpu, None, Op::Sum, Mode::Inclusive, T::ZERO, &input, output);
+    scan(&mut output)?;
+    let got = gpu.download(&output)?;
+    if n / 2 * 3 < exact_below {
+        let mut running = 0u64;
+        let wrong = (0..n).find(|&i| {
+            running += (i % 4) as u64;
+            got[i].to_f64() != running as f64
+        });
+        if let Some(i) = wrong {
+            return Err(Error::Io(format!(
+                "the inclusive sum of {n} elements differs from the CPU at element {i}"
+            )));
+        }
+    }
+    let (stats, _) = super::interleaved(gpu, reps, false, |_| scan(&mut output))?;
+    Ok(stats.median_ms)
+}
+
+/// The table: each primitive, type and size, in GB/s (bytes read and written), against memcpy and
+/// CUB.
+pub fn run(gpu: &Gpu, settings: &Settings, memcpy: f64) -> Result<()> {
+    let cub = cub_timings(settings.reps);
+    if let Err(e) = &cub {
+        println!("CUB: not measured ({e})");
+    }
+    println!(
+        "{:<24} {:>4} {:>11} {:>10} {:>9} {:>10} {:>9}",
+        "primitive", "type", "elements", "Rust GB/s", "/memcpy", "CUB GB/s", "Rust/CUB"
+    );
+    for n in SIZES {
+        for (ty, ms) in [
+            ("f32", inclusive_sum_ms::<f32>(gpu, n, settings.reps, 1 << 24)?),
+            ("i32", inclusive_sum_ms::<i32>(gpu, n, settings.reps, 1 << 31)?),
+        ] {
+            let bytes = 2 * n * 4;
+            let rust = gb_per_s(bytes, ms);
+            let theirs = cub.as_ref().ok().and_then(|timings| {
+                timings
+                    .iter()
+                    .find(|t| t.primitive == "scan_inclusive_sum" && t.ty == ty && t.n == n)
+            });
+            let (cub_gb_per_s, ratio) = match theirs {
+                Some(t) => {
+                    let g = gb_per_s(bytes, t.median_ms);
+                    (format!("{g:.0}"), format!("{:.3}", rust / g))
+                }
+                None => ("-".into(), "-".into()),
+            };
+            println!(
+                "{:<24} {ty:>4} {:>11} {rust:>10.0} {:>9.3} {cub_gb_per_s:>10} {ratio:>9}",
+                "scan_inclusive_sum",
+                format!("2^{}", n.trailing_zeros()),
+                rust / memcpy
+            );
+        }
+    }
+    println!(
+        "(median of {} runs each; GB = 1e9 bytes read + written; CUB from the CUDA toolkit's nvcc, in the same bench run)",
+        settings.reps
+    );
+    Ok(())
+}

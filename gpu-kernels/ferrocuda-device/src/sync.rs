@@ -40,3 +40,11 @@ pub fn clock64() -> u64 {
 pub fn global_timer_ns() -> u64 {
     arch::global_timer()
 }
+
+/// `__nanosleep(ns)`: suspends the calling thread for about `ns` nanoseconds (at most 1 ms), for
+/// a thread that polls memory another block writes, so that its polls do not crowd the memory
+/// system (sm_70).
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    arch::nanosleep(ns)
+}

@@ -1,5 +1,5 @@
 //! Device-wide scans (CUB's `DeviceScan`): one pass with decoupled look-back
-//! ([`scan_tiles`]), and the launch that zeroes its tile descriptors first. The host API is
+//! ([`scan_tiles`]), and the launch that zeroes its tile descriptors when their epochs run out. The host API is
 //! `ferrocuda::scan`; a kernel of a user's crate calls [`scan_tiles`] with its own operation and
 //! the host plans it the same way.
 use ferrocuda_device::collective::grid::{ScanArgs, TileDescriptor, scan_tiles};
@@ -14,8 +14,8 @@ pub struct ScanInitArgs<'a> {
     pub tile_counter: SliceMut<'a, u32>,
 }
 
-/// Marks every tile's descriptor unpublished and the counter at 0, before a scan (CUB's
-/// `DeviceScanInitKernel`), on the scan's stream.
+/// Marks every tile's descriptor unpublished and the counter at 0 (CUB's
+/// `DeviceScanInitKernel`, here needed once in `MAX_EPOCH` scans), on the scan's stream.
 #[kernel]
 pub fn scan_init(args: ScanInitArgs<'_>) {
     for i in grid_stride_range(args.tile_status.len()) {

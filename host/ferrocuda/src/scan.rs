@@ -3,7 +3,7 @@
 //! of them with an initial value, on a stream, or with a kernel of your own crate that scans with
 //! your own associative operation.
 //!
-//! One pass with decoupled look-back: each element is read once and written once
+//! One pass with decoupled look-back: each element is read once and written once, in one launch
 //! (`ferrocuda_device::collective::grid`). A [`Plan`] holds the temporary buffers (one 8-byte
 //! descriptor and two values per tile of [`SCAN_TILE`] elements, and a counter); the functions
 //! without a plan make one per call.
@@ -20,7 +20,7 @@
 //! ```
 use crate::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result, Stream};
 use ferrocuda_device::collective::Reducible;
-use ferrocuda_device::collective::grid::{ScanArgs, TileDescriptor, scan_shared_bytes};
+use ferrocuda_device::collective::grid::{MAX_EPOCH, ScanArgs, TileDescriptor, scan_shared_bytes};
 use ferrocuda_device::launch::Kernel;
 use gpu_kernels::scan::{ScanInit, ScanInitArgs, ScanMax, ScanMin, ScanSum};
 
@@ -97,6 +97,10 @@ pub struct Plan<T> {
     tile_status: DeviceBuffer<u64>,
     tile_values: DeviceBuffer<T>,
     tile_counter: DeviceBuffer<u32>,
+    /// The last scan's epoch (0: none since the buffers were zeroed).
+    epoch: u32,
+    /// Tickets the blocks of the scans since then have taken: `tile_counter`'s value once they ran.
+    tickets: u32,
 }
 
 impl<T: TileDescriptor + Element> Plan<T> {
@@ -108,6 +112,8 @@ impl<T: TileDescriptor + Element> Plan<T> {
             tile_status: gpu.zeros(tiles)?,
             tile_values: gpu.zeros(2 * tiles)?,
             tile_counter: gpu.zeros(1)?,
+            epoch: 0,
+            tickets: 0,
         })
     }
 
@@ -180,6 +186,32 @@ impl<T: TileDescriptor + Element> Plan<T> {
         if n == 0 {
             return Ok(());
         }
+        if self.epoch == MAX_EPOCH {
+            self.restart(kernels, stream)?;
+        }
+        let shape = Self::shape(n)?;
+        let args = ScanArgs {
+            input: input.view(),
+            output: output.view_mut(),
+            tile_status: self.tile_status.view_mut(),
+            tile_values: self.tile_values.view_mut(),
+            tile_counter: self.tile_counter.view_mut(),
+            initial,
+            exclusive: u32::from(mode == Mode::Exclusive),
+            epoch: self.epoch + 1,
+            ticket_base: self.tickets,
+        };
+        launch(shape, args)?;
+        // Queued: every block of it takes one ticket.
+        self.epoch += 1;
+        self.tickets = self.tickets.wrapping_add(shape.grid.0);
+        Ok(())
+    }
+
+    /// Zeroes the descriptors and the counter on `stream` (`scan_init`) and starts the epochs
+    /// again, as the plan does itself once every [`MAX_EPOCH`] scans, when they run out.
+    /// `kernels` is any set loaded on the plan's GPU.
+    pub fn restart(&mut self, kernels: &LoadedKernels, stream: Option<&Stream>) -> Result<()> {
         let init_shape = LaunchShape::cover_1d(self.tile_status.len(), 256)?;
         let init = ScanInitArgs {
             tile_status: self.tile_status.view_mut(),
@@ -190,16 +222,9 @@ impl<T: TileDescriptor + Element> Plan<T> {
             .gpu()
             .library()?
             .launch_maybe_on(stream, ScanInit, init_shape, init)?;
-        let args = ScanArgs {
-            input: input.view(),
-            output: output.view_mut(),
-            tile_status: self.tile_status.view_mut(),
-            tile_values: self.tile_values.view_mut(),
-            tile_counter: self.tile_counter.view_mut(),
-            initial,
-            exclusive: u32::from(mode == Mode::Exclusive),
-        };
-        launch(Self::shape(n)?, args)
+        self.epoch = 0;
+        self.tickets = 0;
+        Ok(())
     }
 }
 

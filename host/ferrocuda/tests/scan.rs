@@ -225,6 +225,26 @@ fn scan_with_a_users_operation(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// A plan restarted after a scan: the next scan reuses the first epoch, so descriptors or tickets
+/// the restart failed to zero would be read as this scan's.
+fn scan_plan_restart(gpu: &Gpu) -> TestResult {
+    let n = 40 * SCAN_TILE + 3;
+    let mut plan = Plan::<u32>::new(gpu, n).map_err(fail)?;
+    let mut out_d = gpu.zeros::<u32>(n).map_err(fail)?;
+    for seed in [1, 2] {
+        let v: Vec<u32> = values(n, seed, 1000).into_iter().map(|x| x as u32).collect();
+        let input_d = gpu.upload(&v).map_err(fail)?;
+        plan.scan(gpu, None, Op::Sum, Mode::Inclusive, 0, &input_d, &mut out_d)
+            .map_err(fail)?;
+        ensure(
+            gpu.download(&out_d).map_err(fail)? == cpu_scan(&v, Mode::Inclusive, 0, |a, b| a + b),
+            || format!("the scan of seed {seed} (after a restart: {})", seed > 1),
+        )?;
+        plan.restart(&common::library(gpu)?, None).map_err(fail)?;
+    }
+    Ok(())
+}
+
 /// A scan on a stream of its own.
 fn scan_on_a_stream(gpu: &Gpu) -> TestResult {
     let v: Vec<u64> = values(50_001, 9, 1 << 40);
@@ -324,6 +344,7 @@ fn main() {
         ("scan_plan_capacity_and_lengths", scan_plan_capacity_and_lengths),
         ("scan_with_a_users_operation", scan_with_a_users_operation),
         ("scan_on_a_stream", scan_on_a_stream),
+        ("scan_plan_restart", scan_plan_restart),
         ("warp_scans", warp_scans),
         ("block_scans", block_scans),
     ];

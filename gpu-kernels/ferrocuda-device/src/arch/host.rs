@@ -93,6 +93,12 @@ pub fn clock64() -> u64 {
 pub fn global_timer() -> u64 {
     sim::global_timer()
 }
+/// `nanosleep.u32`: a spin-loop hint (the thread polling is a host thread; the one it waits for
+/// runs on another).
+#[inline(always)]
+pub fn nanosleep(_ns: u32) {
+    core::hint::spin_loop()
+}
 /// `trap`: stops the launch with a fault naming this thread.
 #[inline(always)]
 pub fn trap() -> ! {

@@ -111,6 +111,13 @@ pub fn global_timer() -> u64 {
     unsafe { asm!("mov.u64 {}, %globaltimer;", out(reg64) t, options(nomem, nostack)) };
     t
 }
+/// `nanosleep.u32`: suspends the thread for about `ns` nanoseconds (at most 1 ms), so that a
+/// thread polling memory leaves the memory system to others (PTX ISA §9.7.13.4, sm_70).
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: a pause; it touches no memory.
+    unsafe { asm!("nanosleep.u32 {};", in(reg32) ns, options(nomem, nostack, preserves_flags)) };
+}
 /// `trap`: aborts the kernel; the host sees an error at its next synchronisation.
 #[inline(always)]
 pub fn trap() -> ! {

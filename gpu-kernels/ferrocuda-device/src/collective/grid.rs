@@ -14,7 +14,7 @@ use super::warp::warp_reduce_reversed_to_lane0;
 use crate::global::{Element4, Slice, SliceMut};
 use crate::index::thread_idx_x;
 use crate::shared::{Tile1d, Tile2d};
-use crate::sync::{sync_threads, thread_fence};
+use crate::sync::{nanosleep, sync_threads, thread_fence};
 use crate::warp::{FULL_MASK, Shuffle, WARP_SIZE, lane_id, sync_warp, vote_ballot_sync};
 
 /// Threads per block of every scan launch: four warps (CUB's sm_90 tuning for 4-byte sums).
@@ -55,8 +55,9 @@ const fn tile_number_offset<T: Copy>() -> usize {
 ///
 /// `tile_status` holds one descriptor per tile, `tile_values` two values per tile (its total,
 /// then its inclusive prefix, for the types a descriptor cannot hold whole), `tile_counter` the
-/// number of tiles taken; the descriptors and the counter zero before the launch (the host's plan
-/// runs `scan_init` first).
+/// tickets blocks have taken. A scan reads only descriptors stamped with its own `epoch`, so the
+/// next scan needs no zeroing pass: the host's plan counts epochs and tickets, and zeroes the
+/// buffers (`scan_init`) once in [`MAX_EPOCH`] scans.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, crate::KernelArgs)]
 #[kernel_args(same_len(input, output))]
@@ -70,40 +71,59 @@ pub struct ScanArgs<'a, T> {
     pub initial: T,
     /// 1 for an exclusive scan, 0 for an inclusive one.
     pub exclusive: u32,
+    /// This scan's stamp, 1 to [`MAX_EPOCH`], different from the last scan's with these buffers.
+    pub epoch: u32,
+    /// `tile_counter` before this launch: the block that takes ticket `ticket_base + t` scans
+    /// tile `t`.
+    pub ticket_base: u32,
 }
 
-/// A tile's descriptor has not been published yet.
-const INVALID: u32 = 0;
-/// The descriptor holds the tile's own total.
+/// The largest epoch: two bits of a descriptor's stamp hold its flag.
+pub const MAX_EPOCH: u32 = (1 << 30) - 1;
+
+/// A descriptor's flag: it holds the tile's own total.
 const AGGREGATE: u32 = 1;
-/// The descriptor holds the total of every element up to the tile's last, `initial` included.
+/// A descriptor's flag: it holds the total of every element up to the tile's last, `initial`
+/// included.
 const PREFIX: u32 = 2;
 
 /// An element type a device-wide scan publishes tile totals of: its descriptor is seen whole by
 /// the blocks that look back at it.
 pub trait TileDescriptor: Shuffle + Element4 {
-    /// Publishes `value` with `flag` as tile `tile`'s descriptor.
-    fn publish(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize, flag: u32, value: Self);
-    /// Waits until tile `tile` has published; its flag and value.
-    fn wait(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize) -> (u32, Self);
+    /// Publishes `value` as tile `tile`'s descriptor, stamped `stamp` (epoch and flag).
+    fn publish(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize, stamp: u32, value: Self);
+    /// Waits until tile `tile` has published in `epoch`; its flag and value.
+    fn wait(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize, epoch: u32) -> (u32, Self);
 }
 
-/// 4-byte values share one 8-byte word with their flag: one store publishes both, one load reads
+/// A descriptor's stamp: the scan's epoch above its flag.
+#[inline(always)]
+fn stamp(epoch: u32, flag: u32) -> u32 {
+    epoch << 2 | flag
+}
+
+/// Nanoseconds a lane sleeps between two polls of a descriptor: long enough that the polls of
+/// the waiting warps do not crowd the loads and stores of the others, short beside a tile's scan.
+const POLL_INTERVAL_NS: u32 = 100;
+
+/// 4-byte values share one 8-byte word with their stamp: one store publishes both, one load reads
 /// both, no fence between.
 macro_rules! packed_descriptor {
     ($($t:ty),*) => {$(
         impl TileDescriptor for $t {
             #[inline(always)]
-            fn publish(status: &SliceMut<'_, u64>, _: &SliceMut<'_, Self>, tile: usize, flag: u32, value: Self) {
-                status.set_volatile(tile, u64::from(flag) << 32 | u64::from(value.to_bits_u32()));
+            fn publish(status: &SliceMut<'_, u64>, _: &SliceMut<'_, Self>, tile: usize, stamp: u32, value: Self) {
+                status.set_volatile(tile, u64::from(stamp) << 32 | u64::from(value.to_bits_u32()));
             }
             #[inline(always)]
-            fn wait(status: &SliceMut<'_, u64>, _: &SliceMut<'_, Self>, tile: usize) -> (u32, Self) {
+            fn wait(status: &SliceMut<'_, u64>, _: &SliceMut<'_, Self>, tile: usize, epoch: u32) -> (u32, Self) {
                 loop {
                     let word = status.get_volatile(tile);
-                    if (word >> 32) as u32 != INVALID {
-                        return ((word >> 32) as u32, <$t>::from_bits_u32(word as u32));
+                    let stamp = (word >> 32) as u32;
+                    if stamp >> 2 == epoch {
+                        return (stamp & 3, <$t>::from_bits_u32(word as u32));
                     }
+                    nanosleep(POLL_INTERVAL_NS);
                 }
             }
         }
@@ -111,27 +131,28 @@ macro_rules! packed_descriptor {
 }
 packed_descriptor!(i32, u32, f32);
 
-/// 8-byte values go to their own array before the flag, a device fence between, and are read
-/// after the flag, a fence between (the message-passing pattern of the PTX memory model). A tile's
+/// 8-byte values go to their own array before the stamp, a device fence between, and are read
+/// after the stamp, a fence between (the message-passing pattern of the PTX memory model). A tile's
 /// total and its inclusive prefix have a slot each (`tile` and `tiles + tile`), each written once
-/// per launch: a reader that saw the total's flag cannot read the prefix written after it.
+/// per launch: a reader that saw the total's stamp cannot read the prefix written after it.
 macro_rules! fenced_descriptor {
     ($($t:ty),*) => {$(
         impl TileDescriptor for $t {
             #[inline(always)]
-            fn publish(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize, flag: u32, value: Self) {
-                values.set_volatile(value_slot(status, tile, flag), value);
+            fn publish(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize, stamp: u32, value: Self) {
+                values.set_volatile(value_slot(status, tile, stamp & 3), value);
                 thread_fence();
-                status.set_volatile(tile, u64::from(flag));
+                status.set_volatile(tile, u64::from(stamp));
             }
             #[inline(always)]
-            fn wait(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize) -> (u32, Self) {
+            fn wait(status: &SliceMut<'_, u64>, values: &SliceMut<'_, Self>, tile: usize, epoch: u32) -> (u32, Self) {
                 loop {
-                    let flag = status.get_volatile(tile) as u32;
-                    if flag != INVALID {
+                    let stamp = status.get_volatile(tile) as u32;
+                    if stamp >> 2 == epoch {
                         thread_fence();
-                        return (flag, values.get_volatile(value_slot(status, tile, flag)));
+                        return (stamp & 3, values.get_volatile(value_slot(status, tile, stamp & 3)));
                     }
+                    nanosleep(POLL_INTERVAL_NS);
                 }
             }
         }
@@ -170,7 +191,7 @@ bits32!(i32, u32, f32);
 ///
 /// Call from: every thread of a kernel launched with blocks of [`SCAN_THREADS`] threads, at least
 /// `ceil(n / SCAN_TILE)` blocks (extra blocks return at once), [`scan_shared_bytes`] of dynamic
-/// shared memory, and the descriptors and counter zeroed (the host's plan does all of it). `O`
+/// shared memory, and the epoch and tickets of [`ScanArgs`] (the host's plan does all of it). `O`
 /// may be any associative operation; it need not commute. Cost: each element read once and
 /// written once; per tile three barriers and a look-back by one warp.
 #[inline(always)]
@@ -187,7 +208,7 @@ pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
     if rank == 0 {
         // Tiles in the order blocks start, not by block index: a block looks back only at tiles
         // that blocks already running hold, so the scan progresses whatever order blocks run in.
-        tile_number.set(0, args.tile_counter.atomic_add(0, 1));
+        tile_number.set(0, args.tile_counter.atomic_add(0, 1).wrapping_sub(args.ticket_base));
     }
     sync_threads();
     let tile = tile_number.get(0) as usize;
@@ -275,12 +296,18 @@ fn tile_prefix<T: TileDescriptor, O: ReduceOp<T>>(args: &ScanArgs<'_, T>, tile: 
     let (status, values) = (&args.tile_status, &args.tile_values);
     if tile == 0 {
         if lane == 0 {
-            T::publish(status, values, 0, PREFIX, O::combine(args.initial, tile_total));
+            T::publish(
+                status,
+                values,
+                0,
+                stamp(args.epoch, PREFIX),
+                O::combine(args.initial, tile_total),
+            );
         }
         return args.initial;
     }
     if lane == 0 {
-        T::publish(status, values, tile, AGGREGATE, tile_total);
+        T::publish(status, values, tile, stamp(args.epoch, AGGREGATE), tile_total);
     }
     // Lane `l` reads the tile `l + 1` places before `window_end`; a window with a PREFIX ends
     // the look-back at the nearest one (tile 0 always publishes one).
@@ -288,7 +315,7 @@ fn tile_prefix<T: TileDescriptor, O: ReduceOp<T>>(args: &ScanArgs<'_, T>, tile: 
     let mut window_end = tile;
     loop {
         let (flag, value) = match window_end.checked_sub(lane + 1) {
-            Some(earlier) => T::wait(status, values, earlier),
+            Some(earlier) => T::wait(status, values, earlier, args.epoch),
             None => (PREFIX, O::identity()),
         };
         let prefixes = vote_ballot_sync(FULL_MASK, flag == PREFIX);
@@ -305,7 +332,13 @@ fn tile_prefix<T: TileDescriptor, O: ReduceOp<T>>(args: &ScanArgs<'_, T>, tile: 
         window_end -= 32;
     }
     if lane == 0 {
-        T::publish(status, values, tile, PREFIX, O::combine(before, tile_total));
+        T::publish(
+            status,
+            values,
+            tile,
+            stamp(args.epoch, PREFIX),
+            O::combine(before, tile_total),
+        );
     }
     before
 }

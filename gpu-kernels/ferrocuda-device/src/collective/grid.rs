@@ -17,24 +17,45 @@ use crate::shared::{Tile1d, Tile2d};
 use crate::sync::{nanosleep, sync_threads, thread_fence};
 use crate::warp::{FULL_MASK, Shuffle, WARP_SIZE, lane_id, sync_warp, vote_ballot_sync};
 
-/// Threads per block of every scan launch: four warps (CUB's sm_90 tuning for 4-byte sums).
+/// Threads per block of every scan launch: four warps, as CUB's sm_90 tuning for 4-byte sums.
 pub const SCAN_THREADS: usize = 128;
 /// Consecutive elements each thread scans.
 pub const SCAN_ITEMS: usize = 24;
 /// Elements per tile: one block's share.
 pub const SCAN_TILE: usize = SCAN_THREADS * SCAN_ITEMS;
-/// Chunks of four elements each thread scans: the `unroll!` lists in [`scan_tiles`] name them.
+/// Chunks of four elements each thread scans.
 const SCAN_CHUNKS: usize = SCAN_ITEMS / 4;
-const _: () = assert!(SCAN_CHUNKS == 6, "scan_tiles unrolls over six chunks");
+
+/// Repeats `$body` for each of a thread's chunks, `$k` a constant in each copy, so that the
+/// thread's elements stay in registers (a loop LLVM leaves rolled would index them at run time).
+macro_rules! for_each_chunk {
+    ($k:ident => $body:block) => {
+        crate::unroll!($k in [0, 1, 2, 3, 4, 5] => $body)
+    };
+}
+const _: () = assert!(SCAN_CHUNKS == 6, "for_each_chunk lists six chunks");
 /// Warps per scan block.
 const SCAN_WARPS: usize = SCAN_THREADS / WARP_SIZE;
 /// Elements per warp's share of a tile.
 const WARP_TILE: usize = WARP_SIZE * SCAN_ITEMS;
 
-/// Each warp's share of a full tile, in shared memory: loaded there in 16-byte chunks that lanes
-/// take in turn (each load instruction reads 512 contiguous bytes), then read back by each lane
-/// as its own consecutive elements; and the same way out (CUB's `BLOCK_LOAD_WARP_TRANSPOSE`).
-type Exchange<T> = Tile2d<T, SCAN_WARPS, WARP_TILE, 0>;
+/// 16-byte chunk slots per lane in the exchange: its chunks and one of padding, so that the eight
+/// lanes of each phase of a 16-byte shared access start 28 words apart and meet eight different
+/// groups of four banks (without the padding, 24 words apart, two lanes share a group).
+const LANE_SLOTS: usize = SCAN_CHUNKS + 1;
+
+/// Each warp's share of a full tile, in shared memory, one row per warp: loaded there in 16-byte
+/// chunks that lanes take in turn (each load instruction reads 512 contiguous bytes), then read
+/// back by each lane as its own consecutive elements; and the same way out (CUB's
+/// `BLOCK_LOAD_WARP_TRANSPOSE`).
+type Exchange<T> = Tile2d<T, SCAN_WARPS, { WARP_SIZE * LANE_SLOTS * 4 }, 0>;
+
+/// The exchange slot of the warp's chunk `chunk` (in global order): lane `chunk / SCAN_CHUNKS`'s
+/// slot `chunk % SCAN_CHUNKS`.
+#[inline(always)]
+fn exchange_slot(chunk: usize) -> usize {
+    chunk / SCAN_CHUNKS * LANE_SLOTS + chunk % SCAN_CHUNKS
+}
 
 /// Dynamic shared memory a scan launch of `T` needs, bytes: the exchange tile, the block scan's
 /// scratch, then the tile number the block took.
@@ -73,8 +94,8 @@ pub struct ScanArgs<'a, T> {
     pub exclusive: u32,
     /// This scan's stamp, 1 to [`MAX_EPOCH`], different from the last scan's with these buffers.
     pub epoch: u32,
-    /// `tile_counter` before this launch: the block that takes ticket `ticket_base + t` scans
-    /// tile `t`.
+    /// `tile_counter` before this launch: in the simulator the block that takes ticket
+    /// `ticket_base + t` scans tile `t` (on the GPU, block `t` does).
     pub ticket_base: u32,
 }
 
@@ -205,13 +226,7 @@ pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
     // SAFETY: as above; the offset is a multiple of 4 bytes.
     let tile_number = unsafe { Tile1d::<u32>::dynamic_at(tile_number_offset::<T>(), 1) };
     let rank = thread_idx_x();
-    if rank == 0 {
-        // Tiles in the order blocks start, not by block index: a block looks back only at tiles
-        // that blocks already running hold, so the scan progresses whatever order blocks run in.
-        tile_number.set(0, args.tile_counter.atomic_add(0, 1).wrapping_sub(args.ticket_base));
-    }
-    sync_threads();
-    let tile = tile_number.get(0) as usize;
+    let tile = take_tile(&args, &tile_number);
     let n = args.input.len();
     let start = tile * SCAN_TILE;
     if start >= n {
@@ -220,24 +235,24 @@ pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
     let (warp, lane) = (rank / WARP_SIZE, lane_id());
     // In 16-byte chunks: the first of this warp's share, and the first of this lane's elements.
     let warp_chunk = (start + warp * WARP_TILE) / 4;
-    let lane_chunk = lane * SCAN_CHUNKS;
+    let lane_slot = lane * LANE_SLOTS;
     let first = start + rank * SCAN_ITEMS;
     let full_tile = n - start >= SCAN_TILE && args.input.is_aligned16() && args.output.is_aligned16();
     // The thread's elements as chunks of four, every index a constant (`unroll!`), so the array
     // stays in registers.
     let mut items = [[O::identity(); 4]; SCAN_CHUNKS];
     if full_tile {
-        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+        for_each_chunk!(k => {
             let chunk = lane + WARP_SIZE * k;
-            exchange.set4(warp, chunk, args.input.get4(warp_chunk + chunk));
+            exchange.set4(warp, exchange_slot(chunk), args.input.get4(warp_chunk + chunk));
         });
         // The warp's lanes wrote its share; each now reads its own elements.
         sync_warp(FULL_MASK);
-        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
-            items[k] = exchange.get4(warp, lane_chunk + k);
+        for_each_chunk!(k => {
+            items[k] = exchange.get4(warp, lane_slot + k);
         });
     } else {
-        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+        for_each_chunk!(k => {
             crate::unroll!(j in [0, 1, 2, 3] => {
                 if first + 4 * k + j < n {
                     items[k][j] = args.input.get(first + 4 * k + j);
@@ -248,7 +263,7 @@ pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
     // Inclusive within the thread; `before[k][j]` is what comes before element `4k + j`.
     let mut running = O::identity();
     let mut before = items;
-    crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+    for_each_chunk!(k => {
         crate::unroll!(j in [0, 1, 2, 3] => {
             before[k][j] = running;
             running = O::combine(running, items[k][j]);
@@ -259,7 +274,7 @@ pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
     });
     let exclusive = args.exclusive != 0;
     let mut scanned = items;
-    crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+    for_each_chunk!(k => {
         crate::unroll!(j in [0, 1, 2, 3] => {
             let within = if exclusive { before[k][j] } else { O::combine(before[k][j], items[k][j]) };
             scanned[k][j] = O::combine(prefix, within);
@@ -267,16 +282,16 @@ pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
     });
     if full_tile {
         // The block scan's barriers separate every lane's reads of the exchange from these writes.
-        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
-            exchange.set4(warp, lane_chunk + k, scanned[k]);
+        for_each_chunk!(k => {
+            exchange.set4(warp, lane_slot + k, scanned[k]);
         });
         sync_warp(FULL_MASK);
-        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+        for_each_chunk!(k => {
             let chunk = lane + WARP_SIZE * k;
-            args.output.set4(warp_chunk + chunk, exchange.get4(warp, chunk));
+            args.output.set4(warp_chunk + chunk, exchange.get4(warp, exchange_slot(chunk)));
         });
     } else {
-        crate::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+        for_each_chunk!(k => {
             crate::unroll!(j in [0, 1, 2, 3] => {
                 if first + 4 * k + j < n {
                     args.output.set(first + 4 * k + j, scanned[k][j]);
@@ -284,6 +299,29 @@ pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
             });
         });
     }
+}
+
+/// The tile the calling block scans. A block looks back only at tiles of blocks that started
+/// before it, so the scan progresses as long as a block that started runs on.
+///
+/// On the GPU, tile `blockIdx.x`: blocks of a one-dimensional grid start in index order (CUB's
+/// `DeviceScan` relies on it too), and the block's loads need not wait for a ticket.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn take_tile<T>(_: &ScanArgs<'_, T>, _: &Tile1d<u32>) -> usize {
+    crate::index::block_idx().x
+}
+
+/// The tile the calling block scans: in the simulator, which runs blocks in any order, the next
+/// ticket, in the order blocks start (thread 0 takes it, the block reads it from `tile_number`).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+fn take_tile<T>(args: &ScanArgs<'_, T>, tile_number: &Tile1d<u32>) -> usize {
+    if thread_idx_x() == 0 {
+        tile_number.set(0, args.tile_counter.atomic_add(0, 1).wrapping_sub(args.ticket_base));
+    }
+    sync_threads();
+    tile_number.get(0) as usize
 }
 
 /// The total of every element before tile `tile` (with `initial`), found by looking back over

@@ -25,7 +25,42 @@ pub trait Kernel<A: KernelArgs> {
     /// The pointer points to a live `A`.
     #[cfg(not(target_arch = "nvptx64"))]
     const RUN: unsafe fn(*const ());
+    /// The kernel's launch bounds, from `#[kernel(max_threads = .., ..)]`; the host refuses a
+    /// launch of more threads per block than they allow, on either backend.
+    const LAUNCH_BOUNDS: LaunchBounds = LaunchBounds::NONE;
 }
+
+/// A kernel's launch bounds (CUDA C's `__launch_bounds__`), declared on the kernel:
+/// `#[kernel(max_threads = 128, min_blocks_per_sm = 10, max_registers = 48)]`. The PTX builder
+/// writes them on the entry point as `.maxntid`, `.minnctapersm` and `.maxnreg` (PTX ISA
+/// §11.4), so ptxas allocates registers for that many threads and blocks; 0 means not declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    /// The most threads a block of the kernel has (`.maxntid`).
+    pub max_threads: u32,
+    /// The blocks per SM ptxas keeps room for, registers allowing (`.minnctapersm`).
+    pub min_blocks_per_sm: u32,
+    /// The most registers a thread may use (`.maxnreg`).
+    pub max_registers: u32,
+}
+
+impl LaunchBounds {
+    /// No bound declared.
+    pub const NONE: Self = Self {
+        max_threads: 0,
+        min_blocks_per_sm: 0,
+        max_registers: 0,
+    };
+
+    /// True when a block of `threads` threads is within the bounds.
+    pub const fn allows(&self, threads: u32) -> bool {
+        self.max_threads == 0 || threads <= self.max_threads
+    }
+}
+
+/// The prefix of the symbol of the PTX global that carries an entry point's launch bounds from
+/// `#[kernel]` to the PTX builder, which turns it into directives and removes it.
+pub const LAUNCH_BOUNDS_SYMBOL_PREFIX: &str = "__ferrocuda_launch_bounds_";
 
 /// The one argument of a kernel: a `#[repr(C)]`, `Copy` struct of views and plain values, which
 /// the host passes as the entry point's one parameter block.

@@ -8,6 +8,9 @@
 //!
 //! #[kernel(f32, f64)]
 //! pub fn triad<T: Real>(args: TriadArgs<T>) { /* body */ }
+//!
+//! #[kernel(f32, max_threads = 128, min_blocks_per_sm = 10)]
+//! pub fn scan<T: Real>(args: ScanArgs<T>) { /* body */ }
 //! ```
 //!
 //! expands to
@@ -16,7 +19,11 @@
 //!   (monomorphic) or `triad_f32`, `triad_f64` (generic), taking the `*Args` struct by value;
 //! - on every target, a unit struct `Increment` / `Triad` implementing
 //!   `ferrocuda_device::launch::Kernel<Args>` once per instantiation, whose `NAME` is the PTX symbol
-//!   and, on the host, whose `RUN` is the body the CPU simulator runs for each thread.
+//!   and, on the host, whose `RUN` is the body the CPU simulator runs for each thread;
+//! - with launch bounds (`max_threads`, `min_blocks_per_sm`, `max_registers`, CUDA C's
+//!   `__launch_bounds__`), the handle's `LAUNCH_BOUNDS`, which the host checks each launch against,
+//!   and on `nvptx64` a global per entry point that the PTX builder turns into the entry's
+//!   `.maxntid`, `.minnctapersm` and `.maxnreg` directives.
 //!
 //! An argument struct that holds views borrows their buffers, and the kernel names that borrow:
 //! `fn saxpy(args: SaxpyArgs<'_>)` (or with a named lifetime, `fn saxpy<'a>(args: SaxpyArgs<'a>)`);
@@ -35,17 +42,83 @@ use syn::{Data, DeriveInput, Fields, FnArg, Ident, ItemFn, Pat, Token, Type, par
 /// Turns a function of one `*Args` parameter into a GPU kernel; see the crate docs.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let instantiations = match Punctuated::<Type, Token![,]>::parse_terminated.parse(attr) {
-        Ok(types) => types.into_iter().collect::<Vec<_>>(),
+    let items = match Punctuated::<AttrItem, Token![,]>::parse_terminated.parse(attr) {
+        Ok(items) => items,
         Err(err) => return err.to_compile_error().into(),
     };
     let function = parse_macro_input!(item as ItemFn);
-    expand(function, instantiations)
+    split_attr(items)
+        .and_then(|(instantiations, bounds)| expand(function, instantiations, bounds))
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
 
-fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStream2> {
+/// One item of `#[kernel(..)]`: an instantiation (`f32`) or a launch bound (`max_threads = 128`).
+enum AttrItem {
+    Instantiation(Type),
+    Bound(Ident, syn::LitInt),
+}
+
+impl syn::parse::Parse for AttrItem {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        if input.peek(Ident) && input.peek2(Token![=]) {
+            let name: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Ok(AttrItem::Bound(name, input.parse()?))
+        } else {
+            Ok(AttrItem::Instantiation(input.parse()?))
+        }
+    }
+}
+
+/// The launch bounds of `#[kernel(max_threads = .., min_blocks_per_sm = .., max_registers = ..)]`
+/// (0: not declared).
+#[derive(Default)]
+struct Bounds {
+    max_threads: u32,
+    min_blocks_per_sm: u32,
+    max_registers: u32,
+}
+
+/// The instantiations and the launch bounds of the attribute, each bound checked.
+fn split_attr(items: Punctuated<AttrItem, Token![,]>) -> syn::Result<(Vec<Type>, Bounds)> {
+    let (mut types, mut bounds) = (Vec::new(), Bounds::default());
+    for item in items {
+        match item {
+            AttrItem::Instantiation(ty) => types.push(ty),
+            AttrItem::Bound(name, value) => {
+                let (slot, range) = match name.to_string().as_str() {
+                    "max_threads" => (&mut bounds.max_threads, 1..=1024),
+                    "min_blocks_per_sm" => (&mut bounds.min_blocks_per_sm, 1..=32),
+                    "max_registers" => (&mut bounds.max_registers, 16..=255),
+                    _ => {
+                        return Err(syn::Error::new_spanned(
+                            name,
+                            "a launch bound is `max_threads`, `min_blocks_per_sm` or `max_registers`",
+                        ));
+                    }
+                };
+                let n: u32 = value.base10_parse()?;
+                if !range.contains(&n) {
+                    return Err(syn::Error::new_spanned(
+                        value,
+                        format!("`{name}` is {} to {}", range.start(), range.end()),
+                    ));
+                }
+                *slot = n;
+            }
+        }
+    }
+    if bounds.min_blocks_per_sm != 0 && bounds.max_threads == 0 {
+        return Err(syn::Error::new(
+            Span::call_site(),
+            "`min_blocks_per_sm` needs `max_threads` too (PTX's `.minnctapersm` needs `.maxntid`)",
+        ));
+    }
+    Ok((types, bounds))
+}
+
+fn expand(function: ItemFn, instantiations: Vec<Type>, bounds: Bounds) -> syn::Result<TokenStream2> {
     let sig = &function.sig;
     let name = &sig.ident;
     let vis = &function.vis;
@@ -89,8 +162,24 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
         }
     };
 
+    let declared = bounds.max_threads != 0 || bounds.max_registers != 0;
+    let Bounds {
+        max_threads,
+        min_blocks_per_sm,
+        max_registers,
+    } = bounds;
     let entry_points = entries.iter().map(|(symbol, concrete, turbofish)| {
+        // The bounds travel to the PTX builder in a global it turns into the entry's directives.
+        let bounds_symbol = format_ident!("__ferrocuda_launch_bounds_{}", symbol);
+        let bounds_global = declared.then(|| {
+            quote! {
+                #[unsafe(no_mangle)]
+                #[used]
+                pub static #bounds_symbol: [u32; 3] = [#max_threads, #min_blocks_per_sm, #max_registers];
+            }
+        });
         quote! {
+            #bounds_global
             #[unsafe(no_mangle)]
             // The by-value struct parameter is lowered to one `.param .align A .b8 [size]` block
             // with the `repr(C)` layout; `tests/ferrocuda-tests/ptx.rs` checks each entry's size against the host.
@@ -130,6 +219,11 @@ fn expand(function: ItemFn, instantiations: Vec<Type>) -> syn::Result<TokenStrea
                 const CRATE: &'static str = ::core::env!("CARGO_CRATE_NAME");
                 #[cfg(not(target_arch = "nvptx64"))]
                 const RUN: unsafe fn(*const ()) = #sim_symbol;
+                const LAUNCH_BOUNDS: ::ferrocuda_device::launch::LaunchBounds = ::ferrocuda_device::launch::LaunchBounds {
+                    max_threads: #max_threads,
+                    min_blocks_per_sm: #min_blocks_per_sm,
+                    max_registers: #max_registers,
+                };
             }
         }
     });

@@ -50,9 +50,9 @@ pub fn probe_warp_scan(args: ScanProbeArgs<'_>) {
         total,
         warp_inclusive_scan(x, LastNonZero::combine),
     ];
-    for (k, v) in values.into_iter().enumerate() {
-        args.out.set(WARP_SCAN_FIELDS * i + k, v);
-    }
+    ferrocuda_device::unroll!(k in [0, 1, 2, 3] => {
+        args.out.set(WARP_SCAN_FIELDS * i + k, values[k]);
+    });
 }
 
 /// Values each thread of [`probe_block_scan`] writes.
@@ -81,9 +81,10 @@ pub fn probe_block_scan(args: ScanProbeArgs<'_>) {
     sync_threads();
     let (last_exclusive, _) = block_exclusive_scan::<u32, LastNonZero>(x, &scratch);
     let values = [inclusive, exclusive, total, all, last_inclusive, last_exclusive];
-    for (k, v) in values.into_iter().enumerate() {
-        args.out.set(BLOCK_SCAN_FIELDS * i + k, v);
-    }
+    // Unrolled, so the array stays in registers.
+    ferrocuda_device::unroll!(k in [0, 1, 2, 3, 4, 5] => {
+        args.out.set(BLOCK_SCAN_FIELDS * i + k, values[k]);
+    });
 }
 
 /// A device-wide scan with an operation of the kernel crate's own, as a user writes one: the

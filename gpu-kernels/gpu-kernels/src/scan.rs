@@ -26,8 +26,12 @@ pub fn scan_init(args: ScanInitArgs<'_>) {
     }
 }
 
-/// Prefix sums.
-#[kernel(i32, u32, u64, f32, f64)]
+// The 4-byte scans keep room for ten blocks of 128 threads per SM (48 registers a thread, as
+// CUB's sm_90 scan has); the 8-byte ones, which hold twice the registers, have their own entry
+// points without that bound.
+
+/// Prefix sums of 4-byte elements.
+#[kernel(i32, u32, f32, max_threads = 128, min_blocks_per_sm = 10)]
 pub fn scan_sum<T: TileDescriptor>(args: ScanArgs<'_, T>)
 where
     Sum: ReduceOp<T>,
@@ -35,8 +39,8 @@ where
     scan_tiles::<T, Sum>(args)
 }
 
-/// Running minima.
-#[kernel(i32, u32, u64, f32, f64)]
+/// Running minima of 4-byte elements.
+#[kernel(i32, u32, f32, max_threads = 128, min_blocks_per_sm = 10)]
 pub fn scan_min<T: TileDescriptor>(args: ScanArgs<'_, T>)
 where
     Min: ReduceOp<T>,
@@ -44,9 +48,36 @@ where
     scan_tiles::<T, Min>(args)
 }
 
-/// Running maxima.
-#[kernel(i32, u32, u64, f32, f64)]
+/// Running maxima of 4-byte elements.
+#[kernel(i32, u32, f32, max_threads = 128, min_blocks_per_sm = 10)]
 pub fn scan_max<T: TileDescriptor>(args: ScanArgs<'_, T>)
+where
+    Max: ReduceOp<T>,
+{
+    scan_tiles::<T, Max>(args)
+}
+
+/// Prefix sums of 8-byte elements.
+#[kernel(u64, f64, max_threads = 128)]
+pub fn scan_sum_wide<T: TileDescriptor>(args: ScanArgs<'_, T>)
+where
+    Sum: ReduceOp<T>,
+{
+    scan_tiles::<T, Sum>(args)
+}
+
+/// Running minima of 8-byte elements.
+#[kernel(u64, f64, max_threads = 128)]
+pub fn scan_min_wide<T: TileDescriptor>(args: ScanArgs<'_, T>)
+where
+    Min: ReduceOp<T>,
+{
+    scan_tiles::<T, Min>(args)
+}
+
+/// Running maxima of 8-byte elements.
+#[kernel(u64, f64, max_threads = 128)]
+pub fn scan_max_wide<T: TileDescriptor>(args: ScanArgs<'_, T>)
 where
     Max: ReduceOp<T>,
 {

@@ -25,6 +25,8 @@
 //!
 //! The build needs the nightly toolchain named in [`TOOLCHAIN`] with its `rust-src` component:
 //! a dependent project copies ferrocuda's `rust-toolchain.toml` into its own root.
+mod launch_bounds;
+
 use std::env;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -135,9 +137,14 @@ impl PtxBuilder {
                         path.display()
                     )));
                 }
+                let read = std::fs::read_to_string(&path)
+                    .map_err(|e| BuildError(format!("cannot read {}: {e}", path.display())))?;
+                let bounded = path.with_extension("ptx");
+                std::fs::write(&bounded, launch_bounds::apply(&read)?)
+                    .map_err(|e| BuildError(format!("cannot write {}: {e}", bounded.display())))?;
                 Ok(PtxFile {
                     arch: arch.clone(),
-                    path,
+                    path: bounded,
                 })
             })
             .collect::<Result<Vec<_>, BuildError>>()?;

@@ -22,7 +22,7 @@ use crate::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, Loa
 use ferrocuda_device::collective::Reducible;
 use ferrocuda_device::collective::grid::{MAX_EPOCH, ScanArgs, TileDescriptor, scan_shared_bytes};
 use ferrocuda_device::launch::Kernel;
-use gpu_kernels::scan::{ScanInit, ScanInitArgs, ScanMax, ScanMin, ScanSum};
+use gpu_kernels::scan::{ScanInit, ScanInitArgs, ScanMax, ScanMaxWide, ScanMin, ScanMinWide, ScanSum, ScanSumWide};
 
 pub use ferrocuda_device::collective::grid::{SCAN_THREADS, SCAN_TILE};
 
@@ -69,7 +69,7 @@ pub trait Scan: TileDescriptor + Reducible + Element {
 }
 
 macro_rules! scan {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $sum:ident, $min:ident, $max:ident;)*) => {$(
         impl Scan for $t {
             fn launch(
                 kernels: &LoadedKernels,
@@ -79,15 +79,21 @@ macro_rules! scan {
                 args: ScanArgs<'_, Self>,
             ) -> Result<()> {
                 match op {
-                    Op::Sum => kernels.launch_maybe_on(stream, ScanSum, shape, args),
-                    Op::Min => kernels.launch_maybe_on(stream, ScanMin, shape, args),
-                    Op::Max => kernels.launch_maybe_on(stream, ScanMax, shape, args),
+                    Op::Sum => kernels.launch_maybe_on(stream, $sum, shape, args),
+                    Op::Min => kernels.launch_maybe_on(stream, $min, shape, args),
+                    Op::Max => kernels.launch_maybe_on(stream, $max, shape, args),
                 }
             }
         }
     )*};
 }
-scan!(i32, u32, u64, f32, f64);
+scan! {
+    i32 => ScanSum, ScanMin, ScanMax;
+    u32 => ScanSum, ScanMin, ScanMax;
+    f32 => ScanSum, ScanMin, ScanMax;
+    u64 => ScanSumWide, ScanMinWide, ScanMaxWide;
+    f64 => ScanSumWide, ScanMinWide, ScanMaxWide;
+}
 
 /// The temporary buffers of scans of up to `capacity` elements (CUB's `d_temp_storage`); reuse
 /// one for repeated scans. A scan queued with it must finish before the next starts, which one

@@ -245,6 +245,37 @@ fn scan_plan_restart(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// A launch of more threads per block than a kernel's launch bounds allow is refused in a
+/// sentence, on either backend (`scan_sum_f32` declares `max_threads = 128`).
+fn scan_launch_bounds_refuse_larger_blocks(gpu: &Gpu) -> TestResult {
+    use ferrocuda::device::collective::grid::{ScanArgs, scan_shared_bytes};
+    use ferrocuda::kernels::scan::ScanSum;
+    let input_d = gpu.upload(&[1.0f32; 256]).map_err(fail)?;
+    let mut out_d = gpu.zeros::<f32>(256).map_err(fail)?;
+    let mut status = gpu.zeros::<u64>(1).map_err(fail)?;
+    let mut tile_values = gpu.zeros::<f32>(2).map_err(fail)?;
+    let mut counter = gpu.zeros::<u32>(1).map_err(fail)?;
+    let args = ScanArgs {
+        input: input_d.view(),
+        output: out_d.view_mut(),
+        tile_status: status.view_mut(),
+        tile_values: tile_values.view_mut(),
+        tile_counter: counter.view_mut(),
+        initial: 0.0,
+        exclusive: 0,
+        epoch: 1,
+        ticket_base: 0,
+    };
+    let shape = LaunchShape::new((1, 1, 1), (256, 1, 1)).with_shared_bytes(scan_shared_bytes::<f32>() as u32);
+    let refused = common::library(gpu)?.launch(ScanSum, shape, args);
+    ensure(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("more than its launch bound of 128")),
+        || format!("256 threads for a kernel bounded at 128: {refused:?}"),
+    )
+}
+
 /// A scan on a stream of its own.
 fn scan_on_a_stream(gpu: &Gpu) -> TestResult {
     let v: Vec<u64> = values(50_001, 9, 1 << 40);
@@ -345,6 +376,10 @@ fn main() {
         ("scan_with_a_users_operation", scan_with_a_users_operation),
         ("scan_on_a_stream", scan_on_a_stream),
         ("scan_plan_restart", scan_plan_restart),
+        (
+            "scan_launch_bounds_refuse_larger_blocks",
+            scan_launch_bounds_refuse_larger_blocks,
+        ),
         ("warp_scans", warp_scans),
         ("block_scans", block_scans),
     ];

@@ -218,6 +218,9 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::TwoOutputsArgs>(probe::ProbeTwoOutputs),
         entry::<_, probe::PrintArgs>(probe::ProbePrint),
         entry::<_, probe::TriadArgs>(probe::ProbeTriad),
+        entry::<_, probe::collective::ScanProbeArgs>(probe::collective::ProbeWarpScan),
+        entry::<_, probe::collective::ScanProbeArgs>(probe::collective::ProbeBlockScan),
+        entry::<_, ferrocuda::device::collective::grid::ScanArgs<u32>>(probe::collective::ProbeScanLastNonzero),
         entry::<_, transpose::CudaTransposeArgs>(transpose::CudaTranspose),
         entry::<_, transpose::CudaTransposeArgs>(transpose::TransposeWide),
         entry::<_, book_kernels::ch4::minimal::AssignArgs>(book_kernels::ch4::minimal::Assign),
@@ -245,6 +248,23 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         )*};
     }
     reductions!(i32, u32, u64, f32, f64);
+    use ferrocuda::device::collective::grid::ScanArgs;
+    use ferrocuda::kernels::scan;
+    macro_rules! scans {
+        ($($t:ty => $sum:ident, $min:ident, $max:ident;)*) => {$(
+            entries.push(entry::<_, ScanArgs<'_, $t>>(scan::$sum));
+            entries.push(entry::<_, ScanArgs<'_, $t>>(scan::$min));
+            entries.push(entry::<_, ScanArgs<'_, $t>>(scan::$max));
+        )*};
+    }
+    scans! {
+        i32 => ScanSum, ScanMin, ScanMax;
+        u32 => ScanSum, ScanMin, ScanMax;
+        f32 => ScanSum, ScanMin, ScanMax;
+        u64 => ScanSumWide, ScanMinWide, ScanMaxWide;
+        f64 => ScanSumWide, ScanMinWide, ScanMaxWide;
+    }
+    entries.push(entry::<_, scan::ScanInitArgs>(scan::ScanInit));
     use book_kernels::ch6::{deriv as ch6_deriv, deriv_nonuniform as ch6_nonuniform};
     use ch6_deriv::DerivArgs;
     use ch6_nonuniform::DerivGlobalArgs;
@@ -440,5 +460,43 @@ fn only_c_m_declares_symbols_of_another_set() {
         } else {
             assert!(declared.is_empty(), "`{}` declares {declared:?}", set.name());
         }
+    }
+}
+
+/// Launch bounds reach the PTX as directives of their entry points (`#[kernel(max_threads = 128,
+/// min_blocks_per_sm = 10)]` on the 4-byte scans), and the globals that carried them are gone.
+#[test]
+fn launch_bounds_are_directives_of_their_entries() {
+    let library: Vec<_> = modules()
+        .into_iter()
+        .filter(|m| m.ptx.contains(".entry scan_sum_f32("))
+        .collect();
+    assert!(!library.is_empty(), "no module defines scan_sum_f32");
+    for module in library {
+        let head = module
+            .ptx
+            .split(".entry scan_sum_f32(")
+            .nth(1)
+            .and_then(|rest| rest.split('{').next());
+        let head = head.unwrap_or_default();
+        assert!(
+            head.contains(".maxntid 128, 1, 1") && head.contains(".minnctapersm 10"),
+            "scan_sum_f32 lacks its launch bounds: {head}"
+        );
+        let wide = module
+            .ptx
+            .split(".entry scan_sum_wide_f64(")
+            .nth(1)
+            .and_then(|rest| rest.split('{').next());
+        assert!(
+            wide.is_some_and(|head| head.contains(".maxntid 128, 1, 1") && !head.contains(".minnctapersm")),
+            "scan_sum_wide_f64 has other bounds than max_threads = 128"
+        );
+    }
+    for module in modules() {
+        assert!(
+            !module.ptx.contains("__ferrocuda_launch_bounds_"),
+            "a launch-bounds global was left in the PTX"
+        );
     }
 }

@@ -254,6 +254,15 @@ impl<'g> LoadedKernels<'g> {
         if let Backend::Sim(sim) = &self.gpu.backend {
             sim.check_views(K::NAME, &views)?;
         }
+        let threads = shape.block.0 * shape.block.1 * shape.block.2;
+        if !K::LAUNCH_BOUNDS.allows(threads) {
+            let max = K::LAUNCH_BOUNDS.max_threads;
+            return Err(Error::InvalidLaunch(format!(
+                "launch of kernel `{}` ({shape}): blocks of {threads} threads, more than its launch bound of {max} \
+                 (`#[kernel(max_threads = {max})]`)",
+                K::NAME
+            )));
+        }
         shape
             .check(self.gpu.properties())
             .map_err(|why| Error::InvalidLaunch(format!("launch of kernel `{}` ({shape}): {why}", K::NAME)))

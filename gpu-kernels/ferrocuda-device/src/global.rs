@@ -190,8 +190,9 @@ impl<'a, T> Slice<'a, T> {
 impl<T: Element> Slice<'_, T> {
     /// Element `i`; traps when `i >= len()`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, i: usize) -> T {
-        check_index(i, self.len);
+        check_index(i, self.len, self.ptr as usize, size_of::<T>());
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load(self.ptr.add(i)) }
     }
@@ -269,24 +270,27 @@ impl<'a, T> SliceMut<'a, T> {
 impl<T: Element> SliceMut<'_, T> {
     /// Element `i`; traps when `i >= len()`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, i: usize) -> T {
-        check_index(i, self.len);
+        check_index(i, self.len, self.ptr as usize, size_of::<T>());
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load(self.ptr.add(i)) }
     }
 
     /// The address of element `i`, for atomics; traps when `i >= len()`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn element_ptr(&self, i: usize) -> *mut T {
-        check_index(i, self.len);
+        check_index(i, self.len, self.ptr as usize, size_of::<T>());
         // SAFETY: `i < len`: the result stays inside the view.
         unsafe { self.ptr.add(i) }
     }
 
     /// Stores `value` in element `i`; traps when `i >= len()`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set(&self, i: usize, value: T) {
-        check_index(i, self.len);
+        check_index(i, self.len, self.ptr as usize, size_of::<T>());
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` writable.
         unsafe { T::store(self.ptr.add(i), value) }
     }
@@ -413,8 +417,9 @@ impl<T: ReadOnlyElement> Slice<'_, T> {
     /// launch's own stores, so a value written during the launch may be read stale (a race, as
     /// reading it with [`Slice::get`] from another thread would be).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_nc(&self, i: usize) -> T {
-        check_index(i, self.len);
+        check_index(i, self.len, self.ptr as usize, size_of::<T>());
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load_nc(self.ptr.add(i)) }
     }
@@ -453,8 +458,9 @@ impl<T: ReadOnlyElement> SliceMut<'_, T> {
     /// Only for an element that no thread of the launch writes before this read: the path is
     /// not coherent with the launch's own stores.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_nc(&self, i: usize) -> T {
-        check_index(i, self.len);
+        check_index(i, self.len, self.ptr as usize, size_of::<T>());
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load_nc(self.ptr.add(i)) }
     }
@@ -486,8 +492,9 @@ l2_element! { u32 => ld_global_cg_b32; f32 => ld_global_cg_b32; u64 => ld_global
 impl<T: L2Element> Slice<'_, T> {
     /// Element `i`, loaded past L1 (`ld.global.cg`); traps when `i >= len()`.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_cg(&self, i: usize) -> T {
-        check_index(i, self.len);
+        check_index(i, self.len, self.ptr as usize, size_of::<T>());
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load_cg(self.ptr.add(i)) }
     }
@@ -497,18 +504,21 @@ impl<T: L2Element> SliceMut<'_, T> {
     /// Element `i`, loaded past L1 (`ld.global.cg`), as [`Slice::get_cg`]; coherent with the
     /// launch's stores, so an in-place update may use it.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get_cg(&self, i: usize) -> T {
-        check_index(i, self.len);
+        check_index(i, self.len, self.ptr as usize, size_of::<T>());
         // SAFETY: `i < len`, and the constructor's contract makes `ptr..ptr+len` readable.
         unsafe { T::load_cg(self.ptr.add(i)) }
     }
 }
 
-/// Traps unless `i < len`: the one test of every checked access.
+/// Traps unless `i < len`: the one test of every checked access to the view of `len` elements
+/// of `element_bytes` each at `address`.
 #[inline(always)]
-fn check_index(i: usize, len: usize) {
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn check_index(i: usize, len: usize, address: usize, element_bytes: usize) {
     if i >= len {
-        bounds_failure()
+        index_failure(address, element_bytes, i, len)
     }
 }
 
@@ -525,6 +535,16 @@ fn check_index_on_host(i: usize, len: usize) {
 #[inline(never)]
 pub fn bounds_failure() -> ! {
     crate::arch::trap()
+}
+
+/// Stops the kernel on index `index` of the view or tile of `len` elements of `element_bytes`
+/// each at `address`: `trap` on the GPU; on the simulator a fault naming the kernel argument the
+/// view belongs to (or the shared tile), the index, the length and the kernel's source line.
+#[cold]
+#[inline(never)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn index_failure(address: usize, element_bytes: usize, index: usize, len: usize) -> ! {
+    crate::arch::index_fault(address, element_bytes, index, len)
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ impl<T: Copy> Tile1d<T> {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, i: usize) -> T {
         if i >= self.len {
-            crate::global::bounds_failure()
+            crate::global::index_failure(self.base as usize, size_of::<T>(), i, self.len)
         }
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
         unsafe { arch::shared_load(self.base.add(i)) }
@@ -70,7 +70,7 @@ impl<T: Copy> Tile1d<T> {
     #[inline(always)]
     pub fn element_ptr(&self, i: usize) -> *mut T {
         if i >= self.len {
-            crate::global::bounds_failure()
+            crate::global::index_failure(self.base as usize, size_of::<T>(), i, self.len)
         }
         // SAFETY: `i < len`: the result stays inside the tile.
         unsafe { self.base.add(i) }
@@ -97,7 +97,7 @@ impl<T: Copy> Tile1d<T> {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set(&self, i: usize, value: T) {
         if i >= self.len {
-            crate::global::bounds_failure()
+            crate::global::index_failure(self.base as usize, size_of::<T>(), i, self.len)
         }
         // SAFETY: in bounds of the shared region the launch provides (constructor contract).
         unsafe { arch::shared_store(self.base.add(i), value) }
@@ -186,7 +186,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
             )
         };
         if row >= ROWS || 4 * chunk + 4 > COLS {
-            crate::global::bounds_failure()
+            crate::global::index_failure(self.base as usize, size_of::<T>(), row * COLS + 4 * chunk, ROWS * COLS)
         }
         // SAFETY: in bounds of the tile (checked), 16-byte aligned (see above).
         unsafe { arch::shared_load(self.base.add(row * Self::PITCH + 4 * chunk).cast::<Quad<T>>()).0 }
@@ -204,7 +204,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
             )
         };
         if row >= ROWS || 4 * chunk + 4 > COLS {
-            crate::global::bounds_failure()
+            crate::global::index_failure(self.base as usize, size_of::<T>(), row * COLS + 4 * chunk, ROWS * COLS)
         }
         // SAFETY: as in `get4`.
         unsafe {
@@ -227,7 +227,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
             )
         };
         if row >= ROWS || 4 * chunk + 4 > COLS {
-            crate::global::bounds_failure()
+            crate::global::index_failure(self.base as usize, size_of::<T>(), row * COLS + 4 * chunk, ROWS * COLS)
         }
         // SAFETY: in bounds of the tile (checked).
         unsafe { self.chunk_ptr_unchecked(row, chunk) }
@@ -248,7 +248,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, row: usize, col: usize) -> T {
         if row >= ROWS || col >= COLS {
-            crate::global::bounds_failure()
+            crate::global::index_failure(self.base as usize, size_of::<T>(), row * COLS + col, ROWS * COLS)
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
         unsafe { arch::shared_load(self.base.add(row * Self::PITCH + col)) }
@@ -282,7 +282,7 @@ impl<T: Copy, const ROWS: usize, const COLS: usize, const PAD: usize> Tile2d<T, 
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set(&self, row: usize, col: usize, value: T) {
         if row >= ROWS || col >= COLS {
-            crate::global::bounds_failure()
+            crate::global::index_failure(self.base as usize, size_of::<T>(), row * COLS + col, ROWS * COLS)
         }
         // SAFETY: in bounds of the tile, which the launch provides (constructor contract).
         unsafe { arch::shared_store(self.base.add(row * Self::PITCH + col), value) }

@@ -10,6 +10,7 @@ use super::arch;
 /// the shuffles are: `bar.sync` moves no data, and every access it orders is checked by its view
 /// or tile (PTX ISA §9.7.13.1, `bar.sync`).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn sync_threads() {
     // SAFETY: the contract is convergence only: breaking it misorders accesses that are each
     // within their view or tile, it cannot make one reach outside.

@@ -23,6 +23,7 @@ fn launch_of(kernel: &'static str) -> Launch {
         grid: [BLOCKS, 1, 1],
         block: [THREADS, 1, 1],
         shared_bytes: 0,
+        views: Vec::new(),
     }
 }
 

@@ -174,8 +174,9 @@ abi! { $
     fn grid_dim => ferrocuda_sim_abi_grid_dim() -> [u32; 3];
     /// The lane (0..32) of the calling simulated thread in its warp.
     fn lane_id => ferrocuda_sim_abi_lane_id() -> u32;
-    /// `bar.sync 0`: waits until every thread of the block has arrived.
-    fn barrier => ferrocuda_sim_abi_barrier();
+    /// `bar.sync 0` at the kernel's `site`: waits until every thread of the block has arrived at
+    /// it (a fault when they wait at different ones).
+    fn barrier => ferrocuda_sim_abi_barrier(site: &'static Location<'static>);
     /// A shuffle or vote among the lanes of `mask`; this lane's result.
     fn warp_exchange => ferrocuda_sim_abi_warp_exchange(op: WarpOp, mask: u32, value: u32) -> u32;
     /// `activemask`: the lanes of the warp that are at this call together.
@@ -194,6 +195,11 @@ abi! { $
     fn thread_fence_checked => ferrocuda_sim_abi_thread_fence_checked();
     /// Stops the calling simulated thread with a fault saying `message`.
     fn fault_with => ferrocuda_sim_abi_fault_with(message: fmt::Arguments<'_>) -> !;
+    /// Stops the calling simulated thread on index `index` of the view or tile of `len` elements
+    /// of `element_bytes` each at `address`, naming the argument it belongs to and `site`.
+    fn index_fault => ferrocuda_sim_abi_index_fault(
+        address: usize, element_bytes: usize, index: usize, len: usize, site: &'static Location<'static>
+    ) -> !;
     /// Prints `text` for the calling simulated thread (to its launch's capture or stdout).
     fn print => ferrocuda_sim_abi_print(text: &[u8]);
     /// `%globaltimer`: nanoseconds since the Unix epoch (the host's clock).

@@ -6,8 +6,8 @@ use crate::fault;
 
 pub(crate) use crate::ops::shared_access_at;
 pub(crate) use crate::{
-    active_mask, barrier, block_dim, block_idx, constant_word, grid_dim, lane_id, print, shared_base, thread_idx,
-    warp_exchange,
+    active_mask, barrier, block_dim, block_idx, constant_word, grid_dim, index_fault, lane_id, print, shared_base,
+    thread_idx, warp_exchange,
 };
 pub(crate) use crate::{global_access_checked, global_atomic_checked, thread_fence_checked};
 

@@ -54,8 +54,10 @@ pub(crate) fn run_grid(launch: &Launch, body: ErasedBody) -> Result<(), Fault> {
         true,
         checks,
     );
+    let views: std::sync::Arc<[crate::ViewInfo]> = launch.views.as_slice().into();
     first.output = output.clone();
     first.global_race = global_race.clone();
+    first.views = views.clone();
     run_block(&first, args.0)?;
     let cooperative = first.cooperative.get();
     (1..gx * gy * gz).into_par_iter().try_for_each(|id| {
@@ -70,6 +72,7 @@ pub(crate) fn run_grid(launch: &Launch, body: ErasedBody) -> Result<(), Fault> {
         );
         block.output = output.clone();
         block.global_race = global_race.clone();
+        block.views = views.clone();
         let args = &args;
         run_block(&block, args.0)
     })
@@ -84,6 +87,7 @@ fn run_block(block: &BlockCtx, body: ErasedBody) -> Result<(), Fault> {
             barrier_generation: Cell::new(0),
             yielder: Cell::new(std::ptr::null()),
             fenced: Cell::new(false),
+            barrier_site: Cell::new(None),
         })
         .collect();
     if block.can_suspend {
@@ -245,12 +249,17 @@ fn deadlock(block: &BlockCtx, threads: &[ThreadCtx]) -> Fault {
     let at_barrier = count(Wait::Barrier);
     let exited = threads.iter().find(|t| t.wait.get() == Wait::Exited);
     let in_warp = threads.iter().find(|t| matches!(t.wait.get(), Wait::Warp(_)));
+    let barrier_site = threads
+        .iter()
+        .find(|t| t.wait.get() == Wait::Barrier)
+        .and_then(|t| t.barrier_site.get())
+        .map_or(String::new(), |site| std::format!(" at {site}"));
     let (thread, message) = match (at_barrier, exited, in_warp) {
         (n, Some(gone), _) if n > 0 => (
             gone.thread_idx,
             std::format!(
-                "barrier not reached by every thread of the block: {n} of {} threads wait at __syncthreads, {} exited \
-                 without reaching it (this thread among them)",
+                "a barrier inside a branch that not every thread takes: {n} of {} threads wait at the __syncthreads{barrier_site}, \
+                 {} exited without reaching it (this thread among them)",
                 block.threads,
                 count(Wait::Exited)
             ),
@@ -271,7 +280,7 @@ fn deadlock(block: &BlockCtx, threads: &[ThreadCtx]) -> Fault {
         _ => (
             threads[0].thread_idx,
             std::format!(
-                "threads wait at different barriers ({at_barrier} of {} at one)",
+                "threads wait at different barriers ({at_barrier} of {} at one{barrier_site})",
                 block.threads
             ),
         ),

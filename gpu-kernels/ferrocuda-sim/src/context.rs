@@ -30,6 +30,8 @@ pub(crate) struct ThreadCtx {
     pub yielder: Cell<*const Yielder<(), ()>>,
     /// A `__threadfence` since this thread's last atomic (the global race detector's release).
     pub fenced: Cell<bool>,
+    /// The `__syncthreads` this thread waits at, while it does.
+    pub barrier_site: Cell<Option<&'static core::panic::Location<'static>>>,
 }
 
 /// The lanes of one warp meeting at shuffles and votes: one array per field, so that completing
@@ -104,6 +106,10 @@ pub(crate) struct BlockCtx {
     pub releases: Cell<u32>,
     /// Whether a thread of this block has made a global atomic (an acquire).
     pub acquired: Cell<bool>,
+    /// The views the launch's arguments hold, to name the one an index falls outside of.
+    pub views: std::sync::Arc<[crate::ViewInfo]>,
+    /// The `__syncthreads` the threads of the current barrier generation wait at.
+    pub barrier_site: Cell<Option<&'static core::panic::Location<'static>>>,
 }
 
 impl BlockCtx {
@@ -141,6 +147,8 @@ impl BlockCtx {
             global_race: None,
             releases: Cell::new(0),
             acquired: Cell::new(false),
+            views: std::sync::Arc::from([]),
+            barrier_site: Cell::new(None),
         }
     }
 

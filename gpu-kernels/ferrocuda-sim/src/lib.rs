@@ -45,7 +45,7 @@ mod stack;
 
 pub use checks::{Checks, checks_from_env, current_checks, default_checks, with_checks};
 pub use context::fault;
-pub use ops::{Access, WarpOp, active_mask, barrier, shared_access, shared_base, warp_exchange};
+pub use ops::{Access, WarpOp, active_mask, barrier, index_fault, shared_access, shared_base, warp_exchange};
 pub use output::{capture_output, print};
 pub use stack::{DEFAULT_STACK_BYTES, stack_bytes, stack_bytes_from_env};
 
@@ -128,13 +128,23 @@ pub const MAX_GRID_DIM: [u32; 3] = [i32::MAX as u32, 65535, 65535];
 /// The most dynamic shared memory a block may ask for (sm_90's opt-in limit, 227 KiB).
 pub const MAX_SHARED_BYTES: usize = 227 * 1024;
 
-/// One launch: which kernel, its shape and its dynamic shared memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One launch: which kernel, its shape, its dynamic shared memory, and the views its arguments
+/// hold (to name the one an index falls outside of).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
     pub kernel: &'static str,
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub shared_bytes: usize,
+    pub views: Vec<ViewInfo>,
+}
+
+/// A view a kernel argument holds: the argument struct's field, and the bytes it spans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewInfo {
+    pub field: &'static str,
+    pub start: usize,
+    pub bytes: usize,
 }
 
 /// Why a simulated launch did not complete.

@@ -5,10 +5,20 @@ use super::context::{BlockCtx, ThreadCtx, Wait, fault, suspend, with_thread};
 pub use ferrocuda_sim_abi::WarpOp;
 
 /// `bar.sync 0`: waits until every thread of the block has arrived.
-pub fn barrier() {
+pub fn barrier(site: &'static core::panic::Location<'static>) {
     let generation = with_thread(|t, b| {
+        // Every thread of a generation must wait at the same `__syncthreads`: one at another is a
+        // barrier inside a divergent branch (undefined in CUDA, though some GPUs let it pass).
+        match b.barrier_site.get() {
+            Some(other) if other != site => fault(std::format!(
+                "a barrier inside a divergent branch: this thread is at the __syncthreads at {site} while \
+                 other threads of its block wait at the one at {other} (every thread must reach the same barrier)"
+            )),
+            _ => b.barrier_site.set(Some(site)),
+        }
         b.cooperative.set(true);
         t.wait.set(Wait::Barrier);
+        t.barrier_site.set(Some(site));
         b.bump();
         let generation = b.barrier_generation.get();
         t.barrier_generation.set(generation);
@@ -16,6 +26,7 @@ pub fn barrier() {
         if arrived == b.threads {
             b.barrier_arrived.set(0);
             b.barrier_generation.set(generation + 1);
+            b.barrier_site.set(None);
         } else {
             b.barrier_arrived.set(arrived);
         }
@@ -24,7 +35,46 @@ pub fn barrier() {
     while with_thread(|_, b| b.barrier_generation.get() == generation) {
         suspend("a barrier");
     }
-    with_thread(|t, _| t.wait.set(Wait::Running));
+    with_thread(|t, _| {
+        t.wait.set(Wait::Running);
+        t.barrier_site.set(None);
+    });
+}
+
+/// Stops the thread on index `index` of the view or tile of `len` elements of `element_bytes`
+/// each at `address`, with a fault naming the kernel argument the view belongs to (a field of the
+/// argument struct, or a part of it), or the shared tile, and `site`, the kernel's line. Outside a
+/// kernel, panics with the same sentence.
+pub fn index_fault(
+    address: usize,
+    element_bytes: usize,
+    index: usize,
+    len: usize,
+    site: &'static core::panic::Location<'static>,
+) -> ! {
+    let what = super::context::with_block_if_any(|b| {
+        let shared = b.shared.borrow().as_ptr() as usize;
+        if (shared..shared + b.shared_bytes.max(1)).contains(&address) {
+            return std::format!("a shared tile of {len} elements");
+        }
+        let field = b
+            .views
+            .iter()
+            .find(|v| (v.start..v.start + v.bytes.max(1)).contains(&address));
+        match field {
+            Some(v) if v.start == address && v.bytes == len * element_bytes => {
+                std::format!("the argument `{}` ({len} elements)", v.field)
+            }
+            Some(v) => std::format!(
+                "a view of {len} elements inside the argument `{}` (from its element {})",
+                v.field,
+                (address - v.start) / element_bytes.max(1)
+            ),
+            None => std::format!("a view of {len} elements"),
+        }
+    })
+    .unwrap_or_else(|| std::format!("a view of {len} elements"));
+    fault(std::format!("index {index} is out of bounds of {what}, at {site}"))
 }
 
 /// A shuffle or vote among the lanes of `mask`: posts this lane's `value`, waits until every lane

@@ -22,7 +22,7 @@ fn deep_in_one_block(args: (u32, u32)) {
 
 /// As [`deep_in_one_block`], after a barrier: its blocks run with a coroutine per thread.
 fn deep_after_barrier(args: (u32, u32)) {
-    barrier();
+    barrier(std::panic::Location::caller());
     deep_in_one_block(args);
 }
 
@@ -32,6 +32,7 @@ fn launch_of(kernel: &'static str) -> Launch {
         grid: [8, 1, 1],
         block: [32, 1, 1],
         shared_bytes: 0,
+        views: Vec::new(),
     }
 }
 

@@ -28,3 +28,36 @@ pub fn broken_divergent_barrier(args: OutArgs<'_, i32>) {
     sync_threads();
     args.out.set(t, 1);
 }
+
+/// Even threads wait at one barrier, odd ones at another: a barrier inside a divergent branch,
+/// which the simulator names with both lines.
+#[kernel]
+pub fn broken_barriers_in_both_branches(args: OutArgs<'_, i32>) {
+    let t = thread_idx_x();
+    // Two barriers, each reached by half the block: broken on purpose.
+    if t.is_multiple_of(2) {
+        sync_threads();
+        args.out.set(t, 1);
+    } else {
+        sync_threads();
+        args.out.set(t, 2);
+    }
+}
+
+/// Each thread writes one element past its own: the last one writes past the end of `out`.
+#[kernel]
+pub fn broken_index_past_the_end(args: OutArgs<'_, i32>) {
+    let t = thread_idx_x();
+    args.out.set(t + 1, 1);
+}
+
+/// Each thread reads the tile element after its own: the last one reads past the tile.
+#[kernel]
+pub fn broken_tile_index_past_the_end(args: OutArgs<'_, i32>) {
+    let (t, n) = (thread_idx_x(), block_dim().x);
+    // SAFETY: the launch provides `Tile1d::<i32>::bytes(blockDim.x)` bytes.
+    let tile = unsafe { Tile1d::<i32>::dynamic(n) };
+    tile.set(t, 1);
+    sync_threads();
+    args.out.set(t, tile.get(t + 1));
+}

@@ -7,7 +7,10 @@ use common::{CpuTest, TestResult, ensure, fail};
 use ferrocuda::device::shared::Tile1d;
 use ferrocuda_sim::{Fault, SimError};
 mod broken_kernels;
-use broken_kernels::{BrokenDivergentBarrier, BrokenReverseWithoutBarrier};
+use broken_kernels::{
+    BrokenBarriersInBothBranches, BrokenDivergentBarrier, BrokenIndexPastTheEnd, BrokenReverseWithoutBarrier,
+    BrokenTileIndexPastTheEnd,
+};
 use ferrocuda::{Error, Gpu, KernelSet, KernelView, LaunchShape};
 use ferrocuda_testing::probe::{OutArgs, ProbeSharedReverse, ProbeWarp, WARP_FIELDS, WarpArgs};
 
@@ -55,9 +58,63 @@ fn sim_barrier_not_reached_is_caught() -> TestResult {
     })?;
     let text = fault.to_string();
     ensure(
-        text.contains("barrier not reached by every thread")
+        text.contains("a barrier inside a branch that not every thread takes: 32 of 64 threads wait")
+            && text.contains("broken_kernels.rs:")
             && text.contains("block (0, 0, 0)")
             && text.contains("thread ("),
+        || format!("unexpected report: {text}"),
+    )
+}
+
+/// Half the block at one `__syncthreads`, half at another: named as a divergent barrier, with
+/// both lines.
+fn sim_divergent_barriers_are_named() -> TestResult {
+    let fault = fault_of(|sim| {
+        let mut data = sim.zeros::<i32>(64)?;
+        sim.load(&BROKEN)?.launch(
+            BrokenBarriersInBothBranches,
+            LaunchShape::new((1, 1, 1), (64, 1, 1)),
+            OutArgs { out: data.view_mut() },
+        )
+    })?;
+    let text = fault.to_string();
+    let lines = text.matches("broken_kernels.rs:").count();
+    ensure(
+        text.contains("a barrier inside a divergent branch") && lines == 2,
+        || format!("unexpected report: {text}"),
+    )
+}
+
+/// An index past a view names the argument's field, the index, the length and the kernel's line;
+/// past a shared tile, the tile.
+fn sim_index_out_of_bounds_names_the_view_and_line() -> TestResult {
+    let fault = fault_of(|sim| {
+        let mut data = sim.zeros::<i32>(64)?;
+        sim.load(&BROKEN)?.launch(
+            BrokenIndexPastTheEnd,
+            LaunchShape::new((1, 1, 1), (64, 1, 1)),
+            OutArgs { out: data.view_mut() },
+        )
+    })?;
+    let text = fault.to_string();
+    ensure(
+        text.contains("index 64 is out of bounds of the argument `out` (64 elements), at ")
+            && text.contains("broken_kernels.rs:")
+            && text.contains("thread (63, 0, 0)"),
+        || format!("unexpected report: {text}"),
+    )?;
+    let fault = fault_of(|sim| {
+        let mut data = sim.zeros::<i32>(32)?;
+        sim.load(&BROKEN)?.launch(
+            BrokenTileIndexPastTheEnd,
+            reverse_shape(32, 1, 32),
+            OutArgs { out: data.view_mut() },
+        )
+    })?;
+    let text = fault.to_string();
+    ensure(
+        text.contains("index 32 is out of bounds of a shared tile of 32 elements, at ")
+            && text.contains("broken_kernels.rs:"),
         || format!("unexpected report: {text}"),
     )
 }
@@ -177,6 +234,11 @@ fn main() {
     let tests: Vec<CpuTest> = vec![
         ("sim_missing_barrier_is_caught", sim_missing_barrier_is_caught),
         ("sim_barrier_not_reached_is_caught", sim_barrier_not_reached_is_caught),
+        ("sim_divergent_barriers_are_named", sim_divergent_barriers_are_named),
+        (
+            "sim_index_out_of_bounds_names_the_view_and_line",
+            sim_index_out_of_bounds_names_the_view_and_line,
+        ),
         ("sim_shared_out_of_bounds_is_caught", sim_shared_out_of_bounds_is_caught),
         (
             "sim_shuffle_with_absent_lanes_is_caught",

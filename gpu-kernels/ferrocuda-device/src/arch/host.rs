@@ -58,8 +58,9 @@ pub fn lane_id() -> u32 {
 /// Every non-exited thread of the block reaches this barrier (the simulator reports a fault
 /// when not).
 #[inline(always)]
+#[track_caller]
 pub unsafe fn barrier_sync() {
-    sim::barrier()
+    sim::barrier(core::panic::Location::caller())
 }
 /// `membar.cta`.
 #[inline(always)]
@@ -98,6 +99,12 @@ pub fn global_timer() -> u64 {
 #[inline(always)]
 pub fn nanosleep(_ns: u32) {
     core::hint::spin_loop()
+}
+/// An index out of bounds of the view or tile at `address`: a fault naming the kernel argument
+/// it belongs to (or the shared tile), the index, the length and the caller's source line.
+#[track_caller]
+pub fn index_fault(address: usize, element_bytes: usize, index: usize, len: usize) -> ! {
+    sim::index_fault(address, element_bytes, index, len, core::panic::Location::caller())
 }
 /// `trap`: stops the launch with a fault naming this thread.
 #[inline(always)]

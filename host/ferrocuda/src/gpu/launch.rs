@@ -110,12 +110,17 @@ impl LaunchShape {
     }
 
     /// The shape as the simulator takes it.
-    pub(super) fn sim_launch(&self, kernel: &'static str) -> ferrocuda_sim::Launch {
+    pub(super) fn sim_launch(
+        &self,
+        kernel: &'static str,
+        views: Vec<ferrocuda_sim::ViewInfo>,
+    ) -> ferrocuda_sim::Launch {
         ferrocuda_sim::Launch {
             kernel,
             grid: [self.grid.0, self.grid.1, self.grid.2],
             block: [self.block.0, self.block.1, self.block.2],
             shared_bytes: self.shared_bytes as usize,
+            views,
         }
     }
 }

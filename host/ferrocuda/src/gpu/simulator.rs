@@ -75,11 +75,21 @@ pub struct SimDevice {
 impl SimDevice {
     /// Runs kernel `K` over `shape` with `args`.
     pub(super) fn launch<K: Kernel<A>, A: KernelArgs>(&self, shape: LaunchShape, args: A) -> Result<()> {
+        // The views, so that a fault names the argument an index falls outside of.
+        let mut views = Vec::new();
+        args.views(&mut |view| {
+            views.push(sim::ViewInfo {
+                field: view.field,
+                start: view.start,
+                bytes: view.bytes,
+            })
+        });
+        let launch = shape.sim_launch(K::NAME, views);
         // SAFETY: `A: KernelArgs` is `DeviceCopy`: numbers and views, which the blocks' host
         // threads may share (the views' accessors are relaxed atomics).
         // SAFETY (also): `RUN` reads an `A` through the pointer to `args`, which lives until
         // the launch returns (the simulator runs every thread before it does).
-        match unsafe { sim::launch_erased(&shape.sim_launch(K::NAME), K::RUN, (&raw const args).cast()) } {
+        match unsafe { sim::launch_erased(&launch, K::RUN, (&raw const args).cast()) } {
             Ok(()) => Ok(()),
             Err(e @ SimError::InvalidLaunch(_)) => Err(Error::Simulator(e)),
             Err(e @ SimError::Fault(_)) => {

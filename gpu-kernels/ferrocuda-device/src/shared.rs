@@ -1,10 +1,16 @@
 //! Shared memory as typed tiles carved from the launch's dynamic shared memory.
 //!
 //! Rust has no `__shared__` statics on nvptx, so every tile lives in the `extern __shared__`
-//! region sized at launch. A tile type states its size in [`Tile1d::bytes`] or
-//! [`Tile2d::BYTES`]; the host launcher passes that size as the launch's shared-memory bytes.
+//! region sized at launch. Declare a kernel's tiles once with
+//! [`shared_layout!`](crate::shared_layout): it computes the offsets and the launch's bytes from
+//! that declaration and carves the tiles safely (the kernel checks the bytes the launch provides).
+//! The tiles' own `unsafe` constructors ([`Tile1d::dynamic`], [`Tile2d::dynamic_at`]) remain,
+//! for layouts the macro does not express; their caller states the offsets and the size.
 use super::arch;
 use core::marker::PhantomData;
+
+mod layout;
+pub use layout::{SharedTile, layout_failure};
 
 /// A 1-D tile of `len` elements at the start of dynamic shared memory; `len` is chosen at launch
 /// (typically the block size), and the launch provides [`Tile1d::bytes`]`(len)` bytes.

@@ -58,16 +58,19 @@ pub fn probe_warp_scan(args: ScanProbeArgs<'_>) {
 /// Values each thread of [`probe_block_scan`] writes.
 pub const BLOCK_SCAN_FIELDS: usize = 6;
 
-/// Dynamic shared memory of [`probe_block_scan`], bytes.
-pub const BLOCK_SCAN_PROBE_BYTES: usize = Tile1d::<u32>::bytes(BLOCK_SCAN_SCRATCH);
+ferrocuda_device::shared_layout! {
+    /// The shared memory of [`probe_block_scan`]: the block collectives' scratch.
+    pub struct BlockScanShared() {
+        pub scratch: Tile1d<u32>[BLOCK_SCAN_SCRATCH],
+    }
+}
 
 /// The block scans at any block size (one input per thread of the grid): per thread, the
 /// inclusive and exclusive sums within its block, the block's total, the all-reduced total, and
 /// the inclusive and exclusive [`LastNonZero`] scans.
 #[kernel]
 pub fn probe_block_scan(args: ScanProbeArgs<'_>) {
-    // SAFETY: the launch provides BLOCK_SCAN_PROBE_BYTES, this tile alone.
-    let scratch = unsafe { Tile1d::<u32>::dynamic(BLOCK_SCAN_SCRATCH) };
+    let BlockScanShared { scratch } = BlockScanShared::carve();
     let i = global_idx_x();
     let x = args.input.get(i);
     // A barrier between two uses of one scratch tile (the block layer's rule).

@@ -183,6 +183,8 @@ abi! { $
     fn active_mask => ferrocuda_sim_abi_active_mask() -> u32;
     /// The base of the block's dynamic shared memory.
     fn shared_base => ferrocuda_sim_abi_shared_base() -> *mut u8;
+    /// The bytes of dynamic shared memory the running launch provides.
+    fn dynamic_shared_bytes => ferrocuda_sim_abi_dynamic_shared_bytes() -> usize;
     /// A checked shared-memory access, named by `site` in a race report; the address to use.
     fn shared_access_at => ferrocuda_sim_abi_shared_access_at(
         address: *const u8, bytes: usize, access: Access, site: &'static Location<'static>

@@ -245,6 +245,11 @@ pub fn shared_base() -> *mut u8 {
     })
 }
 
+/// The bytes of dynamic shared memory the running launch provides.
+pub fn dynamic_shared_bytes() -> usize {
+    with_thread(|_, b| b.shared_bytes)
+}
+
 pub use ferrocuda_sim_abi::Access;
 
 /// Checks an access of `bytes` bytes at `address` against the launch's shared memory and the

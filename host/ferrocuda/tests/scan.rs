@@ -3,7 +3,7 @@
 use ferrocuda_testing as common;
 
 use common::probe::collective::{
-    BLOCK_SCAN_FIELDS, BLOCK_SCAN_PROBE_BYTES, ProbeBlockScan, ProbeScanLastNonzero, ProbeWarpScan, ScanProbeArgs,
+    BLOCK_SCAN_FIELDS, BlockScanShared, ProbeBlockScan, ProbeScanLastNonzero, ProbeWarpScan, ScanProbeArgs,
     WARP_SCAN_FIELDS,
 };
 use common::{GpuTest, TestResult, ensure, fail};
@@ -338,7 +338,7 @@ fn block_scans(gpu: &Gpu) -> TestResult {
             out: out_d.view_mut(),
         };
         let shape =
-            LaunchShape::new((blocks as u32, 1, 1), (threads, 1, 1)).with_shared_bytes(BLOCK_SCAN_PROBE_BYTES as u32);
+            LaunchShape::new((blocks as u32, 1, 1), (threads, 1, 1)).with_shared_bytes(BlockScanShared::bytes() as u32);
         common::probes(gpu)?.launch(ProbeBlockScan, shape, args).map_err(fail)?;
         let out = gpu.download(&out_d).map_err(fail)?;
         for (b, block) in v.chunks(threads as usize).enumerate() {

@@ -138,6 +138,32 @@ fn sim_shared_out_of_bounds_is_caught() -> TestResult {
     )
 }
 
+/// A launch that provides fewer shared bytes than a `shared_layout!` declares stops in the
+/// kernel before any tile is touched, with a fault that names the layout.
+fn sim_short_shared_layout_is_caught() -> TestResult {
+    use ferrocuda_testing::probe::collective::{BLOCK_SCAN_FIELDS, BlockScanShared, ProbeBlockScan, ScanProbeArgs};
+    let fault = fault_of(|sim| {
+        let input = sim.upload(&[1u32; 64])?;
+        let mut out = sim.zeros::<u32>(BLOCK_SCAN_FIELDS * 64)?;
+        let short = LaunchShape::new((1, 1, 1), (64, 1, 1)).with_shared_bytes(BlockScanShared::bytes() as u32 - 4);
+        sim.load(&ferrocuda_testing::PROBES)?.launch(
+            ProbeBlockScan,
+            short,
+            ScanProbeArgs {
+                input: input.view(),
+                out: out.view_mut(),
+            },
+        )
+    })?;
+    let text = fault.to_string();
+    ensure(
+        text.contains(
+            "the launch provides 128 bytes of dynamic shared memory, and the shared layout `BlockScanShared` needs 132",
+        ),
+        || format!("unexpected report: {text}"),
+    )
+}
+
 fn sim_shuffle_with_absent_lanes_is_caught() -> TestResult {
     // A full-warp shuffle in a 20-thread block: lanes 20..32 never arrive.
     let fault = fault_of(|sim| {
@@ -234,6 +260,7 @@ fn main() {
     let tests: Vec<CpuTest> = vec![
         ("sim_missing_barrier_is_caught", sim_missing_barrier_is_caught),
         ("sim_barrier_not_reached_is_caught", sim_barrier_not_reached_is_caught),
+        ("sim_short_shared_layout_is_caught", sim_short_shared_layout_is_caught),
         ("sim_divergent_barriers_are_named", sim_divergent_barriers_are_named),
         (
             "sim_index_out_of_bounds_names_the_view_and_line",

@@ -119,6 +119,11 @@ pub fn trap() -> ! {
 pub fn dynamic_shared_base<T>() -> *mut T {
     sim::shared_base().cast()
 }
+/// The bytes of dynamic shared memory this launch provides.
+#[inline(always)]
+pub fn dynamic_shared_bytes() -> usize {
+    sim::dynamic_shared_bytes()
+}
 /// A checked shared-memory read.
 ///
 /// A plain read, not an atomic: a block's shared memory is touched only by the block's threads,

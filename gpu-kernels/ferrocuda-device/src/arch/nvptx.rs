@@ -136,6 +136,15 @@ pub fn dynamic_shared_base<T>() -> *mut T {
     core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
 }
 
+/// `%dynamic_smem_size`: the bytes of dynamic shared memory this launch provides.
+#[inline(always)]
+pub fn dynamic_shared_bytes() -> usize {
+    let bytes: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {}, %dynamic_smem_size;", out(reg32) bytes, options(nomem, nostack, pure)) };
+    bytes as usize
+}
+
 /// The 32-bit shared-window address (`.shared` state space) of `address`, a generic address
 /// inside this launch's dynamic shared memory, for instructions that take one (`cp.async`,
 /// `ldmatrix`). Only the base is converted (`cvta.to.shared`, once per kernel: a pure

@@ -14,7 +14,7 @@ use super::warp::warp_reduce_reversed_to_lane0;
 use crate::global::{Element4, Slice, SliceMut};
 use crate::index::thread_idx_x;
 use crate::shared::{Tile1d, Tile2d};
-use crate::sync::{nanosleep, sync_threads, thread_fence};
+use crate::sync::{nanosleep, thread_fence};
 use crate::warp::{FULL_MASK, Shuffle, WARP_SIZE, lane_id, sync_warp, vote_ballot_sync};
 
 /// Threads per block of every scan launch: four warps, as CUB's sm_90 tuning for 4-byte sums.
@@ -57,18 +57,18 @@ fn exchange_slot(chunk: usize) -> usize {
     chunk / SCAN_CHUNKS * LANE_SLOTS + chunk % SCAN_CHUNKS
 }
 
-/// Dynamic shared memory a scan launch of `T` needs, bytes: the exchange tile, the block scan's
-/// scratch, then the tile number the block took.
-pub const fn scan_shared_bytes<T: Copy>() -> usize {
-    tile_number_offset::<T>() + size_of::<u32>()
+crate::shared_layout! {
+    /// A scan block's shared memory: the exchange, the block scan's scratch, the tile number.
+    struct ScanShared<T: Copy>() {
+        exchange: Exchange<T>,
+        scratch: Tile1d<T>[BLOCK_SCAN_SCRATCH],
+        tile_number: Tile1d<u32>[1],
+    }
 }
 
-const fn scratch_offset<T: Copy>() -> usize {
-    Exchange::<T>::BYTES
-}
-
-const fn tile_number_offset<T: Copy>() -> usize {
-    (scratch_offset::<T>() + Tile1d::<T>::bytes(BLOCK_SCAN_SCRATCH)).next_multiple_of(size_of::<u32>())
+/// Dynamic shared memory a scan launch of `T` needs, bytes.
+pub fn scan_shared_bytes<T: Copy>() -> usize {
+    ScanShared::<T>::bytes()
 }
 
 /// The arguments of a device-wide scan: `output[i]` receives the scan of `input[..=i]`
@@ -217,14 +217,11 @@ bits32!(i32, u32, f32);
 /// written once; per tile three barriers and a look-back by one warp.
 #[inline(always)]
 pub fn scan_tiles<T: TileDescriptor, O: ReduceOp<T>>(args: ScanArgs<'_, T>) {
-    // SAFETY: every scan launch provides `scan_shared_bytes::<T>()` bytes (the contract above):
-    // the exchange tile first (16-byte aligned, at the base), then the scratch, then the tile
-    // number, none overlapping.
-    let exchange = unsafe { Exchange::<T>::dynamic() };
-    // SAFETY: as above; the offset is a multiple of `T`'s alignment.
-    let scratch = unsafe { Tile1d::<T>::dynamic_at(scratch_offset::<T>(), BLOCK_SCAN_SCRATCH) };
-    // SAFETY: as above; the offset is a multiple of 4 bytes.
-    let tile_number = unsafe { Tile1d::<u32>::dynamic_at(tile_number_offset::<T>(), 1) };
+    let ScanShared {
+        exchange,
+        scratch,
+        tile_number,
+    } = ScanShared::<T>::carve();
     let rank = thread_idx_x();
     let tile = take_tile(&args, &tile_number);
     let n = args.input.len();
@@ -320,7 +317,7 @@ fn take_tile<T>(args: &ScanArgs<'_, T>, tile_number: &Tile1d<u32>) -> usize {
     if thread_idx_x() == 0 {
         tile_number.set(0, args.tile_counter.atomic_add(0, 1).wrapping_sub(args.ticket_base));
     }
-    sync_threads();
+    crate::sync::sync_threads();
     tile_number.get(0) as usize
 }
 

@@ -133,7 +133,7 @@ pub(super) fn all(c: &mut Comparison) -> Result<()> {
                 "probe_warp_scan" => probes(gpu)?.launch(ProbeWarpScan, shape, args)?,
                 _ => probes(gpu)?.launch(
                     ProbeBlockScan,
-                    shape.with_shared_bytes(BLOCK_SCAN_PROBE_BYTES as u32),
+                    shape.with_shared_bytes(BlockScanShared::bytes() as u32),
                     args,
                 )?,
             }

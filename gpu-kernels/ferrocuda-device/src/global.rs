@@ -540,10 +540,18 @@ pub fn bounds_failure() -> ! {
 /// Stops the kernel on index `index` of the view or tile of `len` elements of `element_bytes`
 /// each at `address`: `trap` on the GPU; on the simulator a fault naming the kernel argument the
 /// view belongs to (or the shared tile), the index, the length and the kernel's source line.
-#[cold]
-#[inline(never)]
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+///
+/// On the GPU it is [`bounds_failure`] itself, inlined, so a checked access passes no arguments
+/// to its cold path.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), cold, inline(never), track_caller)]
 pub fn index_failure(address: usize, element_bytes: usize, index: usize, len: usize) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = (address, element_bytes, index, len);
+        bounds_failure()
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
     crate::arch::index_fault(address, element_bytes, index, len)
 }
 

@@ -118,11 +118,6 @@ pub fn nanosleep(ns: u32) {
     // SAFETY: a pause; it touches no memory.
     unsafe { asm!("nanosleep.u32 {};", in(reg32) ns, options(nomem, nostack, preserves_flags)) };
 }
-/// An index out of bounds: `trap` (the simulator names the view and the line).
-#[inline(always)]
-pub fn index_fault(_address: usize, _element_bytes: usize, _index: usize, _len: usize) -> ! {
-    trap()
-}
 /// `trap`: aborts the kernel; the host sees an error at its next synchronisation.
 #[inline(always)]
 pub fn trap() -> ! {

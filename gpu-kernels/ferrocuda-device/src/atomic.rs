@@ -1,108 +1,207 @@
 //! Atomic read-modify-write on global or shared memory (CUDA C's `atomicAdd` family).
 //!
 //! Each takes a generic address, which may point into global or shared memory, and returns the
-//! old value. Ordering is relaxed at device scope, as in CUDA C.
+//! old value. Ordering is relaxed, as in CUDA C; the [`Scope`] says which threads the operation
+//! is atomic with respect to (CUDA C's `atomicAdd_block`, `atomicAdd`, `atomicAdd_system`; PTX's
+//! `.cta`, `.gpu`, `.sys`, PTX ISA §8.5 and §9.7.13.5).
+//!
+//! | operation | types |
+//! | --- | --- |
+//! | add, sub | `i32`, `u32`, `i64`, `u64`, `f32`, `f64` |
+//! | min, max | `i32`, `u32`, `i64`, `u64` |
+//! | and, or, xor | `i32`, `u32`, `i64`, `u64` |
+//! | exch, cas | `i32`, `u32`, `i64`, `u64`, `f32`, `f64` |
+//!
+//! On a view or a shared tile, `view.atomic(i)` is an [`AtomicRef`] to element `i` (bounds
+//! checked): `args.count.atomic(0).add(1)`, `tile.atomic(k).block().max(x)`,
+//! `flags.atomic(j).system().exch(1)`.
 use super::arch;
+use core::marker::PhantomData;
 
-/// Types with `atomicAdd`: `i32`, `u32`, `u64`, `f32`, `f64`.
+/// Which threads an atomic operation is atomic with respect to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The threads of the calling block (`.cta`, CUDA C's `_block` atomics).
+    Block,
+    /// Every thread of the GPU (`.gpu`, CUDA C's plain atomics): the default.
+    Device,
+    /// Every thread of every GPU and the host (`.sys`, CUDA C's `_system` atomics), for memory
+    /// they share.
+    System,
+}
+
+/// Types with `atomicAdd` (and a subtraction as the add of the negation).
 pub trait AtomicAdd: Copy {
-    /// See [`atomic_add`].
+    /// Adds `value` to `*address` atomically at `scope`; returns the old value.
     ///
     /// # Safety
     /// As [`atomic_add`].
-    unsafe fn atomic_add(address: *mut Self, value: Self) -> Self;
+    unsafe fn atomic_add_at(address: *mut Self, value: Self, scope: Scope) -> Self;
+    /// `-value` (wrapping for integers).
+    fn negate(value: Self) -> Self;
 }
-/// Types with `atomicMin`/`atomicMax`: `i32`, `u32`, `u64`.
+/// Types with `atomicMin`/`atomicMax`.
 pub trait AtomicMinMax: Copy {
-    /// See [`atomic_min`].
+    /// Stores the least of `*address` and `value`; returns the old value.
     ///
     /// # Safety
-    /// As [`atomic_min`].
-    unsafe fn atomic_min(address: *mut Self, value: Self) -> Self;
-    /// See [`atomic_max`].
+    /// As [`atomic_add`].
+    unsafe fn atomic_min_at(address: *mut Self, value: Self, scope: Scope) -> Self;
+    /// Stores the greatest of `*address` and `value`; returns the old value.
     ///
     /// # Safety
-    /// As [`atomic_max`].
-    unsafe fn atomic_max(address: *mut Self, value: Self) -> Self;
+    /// As [`atomic_add`].
+    unsafe fn atomic_max_at(address: *mut Self, value: Self, scope: Scope) -> Self;
 }
-/// Types with `atomicExch`/`atomicCAS`: `u32`, `u64`.
+/// Types with `atomicAnd`/`atomicOr`/`atomicXor`.
+pub trait AtomicBitwise: Copy {
+    /// `*address &= value`; returns the old value.
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
+    unsafe fn atomic_and_at(address: *mut Self, value: Self, scope: Scope) -> Self;
+    /// `*address |= value`; returns the old value.
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
+    unsafe fn atomic_or_at(address: *mut Self, value: Self, scope: Scope) -> Self;
+    /// `*address ^= value`; returns the old value.
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
+    unsafe fn atomic_xor_at(address: *mut Self, value: Self, scope: Scope) -> Self;
+}
+/// Types with `atomicExch`/`atomicCAS`.
 pub trait AtomicExchange: Copy {
-    /// See [`atomic_exch`].
+    /// Stores `value`; returns the old value.
     ///
     /// # Safety
-    /// As [`atomic_exch`].
-    unsafe fn atomic_exch(address: *mut Self, value: Self) -> Self;
-    /// See [`atomic_cas`].
+    /// As [`atomic_add`].
+    unsafe fn atomic_exch_at(address: *mut Self, value: Self, scope: Scope) -> Self;
+    /// Stores `new` if the value's bits equal `compare`'s; returns the old value either way.
     ///
     /// # Safety
-    /// As [`atomic_cas`].
-    unsafe fn atomic_cas(address: *mut Self, compare: Self, new: Self) -> Self;
+    /// As [`atomic_add`].
+    unsafe fn atomic_cas_at(address: *mut Self, compare: Self, new: Self, scope: Scope) -> Self;
+}
+
+/// The bits of a 4- or 8-byte value as the unsigned word the PTX instruction takes.
+macro_rules! bits {
+    ($v:expr, $bits:ty) => {
+        <$bits>::from_ne_bytes($v.to_ne_bytes())
+    };
 }
 
 macro_rules! impl_add {
-    ($t:ty, $f:path) => {
+    ($($t:ty => $bits:ty, $f:path, $neg:expr;)*) => {$(
         impl AtomicAdd for $t {
             #[inline(always)]
-            unsafe fn atomic_add(address: *mut Self, value: Self) -> Self {
-                // SAFETY: forwarded to the caller.
-                unsafe { $f(address, value) }
+            unsafe fn atomic_add_at(address: *mut Self, value: Self, scope: Scope) -> Self {
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                <$t>::from_ne_bytes(unsafe { $f(address.cast(), bits!(value, $bits), scope) }.to_ne_bytes())
+            }
+            #[inline(always)]
+            fn negate(value: Self) -> Self {
+                $neg(value)
             }
         }
-    };
+    )*};
 }
-impl_add!(i32, arch::atom_add_s32);
-impl_add!(u32, arch::atom_add_u32);
-impl_add!(u64, arch::atom_add_u64);
-impl_add!(f32, arch::atom_add_f32);
-impl_add!(f64, arch::atom_add_f64);
+impl_add! {
+    i32 => i32, arch::atom_add_s32, i32::wrapping_neg;
+    u32 => u32, arch::atom_add_u32, u32::wrapping_neg;
+    // Two's complement: the sum's bits do not depend on the sign.
+    i64 => u64, arch::atom_add_u64, i64::wrapping_neg;
+    u64 => u64, arch::atom_add_u64, u64::wrapping_neg;
+    f32 => f32, arch::atom_add_f32, |x: f32| -x;
+    f64 => f64, arch::atom_add_f64, |x: f64| -x;
+}
 
 macro_rules! impl_min_max {
-    ($t:ty, $min:path, $max:path) => {
+    ($($t:ty, $min:path, $max:path;)*) => {$(
         impl AtomicMinMax for $t {
             #[inline(always)]
-            unsafe fn atomic_min(address: *mut Self, value: Self) -> Self {
+            unsafe fn atomic_min_at(address: *mut Self, value: Self, scope: Scope) -> Self {
                 // SAFETY: forwarded to the caller.
-                unsafe { $min(address, value) }
+                unsafe { $min(address, value, scope) }
             }
             #[inline(always)]
-            unsafe fn atomic_max(address: *mut Self, value: Self) -> Self {
+            unsafe fn atomic_max_at(address: *mut Self, value: Self, scope: Scope) -> Self {
                 // SAFETY: forwarded to the caller.
-                unsafe { $max(address, value) }
+                unsafe { $max(address, value, scope) }
             }
         }
-    };
+    )*};
 }
-impl_min_max!(i32, arch::atom_min_s32, arch::atom_max_s32);
-impl_min_max!(u32, arch::atom_min_u32, arch::atom_max_u32);
-impl_min_max!(u64, arch::atom_min_u64, arch::atom_max_u64);
+impl_min_max! {
+    i32, arch::atom_min_s32, arch::atom_max_s32;
+    u32, arch::atom_min_u32, arch::atom_max_u32;
+    i64, arch::atom_min_s64, arch::atom_max_s64;
+    u64, arch::atom_min_u64, arch::atom_max_u64;
+}
+
+macro_rules! impl_bitwise {
+    ($($t:ty => $bits:ty, $and:path, $or:path, $xor:path;)*) => {$(
+        impl AtomicBitwise for $t {
+            #[inline(always)]
+            unsafe fn atomic_and_at(address: *mut Self, value: Self, scope: Scope) -> Self {
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                <$t>::from_ne_bytes(unsafe { $and(address.cast(), bits!(value, $bits), scope) }.to_ne_bytes())
+            }
+            #[inline(always)]
+            unsafe fn atomic_or_at(address: *mut Self, value: Self, scope: Scope) -> Self {
+                // SAFETY: as above.
+                <$t>::from_ne_bytes(unsafe { $or(address.cast(), bits!(value, $bits), scope) }.to_ne_bytes())
+            }
+            #[inline(always)]
+            unsafe fn atomic_xor_at(address: *mut Self, value: Self, scope: Scope) -> Self {
+                // SAFETY: as above.
+                <$t>::from_ne_bytes(unsafe { $xor(address.cast(), bits!(value, $bits), scope) }.to_ne_bytes())
+            }
+        }
+    )*};
+}
+impl_bitwise! {
+    i32 => u32, arch::atom_and_b32, arch::atom_or_b32, arch::atom_xor_b32;
+    u32 => u32, arch::atom_and_b32, arch::atom_or_b32, arch::atom_xor_b32;
+    i64 => u64, arch::atom_and_b64, arch::atom_or_b64, arch::atom_xor_b64;
+    u64 => u64, arch::atom_and_b64, arch::atom_or_b64, arch::atom_xor_b64;
+}
 
 macro_rules! impl_exchange {
-    ($t:ty, $exch:path, $cas:path) => {
+    ($($t:ty => $bits:ty, $exch:path, $cas:path;)*) => {$(
         impl AtomicExchange for $t {
             #[inline(always)]
-            unsafe fn atomic_exch(address: *mut Self, value: Self) -> Self {
-                // SAFETY: forwarded to the caller.
-                unsafe { $exch(address, value) }
+            unsafe fn atomic_exch_at(address: *mut Self, value: Self, scope: Scope) -> Self {
+                // SAFETY: forwarded to the caller; `$t` and `$bits` have one size.
+                <$t>::from_ne_bytes(unsafe { $exch(address.cast(), bits!(value, $bits), scope) }.to_ne_bytes())
             }
             #[inline(always)]
-            unsafe fn atomic_cas(address: *mut Self, compare: Self, new: Self) -> Self {
-                // SAFETY: forwarded to the caller.
-                unsafe { $cas(address, compare, new) }
+            unsafe fn atomic_cas_at(address: *mut Self, compare: Self, new: Self, scope: Scope) -> Self {
+                // SAFETY: as above.
+                let old = unsafe { $cas(address.cast(), bits!(compare, $bits), bits!(new, $bits), scope) };
+                <$t>::from_ne_bytes(old.to_ne_bytes())
             }
         }
-    };
+    )*};
 }
-impl_exchange!(u32, arch::atom_exch_b32, arch::atom_cas_b32);
-impl_exchange!(u64, arch::atom_exch_b64, arch::atom_cas_b64);
+impl_exchange! {
+    i32 => u32, arch::atom_exch_b32, arch::atom_cas_b32;
+    u32 => u32, arch::atom_exch_b32, arch::atom_cas_b32;
+    f32 => u32, arch::atom_exch_b32, arch::atom_cas_b32;
+    i64 => u64, arch::atom_exch_b64, arch::atom_cas_b64;
+    u64 => u64, arch::atom_exch_b64, arch::atom_cas_b64;
+    f64 => u64, arch::atom_exch_b64, arch::atom_cas_b64;
+}
 
-/// `atomicAdd(address, value)`: adds atomically, returns the old value.
+/// `atomicAdd(address, value)`: adds atomically at device scope, returns the old value.
 ///
 /// # Safety
 /// `address` is aligned and valid for reads and writes in global or shared memory.
 #[inline(always)]
 pub unsafe fn atomic_add<T: AtomicAdd>(address: *mut T, value: T) -> T {
     // SAFETY: forwarded to the caller.
-    unsafe { T::atomic_add(address, value) }
+    unsafe { T::atomic_add_at(address, value, Scope::Device) }
 }
 /// `atomicMin(address, value)`: stores the minimum atomically, returns the old value.
 ///
@@ -111,7 +210,7 @@ pub unsafe fn atomic_add<T: AtomicAdd>(address: *mut T, value: T) -> T {
 #[inline(always)]
 pub unsafe fn atomic_min<T: AtomicMinMax>(address: *mut T, value: T) -> T {
     // SAFETY: forwarded to the caller.
-    unsafe { T::atomic_min(address, value) }
+    unsafe { T::atomic_min_at(address, value, Scope::Device) }
 }
 /// `atomicMax(address, value)`: stores the maximum atomically, returns the old value.
 ///
@@ -120,7 +219,7 @@ pub unsafe fn atomic_min<T: AtomicMinMax>(address: *mut T, value: T) -> T {
 #[inline(always)]
 pub unsafe fn atomic_max<T: AtomicMinMax>(address: *mut T, value: T) -> T {
     // SAFETY: forwarded to the caller.
-    unsafe { T::atomic_max(address, value) }
+    unsafe { T::atomic_max_at(address, value, Scope::Device) }
 }
 /// `atomicExch(address, value)`: stores `value`, returns the old value.
 ///
@@ -129,7 +228,7 @@ pub unsafe fn atomic_max<T: AtomicMinMax>(address: *mut T, value: T) -> T {
 #[inline(always)]
 pub unsafe fn atomic_exch<T: AtomicExchange>(address: *mut T, value: T) -> T {
     // SAFETY: forwarded to the caller.
-    unsafe { T::atomic_exch(address, value) }
+    unsafe { T::atomic_exch_at(address, value, Scope::Device) }
 }
 /// `atomicCAS(address, compare, new)`: stores `new` if the value equals `compare`; returns the
 /// old value either way.
@@ -139,11 +238,145 @@ pub unsafe fn atomic_exch<T: AtomicExchange>(address: *mut T, value: T) -> T {
 #[inline(always)]
 pub unsafe fn atomic_cas<T: AtomicExchange>(address: *mut T, compare: T, new: T) -> T {
     // SAFETY: forwarded to the caller.
-    unsafe { T::atomic_cas(address, compare, new) }
+    unsafe { T::atomic_cas_at(address, compare, new, Scope::Device) }
 }
 
 use crate::global::{Element, SliceMut};
 use crate::shared::Tile1d;
+
+/// Element `i` of a view or a shared tile, for atomic operations at a [`Scope`] (device scope
+/// unless [`AtomicRef::block`] or [`AtomicRef::system`] says otherwise). Made by
+/// [`SliceMut::atomic`] and [`Tile1d::atomic`], which check the index; it borrows the view.
+#[derive(Clone, Copy, Debug)]
+pub struct AtomicRef<'a, T> {
+    address: *mut T,
+    scope: Scope,
+    /// In shared memory: the simulator checks each operation against the block's shared memory.
+    shared: bool,
+    _view: PhantomData<&'a T>,
+}
+
+impl<T: Copy> AtomicRef<'_, T> {
+    /// The same element, atomic with respect to the calling block only.
+    #[inline(always)]
+    pub fn block(self) -> Self {
+        Self {
+            scope: Scope::Block,
+            ..self
+        }
+    }
+    /// The same element, atomic with respect to every GPU and the host.
+    #[inline(always)]
+    pub fn system(self) -> Self {
+        Self {
+            scope: Scope::System,
+            ..self
+        }
+    }
+    /// The scope of the operations.
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+    /// The address, declared to the simulator as one atomic access when in shared memory.
+    #[inline(always)]
+    fn target(&self) -> *mut T {
+        if self.shared {
+            arch::shared_atomic_access(self.address.cast(), size_of::<T>());
+        }
+        self.address
+    }
+}
+
+impl<T: AtomicAdd> AtomicRef<'_, T> {
+    /// `atomicAdd`: returns the old value.
+    #[inline(always)]
+    pub fn add(&self, value: T) -> T {
+        // SAFETY: a checked element of a live view or tile (the constructors), aligned.
+        unsafe { T::atomic_add_at(self.target(), value, self.scope) }
+    }
+    /// `atomicSub`: returns the old value.
+    #[inline(always)]
+    pub fn sub(&self, value: T) -> T {
+        self.add(T::negate(value))
+    }
+}
+impl<T: AtomicMinMax> AtomicRef<'_, T> {
+    /// `atomicMin`: returns the old value.
+    #[inline(always)]
+    pub fn min(&self, value: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::atomic_min_at(self.target(), value, self.scope) }
+    }
+    /// `atomicMax`: returns the old value.
+    #[inline(always)]
+    pub fn max(&self, value: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::atomic_max_at(self.target(), value, self.scope) }
+    }
+}
+impl<T: AtomicBitwise> AtomicRef<'_, T> {
+    /// `atomicAnd`: returns the old value.
+    #[inline(always)]
+    pub fn and(&self, value: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::atomic_and_at(self.target(), value, self.scope) }
+    }
+    /// `atomicOr`: returns the old value.
+    #[inline(always)]
+    pub fn or(&self, value: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::atomic_or_at(self.target(), value, self.scope) }
+    }
+    /// `atomicXor`: returns the old value.
+    #[inline(always)]
+    pub fn xor(&self, value: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::atomic_xor_at(self.target(), value, self.scope) }
+    }
+}
+impl<T: AtomicExchange> AtomicRef<'_, T> {
+    /// `atomicExch`: stores `value`, returns the old value.
+    #[inline(always)]
+    pub fn exch(&self, value: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::atomic_exch_at(self.target(), value, self.scope) }
+    }
+    /// `atomicCAS`: stores `new` if the value's bits equal `compare`'s; returns the old value.
+    #[inline(always)]
+    pub fn cas(&self, compare: T, new: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::atomic_cas_at(self.target(), compare, new, self.scope) }
+    }
+}
+
+impl<T: Element> SliceMut<'_, T> {
+    /// Element `i` for atomic operations (device scope); traps when `i` is out of bounds.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn atomic(&self, i: usize) -> AtomicRef<'_, T> {
+        AtomicRef {
+            address: self.element_ptr(i),
+            scope: Scope::Device,
+            shared: false,
+            _view: PhantomData,
+        }
+    }
+}
+
+impl<T: Copy> Tile1d<T> {
+    /// Element `i` of the shared tile for atomic operations (device scope; `.block()` is enough
+    /// for shared memory, which only the block sees); traps when `i` is out of bounds.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn atomic(&self, i: usize) -> AtomicRef<'_, T> {
+        AtomicRef {
+            address: self.element_ptr(i),
+            scope: Scope::Device,
+            shared: true,
+            _view: PhantomData,
+        }
+    }
+}
 
 impl<T: AtomicAdd + Element> SliceMut<'_, T> {
     /// `atomicAdd(&self[i], value)`; traps when `i` is out of bounds.

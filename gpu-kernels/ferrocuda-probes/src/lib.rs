@@ -8,6 +8,7 @@
 //! (`ferrocuda_testing::PROBES`), so the library's own module carries only what its calls launch.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
+pub mod atomics;
 pub mod collective;
 
 use ferrocuda_device::collective::warp::{warp_max, warp_sum};

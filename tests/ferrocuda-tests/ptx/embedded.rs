@@ -218,6 +218,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::TwoOutputsArgs>(probe::ProbeTwoOutputs),
         entry::<_, probe::PrintArgs>(probe::ProbePrint),
         entry::<_, probe::TriadArgs>(probe::ProbeTriad),
+        entry::<_, probe::atomics::AtomicOpsArgs>(probe::atomics::ProbeAtomicOps),
         entry::<_, probe::collective::ScanProbeArgs>(probe::collective::ProbeWarpScan),
         entry::<_, probe::collective::ScanProbeArgs>(probe::collective::ProbeBlockScan),
         entry::<_, ferrocuda::device::collective::grid::ScanArgs<u32>>(probe::collective::ProbeScanLastNonzero),

@@ -377,3 +377,21 @@ fn fft_kernels_keep_their_values_in_registers_and_read_twiddles_non_coherently()
         }
     }
 }
+
+/// Every atomic operation at each scope is its own instruction: `.cta` and `.sys` spelled out,
+/// the device scope the instruction's default.
+#[test]
+fn atomics_lower_to_their_scoped_instructions() {
+    for body in kernel_ptx("probe_atomic_ops") {
+        for op in [
+            "add.u32", "add.f64", "min.s64", "max.u64", "and.b32", "or.b64", "xor.b32", "exch.b64", "cas.b32",
+        ] {
+            for scope in ["atom.relaxed.cta.", "atom.", "atom.relaxed.sys."] {
+                assert!(
+                    body.contains(&format!("{scope}{op}")),
+                    "probe_atomic_ops lacks {scope}{op}"
+                );
+            }
+        }
+    }
+}

@@ -6,7 +6,8 @@
 //! Every global access first asks the simulator for the calling simulated thread
 //! (`sim::global_access`, `sim::global_atomic`): from host code outside a kernel it panics
 //! instead of reading, since a view there may hold a device address of the CUDA backend.
-use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering, fence};
+use crate::atomic::Scope;
+use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering, fence};
 use ferrocuda_sim_abi::{self as sim, Access, WarpOp};
 use memory::{Word, load_words, store_words};
 pub use memory::{relaxed_load, relaxed_store};
@@ -204,22 +205,41 @@ pub fn active_mask() -> u32 {
 }
 
 macro_rules! atom_int {
-    ($name:ident, $atomic:ty, $t:ty, $method:ident) => {
-        /// A host atomic in place of the PTX `atom`; returns the old value.
+    ($($name:ident: $atomic:ty, $t:ty, $method:ident;)*) => {$(
+        /// A host atomic in place of the PTX `atom` (every scope is the whole process here);
+        /// returns the old value.
         ///
         /// # Safety
         /// `address` is valid for reads and writes, and aligned.
         #[inline(always)]
-        pub unsafe fn $name(address: *mut $t, value: $t) -> $t {
+        pub unsafe fn $name(address: *mut $t, value: $t, _: Scope) -> $t {
             sim::global_atomic();
             // SAFETY: forwarded to the caller; the atomic type has the layout of `$t`.
             unsafe { <$atomic>::from_ptr(address) }.$method(value, Ordering::Relaxed)
         }
-    };
+    )*};
 }
-atom_int!(atom_add_u32, AtomicU32, u32, fetch_add);
-atom_int!(atom_add_s32, AtomicI32, i32, fetch_add);
-atom_int!(atom_add_u64, AtomicU64, u64, fetch_add);
+atom_int! {
+    atom_add_u32: AtomicU32, u32, fetch_add;
+    atom_add_s32: AtomicI32, i32, fetch_add;
+    atom_add_u64: AtomicU64, u64, fetch_add;
+    atom_min_u32: AtomicU32, u32, fetch_min;
+    atom_min_s32: AtomicI32, i32, fetch_min;
+    atom_min_u64: AtomicU64, u64, fetch_min;
+    atom_min_s64: AtomicI64, i64, fetch_min;
+    atom_max_u32: AtomicU32, u32, fetch_max;
+    atom_max_s32: AtomicI32, i32, fetch_max;
+    atom_max_u64: AtomicU64, u64, fetch_max;
+    atom_max_s64: AtomicI64, i64, fetch_max;
+    atom_and_b32: AtomicU32, u32, fetch_and;
+    atom_and_b64: AtomicU64, u64, fetch_and;
+    atom_or_b32: AtomicU32, u32, fetch_or;
+    atom_or_b64: AtomicU64, u64, fetch_or;
+    atom_xor_b32: AtomicU32, u32, fetch_xor;
+    atom_xor_b64: AtomicU64, u64, fetch_xor;
+    atom_exch_b32: AtomicU32, u32, swap;
+    atom_exch_b64: AtomicU64, u64, swap;
+}
 /// A host atomic in place of `atom.shared.add.u32` on element `index` of the `u32`s at `base`;
 /// returns the old value.
 ///
@@ -228,16 +248,8 @@ atom_int!(atom_add_u64, AtomicU64, u64, fetch_add);
 #[inline(always)]
 pub unsafe fn atom_shared_add_u32(base: *mut u32, index: usize, value: u32) -> u32 {
     // SAFETY: forwarded to the caller.
-    unsafe { atom_add_u32(base.add(index), value) }
+    unsafe { atom_add_u32(base.add(index), value, Scope::Device) }
 }
-atom_int!(atom_min_u32, AtomicU32, u32, fetch_min);
-atom_int!(atom_min_s32, AtomicI32, i32, fetch_min);
-atom_int!(atom_min_u64, AtomicU64, u64, fetch_min);
-atom_int!(atom_max_u32, AtomicU32, u32, fetch_max);
-atom_int!(atom_max_s32, AtomicI32, i32, fetch_max);
-atom_int!(atom_max_u64, AtomicU64, u64, fetch_max);
-atom_int!(atom_exch_b32, AtomicU32, u32, swap);
-atom_int!(atom_exch_b64, AtomicU64, u64, swap);
 
 /// A host atomic add in place of the PTX `red.global.add.u32`; returns nothing.
 ///
@@ -257,7 +269,7 @@ macro_rules! atom_float_add {
         /// # Safety
         /// `address` is valid for reads and writes, and aligned.
         #[inline(always)]
-        pub unsafe fn $name(address: *mut $t, value: $t) -> $t {
+        pub unsafe fn $name(address: *mut $t, value: $t, _: Scope) -> $t {
             sim::global_atomic();
             // SAFETY: forwarded to the caller; the atomic type has the size of `$t`.
             let bits = unsafe { <$atomic>::from_ptr(address.cast()) };
@@ -279,7 +291,7 @@ macro_rules! atom_cas {
         /// # Safety
         /// `address` is valid for reads and writes, and aligned.
         #[inline(always)]
-        pub unsafe fn $name(address: *mut $t, compare: $t, new: $t) -> $t {
+        pub unsafe fn $name(address: *mut $t, compare: $t, new: $t, _: Scope) -> $t {
             sim::global_atomic();
             // SAFETY: forwarded to the caller; the atomic type has the layout of `$t`.
             let atomic = unsafe { <$atomic>::from_ptr(address) };

@@ -40,18 +40,19 @@
 //! | [`global`] | global memory | kernel arguments `T*` as bounds-checked views, `__ldg`, `__ldcg`, vector loads |
 //! | [`constant`] | constant memory | `__constant__` variables (one bank, written by the host) |
 //! | [`variable`] | device memory space | `__device__` variables ([`device_variable!`]), shared across modules |
-//! | [`shared`] | shared memory | `extern __shared__` tiles, padded 2-D tiles |
+//! | [`shared`] | shared memory | `extern __shared__` tiles, padded 2-D tiles, one declared layout ([`shared_layout!`]) |
 //! | [`warp`] | warp shuffle and vote | `__shfl_*_sync`, `__any_sync`, `__ballot_sync`, `__syncwarp`, `__activemask` |
-//! | [`atomic`] | atomic functions | `atomicAdd`, `atomicMin`, `atomicExch`, `atomicCAS` |
+//! | [`atomic`] | atomic functions | `atomicAdd`, `atomicSub`, `atomicMin`, `atomicMax`, `atomicAnd`, `atomicOr`, `atomicXor`, `atomicExch`, `atomicCAS`, with `_block` and `_system` scopes |
 //! | [`math`] | mathematical functions, intrinsics | `__fmaf_rn`, `__fmul_rn`, `__sinf`, `sinf` |
 //! | [`print`](mod@print) | formatted output | `printf` ([`println!`], [`print!`]) |
 //! | [`mma`] | warp matrix functions (`wmma`), `mma.sync` | fragments, `mma_sync`, BF16 and TF32 with f32 accumulation, `ldmatrix` |
 //! | [`pipeline`] | asynchronous data copies | `__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior` (`cp.async`) |
-//! | [`collective`] | (CUB) | `WarpReduce`, `BlockReduce` |
+//! | [`collective`] | (CUB) | `WarpReduce`, `WarpScan`, `BlockReduce`, `BlockScan`, `DeviceScan`'s agent |
 //! | [`random`] | (cuRAND) | Philox4x32-10, identical on the GPU and the CPU |
 //! | [`complex`] | (cuComplex) | `cuFloatComplex`, `cuDoubleComplex` as one generic `Complex<T>` |
 //!
-//! Beside them: [`launch`] (the `Kernel` trait tying a kernel to its arguments), [`real`] (`f32`
+//! Beside them: [`launch`] (the `Kernel` trait tying a kernel to its arguments, and its launch
+//! bounds, `#[kernel(max_threads = ..)]`, CUDA C's `__launch_bounds__`), [`real`] (`f32`
 //! and `f64` as one generic `Real`), [`elementary`] (`ln`, `exp`, `sqrt`, `sincospi` rounded
 //! identically on the GPU and the CPU). Only [`arch`] touches `core::arch::nvptx` or inline PTX.
 //!

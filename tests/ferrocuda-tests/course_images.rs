@@ -1,5 +1,5 @@
 //! GPU-vs-CPU tests of the IT4I course's image and stencil examples: course-picture-kernel,
-//! course-color-convert, course-matrix-sum, course-image-blur, course-convolution. Every output
+//! course-color-convert, course-equalise, course-matrix-sum, course-image-blur, course-convolution. Every output
 //! is integer arithmetic, a doubling, or f32 operations in the CPU's order, so every comparison
 //! is exact; sizes cover the source's and those that break tiles (1 x 1, 15 x 17, 16 x 16,
 //! 17 x 33, widths that are not multiples of 4 or 16), masks 1, 3, 5, 7 and 9 wide.
@@ -52,6 +52,36 @@ fn course_picture_kernel_sizes(gpu: &Gpu) -> TestResult {
 
 fn course_color_convert_program(gpu: &Gpu) -> TestResult {
     passes_with(gpu, "course-color-convert", &["--reps", "1"])
+}
+
+fn course_equalise_program(gpu: &Gpu) -> TestResult {
+    passes_with(gpu, "course-equalise", &["--reps", "1"])?;
+    // One pixel (one value: equalised to 0), a prime side, a wide strip.
+    for size in ["1", "17", "100"] {
+        passes_with(gpu, "course-equalise", &["--reps", "1", "--size", size])?;
+    }
+    Ok(())
+}
+
+/// The histogram kernel counts a picture of one value, and of every value, exactly: all pixels in
+/// one bin (the most contention on one shared counter), then 256 equal bins.
+fn course_equalise_histogram_extremes(gpu: &Gpu) -> TestResult {
+    use ferrocuda_book::examples::course::equalise;
+    for (pixels, want) in [
+        (
+            vec![7u8; 100_003],
+            (0..256).map(|b| if b == 7 { 100_003 } else { 0 }).collect::<Vec<u32>>(),
+        ),
+        ((0..256 * 1000).map(|i| i as u8).collect(), vec![1000u32; 256]),
+    ] {
+        let pixels_d = gpu.upload(&pixels).map_err(fail)?;
+        let mut bins_d = gpu.upload(&[9u32; 256]).map_err(fail)?;
+        equalise::histogram(gpu, &pixels_d, &mut bins_d).map_err(fail)?;
+        ensure(gpu.download(&bins_d).map_err(fail)? == want, || {
+            format!("histogram of {} pixels differs", pixels.len())
+        })?;
+    }
+    Ok(())
 }
 
 fn course_color_convert_sizes(gpu: &Gpu) -> TestResult {
@@ -343,6 +373,8 @@ fn main() {
         ("course_color_convert_program", course_color_convert_program),
         ("course_color_convert_sizes", course_color_convert_sizes),
         ("course_color_convert_many_colours", course_color_convert_many_colours),
+        ("course_equalise_program", course_equalise_program),
+        ("course_equalise_histogram_extremes", course_equalise_histogram_extremes),
         ("course_matrix_sum_program", course_matrix_sum_program),
         ("course_matrix_sum_sizes", course_matrix_sum_sizes),
         (

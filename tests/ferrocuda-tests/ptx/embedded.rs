@@ -158,6 +158,8 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, course::heat::TiledHeatArgs<f64>>(course::heat::HeatStepTiled),
         entry::<_, course::picture_kernel::PictureArgs>(course::picture_kernel::PictureKernel),
         entry::<_, course::color_convert::ColorConvertArgs>(course::color_convert::ColorConvert),
+        entry::<_, course::equalise::HistogramArgs>(course::equalise::HistogramU8),
+        entry::<_, course::equalise::EqualiseArgs>(course::equalise::EqualiseMap),
         entry::<_, course::matrix_sum::MatrixSumArgs>(course::matrix_sum::MatrixSumEachRow),
         entry::<_, course::matrix_sum::MatrixSumArgs>(course::matrix_sum::MatrixSumEachCol),
         entry::<_, course::image_blur::BlurArgs>(course::image_blur::BlurKernel),

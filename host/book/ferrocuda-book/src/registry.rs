@@ -66,6 +66,7 @@ pub static EXAMPLES: &[&dyn Entry] = &[
     generic!(course::heat::CourseHeat, f32_default),
     &F32::<course::picture_kernel::CoursePictureKernel>::new(),
     &F32::<course::color_convert::CourseColorConvert>::new(),
+    &F32::<course::equalise::CourseEqualise>::new(),
     &F32::<course::image_blur::CourseImageBlur>::new(),
     &F32::<course::matrix_sum::CourseMatrixSum>::new(),
     &F32::<course::convolution::CourseConvolution>::new(),

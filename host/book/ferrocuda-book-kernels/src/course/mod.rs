@@ -2,6 +2,7 @@
 pub mod color_convert;
 pub mod convolution;
 pub mod convolution_fast;
+pub mod equalise;
 pub mod heat;
 pub mod hello_world;
 pub mod histogram;

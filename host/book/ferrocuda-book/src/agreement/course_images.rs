@@ -7,7 +7,7 @@ use super::Comparison;
 use crate::examples::course::convolution::{self, ConstantMasks, mask_1d, mask_2d};
 use crate::examples::course::image_blur::{self, Variant as BlurVariant};
 use crate::examples::course::matrix_sum::{self, Sums};
-use crate::examples::course::{color_convert, picture_kernel};
+use crate::examples::course::{color_convert, equalise, picture_kernel};
 use ferrocuda::gpu::Result;
 use ferrocuda::verify::Tolerance;
 
@@ -25,6 +25,21 @@ pub fn course_images(c: &mut Comparison) -> Result<()> {
         let mut pout_d = gpu.zeros::<f32>(n * m)?;
         picture_kernel::picture(gpu, &pin_d, &mut pout_d, n, m, picture_kernel::BLOCK)?;
         gpu.download(&pout_d)
+    })?;
+    c.compare("histogram_u8", Tolerance::EXACT, |gpu| {
+        let pixels_d = gpu.upload(&equalise::picture(100_003)?)?;
+        let mut bins_d = gpu.zeros::<u32>(book_kernels::course::equalise::BINS)?;
+        equalise::histogram(gpu, &pixels_d, &mut bins_d)?;
+        gpu.download(&bins_d)
+    })?;
+    c.compare("equalise_map", Tolerance::EXACT, |gpu| {
+        let picture = equalise::picture(100_003)?;
+        let pixels_d = gpu.upload(&picture)?;
+        let cdf: Vec<u32> = (0..256u32).map(|v| 390 * v).collect();
+        let cdf_d = gpu.upload(&cdf)?;
+        let mut equalised_d = gpu.zeros::<u8>(picture.len())?;
+        equalise::equalise(gpu, &pixels_d, &cdf_d, 0, &mut equalised_d)?;
+        gpu.download(&equalised_d)
     })?;
     c.compare("color_convert", Tolerance::EXACT, |gpu| {
         let (w, h) = AWKWARD;

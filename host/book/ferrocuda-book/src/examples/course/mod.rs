@@ -1,6 +1,7 @@
 //! The IT4I GPU course (Říha, Kadlubiak, Homola).
 pub mod color_convert;
 pub mod convolution;
+pub mod equalise;
 pub mod heat;
 pub mod hello_world;
 pub mod histogram;

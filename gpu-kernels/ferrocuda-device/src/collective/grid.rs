@@ -125,7 +125,12 @@ fn stamp(epoch: u32, flag: u32) -> u32 {
 
 /// Nanoseconds a lane sleeps between two polls of a descriptor: long enough that the polls of
 /// the waiting warps do not crowd the loads and stores of the others, short beside a tile's scan.
-const POLL_INTERVAL_NS: u32 = 100;
+const POLL_INTERVAL_NS: u32 = 500;
+
+/// Nanoseconds a look-back waits after publishing the tile's total before its first poll: about
+/// the L2 write latency, so that the tiles before it have had time to publish too (CUB's
+/// `fixed_delay_constructor_t`, 1140 ns on sm_90).
+const FIRST_POLL_DELAY_NS: u32 = 1000;
 
 /// 4-byte values share one 8-byte word with their stamp: one store publishes both, one load reads
 /// both, no fence between.
@@ -344,6 +349,7 @@ fn tile_prefix<T: TileDescriptor, O: ReduceOp<T>>(args: &ScanArgs<'_, T>, tile: 
     if lane == 0 {
         T::publish(status, values, tile, stamp(args.epoch, AGGREGATE), tile_total);
     }
+    nanosleep(FIRST_POLL_DELAY_NS);
     // Lane `l` reads the tile `l + 1` places before `window_end`; a window with a PREFIX ends
     // the look-back at the nearest one (tile 0 always publishes one).
     let mut before = O::identity();

@@ -260,18 +260,17 @@ impl<T: Copy> AtomicRef<'_, T> {
     /// The same element, atomic with respect to the calling block only.
     #[inline(always)]
     pub fn block(self) -> Self {
-        Self {
-            scope: Scope::Block,
-            ..self
-        }
+        self.with_scope(Scope::Block)
     }
     /// The same element, atomic with respect to every GPU and the host.
     #[inline(always)]
     pub fn system(self) -> Self {
-        Self {
-            scope: Scope::System,
-            ..self
-        }
+        self.with_scope(Scope::System)
+    }
+    /// The same element, atomic at `scope`.
+    #[inline(always)]
+    pub fn with_scope(self, scope: Scope) -> Self {
+        Self { scope, ..self }
     }
     /// The scope of the operations.
     pub fn scope(&self) -> Scope {

@@ -31,11 +31,7 @@ pub const ATOMIC_OPS_SHARED_BYTES: usize = Tile1d::<u32>::bytes(1);
 /// The element at `i` with `scope`.
 #[inline(always)]
 fn at<'v, T: Element>(view: &'v SliceMut<'_, T>, i: usize, scope: Scope) -> AtomicRef<'v, T> {
-    match scope {
-        Scope::Block => view.atomic(i).block(),
-        Scope::Device => view.atomic(i),
-        Scope::System => view.atomic(i).system(),
-    }
+    view.atomic(i).with_scope(scope)
 }
 
 macro_rules! integer_ops {

@@ -112,7 +112,7 @@ pub struct Plan<T> {
 impl<T: TileDescriptor + Element> Plan<T> {
     /// Buffers for scans of up to `capacity` elements.
     pub fn new(gpu: &Gpu, capacity: usize) -> Result<Self> {
-        let tiles = capacity.div_ceil(SCAN_TILE).max(1);
+        let tiles = tiles(capacity);
         Ok(Self {
             capacity,
             tile_status: gpu.zeros(tiles)?,
@@ -125,7 +125,7 @@ impl<T: TileDescriptor + Element> Plan<T> {
 
     /// Device bytes a plan for `capacity` elements holds.
     pub fn temporary_bytes(capacity: usize) -> usize {
-        capacity.div_ceil(SCAN_TILE).max(1) * (size_of::<u64>() + 2 * size_of::<T>()) + size_of::<u32>()
+        tiles(capacity) * (size_of::<u64>() + 2 * size_of::<T>()) + size_of::<u32>()
     }
 
     /// The most elements one scan with this plan takes.
@@ -135,7 +135,7 @@ impl<T: TileDescriptor + Element> Plan<T> {
 
     /// The scan's launch shape for `n` elements: a block of [`SCAN_THREADS`] per tile.
     pub fn shape(n: usize) -> Result<LaunchShape> {
-        let tiles = u32::try_from(n.div_ceil(SCAN_TILE).max(1))
+        let tiles = u32::try_from(tiles(n))
             .map_err(|_| Error::InvalidArgument(format!("{n} elements make more tiles than a grid holds")))?;
         Ok(LaunchShape::new((tiles, 1, 1), (SCAN_THREADS as u32, 1, 1))
             .with_shared_bytes(scan_shared_bytes::<T>() as u32))
@@ -253,6 +253,11 @@ impl<T: Scan> Plan<T> {
             T::launch(&kernels, op, stream, shape, args)
         })
     }
+}
+
+/// Tiles of a scan of `n` elements: at least one, so that a plan always has a descriptor.
+fn tiles(n: usize) -> usize {
+    n.div_ceil(SCAN_TILE).max(1)
 }
 
 /// One scan with a plan of its own, on the default stream.

@@ -189,10 +189,10 @@ impl<'g> LoadedKernels<'g> {
     /// memory, or a shape beyond the device's limits, are an error here; a fault while the
     /// kernel runs is returned by the next synchronisation or copy, as in CUDA.
     pub fn launch<K: Kernel<A>, A: KernelArgs>(&self, kernel: K, shape: LaunchShape, args: A) -> Result<()> {
-        self.check::<K, A>(&shape, &args)?;
+        let views = self.check::<K, A>(&shape, &args)?;
         match (&self.gpu.backend, &self.module) {
             (Backend::Cuda(cuda), Some(module)) => module.launch(&cuda.stream, kernel, shape, args),
-            (Backend::Sim(sim), _) => sim.launch::<K, A>(shape, args),
+            (Backend::Sim(sim), _) => sim.launch::<K, A>(shape, args, &views),
             (Backend::Cuda(_), None) => Err(super::stream::mixed()),
         }
     }
@@ -220,15 +220,15 @@ impl<'g> LoadedKernels<'g> {
         shape: LaunchShape,
         args: A,
     ) -> Result<()> {
-        self.check::<K, A>(&shape, &args)?;
+        let views = self.check::<K, A>(&shape, &args)?;
         match (&self.gpu.backend, &self.module, stream.cuda()) {
             (Backend::Cuda(_), Some(module), Some(s)) => module.launch(s, kernel, shape, args),
-            (Backend::Sim(sim), None, None) => sim.launch::<K, A>(shape, args),
+            (Backend::Sim(sim), None, None) => sim.launch::<K, A>(shape, args, &views),
             _ => Err(super::stream::mixed()),
         }
     }
 
-    fn check<K: Kernel<A>, A: KernelArgs>(&self, shape: &LaunchShape, args: &A) -> Result<()> {
+    fn check<K: Kernel<A>, A: KernelArgs>(&self, shape: &LaunchShape, args: &A) -> Result<Vec<ViewSpan>> {
         if !self.sets.is_empty() && !self.sets.iter().any(|set| set.name() == K::CRATE) {
             return Err(Error::InvalidArgument(format!(
                 "kernel `{}` is defined in `{}`, not in the kernel set `{}`: launch it through `gpu.load(..)` of `{}`'s set",
@@ -265,6 +265,7 @@ impl<'g> LoadedKernels<'g> {
         }
         shape
             .check(self.gpu.properties())
-            .map_err(|why| Error::InvalidLaunch(format!("launch of kernel `{}` ({shape}): {why}", K::NAME)))
+            .map_err(|why| Error::InvalidLaunch(format!("launch of kernel `{}` ({shape}): {why}", K::NAME)))?;
+        Ok(views)
     }
 }

@@ -74,16 +74,22 @@ pub struct SimDevice {
 
 impl SimDevice {
     /// Runs kernel `K` over `shape` with `args`.
-    pub(super) fn launch<K: Kernel<A>, A: KernelArgs>(&self, shape: LaunchShape, args: A) -> Result<()> {
-        // The views, so that a fault names the argument an index falls outside of.
-        let mut views = Vec::new();
-        args.views(&mut |view| {
-            views.push(sim::ViewInfo {
+    pub(super) fn launch<K: Kernel<A>, A: KernelArgs>(
+        &self,
+        shape: LaunchShape,
+        args: A,
+        views: &[ViewSpan],
+    ) -> Result<()> {
+        // The views (listed by the launcher's checks), so that a fault names the argument an
+        // index falls outside of.
+        let views = views
+            .iter()
+            .map(|view| sim::ViewInfo {
                 field: view.field,
                 start: view.start,
                 bytes: view.bytes,
             })
-        });
+            .collect();
         let launch = shape.sim_launch(K::NAME, views);
         // SAFETY: `A: KernelArgs` is `DeviceCopy`: numbers and views, which the blocks' host
         // threads may share (the views' accessors are relaxed atomics).

@@ -160,6 +160,16 @@ impl<'a, T> Slice<'a, T> {
         }
     }
 
+    /// A view of no element, for an argument a launch does not use: every access to it is out
+    /// of bounds, so its (dangling, aligned) address is never read.
+    pub const fn empty() -> Self {
+        Self {
+            ptr: core::ptr::NonNull::dangling().as_ptr(),
+            len: 0,
+            _buffer: PhantomData,
+        }
+    }
+
     /// Number of elements.
     pub const fn len(&self) -> usize {
         self.len

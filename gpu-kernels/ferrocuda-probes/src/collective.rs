@@ -1,10 +1,11 @@
 //! Probes of the scans at each layer of `ferrocuda_device::collective` (warp, block, grid), each
 //! also with [`LastNonZero`], an operation that does not commute, so a scan that combines out of
-//! order shows. Their tests are in `host/ferrocuda/tests/scan.rs`.
+//! order shows; and a selection with a predicate of its own ([`FlaggedOdd`]). Their tests are in
+//! `host/ferrocuda/tests/scan.rs` and `select.rs`.
 use ferrocuda_device::collective::block::{
     BLOCK_SCAN_SCRATCH, block_all_reduce, block_exclusive_scan, block_inclusive_scan,
 };
-use ferrocuda_device::collective::grid::{ScanArgs, scan_tiles};
+use ferrocuda_device::collective::grid::{ScanArgs, SelectArgs, SelectPredicate, scan_tiles, select_tiles};
 use ferrocuda_device::collective::warp::{warp_exclusive_sum, warp_inclusive_scan, warp_inclusive_sum};
 use ferrocuda_device::collective::{ReduceOp, Sum};
 use ferrocuda_device::prelude::*;
@@ -95,4 +96,24 @@ pub fn probe_block_scan(args: ScanProbeArgs<'_>) {
 #[kernel]
 pub fn probe_scan_last_nonzero(args: ScanArgs<'_, u32>) {
     scan_tiles::<u32, LastNonZero>(args)
+}
+
+/// Keeps the odd values whose flag is not 0: a predicate of the kernel crate's own that reads both.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct FlaggedOdd {}
+
+impl SelectPredicate<u32> for FlaggedOdd {
+    const READS_FLAGS: bool = true;
+    #[inline(always)]
+    fn keep(&self, x: u32, flag: u8) -> bool {
+        flag != 0 && x % 2 == 1
+    }
+}
+
+/// A selection with a predicate of the kernel crate's own, as a user writes one: the host plans
+/// it with `ferrocuda::select::Plan::select_with`.
+#[kernel]
+pub fn probe_select_flagged_odd(args: SelectArgs<'_, u32, FlaggedOdd>) {
+    select_tiles::<u32, FlaggedOdd>(args)
 }

@@ -161,6 +161,37 @@ pub fn awkward_sizes(b: usize) -> Vec<usize> {
     vec![1, 31, 33, b - 1, b + 1, 100_003]
 }
 
+/// Sizes that break a tiled single-pass primitive with tiles of `tile` elements: none, one, a
+/// partial warp, a tile ± 1, two tiles, more tiles than one look-back window (32), and large
+/// non-multiples of everything.
+pub const fn tiled_sizes(tile: usize) -> [usize; 10] {
+    [
+        0,
+        1,
+        31,
+        tile - 1,
+        tile,
+        tile + 1,
+        2 * tile,
+        33 * tile + 5,
+        100_003,
+        1_000_003,
+    ]
+}
+
+/// `n` seeded values in `0..modulus` (a 64-bit LCG), so that a wrong index shows.
+pub fn seeded_values(n: usize, seed: u64, modulus: u64) -> Vec<u64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % modulus
+        })
+        .collect()
+}
+
 /// The environment variable that turns a run of a test binary into one child action (see
 /// [`child_output`]): the action's name, then its arguments, separated by spaces.
 pub const CHILD_ENV: &str = "FERROCUDA_TEST_CHILD";

@@ -67,6 +67,7 @@ pub mod fft;
 pub mod footprint;
 pub mod gpu;
 pub mod guarantees;
+mod look_back;
 pub mod measure;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -74,6 +75,7 @@ pub mod ptx;
 pub mod random;
 pub mod reduce;
 pub mod scan;
+pub mod select;
 pub mod sor;
 pub mod transpose;
 pub mod verify;

@@ -19,10 +19,11 @@
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
 use crate::gpu::{DeviceBuffer, Element, Error, Gpu, KernelView, LaunchShape, LoadedKernels, Result, Stream};
+use crate::look_back::{TileStatus, tiles};
 use ferrocuda_device::collective::Reducible;
-use ferrocuda_device::collective::grid::{MAX_EPOCH, ScanArgs, TileDescriptor, scan_shared_bytes};
+use ferrocuda_device::collective::grid::{ScanArgs, TileDescriptor, scan_shared_bytes};
 use ferrocuda_device::launch::Kernel;
-use gpu_kernels::scan::{ScanInit, ScanInitArgs, ScanMax, ScanMaxWide, ScanMin, ScanMinWide, ScanSum, ScanSumWide};
+use gpu_kernels::scan::{ScanMax, ScanMaxWide, ScanMin, ScanMinWide, ScanSum, ScanSumWide};
 
 pub use ferrocuda_device::collective::grid::{SCAN_THREADS, SCAN_TILE};
 
@@ -100,26 +101,17 @@ scan! {
 /// stream gives (the default stream, or the same [`Stream`] each time).
 pub struct Plan<T> {
     capacity: usize,
-    tile_status: DeviceBuffer<u64>,
+    tiles: TileStatus,
     tile_values: DeviceBuffer<T>,
-    tile_counter: DeviceBuffer<u32>,
-    /// The last scan's epoch (0: none since the buffers were zeroed).
-    epoch: u32,
-    /// Tickets the blocks of the scans since then have taken: `tile_counter`'s value once they ran.
-    tickets: u32,
 }
 
 impl<T: TileDescriptor + Element> Plan<T> {
     /// Buffers for scans of up to `capacity` elements.
     pub fn new(gpu: &Gpu, capacity: usize) -> Result<Self> {
-        let tiles = tiles(capacity);
         Ok(Self {
             capacity,
-            tile_status: gpu.zeros(tiles)?,
-            tile_values: gpu.zeros(2 * tiles)?,
-            tile_counter: gpu.zeros(1)?,
-            epoch: 0,
-            tickets: 0,
+            tiles: TileStatus::new(gpu, capacity)?,
+            tile_values: gpu.zeros(2 * tiles(capacity))?,
         })
     }
 
@@ -135,10 +127,7 @@ impl<T: TileDescriptor + Element> Plan<T> {
 
     /// The scan's launch shape for `n` elements: a block of [`SCAN_THREADS`] per tile.
     pub fn shape(n: usize) -> Result<LaunchShape> {
-        let tiles = u32::try_from(tiles(n))
-            .map_err(|_| Error::InvalidArgument(format!("{n} elements make more tiles than a grid holds")))?;
-        Ok(LaunchShape::new((tiles, 1, 1), (SCAN_THREADS as u32, 1, 1))
-            .with_shared_bytes(scan_shared_bytes::<T>() as u32))
+        crate::look_back::shape(n, scan_shared_bytes::<T>())
     }
 
     /// Scans `input` into `output` with `kernel`, a kernel that calls
@@ -192,45 +181,29 @@ impl<T: TileDescriptor + Element> Plan<T> {
         if n == 0 {
             return Ok(());
         }
-        if self.epoch == MAX_EPOCH {
-            self.restart(kernels, stream)?;
-        }
+        let stamp = self.tiles.next(kernels, stream)?;
         let shape = Self::shape(n)?;
         let args = ScanArgs {
             input: input.view(),
             output: output.view_mut(),
-            tile_status: self.tile_status.view_mut(),
+            tile_status: self.tiles.status.view_mut(),
             tile_values: self.tile_values.view_mut(),
-            tile_counter: self.tile_counter.view_mut(),
+            tile_counter: self.tiles.counter.view_mut(),
             initial,
             exclusive: u32::from(mode == Mode::Exclusive),
-            epoch: self.epoch + 1,
-            ticket_base: self.tickets,
+            epoch: stamp.epoch,
+            ticket_base: stamp.ticket_base,
         };
         launch(shape, args)?;
-        // Queued: every block of it takes one ticket.
-        self.epoch += 1;
-        self.tickets = self.tickets.wrapping_add(shape.grid.0);
+        self.tiles.launched(shape.grid.0);
         Ok(())
     }
 
     /// Zeroes the descriptors and the counter on `stream` (`scan_init`) and starts the epochs
-    /// again, as the plan does itself once every [`MAX_EPOCH`] scans, when they run out.
+    /// again, as the plan does itself once every [`MAX_EPOCH`](ferrocuda_device::collective::grid::MAX_EPOCH) scans, when they run out.
     /// `kernels` is any set loaded on the plan's GPU.
     pub fn restart(&mut self, kernels: &LoadedKernels, stream: Option<&Stream>) -> Result<()> {
-        let init_shape = LaunchShape::cover_1d(self.tile_status.len(), 256)?;
-        let init = ScanInitArgs {
-            tile_status: self.tile_status.view_mut(),
-            tile_counter: self.tile_counter.view_mut(),
-        };
-        // The init kernel is the library's, whichever crate's kernel scans.
-        kernels
-            .gpu()
-            .library()?
-            .launch_maybe_on(stream, ScanInit, init_shape, init)?;
-        self.epoch = 0;
-        self.tickets = 0;
-        Ok(())
+        self.tiles.restart(kernels, stream)
     }
 }
 
@@ -253,11 +226,6 @@ impl<T: Scan> Plan<T> {
             T::launch(&kernels, op, stream, shape, args)
         })
     }
-}
-
-/// Tiles of a scan of `n` elements: at least one, so that a plan always has a descriptor.
-fn tiles(n: usize) -> usize {
-    n.div_ceil(SCAN_TILE).max(1)
 }
 
 /// One scan with a plan of its own, on the default stream.

@@ -10,35 +10,11 @@ use common::{GpuTest, TestResult, ensure, fail};
 use ferrocuda::scan::{self, Mode, Op, Plan, SCAN_TILE, Scan};
 use ferrocuda::{DeviceBuffer, Gpu, KernelView, LaunchShape};
 
-/// Sizes that break assumptions: none, one, a partial warp, a tile ± 1, two tiles, more tiles
-/// than one look-back window (32), and a large non-multiple of everything.
-const SIZES: [usize; 10] = [
-    0,
-    1,
-    31,
-    SCAN_TILE - 1,
-    SCAN_TILE,
-    SCAN_TILE + 1,
-    2 * SCAN_TILE,
-    33 * SCAN_TILE + 5,
-    100_003,
-    1_000_003,
-];
+const SIZES: [usize; 10] = common::tiled_sizes(SCAN_TILE);
 /// Block sizes of the block-scan probe (partial warps, one thread, the maximum).
 const THREADS: [u32; 6] = [1, 7, 32, 65, 128, 1024];
 
-/// Seeded values in `0..modulus` (a 64-bit LCG), so a wrong index shows.
-fn values(n: usize, seed: u64, modulus: u64) -> Vec<u64> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % modulus
-        })
-        .collect()
-}
+use common::seeded_values as values;
 
 /// The CPU scan of `input` with `op` after `initial`, left to right.
 fn cpu_scan<T: Copy>(input: &[T], mode: Mode, initial: T, op: impl Fn(T, T) -> T) -> Vec<T> {

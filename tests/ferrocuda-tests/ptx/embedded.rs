@@ -224,6 +224,9 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::collective::ScanProbeArgs>(probe::collective::ProbeWarpScan),
         entry::<_, probe::collective::ScanProbeArgs>(probe::collective::ProbeBlockScan),
         entry::<_, ferrocuda::device::collective::grid::ScanArgs<u32>>(probe::collective::ProbeScanLastNonzero),
+        entry::<_, ferrocuda::device::collective::grid::SelectArgs<u32, probe::collective::FlaggedOdd>>(
+            probe::collective::ProbeSelectFlaggedOdd,
+        ),
         entry::<_, transpose::CudaTransposeArgs>(transpose::CudaTranspose),
         entry::<_, transpose::CudaTransposeArgs>(transpose::TransposeWide),
         entry::<_, book_kernels::ch4::minimal::AssignArgs>(book_kernels::ch4::minimal::Assign),
@@ -268,6 +271,15 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         f64 => ScanSumWide, ScanMinWide, ScanMaxWide;
     }
     entries.push(entry::<_, scan::ScanInitArgs>(scan::ScanInit));
+    use ferrocuda::device::collective::grid::{Flagged, SelectArgs, Within};
+    use ferrocuda::kernels::select;
+    macro_rules! selections {
+        ($($t:ty),*) => {$(
+            entries.push(entry::<_, SelectArgs<'_, $t, Flagged>>(select::SelectFlagged));
+            entries.push(entry::<_, SelectArgs<'_, $t, Within<$t>>>(select::SelectWithin));
+        )*};
+    }
+    selections!(i32, u32, f32, u64, f64);
     use book_kernels::ch6::{deriv as ch6_deriv, deriv_nonuniform as ch6_nonuniform};
     use ch6_deriv::DerivArgs;
     use ch6_nonuniform::DerivGlobalArgs;

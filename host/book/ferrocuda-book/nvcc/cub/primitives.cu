@@ -61,12 +61,46 @@ template <typename T> void inclusive_sum(const char *type, int n, int reps) {
     CHECK(cudaFree(out));
 }
 
+// Keeps x with low <= x <= high, as ferrocuda::select::within.
+template <typename T> struct Within {
+    T low, high;
+    __host__ __device__ bool operator()(const T &x) const { return low <= x && x <= high; }
+};
+
+template <typename T> void select_within(const char *type, int n, int reps) {
+    T *in, *out;
+    int *count;
+    CHECK(cudaMalloc(&in, n * sizeof(T)));
+    CHECK(cudaMalloc(&out, n * sizeof(T)));
+    CHECK(cudaMalloc(&count, sizeof(int)));
+    fill<<<1024, 256>>>(in, n);
+    Within<T> op{(T)0, (T)1};
+    void *temp = nullptr;
+    size_t temp_bytes = 0;
+    CHECK(cub::DeviceSelect::If(temp, temp_bytes, in, out, count, n, op));
+    CHECK(cudaMalloc(&temp, temp_bytes));
+    float ms = median_ms(reps, [&] { CHECK(cub::DeviceSelect::If(temp, temp_bytes, in, out, count, n, op)); });
+    int kept = 0;
+    CHECK(cudaMemcpy(&kept, count, sizeof(int), cudaMemcpyDeviceToHost));
+    if (kept != n / 4 * 2 + std::min(n % 4, 2)) {
+        fprintf(stderr, "CUB's selection from %d kept %d\n", n, kept);
+        exit(1);
+    }
+    printf("select_within %s %d %.6f\n", type, n, ms);
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(in));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(count));
+}
+
 int main(int argc, char **argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 20;
     if (reps < 1) reps = 1;
     for (int n : {1 << 20, 1 << 28}) {
         inclusive_sum<float>("f32", n, reps);
         inclusive_sum<int>("i32", n, reps);
+        select_within<float>("f32", n, reps);
+        select_within<int>("i32", n, reps);
     }
     return 0;
 }

@@ -1,10 +1,12 @@
-//! The library's solvers, generators, reductions and scans on both backends: SOR, Philox, every
-//! reduction kind and the count and Kahan sum, every scan operation and mode, exact.
+//! The library's solvers, generators, reductions, scans and selections on both backends: SOR,
+//! Philox, every reduction kind and the count and Kahan sum, every scan operation and mode, both
+//! selections, exact.
 use super::{Comparison, library, ramp_i32};
 use ferrocuda::gpu::{KernelView, LaunchShape, Result};
 use ferrocuda::random::{self as rng, RandomFloat};
 use ferrocuda::reduce::{self, Kind, Plan, Reduce};
 use ferrocuda::scan::{self as scan, Scan};
+use ferrocuda::select::{self, Select};
 use ferrocuda::sor::SorReal;
 use ferrocuda::verify::Tolerance;
 
@@ -83,6 +85,36 @@ pub(super) fn scans<T: Scan + Reduce>(c: &mut Comparison) -> Result<()> {
                 Ok(gpu.download(&output)?.into_iter().map(Reduce::to_f64).collect())
             })?;
         }
+    }
+    Ok(())
+}
+
+/// Both selections on `T` over 100003 integers from 0 to 7 (flags: every third), the count
+/// last: the kept elements' order is the input's on both backends.
+pub(super) fn selections<T: Select + Reduce>(c: &mut Comparison) -> Result<()> {
+    let values: Vec<T> = ramp_i32(100_003)
+        .into_iter()
+        .map(|x| T::from_u32(x as u32 % 8))
+        .collect();
+    let flags: Vec<u8> = (0..values.len()).map(|i| u8::from(i % 3 == 0)).collect();
+    for flagged in [true, false] {
+        let name = format!(
+            "select_{}_{}",
+            if flagged { "flagged" } else { "within" },
+            std::any::type_name::<T>()
+        );
+        c.compare(&name, Tolerance::EXACT, |gpu| {
+            let input = gpu.upload(&values)?;
+            let mut output = gpu.zeros::<T>(values.len())?;
+            let count = if flagged {
+                select::flagged(gpu, &input, &gpu.upload(&flags)?, &mut output)?
+            } else {
+                select::within(gpu, &input, T::from_u32(2), T::from_u32(5), &mut output)?
+            };
+            let mut kept: Vec<f64> = gpu.download(&output)?[..count].iter().map(|x| x.to_f64()).collect();
+            kept.push(count as f64);
+            Ok(kept)
+        })?;
     }
     Ok(())
 }

@@ -129,6 +129,11 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     library::scans::<u64>(&mut c)?;
     library::scans::<f32>(&mut c)?;
     library::scans::<f64>(&mut c)?;
+    library::selections::<i32>(&mut c)?;
+    library::selections::<u32>(&mut c)?;
+    library::selections::<u64>(&mut c)?;
+    library::selections::<f32>(&mut c)?;
+    library::selections::<f64>(&mut c)?;
     ch6_deriv::typed::<f32>(&mut c)?;
     ch6_deriv::typed::<f64>(&mut c)?;
     ch7::ch7(&mut c)?;

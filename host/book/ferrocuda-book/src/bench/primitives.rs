@@ -1,4 +1,4 @@
-//! The library's device-wide primitives (`ferrocuda::scan`) against CUB, what a CUDA C user would
+//! The library's device-wide primitives (`ferrocuda::scan`, `select`) against CUB, what a CUDA C user would
 //! call instead: `nvcc/cub/primitives.cu`, built by nvcc at bench time and run in the same bench
 //! run, times CUB on the same inputs (element `i` is `i % 4`), sizes and repetitions. Both report
 //! the median of event timings of the primitive alone, its temporary storage allocated before.
@@ -8,6 +8,7 @@ use ferrocuda::gpu::{Error, Gpu, Result};
 use ferrocuda::measure::gb_per_s;
 use ferrocuda::reduce::Reduce;
 use ferrocuda::scan::{Mode, Op, Plan, Scan};
+use ferrocuda::select::{self, Select};
 use std::process::Command;
 
 /// The sizes of the table: 2^20 (the working set fits in L2) and 2^28 (it does not).
@@ -50,12 +51,32 @@ fn cub_timings(reps: usize) -> std::result::Result<Vec<CubTiming>, String> {
         .collect()
 }
 
+/// One row of the table: the library's median time for `primitive` on `n` elements of `ty`, and
+/// the bytes it reads and writes.
+struct Row {
+    primitive: &'static str,
+    ty: &'static str,
+    n: usize,
+    bytes: usize,
+    median_ms: f64,
+}
+
+/// The bench's input: element `i` is `i % 4`.
+fn input<T: Reduce>(n: usize) -> Vec<T> {
+    (0..n).map(|i| T::from_u32((i % 4) as u32)).collect()
+}
+
 /// Times the library's inclusive sum of `n` elements of `T` (`i % 4`), after checking it against
 /// the CPU when every partial sum is exact, that is when the total, about `1.5 n`, stays below
 /// `exact_below` (2^24 for f32, 2^31 for i32).
-fn inclusive_sum_ms<T: Scan + Reduce>(gpu: &Gpu, n: usize, reps: usize, exact_below: usize) -> Result<f64> {
-    let values: Vec<T> = (0..n).map(|i| T::from_u32((i % 4) as u32)).collect();
-    let input = gpu.upload(&values)?;
+fn inclusive_sum<T: Scan + Reduce>(
+    gpu: &Gpu,
+    ty: &'static str,
+    n: usize,
+    reps: usize,
+    exact_below: usize,
+) -> Result<Row> {
+    let input = gpu.upload(&input::<T>(n))?;
     let mut output = gpu.zeros::<T>(n)?;
     let mut plan = Plan::<T>::new(gpu, n)?;
     let mut scan = |output: &mut _| plan.scan(gpu, None, Op::Sum, Mode::Inclusive, T::ZERO, &input, output);
@@ -74,7 +95,42 @@ fn inclusive_sum_ms<T: Scan + Reduce>(gpu: &Gpu, n: usize, reps: usize, exact_be
         }
     }
     let (stats, _) = super::interleaved(gpu, reps, false, |_| scan(&mut output))?;
-    Ok(stats.median_ms)
+    Ok(Row {
+        primitive: "scan_inclusive_sum",
+        ty,
+        n,
+        bytes: 2 * n * size_of::<T>(),
+        median_ms: stats.median_ms,
+    })
+}
+
+/// Times the library's selection of the elements in `0..=1` from `n` elements of `T` (`i % 4`:
+/// half are kept), after checking the kept elements and their count against the CPU.
+fn select_within<T: Select + Reduce>(gpu: &Gpu, ty: &'static str, n: usize, reps: usize) -> Result<Row> {
+    let input = gpu.upload(&input::<T>(n))?;
+    let mut output = gpu.zeros::<T>(n)?;
+    let mut plan = select::Plan::new(gpu, n)?;
+    let (low, high) = (T::from_u32(0), T::from_u32(1));
+    plan.within(gpu, None, low, high, &input, &mut output)?;
+    let kept = (n / 4) * 2 + (n % 4).min(2);
+    let count = plan.count(gpu)?;
+    let got = gpu.download(&output)?;
+    let wrong = (0..count).find(|&i| got[i].to_f64() != (i % 2) as f64);
+    if count != kept || wrong.is_some() {
+        return Err(Error::Io(format!(
+            "the selection from {n} elements kept {count} (expected {kept}), first wrong at {wrong:?}"
+        )));
+    }
+    let (stats, _) = super::interleaved(gpu, reps, false, |_| {
+        plan.within(gpu, None, low, high, &input, &mut output)
+    })?;
+    Ok(Row {
+        primitive: "select_within",
+        ty,
+        n,
+        bytes: (n + kept) * size_of::<T>(),
+        median_ms: stats.median_ms,
+    })
 }
 
 /// The table: each primitive, type and size, in GB/s (bytes read and written), against memcpy and
@@ -88,29 +144,33 @@ pub fn run(gpu: &Gpu, settings: &Settings, memcpy: f64) -> Result<()> {
         "{:<24} {:>4} {:>11} {:>10} {:>9} {:>10} {:>9}",
         "primitive", "type", "elements", "Rust GB/s", "/memcpy", "CUB GB/s", "Rust/CUB"
     );
+    let reps = settings.reps;
     for n in SIZES {
-        for (ty, ms) in [
-            ("f32", inclusive_sum_ms::<f32>(gpu, n, settings.reps, 1 << 24)?),
-            ("i32", inclusive_sum_ms::<i32>(gpu, n, settings.reps, 1 << 31)?),
-        ] {
-            let bytes = 2 * n * 4;
-            let rust = gb_per_s(bytes, ms);
+        let rows = [
+            inclusive_sum::<f32>(gpu, "f32", n, reps, 1 << 24)?,
+            inclusive_sum::<i32>(gpu, "i32", n, reps, 1 << 31)?,
+            select_within::<f32>(gpu, "f32", n, reps)?,
+            select_within::<i32>(gpu, "i32", n, reps)?,
+        ];
+        for row in rows {
+            let rust = gb_per_s(row.bytes, row.median_ms);
             let theirs = cub.as_ref().ok().and_then(|timings| {
                 timings
                     .iter()
-                    .find(|t| t.primitive == "scan_inclusive_sum" && t.ty == ty && t.n == n)
+                    .find(|t| t.primitive == row.primitive && t.ty == row.ty && t.n == row.n)
             });
             let (cub_gb_per_s, ratio) = match theirs {
                 Some(t) => {
-                    let g = gb_per_s(bytes, t.median_ms);
+                    let g = gb_per_s(row.bytes, t.median_ms);
                     (format!("{g:.0}"), format!("{:.3}", rust / g))
                 }
                 None => ("-".into(), "-".into()),
             };
             println!(
-                "{:<24} {ty:>4} {:>11} {rust:>10.0} {:>9.3} {cub_gb_per_s:>10} {ratio:>9}",
-                "scan_inclusive_sum",
-                format!("2^{}", n.trailing_zeros()),
+                "{:<24} {:>4} {:>11} {rust:>10.0} {:>9.3} {cub_gb_per_s:>10} {ratio:>9}",
+                row.primitive,
+                row.ty,
+                format!("2^{}", row.n.trailing_zeros()),
                 rust / memcpy
             );
         }

@@ -239,6 +239,16 @@ impl<'a, T> SliceMut<'a, T> {
         }
     }
 
+    /// A view of no element, for an argument a launch does not use: every access to it is out
+    /// of bounds, so its (dangling, aligned) address is never written.
+    pub const fn empty() -> Self {
+        Self {
+            ptr: core::ptr::NonNull::dangling().as_ptr(),
+            len: 0,
+            _buffer: PhantomData,
+        }
+    }
+
     /// Number of elements.
     pub const fn len(&self) -> usize {
         self.len

@@ -98,16 +98,19 @@ pub fn probe_scan_last_nonzero(args: ScanArgs<'_, u32>) {
     scan_tiles::<u32, LastNonZero>(args)
 }
 
-/// Keeps the odd values whose flag is not 0: a predicate of the kernel crate's own that reads both.
+/// Keeps the values `x` whose flag is not 0 and with `x % modulus == 1`: a predicate of the
+/// kernel crate's own that reads both.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, KernelArgs)]
-pub struct FlaggedOdd {}
+pub struct FlaggedOdd {
+    pub modulus: u32,
+}
 
 impl SelectPredicate<u32> for FlaggedOdd {
     const READS_FLAGS: bool = true;
     #[inline(always)]
     fn keep(&self, x: u32, flag: u8) -> bool {
-        flag != 0 && x % 2 == 1
+        flag != 0 && x % self.modulus == 1
     }
 }
 

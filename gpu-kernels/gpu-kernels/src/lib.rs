@@ -1,7 +1,7 @@
 //! ferrocuda's own kernels: the PTX the host library embeds and launches for its calls
-//! (`ferrocuda::reduce`, `ferrocuda::scan`, `ferrocuda::select`, `ferrocuda::random`,
-//! `ferrocuda::sor`, `ferrocuda::fft`, `ferrocuda::transpose`). The probes that test the device
-//! library one primitive at a time are a test-only crate of their own (`ferrocuda-probes`).
+//! (`ferrocuda::reduce`, `scan`, `select`, `sort`, `random`, `sor`, `fft`, `transpose`). The
+//! probes that test the device library one primitive at a time are a test-only crate of their
+//! own (`ferrocuda-probes`).
 //!
 //! A kernel crate like any user's: `no_std`, written against `ferrocuda-device`, compiled to
 //! PTX by `ferrocuda-builder` from the host library's build script. Each file holds its kernels,
@@ -15,4 +15,5 @@ pub mod reduce;
 pub mod scan;
 pub mod select;
 pub mod sor;
+pub mod sort;
 pub mod transpose;

@@ -77,6 +77,7 @@ pub mod reduce;
 pub mod scan;
 pub mod select;
 pub mod sor;
+pub mod sort;
 pub mod transpose;
 pub mod verify;
 

@@ -67,6 +67,15 @@ macro_rules! select {
 }
 select!(i32, u32, f32, u64, f64);
 
+/// Which elements a selection by flags keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Those whose flag is not 0.
+    Flagged,
+    /// Those whose flag is 0.
+    Unflagged,
+}
+
 /// The temporary buffers of selections of up to `capacity` elements, and the device word that
 /// receives each one's count. A selection queued with it must finish before the next starts,
 /// which one stream gives.
@@ -117,12 +126,14 @@ impl Plan {
         crate::look_back::shape(n, select_shared_bytes::<T>())
     }
 
-    /// Keeps the elements of `input` whose flag in `flags` is not 0, on `stream` or the default
-    /// stream.
+    /// Keeps the elements of `input` whose flag in `flags` is not 0 (with [`Keep::Unflagged`],
+    /// those whose flag is 0), on `stream` or the default stream.
+    #[allow(clippy::too_many_arguments)]
     pub fn flagged<T: Select>(
         &mut self,
         gpu: &Gpu,
         stream: Option<&Stream>,
+        keep: Keep,
         input: &DeviceBuffer<T>,
         flags: &DeviceBuffer<u8>,
         output: &mut DeviceBuffer<T>,
@@ -131,7 +142,9 @@ impl Plan {
         self.run(
             &kernels,
             stream,
-            Flagged {},
+            Flagged {
+                unflagged: u32::from(keep == Keep::Unflagged),
+            },
             input,
             Some(flags),
             output,
@@ -256,7 +269,7 @@ pub fn flagged<T: Select>(
     output: &mut DeviceBuffer<T>,
 ) -> Result<usize> {
     let mut plan = Plan::new(gpu, input.len())?;
-    plan.flagged(gpu, None, input, flags, output)?;
+    plan.flagged(gpu, None, Keep::Flagged, input, flags, output)?;
     plan.count(gpu)
 }
 

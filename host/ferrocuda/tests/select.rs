@@ -6,7 +6,7 @@ use common::probe::collective::{FlaggedOdd, ProbeSelectFlaggedOdd};
 use common::{GpuTest, TestResult, ensure, fail};
 use ferrocuda::Gpu;
 use ferrocuda::scan::SCAN_TILE;
-use ferrocuda::select::{self, Plan, Select};
+use ferrocuda::select::{self, Keep, Plan, Select};
 
 use common::seeded_values as values;
 
@@ -25,18 +25,21 @@ fn check_all<T: Select + std::fmt::Debug>(gpu: &Gpu, input: &[T], low: T, high: 
             .map(|x| u8::from(x < density))
             .collect();
         let flags_d = gpu.upload(&flags).map_err(fail)?;
-        let sentinel = vec![high; n + 3];
-        let mut out_d = gpu.upload(&sentinel).map_err(fail)?;
-        plan.flagged(gpu, None, &input_d, &flags_d, &mut out_d).map_err(fail)?;
-        let want: Vec<T> = input
-            .iter()
-            .zip(&flags)
-            .filter(|(_, f)| **f != 0)
-            .map(|(x, _)| *x)
-            .collect();
-        compare(gpu, &plan, &out_d, &want, &sentinel, || {
-            format!("flagged ({density}%) {} of {n}", std::any::type_name::<T>())
-        })?;
+        for keep in [Keep::Flagged, Keep::Unflagged] {
+            let sentinel = vec![high; n + 3];
+            let mut out_d = gpu.upload(&sentinel).map_err(fail)?;
+            plan.flagged(gpu, None, keep, &input_d, &flags_d, &mut out_d)
+                .map_err(fail)?;
+            let want: Vec<T> = input
+                .iter()
+                .zip(&flags)
+                .filter(|(_, f)| (**f != 0) == (keep == Keep::Flagged))
+                .map(|(x, _)| *x)
+                .collect();
+            compare(gpu, &plan, &out_d, &want, &sentinel, || {
+                format!("{keep:?} ({density}%) {} of {n}", std::any::type_name::<T>())
+            })?;
+        }
     }
     let sentinel = vec![high; n];
     let mut out_d = gpu.upload(&sentinel).map_err(fail)?;
@@ -187,7 +190,7 @@ fn select_with_a_users_predicate(gpu: &Gpu) -> TestResult {
             &probes,
             Some(&stream),
             ProbeSelectFlaggedOdd,
-            FlaggedOdd {},
+            FlaggedOdd { modulus: 2 },
             &v_d,
             Some(&flags_d),
             &mut out_d,
@@ -210,7 +213,7 @@ fn select_with_a_users_predicate(gpu: &Gpu) -> TestResult {
                 &probes,
                 None,
                 ProbeSelectFlaggedOdd,
-                FlaggedOdd {},
+                FlaggedOdd { modulus: 2 },
                 &v_d,
                 None,
                 &mut out_d,

@@ -280,6 +280,16 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         )*};
     }
     selections!(i32, u32, f32, u64, f64);
+    use ferrocuda::device::collective::grid::{RadixHistogramArgs, RadixPassArgs};
+    use ferrocuda::kernels::sort;
+    macro_rules! sorts {
+        ($($t:ty),*) => {$(
+            entries.push(entry::<_, RadixHistogramArgs<'_, $t>>(sort::RadixHistogram));
+            entries.push(entry::<_, RadixPassArgs<'_, $t>>(sort::RadixPass));
+        )*};
+    }
+    sorts!(u32, i32, f32, u64, i64, f64);
+    entries.push(entry::<_, sort::RadixInitArgs>(sort::RadixInit));
     use book_kernels::ch6::{deriv as ch6_deriv, deriv_nonuniform as ch6_nonuniform};
     use ch6_deriv::DerivArgs;
     use ch6_nonuniform::DerivGlobalArgs;

@@ -21,16 +21,20 @@ pub trait SelectPredicate<T>: Copy {
     fn keep(&self, x: T, flag: u8) -> bool;
 }
 
-/// Keeps the elements whose flag is not 0 (CUB's `DeviceSelect::Flagged`).
+/// Keeps the elements whose flag is not 0 (CUB's `DeviceSelect::Flagged`), or with
+/// `unflagged` those whose flag is 0 (the rest of a partition).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, crate::KernelArgs)]
-pub struct Flagged {}
+pub struct Flagged {
+    /// 0: keep the flagged elements; 1: keep the others.
+    pub unflagged: u32,
+}
 
 impl<T> SelectPredicate<T> for Flagged {
     const READS_FLAGS: bool = true;
     #[inline(always)]
     fn keep(&self, _: T, flag: u8) -> bool {
-        flag != 0
+        (flag != 0) != (self.unflagged != 0)
     }
 }
 

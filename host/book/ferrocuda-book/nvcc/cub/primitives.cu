@@ -93,6 +93,46 @@ template <typename T> void select_within(const char *type, int n, int reps) {
     CHECK(cudaFree(count));
 }
 
+// The sort's keys: i * 2654435761 (distinct); its values: i.
+__global__ void fill_sort(unsigned *keys, unsigned *values, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        keys[i] = (unsigned)i * 2654435761u;
+        values[i] = (unsigned)i;
+    }
+}
+
+void sort_u32(int n, int reps, bool pairs) {
+    unsigned *keys_in, *keys_out, *values_in, *values_out;
+    CHECK(cudaMalloc(&keys_in, n * sizeof(unsigned)));
+    CHECK(cudaMalloc(&keys_out, n * sizeof(unsigned)));
+    CHECK(cudaMalloc(&values_in, n * sizeof(unsigned)));
+    CHECK(cudaMalloc(&values_out, n * sizeof(unsigned)));
+    fill_sort<<<1024, 256>>>(keys_in, values_in, n);
+    void *temp = nullptr;
+    size_t temp_bytes = 0;
+    auto sort = [&] {
+        if (pairs)
+            CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, n));
+        else
+            CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys_in, keys_out, n));
+    };
+    sort();
+    CHECK(cudaMalloc(&temp, temp_bytes));
+    float ms = median_ms(reps, sort);
+    std::vector<unsigned> sorted(n);
+    CHECK(cudaMemcpy(sorted.data(), keys_out, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    if (!std::is_sorted(sorted.begin(), sorted.end())) {
+        fprintf(stderr, "CUB's sort of %d keys is not sorted\n", n);
+        exit(1);
+    }
+    printf("%s u32 %d %.6f\n", pairs ? "sort_pairs" : "sort_keys", n, ms);
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(keys_in));
+    CHECK(cudaFree(keys_out));
+    CHECK(cudaFree(values_in));
+    CHECK(cudaFree(values_out));
+}
+
 int main(int argc, char **argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 20;
     if (reps < 1) reps = 1;
@@ -101,6 +141,8 @@ int main(int argc, char **argv) {
         inclusive_sum<int>("i32", n, reps);
         select_within<float>("f32", n, reps);
         select_within<int>("i32", n, reps);
+        sort_u32(n, reps, false);
+        sort_u32(n, reps, true);
     }
     return 0;
 }

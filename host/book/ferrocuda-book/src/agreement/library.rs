@@ -8,6 +8,7 @@ use ferrocuda::reduce::{self, Kind, Plan, Reduce};
 use ferrocuda::scan::{self as scan, Scan};
 use ferrocuda::select::{self, Select};
 use ferrocuda::sor::SorReal;
+use ferrocuda::sort::{self, Sort};
 use ferrocuda::verify::Tolerance;
 
 /// The SOR kernels, bit for bit, on a grid whose sides are not multiples of any block: each
@@ -117,6 +118,30 @@ pub(super) fn selections<T: Select + Reduce>(c: &mut Comparison) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// The sort of 100003 keys with their indices alongside, the keys of `key` (a spread of the
+/// type's range with repeats), sorted keys then values.
+pub(super) fn sorts<K: Sort + Copy>(
+    c: &mut Comparison,
+    key: impl Fn(u32) -> K,
+    to_f64: impl Fn(K) -> f64,
+) -> Result<()> {
+    let keys: Vec<K> = ramp_i32(100_003)
+        .into_iter()
+        .map(|x| key((x as u32).wrapping_mul(2_654_435_761) >> 20))
+        .collect();
+    let name = format!("sort_pairs_{}", std::any::type_name::<K>());
+    c.compare(&name, Tolerance::EXACT, |gpu| {
+        let keys_in = gpu.upload(&keys)?;
+        let values_in = gpu.upload(&(0..keys.len() as u32).collect::<Vec<_>>())?;
+        let mut keys_out = gpu.zeros::<K>(keys.len())?;
+        let mut values_out = gpu.zeros::<u32>(keys.len())?;
+        sort::sort_pairs(gpu, &keys_in, &values_in, &mut keys_out, &mut values_out)?;
+        let mut row: Vec<f64> = gpu.download(&keys_out)?.into_iter().map(&to_f64).collect();
+        row.extend(gpu.download(&values_out)?.into_iter().map(f64::from));
+        Ok(row)
+    })
 }
 
 /// The count of nonzeros, and the Kahan sum through the library's two reduce kernels.

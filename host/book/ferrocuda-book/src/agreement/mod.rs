@@ -134,6 +134,12 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     library::selections::<u64>(&mut c)?;
     library::selections::<f32>(&mut c)?;
     library::selections::<f64>(&mut c)?;
+    library::sorts(&mut c, |x| x, f64::from)?;
+    library::sorts(&mut c, |x| x as i32 - 2048, f64::from)?;
+    library::sorts(&mut c, |x| x as f32 - 2048.5, f64::from)?;
+    library::sorts(&mut c, |x| u64::from(x) << 40, |x| x as f64)?;
+    library::sorts(&mut c, |x| (i64::from(x) - 2048) << 40, |x| x as f64)?;
+    library::sorts(&mut c, |x| f64::from(x) * -0.5, |x| x)?;
     ch6_deriv::typed::<f32>(&mut c)?;
     ch6_deriv::typed::<f64>(&mut c)?;
     ch7::ch7(&mut c)?;

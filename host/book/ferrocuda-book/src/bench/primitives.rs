@@ -1,6 +1,7 @@
-//! The library's device-wide primitives (`ferrocuda::scan`, `select`) against CUB, what a CUDA C user would
+//! The library's device-wide primitives (`ferrocuda::scan`, `select`, `sort`) against CUB, what a CUDA C user would
 //! call instead: `nvcc/cub/primitives.cu`, built by nvcc at bench time and run in the same bench
-//! run, times CUB on the same inputs (element `i` is `i % 4`), sizes and repetitions. Both report
+//! run, times CUB on the same inputs (element `i` is `i % 4`; sort keys `i * 2654435761`), sizes
+//! and repetitions. Both report
 //! the median of event timings of the primitive alone, its temporary storage allocated before.
 use super::Settings;
 use crate::nvcc::build_program;
@@ -9,6 +10,7 @@ use ferrocuda::measure::gb_per_s;
 use ferrocuda::reduce::Reduce;
 use ferrocuda::scan::{Mode, Op, Plan, Scan};
 use ferrocuda::select::{self, Select};
+use ferrocuda::sort::{self, Order};
 use std::process::Command;
 
 /// The sizes of the table: 2^20 (the working set fits in L2) and 2^28 (it does not).
@@ -133,6 +135,59 @@ fn select_within<T: Select + Reduce>(gpu: &Gpu, ty: &'static str, n: usize, reps
     })
 }
 
+/// The bench's sort keys: `i * 2654435761` (Knuth's multiplicative hash), distinct, every
+/// digit of every pass even over the input.
+fn sort_keys(n: usize) -> Vec<u32> {
+    (0..n as u32).map(|i| i.wrapping_mul(KEY_FACTOR)).collect()
+}
+
+/// The factor of the sort keys.
+const KEY_FACTOR: u32 = 2_654_435_761;
+
+/// Times the library's sort of `n` `u32` keys (with their indices as values when `pairs`), after
+/// checking it against the CPU.
+fn sort_u32(gpu: &Gpu, n: usize, reps: usize, pairs: bool) -> Result<Row> {
+    let keys = sort_keys(n);
+    let keys_in = gpu.upload(&keys)?;
+    let values_in = gpu.upload(&(0..n as u32).collect::<Vec<_>>())?;
+    let mut keys_out = gpu.zeros::<u32>(n)?;
+    let mut values_out = gpu.zeros::<u32>(if pairs { n } else { 0 })?;
+    let mut plan = sort::Plan::<u32>::new(gpu, n)?;
+    let mut run = |keys_out: &mut _, values_out: &mut _| {
+        if pairs {
+            plan.sort_pairs(gpu, None, Order::Ascending, &keys_in, &values_in, keys_out, values_out)
+        } else {
+            plan.sort_keys(gpu, None, Order::Ascending, &keys_in, keys_out)
+        }
+    };
+    run(&mut keys_out, &mut values_out)?;
+    // Each key is `i * K` for its own `i < n` (K odd: invertible mod 2^32), so the output is right
+    // when its keys rise strictly, each comes from an `i < n`, and its value is that `i`: O(n),
+    // where a CPU sort of 2^28 keys would take the bench's time.
+    let inverse = (0..5).fold(KEY_FACTOR, |x: u32, _| {
+        x.wrapping_mul(2u32.wrapping_sub(KEY_FACTOR.wrapping_mul(x)))
+    });
+    let got_keys = gpu.download(&keys_out)?;
+    let got_values = if pairs { gpu.download(&values_out)? } else { Vec::new() };
+    let wrong = (0..n).find(|&p| {
+        let i = got_keys[p].wrapping_mul(inverse);
+        (i as usize) >= n || (p > 0 && got_keys[p] <= got_keys[p - 1]) || (pairs && got_values[p] != i)
+    });
+    if let Some(p) = wrong {
+        return Err(Error::Io(format!(
+            "the sort of {n} keys (pairs: {pairs}) is wrong at element {p}"
+        )));
+    }
+    let (stats, _) = super::interleaved(gpu, reps, false, |_| run(&mut keys_out, &mut values_out))?;
+    Ok(Row {
+        primitive: if pairs { "sort_pairs" } else { "sort_keys" },
+        ty: "u32",
+        n,
+        bytes: 2 * n * if pairs { 8 } else { 4 },
+        median_ms: stats.median_ms,
+    })
+}
+
 /// The table: each primitive, type and size, in GB/s (bytes read and written), against memcpy and
 /// CUB.
 pub fn run(gpu: &Gpu, settings: &Settings, memcpy: f64) -> Result<()> {
@@ -151,6 +206,8 @@ pub fn run(gpu: &Gpu, settings: &Settings, memcpy: f64) -> Result<()> {
             inclusive_sum::<i32>(gpu, "i32", n, reps, 1 << 31)?,
             select_within::<f32>(gpu, "f32", n, reps)?,
             select_within::<i32>(gpu, "i32", n, reps)?,
+            sort_u32(gpu, n, reps, false)?,
+            sort_u32(gpu, n, reps, true)?,
         ];
         for row in rows {
             let rust = gb_per_s(row.bytes, row.median_ms);
@@ -176,7 +233,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, memcpy: f64) -> Result<()> {
         }
     }
     println!(
-        "(median of {} runs each; GB = 1e9 bytes read + written; CUB from the CUDA toolkit's nvcc, in the same bench run)",
+        "(median of {} runs each; GB = 1e9 bytes read + written, a sort's keys (and values) counted once each way; CUB from the CUDA toolkit's nvcc, in the same bench run)",
         settings.reps
     );
     Ok(())

@@ -14,7 +14,7 @@ use crate::global::{Element, Slice, SliceMut};
 use crate::index::{block_dim, thread_idx_x};
 use crate::shared::Tile1d;
 use crate::sync::{nanosleep, sync_threads};
-use crate::warp::{FULL_MASK, WARP_SIZE, lane_id, sync_warp, vote_ballot_sync};
+use crate::warp::{FULL_MASK, WARP_SIZE, lane_id, match_any_sync, sync_warp};
 
 /// Bits of a key each pass sorts by.
 pub const RADIX_BITS: u32 = 8;
@@ -227,12 +227,15 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
     // Warp-striped: key `k` of lane `l` is the warp's key `32 k + l`, so (k, lane) order is
     // input order and each load is 32 consecutive keys.
     let warp_start = start + warp * WARP_KEYS;
+    // The warp's keys: key `32 k + lane` is there when below this.
+    let warp_keys = n.saturating_sub(warp_start).min(WARP_KEYS) as u32;
     let fill = args.keys_in.get(start);
     let mut keys = [fill; SORT_ITEMS];
+    let lane32 = lane as u32;
     for_each_key!(k => {
-        let i = warp_start + WARP_SIZE * k + lane;
-        if i < n {
-            keys[k] = args.keys_in.get(i);
+        let at = WARP_SIZE as u32 * k as u32 + lane32;
+        if at < warp_keys {
+            keys[k] = args.keys_in.get(warp_start + at as usize);
         }
     });
     // Each key's rank among the keys of its warp with its digit, in input order; the warp's
@@ -240,16 +243,18 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
     let lanes_below = (1u32 << lane) - 1;
     let mut ranks = [0u32; SORT_ITEMS];
     for_each_key!(k => {
-        let valid = warp_start + WARP_SIZE * k + lane < n;
+        let valid = WARP_SIZE as u32 * k as u32 + lane32 < warp_keys;
         let digit = keys[k].digit(pass, descending);
-        let peers = lanes_with_digit(digit, vote_ballot_sync(FULL_MASK, valid));
+        // Lanes past the end carry a digit no key has.
+        let peers = match_any_sync(FULL_MASK, if valid { digit } else { RADIX_DIGITS as u32 });
         let before = (peers & lanes_below).count_ones();
         let slot = RADIX_DIGITS * warp + digit as usize;
-        let counted = if valid { warp_counts.get(slot) } else { 0 };
+        // SAFETY (both): `slot < 8 * 256`, the tile's length (warp < 8, digit < 256).
+        let counted = if valid { unsafe { warp_counts.get_unchecked(slot) } } else { 0 };
         // Every peer has read the count before the first of them raises it.
         sync_warp(FULL_MASK);
         if valid && before == 0 {
-            warp_counts.set(slot, counted + peers.count_ones());
+            unsafe { warp_counts.set_unchecked(slot, counted + peers.count_ones()) };
         }
         sync_warp(FULL_MASK);
         ranks[k] = counted + before;
@@ -272,13 +277,16 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
     // Each key's (and value's) place in the tile, in digit order.
     let with_values = !args.values_in.is_empty();
     for_each_key!(k => {
-        let i = warp_start + WARP_SIZE * k + lane;
-        if i < n {
+        let at_in_warp = WARP_SIZE as u32 * k as u32 + lane32;
+        if at_in_warp < warp_keys {
             let digit = keys[k].digit(pass, descending) as usize;
-            let at = (ranks[k] + digit_start.get(digit) + warp_counts.get(RADIX_DIGITS * warp + digit)) as usize;
+            // SAFETY (both): `digit < 256` and `warp < 8`, inside both tiles.
+            let at = ranks[k]
+                + unsafe { digit_start.get_unchecked(digit) + warp_counts.get_unchecked(RADIX_DIGITS * warp + digit) };
+            let at = at as usize;
             tile_keys.set(at, keys[k]);
             if with_values {
-                tile_values.set(at, args.values_in.get(i));
+                tile_values.set(at, args.values_in.get(warp_start + at_in_warp as usize));
             }
         }
     });
@@ -289,29 +297,17 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
     for_each_key!(j => {
         let at = t + SORT_THREADS * j;
         if at < in_tile {
-            let key = tile_keys.get(at);
-            let to = (at as u32).wrapping_add(digit_shift.get(key.digit(pass, descending) as usize)) as usize;
+            // SAFETY (all three): `at < in_tile <= SORT_TILE`, the tiles' length, and a digit
+            // is below 256, `digit_shift`'s.
+            let key = unsafe { tile_keys.get_unchecked(at) };
+            let shift = unsafe { digit_shift.get_unchecked(key.digit(pass, descending) as usize) };
+            let to = (at as u32).wrapping_add(shift) as usize;
             args.keys_out.set(to, key);
             if with_values {
-                args.values_out.set(to, tile_values.get(at));
+                args.values_out.set(to, unsafe { tile_values.get_unchecked(at) });
             }
         }
     });
-}
-
-/// The lanes of `valid` whose digit is the calling lane's: eight ballots, one per bit (the
-/// emulation of `match.any.sync` CUB uses too).
-///
-/// Call from: the 32 lanes of the warp, converged.
-#[inline(always)]
-fn lanes_with_digit(digit: u32, valid: u32) -> u32 {
-    let mut peers = valid;
-    crate::unroll!(bit in [0, 1, 2, 3, 4, 5, 6, 7] => {
-        let set = digit >> bit & 1 != 0;
-        let votes = vote_ballot_sync(FULL_MASK, set);
-        peers &= if set { votes } else { !votes };
-    });
-    peers
 }
 
 /// The count of digit `digit` in the tiles before `tile`: publishes this tile's `count` at once,

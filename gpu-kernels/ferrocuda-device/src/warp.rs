@@ -101,16 +101,6 @@ pub fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
     // SAFETY: the contract is convergence only (the asm is `nomem`): see the module doc.
     unsafe { arch::vote_ballot(mask, predicate) }
 }
-/// `__match_any_sync`: the lanes of `mask` whose `value` equals the calling lane's (its own
-/// included).
-///
-/// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined
-/// value or hangs, and the simulator reports a fault.
-#[inline(always)]
-pub fn match_any_sync(mask: u32, value: u32) -> u32 {
-    // SAFETY: the contract is convergence only (the asm is `nomem`): see the module doc.
-    unsafe { arch::match_any(mask, value) }
-}
 /// `__any_sync`: true when some lane of `mask` passes a true `predicate`.
 ///
 /// Call from: every lane in `mask`, with the same `mask`. Otherwise the GPU returns an undefined

@@ -89,8 +89,6 @@ pub enum WarpOp {
     Idx(u32, u32),
     /// `vote.sync.ballot`.
     Ballot,
-    /// `match.any.sync.b32`: the lanes whose value equals the lane's own.
-    MatchAny,
     /// `bar.warp.sync` (`__syncwarp`): no value, only the meeting.
     SyncWarp,
 }
@@ -104,7 +102,6 @@ impl WarpOp {
             WarpOp::Bfly(..) => "shfl.sync.bfly",
             WarpOp::Idx(..) => "shfl.sync.idx",
             WarpOp::Ballot => "vote.sync.ballot",
-            WarpOp::MatchAny => "match.any.sync",
             WarpOp::SyncWarp => "bar.warp.sync",
         }
     }
@@ -122,7 +119,7 @@ impl WarpOp {
                 (lane ^ (m as usize & 31)) <= (c & 31) as usize,
             ),
             WarpOp::Idx(j, _) => j as usize & 31,
-            WarpOp::Ballot | WarpOp::MatchAny | WarpOp::SyncWarp => lane,
+            WarpOp::Ballot | WarpOp::SyncWarp => lane,
         }
     }
 }

@@ -143,14 +143,6 @@ fn complete_if_all_posted(b: &BlockCtx, warp: usize, op: WarpOp, mask: u32) {
                 .fold(0u32, |m, l| m | 1 << l);
             lanes(mask).for_each(|l| state.result[l] = ballot);
         }
-        WarpOp::MatchAny => {
-            for l in lanes(mask) {
-                let value = state.value[l];
-                state.result[l] = lanes(mask)
-                    .filter(|&j| state.value[j] == value)
-                    .fold(0u32, |m, j| m | 1 << j);
-            }
-        }
         WarpOp::SyncWarp => lanes(mask).for_each(|l| state.result[l] = 0),
         _ => {
             for lane in lanes(mask) {

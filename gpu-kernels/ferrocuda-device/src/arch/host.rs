@@ -188,14 +188,6 @@ shfl!(shfl_idx_b32, Idx);
 pub unsafe fn vote_ballot(mask: u32, predicate: bool) -> u32 {
     sim::warp_exchange(WarpOp::Ballot, mask, predicate as u32)
 }
-/// A simulated `match.any.sync.b32`.
-///
-/// # Safety
-/// Every lane named in `mask` executes this same instruction (checked: a fault otherwise).
-#[inline(always)]
-pub unsafe fn match_any(mask: u32, value: u32) -> u32 {
-    sim::warp_exchange(WarpOp::MatchAny, mask, value)
-}
 /// A simulated `bar.warp.sync`: waits for every lane of `mask`, and orders their memory
 /// accesses (the race detector's warp rule).
 ///

@@ -186,25 +186,6 @@ shfl!(shfl_down_b32, "down");
 shfl!(shfl_bfly_b32, "bfly");
 shfl!(shfl_idx_b32, "idx");
 
-/// `match.any.sync.b32` (PTX ISA §9.7.13.8, sm_70 on): the lanes of `mask` whose `value` equals
-/// the calling lane's.
-///
-/// # Safety
-/// Every lane named in `mask` executes this same instruction, with the same `mask`.
-#[inline(always)]
-pub unsafe fn match_any(mask: u32, value: u32) -> u32 {
-    let out: u32;
-    // SAFETY: forwarded to the caller.
-    unsafe {
-        asm!(
-            "match.any.sync.b32 {out}, {value}, {mask};",
-            out = out(reg32) out, value = in(reg32) value, mask = in(reg32) mask,
-            options(nomem, nostack)
-        );
-    }
-    out
-}
-
 /// `vote.sync.ballot.b32` (PTX ISA §9.7.13.6).
 ///
 /// # Safety

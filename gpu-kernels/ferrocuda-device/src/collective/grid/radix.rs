@@ -14,7 +14,7 @@ use crate::global::{Element, Slice, SliceMut};
 use crate::index::{block_dim, thread_idx_x};
 use crate::shared::Tile1d;
 use crate::sync::{nanosleep, sync_threads};
-use crate::warp::{FULL_MASK, WARP_SIZE, lane_id, match_any_sync, sync_warp};
+use crate::warp::{FULL_MASK, WARP_SIZE, lane_id, sync_warp, vote_ballot_sync};
 
 /// Bits of a key each pass sorts by.
 pub const RADIX_BITS: u32 = 8;
@@ -245,8 +245,7 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
     for_each_key!(k => {
         let valid = WARP_SIZE as u32 * k as u32 + lane32 < warp_keys;
         let digit = keys[k].digit(pass, descending);
-        // Lanes past the end carry a digit no key has.
-        let peers = match_any_sync(FULL_MASK, if valid { digit } else { RADIX_DIGITS as u32 });
+        let peers = lanes_with_digit(digit, vote_ballot_sync(FULL_MASK, valid));
         let before = (peers & lanes_below).count_ones();
         let slot = RADIX_DIGITS * warp + digit as usize;
         // SAFETY (both): `slot < 8 * 256`, the tile's length (warp < 8, digit < 256).
@@ -308,6 +307,21 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
             }
         }
     });
+}
+
+/// The lanes of `valid` whose digit is the calling lane's: eight ballots, one per bit (the
+/// emulation of `match.any.sync` CUB uses too).
+///
+/// Call from: the 32 lanes of the warp, converged.
+#[inline(always)]
+fn lanes_with_digit(digit: u32, valid: u32) -> u32 {
+    let mut peers = valid;
+    crate::unroll!(bit in [0, 1, 2, 3, 4, 5, 6, 7] => {
+        let set = digit >> bit & 1 != 0;
+        let votes = vote_ballot_sync(FULL_MASK, set);
+        peers &= if set { votes } else { !votes };
+    });
+    peers
 }
 
 /// The count of digit `digit` in the tiles before `tile`: publishes this tile's `count` at once,

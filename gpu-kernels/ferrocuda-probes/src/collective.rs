@@ -110,7 +110,7 @@ impl SelectPredicate<u32> for FlaggedOdd {
     const READS_FLAGS: bool = true;
     #[inline(always)]
     fn keep(&self, x: u32, flag: u8) -> bool {
-        flag != 0 && x % self.modulus == 1
+        flag != 0 && x.checked_rem(self.modulus) == Some(1)
     }
 }
 

@@ -67,6 +67,7 @@ pub mod fft;
 pub mod footprint;
 pub mod gpu;
 pub mod guarantees;
+pub mod histogram;
 mod look_back;
 pub mod measure;
 #[cfg(feature = "mpi")]

@@ -139,7 +139,6 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Naive),
         entry::<_, course::histogram::HistoArgs>(course::histogram::Histo256Privatized),
         entry::<_, course::histogram::HistoArgs>(course::histogram_tuned::Histo256Packed),
-        entry::<_, course::histogram::HistoArgs>(course::histogram_tuned::Histo256WarpAtomic),
         entry::<_, course::matmul_tensor::Bf16MatmulArgs>(course::matmul_tensor::MatmulBf16Mma),
         entry::<_, course::matmul_tensor::Tf32MatmulArgs>(course::matmul_tensor::MatmulTf32Mma),
         entry::<_, course::matmul_tensor::MmaTileArgs>(course::matmul_tensor::MmaTileBf16),
@@ -290,6 +289,18 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
     }
     sorts!(u32, i32, f32, u64, i64, f64);
     entries.push(entry::<_, sort::RadixInitArgs>(sort::RadixInit));
+    use ferrocuda::kernels::histogram;
+    entries.push(entry::<_, histogram::HistogramBytesArgs>(histogram::HistogramBytes));
+    entries.push(entry::<_, histogram::HistogramClearArgs>(histogram::HistogramClear));
+    entries.push(entry::<_, histogram::HistogramEvenArgs<'_, i32>>(
+        histogram::HistogramEven,
+    ));
+    entries.push(entry::<_, histogram::HistogramEvenArgs<'_, u32>>(
+        histogram::HistogramEven,
+    ));
+    entries.push(entry::<_, histogram::HistogramEvenArgs<'_, f32>>(
+        histogram::HistogramEven,
+    ));
     use book_kernels::ch6::{deriv as ch6_deriv, deriv_nonuniform as ch6_nonuniform};
     use ch6_deriv::DerivArgs;
     use ch6_nonuniform::DerivGlobalArgs;

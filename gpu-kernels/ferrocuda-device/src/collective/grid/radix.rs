@@ -193,10 +193,10 @@ pub fn radix_pass_shared_bytes<K: Copy>() -> usize {
 
 /// One pass of the sort: one tile of [`SORT_TILE`] keys per block.
 ///
-/// Call from: every thread of a kernel launched with blocks of [`SORT_THREADS`] threads, one
-/// block per tile, [`radix_pass_shared_bytes`] of dynamic shared memory, after
-/// [`radix_histogram_tiles`] has counted the keys, at most [`MAX_SORT_LEN`] keys (the host's plan
-/// does all of it). Cost: each key (and value) read once and written once; per tile four
+/// Call from: every thread of a kernel launched with blocks of [`SORT_THREADS`] threads (it traps
+/// otherwise), one block per tile, [`radix_pass_shared_bytes`] of dynamic shared memory, after
+/// [`radix_histogram_tiles`] has counted the keys, at most [`MAX_SORT_LEN`] keys (the host's
+/// plan does all of it). Cost: each key (and value) read once and written once; per tile four
 /// barriers and a look-back by each thread over its digit.
 #[inline(always)]
 pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
@@ -209,6 +209,10 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
         keys: tile_keys,
         values: tile_values,
     } = PassShared::<K>::carve();
+    // The unchecked shared accesses below count on `SORT_THREADS` threads: at most 8 warps.
+    if block_dim().x != SORT_THREADS {
+        crate::global::bounds_failure()
+    }
     let tile = take_tile(&args.tile_counter, args.ticket_base, &tile_number);
     let n = args.keys_in.len();
     let start = tile * SORT_TILE;
@@ -248,11 +252,13 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
         let peers = lanes_with_digit(digit, vote_ballot_sync(FULL_MASK, valid));
         let before = (peers & lanes_below).count_ones();
         let slot = RADIX_DIGITS * warp + digit as usize;
-        // SAFETY (both): `slot < 8 * 256`, the tile's length (warp < 8, digit < 256).
+        // SAFETY: `slot < 8 * 256`, the tile's length (`warp < 8`: the block size is checked
+        // above; `digit < 256`).
         let counted = if valid { unsafe { warp_counts.get_unchecked(slot) } } else { 0 };
         // Every peer has read the count before the first of them raises it.
         sync_warp(FULL_MASK);
         if valid && before == 0 {
+            // SAFETY: as above.
             unsafe { warp_counts.set_unchecked(slot, counted + peers.count_ones()) };
         }
         sync_warp(FULL_MASK);
@@ -279,7 +285,7 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
         let at_in_warp = WARP_SIZE as u32 * k as u32 + lane32;
         if at_in_warp < warp_keys {
             let digit = keys[k].digit(pass, descending) as usize;
-            // SAFETY (both): `digit < 256` and `warp < 8`, inside both tiles.
+            // SAFETY: `digit < 256` and `warp < 8` (as above), inside both tiles.
             let at = ranks[k]
                 + unsafe { digit_start.get_unchecked(digit) + warp_counts.get_unchecked(RADIX_DIGITS * warp + digit) };
             let at = at as usize;
@@ -296,13 +302,14 @@ pub fn radix_pass_tiles<K: RadixKey>(args: RadixPassArgs<'_, K>) {
     for_each_key!(j => {
         let at = t + SORT_THREADS * j;
         if at < in_tile {
-            // SAFETY (all three): `at < in_tile <= SORT_TILE`, the tiles' length, and a digit
-            // is below 256, `digit_shift`'s.
+            // SAFETY: `at < in_tile <= SORT_TILE`, the tile's length.
             let key = unsafe { tile_keys.get_unchecked(at) };
+            // SAFETY: a digit is below 256, `digit_shift`'s length.
             let shift = unsafe { digit_shift.get_unchecked(key.digit(pass, descending) as usize) };
             let to = (at as u32).wrapping_add(shift) as usize;
             args.keys_out.set(to, key);
             if with_values {
+                // SAFETY: as for the key.
                 args.values_out.set(to, unsafe { tile_values.get_unchecked(at) });
             }
         }

@@ -1,16 +1,17 @@
 //! Throughput designs of the 256-bin byte histogram, beside the course's in `histogram`: the
 //! profiler found `histo256_privatized` bound by instructions on uniform bytes (a run test, a
-//! divergent branch and a shared atomic per byte), so these two count with fewer.
+//! divergent branch and a shared atomic per byte), so these two designs count with fewer.
 //!
 //! - [`histo256_packed`]: each thread counts into its own 256 8-bit counters in shared memory,
 //!   laid out so that a warp's 32 accesses always fall in 32 banks whatever the bytes: a plain
 //!   load, add and store per byte, no atomic and no branch. Before any counter can wrap, the
 //!   warp folds its counters into 32-bit totals held in registers. Its speed does not depend on
 //!   the data.
-//! - [`histo256_warp_atomic`]: four copies of the 256 bins per warp, one shared atomic per byte
-//!   and no run test: fewer instructions per byte, but lanes whose bytes fall in one bank wait
-//!   for each other, and on skewed data lanes queue on one address.
-use super::histogram::{BYTE_BINS, HistoArgs, add_copies};
+//! - The library's `histogram_bytes` (`ferrocuda::histogram::bytes`, the course's
+//!   `histo256_warp_atomic` design): four copies of the 256 bins per warp, one shared atomic per
+//!   byte and no run test: fewer instructions per byte, but lanes whose bytes fall in one bank
+//!   wait for each other, and on skewed data lanes queue on one address.
+use super::histogram::{BYTE_BINS, HistoArgs};
 use ferrocuda_device::global::bounds_failure;
 use ferrocuda_device::math::byte_perm;
 use ferrocuda_device::prelude::*;
@@ -271,70 +272,4 @@ pub fn histo256_packed(args: HistoArgs<'_>) {
             args.histo.atomic_add_no_return(bin, total);
         }
     }
-}
-
-/// Copies of the 256 bins per warp in [`histo256_warp_atomic`]: lane `l` counts into copy
-/// `l % 4`, so bytes of one value from a warp queue on four addresses, not one.
-pub const WARP_COPIES: usize = 4;
-/// Words from one copy to the next: one past 256, so the copies of a bin lie in four banks.
-const COPY_STRIDE: usize = BYTE_BINS + 1;
-
-/// Shared memory of [`histo256_warp_atomic`] for blocks of `threads`: [`WARP_COPIES`] padded
-/// copies of the bins per warp.
-pub const fn histo256_warp_atomic_shared_bytes(threads: usize) -> usize {
-    Tile1d::<u32>::bytes(threads.div_ceil(WARP_SIZE) * WARP_COPIES * COPY_STRIDE)
-}
-
-/// Privatized 256-bin histogram with [`WARP_COPIES`] shared copies per warp and one shared
-/// atomic per byte, no run test: a grid-stride loop over 16-byte chunks, then the copies summed
-/// and each non-zero bin added to global memory once.
-///
-/// Launch: any block and grid (one that fills the SMs once is fastest),
-/// [`histo256_warp_atomic_shared_bytes`] of shared memory; `histo` holds [`BYTE_BINS`] counters.
-#[kernel]
-pub fn histo256_warp_atomic(args: HistoArgs<'_>) {
-    let (t, threads) = (thread_idx_x(), block_dim().x);
-    let copies = threads.div_ceil(WARP_SIZE) * WARP_COPIES;
-    // SAFETY: the launch provides `histo256_warp_atomic_shared_bytes(blockDim.x)` (host driver).
-    let private = unsafe { Tile1d::<u32>::dynamic(copies * COPY_STRIDE) };
-    for at in (t..copies * COPY_STRIDE).step_by(threads) {
-        private.set(at, 0);
-    }
-    // Every thread of the block reaches both barriers.
-    sync_threads();
-    // This thread's copy as a tile of its own, so that each count adds only the byte to the
-    // copy's (hoisted) shared address.
-    let base = (t / WARP_SIZE * WARP_COPIES + t % WARP_COPIES) * COPY_STRIDE;
-    // SAFETY: the copy's 256 words lie inside `private`, in the launch's shared memory.
-    let copy = unsafe { Tile1d::<u32>::dynamic_at(Tile1d::<u32>::bytes(base), BYTE_BINS) };
-    // SAFETY: every call passes `byte < 256`, the copy's length.
-    let count = |byte: u32| unsafe { copy.atomic_add_shared_unchecked(byte as usize, 1) };
-    // Bytes 1 to 3 through `prmt` (zero-extended: under 256), as in `Packed::count_word`: then
-    // one shift-add makes each address.
-    let count_word = |w: u32| {
-        count(w & 0xff);
-        count(byte_perm(w, 0, 0x4441));
-        count(byte_perm(w, 0, 0x4442));
-        count(byte_perm(w, 0, 0x4443));
-    };
-    let mut counted = 0;
-    if let Some(words) = args.buffer.words()
-        && words.is_aligned16()
-    {
-        let chunks = words.len() / 4;
-        for chunk in grid_stride_range(chunks) {
-            let w = words.get4(chunk);
-            count_word(w[0]);
-            count_word(w[1]);
-            count_word(w[2]);
-            count_word(w[3]);
-        }
-        counted = 16 * chunks;
-    }
-    for i in (counted + global_idx_x()..args.buffer.len()).step_by(grid_size_x()) {
-        count(u32::from(args.buffer.get(i)));
-    }
-    // As above.
-    sync_threads();
-    add_copies(&private, copies, COPY_STRIDE, &args.histo);
 }

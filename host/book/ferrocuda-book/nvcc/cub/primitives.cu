@@ -133,6 +133,56 @@ void sort_u32(int n, int reps, bool pairs) {
     CHECK(cudaFree(values_out));
 }
 
+// The histograms' samples, from h = i * 2654435761: bytes h >> 24; f32 (h >> 8) / 2^22, in
+// [0, 4); i32 h >> 8, in [0, 2^24). All are even over their 256 bins.
+__global__ void fill_histogram(unsigned char *bytes, float *floats, int *ints, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        unsigned h = (unsigned)i * 2654435761u;
+        bytes[i] = (unsigned char)(h >> 24);
+        floats[i] = (float)(h >> 8) / 4194304.0f;
+        ints[i] = (int)(h >> 8);
+    }
+}
+
+template <typename T, typename Level>
+void histogram_even(const char *primitive, const char *type, const T *in, int n, int reps, Level lower, Level upper) {
+    unsigned *counts;
+    CHECK(cudaMalloc(&counts, 256 * sizeof(unsigned)));
+    void *temp = nullptr;
+    size_t temp_bytes = 0;
+    auto run = [&] { CHECK(cub::DeviceHistogram::HistogramEven(temp, temp_bytes, in, counts, 257, lower, upper, n)); };
+    run();
+    CHECK(cudaMalloc(&temp, temp_bytes));
+    float ms = median_ms(reps, run);
+    std::vector<unsigned> host(256);
+    CHECK(cudaMemcpy(host.data(), counts, 256 * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    long long total = 0;
+    for (unsigned c : host) total += c;
+    if (total != n) {
+        fprintf(stderr, "CUB's %s histogram of %d samples counted %lld\n", type, n, total);
+        exit(1);
+    }
+    printf("%s %s %d %.6f\n", primitive, type, n, ms);
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(counts));
+}
+
+void histograms(int n, int reps) {
+    unsigned char *bytes;
+    float *floats;
+    int *ints;
+    CHECK(cudaMalloc(&bytes, n));
+    CHECK(cudaMalloc(&floats, n * sizeof(float)));
+    CHECK(cudaMalloc(&ints, n * sizeof(int)));
+    fill_histogram<<<1024, 256>>>(bytes, floats, ints, n);
+    histogram_even("histogram_bytes", "u8", bytes, n, reps, 0, 256);
+    histogram_even("histogram_even", "f32", floats, n, reps, 0.0f, 4.0f);
+    histogram_even("histogram_even", "i32", ints, n, reps, 0, 1 << 24);
+    CHECK(cudaFree(bytes));
+    CHECK(cudaFree(floats));
+    CHECK(cudaFree(ints));
+}
+
 int main(int argc, char **argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 20;
     if (reps < 1) reps = 1;
@@ -143,6 +193,7 @@ int main(int argc, char **argv) {
         select_within<int>("i32", n, reps);
         sort_u32(n, reps, false);
         sort_u32(n, reps, true);
+        histograms(n, reps);
     }
     return 0;
 }

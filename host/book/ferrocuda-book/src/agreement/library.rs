@@ -1,8 +1,9 @@
-//! The library's solvers, generators, reductions, scans and selections on both backends: SOR,
-//! Philox, every reduction kind and the count and Kahan sum, every scan operation and mode, both
-//! selections, exact.
+//! The library's solvers, generators and primitives on both backends: SOR, Philox, every
+//! reduction kind and the count and Kahan sum, every scan operation and mode, both selections,
+//! the sort of each key type, the histograms, exact.
 use super::{Comparison, library, ramp_i32};
 use ferrocuda::gpu::{KernelView, LaunchShape, Result};
+use ferrocuda::histogram;
 use ferrocuda::random::{self as rng, RandomFloat};
 use ferrocuda::reduce::{self, Kind, Plan, Reduce};
 use ferrocuda::scan::{self as scan, Scan};
@@ -142,6 +143,38 @@ pub(super) fn sorts<K: Sort + Copy>(
         row.extend(gpu.download(&values_out)?.into_iter().map(f64::from));
         Ok(row)
     })
+}
+
+/// The histograms: bytes, and even bins of each sample type, 256 of them (shared copies) and
+/// 20000 (global atomics), over 100003 samples.
+pub(super) fn histograms(c: &mut Comparison) -> Result<()> {
+    let hashes: Vec<u32> = (0..100_003u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let bytes: Vec<u8> = hashes.iter().map(|h| (h >> 24) as u8).collect();
+    c.compare("histogram_bytes", Tolerance::EXACT, |gpu| {
+        let mut counts = gpu.zeros::<u32>(256)?;
+        histogram::bytes(gpu, &gpu.upload(&bytes)?, &mut counts)?;
+        Ok(gpu.download(&counts)?.into_iter().map(f64::from).collect())
+    })?;
+    let floats: Vec<f32> = hashes.iter().map(|&h| (h >> 8) as f32 / 65536.0 - 100.0).collect();
+    let ints: Vec<i32> = hashes.iter().map(|&h| (h >> 8) as i32 - 5_000_000).collect();
+    for bins in [256, 20_000] {
+        c.compare(&format!("histogram_even_f32_{bins}"), Tolerance::EXACT, |gpu| {
+            let mut counts = gpu.zeros::<u32>(bins)?;
+            histogram::even(gpu, &gpu.upload(&floats)?, -50.0, 150.0, &mut counts)?;
+            Ok(gpu.download(&counts)?.into_iter().map(f64::from).collect())
+        })?;
+        c.compare(&format!("histogram_even_i32_{bins}"), Tolerance::EXACT, |gpu| {
+            let mut counts = gpu.zeros::<u32>(bins)?;
+            histogram::even(gpu, &gpu.upload(&ints)?, -1_000_000, 9_000_000, &mut counts)?;
+            Ok(gpu.download(&counts)?.into_iter().map(f64::from).collect())
+        })?;
+        c.compare(&format!("histogram_even_u32_{bins}"), Tolerance::EXACT, |gpu| {
+            let mut counts = gpu.zeros::<u32>(bins)?;
+            histogram::even(gpu, &gpu.upload(&hashes)?, 1 << 30, u32::MAX, &mut counts)?;
+            Ok(gpu.download(&counts)?.into_iter().map(f64::from).collect())
+        })?;
+    }
+    Ok(())
 }
 
 /// The count of nonzeros, and the Kahan sum through the library's two reduce kernels.

@@ -140,6 +140,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     library::sorts(&mut c, |x| u64::from(x) << 40, |x| x as f64)?;
     library::sorts(&mut c, |x| (i64::from(x) - 2048) << 40, |x| x as f64)?;
     library::sorts(&mut c, |x| f64::from(x) * -0.5, |x| x)?;
+    library::histograms(&mut c)?;
     ch6_deriv::typed::<f32>(&mut c)?;
     ch6_deriv::typed::<f64>(&mut c)?;
     ch7::ch7(&mut c)?;

@@ -1,11 +1,13 @@
-//! The library's device-wide primitives (`ferrocuda::scan`, `select`, `sort`) against CUB, what a CUDA C user would
-//! call instead: `nvcc/cub/primitives.cu`, built by nvcc at bench time and run in the same bench
-//! run, times CUB on the same inputs (element `i` is `i % 4`; sort keys `i * 2654435761`), sizes
-//! and repetitions. Both report
-//! the median of event timings of the primitive alone, its temporary storage allocated before.
+//! The library's device-wide primitives (`ferrocuda::scan`, `select`, `sort`, `histogram`)
+//! against CUB, what a CUDA C user would call instead: `nvcc/cub/primitives.cu`, built by nvcc at
+//! bench time and run in the same bench run, times CUB on the same inputs (element `i` is
+//! `i % 4`; sort keys and histogram samples from `i * 2654435761`), sizes and repetitions. Both
+//! report the median of event timings of the primitive alone, its temporary storage allocated
+//! before.
 use super::Settings;
 use crate::nvcc::build_program;
 use ferrocuda::gpu::{Error, Gpu, Result};
+use ferrocuda::histogram::{self, EvenBins};
 use ferrocuda::measure::gb_per_s;
 use ferrocuda::reduce::Reduce;
 use ferrocuda::scan::{Mode, Op, Plan, Scan};
@@ -188,6 +190,68 @@ fn sort_u32(gpu: &Gpu, n: usize, reps: usize, pairs: bool) -> Result<Row> {
     })
 }
 
+/// The histograms' samples, from `h = i * 2654435761`: bytes `h >> 24`, `f32` `(h >> 8) / 2^22`
+/// in `0..4`, `i32` `h >> 8` in `0..2^24`, each even over 256 bins.
+fn histogram_samples(n: usize) -> (Vec<u8>, Vec<f32>, Vec<i32>) {
+    let hashes = (0..n as u32).map(|i| i.wrapping_mul(KEY_FACTOR));
+    let bytes = hashes.clone().map(|h| (h >> 24) as u8).collect();
+    let floats = hashes.clone().map(|h| (h >> 8) as f32 / 4_194_304.0).collect();
+    let ints = hashes.map(|h| (h >> 8) as i32).collect();
+    (bytes, floats, ints)
+}
+
+/// Times a histogram of `n` samples of `bytes_each` bytes into 256 bins with `count`, after
+/// checking its counts against the CPU's (`want`).
+fn histogram_row(
+    gpu: &Gpu,
+    (primitive, ty, n, bytes_each): (&'static str, &'static str, usize, usize),
+    reps: usize,
+    want: &[u32],
+    mut count: impl FnMut(&mut ferrocuda::DeviceBuffer<u32>) -> Result<()>,
+) -> Result<Row> {
+    let mut counts = gpu.zeros::<u32>(256)?;
+    count(&mut counts)?;
+    if gpu.download(&counts)? != want {
+        return Err(Error::Io(format!(
+            "the {ty} histogram of {n} samples differs from the CPU"
+        )));
+    }
+    let (stats, _) = super::interleaved(gpu, reps, false, |_| count(&mut counts))?;
+    Ok(Row {
+        primitive,
+        ty,
+        n,
+        bytes: n * bytes_each,
+        median_ms: stats.median_ms,
+    })
+}
+
+/// The three histogram rows: bytes, and 256 even bins of `f32` and of `i32`.
+fn histograms(gpu: &Gpu, n: usize, reps: usize) -> Result<[Row; 3]> {
+    let (bytes, floats, ints) = histogram_samples(n);
+    let cpu = |bins: &mut dyn Iterator<Item = usize>| {
+        let mut counts = vec![0u32; 256];
+        bins.for_each(|b| counts[b] += 1);
+        counts
+    };
+    let bytes_d = gpu.upload(&bytes)?;
+    let want = cpu(&mut bytes.iter().map(|&b| b as usize));
+    let byte_row = histogram_row(gpu, ("histogram_bytes", "u8", n, 1), reps, &want, |counts| {
+        histogram::bytes(gpu, &bytes_d, counts)
+    })?;
+    let floats_d = gpu.upload(&floats)?;
+    let want = cpu(&mut floats.iter().map(|x| x.bin(0.0, 4.0, 256).map_or(0, |b| b as usize)));
+    let float_row = histogram_row(gpu, ("histogram_even", "f32", n, 4), reps, &want, |counts| {
+        histogram::even(gpu, &floats_d, 0.0, 4.0, counts)
+    })?;
+    let ints_d = gpu.upload(&ints)?;
+    let want = cpu(&mut ints.iter().map(|x| x.bin(0, 1 << 24, 256).map_or(0, |b| b as usize)));
+    let int_row = histogram_row(gpu, ("histogram_even", "i32", n, 4), reps, &want, |counts| {
+        histogram::even(gpu, &ints_d, 0, 1 << 24, counts)
+    })?;
+    Ok([byte_row, float_row, int_row])
+}
+
 /// The table: each primitive, type and size, in GB/s (bytes read and written), against memcpy and
 /// CUB.
 pub fn run(gpu: &Gpu, settings: &Settings, memcpy: f64) -> Result<()> {
@@ -209,7 +273,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, memcpy: f64) -> Result<()> {
             sort_u32(gpu, n, reps, false)?,
             sort_u32(gpu, n, reps, true)?,
         ];
-        for row in rows {
+        for row in rows.into_iter().chain(histograms(gpu, n, reps)?) {
             let rust = gb_per_s(row.bytes, row.median_ms);
             let theirs = cub.as_ref().ok().and_then(|timings| {
                 timings
@@ -233,7 +297,7 @@ pub fn run(gpu: &Gpu, settings: &Settings, memcpy: f64) -> Result<()> {
         }
     }
     println!(
-        "(median of {} runs each; GB = 1e9 bytes read + written, a sort's keys (and values) counted once each way; CUB from the CUDA toolkit's nvcc, in the same bench run)",
+        "(median of {} runs each; GB = 1e9 bytes read + written, a sort's keys (and values) counted once each way, a histogram's samples read; CUB from the CUDA toolkit's nvcc, in the same bench run)",
         settings.reps
     );
     Ok(())

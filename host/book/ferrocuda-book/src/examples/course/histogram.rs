@@ -12,11 +12,10 @@ use book_kernels::course::histogram::{
     BYTE_BINS, Histo256Naive, Histo256Privatized, HistoArgs, HistoKernel, HistoPrivatizedKernel, LETTER_BINS,
     LETTER_SHARED_BYTES, histo256_shared_bytes,
 };
-use book_kernels::course::histogram_tuned::{
-    Histo256Packed, Histo256WarpAtomic, histo256_packed_shared_bytes, histo256_warp_atomic_shared_bytes,
-};
+use book_kernels::course::histogram_tuned::{Histo256Packed, histo256_packed_shared_bytes};
 use ferrocuda::footprint::{Footprint, try_vec};
 use ferrocuda::gpu::{DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result};
+use ferrocuda::kernels::histogram::{BytesShared, HistogramBytes, HistogramBytesArgs};
 use ferrocuda::measure::{gb_per_s, time_reps};
 use ferrocuda::verify::{Check, Tolerance};
 use rayon::prelude::*;
@@ -121,7 +120,8 @@ pub enum Variant {
     BytesPrivatized,
     /// `histo256_packed`, 256 byte bins, per-thread 8-bit counters, no atomics while counting.
     BytesPacked,
-    /// `histo256_warp_atomic`, 256 byte bins, four shared copies per warp, an atomic per byte.
+    /// `histo256_warp_atomic`: the library's `histogram_bytes` (the course's design), 256 byte
+    /// bins, four shared copies per warp, an atomic per byte.
     BytesWarpAtomic,
 }
 
@@ -173,7 +173,7 @@ impl Variant {
             Variant::LettersPrivatized => LETTER_SHARED_BYTES,
             Variant::BytesPrivatized => histo256_shared_bytes(threads as usize),
             Variant::BytesPacked => histo256_packed_shared_bytes(threads as usize),
-            Variant::BytesWarpAtomic => histo256_warp_atomic_shared_bytes(threads as usize),
+            Variant::BytesWarpAtomic => BytesShared::bytes(threads.div_ceil(32) as usize),
         } as u32;
         let kernels = || crate::kernels(gpu);
         let per_sm = match self {
@@ -182,11 +182,9 @@ impl Variant {
                 kernels()?.allow_shared_bytes(Histo256Packed, shared)?;
                 kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs<'_>>(Histo256Packed, threads, shared)?
             }
-            Variant::BytesWarpAtomic => kernels()?.max_active_blocks_per_multiprocessor::<_, HistoArgs<'_>>(
-                Histo256WarpAtomic,
-                threads,
-                shared,
-            )?,
+            Variant::BytesWarpAtomic => gpu
+                .load(&ferrocuda::ptx::LIBRARY)?
+                .max_active_blocks_per_multiprocessor::<_, HistogramBytesArgs<'_>>(HistogramBytes, threads, shared)?,
             _ => BLOCKS_PER_SM,
         }
         .clamp(1, BLOCKS_PER_SM);
@@ -245,7 +243,15 @@ pub fn histogram_range(
         Variant::Bytes => crate::kernels(gpu)?.launch(Histo256Naive, shape, args),
         Variant::BytesPrivatized => crate::kernels(gpu)?.launch(Histo256Privatized, shape, args),
         Variant::BytesPacked => crate::kernels(gpu)?.launch(Histo256Packed, shape, args),
-        Variant::BytesWarpAtomic => crate::kernels(gpu)?.launch(Histo256WarpAtomic, shape, args),
+        // The library's kernel: the course's design, as `ferrocuda::histogram::bytes` launches it.
+        Variant::BytesWarpAtomic => gpu.load(&ferrocuda::ptx::LIBRARY)?.launch(
+            HistogramBytes,
+            shape,
+            HistogramBytesArgs {
+                samples: args.buffer,
+                counts: args.histo,
+            },
+        ),
     }
 }
 

@@ -1,0 +1,233 @@
+//! Histograms (CUB's `DeviceHistogram::HistogramEven`): [`histogram_bytes`], 256 bins of bytes,
+//! and [`histogram_even`], `counts.len()` equal bins over `lower..upper` of 4-byte samples. The
+//! host API is `ferrocuda::histogram`.
+//!
+//! Both count into copies of the bins in shared memory with shared atomics (several copies, so
+//! that lanes of one warp with one bin wait on fewer others), then add each block's non-zero
+//! totals to `counts` in global memory once.
+use ferrocuda_device::math::byte_perm;
+use ferrocuda_device::prelude::*;
+use ferrocuda_device::shared::Tile1d;
+use ferrocuda_device::warp::WARP_SIZE;
+
+/// Bins of a byte histogram: one per value.
+pub const BYTE_BINS: usize = 256;
+/// Shared copies of the byte bins per warp: lane `l` counts into copy `l % 4`.
+pub const BYTE_COPIES_PER_WARP: usize = 4;
+/// Words between two copies of the byte bins: one of padding, so that the copies' bins fall in
+/// different banks.
+const BYTE_COPY_STRIDE: usize = BYTE_BINS + 1;
+
+/// Arguments of [`histogram_bytes`]: `counts[b]` gains the number of bytes `b` in `samples`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct HistogramBytesArgs<'a> {
+    pub samples: Slice<'a, u8>,
+    /// [`BYTE_BINS`] counters.
+    pub counts: SliceMut<'a, u32>,
+}
+
+ferrocuda_device::shared_layout! {
+    /// A byte-histogram block's copies of the bins: [`BYTE_COPIES_PER_WARP`] per warp.
+    pub struct BytesShared(warps: usize) {
+        pub copies: Tile1d<u32>[warps * BYTE_COPIES_PER_WARP * BYTE_COPY_STRIDE],
+    }
+}
+
+/// Counts the bytes of `samples` into `counts` (the course's `histo256_warp_atomic` design, as a
+/// library kernel): 16 bytes a load, each byte's bin extracted by `prmt`, one shared atomic per
+/// byte.
+///
+/// Launch: blocks of whole warps, any grid (one that fills the SMs is fastest),
+/// `BytesShared::bytes(warps per block)` of shared memory.
+#[kernel(max_threads = 1024)]
+pub fn histogram_bytes(args: HistogramBytesArgs<'_>) {
+    let (t, threads) = (thread_idx_x(), block_dim().x);
+    let BytesShared { copies } = BytesShared::carve(threads.div_ceil(WARP_SIZE));
+    zero(&copies);
+    let copy = (t / WARP_SIZE * BYTE_COPIES_PER_WARP + t % BYTE_COPIES_PER_WARP) * BYTE_COPY_STRIDE;
+    if copy + BYTE_BINS > copies.len() {
+        ferrocuda_device::global::bounds_failure()
+    }
+    // SAFETY: every call passes a byte (`& 0xff`, a zero-extending `prmt` or a `u8`), below 256,
+    // and the copy's 256 bins lie inside `copies` (tested above).
+    let count = |byte: u32| unsafe { copies.atomic_add_shared_unchecked(copy + byte as usize, 1) };
+    let count_word = |w: u32| {
+        count(w & 0xff);
+        count(byte_perm(w, 0, 0x4441));
+        count(byte_perm(w, 0, 0x4442));
+        count(byte_perm(w, 0, 0x4443));
+    };
+    let mut counted = 0;
+    if let Some(words) = args.samples.words()
+        && words.is_aligned16()
+    {
+        let chunks = words.len() / 4;
+        for chunk in grid_stride_range(chunks) {
+            let w = words.get4(chunk);
+            count_word(w[0]);
+            count_word(w[1]);
+            count_word(w[2]);
+            count_word(w[3]);
+        }
+        counted = 16 * chunks;
+    }
+    for i in (counted + global_idx_x()..args.samples.len()).step_by(grid_size_x()) {
+        count(u32::from(args.samples.get(i)));
+    }
+    sync_threads();
+    add_copies(&copies, BYTE_BINS, BYTE_COPY_STRIDE, &args.counts);
+}
+
+/// A sample type [`histogram_even`] bins: `i32`, `u32`, `f32`.
+pub trait EvenBins: Element4 + PartialOrd {
+    /// The bin of `self` among `bins` equal bins over `lower..upper`, or `None` outside (and for a
+    /// NaN). Floats: `((x - lower) * (bins / (upper - lower))) as u32` in the sample's precision,
+    /// at most `bins - 1`; integers: `(x - lower) * bins / (upper - lower)`, exact.
+    fn bin(self, lower: Self, upper: Self, bins: u32) -> Option<u32>;
+}
+
+impl EvenBins for f32 {
+    #[inline(always)]
+    fn bin(self, lower: f32, upper: f32, bins: u32) -> Option<u32> {
+        (lower <= self && self < upper).then(|| {
+            let scale = bins as f32 / (upper - lower);
+            (((self - lower) * scale) as u32).min(bins.saturating_sub(1))
+        })
+    }
+}
+
+macro_rules! integer_bins {
+    ($($t:ty => $wide:ty),*) => {$(
+        impl EvenBins for $t {
+            #[inline(always)]
+            fn bin(self, lower: $t, upper: $t, bins: u32) -> Option<u32> {
+                (lower <= self && self < upper).then(|| {
+                    let offset = (self as $wide - lower as $wide) as u64;
+                    let range = (upper as $wide - lower as $wide) as u64;
+                    // `range > 0`: `lower < self < upper`.
+                    (offset * u64::from(bins)).checked_div(range).unwrap_or(0) as u32
+                })
+            }
+        }
+    )*};
+}
+integer_bins!(i32 => i64, u32 => u64);
+
+/// Arguments of [`histogram_even`]: `counts[b]` gains the number of `samples` in bin `b` of
+/// `counts.len()` equal bins over `lower..upper` (see [`EvenBins::bin`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct HistogramEvenArgs<'a, T> {
+    pub samples: Slice<'a, T>,
+    pub counts: SliceMut<'a, u32>,
+    pub lower: T,
+    pub upper: T,
+    /// Shared copies of the bins per block: 0 counts straight into `counts` (bins that do not
+    /// fit in shared memory).
+    pub copies: u32,
+}
+
+ferrocuda_device::shared_layout! {
+    /// An even-bin histogram block's copies of the bins.
+    pub struct EvenShared(copies: usize, bins: usize) {
+        pub copies: Tile1d<u32>[copies * bins],
+    }
+}
+
+/// Counts `samples` into equal bins; warp `w` counts into copy `w % copies`.
+///
+/// Launch: any grid of one-dimensional blocks, `EvenShared::bytes(copies, bins)` of shared
+/// memory.
+#[kernel(i32, u32, f32, max_threads = 1024)]
+pub fn histogram_even<T: EvenBins>(args: HistogramEvenArgs<'_, T>) {
+    let bins = args.counts.len();
+    let copies = args.copies as usize;
+    let EvenShared { copies: shared } = EvenShared::carve(copies, bins);
+    if copies > 0 {
+        zero(&shared);
+    }
+    let base = if copies > 0 {
+        thread_idx_x() / WARP_SIZE % copies * bins
+    } else {
+        0
+    };
+    let count = |x: T| {
+        if let Some(bin) = x.bin(args.lower, args.upper, bins as u32) {
+            if copies > 0 {
+                shared.atomic_add_shared(base + bin as usize, 1);
+            } else {
+                args.counts.atomic_add_no_return(bin as usize, 1);
+            }
+        }
+    };
+    let n = args.samples.len();
+    let mut counted = 0;
+    if args.samples.is_aligned16() {
+        for chunk in grid_stride_range(n / 4) {
+            let w = args.samples.get4(chunk);
+            count(w[0]);
+            count(w[1]);
+            count(w[2]);
+            count(w[3]);
+        }
+        counted = n / 4 * 4;
+    }
+    for i in (counted + global_idx_x()..n).step_by(grid_size_x()) {
+        count(args.samples.get(i));
+    }
+    if copies > 0 {
+        sync_threads();
+        add_copies(&shared, bins, bins, &args.counts);
+    }
+}
+
+/// Zeroes a block's copies; ends with a barrier.
+///
+/// Call from: every thread of the block.
+#[inline(always)]
+fn zero(copies: &Tile1d<u32>) {
+    let mut at = thread_idx_x();
+    while at < copies.len() {
+        copies.set(at, 0);
+        at += block_dim().x;
+    }
+    // Every thread has zeroed its share before any counts.
+    sync_threads();
+}
+
+/// Adds the block's copies (`stride` words apart) of each of `bins` bins to `counts`, once per
+/// non-zero bin.
+///
+/// Call from: every thread of the block, after a barrier that ends the counting.
+#[inline(always)]
+fn add_copies(copies: &Tile1d<u32>, bins: usize, stride: usize, counts: &SliceMut<'_, u32>) {
+    // (`stride` is 0 for a launch with no counts.)
+    let n = copies.len().checked_div(stride).unwrap_or(0);
+    let mut bin = thread_idx_x();
+    while bin < bins {
+        let mut total = 0;
+        for copy in 0..n {
+            total += copies.get(copy * stride + bin);
+        }
+        if total > 0 {
+            counts.atomic_add_no_return(bin, total);
+        }
+        bin += block_dim().x;
+    }
+}
+
+/// Arguments of [`histogram_clear`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct HistogramClearArgs<'a> {
+    pub counts: SliceMut<'a, u32>,
+}
+
+/// Zeroes the counts before a histogram, on its stream.
+#[kernel]
+pub fn histogram_clear(args: HistogramClearArgs<'_>) {
+    for i in grid_stride_range(args.counts.len()) {
+        args.counts.set(i, 0);
+    }
+}

@@ -62,13 +62,16 @@ pub fn histogram_bytes(args: HistogramBytesArgs<'_>) {
     if let Some(words) = args.samples.words()
         && words.is_aligned16()
     {
-        let chunks = words.len() / 4;
-        for chunk in grid_stride_range(chunks) {
-            let w = words.get4(chunk);
-            count_word(w[0]);
-            count_word(w[1]);
-            count_word(w[2]);
-            count_word(w[3]);
+        // Two chunks a step, as in `histogram_even`.
+        let (chunks, stride) = (words.len() / 4, grid_size_x());
+        let mut chunk = global_idx_x();
+        while chunk + stride < chunks {
+            let (a, b) = (words.get4(chunk), words.get4(chunk + stride));
+            a.into_iter().chain(b).for_each(count_word);
+            chunk += 2 * stride;
+        }
+        if chunk < chunks {
+            words.get4(chunk).into_iter().for_each(count_word);
         }
         counted = 16 * chunks;
     }
@@ -83,7 +86,7 @@ pub fn histogram_bytes(args: HistogramBytesArgs<'_>) {
 pub trait EvenBins: Element4 + PartialOrd {
     /// The bin of `self` among `bins` equal bins over `lower..upper`, or `None` outside (and for a
     /// NaN). Floats: `((x - lower) * (bins / (upper - lower))) as u32` in the sample's precision,
-    /// at most `bins - 1`; integers: `(x - lower) * bins / (upper - lower)`, exact.
+    /// at most `bins - 1`; integers: `(x - lower) * bins / (upper - lower)` rounded down, exact.
     fn bin(self, lower: Self, upper: Self, bins: u32) -> Option<u32>;
 }
 
@@ -105,13 +108,33 @@ macro_rules! integer_bins {
                 (lower <= self && self < upper).then(|| {
                     let offset = (self as $wide - lower as $wide) as u64;
                     let range = (upper as $wide - lower as $wide) as u64;
-                    // `range > 0`: `lower < self < upper`.
-                    (offset * u64::from(bins)).checked_div(range).unwrap_or(0) as u32
+                    floor_share(offset, bins, range, bins as f64 / range as f64)
                 })
             }
         }
     )*};
 }
+
+/// `offset * bins / range` rounded down, for `offset < range < 2^33`: estimated as
+/// `offset * scale` in `f64`, `scale = bins / range` (a 64-bit division is dozens of
+/// instructions on the GPU, and the loop hoists `scale`'s), which lies within one of the
+/// quotient (53 bits of precision against a quotient of fewer than 33), then corrected by exact
+/// products.
+#[inline(always)]
+fn floor_share(offset: u64, bins: u32, range: u64, scale: f64) -> u32 {
+    let x = u128::from(offset) * u128::from(bins);
+    let times_range = |q: u64| u128::from(q) * u128::from(range);
+    let estimate = (offset as f64 * scale) as u64;
+    let quotient = if times_range(estimate) > x {
+        estimate.saturating_sub(1)
+    } else if times_range(estimate.saturating_add(1)) <= x {
+        estimate.saturating_add(1)
+    } else {
+        estimate
+    };
+    quotient as u32
+}
+
 integer_bins!(i32 => i64, u32 => u64);
 
 /// Arguments of [`histogram_even`]: `counts[b]` gains the number of `samples` in bin `b` of
@@ -164,14 +187,19 @@ pub fn histogram_even<T: EvenBins>(args: HistogramEvenArgs<'_, T>) {
     let n = args.samples.len();
     let mut counted = 0;
     if args.samples.is_aligned16() {
-        for chunk in grid_stride_range(n / 4) {
-            let w = args.samples.get4(chunk);
-            count(w[0]);
-            count(w[1]);
-            count(w[2]);
-            count(w[3]);
+        // Two chunks a step, both loads issued before either is counted: twice the bytes in
+        // flight per thread.
+        let (chunks, stride) = (n / 4, grid_size_x());
+        let mut chunk = global_idx_x();
+        while chunk + stride < chunks {
+            let (a, b) = (args.samples.get4(chunk), args.samples.get4(chunk + stride));
+            a.into_iter().chain(b).for_each(count);
+            chunk += 2 * stride;
         }
-        counted = n / 4 * 4;
+        if chunk < chunks {
+            args.samples.get4(chunk).into_iter().for_each(count);
+        }
+        counted = chunks * 4;
     }
     for i in (counted + global_idx_x()..n).step_by(grid_size_x()) {
         count(args.samples.get(i));

@@ -32,7 +32,8 @@ pub use gpu_kernels::histogram::EvenBins;
 const THREADS: u32 = 256;
 /// Warps per histogram block.
 const WARPS: usize = THREADS as usize / 32;
-/// Blocks per SM of a histogram launch: one wave that fills the SMs.
+/// The most blocks per SM of a histogram launch: as many as reside at once, up to this, so that
+/// the grid runs in one wave.
 const BLOCKS_PER_SM: u32 = 6;
 /// Shared memory a block's copies of the bins may take, bytes: within the 48 KiB every launch
 /// gets without opting in.
@@ -47,6 +48,8 @@ pub trait Even: EvenBins + Element + std::fmt::Debug {
         shape: LaunchShape,
         args: HistogramEvenArgs<'_, Self>,
     ) -> Result<()>;
+    /// Blocks of [`THREADS`] with `shared` bytes that reside on an SM at once.
+    fn resident(kernels: &LoadedKernels, shared: u32) -> Result<u32>;
 }
 macro_rules! even {
     ($($t:ty),*) => {$(
@@ -59,16 +62,20 @@ macro_rules! even {
             ) -> Result<()> {
                 kernels.launch_maybe_on(stream, HistogramEven, shape, args)
             }
+            fn resident(kernels: &LoadedKernels, shared: u32) -> Result<u32> {
+                kernels.max_active_blocks_per_multiprocessor::<_, HistogramEvenArgs<'_, Self>>(HistogramEven, THREADS, shared)
+            }
         }
     )*};
 }
 even!(i32, u32, f32);
 
-/// The grid of a histogram of `n` samples: one wave over the SMs, or fewer blocks for fewer
-/// samples (each block counts at least 16 per thread).
-fn grid(gpu: &Gpu, n: usize) -> u32 {
+/// The grid of a histogram of `n` samples with `resident` blocks per SM at once: one wave over
+/// the SMs, or fewer blocks for fewer samples (each thread counts at least 16).
+fn grid(gpu: &Gpu, n: usize, resident: u32) -> u32 {
     let wanted = n.div_ceil(16 * THREADS as usize).max(1);
-    (gpu.properties().multiprocessor_count * BLOCKS_PER_SM).min(u32::try_from(wanted).unwrap_or(u32::MAX))
+    let wave = gpu.properties().multiprocessor_count * resident.clamp(1, BLOCKS_PER_SM);
+    wave.min(u32::try_from(wanted).unwrap_or(u32::MAX))
 }
 
 /// Zeroes `counts` on `stream`.
@@ -100,8 +107,10 @@ pub fn bytes_on(
     }
     let kernels = gpu.library()?;
     clear(&kernels, stream, counts)?;
-    let shape = LaunchShape::new((grid(gpu, samples.len()), 1, 1), (THREADS, 1, 1))
-        .with_shared_bytes(BytesShared::bytes(WARPS) as u32);
+    let shared = BytesShared::bytes(WARPS) as u32;
+    let resident =
+        kernels.max_active_blocks_per_multiprocessor::<_, HistogramBytesArgs<'_>>(HistogramBytes, THREADS, shared)?;
+    let shape = LaunchShape::new((grid(gpu, samples.len(), resident), 1, 1), (THREADS, 1, 1)).with_shared_bytes(shared);
     let args = HistogramBytesArgs {
         samples: samples.view(),
         counts: counts.view_mut(),
@@ -140,8 +149,9 @@ pub fn even_on<T: Even>(
     clear(&kernels, stream, counts)?;
     // As many copies as the budget holds, up to one per warp; none for bins that do not fit.
     let copies = (SHARED_BUDGET / (bins * size_of::<u32>())).min(WARPS);
-    let shape = LaunchShape::new((grid(gpu, samples.len()), 1, 1), (THREADS, 1, 1))
-        .with_shared_bytes(EvenShared::bytes(copies, bins) as u32);
+    let shared = EvenShared::bytes(copies, bins) as u32;
+    let resident = T::resident(&kernels, shared)?;
+    let shape = LaunchShape::new((grid(gpu, samples.len(), resident), 1, 1), (THREADS, 1, 1)).with_shared_bytes(shared);
     let args = HistogramEvenArgs {
         samples: samples.view(),
         counts: counts.view_mut(),

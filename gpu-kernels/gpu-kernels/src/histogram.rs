@@ -100,6 +100,8 @@ impl EvenBins for f32 {
     }
 }
 
+// A 64-bit division per sample: an `f64` estimate corrected by exact products measured slower
+// on the H200 (0.54 of CUB's `i32` histogram at 2^28, against 0.69).
 macro_rules! integer_bins {
     ($($t:ty => $wide:ty),*) => {$(
         impl EvenBins for $t {
@@ -108,33 +110,13 @@ macro_rules! integer_bins {
                 (lower <= self && self < upper).then(|| {
                     let offset = (self as $wide - lower as $wide) as u64;
                     let range = (upper as $wide - lower as $wide) as u64;
-                    floor_share(offset, bins, range, bins as f64 / range as f64)
+                    // `range > 0`: `lower <= self < upper`.
+                    (offset * u64::from(bins)).checked_div(range).unwrap_or(0) as u32
                 })
             }
         }
     )*};
 }
-
-/// `offset * bins / range` rounded down, for `offset < range < 2^33`: estimated as
-/// `offset * scale` in `f64`, `scale = bins / range` (a 64-bit division is dozens of
-/// instructions on the GPU, and the loop hoists `scale`'s), which lies within one of the
-/// quotient (53 bits of precision against a quotient of fewer than 33), then corrected by exact
-/// products.
-#[inline(always)]
-fn floor_share(offset: u64, bins: u32, range: u64, scale: f64) -> u32 {
-    let x = u128::from(offset) * u128::from(bins);
-    let times_range = |q: u64| u128::from(q) * u128::from(range);
-    let estimate = (offset as f64 * scale) as u64;
-    let quotient = if times_range(estimate) > x {
-        estimate.saturating_sub(1)
-    } else if times_range(estimate.saturating_add(1)) <= x {
-        estimate.saturating_add(1)
-    } else {
-        estimate
-    };
-    quotient as u32
-}
-
 integer_bins!(i32 => i64, u32 => u64);
 
 /// Arguments of [`histogram_even`]: `counts[b]` gains the number of `samples` in bin `b` of

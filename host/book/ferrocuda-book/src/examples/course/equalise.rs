@@ -1,9 +1,9 @@
 //! course-equalise: histogram equalisation of a gray picture, the course's histogram (lecture
 //! "Atomics") carried to the image task it serves. Three steps, each checked exactly against
 //! rayon: the 256-bin histogram (`histogram_u8`: a shared layout, block-scope atomics in shared
-//! memory, device-scope atomics into the global bins), its inclusive prefix sum
-//! (`ferrocuda::scan::inclusive_sum`), and the map `(cdf(v) - cdf_min) * 255 / (n - cdf_min)`,
-//! rounded to nearest (`equalise_map`).
+//! memory, device-scope atomics into the global bins; and the library's, `ferrocuda::histogram::
+//! bytes`, beside it), its inclusive prefix sum (`ferrocuda::scan::inclusive_sum`), and the map
+//! `(cdf(v) - cdf_min) * 255 / (n - cdf_min)`, rounded to nearest (`equalise_map`).
 //!
 //! The picture is low-contrast: each pixel the sum of two seeded values of 0..32 plus 64, so
 //! 63 values from 64 to 126 in a triangle; equalised, they spread from 0 to 255. Sizes: 8192 x
@@ -104,7 +104,7 @@ fn reference(picture: &[u8]) -> (Vec<u32>, Vec<u32>, Vec<u8>) {
 
 impl Example for CourseEqualise {
     const ID: &'static str = "course-equalise";
-    const DESCRIPTION: &'static str = "histogram equalisation of an 8192^2 gray picture: shared-memory histogram with scoped atomics, ferrocuda::scan of its bins, the map; each step exact against rayon (IT4I course, atomics)";
+    const DESCRIPTION: &'static str = "histogram equalisation of an 8192^2 gray picture: shared-memory histogram with scoped atomics (and ferrocuda::histogram's), ferrocuda::scan of its bins, the map; each step exact against rayon (IT4I course, atomics)";
     const SIZE: Option<Size> = Some(Size::new(
         "picture side in pixels, N x N (the simulator's default picture is 333 x 250)",
         SIDE,
@@ -129,6 +129,12 @@ impl Example for CourseEqualise {
         let (mut bins_d, mut cdf_d) = (gpu.zeros::<u32>(BINS)?, gpu.zeros::<u32>(BINS)?);
         let mut equalised_d = gpu.zeros::<u8>(n)?;
         let histogram_ms = time_reps(gpu, run.reps, || histogram(gpu, &pixels_d, &mut bins_d))?.median_ms;
+        // The library's histogram of the same bytes, beside the course's kernel.
+        let mut library_bins_d = gpu.zeros::<u32>(BINS)?;
+        let library_ms = time_reps(gpu, run.reps, || {
+            ferrocuda::histogram::bytes(gpu, &pixels_d, &mut library_bins_d)
+        })?
+        .median_ms;
         let scan_ms = time_reps(gpu, run.reps, || {
             ferrocuda::scan::inclusive_sum(gpu, &bins_d, &mut cdf_d)
         })?
@@ -159,6 +165,10 @@ impl Example for CourseEqualise {
             gb_per_s(n, histogram_ms)
         );
         println!(
+            " ferrocuda::histogram::bytes: {library_ms:.4} ms, {:.1} GB/s read",
+            gb_per_s(n, library_ms)
+        );
+        println!(
             " scan of the bins: {:.2} us (ferrocuda::scan::inclusive_sum)",
             scan_ms * 1e3
         );
@@ -174,6 +184,12 @@ impl Example for CourseEqualise {
         let (want_bins, want_cdf, want_equalised) = reference(&picture);
         let checks = vec![
             Check::compare("histogram", &bins, &want_bins, Tolerance::EXACT),
+            Check::compare(
+                "histogram (ferrocuda::histogram::bytes)",
+                &gpu.download(&library_bins_d)?,
+                &want_bins,
+                Tolerance::EXACT,
+            ),
             Check::compare("cumulative histogram (scan)", &cdf, &want_cdf, Tolerance::EXACT),
             Check::compare("equalised picture", &equalised, &want_equalised, Tolerance::EXACT),
             Check::condition(

@@ -48,7 +48,7 @@ pub trait Even: EvenBins + Element + std::fmt::Debug {
         shape: LaunchShape,
         args: HistogramEvenArgs<'_, Self>,
     ) -> Result<()>;
-    /// Blocks of [`THREADS`] with `shared` bytes that reside on an SM at once.
+    /// Blocks of the histograms' threads (256) with `shared` bytes that reside on an SM at once.
     fn resident(kernels: &LoadedKernels, shared: u32) -> Result<u32>;
 }
 macro_rules! even {

@@ -311,7 +311,9 @@ atom_cas!(atom_cas_b64, AtomicU64, u64);
 /// `address` is valid for reads and 4-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
-    sim::global_access(address.cast(), 4, Access::Read);
+    // A relaxed atomic, to the cross-block race check too: no race itself, an acquire by the
+    // block (and a release after a fence), as the flags of a look-back or a lock need.
+    sim::global_atomic();
     // SAFETY: forwarded to the caller.
     unsafe { u32::load_relaxed(address) }
 }
@@ -321,7 +323,8 @@ pub unsafe fn ld_volatile_global_b32(address: *const u32) -> u32 {
 /// `address` is valid for writes and 4-byte aligned.
 #[inline(always)]
 pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
-    sim::global_access(address.cast(), 4, Access::Write);
+    // As `ld_volatile_global_b32`.
+    sim::global_atomic();
     // SAFETY: forwarded to the caller.
     unsafe { u32::store_relaxed(address, value) }
 }
@@ -332,7 +335,8 @@ pub unsafe fn st_volatile_global_b32(address: *mut u32, value: u32) {
 /// `address` is valid for reads and 8-byte aligned.
 #[inline(always)]
 pub unsafe fn ld_volatile_global_b64(address: *const u64) -> u64 {
-    sim::global_access(address.cast(), 8, Access::Read);
+    // As `ld_volatile_global_b32`.
+    sim::global_atomic();
     // SAFETY: forwarded to the caller.
     unsafe { u64::load_relaxed(address) }
 }
@@ -342,7 +346,8 @@ pub unsafe fn ld_volatile_global_b64(address: *const u64) -> u64 {
 /// `address` is valid for writes and 8-byte aligned.
 #[inline(always)]
 pub unsafe fn st_volatile_global_b64(address: *mut u64, value: u64) {
-    sim::global_access(address.cast(), 8, Access::Write);
+    // As `ld_volatile_global_b32`.
+    sim::global_atomic();
     // SAFETY: forwarded to the caller.
     unsafe { u64::store_relaxed(address, value) }
 }

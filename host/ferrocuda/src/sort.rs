@@ -282,17 +282,12 @@ fn pass_views<'b, T: Element>(
     copy: &'b mut DeviceBuffer<T>,
     n: usize,
 ) -> Result<(Slice<'b, T>, SliceMut<'b, T>)> {
+    // The copy holds the plan's capacity; the sort takes its first `n` elements.
     Ok(match pass {
-        0 => (input.view(), tmp_view(copy, n)),
+        0 => (input.view(), copy.view_mut().subview(0..n).ok_or_else(short)?),
         _ if pass % 2 == 1 => (copy.view().subview(0..n).ok_or_else(short)?, output.view_mut()),
-        _ => (output.view(), tmp_view(copy, n)),
+        _ => (output.view(), copy.view_mut().subview(0..n).ok_or_else(short)?),
     })
-}
-
-/// The first `n` elements of a plan's copy (`n` at most its capacity, checked before).
-fn tmp_view<T: Element>(buffer: &mut DeviceBuffer<T>, n: usize) -> SliceMut<'_, T> {
-    let view = buffer.view_mut();
-    view.subview(0..n).unwrap_or(view)
 }
 
 /// The error of a plan's buffer shorter than the sort: never, as `run` checks the capacity.

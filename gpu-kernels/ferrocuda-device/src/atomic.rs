@@ -463,4 +463,20 @@ impl Tile1d<u32> {
         // SAFETY: inside the tile, which lies in the launch's shared memory.
         unsafe { arch::atom_shared_add_u32(self.base_ptr(), i, value) }
     }
+
+    /// `atomicOr` on element `i`, its result unused, as the shared-space `red.shared.or.b32`,
+    /// without the bound test (see [`Tile1d::atomic_add_shared_unchecked`]): a warp's lanes
+    /// gather a bit mask in one word, one instruction each.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn atomic_or_shared_unchecked(&self, i: usize, value: u32) {
+        // SAFETY: `i < len` (the caller's contract).
+        let address = unsafe { self.element_ptr_unchecked(i) };
+        arch::shared_atomic_access(address.cast(), size_of::<u32>());
+        // SAFETY: inside the tile, which lies in the launch's shared memory.
+        unsafe { arch::red_shared_or_b32(self.base_ptr(), i, value) }
+    }
 }

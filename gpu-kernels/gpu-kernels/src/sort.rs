@@ -32,8 +32,15 @@ pub fn radix_histogram<K: RadixKey>(args: RadixHistogramArgs<'_, K>) {
     radix_histogram_tiles(args)
 }
 
-/// One pass: keys (and values) ordered by one digit.
-#[kernel(u32, i32, f32, u64, i64, f64, max_threads = 256)]
+/// One pass: 4-byte keys (and values) ordered by one digit. Four blocks a multiprocessor hold
+/// it at 64 registers without spilling (ptxas; 80 uncapped).
+#[kernel(u32, i32, f32, max_threads = 256, min_blocks_per_sm = 4)]
 pub fn radix_pass<K: RadixKey>(args: RadixPassArgs<'_, K>) {
+    radix_pass_tiles(args)
+}
+
+/// One pass of 8-byte keys: at 64 registers they would spill, three blocks hold them at 80.
+#[kernel(u64, i64, f64, max_threads = 256, min_blocks_per_sm = 3)]
+pub fn radix_pass_wide<K: RadixKey>(args: RadixPassArgs<'_, K>) {
     radix_pass_tiles(args)
 }

@@ -31,7 +31,7 @@ use ferrocuda_device::collective::grid::{
     radix_histogram_shared_bytes, radix_pass_shared_bytes,
 };
 use ferrocuda_device::global::{Slice, SliceMut};
-use gpu_kernels::sort::{RadixHistogram, RadixInit, RadixInitArgs, RadixPass};
+use gpu_kernels::sort::{RadixHistogram, RadixInit, RadixInitArgs, RadixPass, RadixPassWide};
 
 /// The order of a sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub trait Sort: RadixKey {
 }
 
 macro_rules! sort {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $pass:ident),*) => {$(
         impl Sort for $t {
             fn launch_histogram(
                 kernels: &LoadedKernels,
@@ -75,12 +75,12 @@ macro_rules! sort {
                 shape: LaunchShape,
                 args: RadixPassArgs<'_, Self>,
             ) -> Result<()> {
-                kernels.launch_maybe_on(stream, RadixPass, shape, args)
+                kernels.launch_maybe_on(stream, $pass, shape, args)
             }
         }
     )*};
 }
-sort!(u32, i32, f32, u64, i64, f64);
+sort!(u32 => RadixPass, i32 => RadixPass, f32 => RadixPass, u64 => RadixPassWide, i64 => RadixPassWide, f64 => RadixPassWide);
 
 /// Histogram blocks per SM: enough to hide the loads' latency, few enough that each block counts
 /// many keys before it adds its counters to global memory.

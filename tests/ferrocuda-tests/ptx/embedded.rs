@@ -282,12 +282,12 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
     use ferrocuda::device::collective::grid::{RadixHistogramArgs, RadixPassArgs};
     use ferrocuda::kernels::sort;
     macro_rules! sorts {
-        ($($t:ty),*) => {$(
+        ($($t:ty => $pass:ident),*) => {$(
             entries.push(entry::<_, RadixHistogramArgs<'_, $t>>(sort::RadixHistogram));
-            entries.push(entry::<_, RadixPassArgs<'_, $t>>(sort::RadixPass));
+            entries.push(entry::<_, RadixPassArgs<'_, $t>>(sort::$pass));
         )*};
     }
-    sorts!(u32, i32, f32, u64, i64, f64);
+    sorts!(u32 => RadixPass, i32 => RadixPass, f32 => RadixPass, u64 => RadixPassWide, i64 => RadixPassWide, f64 => RadixPassWide);
     entries.push(entry::<_, sort::RadixInitArgs>(sort::RadixInit));
     use ferrocuda::kernels::histogram;
     entries.push(entry::<_, histogram::HistogramBytesArgs>(histogram::HistogramBytes));

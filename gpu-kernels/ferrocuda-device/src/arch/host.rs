@@ -251,6 +251,16 @@ pub unsafe fn atom_shared_add_u32(base: *mut u32, index: usize, value: u32) -> u
     unsafe { atom_add_u32(base.add(index), value, Scope::Device) }
 }
 
+/// A host atomic in place of `red.shared.or.b32` on element `index` of the `u32`s at `base`.
+///
+/// # Safety
+/// Element `index` of `base` is valid for reads and writes, and aligned.
+#[inline(always)]
+pub unsafe fn red_shared_or_b32(base: *mut u32, index: usize, value: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { atom_or_b32(base.add(index), value, Scope::Device) };
+}
+
 /// A host atomic add in place of the PTX `red.global.add.u32`; returns nothing.
 ///
 /// # Safety
@@ -528,6 +538,11 @@ pub fn ex2_approx_f32(a: f32) -> f32 {
 #[inline(always)]
 pub fn lg2_approx_f32(a: f32) -> f32 {
     libm::log2f(a)
+}
+/// `cvt.rzi.u32.f32`: toward zero, saturated, NaN to 0, as Rust's `as` is.
+#[inline(always)]
+pub fn cvt_rzi_u32_f32(x: f32) -> u32 {
+    x as u32
 }
 /// `dp4a.u32.u32`: `c` plus the dot product of the bytes of `a` and `b`, wrapping.
 #[inline(always)]

@@ -502,6 +502,15 @@ pub unsafe fn ld_const_b32(byte_offset: usize) -> u32 {
     value
 }
 
+/// `cvt.rzi.u32.f32` (PTX ISA §9.7.9.21): toward zero, saturated, NaN to 0.
+#[inline(always)]
+pub fn cvt_rzi_u32_f32(x: f32) -> u32 {
+    let out: u32;
+    // SAFETY: pure arithmetic.
+    unsafe { asm!("cvt.rzi.u32.f32 {}, {};", out(reg32) out, in(reg32) x, options(pure, nomem, nostack)) };
+    out
+}
+
 /// `dp4a.u32.u32` (PTX ISA, integer arithmetic instructions): `c` plus the dot product of the
 /// bytes of `a` and `b`.
 #[inline(always)]

@@ -100,6 +100,23 @@ pub unsafe fn atom_shared_add_u32(base: *mut u32, index: usize, value: u32) -> u
     old
 }
 
+/// `red.shared.or.b32` (PTX ISA §9.7.13.6) on element `index` of the `u32`s at `base`, by its
+/// shared-window address, as [`atom_shared_add_u32`]; returns nothing.
+///
+/// # Safety
+/// As [`atom_shared_add_u32`].
+#[inline(always)]
+pub unsafe fn red_shared_or_b32(base: *mut u32, index: usize, value: u32) {
+    let window = shared_window(base).wrapping_add((index as u32).wrapping_mul(4));
+    // SAFETY: forwarded to the caller; the window address names the same shared bytes.
+    unsafe {
+        asm!(
+            "red.shared.or.b32 [{w}], {v};",
+            w = in(reg32) window, v = in(reg32) value, options(nostack)
+        )
+    };
+}
+
 /// `red.global.add.u32` (PTX ISA §9.7.13.6): an atomic add that returns nothing, so the L2
 /// performs it without a reply (nvcc's form of an `atomicAdd` whose result is unused).
 ///

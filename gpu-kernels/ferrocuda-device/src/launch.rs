@@ -28,6 +28,10 @@ pub trait Kernel<A: KernelArgs> {
     /// The kernel's launch bounds, from `#[kernel(max_threads = .., ..)]`; the host refuses a
     /// launch of more threads per block than they allow, on either backend.
     const LAUNCH_BOUNDS: LaunchBounds = LaunchBounds::NONE;
+    /// The architecture whose own instructions the kernel uses (`#[kernel(requires =
+    /// "sm_90a")]`: Hopper's `wgmma`), which a module built for another does not hold (they
+    /// trap there): the host refuses to launch the kernel from such a module, in a sentence.
+    const REQUIRES: Option<&'static str> = None;
 }
 
 /// A kernel's launch bounds (CUDA C's `__launch_bounds__`), declared on the kernel:

@@ -57,6 +57,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 enum AttrItem {
     Instantiation(Type),
     Bound(Ident, syn::LitInt),
+    /// `requires = "sm_90a"`: the architecture whose instructions the kernel uses.
+    Requires(syn::LitStr),
 }
 
 impl syn::parse::Parse for AttrItem {
@@ -64,6 +66,16 @@ impl syn::parse::Parse for AttrItem {
         if input.peek(Ident) && input.peek2(Token![=]) {
             let name: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
+            if name == "requires" {
+                let arch: syn::LitStr = input.parse()?;
+                if arch.value() != "sm_90a" {
+                    return Err(syn::Error::new_spanned(
+                        arch,
+                        "`requires` names an architecture feature set: \"sm_90a\"",
+                    ));
+                }
+                return Ok(AttrItem::Requires(arch));
+            }
             Ok(AttrItem::Bound(name, input.parse()?))
         } else {
             Ok(AttrItem::Instantiation(input.parse()?))
@@ -78,6 +90,8 @@ struct Bounds {
     max_threads: u32,
     min_blocks_per_sm: u32,
     max_registers: u32,
+    /// `requires = ".."`, or empty.
+    requires: String,
 }
 
 /// The instantiations and the launch bounds of the attribute, each bound checked.
@@ -86,6 +100,7 @@ fn split_attr(items: Punctuated<AttrItem, Token![,]>) -> syn::Result<(Vec<Type>,
     for item in items {
         match item {
             AttrItem::Instantiation(ty) => types.push(ty),
+            AttrItem::Requires(arch) => bounds.requires = arch.value(),
             AttrItem::Bound(name, value) => {
                 let (slot, range) = match name.to_string().as_str() {
                     "max_threads" => (&mut bounds.max_threads, 1..=1024),
@@ -167,7 +182,13 @@ fn expand(function: ItemFn, instantiations: Vec<Type>, bounds: Bounds) -> syn::R
         max_threads,
         min_blocks_per_sm,
         max_registers,
+        requires,
     } = bounds;
+    let requires = if requires.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(#requires))
+    };
     let entry_points = entries.iter().map(|(symbol, concrete, turbofish)| {
         // The bounds travel to the PTX builder in a global it turns into the entry's directives.
         let bounds_symbol = format_ident!("__ferrocuda_launch_bounds_{}", symbol);
@@ -224,6 +245,7 @@ fn expand(function: ItemFn, instantiations: Vec<Type>, bounds: Bounds) -> syn::R
                     min_blocks_per_sm: #min_blocks_per_sm,
                     max_registers: #max_registers,
                 };
+                const REQUIRES: ::core::option::Option<&'static str> = #requires;
             }
         }
     });

@@ -10,6 +10,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 pub mod atomics;
 pub mod collective;
+pub mod hopper;
 
 use ferrocuda_device::collective::warp::{warp_max, warp_sum};
 use ferrocuda_device::prelude::*;

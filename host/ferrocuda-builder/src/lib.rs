@@ -244,6 +244,10 @@ impl PtxBuilder {
                 cmd.env_remove(key.as_ref());
             }
         }
+        // Every crate of the build, not only the kernel crate (`cargo rustc -- ..`), sees the
+        // architecture: the device library chooses instructions by `cfg(target_feature)` (sm_90a's
+        // `wgmma`, a trap elsewhere).
+        cmd.env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={arch}"));
         let output = cmd
             .output()
             .map_err(|e| BuildError(format!("could not start cargo to build the PTX for {arch}: {e}")))?;

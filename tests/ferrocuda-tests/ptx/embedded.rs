@@ -226,6 +226,11 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, ferrocuda::device::collective::grid::SelectArgs<u32, probe::collective::FlaggedOdd>>(
             probe::collective::ProbeSelectFlaggedOdd,
         ),
+        entry::<_, probe::hopper::WgmmaProbeArgs<u16>>(probe::hopper::ProbeWgmmaBf16K64),
+        entry::<_, probe::hopper::WgmmaProbeArgs<u16>>(probe::hopper::ProbeWgmmaBf16K32),
+        entry::<_, probe::hopper::WgmmaProbeArgs<u16>>(probe::hopper::ProbeWgmmaBf16K16),
+        entry::<_, probe::hopper::WgmmaProbeArgs<u16>>(probe::hopper::ProbeWgmmaF16K64),
+        entry::<_, probe::hopper::WgmmaProbeArgs<f32>>(probe::hopper::ProbeWgmmaTf32K32),
         entry::<_, transpose::CudaTransposeArgs>(transpose::CudaTranspose),
         entry::<_, transpose::CudaTransposeArgs>(transpose::TransposeWide),
         entry::<_, book_kernels::ch4::minimal::AssignArgs>(book_kernels::ch4::minimal::Assign),

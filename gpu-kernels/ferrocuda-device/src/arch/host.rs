@@ -23,9 +23,11 @@ mod async_copy;
 mod memory;
 mod mma;
 mod rounding;
+mod wgmma;
 pub use async_copy::*;
 pub use mma::*;
 pub use rounding::*;
+pub use wgmma::*;
 
 /// `%tid`.
 #[inline(always)]

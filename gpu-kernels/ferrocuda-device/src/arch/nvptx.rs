@@ -6,10 +6,12 @@ mod async_copy;
 mod atomic;
 mod mma;
 mod rounding;
+mod wgmma;
 pub use async_copy::*;
 pub use atomic::*;
 pub use mma::*;
 pub use rounding::*;
+pub use wgmma::*;
 
 /// `%tid.{x,y,z}`.
 #[inline(always)]

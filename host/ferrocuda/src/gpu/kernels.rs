@@ -34,6 +34,14 @@ pub struct PtxModule {
     pub ptx: &'static str,
 }
 
+impl PtxModule {
+    /// Whether it is built for an architecture's own feature set (`sm_90a`), whose instructions
+    /// no other compute capability has.
+    pub fn arch_specific(&self) -> bool {
+        self.arch.ends_with('a')
+    }
+}
+
 impl KernelSet {
     /// A set named `name` (the kernel crate's library name) of `(arch, compute capability, PTX)`
     /// modules; [`include_kernels!`](crate::include_kernels) calls this.
@@ -60,11 +68,13 @@ impl KernelSet {
     }
 
     /// The module a device of compute capability `cc` (90 for 9.0) should load: the newest
-    /// architecture not newer than the device, whose PTX the driver compiles for it.
+    /// architecture not newer than the device, whose PTX the driver compiles for it. A module of
+    /// an architecture's own feature set (`sm_90a`) runs on that compute capability only, and is
+    /// preferred there to the plain one.
     pub fn for_compute_capability(&self, cc: u32) -> Option<PtxModule> {
         self.modules()
-            .filter(|m| m.compute_capability <= cc)
-            .max_by_key(|m| m.compute_capability)
+            .filter(|m| m.compute_capability <= cc && (!m.arch_specific() || m.compute_capability == cc))
+            .max_by_key(|m| (m.compute_capability, m.arch_specific()))
     }
 
     /// The symbols the set's PTX defines for other sets and those it needs from them
@@ -228,6 +238,30 @@ impl<'g> LoadedKernels<'g> {
         }
     }
 
+    /// Refuses kernel `name` of crate `krate`, which uses the instructions of `required`
+    /// (`sm_90a`), when the module loaded for it was built without them (where they trap). The
+    /// simulator runs them on any machine.
+    fn check_architecture(&self, name: &str, krate: &str, required: &str) -> Result<()> {
+        if self.gpu.is_simulator() {
+            return Ok(());
+        }
+        let Some(set) = self.sets.iter().find(|set| set.name() == krate) else {
+            // PTX compiled elsewhere: whatever it holds is what it was built with.
+            return Ok(());
+        };
+        let loaded = self.gpu.ptx_for_device(set)?;
+        if loaded.arch == required {
+            return Ok(());
+        }
+        Err(Error::InvalidLaunch(format!(
+            "kernel `{name}` uses instructions of {required} (Hopper's wgmma), and the module of `{krate}` loaded on \
+             this {} is built for {} without them: build with FERROCUDA_ARCHS listing {required}, on a GPU of \
+             compute capability 9.0",
+            self.gpu.properties().name,
+            loaded.arch
+        )))
+    }
+
     fn check<K: Kernel<A>, A: KernelArgs>(&self, shape: &LaunchShape, args: &A) -> Result<Vec<ViewSpan>> {
         if !self.sets.is_empty() && !self.sets.iter().any(|set| set.name() == K::CRATE) {
             return Err(Error::InvalidArgument(format!(
@@ -254,6 +288,9 @@ impl<'g> LoadedKernels<'g> {
         if let Backend::Sim(sim) = &self.gpu.backend {
             sim.check_views(K::NAME, &views)?;
         }
+        if let Some(required) = K::REQUIRES {
+            self.check_architecture(K::NAME, K::CRATE, required)?;
+        }
         let threads = shape.block.0 * shape.block.1 * shape.block.2;
         if !K::LAUNCH_BOUNDS.allows(threads) {
             let max = K::LAUNCH_BOUNDS.max_threads;
@@ -267,5 +304,25 @@ impl<'g> LoadedKernels<'g> {
             .check(self.gpu.properties())
             .map_err(|why| Error::InvalidLaunch(format!("launch of kernel `{}` ({shape}): {why}", K::NAME)))?;
         Ok(views)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KernelSet;
+
+    static SET: KernelSet = KernelSet::new("k", &[("sm_80", 80, ""), ("sm_90", 90, ""), ("sm_90a", 90, "")]);
+    static ONLY_90A: KernelSet = KernelSet::new("k", &[("sm_90a", 90, "")]);
+
+    /// The newest module not newer than the device; `sm_90a` on 9.0 only, and there first.
+    #[test]
+    fn arch_specific_modules_load_on_their_own_compute_capability() {
+        let arch = |set: &KernelSet, cc| set.for_compute_capability(cc).map(|m| m.arch);
+        assert_eq!(arch(&SET, 90), Some("sm_90a"));
+        assert_eq!(arch(&SET, 100), Some("sm_90"));
+        assert_eq!(arch(&SET, 89), Some("sm_80"));
+        assert_eq!(arch(&SET, 75), None);
+        assert_eq!(arch(&ONLY_90A, 90), Some("sm_90a"));
+        assert_eq!(arch(&ONLY_90A, 100), None);
     }
 }

@@ -1,0 +1,106 @@
+//! GPU-vs-CPU tests of Hopper's `wgmma` (`ferrocuda_device::hopper`, through the probes): each
+//! shape and each swizzle multiplies small integers (exact in every format and every
+//! accumulation order), so the simulator and the GPU must give the CPU's product bit for bit.
+use ferrocuda_testing as common;
+
+use common::probe::hopper::{
+    ProbeWgmmaBf16K16, ProbeWgmmaBf16K32, ProbeWgmmaBf16K64, ProbeWgmmaF16K64, ProbeWgmmaTf32K32, WgmmaBf16K16,
+    WgmmaBf16K32, WgmmaBf16K64, WgmmaF16K64, WgmmaProbeArgs, WgmmaTf32K32,
+};
+use common::{GpuTest, TestResult, ensure, fail};
+use ferrocuda::device::mma::to_bf16;
+use ferrocuda::{Gpu, Kernel, KernelView, LaunchShape};
+
+/// Small integers in -4..=4, from `seed`: their products and sums of 64 are exact in f32.
+fn small(n: usize, seed: u64) -> Vec<f32> {
+    common::seeded_values(n, seed, 9)
+        .into_iter()
+        .map(|x| x as f32 - 4.0)
+        .collect()
+}
+
+/// An f32 integer of magnitude below 2048 as IEEE half bits (exact).
+fn to_f16(x: f32) -> u16 {
+    if x == 0.0 {
+        return 0;
+    }
+    let bits = x.to_bits();
+    let sign = (bits >> 16) as u16 & 0x8000;
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    sign | (exponent as u16) << 10 | ((bits >> 13) & 0x3ff) as u16
+}
+
+/// Whether the probes' module on `gpu` holds `wgmma` (the simulator always runs it).
+fn has_wgmma(gpu: &Gpu) -> bool {
+    let cc = gpu.properties().compute_capability_number();
+    gpu.is_simulator()
+        || common::PROBES
+            .for_compute_capability(cc)
+            .is_some_and(|m| m.arch == "sm_90a")
+}
+
+/// Runs `kernel` on `a` (64 x k) and `b` (n rows of k) and checks `c = a b^T` exactly.
+fn check<T: ferrocuda::device::global::Element + Copy, K>(
+    gpu: &Gpu,
+    kernel: K,
+    shared_bytes: usize,
+    (k, n): (usize, usize),
+    encode: impl Fn(f32) -> T,
+) -> TestResult
+where
+    K: for<'a> Kernel<WgmmaProbeArgs<'a, T>> + Copy,
+{
+    let (a, b) = (small(64 * k, k as u64), small(n * k, 1000 + n as u64));
+    let a_d = gpu
+        .upload(&a.iter().map(|&x| encode(x)).collect::<Vec<T>>())
+        .map_err(fail)?;
+    let b_d = gpu
+        .upload(&b.iter().map(|&x| encode(x)).collect::<Vec<T>>())
+        .map_err(fail)?;
+    let mut c_d = gpu.zeros::<f32>(64 * n).map_err(fail)?;
+    let shape = LaunchShape::new((1, 1, 1), (128, 1, 1)).with_shared_bytes(shared_bytes as u32);
+    let args = WgmmaProbeArgs {
+        a: a_d.view(),
+        b: b_d.view(),
+        c: c_d.view_mut(),
+    };
+    let launched = common::probes(gpu)?.launch(kernel, shape, args);
+    if !has_wgmma(gpu) {
+        // A module without sm_90a's instructions: the launch is refused in a sentence.
+        return ensure(
+            launched.is_err_and(|e| e.to_string().contains("uses instructions of sm_90a")),
+            || "a wgmma probe launched from a module without sm_90a".to_string(),
+        );
+    }
+    launched.map_err(fail)?;
+    let c = gpu.download(&c_d).map_err(fail)?;
+    for row in 0..64 {
+        for col in 0..n {
+            let want: f32 = (0..k).map(|kk| a[row * k + kk] * b[col * k + kk]).sum();
+            let got = c[row * n + col];
+            ensure(got == want, || {
+                format!("k {k}, n {n}: c[{row}][{col}] is {got}, expected {want}")
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn wgmma_bf16_every_swizzle(gpu: &Gpu) -> TestResult {
+    check(gpu, ProbeWgmmaBf16K64, WgmmaBf16K64::bytes(), (64, 128), to_bf16)?;
+    check(gpu, ProbeWgmmaBf16K32, WgmmaBf16K32::bytes(), (32, 64), to_bf16)?;
+    check(gpu, ProbeWgmmaBf16K16, WgmmaBf16K16::bytes(), (16, 256), to_bf16)
+}
+
+fn wgmma_f16_and_tf32(gpu: &Gpu) -> TestResult {
+    check(gpu, ProbeWgmmaF16K64, WgmmaF16K64::bytes(), (64, 64), to_f16)?;
+    check(gpu, ProbeWgmmaTf32K32, WgmmaTf32K32::bytes(), (32, 64), |x| x)
+}
+
+fn main() {
+    let gpu_tests: Vec<GpuTest> = vec![
+        ("wgmma_bf16_every_swizzle", wgmma_bf16_every_swizzle),
+        ("wgmma_f16_and_tf32", wgmma_f16_and_tf32),
+    ];
+    common::main(vec![], gpu_tests)
+}

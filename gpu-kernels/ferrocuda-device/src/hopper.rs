@@ -4,6 +4,8 @@
 //! - [`MatrixTile`]: a shared tile of `ROWS x K` elements in the layout `wgmma` reads (K-major,
 //!   swizzled by the width of a row), with its [`MatrixDescriptor`]s, element access, and the
 //!   offset of each element for code (or a bulk tensor copy) that fills it.
+//! - [`MBarrier`]: a barrier in shared memory that counts arrivals (and bulk-copy bytes), waited
+//!   on by phase: how a producer warp hands tiles to consumer warps without a block barrier.
 //! - [`wgmma`]: the instructions for BF16, FP16 (k16) and TF32 (k8) with f32 accumulation,
 //!   N = 64, 128 and 256, on an [`Accumulator`] each thread of the warpgroup holds; the fence,
 //!   commit and wait that order them.
@@ -19,7 +21,9 @@
 //! from it by the accumulation order only, a few units in the last place of the sum of
 //! |products|.
 mod layout;
+mod mbarrier;
 pub mod wgmma;
 
 pub use layout::{MatrixDescriptor, MatrixTile, Swizzle, descriptor_address};
+pub use mbarrier::MBarrier;
 pub use wgmma::Accumulator;

@@ -1,9 +1,11 @@
 //! Probes of Hopper's `wgmma` (`ferrocuda_device::hopper`): one warpgroup multiplies a 64 x 64
 //! tile by a 64 x N tile through swizzled shared tiles, for BF16 and FP16 (K = 64, rows of 128
 //! bytes), TF32 (K = 32, rows of 128 bytes) and BF16 again with K = 16 and 32 (rows of 32 and 64
-//! bytes, the other two swizzles). Their tests are in `host/ferrocuda/tests/hopper.rs`.
-use ferrocuda_device::hopper::{Accumulator, MatrixTile, wgmma};
+//! bytes, the other two swizzles). And a ring of two stages handed from a producer warp to four
+//! consumer warps by `mbarrier`s. Their tests are in `host/ferrocuda/tests/hopper.rs`.
+use ferrocuda_device::hopper::{Accumulator, MBarrier, MatrixTile, wgmma};
 use ferrocuda_device::prelude::*;
+use ferrocuda_device::shared::Tile1d;
 
 /// Arguments of the probes: `a` row-major 64 x K, `b` as N rows of K (column `j` of the
 /// product's right factor is row `j`), `c` row-major 64 x N.
@@ -78,3 +80,92 @@ probe!(
     /// TF32, N = 64, K = 32 (rows of 128 bytes), steps of 8.
     probe_wgmma_tf32_k32, WgmmaTf32K32, f32, 32, 64, 32, 8, tf32_m64n64k8
 );
+
+/// Rounds of [`probe_mbarrier_ring`].
+pub const RING_ROUNDS: usize = 8;
+/// Values a stage of the ring holds: one per consumer thread.
+pub const RING_STAGE: usize = 128;
+
+/// The value the producer writes at place `i` of round `r`.
+pub const fn ring_value(r: usize, i: usize) -> u32 {
+    ((r * 1000 + i) as u32).wrapping_mul(2_654_435_761)
+}
+
+/// Arguments of [`probe_mbarrier_ring`]: each consumer's checksum, and a round in which the
+/// producer writes its values again after marking the stage full, which nothing orders with the
+/// consumers' reads (a race the simulator must report, though the values are the same;
+/// [`RING_ROUNDS`] or more for none).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, KernelArgs)]
+pub struct RingArgs<'a> {
+    pub sums: SliceMut<'a, u32>,
+    pub late_write_round: u32,
+}
+
+ferrocuda_device::shared_layout! {
+    /// The ring: a barrier for each stage full and each stage empty, and the two stages.
+    pub struct MBarrierRing() {
+        pub full0: MBarrier,
+        pub full1: MBarrier,
+        pub empty0: MBarrier,
+        pub empty1: MBarrier,
+        pub data: Tile1d<u32>[2 * RING_STAGE],
+    }
+}
+
+/// Warp 0 produces [`RING_ROUNDS`] rounds into two stages, waiting for a stage to be empty
+/// before it refills it; threads 32..160 consume each round after waiting for its stage to be
+/// full, fold it into a checksum, and mark the stage empty. Only `mbarrier`s order them.
+///
+/// Launch: one block of 160 threads, `MBarrierRing::bytes()` of shared memory.
+#[kernel(max_threads = 160)]
+pub fn probe_mbarrier_ring(args: RingArgs<'_>) {
+    let MBarrierRing {
+        full0,
+        full1,
+        empty0,
+        empty1,
+        data,
+    } = MBarrierRing::carve();
+    let t = thread_idx_x();
+    if t == 0 {
+        full0.init(32);
+        full1.init(32);
+        empty0.init(RING_STAGE as u32);
+        empty1.init(RING_STAGE as u32);
+    }
+    // The barriers are initialised before any thread uses them.
+    sync_threads();
+    // Chosen by a select, not an indexed array (which would live in local memory).
+    let full = |stage: usize| if stage == 0 { &full0 } else { &full1 };
+    let empty = |stage: usize| if stage == 0 { &empty0 } else { &empty1 };
+    if t < 32 {
+        for r in 0..RING_ROUNDS {
+            let (stage, use_) = (r % 2, r / 2);
+            if use_ > 0 {
+                empty(stage).wait_parity(((use_ - 1) % 2) as u32);
+            }
+            for j in 0..RING_STAGE / 32 {
+                let i = RING_STAGE / 32 * t + j;
+                data.set(stage * RING_STAGE + i, ring_value(r, i));
+            }
+            full(stage).arrive();
+            if r == args.late_write_round as usize {
+                for j in 0..RING_STAGE / 32 {
+                    let i = RING_STAGE / 32 * t + j;
+                    data.set(stage * RING_STAGE + i, ring_value(r, i));
+                }
+            }
+        }
+    } else if t < 32 + RING_STAGE {
+        let c = t - 32;
+        let mut sum = 0u32;
+        for r in 0..RING_ROUNDS {
+            let (stage, use_) = (r % 2, r / 2);
+            full(stage).wait_parity((use_ % 2) as u32);
+            sum = sum.wrapping_mul(31).wrapping_add(data.get(stage * RING_STAGE + c));
+            empty(stage).arrive();
+        }
+        args.sums.set(c, sum);
+    }
+}

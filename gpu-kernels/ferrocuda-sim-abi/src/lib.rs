@@ -202,6 +202,15 @@ abi! { $
     fn index_fault => ferrocuda_sim_abi_index_fault(
         address: usize, element_bytes: usize, index: usize, len: usize, site: &'static Location<'static>
     ) -> !;
+    /// `mbarrier.init` of the barrier at `word` (8 shared bytes): `count` arrivals a phase.
+    fn mbarrier_init => ferrocuda_sim_abi_mbarrier_init(word: *mut u64, count: u32, site: &'static Location<'static>);
+    /// `mbarrier.arrive` on the barrier at `word`, announcing `bytes` of bulk copies (`expect_tx`).
+    fn mbarrier_arrive => ferrocuda_sim_abi_mbarrier_arrive(word: *mut u64, bytes: u32, site: &'static Location<'static>);
+    /// `bytes` of a bulk copy the calling thread issued landed (`complete_tx` on the barrier).
+    fn mbarrier_complete_tx => ferrocuda_sim_abi_mbarrier_complete_tx(word: *mut u64, bytes: u32, site: &'static Location<'static>);
+    /// `mbarrier.try_wait.parity`: whether the phase of parity `parity` completed; the calling
+    /// thread gives up its turn when not.
+    fn mbarrier_try_wait_parity => ferrocuda_sim_abi_mbarrier_try_wait_parity(word: *mut u64, parity: u32, site: &'static Location<'static>) -> bool;
     /// Prints `text` for the calling simulated thread (to its launch's capture or stdout).
     fn print => ferrocuda_sim_abi_print(text: &[u8]);
     /// `%globaltimer`: nanoseconds since the Unix epoch (the host's clock).

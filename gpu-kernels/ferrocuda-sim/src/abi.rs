@@ -4,6 +4,7 @@
 //! module only says which function answers each.
 use crate::fault;
 
+pub(crate) use crate::mbarrier::{mbarrier_arrive, mbarrier_complete_tx, mbarrier_init, mbarrier_try_wait_parity};
 pub(crate) use crate::ops::{dynamic_shared_bytes, shared_access_at};
 pub(crate) use crate::{
     active_mask, barrier, block_dim, block_idx, constant_word, grid_dim, index_fault, lane_id, print, shared_base,

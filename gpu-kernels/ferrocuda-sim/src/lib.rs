@@ -38,6 +38,7 @@ mod block;
 mod checks;
 mod context;
 mod global_race;
+mod mbarrier;
 mod ops;
 mod output;
 mod race;

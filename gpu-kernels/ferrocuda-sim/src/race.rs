@@ -7,6 +7,11 @@
 //! shuffle, a vote), directly or through other lanes of the warp. Lanes of a warp are not
 //! ordered by running in lockstep: since Volta they need not.
 //!
+//! An `mbarrier` orders too: an arrival releases what the arriving thread did before it into the
+//! barrier's phase, a wait that finds the phase complete acquires all of it. Each thread counts
+//! its arrivals, each access carries the count then, and each thread keeps, per other thread,
+//! the count it has acquired (kept only once a block arrives on a barrier).
+//!
 //! Each byte keeps the last write and the reads since it (FastTrack's shadow, by interval): the
 //! last reader, the lanes of its warp that read too, and one reader of another warp. Within a
 //! warp, each lane keeps a vector clock of the warp operations it knows of.
@@ -28,6 +33,8 @@ struct Stamp {
     /// The warp's count of completed warp operations when the access was made.
     seq: u32,
     rank: u32,
+    /// The thread's count of mbarrier arrivals when the access was made.
+    released: u32,
     access: Access,
     site: Option<Site>,
 }
@@ -37,6 +44,7 @@ impl Stamp {
         interval: 0,
         seq: 0,
         rank: 0,
+        released: 0,
         access: Access::Read,
         site: None,
     };
@@ -94,6 +102,31 @@ pub(crate) struct SharedRace {
     serial: u64,
     bytes: Vec<ByteShadow>,
     warps: Vec<WarpClocks>,
+    /// Each thread's count of mbarrier arrivals.
+    released: Vec<u32>,
+    /// `acquired[t][u]`: the arrivals of thread `u` that thread `t` is ordered after, through
+    /// mbarrier phases; empty until the block's first arrival.
+    acquired: Vec<Vec<u32>>,
+    /// Per barrier (its shared offset): the arrivals gathered in its running phase, and what the
+    /// last completed phase of each parity released.
+    barriers: std::collections::HashMap<usize, PhaseClocks>,
+}
+
+/// What one mbarrier's phases release (vectors over the block's threads).
+#[derive(Default)]
+struct PhaseClocks {
+    gathering: Vec<u32>,
+    completed: [Vec<u32>; 2],
+}
+
+/// `into[i] = max(into[i], from[i])`, `into` grown to `from`'s length.
+fn join(into: &mut Vec<u32>, from: &[u32]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, &b) in into.iter_mut().zip(from) {
+        *a = (*a).max(b);
+    }
 }
 
 /// The access a race was found with.
@@ -112,6 +145,9 @@ impl SharedRace {
         }
         Self {
             serial: BLOCK_SERIAL.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
+            released: std::vec![0; 32 * warps],
+            acquired: Vec::new(),
+            barriers: std::collections::HashMap::new(),
             bytes,
             warps: (0..warps)
                 .map(|_| WarpClocks {
@@ -145,6 +181,40 @@ impl SharedRace {
         }
     }
 
+    /// Thread `rank` arrives on the barrier at `offset`: what it did so far (and what it had
+    /// acquired) joins the barrier's running phase.
+    pub fn arrive(&mut self, rank: usize, offset: usize) {
+        let threads = self.released.len();
+        if self.acquired.is_empty() {
+            self.acquired = std::vec![std::vec![0; threads]; threads];
+        }
+        self.released[rank] += 1;
+        let mut clock = self.acquired[rank].clone();
+        clock[rank] = self.released[rank];
+        join(&mut self.barriers.entry(offset).or_default().gathering, &clock);
+    }
+
+    /// The running phase (of parity `parity`) of the barrier at `offset` completed.
+    pub fn complete(&mut self, offset: usize, parity: u32) {
+        let phases = self.barriers.entry(offset).or_default();
+        phases.completed[parity as usize & 1] = core::mem::take(&mut phases.gathering);
+    }
+
+    /// Thread `rank` found the phase of parity `parity` of the barrier at `offset` complete:
+    /// it is ordered after what that phase released.
+    pub fn acquire(&mut self, rank: usize, offset: usize, parity: u32) {
+        if let Some(phases) = self.barriers.get(&offset)
+            && let Some(mine) = self.acquired.get_mut(rank)
+        {
+            join(mine, &phases.completed[parity as usize & 1]);
+        }
+    }
+
+    /// The barrier at `offset` is initialised (again): its phases start afresh.
+    pub fn forget_barrier(&mut self, offset: usize) {
+        self.barriers.remove(&offset);
+    }
+
     /// Checks an access of `rank` to bytes `offset..offset + bytes` in the block's current
     /// barrier interval, then records it; `Err` with the fault's message on a race.
     pub fn access(
@@ -161,15 +231,19 @@ impl SharedRace {
             interval: self.serial << 32 | block.barrier_generation.get(),
             seq: self.warps[warp].seq,
             rank: rank as u32,
+            released: self.released[rank],
             access,
             site: Some(site),
         };
         let clocks = &self.warps[warp];
-        // Ordered before this access: by a barrier, by program order, or through the warp.
+        let acquired = self.acquired.get(rank);
+        // Ordered before this access: by a barrier, by program order, through the warp, or
+        // through an mbarrier phase.
         let before = |s: &Stamp| {
             s.interval != me.interval
                 || s.rank == me.rank
                 || (s.rank as usize / 32 == warp && clocks.known(lane, s.rank as usize % 32) > s.seq)
+                || acquired.is_some_and(|known| known[s.rank as usize] > s.released)
         };
         let mut conflict: Option<Conflict> = None;
         for (k, shadow) in self.bytes[offset..offset + bytes].iter().enumerate() {

@@ -1,8 +1,12 @@
 //! GPU-vs-CPU tests of Hopper's `wgmma` (`ferrocuda_device::hopper`, through the probes): each
 //! shape and each swizzle multiplies small integers (exact in every format and every
 //! accumulation order), so the simulator and the GPU must give the CPU's product bit for bit.
+//! And the `mbarrier`: a producer warp hands eight rounds through two stages to four consumer
+//! warps; on the simulator, a producer's write after it marked its stage full is reported as a
+//! race.
 use ferrocuda_testing as common;
 
+use common::probe::hopper::{MBarrierRing, ProbeMbarrierRing, RING_ROUNDS, RING_STAGE, RingArgs, ring_value};
 use common::probe::hopper::{
     ProbeWgmmaBf16K16, ProbeWgmmaBf16K32, ProbeWgmmaBf16K64, ProbeWgmmaF16K64, ProbeWgmmaTf32K32, WgmmaBf16K16,
     WgmmaBf16K32, WgmmaBf16K64, WgmmaF16K64, WgmmaProbeArgs, WgmmaTf32K32,
@@ -97,10 +101,47 @@ fn wgmma_f16_and_tf32(gpu: &Gpu) -> TestResult {
     check(gpu, ProbeWgmmaTf32K32, WgmmaTf32K32::bytes(), (32, 64), |x| x)
 }
 
+/// The ring's checksums against the CPU's; on the simulator, the race of a skipped wait.
+fn mbarrier_ring(gpu: &Gpu) -> TestResult {
+    let shape = LaunchShape::new((1, 1, 1), (160, 1, 1)).with_shared_bytes(MBarrierRing::bytes() as u32);
+    let mut sums_d = gpu.zeros::<u32>(RING_STAGE).map_err(fail)?;
+    let args = RingArgs {
+        sums: sums_d.view_mut(),
+        late_write_round: RING_ROUNDS as u32,
+    };
+    common::probes(gpu)?
+        .launch(ProbeMbarrierRing, shape, args)
+        .map_err(fail)?;
+    let sums = gpu.download(&sums_d).map_err(fail)?;
+    for (c, &got) in sums.iter().enumerate() {
+        let want = (0..RING_ROUNDS).fold(0u32, |sum, r| sum.wrapping_mul(31).wrapping_add(ring_value(r, c)));
+        ensure(got == want, || {
+            format!("consumer {c}: checksum {got:#x}, expected {want:#x}")
+        })?;
+    }
+    if gpu.is_simulator() {
+        let args = RingArgs {
+            sums: sums_d.view_mut(),
+            late_write_round: 0,
+        };
+        let raced = common::probes(gpu)?
+            .launch(ProbeMbarrierRing, shape, args)
+            .and_then(|()| gpu.synchronize());
+        ensure(
+            raced
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("shared-memory race")),
+            || format!("a write after the arrival was not reported as a race: {raced:?}"),
+        )?;
+    }
+    Ok(())
+}
+
 fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         ("wgmma_bf16_every_swizzle", wgmma_bf16_every_swizzle),
         ("wgmma_f16_and_tf32", wgmma_f16_and_tf32),
+        ("mbarrier_ring", mbarrier_ring),
     ];
     common::main(vec![], gpu_tests)
 }

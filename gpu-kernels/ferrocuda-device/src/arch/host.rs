@@ -20,11 +20,13 @@ pub fn variable_size_failure(bytes: usize) -> ! {
 }
 
 mod async_copy;
+mod mbarrier;
 mod memory;
 mod mma;
 mod rounding;
 mod wgmma;
 pub use async_copy::*;
+pub use mbarrier::*;
 pub use mma::*;
 pub use rounding::*;
 pub use wgmma::*;

@@ -4,11 +4,13 @@ use core::arch::nvptx as intr;
 
 mod async_copy;
 mod atomic;
+mod mbarrier;
 mod mma;
 mod rounding;
 mod wgmma;
 pub use async_copy::*;
 pub use atomic::*;
+pub use mbarrier::*;
 pub use mma::*;
 pub use rounding::*;
 pub use wgmma::*;

@@ -1,9 +1,10 @@
 //! `mbarrier` (PTX ISA §9.7.13.15) on a barrier word in shared memory, by its shared-window
-//! address. `expect_tx` and `try_wait` are sm_90's: in a module for an older architecture these
-//! trap.
+//! address. `init` and `arrive` in their sm_80 form (`.shared`, PTX ISA 7.0: an sm_80 module's
+//! PTX is older than 7.8, which `.shared::cta` needs); `expect_tx` and `try_wait` are sm_90's, in
+//! a module for an older architecture they trap.
 use core::arch::asm;
 
-/// `mbarrier.init.shared::cta.b64`.
+/// `mbarrier.init.shared.b64`.
 ///
 /// # Safety
 /// `word` is an 8-byte-aligned word of this launch's shared memory.
@@ -12,11 +13,11 @@ pub unsafe fn mbarrier_init(word: *mut u64, count: u32) {
     let window = super::shared_window_address(word.cast());
     // SAFETY: forwarded to the caller.
     unsafe {
-        asm!("mbarrier.init.shared::cta.b64 [{w}], {c};", w = in(reg32) window, c = in(reg32) count, options(nostack))
+        asm!("mbarrier.init.shared.b64 [{w}], {c};", w = in(reg32) window, c = in(reg32) count, options(nostack))
     };
 }
 
-/// `mbarrier.arrive.shared::cta.b64` (the state it returns dropped).
+/// `mbarrier.arrive.shared.b64` (the state it returns dropped).
 ///
 /// # Safety
 /// As [`mbarrier_init`].
@@ -26,7 +27,7 @@ pub unsafe fn mbarrier_arrive(word: *mut u64) {
     // SAFETY: forwarded to the caller.
     unsafe {
         asm!(
-            "{{ .reg .b64 %state; mbarrier.arrive.shared::cta.b64 %state, [{w}]; }}",
+            "{{ .reg .b64 %state; mbarrier.arrive.shared.b64 %state, [{w}]; }}",
             w = in(reg32) window, options(nostack)
         )
     };

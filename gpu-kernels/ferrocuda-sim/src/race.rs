@@ -189,9 +189,9 @@ impl SharedRace {
             self.acquired = std::vec![std::vec![0; threads]; threads];
         }
         self.released[rank] += 1;
-        let mut clock = self.acquired[rank].clone();
-        clock[rank] = self.released[rank];
-        join(&mut self.barriers.entry(offset).or_default().gathering, &clock);
+        let gathering = &mut self.barriers.entry(offset).or_default().gathering;
+        join(gathering, &self.acquired[rank]);
+        gathering[rank] = gathering[rank].max(self.released[rank]);
     }
 
     /// The running phase (of parity `parity`) of the barrier at `offset` completed.

@@ -82,10 +82,14 @@ pub fn descriptor_address(descriptor: MatrixDescriptor, row: usize, k_byte: usiz
     let start = ((bits & 0x3fff) << 4) as usize;
     let atom_stride = ((bits >> 32 & 0x3fff) << 4) as usize;
     let logical = start + row / 8 * atom_stride + row % 8 * swizzle.row_bytes() + k_byte;
-    // The pattern XORs address bits 4.. with bits 7..: the 16-byte chunk by the row within the
-    // atom, for atoms 1024-byte aligned.
+    Some(swizzled(logical, swizzle))
+}
+
+/// Where `swizzle` puts the byte at `logical`: it XORs address bits 4.. with bits 7.., the
+/// 16-byte chunk by the row within its atom (atoms 1024-byte aligned).
+const fn swizzled(logical: usize, swizzle: Swizzle) -> usize {
     let chunks = swizzle.row_bytes() / 16 - 1;
-    Some(logical ^ ((logical >> 7 & chunks) << 4))
+    logical ^ ((logical >> 7 & chunks) << 4)
 }
 
 /// A shared tile of `ROWS x K` elements of `T` in `wgmma`'s K-major layout, one row of
@@ -111,9 +115,7 @@ impl<T: Copy, const ROWS: usize, const K: usize> MatrixTile<T, ROWS, K> {
     /// The byte offset of element (`row`, `k`) from the tile's start.
     #[inline(always)]
     pub const fn offset_of(row: usize, k: usize) -> usize {
-        let logical = row * Self::ROW_BYTES + k * size_of::<T>();
-        let chunks = Self::SWIZZLE.row_bytes() / 16 - 1;
-        logical ^ ((logical >> 7 & chunks) << 4)
+        swizzled(row * Self::ROW_BYTES + k * size_of::<T>(), Self::SWIZZLE)
     }
 
     /// Element (`row`, `k`); traps when out of the tile.

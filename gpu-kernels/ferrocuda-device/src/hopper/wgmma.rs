@@ -34,23 +34,29 @@ impl<const REGS: usize> Accumulator<REGS> {
     /// The (row, column) register `i` of the calling thread holds.
     #[inline(always)]
     pub fn position(i: usize) -> (usize, usize) {
-        let thread = crate::index::thread_rank_in_block() % 128;
-        let (warp, lane) = (thread / 32, thread % 32);
-        (
-            16 * warp + lane / 4 + 8 * (i / 2 % 2),
-            8 * (i / 4) + 2 * (lane % 4) + i % 2,
-        )
+        position_in_warpgroup(crate::index::thread_rank_in_block() % 128, i)
     }
 
     /// Calls `f(row, column, value)` for each element the calling thread holds. Only after the
     /// group that wrote them has been waited for ([`wait_all`]).
     #[inline(always)]
     pub fn for_each(&self, mut f: impl FnMut(usize, usize, f32)) {
+        let thread = crate::index::thread_rank_in_block() % 128;
         for (i, &x) in self.regs.iter().enumerate() {
-            let (row, col) = Self::position(i);
+            let (row, col) = position_in_warpgroup(thread, i);
             f(row, col, x);
         }
     }
+}
+
+/// The (row, column) of register `i` of thread `thread` (0..128) of a warpgroup's accumulator.
+#[inline(always)]
+pub(crate) fn position_in_warpgroup(thread: usize, i: usize) -> (usize, usize) {
+    let (warp, lane) = (thread / 32, thread % 32);
+    (
+        16 * warp + lane / 4 + 8 * (i / 2 % 2),
+        8 * (i / 4) + 2 * (lane % 4) + i % 2,
+    )
 }
 
 /// Orders this warpgroup's earlier writes of accumulators and shared memory before the

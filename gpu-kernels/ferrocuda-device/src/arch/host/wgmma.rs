@@ -70,10 +70,8 @@ fn element(descriptor: u64, row: usize, k: usize, format: Format) -> f64 {
 #[track_caller]
 fn multiply<const REGS: usize>(d: &mut [f32; REGS], a: u64, b: u64, accumulate: bool, k: usize, format: Format) {
     let thread = crate::index::thread_rank_in_block() % 128;
-    let (warp, lane) = (thread / 32, thread % 32);
     for (i, out) in d.iter_mut().enumerate() {
-        let row = 16 * warp + lane / 4 + 8 * (i / 2 % 2);
-        let col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        let (row, col) = crate::hopper::wgmma::position_in_warpgroup(thread, i);
         let start = if accumulate { *out as f64 } else { 0.0 };
         let sum = (0..k).fold(start, |sum, kk| {
             sum + element(a, row, kk, format) * element(b, col, kk, format)

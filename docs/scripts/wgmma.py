@@ -105,15 +105,23 @@ pub unsafe fn {name}(d: &mut [f32; {regs}], a: u64, b: u64, accumulate: bool) {{
     }};
 }}
 ''')
+indices = " ".join(str(i) for i in range(128))
 out.append('''
 /// Keeps the compiler's reads of `registers` after the instruction before it (an empty `asm`
-/// that takes and gives back each register: CUTLASS's `warpgroup_fence_operand`).
+/// that takes and gives back each register: CUTLASS's `warpgroup_fence_operand`). Spelled out
+/// for every register: a rolled loop over them would keep the array in local memory.
 #[inline(always)]
-pub fn fence_registers<const N: usize>(registers: &mut [f32; N]) {
-    for register in registers.iter_mut() {
-        // SAFETY: an empty template; the register is given back unchanged.
-        unsafe { asm!("/* {0} */", inout(reg32) *register, options(nomem, nostack, preserves_flags)) };
-    }
-}
-''')
+pub fn fence_registers<const N: usize>(registers: &mut [f32; N]) {{
+    macro_rules! each {{
+        ($($i:literal)*) => {{$(
+            if let Some(register) = registers.get_mut($i) {{
+                // SAFETY: an empty template; the register is given back unchanged.
+                unsafe {{ asm!("/* {{0}} */", inout(reg32) * register, options(nomem, nostack, preserves_flags)) }};
+            }}
+        )*}};
+    }}
+    each!({indices});
+    const {{ assert!(N <= 128, "a wgmma accumulator holds at most 128 registers") }};
+}}
+'''.format(indices=indices))
 open(__import__('os').path.join(__import__('os').path.dirname(__file__), '..', '..', 'gpu-kernels/ferrocuda-device/src/arch/nvptx/wgmma.rs'), 'w').write("".join(out))

@@ -6,6 +6,10 @@
 //!   offset of each element for code (or a bulk tensor copy) that fills it.
 //! - [`MBarrier`]: a barrier in shared memory that counts arrivals (and bulk-copy bytes), waited
 //!   on by phase: how a producer warp hands tiles to consumer warps without a block barrier.
+//! - [`TensorMap`]: the bulk tensor copy engine (TMA) that fills a [`MatrixTile`] from a 2-D
+//!   matrix in global memory, one thread starting the copy of a whole box, its bytes counted on
+//!   an [`MBarrier`]; with [`fence_proxy_async`] and the register moves between warpgroups
+//!   ([`decrease_registers`], [`increase_registers`], `setmaxnreg`).
 //! - [`wgmma`]: the instructions for BF16, FP16 (k16) and TF32 (k8) with f32 accumulation,
 //!   N = 64, 128 and 256, on an [`Accumulator`] each thread of the warpgroup holds; the fence,
 //!   commit and wait that order them.
@@ -22,8 +26,12 @@
 //! |products|.
 mod layout;
 mod mbarrier;
+mod tensor_map;
 pub mod wgmma;
 
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) use layout::swizzled as layout_swizzled;
 pub use layout::{MatrixDescriptor, MatrixTile, Swizzle, descriptor_address};
-pub use mbarrier::MBarrier;
+pub use mbarrier::{MBarrier, MBarriers};
+pub use tensor_map::{SimulatorMap, TensorMap, decrease_registers, fence_proxy_async, increase_registers};
 pub use wgmma::Accumulator;

@@ -95,6 +95,7 @@ pub mod complex;
 pub mod constant;
 pub mod elementary;
 pub mod global;
+pub mod half;
 pub mod hopper;
 pub mod index;
 pub mod launch;

@@ -157,7 +157,7 @@ fn expand(function: ItemFn, instantiations: Vec<Type>, bounds: Bounds) -> syn::R
         ([param], false) => instantiations
             .iter()
             .map(|ty| {
-                let suffix = quote!(#ty).to_string().replace(' ', "");
+                let suffix = quote!(#ty).to_string().replace(' ', "").to_lowercase();
                 let symbol = format_ident!("{}_{}", name, suffix);
                 let concrete = substitute(args_type, param, ty);
                 (symbol, concrete, quote!(::<#ty>))

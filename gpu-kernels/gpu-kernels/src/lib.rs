@@ -1,5 +1,5 @@
 //! ferrocuda's own kernels: the PTX the host library embeds and launches for its calls
-//! (`ferrocuda::reduce`, `scan`, `select`, `sort`, `histogram`, `random`, `sor`, `fft`, `transpose`). The
+//! (`ferrocuda::blas`, `reduce`, `scan`, `select`, `sort`, `histogram`, `random`, `sor`, `fft`, `transpose`). The
 //! probes that test the device library one primitive at a time are a test-only crate of their
 //! own (`ferrocuda-probes`).
 //!
@@ -10,6 +10,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 
 pub mod fft;
+pub mod gemm;
 pub mod histogram;
 pub mod random;
 pub mod reduce;

@@ -100,6 +100,17 @@ impl PtxBuilder {
         self
     }
 
+    /// Adds sm_90a (Hopper's own instructions: `wgmma`, the bulk tensor copy, `setmaxnreg`) when
+    /// the list has sm_90 and not it: for a kernel crate with `#[kernel(requires = "sm_90a")]`
+    /// kernels that Hopper GPUs should run without the user listing sm_90a (the host prefers the
+    /// sm_90a module on compute capability 9.0 and the sm_90 one stays for none).
+    pub fn with_hopper_specific(mut self) -> Self {
+        if self.archs.iter().any(|a| a == "sm_90") && !self.archs.iter().any(|a| a == "sm_90a") {
+            self.archs.push("sm_90a".to_string());
+        }
+        self
+    }
+
     /// Where the nested builds keep their files (default: `<workspace target>/ptx`).
     pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.target_dir = Some(dir.into());

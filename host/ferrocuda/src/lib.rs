@@ -62,6 +62,7 @@
 //! assert_eq!(ferrocuda::reduce::sum(&gpu, &x_d)?, 500500.0);
 //! # Ok::<(), ferrocuda::Error>(())
 //! ```
+pub mod blas;
 pub mod cuf;
 pub mod fft;
 pub mod footprint;
@@ -89,7 +90,9 @@ pub use ferrocuda_device::launch::{Kernel, KernelArgs};
 /// The CPU simulator (`ferrocuda-sim`): its optional checks ([`sim::Checks`],
 /// [`sim::with_checks`], `FERROCUDA_SIM_CHECKS`) and the faults it reports ([`sim::Fault`]).
 pub use ferrocuda_sim as sim;
-pub use gpu::{BackendChoice, DeviceBuffer, Error, Gpu, KernelSet, KernelView, LaunchShape, LoadedKernels, Result};
+pub use gpu::{
+    BackendChoice, DeviceBuffer, Error, Gpu, KernelSet, KernelView, LaunchShape, LoadedKernels, Result, TensorMap,
+};
 /// The library's own kernels (`gpu-kernels`), for launching them directly through
 /// `gpu.load(&ferrocuda::ptx::LIBRARY)`.
 pub use gpu_kernels as kernels;

@@ -24,11 +24,13 @@ mod mbarrier;
 mod memory;
 mod mma;
 mod rounding;
+mod tensor_copy;
 mod wgmma;
 pub use async_copy::*;
 pub use mbarrier::*;
 pub use mma::*;
 pub use rounding::*;
+pub use tensor_copy::*;
 pub use wgmma::*;
 
 /// `%tid`.

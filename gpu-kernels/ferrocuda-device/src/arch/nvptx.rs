@@ -7,12 +7,14 @@ mod atomic;
 mod mbarrier;
 mod mma;
 mod rounding;
+mod tensor_copy;
 mod wgmma;
 pub use async_copy::*;
 pub use atomic::*;
 pub use mbarrier::*;
 pub use mma::*;
 pub use rounding::*;
+pub use tensor_copy::*;
 pub use wgmma::*;
 
 /// `%tid.{x,y,z}`.

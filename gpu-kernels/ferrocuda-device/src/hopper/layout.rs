@@ -87,7 +87,7 @@ pub fn descriptor_address(descriptor: MatrixDescriptor, row: usize, k_byte: usiz
 
 /// Where `swizzle` puts the byte at `logical`: it XORs address bits 4.. with bits 7.., the
 /// 16-byte chunk by the row within its atom (atoms 1024-byte aligned).
-const fn swizzled(logical: usize, swizzle: Swizzle) -> usize {
+pub(crate) const fn swizzled(logical: usize, swizzle: Swizzle) -> usize {
     let chunks = swizzle.row_bytes() / 16 - 1;
     logical ^ ((logical >> 7 & chunks) << 4)
 }
@@ -138,9 +138,29 @@ impl<T: Copy, const ROWS: usize, const K: usize> MatrixTile<T, ROWS, K> {
     /// (16 BF16 or FP16, 8 TF32); `k0 * size_of::<T>()` a multiple of 16 inside the row.
     #[inline(always)]
     pub fn descriptor(&self, k0: usize) -> MatrixDescriptor {
+        self.descriptor_at(0, k0)
+    }
+
+    /// The descriptor of the matrix of the tile's rows `row0 ..` (a multiple of 8: whole atoms)
+    /// and columns `k0 ..`: one stage of a tile that holds several, or one warpgroup's rows.
+    /// What it names is not checked here (the instructions that read it are `unsafe`).
+    #[inline(always)]
+    pub fn descriptor_at(&self, row0: usize, k0: usize) -> MatrixDescriptor {
         let start = crate::arch::shared_window_address(self.elements.base_ptr().cast());
         MatrixDescriptor::swizzled(start, 8 * Self::ROW_BYTES as u32, Self::SWIZZLE)
-            .advanced((k0 * size_of::<T>()) as u32)
+            .advanced((row0 * Self::ROW_BYTES + k0 * size_of::<T>()) as u32)
+    }
+
+    /// The generic address of row `row0`'s first byte, where a bulk copy of the rows `row0 ..
+    /// row0 + rows` lands; traps unless `row0` is a multiple of 8 and the rows lie in the tile.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub(crate) fn rows_ptr(&self, row0: usize, rows: usize) -> *mut u8 {
+        if !row0.is_multiple_of(8) || row0 + rows > ROWS {
+            crate::global::index_failure(self.elements.base_ptr() as usize, Self::ROW_BYTES, row0 + rows, ROWS)
+        }
+        // SAFETY: `row0 < ROWS` (checked): inside the tile's `ROWS * ROW_BYTES` bytes.
+        unsafe { self.elements.base_ptr().cast::<u8>().add(row0 * Self::ROW_BYTES) }
     }
 
     #[inline(always)]

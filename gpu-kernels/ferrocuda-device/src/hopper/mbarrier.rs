@@ -9,10 +9,12 @@
 use crate::arch;
 use crate::shared::{SharedTile, Tile1d};
 
-/// A barrier in shared memory: declare it in a [`shared_layout!`](crate::shared_layout), then
-/// [`MBarrier::init`] it from one thread before a block barrier.
+/// A barrier in shared memory: declare it in a [`shared_layout!`](crate::shared_layout) (or take
+/// one of [`MBarriers`]), then [`MBarrier::init`] it from one thread before a block barrier.
+#[derive(Clone, Copy)]
 pub struct MBarrier {
-    word: Tile1d<u64>,
+    /// An 8-byte-aligned word of this launch's shared memory (the constructors' promise).
+    word: *mut u64,
 }
 
 impl MBarrier {
@@ -22,8 +24,8 @@ impl MBarrier {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn init(&self, count: u32) {
-        // SAFETY: the tile is one 8-byte-aligned word of this launch's shared memory.
-        unsafe { arch::mbarrier_init(self.word.element_ptr(0), count) }
+        // SAFETY: `word` is an 8-byte-aligned word of this launch's shared memory.
+        unsafe { arch::mbarrier_init(self.word, count) }
     }
 
     /// Counts one arrival of the current phase.
@@ -31,7 +33,7 @@ impl MBarrier {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn arrive(&self) {
         // SAFETY: as in `init`.
-        unsafe { arch::mbarrier_arrive(self.word.element_ptr(0)) }
+        unsafe { arch::mbarrier_arrive(self.word) }
     }
 
     /// Announces `bytes` more bytes of bulk copies this phase, and arrives.
@@ -39,7 +41,7 @@ impl MBarrier {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn arrive_expect_tx(&self, bytes: u32) {
         // SAFETY: as in `init`.
-        unsafe { arch::mbarrier_arrive_expect_tx(self.word.element_ptr(0), bytes) }
+        unsafe { arch::mbarrier_arrive_expect_tx(self.word, bytes) }
     }
 
     /// Whether the phase of parity `parity` (0 or 1) has completed.
@@ -47,7 +49,7 @@ impl MBarrier {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn try_wait_parity(&self, parity: u32) -> bool {
         // SAFETY: as in `init`.
-        unsafe { arch::mbarrier_try_wait_parity(self.word.element_ptr(0), parity & 1) }
+        unsafe { arch::mbarrier_try_wait_parity(self.word, parity & 1) }
     }
 
     /// Waits until the phase of parity `parity` has completed.
@@ -66,7 +68,55 @@ impl SharedTile for MBarrier {
     #[inline(always)]
     unsafe fn at(offset: usize, _: usize) -> Self {
         // SAFETY: forwarded to the caller (8-byte aligned, as `ALIGN` says).
-        let word = unsafe { Tile1d::dynamic_at(offset, 1) };
+        let word = unsafe { Tile1d::<u64>::dynamic_at(offset, 1) }.element_ptr(0);
         Self { word }
+    }
+}
+
+impl MBarrier {
+    /// The barrier's word, for the bulk copies that count their bytes on it.
+    #[inline(always)]
+    pub(crate) fn word(&self) -> *mut u64 {
+        self.word
+    }
+}
+
+/// A row of barriers in shared memory, one per stage of a ring: `full: MBarriers[STAGES]` in a
+/// [`shared_layout!`](crate::shared_layout).
+pub struct MBarriers {
+    words: Tile1d<u64>,
+}
+
+impl MBarriers {
+    /// Barrier `i`; traps when `i` is not below the row's length.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn get(&self, i: usize) -> MBarrier {
+        MBarrier {
+            word: self.words.element_ptr(i),
+        }
+    }
+
+    /// How many barriers the row holds.
+    pub const fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True for a row of none.
+    pub const fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+}
+
+impl SharedTile for MBarriers {
+    const ALIGN: usize = 8;
+    fn bytes_for(len: usize) -> usize {
+        8 * len
+    }
+    #[inline(always)]
+    unsafe fn at(offset: usize, len: usize) -> Self {
+        // SAFETY: forwarded to the caller (8-byte aligned, as `ALIGN` says).
+        let words = unsafe { Tile1d::dynamic_at(offset, len) };
+        Self { words }
     }
 }

@@ -213,6 +213,85 @@ impl<'a> Cublas<'a> {
     }
 }
 
+/// One operand of [`Cublas::gemm_ex`]: the device address of a column-major matrix, its leading
+/// dimension, and whether the product takes its transpose.
+#[derive(Clone, Copy, Debug)]
+pub struct GemmOperand {
+    pub address: u64,
+    pub ld: usize,
+    pub transposed: bool,
+}
+
+impl<'a> Cublas<'a> {
+    /// `C = alpha op(A) op(B) + beta C`, column-major (`C` is `m x n` at `c.0`, columns `c.1`
+    /// apart), for operands of `T` (BF16, FP16, f32) and f32 `C`, computed in f32
+    /// (`CUBLAS_COMPUTE_32F`, or `_FAST_TF32` for f32 operands when `tf32`), queued on the
+    /// stream.
+    ///
+    /// # Safety
+    /// The addresses are of this device's memory, holding the matrices the dimensions and
+    /// leading dimensions describe (`ferrocuda::blas` checks them against their views), alive
+    /// until the queued work has run.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn gemm_ex<T: super::TensorElement>(
+        &mut self,
+        tf32: bool,
+        (m, n, k): (usize, usize, usize),
+        alpha: f32,
+        a: GemmOperand,
+        b: GemmOperand,
+        beta: f32,
+        c: (u64, usize),
+    ) -> Result<()> {
+        use cudarc::driver::sys::CUtensorMapDataType as Map;
+        let (mi, ni, ki) = cublas_dims(m, n, k)?;
+        let ld = |x: usize| cublas_dims(x, 1, 1).map(|d| d.0);
+        let input = match T::DATA_TYPE {
+            Map::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 => sys::cudaDataType::CUDA_R_16BF,
+            Map::CU_TENSOR_MAP_DATA_TYPE_FLOAT16 => sys::cudaDataType::CUDA_R_16F,
+            _ => sys::cudaDataType::CUDA_R_32F,
+        };
+        let compute = if tf32 && input == sys::cudaDataType::CUDA_R_32F {
+            sys::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32
+        } else {
+            sys::cublasComputeType_t::CUBLAS_COMPUTE_32F
+        };
+        let op = |x: &GemmOperand| {
+            if x.transposed {
+                sys::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                sys::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        // SAFETY: the caller's contract; alpha and beta are host f32 values (the handle's default
+        // pointer mode), as compute type 32F expects.
+        unsafe {
+            result::gemm_ex(
+                self.handle,
+                op(&a),
+                op(&b),
+                mi,
+                ni,
+                ki,
+                (&alpha as *const f32).cast(),
+                a.address as *const _,
+                input,
+                ld(a.ld)?,
+                b.address as *const _,
+                input,
+                ld(b.ld)?,
+                (&beta as *const f32).cast(),
+                c.0 as *mut _,
+                sys::cudaDataType::CUDA_R_32F,
+                ld(c.1)?,
+                compute,
+                sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .map_err(cublas_error("cublasGemmEx"))
+    }
+}
+
 impl Drop for Cublas<'_> {
     fn drop(&mut self) {
         // SAFETY: created in `new`, destroyed once here; work queued with it is ordered on the

@@ -34,13 +34,14 @@ mod output;
 mod peer;
 mod simulator;
 mod stream;
+mod tensor_map;
 mod timing;
 mod transfer;
 mod variable;
 
 pub use cache_config::{CARVEOUT_DEFAULT, CachePreference};
 #[cfg(feature = "cublas")]
-pub use cublas::{Cublas, TensorInputs};
+pub use cublas::{Cublas, GemmOperand, TensorInputs};
 pub use cuda::{CudaDevice, Module};
 pub use cufft::{Cufft, CufftFloat, CufftKind};
 pub use curand::{Curand, CurandFloat, CurandGenerator, CurandOrdering};
@@ -52,6 +53,7 @@ pub use managed::{Advice, ManagedBuffer};
 pub use memory::{DeviceBuffer, Element, KernelView, PinnedBuffer, Repr, same_len};
 pub use nccl::{NcclComm, NcclElement};
 pub use stream::{Copy2d, Event, Stream};
+pub use tensor_map::{TensorElement, TensorMap};
 pub use timing::Timer;
 
 use simulator::SimDevice;

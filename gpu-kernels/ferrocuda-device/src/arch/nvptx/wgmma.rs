@@ -990,17 +990,18 @@ pub unsafe fn wgmma_tf32_m64n256k8(d: &mut [f32; 128], a: u64, b: u64, accumulat
 }
 
 /// Keeps the compiler's reads of `registers` after the instruction before it (an empty `asm`
-/// that takes and gives back each register: CUTLASS's `warpgroup_fence_operand`).
+/// that takes and gives back each register: CUTLASS's `warpgroup_fence_operand`). Spelled out
+/// for every register: a rolled loop over them would keep the array in local memory.
 #[inline(always)]
 pub fn fence_registers<const N: usize>(registers: &mut [f32; N]) {
-    for register in registers.iter_mut() {
-        // SAFETY: an empty template; the register is given back unchanged.
-        unsafe {
-            asm!(
-                "/* {0} */",
-                inout(reg32) * register,
-                options(nomem, nostack, preserves_flags)
-            )
-        };
+    macro_rules! each {
+        ($($i:literal)*) => {$(
+            if let Some(register) = registers.get_mut($i) {
+                // SAFETY: an empty template; the register is given back unchanged.
+                unsafe { asm!("/* {0} */", inout(reg32) * register, options(nomem, nostack, preserves_flags)) };
+            }
+        )*};
     }
+    each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
+    const { assert!(N <= 128, "a wgmma accumulator holds at most 128 registers") };
 }

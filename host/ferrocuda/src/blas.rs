@@ -501,21 +501,23 @@ fn cublas_gemm<T: GemmElement>(
             Layout::ColMajor => (c.rows, c.cols),
             Layout::RowMajor => (c.cols, c.rows),
         };
-        let mut cublas = Cublas::new(gpu.cuda("cuBLAS")?)?;
-        // SAFETY: the views are of this device's buffers (cuBLAS refuses the simulator above, in
-        // `gpu.cuda`), each matrix checked to lie in its view by `gemm`; the buffers outlive the
-        // call through the views' borrows, and a buffer's free is ordered after queued work.
-        unsafe {
-            cublas.gemm_ex::<T>(
-                tf32,
-                (rows, cols, first.cols),
-                alpha,
-                operand(first),
-                operand(second),
-                beta,
-                (c.data.as_mut_ptr() as u64, c.ld),
-            )
-        }
+        Cublas::with_cached(gpu.cuda("cuBLAS")?, |cublas| {
+            // SAFETY: the views are of this device's buffers (the simulator was refused by
+            // `gpu.cuda`), each matrix checked to lie in its view by `gemm`; the buffers outlive
+            // the call through the views' borrows, and a buffer's free is ordered after queued
+            // work.
+            unsafe {
+                cublas.gemm_ex::<T>(
+                    tf32,
+                    (rows, cols, first.cols),
+                    alpha,
+                    operand(first),
+                    operand(second),
+                    beta,
+                    (c.data.as_mut_ptr() as u64, c.ld),
+                )
+            }
+        })
     }
     #[cfg(not(feature = "cublas"))]
     {

@@ -307,6 +307,15 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
     entries.push(entry::<_, histogram::HistogramEvenArgs<'_, f32>>(
         histogram::HistogramEven,
     ));
+    use ferrocuda::device::half::{Bf16, F16};
+    use ferrocuda::kernels::gemm;
+    entries.push(entry::<_, gemm::GemmArgs<'_, Bf16, 64>>(gemm::GemmBf16));
+    entries.push(entry::<_, gemm::GemmArgs<'_, F16, 64>>(gemm::GemmF16));
+    entries.push(entry::<_, gemm::GemmArgs<'_, f32, 32>>(gemm::GemmTf32));
+    entries.push(entry::<_, gemm::GemmPackArgs<'_, Bf16>>(gemm::GemmPack));
+    entries.push(entry::<_, gemm::GemmPackArgs<'_, F16>>(gemm::GemmPack));
+    entries.push(entry::<_, gemm::GemmPackArgs<'_, f32>>(gemm::GemmPack));
+    entries.push(entry::<_, gemm::GemmScaleArgs>(gemm::GemmScale));
     use book_kernels::ch6::{deriv as ch6_deriv, deriv_nonuniform as ch6_nonuniform};
     use ch6_deriv::DerivArgs;
     use ch6_nonuniform::DerivGlobalArgs;

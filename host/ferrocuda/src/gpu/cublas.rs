@@ -292,6 +292,37 @@ impl<'a> Cublas<'a> {
     }
 }
 
+/// A handle kept by its device for `ferrocuda::blas` ([`Cublas::with_cached`]), destroyed with it.
+pub(crate) struct CachedHandle(sys::cublasHandle_t);
+// SAFETY: the handle is used only under its device's mutex, one thread at a time.
+unsafe impl Send for CachedHandle {}
+
+impl Drop for CachedHandle {
+    fn drop(&mut self) {
+        // SAFETY: created by `Cublas::new`, destroyed once here.
+        let _ = unsafe { result::destroy_handle(self.0) };
+    }
+}
+
+impl<'a> Cublas<'a> {
+    /// Calls `f` with the handle `device` keeps (created on first use, in the default math
+    /// mode, on the device's stream), under the device's lock: a library call pays for
+    /// `cublasCreate` once per device, not once per product.
+    pub(crate) fn with_cached<R>(device: &'a CudaDevice, f: impl FnOnce(&mut Cublas<'a>) -> Result<R>) -> Result<R> {
+        let mut slot = device.cublas.lock().unwrap_or_else(|p| p.into_inner());
+        let handle = match &*slot {
+            Some(cached) => cached.0,
+            None => {
+                let cublas = std::mem::ManuallyDrop::new(Cublas::new(device)?);
+                slot.insert(CachedHandle(cublas.handle)).0
+            }
+        };
+        // Not dropped: the handle stays the device's.
+        let mut cublas = std::mem::ManuallyDrop::new(Cublas { device, handle });
+        f(&mut cublas)
+    }
+}
+
 impl Drop for Cublas<'_> {
     fn drop(&mut self) {
         // SAFETY: created in `new`, destroyed once here; work queued with it is ordered on the

@@ -18,6 +18,10 @@ type LastLaunched = Arc<Mutex<Option<&'static str>>>;
 
 /// One CUDA device: its context, a stream, and the kernel sets loaded on it so far.
 pub struct CudaDevice {
+    /// The cuBLAS handle `ferrocuda::blas` keeps for this device (first, so that it is destroyed
+    /// while the context lives).
+    #[cfg(feature = "cublas")]
+    pub(super) cublas: Mutex<Option<super::cublas::CachedHandle>>,
     pub(super) context: Arc<CudaContext>,
     pub(super) stream: Arc<CudaStream>,
     /// Loaded kernel sets by name (linked sets by their names joined with `+`): each set's
@@ -39,6 +43,8 @@ impl CudaDevice {
         let stream = context.default_stream();
         super::stream::register_context_stream(&stream);
         Ok(Self {
+            #[cfg(feature = "cublas")]
+            cublas: Mutex::new(None),
             context,
             stream,
             modules: Mutex::new(Vec::new()),

@@ -216,6 +216,26 @@ impl Gpu {
         Ok(buffer)
     }
 
+    /// Copies `host` (pageable memory: not a pinned buffer's) to a new device buffer, in stream
+    /// order, without waiting for the GPU: from pageable memory `cuMemcpyHtoDAsync` stages the
+    /// bytes before it returns, so `host` may change at once. For small descriptions a library
+    /// call places beside its launch (a tensor map), where waiting would idle the GPU.
+    pub(crate) fn upload_queued<T: Element>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut buffer = self.zeros(host.len())?;
+        match (&self.backend, &mut buffer.storage) {
+            (Backend::Cuda(cuda), Storage::Cuda(slice)) => {
+                cuda.stream
+                    .memcpy_htod(reprs(host), slice)
+                    .map_err(Error::cuda(format!(
+                        "copying {} bytes host to device",
+                        std::mem::size_of_val(host)
+                    )))?
+            }
+            _ => buffer.host_mut().ok_or_else(mixed_backends)?.copy_from_slice(host),
+        }
+        Ok(buffer)
+    }
+
     /// Copies `host` into the existing device buffer `device` (same length).
     pub fn upload_into<T: Element>(&self, host: &[T], device: &mut DeviceBuffer<T>) -> Result<()> {
         same_len("a copy", &[host.len(), device.len()])?;

@@ -90,7 +90,7 @@ impl<'a, T: TensorElement, const ROWS: usize, const COLS: usize> TensorMap<'a, T
             )?
         };
         Ok(Self {
-            words: gpu.upload(&words)?,
+            words: gpu.upload_queued(&words)?,
             matrix,
         })
     }

@@ -18,6 +18,7 @@ mod course_heat;
 mod course_images;
 mod course_runtime;
 mod fft;
+mod gemm;
 mod library;
 mod probes;
 mod stream;
@@ -119,6 +120,7 @@ pub fn run(cuda: &Gpu, sim: &Gpu) -> Result<Vec<Row>> {
     course_heat::typed::<f32>(&mut c)?;
     course_heat::typed::<f64>(&mut c)?;
     fft::rows(&mut c)?;
+    gemm::rows(&mut c)?;
     library::reductions::<i32>(&mut c)?;
     library::reductions::<u32>(&mut c)?;
     library::reductions::<u64>(&mut c)?;

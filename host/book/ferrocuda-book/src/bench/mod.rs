@@ -17,6 +17,7 @@ pub mod course;
 pub mod course_heat;
 pub mod course_images;
 pub mod fft;
+pub mod gemm;
 pub mod nvcc;
 pub mod primitives;
 pub mod random;
@@ -188,6 +189,7 @@ pub const GROUPS: &[&str] = &[
     "ch7",
     "ch4",
     "matmul",
+    "gemm",
     "transfers",
     "primitives",
     "simulator",
@@ -361,6 +363,7 @@ fn run_cuda(gpu: &Gpu, settings: &Settings) -> Result<()> {
     progress.printing(settings, "ch7", || ch7::run(gpu, settings))?;
     progress.printing(settings, "ch4", || ch4::run(gpu, settings))?;
     progress.printing(settings, "matmul", || course::matmul(gpu, settings))?;
+    progress.printing(settings, "gemm", || gemm::run(gpu, settings))?;
     progress.printing(settings, "transfers", || ch3_transfers::run(gpu, settings))?;
     progress.printing(settings, "primitives", || primitives::run(gpu, settings, memcpy))?;
     Ok(())

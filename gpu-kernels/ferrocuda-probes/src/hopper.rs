@@ -2,8 +2,8 @@
 //! tile by a 64 x N tile through swizzled shared tiles, for BF16 and FP16 (K = 64, rows of 128
 //! bytes), TF32 (K = 32, rows of 128 bytes) and BF16 again with K = 16 and 32 (rows of 32 and 64
 //! bytes, the other two swizzles). And a ring of two stages handed from a producer warp to four
-//! consumer warps by `mbarrier`s. Their tests are in `host/ferrocuda/tests/hopper.rs`.
-use ferrocuda_device::hopper::{Accumulator, MBarrier, MatrixTile, wgmma};
+//! consumer warps by `mbarrier`s. And one box copied by the bulk tensor copy engine. Their tests are in `host/ferrocuda/tests/hopper.rs`.
+use ferrocuda_device::hopper::{Accumulator, MBarrier, MatrixTile, TensorMap, wgmma};
 use ferrocuda_device::prelude::*;
 use ferrocuda_device::shared::Tile1d;
 
@@ -167,5 +167,54 @@ pub fn probe_mbarrier_ring(args: RingArgs<'_>) {
             empty(stage).arrive();
         }
         args.sums.set(c, sum);
+    }
+}
+
+/// Arguments of [`probe_tensor_copy`]: the map of a matrix of f32 (boxes of 8 x 32), the box's
+/// first element, the copied tile as read back (8 x 32, row-major), and whether the readers skip
+/// their wait on the barrier (a race the simulator must report).
+#[repr(C)]
+#[derive(Clone, Copy, KernelArgs)]
+pub struct TensorCopyArgs<'a> {
+    pub map: TensorMap<'a, f32, 8, 32>,
+    pub row: i32,
+    pub col: i32,
+    pub out: SliceMut<'a, f32>,
+    pub skip_wait: u32,
+}
+
+ferrocuda_device::shared_layout! {
+    /// The tile the box lands in, and its barrier.
+    pub struct TensorCopyShared() {
+        pub tile: MatrixTile<f32, 8, 32>,
+        pub full: MBarrier,
+    }
+}
+
+/// Thread 0 copies one box with the bulk tensor copy engine; every thread waits for the
+/// barrier's phase (unless `skip_wait`) and reads its elements of the tile back through the
+/// swizzled layout.
+///
+/// Launch: one block of 64 threads, `TensorCopyShared::bytes()` of shared memory.
+#[kernel(max_threads = 64, requires = "sm_90a")]
+pub fn probe_tensor_copy(args: TensorCopyArgs<'_>) {
+    let TensorCopyShared { tile, full } = TensorCopyShared::carve();
+    let t = thread_idx_x();
+    if t == 0 {
+        full.init(1);
+    }
+    // The barrier is initialised before any thread uses it.
+    sync_threads();
+    if t == 0 {
+        full.arrive_expect_tx(TensorMap::<f32, 8, 32>::BOX_BYTES);
+        // SAFETY: nothing touches the tile before the phase that counts its bytes completes,
+        // except the readers the `skip_wait` case sends early on purpose (the race under test).
+        unsafe { args.map.load(&tile, 0, (args.row, args.col), &full) };
+    }
+    if args.skip_wait == 0 {
+        full.wait_parity(0);
+    }
+    for i in (t..8 * 32).step_by(64) {
+        args.out.set(i, tile.get(i / 32, i % 32));
     }
 }

@@ -12,6 +12,9 @@
 //!   64 x 256 f32 accumulator (128 registers a thread), keep one group in flight, and mark the
 //!   stage before empty once its group has retired. Then each writes its accumulator to `C`.
 //!
+//! The kernel is persistent: a grid of one block per SM, each block taking every `grid`-th tile,
+//! so that its producer loads the next tile's stages while the consumers store this one.
+//!
 //! Edges need no test in the main loop: the copy engine fills the parts of a box outside the
 //! matrices with zeros, which add nothing; the stores test `row < m`, `col < n`.
 use ferrocuda_device::half::{Bf16, F16};
@@ -48,14 +51,14 @@ pub struct GemmArgs<'a, T, const K_TILE: usize> {
     pub beta: f32,
 }
 
-/// The tile of `C` (its first row and column) block `block` of a grid of `tiles_m x tiles_n`
-/// computes: down a group of [`GEMM_GROUP_M`] tiles along M, then along N.
+/// The first row and column of tile `tile` of `C` (`tiles_m x tiles_n` of them), in the order
+/// the blocks take them: down a group of [`GEMM_GROUP_M`] tiles along M, then along N.
 #[inline(always)]
-pub fn gemm_tile_of_block(block: usize, tiles_m: usize, tiles_n: usize) -> (usize, usize) {
+pub fn gemm_tile_of_block(tile: usize, tiles_m: usize, tiles_n: usize) -> (usize, usize) {
     let in_group = GEMM_GROUP_M * tiles_n;
-    let first_m = block / in_group * GEMM_GROUP_M;
+    let first_m = tile / in_group * GEMM_GROUP_M;
     let group_m = (tiles_m - first_m).min(GEMM_GROUP_M);
-    let place = block % in_group;
+    let place = tile % in_group;
     (
         (first_m + place % group_m) * GEMM_BLOCK_M,
         place / group_m * GEMM_BLOCK_N,
@@ -76,18 +79,17 @@ macro_rules! gemm_kernel {
 
         $(#[$doc])*
         ///
-        /// Launch: `tiles_m * tiles_n` blocks of [`GEMM_THREADS`], the layout's bytes of shared
-        /// memory.
+        /// Launch: blocks of [`GEMM_THREADS`] (at most one per tile; one per SM keeps every SM
+        /// busy, each block taking every `grid`-th tile), the layout's bytes of shared memory.
         #[kernel(max_threads = 384, min_blocks_per_sm = 1, requires = "sm_90a")]
         pub fn $name(args: GemmArgs<'_, $t, $k_tile>) {
             let $layout { a, b, full, empty } = $layout::carve();
             let t = thread_idx_x();
             let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
-            let (row0, col0) = gemm_tile_of_block(
-                block_idx().x,
-                m.div_ceil(GEMM_BLOCK_M),
-                n.div_ceil(GEMM_BLOCK_N),
-            );
+            let (tiles_m, tiles_n) = (m.div_ceil(GEMM_BLOCK_M), n.div_ceil(GEMM_BLOCK_N));
+            let tiles = tiles_m * tiles_n;
+            // This block's tiles: every `grid`-th from its own index.
+            let (first, grid) = (block_idx().x, grid_dim().x);
             let k_blocks = k.div_ceil($k_tile);
             if t == 0 {
                 for stage in 0..GEMM_STAGES {
@@ -103,23 +105,30 @@ macro_rules! gemm_kernel {
                 // SAFETY: the whole warpgroup, converged (no branch since the barrier).
                 unsafe { decrease_registers::<40>() };
                 if t == 0 {
-                    for kb in 0..k_blocks {
-                        let (stage, round) = (kb % GEMM_STAGES, kb / GEMM_STAGES);
-                        if round > 0 {
-                            empty.get(stage).wait_parity(((round - 1) % 2) as u32);
-                        }
-                        let barrier = full.get(stage);
-                        barrier.arrive_expect_tx(
-                            TensorMap::<$t, GEMM_BLOCK_M, $k_tile>::BOX_BYTES
-                                + TensorMap::<$t, GEMM_BLOCK_N, $k_tile>::BOX_BYTES,
-                        );
-                        let k0 = (kb * $k_tile) as i32;
-                        // SAFETY: the stage is empty (its consumers' groups retired, the wait
-                        // above), and nothing reads it until `full` completes, which counts
-                        // these bytes (announced just above).
-                        unsafe {
-                            args.a.load(&a, stage * GEMM_BLOCK_M, (row0 as i32, k0), &barrier);
-                            args.b.load(&b, stage * GEMM_BLOCK_N, (col0 as i32, k0), &barrier);
+                    // `step` counts the k-blocks this block has loaded over all its tiles: the
+                    // ring's stage and the round of its barriers.
+                    let mut step = 0;
+                    for tile in (first..tiles).step_by(grid) {
+                        let (row0, col0) = gemm_tile_of_block(tile, tiles_m, tiles_n);
+                        for kb in 0..k_blocks {
+                            let (stage, round) = (step % GEMM_STAGES, step / GEMM_STAGES);
+                            if round > 0 {
+                                empty.get(stage).wait_parity(((round - 1) % 2) as u32);
+                            }
+                            let barrier = full.get(stage);
+                            barrier.arrive_expect_tx(
+                                TensorMap::<$t, GEMM_BLOCK_M, $k_tile>::BOX_BYTES
+                                    + TensorMap::<$t, GEMM_BLOCK_N, $k_tile>::BOX_BYTES,
+                            );
+                            let k0 = (kb * $k_tile) as i32;
+                            // SAFETY: the stage is empty (its consumers' groups retired, the
+                            // wait above), and nothing reads it until `full` completes, which
+                            // counts these bytes (announced just above).
+                            unsafe {
+                                args.a.load(&a, stage * GEMM_BLOCK_M, (row0 as i32, k0), &barrier);
+                                args.b.load(&b, stage * GEMM_BLOCK_N, (col0 as i32, k0), &barrier);
+                            }
+                            step += 1;
                         }
                     }
                 }
@@ -128,48 +137,72 @@ macro_rules! gemm_kernel {
                 // (168 - 40) x 128 registers, which these take ((232 - 168) x 256).
                 unsafe { increase_registers::<232>() };
                 let consumer = t / 128 - 1;
-                let mut acc = Accumulator::<128>::zeroed();
-                for kb in 0..k_blocks {
-                    let (stage, round) = (kb % GEMM_STAGES, kb / GEMM_STAGES);
-                    full.get(stage).wait_parity((round % 2) as u32);
-                    let a_row = stage * GEMM_BLOCK_M + consumer * 64;
-                    let b_row = stage * GEMM_BLOCK_N;
-                    // SAFETY: the warpgroup runs this loop whole and converged; the stage's
-                    // tiles are full (the wait) and nothing writes them until this group has
-                    // retired and the stage is marked empty, below, one round later.
-                    unsafe {
-                        wgmma::fence();
-                        unroll!(j in [0, 1, 2, 3] => {
-                            wgmma::$op(
-                                &mut acc,
-                                a.descriptor_at(a_row, j * $k_step),
-                                b.descriptor_at(b_row, j * $k_step),
-                                true,
-                            );
-                        });
-                        wgmma::commit_group();
-                        wgmma::wait_all_but_one(&mut acc);
+                let mut step = 0;
+                for tile in (first..tiles).step_by(grid) {
+                    let (row0, col0) = gemm_tile_of_block(tile, tiles_m, tiles_n);
+                    let mut acc = Accumulator::<128>::zeroed();
+                    for kb in 0..k_blocks {
+                        let (stage, round) = (step % GEMM_STAGES, step / GEMM_STAGES);
+                        full.get(stage).wait_parity((round % 2) as u32);
+                        let a_row = stage * GEMM_BLOCK_M + consumer * 64;
+                        let b_row = stage * GEMM_BLOCK_N;
+                        // SAFETY: the warpgroup runs this loop whole and converged; the stage's
+                        // tiles are full (the wait) and nothing writes them until this group
+                        // has retired and the stage is marked empty, below, one step later.
+                        unsafe {
+                            wgmma::fence();
+                            unroll!(j in [0, 1, 2, 3] => {
+                                wgmma::$op(
+                                    &mut acc,
+                                    a.descriptor_at(a_row, j * $k_step),
+                                    b.descriptor_at(b_row, j * $k_step),
+                                    true,
+                                );
+                            });
+                            wgmma::commit_group();
+                            wgmma::wait_all_but_one(&mut acc);
+                        }
+                        if kb > 0 {
+                            empty.get((step - 1) % GEMM_STAGES).arrive();
+                        }
+                        step += 1;
                     }
-                    if kb > 0 {
-                        empty.get((kb - 1) % GEMM_STAGES).arrive();
+                    // SAFETY: as above.
+                    unsafe { wgmma::wait_all(&mut acc) };
+                    if k_blocks > 0 {
+                        // The tile's last stage, free once its group has retired (the wait): the
+                        // producer fills it for the next tile while this one is stored.
+                        empty.get((step - 1) % GEMM_STAGES).arrive();
                     }
+                    store_tile(&acc, &args, (row0 + consumer * 64, col0), (m, n));
                 }
-                // SAFETY: as above.
-                unsafe { wgmma::wait_all(&mut acc) };
-                let (c, ldc, alpha, beta) = (args.c, args.ldc as usize, args.alpha, args.beta);
-                let row_base = row0 + consumer * 64;
-                acc.for_each(|r, j, x| {
-                    let (row, col) = (row_base + r, col0 + j);
-                    if row < m && col < n {
-                        let i = row * ldc + col;
-                        // BLAS: with beta 0, C is not read (it may hold NaN).
-                        let value = if beta == 0.0 { alpha * x } else { alpha * x + beta * c.get(i) };
-                        c.set(i, value);
-                    }
-                });
             }
         }
     };
+}
+
+/// `C = alpha acc + beta C` for the 64 x 256 tile of `C` at (`row0`, `col0`) a consumer
+/// warpgroup holds, within `m x n`. With beta 0, `C` is not read (it may hold NaN, as BLAS allows).
+#[inline(always)]
+fn store_tile<T, const K_TILE: usize>(
+    acc: &Accumulator<128>,
+    args: &GemmArgs<'_, T, K_TILE>,
+    (row0, col0): (usize, usize),
+    (m, n): (usize, usize),
+) {
+    let (c, ldc, alpha, beta) = (args.c, args.ldc as usize, args.alpha, args.beta);
+    acc.for_each(|r, j, x| {
+        let (row, col) = (row0 + r, col0 + j);
+        if row < m && col < n {
+            let i = row * ldc + col;
+            let value = if beta == 0.0 {
+                alpha * x
+            } else {
+                alpha * x + beta * c.get(i)
+            };
+            c.set(i, value);
+        }
+    });
 }
 
 gemm_kernel!(

@@ -349,9 +349,10 @@ fn rust_gemm<T: GemmElement>(
     let (mut left_scratch, mut right_scratch) = (None, None);
     let left = k_major(gpu, &kernels, left, &mut left_scratch)?;
     let right = k_major(gpu, &kernels, right, &mut right_scratch)?;
+    // One block per SM at most (the kernel is persistent; the simulator's SMs are its host
+    // threads, so there too a block takes several tiles).
     let tiles = m2.div_ceil(GEMM_BLOCK_M) * n2.div_ceil(GEMM_BLOCK_N);
-    let blocks = u32::try_from(tiles)
-        .map_err(|_| Error::InvalidArgument(format!("a {m2} x {n2} product needs more blocks than a grid holds")))?;
+    let blocks = tiles.min(gpu.properties().multiprocessor_count.max(1) as usize) as u32;
     let shape = LaunchShape::new((blocks, 1, 1), (GEMM_THREADS, 1, 1));
     let dims = GemmDims {
         m: m2,

@@ -7,6 +7,7 @@
 use ferrocuda_testing as common;
 
 use common::probe::hopper::{MBarrierRing, ProbeMbarrierRing, RING_ROUNDS, RING_STAGE, RingArgs, ring_value};
+use common::probe::hopper::{ProbeTensorCopy, TensorCopyArgs, TensorCopyShared};
 use common::probe::hopper::{
     ProbeWgmmaBf16K16, ProbeWgmmaBf16K32, ProbeWgmmaBf16K64, ProbeWgmmaF16K64, ProbeWgmmaTf32K32, WgmmaBf16K16,
     WgmmaBf16K32, WgmmaBf16K64, WgmmaF16K64, WgmmaProbeArgs, WgmmaTf32K32,
@@ -137,11 +138,82 @@ fn mbarrier_ring(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// One box of a 20 x 40 matrix of f32 copied by the bulk tensor copy engine into a swizzled
+/// tile and read back, at the matrix's corner, across its far edges and before its start (the
+/// parts outside land as zeros); on the simulator, readers that skip the barrier's wait are
+/// reported; a map the copy engine cannot use is refused in a sentence.
+fn tensor_copy(gpu: &Gpu) -> TestResult {
+    let (rows, cols) = (20usize, 40usize);
+    let matrix: Vec<f32> = (0..rows * cols).map(|i| i as f32 + 1.0).collect();
+    let matrix_d = gpu.upload(&matrix).map_err(fail)?;
+    let map = ferrocuda::TensorMap::<f32, 8, 32>::new(gpu, matrix_d.view(), rows, cols, cols).map_err(fail)?;
+    let shape = LaunchShape::new((1, 1, 1), (64, 1, 1)).with_shared_bytes(TensorCopyShared::bytes() as u32);
+    let mut out_d = gpu.zeros::<f32>(8 * 32).map_err(fail)?;
+    for (row, col) in [(0i32, 0i32), (16, 20), (-3, -5)] {
+        let args = TensorCopyArgs {
+            map: map.view(),
+            row,
+            col,
+            out: out_d.view_mut(),
+            skip_wait: 0,
+        };
+        let launched = common::probes(gpu)?.launch(ProbeTensorCopy, shape, args);
+        if !has_wgmma(gpu) {
+            return ensure(
+                launched.is_err_and(|e| e.to_string().contains("uses instructions of sm_90a")),
+                || "the tensor copy probe launched from a module without sm_90a".to_string(),
+            );
+        }
+        launched.map_err(fail)?;
+        let out = gpu.download(&out_d).map_err(fail)?;
+        for (i, &got) in out.iter().enumerate() {
+            let (r, c) = (row + (i / 32) as i32, col + (i % 32) as i32);
+            let inside = (0..rows as i32).contains(&r) && (0..cols as i32).contains(&c);
+            let want = if inside {
+                matrix[r as usize * cols + c as usize]
+            } else {
+                0.0
+            };
+            ensure(got == want, || {
+                format!("box at ({row}, {col}): element {i} is {got}, expected {want}")
+            })?;
+        }
+    }
+    if gpu.is_simulator() {
+        let args = TensorCopyArgs {
+            map: map.view(),
+            row: 0,
+            col: 0,
+            out: out_d.view_mut(),
+            skip_wait: 1,
+        };
+        let raced = common::probes(gpu)?
+            .launch(ProbeTensorCopy, shape, args)
+            .and_then(|()| gpu.synchronize());
+        // Reported as a race, or (when a reader runs before the copy) as a read of bytes
+        // nothing has written: either way, the missing wait.
+        let reported = |e: &ferrocuda::Error| {
+            let text = e.to_string();
+            text.contains("shared-memory race") || text.contains("never written")
+        };
+        ensure(raced.as_ref().is_err_and(reported), || {
+            format!("reads of the tile without the barrier's wait were not reported: {raced:?}")
+        })?;
+    }
+    // Rows 41 floats apart (164 bytes) are not 16-byte aligned: refused, in a sentence.
+    let refused = ferrocuda::TensorMap::<f32, 8, 32>::new(gpu, matrix_d.view(), 19, 40, 41);
+    ensure(
+        refused.as_ref().is_err_and(|e| e.to_string().contains("16-byte")),
+        || format!("a map of unaligned rows was not refused: {:?}", refused.as_ref().err()),
+    )
+}
+
 fn main() {
     let gpu_tests: Vec<GpuTest> = vec![
         ("wgmma_bf16_every_swizzle", wgmma_bf16_every_swizzle),
         ("wgmma_f16_and_tf32", wgmma_f16_and_tf32),
         ("mbarrier_ring", mbarrier_ring),
+        ("tensor_copy", tensor_copy),
     ];
     common::main(vec![], gpu_tests)
 }

@@ -232,6 +232,7 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
         entry::<_, probe::hopper::WgmmaProbeArgs<u16>>(probe::hopper::ProbeWgmmaF16K64),
         entry::<_, probe::hopper::WgmmaProbeArgs<f32>>(probe::hopper::ProbeWgmmaTf32K32),
         entry::<_, probe::hopper::RingArgs>(probe::hopper::ProbeMbarrierRing),
+        entry::<_, probe::hopper::TensorCopyArgs>(probe::hopper::ProbeTensorCopy),
         entry::<_, transpose::CudaTransposeArgs>(transpose::CudaTranspose),
         entry::<_, transpose::CudaTransposeArgs>(transpose::TransposeWide),
         entry::<_, book_kernels::ch4::minimal::AssignArgs>(book_kernels::ch4::minimal::Assign),

@@ -69,7 +69,8 @@ impl<'a, T: Copy, const ROWS: usize, const COLS: usize> TensorMap<'a, T, ROWS, C
     /// Starts copying the box whose first element is (`row`, `col`) of the matrix into rows
     /// `tile_row ..` of `tile`, its bytes counted on `barrier` as they land (`complete_tx`):
     /// the box's elements outside the matrix land as zeros. Traps unless `tile_row` is a
-    /// multiple of 8 and the box's rows lie in the tile.
+    /// multiple of 8 and the box's rows lie in the tile, and unless `col * size_of::<T>()` is a
+    /// multiple of 16 bytes (the copy engine faults on other boxes: measured on an H200).
     ///
     /// # Safety
     /// Until the phase of `barrier` that counts these bytes completes, nothing reads or writes

@@ -33,6 +33,11 @@ pub unsafe fn bulk_tensor_load_2d(
             cols * element_bytes
         ))
     };
+    if (c0 as i64 * element_bytes as i64).rem_euclid(16) != 0 {
+        sim::fault(format_args!(
+            "a bulk tensor copy of a box starting at column {c0}: the copy engine needs the column times the element size ({element_bytes} bytes) to be a multiple of 16 bytes"
+        ))
+    }
     for r in 0..rows {
         for c in 0..cols {
             let (row, col) = (c1 as i64 + r as i64, c0 as i64 + c as i64);

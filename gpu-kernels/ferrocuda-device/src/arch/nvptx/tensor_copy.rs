@@ -7,7 +7,8 @@ use core::arch::asm;
 /// `cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes`: copies
 /// the box at coordinates (`c0` innermost, `c1`) of the tensor map at `map` to `destination`,
 /// counting its bytes on the barrier at `barrier` as they land. `_box` (rows, columns, element
-/// bytes) is the map's, which the simulator's copy needs and the GPU reads from the map.
+/// bytes) is the map's, which the simulator's copy needs and the GPU reads from the map. Traps
+/// unless `c0` times the element size is a multiple of 16 bytes (the copy engine's rule).
 ///
 /// # Safety
 /// `destination` is shared memory aligned and sized for the box as the map swizzles it;
@@ -24,6 +25,11 @@ pub unsafe fn bulk_tensor_load_2d(
 ) {
     #[cfg(target_feature = "sm_90a")]
     {
+        // The copy engine faults on a box whose rows do not start 16-byte aligned: stop here
+        // instead, as the simulator does.
+        if (c0 as isize * _box[2] as isize) % 16 != 0 {
+            super::trap()
+        }
         let destination = super::shared_window_address(destination);
         let barrier = super::shared_window_address(barrier.cast());
         // SAFETY: forwarded to the caller.

@@ -1,7 +1,9 @@
 //! appc-sgemm: cuBLAS's SGEMM called from the host on device data (book Appendix C.1, program
 //! `sgemmDevice`): m = n = k = 100, `a = 1`, `b = 2`, `c = 0`, `alpha = 1`, `beta = 0`, then
 //! `'Max error =', maxval(c - k*2.0)`. The simulator has no cuBLAS: there the same product runs
-//! through the book's naive SGEMM kernel, said in the output.
+//! through the book's naive SGEMM kernel, said in the output. Then the same product through the
+//! library GEMM's own kernel (`ferrocuda::blas::gemm`, `Engine::Rust`: `wgmma` on TF32, exact
+//! here), on the simulator and on a Hopper GPU.
 use crate::example::{Example, NoOptions, Outcome, Run, Size};
 use book_kernels::course::matmul_tiled::{MatmulArgs, MatmulNaive};
 use ferrocuda::footprint::{Footprint, try_vec};
@@ -49,9 +51,30 @@ impl Example for AppcSgemm {
         println!(" m = n = k = {n}, a = 1.0, b = 2.0, alpha = 1, beta = 0: {routine}");
         println!(" Max error = {max_error:.7}");
         let check = format!("c = 2k = {expected} everywhere (Max error = 0)");
-        Ok(Outcome {
-            checks: vec![Check::condition(&check, max_error == 0.0)],
-        })
+        let mut checks = vec![Check::condition(&check, max_error == 0.0)];
+        if gpu.is_simulator() || gpu.properties().compute_capability_number() == 90 {
+            use ferrocuda::blas::{self, Engine, F32Math, Matrix, MatrixMut, Options};
+            let options = Options {
+                engine: Engine::Rust,
+                f32_math: F32Math::Tf32,
+            };
+            // C from NaN: every element the product does not write stays wrong.
+            gpu.upload_into(&try_vec(square, f32::NAN)?, &mut c_d)?;
+            blas::gemm(
+                gpu,
+                options,
+                1.0,
+                Matrix::row_major(a_d.view(), n, n),
+                Matrix::row_major(b_d.view(), n, n),
+                0.0,
+                MatrixMut::row_major(c_d.view_mut(), n, n),
+            )?;
+            let c = gpu.download(&c_d)?;
+            let max_error = c.iter().map(|&v| (f64::from(v) - expected).abs()).fold(0.0, f64::max);
+            println!(" blas::gemm, the library's wgmma kernel (1 and 2 are exact in TF32): Max error = {max_error:.7}");
+            checks.push(Check::condition(&format!("blas::gemm: {check}"), max_error == 0.0));
+        }
+        Ok(Outcome { checks })
     }
 }
 

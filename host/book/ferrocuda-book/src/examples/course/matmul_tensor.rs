@@ -1,7 +1,8 @@
 //! `course-matmul-tiled --precision bf16|tf32`: the product on the tensor cores, this library's
 //! two `mma.sync` GEMMs (double-buffered through registers, and the `cp.async` + `ldmatrix`
-//! pipeline) against cuBLAS's GEMM in the same precision (`cublasGemmEx`, its tensor-core math),
-//! same run, same operands (issue 17).
+//! pipeline) and, on a Hopper GPU, the library GEMM (`ferrocuda::blas::gemm`: `wgmma` fed by
+//! the bulk tensor copy engine, issue 35) against cuBLAS's GEMM in the same precision
+//! (`cublasGemmEx`, its tensor-core math), same run, same operands (issue 17).
 //!
 //! The f32 inputs of the SGEMM path are rounded to BF16 (to nearest even) or TF32 (`cvt.rna`)
 //! first; the CPU reference multiplies the rounded values, whose products are exact in f32, so
@@ -19,9 +20,12 @@ use book_kernels::course::matmul_tensor::{
 use book_kernels::course::matmul_tensor_pipelined::{
     MatmulBf16MmaPipelined, MatmulTf32MmaPipelined, PIPELINED_SHARED_BYTES,
 };
+use ferrocuda::blas::{self, Engine, F32Math, Matrix, MatrixMut, Options};
+use ferrocuda::device::half::Bf16;
 use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
 use ferrocuda::footprint::{try_vec, try_with_capacity};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result, TensorInputs};
+use ferrocuda::kernels::gemm::{GEMM_BLOCK_M, GEMM_BLOCK_N, GEMM_THREADS, GemmBf16Shared, GemmTf32Shared};
 use ferrocuda::measure::time_reps;
 
 /// A tensor-core precision: how inputs are rounded and stored.
@@ -101,6 +105,9 @@ pub enum OperandWords {
 /// The padded operands and product on the device.
 pub struct TensorOperands {
     pub operands: OperandWords,
+    /// The BF16 operands as `Bf16` elements, for the library GEMM (`None` in TF32, whose f32
+    /// operands it takes as they are).
+    pub bf16: Option<(DeviceBuffer<Bf16>, DeviceBuffer<Bf16>)>,
     /// `(m, n, k)` padded to whole tiles.
     pub padded: Dims,
     pub c_d: DeviceBuffer<f32>,
@@ -129,6 +136,13 @@ impl TensorOperands {
         };
         let a_rows = padded_rows(mp, &|r, c| if r < m { a[r * k + c] } else { 0.0 })?;
         let bt_rows = padded_rows(np, &|j, c| if j < n { b[c * n + j] } else { 0.0 })?;
+        let bf16 = match precision {
+            TensorPrecision::Bf16 => {
+                let elements = |rows: &[f32]| rows.iter().map(|&x| Bf16::from_f32(x)).collect::<Vec<_>>();
+                Some((gpu.upload(&elements(&a_rows))?, gpu.upload(&elements(&bt_rows))?))
+            }
+            TensorPrecision::Tf32 => None,
+        };
         let operands = match precision {
             TensorPrecision::Bf16 => {
                 let pairs = |rows: &[f32]| -> Vec<u32> {
@@ -142,6 +156,7 @@ impl TensorOperands {
         };
         Ok(Self {
             operands,
+            bf16,
             padded,
             c_d: gpu.zeros(mp * np)?,
         })
@@ -196,6 +211,53 @@ impl TensorOperands {
         }
     }
 
+    /// Runs the library GEMM (`blas::gemm`, its own kernels) on the same padded operands: `A`
+    /// row-major, `B` as the transpose of the row-major `B^T`, both K-major.
+    pub fn library_gemm(&mut self, gpu: &Gpu) -> Result<()> {
+        let (m, n, k) = self.padded;
+        let options = Options {
+            engine: Engine::Rust,
+            f32_math: F32Math::Tf32,
+        };
+        let c = MatrixMut::row_major(self.c_d.view_mut(), m, n);
+        match (&self.operands, &self.bf16) {
+            (_, Some((a, bt))) => blas::gemm(
+                gpu,
+                options,
+                1.0,
+                Matrix::row_major(a.view(), m, k),
+                Matrix::row_major(bt.view(), n, k).t(),
+                0.0,
+                c,
+            ),
+            (OperandWords::Tf32(a, bt), None) => blas::gemm(
+                gpu,
+                options,
+                1.0,
+                Matrix::row_major(a.view(), m, k),
+                Matrix::row_major(bt.view(), n, k).t(),
+                0.0,
+                c,
+            ),
+            (OperandWords::Bf16(..), None) => {
+                Err(Error::InvalidArgument("BF16 operands without their elements".into()))
+            }
+        }
+        .map(|_| ())
+    }
+
+    /// The library GEMM's launch shape: one block per SM at most, as `blas::gemm` launches it.
+    fn library_shape(&self, gpu: &Gpu, precision: TensorPrecision) -> LaunchShape {
+        let (mp, np, _) = self.padded;
+        let tiles = mp.div_ceil(GEMM_BLOCK_M) * np.div_ceil(GEMM_BLOCK_N);
+        let blocks = tiles.min(gpu.properties().multiprocessor_count as usize) as u32;
+        let shared = match precision {
+            TensorPrecision::Bf16 => GemmBf16Shared::bytes(),
+            TensorPrecision::Tf32 => GemmTf32Shared::bytes(),
+        };
+        LaunchShape::new((blocks, 1, 1), (GEMM_THREADS, 1, 1)).with_shared_bytes(shared as u32)
+    }
+
     /// Runs cuBLAS's GEMM in the same precision on the same padded operands.
     pub fn cublas(&mut self, cublas: &mut Cublas) -> Result<()> {
         match &self.operands {
@@ -242,6 +304,28 @@ pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Re
         );
         checks.push(check);
         rows.push((name, variant.map(|kernel| ops.shape(kernel)), stats.median_ms));
+    }
+    // The library GEMM: its `wgmma` kernel runs on compute capability 9.0 (its sm_90a module)
+    // and on the simulator.
+    let hopper = gpu.is_simulator() || gpu.properties().compute_capability_number() == 90;
+    if hopper {
+        let name = "blas::gemm (wgmma + TMA)";
+        gpu.upload_into(&try_vec(ops.c_d.len(), f32::NAN)?, &mut ops.c_d)?;
+        let stats = time_reps(gpu, reps, || ops.library_gemm(gpu))?;
+        let check = expected.check(name, &ops.product(gpu, dims)?, k)?;
+        println!(
+            "Matrix multiplication {name} {}",
+            if check.passed() { "seems OK" } else { "is WRONG" }
+        );
+        checks.push(check);
+        // Before cuBLAS's row, which the table keeps last.
+        let at = rows.iter().position(|row| row.1.is_none()).unwrap_or(rows.len());
+        rows.insert(at, (name, Some(ops.library_shape(gpu, precision)), stats.median_ms));
+    } else {
+        println!(
+            "(blas::gemm's wgmma kernel runs on compute capability 9.0: not measured on {})",
+            gpu.properties().name
+        );
     }
     let (mp, np, kp) = ops.padded;
     println!(

@@ -55,9 +55,11 @@ pub struct GemmArgs<'a, T, const K_TILE: usize> {
 /// the blocks take them: down a group of [`GEMM_GROUP_M`] tiles along M, then along N.
 #[inline(always)]
 pub fn gemm_tile_of_block(tile: usize, tiles_m: usize, tiles_n: usize) -> (usize, usize) {
-    let in_group = GEMM_GROUP_M * tiles_n;
+    // The divisors are at least 1 for every tile of a non-empty C; `max(1)` says so to the
+    // compiler, which would otherwise keep a division-by-zero panic.
+    let in_group = GEMM_GROUP_M * tiles_n.max(1);
     let first_m = tile / in_group * GEMM_GROUP_M;
-    let group_m = (tiles_m - first_m).min(GEMM_GROUP_M);
+    let group_m = tiles_m.saturating_sub(first_m).clamp(1, GEMM_GROUP_M);
     let place = tile % in_group;
     (
         (first_m + place % group_m) * GEMM_BLOCK_M,
@@ -88,7 +90,12 @@ macro_rules! gemm_kernel {
             let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
             let (tiles_m, tiles_n) = (m.div_ceil(GEMM_BLOCK_M), n.div_ceil(GEMM_BLOCK_N));
             let tiles = tiles_m * tiles_n;
-            // This block's tiles: every `grid`-th from its own index.
+            if tiles == 0 {
+                // An empty C (the host launches none; no division by zero in the tile order).
+                return;
+            }
+            // This block's tiles: every `grid`-th from its own index (a `while`: `step_by` would
+            // keep a panic for a step of 0).
             let (first, grid) = (block_idx().x, grid_dim().x);
             let k_blocks = k.div_ceil($k_tile);
             if t == 0 {
@@ -108,7 +115,8 @@ macro_rules! gemm_kernel {
                     // `step` counts the k-blocks this block has loaded over all its tiles: the
                     // ring's stage and the round of its barriers.
                     let mut step = 0;
-                    for tile in (first..tiles).step_by(grid) {
+                    let mut tile = first;
+                    while tile < tiles {
                         let (row0, col0) = gemm_tile_of_block(tile, tiles_m, tiles_n);
                         for kb in 0..k_blocks {
                             let (stage, round) = (step % GEMM_STAGES, step / GEMM_STAGES);
@@ -130,6 +138,7 @@ macro_rules! gemm_kernel {
                             }
                             step += 1;
                         }
+                        tile += grid;
                     }
                 }
             } else {
@@ -138,7 +147,8 @@ macro_rules! gemm_kernel {
                 unsafe { increase_registers::<232>() };
                 let consumer = t / 128 - 1;
                 let mut step = 0;
-                for tile in (first..tiles).step_by(grid) {
+                let mut tile = first;
+                while tile < tiles {
                     let (row0, col0) = gemm_tile_of_block(tile, tiles_m, tiles_n);
                     let mut acc = Accumulator::<128>::zeroed();
                     for kb in 0..k_blocks {
@@ -175,6 +185,7 @@ macro_rules! gemm_kernel {
                         empty.get((step - 1) % GEMM_STAGES).arrive();
                     }
                     store_tile(&acc, &args, (row0 + consumer * 64, col0), (m, n));
+                    tile += grid;
                 }
             }
         }
@@ -241,6 +252,10 @@ pub struct GemmPackArgs<'a, T> {
 #[kernel(Bf16, F16, f32)]
 pub fn gemm_pack<T: Element>(args: GemmPackArgs<'_, T>) {
     let (rows, cols) = (args.rows as usize, args.cols as usize);
+    if rows == 0 || cols == 0 {
+        // Nothing to copy (and no division by zero below).
+        return;
+    }
     let (row_stride, col_stride) = (args.row_stride as usize, args.col_stride as usize);
     let along_rows = col_stride != 1;
     for i in grid_stride_range(rows * cols) {
@@ -273,6 +288,9 @@ pub struct GemmScaleArgs<'a> {
 #[kernel]
 pub fn gemm_scale(args: GemmScaleArgs<'_>) {
     let cols = args.cols as usize;
+    if cols == 0 {
+        return;
+    }
     for i in grid_stride_range(args.rows as usize * cols) {
         let at = i / cols * args.ldc as usize + i % cols;
         let value = if args.beta == 0.0 {

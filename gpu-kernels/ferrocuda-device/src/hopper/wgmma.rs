@@ -28,8 +28,13 @@ impl<const REGS: usize> Accumulator<REGS> {
     /// Every element 0.
     #[inline(always)]
     pub fn zeroed() -> Self {
-        Self { regs: [0.0; REGS] }
+        // A constant, not the repeat expression `[0.0; REGS]`, which rustc lowers to a loop of
+        // stores for a generic length: LLVM cannot split a loop-written array into registers,
+        // and the accumulator stayed in local memory.
+        Self { regs: Self::ZEROS }
     }
+
+    const ZEROS: [f32; REGS] = [0.0; REGS];
 
     /// The (row, column) register `i` of the calling thread holds.
     #[inline(always)]

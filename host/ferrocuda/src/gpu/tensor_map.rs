@@ -28,6 +28,31 @@ impl TensorElement for f32 {
 /// A tensor map of a row-major `rows x cols` matrix of `T` (rows `row_stride` elements apart)
 /// held in a buffer borrowed for `'a`, for boxes of `ROWS x COLS` elements copied into a
 /// `MatrixTile<T, _, COLS>` with the swizzle of its rows. Pass [`TensorMap::view`] to a kernel.
+///
+/// The map borrows the matrix's buffer, as a read-only view does: the buffer cannot be dropped
+/// while the map lives,
+///
+/// ```compile_fail,E0505
+/// # fn demo(gpu: &ferrocuda::Gpu) -> ferrocuda::Result<()> {
+/// use ferrocuda::KernelView;
+/// let matrix = gpu.zeros::<f32>(64 * 32)?;
+/// let map = ferrocuda::TensorMap::<f32, 8, 32>::new(gpu, matrix.view(), 64, 32, 32)?;
+/// drop(matrix); // error: `matrix` is borrowed by `map`
+/// let _ = map.view();
+/// # Ok(()) }
+/// ```
+///
+/// nor written through a writable view while the map lives (a kernel could not take both):
+///
+/// ```compile_fail,E0502
+/// # fn demo(gpu: &ferrocuda::Gpu) -> ferrocuda::Result<()> {
+/// use ferrocuda::KernelView;
+/// let mut matrix = gpu.zeros::<f32>(64 * 32)?;
+/// let map = ferrocuda::TensorMap::<f32, 8, 32>::new(gpu, matrix.view(), 64, 32, 32)?;
+/// let writable = matrix.view_mut(); // error: `matrix` is also borrowed by `map`
+/// let _ = (map.view(), writable);
+/// # Ok(()) }
+/// ```
 pub struct TensorMap<'a, T, const ROWS: usize, const COLS: usize> {
     words: DeviceBuffer<u64>,
     matrix: Slice<'a, T>,

@@ -16,6 +16,7 @@ pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod select;
+pub mod sgemm;
 pub mod sor;
 pub mod sort;
 pub mod transpose;

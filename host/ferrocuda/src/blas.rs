@@ -76,8 +76,8 @@ impl FromStr for Engine {
 /// How f32 operands are multiplied.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum F32Math {
-    /// Exact FP32 products (cuBLAS's `CUBLAS_COMPUTE_32F`; the Rust engine does not have it
-    /// yet and says so).
+    /// Exact FP32 products on the SIMT cores (the Rust engine's register-tiled SGEMM,
+    /// `gpu_kernels::sgemm`; cuBLAS's `CUBLAS_COMPUTE_32F`).
     #[default]
     Fp32,
     /// On the tensor cores as TF32 (10 significand bits; the Rust engine ignores the low 13
@@ -265,15 +265,7 @@ pub fn gemm<T: GemmElement>(
     }
     match engine {
         Engine::Cublas => cublas_gemm(gpu, tf32, alpha, a, b, beta, c)?,
-        _ => {
-            if T::IS_F32 && !tf32 {
-                return Err(Error::InvalidArgument(
-                    "the Rust GEMM engine multiplies f32 on the tensor cores only (F32Math::Tf32); exact FP32 needs Engine::Cublas"
-                        .into(),
-                ));
-            }
-            rust_gemm(gpu, alpha, a, b, beta, c)?
-        }
+        _ => rust_gemm(gpu, (alpha, beta), a, b, c, T::IS_F32 && !tf32)?,
     }
     Ok(engine)
 }
@@ -284,18 +276,21 @@ struct KMajor<'a, T> {
     ld: usize,
 }
 
-/// `matrix` (`rows x k`) as the kernel reads it: itself when K-major with 16-byte-aligned rows,
-/// otherwise a copy into `scratch` (rows padded to 16 bytes).
+/// `matrix` (`rows x cols`) row-major, as a kernel reads it: itself when its rows are
+/// contiguous (and, with `aligned_rows`, start at 16-byte-aligned addresses, as the copy engine
+/// needs), otherwise a copy into `scratch` (rows padded to 16 bytes).
 fn k_major<'s, T: GemmElement>(
     gpu: &Gpu,
     kernels: &LoadedKernels<'_>,
     matrix: Matrix<'s, T>,
     scratch: &'s mut Option<DeviceBuffer<T>>,
+    aligned_rows: bool,
 ) -> Result<KMajor<'s, T>> {
     let (rows, k) = matrix.shape();
     let (row_stride, col_stride) = matrix.strides();
     let per_16 = 16 / size_of::<T>();
-    if col_stride == 1 && row_stride.is_multiple_of(per_16) && (matrix.data.as_ptr() as usize).is_multiple_of(16) {
+    let aligned = row_stride.is_multiple_of(per_16) && (matrix.data.as_ptr() as usize).is_multiple_of(16);
+    if col_stride == 1 && (aligned || !aligned_rows) {
         return Ok(KMajor {
             data: matrix.data,
             ld: row_stride,
@@ -319,22 +314,25 @@ fn k_major<'s, T: GemmElement>(
     })
 }
 
-/// The Rust engine: reduce to K-major operands and a row-major `C`, then one launch.
+/// The Rust engine: reduce to a row-major `C` (a column-major `C` is the row-major
+/// `C^T = B^T A^T`), then one launch: the tensor-core kernel on K-major `A` and `B^T` (rows
+/// 16-byte aligned, as the copy engine reads them), or with `exact` the SIMT kernel on
+/// row-major `A` and `B`; an operand not laid out so is copied first.
 fn rust_gemm<T: GemmElement>(
     gpu: &Gpu,
-    alpha: f32,
+    (alpha, beta): (f32, f32),
     a: Matrix<'_, T>,
     b: Matrix<'_, T>,
-    beta: f32,
     c: MatrixMut<'_>,
+    exact: bool,
 ) -> Result<()> {
     let kernels = gpu.library()?;
     let (m, k) = a.shape();
     let n = b.cols;
-    // Rows of the product's left factor and right factor's transpose, for a row-major C.
+    // The product's factors for a row-major C: `left` (m2 x k) and `right` (k x n2).
     let (m2, n2, left, right) = match c.layout {
-        Layout::RowMajor => (m, n, a, b.t()),
-        Layout::ColMajor => (n, m, b.t(), a),
+        Layout::RowMajor => (m, n, a, b),
+        Layout::ColMajor => (n, m, b.t(), a.t()),
     };
     if k == 0 {
         let args = GemmScaleArgs {
@@ -346,14 +344,6 @@ fn rust_gemm<T: GemmElement>(
         };
         return kernels.launch(GemmScale, LaunchShape::cover_1d((m2 * n2).min(1 << 22), 256)?, args);
     }
-    let (mut left_scratch, mut right_scratch) = (None, None);
-    let left = k_major(gpu, &kernels, left, &mut left_scratch)?;
-    let right = k_major(gpu, &kernels, right, &mut right_scratch)?;
-    // One block per SM at most (the kernel is persistent; the simulator's SMs are its host
-    // threads, so there too a block takes several tiles).
-    let tiles = m2.div_ceil(GEMM_BLOCK_M) * n2.div_ceil(GEMM_BLOCK_N);
-    let blocks = tiles.min(gpu.properties().multiprocessor_count.max(1) as usize) as u32;
-    let shape = LaunchShape::new((blocks, 1, 1), (GEMM_THREADS, 1, 1));
     let dims = GemmDims {
         m: m2,
         n: n2,
@@ -362,6 +352,18 @@ fn rust_gemm<T: GemmElement>(
         alpha,
         beta,
     };
+    let (mut left_scratch, mut right_scratch) = (None, None);
+    let left = k_major(gpu, &kernels, left, &mut left_scratch, !exact)?;
+    if exact {
+        let right = k_major(gpu, &kernels, right, &mut right_scratch, false)?;
+        return T::multiply_exact(&kernels, (left.data, left.ld), (right.data, right.ld), c.data, dims);
+    }
+    let right = k_major(gpu, &kernels, right.t(), &mut right_scratch, true)?;
+    // One block per SM at most (the kernel is persistent; the simulator's SMs are its host
+    // threads, so there too a block takes several tiles).
+    let tiles = m2.div_ceil(GEMM_BLOCK_M) * n2.div_ceil(GEMM_BLOCK_N);
+    let blocks = tiles.min(gpu.properties().multiprocessor_count.max(1) as usize) as u32;
+    let shape = LaunchShape::new((blocks, 1, 1), (GEMM_THREADS, 1, 1));
     T::multiply(
         gpu,
         &kernels,
@@ -405,6 +407,15 @@ pub trait GemmElement: TensorElement + sealed::Sealed {
         c: SliceMut<'_, f32>,
         dims: GemmDims,
     ) -> Result<()>;
+    /// Launches the exact FP32 kernel on row-major `A` (`m x k`) and `B` (`k x n`): f32 only.
+    #[doc(hidden)]
+    fn multiply_exact(
+        kernels: &LoadedKernels<'_>,
+        a: (Slice<'_, Self>, usize),
+        b: (Slice<'_, Self>, usize),
+        c: SliceMut<'_, f32>,
+        dims: GemmDims,
+    ) -> Result<()>;
     /// Launches the copy into a K-major operand.
     #[doc(hidden)]
     fn pack(kernels: &LoadedKernels<'_>, shape: LaunchShape, args: GemmPackArgs<'_, Self>) -> Result<()>;
@@ -418,7 +429,7 @@ mod sealed {
 }
 
 macro_rules! gemm_element {
-    ($($t:ty => $kernel:ident, $shared:ident, $k_tile:literal, $is_f32:literal, $to_f64:expr, $from_f32:expr;)*) => {$(
+    ($($t:ty => $kernel:ident, $shared:ident, $k_tile:literal, $is_f32:literal, $to_f64:expr, $from_f32:expr, $exact:expr;)*) => {$(
         impl GemmElement for $t {
             const IS_F32: bool = $is_f32;
             fn to_f64(self) -> f64 {
@@ -451,16 +462,67 @@ macro_rules! gemm_element {
                 };
                 kernels.launch($kernel, shape.with_shared_bytes($shared::bytes() as u32), args)
             }
+            fn multiply_exact(
+                kernels: &LoadedKernels<'_>,
+                a: (Slice<'_, Self>, usize),
+                b: (Slice<'_, Self>, usize),
+                c: SliceMut<'_, f32>,
+                dims: GemmDims,
+            ) -> Result<()> {
+                ($exact)(kernels, a, b, c, dims)
+            }
             fn pack(kernels: &LoadedKernels<'_>, shape: LaunchShape, args: GemmPackArgs<'_, Self>) -> Result<()> {
                 kernels.launch(GemmPack, shape, args)
             }
         }
     )*};
 }
+
+/// The 16-bit types have no exact FP32 product (`gemm` calls `multiply_exact` for f32 only).
+fn no_exact<T>(
+    _: &LoadedKernels<'_>,
+    _: (Slice<'_, T>, usize),
+    _: (Slice<'_, T>, usize),
+    _: SliceMut<'_, f32>,
+    _: GemmDims,
+) -> Result<()> {
+    Err(Error::InvalidArgument("exact FP32 products take f32 operands".into()))
+}
+
+/// [`sgemm`](gpu_kernels::sgemm::sgemm) on row-major operands.
+fn exact_f32(
+    kernels: &LoadedKernels<'_>,
+    (a, lda): (Slice<'_, f32>, usize),
+    (b, ldb): (Slice<'_, f32>, usize),
+    c: SliceMut<'_, f32>,
+    dims: GemmDims,
+) -> Result<()> {
+    use gpu_kernels::sgemm::{BM, BN, SGEMM_SHARED_BYTES, SGEMM_THREADS, Sgemm, SgemmArgs};
+    let grid = |x: usize, per: usize| {
+        u32::try_from(x.div_ceil(per))
+            .map_err(|_| Error::InvalidArgument(format!("a dimension of {x} needs more blocks than a grid holds")))
+    };
+    let shape = LaunchShape::new((grid(dims.n, BN)?, grid(dims.m, BM)?, 1), (SGEMM_THREADS, 1, 1))
+        .with_shared_bytes(SGEMM_SHARED_BYTES as u32);
+    let args = SgemmArgs {
+        a,
+        b,
+        c,
+        m: dims.m as u32,
+        n: dims.n as u32,
+        k: dims.k as u32,
+        lda: lda as u32,
+        ldb: ldb as u32,
+        ldc: dims.ldc as u32,
+        alpha: dims.alpha,
+        beta: dims.beta,
+    };
+    kernels.launch(Sgemm, shape, args)
+}
 gemm_element! {
-    Bf16 => GemmBf16, GemmBf16Shared, 64, false, |x: Bf16| x.to_f32() as f64, Bf16::from_f32;
-    F16 => GemmF16, GemmF16Shared, 64, false, |x: F16| x.to_f32() as f64, F16::from_f32;
-    f32 => GemmTf32, GemmTf32Shared, 32, true, |x: f32| x as f64, |x: f32| x;
+    Bf16 => GemmBf16, GemmBf16Shared, 64, false, |x: Bf16| x.to_f32() as f64, Bf16::from_f32, no_exact::<Bf16>;
+    F16 => GemmF16, GemmF16Shared, 64, false, |x: F16| x.to_f32() as f64, F16::from_f32, no_exact::<F16>;
+    f32 => GemmTf32, GemmTf32Shared, 32, true, |x: f32| x as f64, |x: f32| x, exact_f32;
 }
 
 /// True when this build holds the cuBLAS engine (the feature `cublas`).

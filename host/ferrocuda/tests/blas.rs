@@ -1,6 +1,7 @@
 //! GPU-vs-CPU tests of `ferrocuda::blas::gemm` and the bulk tensor copy under it: every layout
 //! of A, B and C (with leading dimensions that force the packing copy), sizes at and across the
-//! kernel's tile edges, alpha and beta, the three operand types, K = 0; operands are small
+//! kernel's tile edges, alpha and beta, the three operand types (f32 on the tensor cores and
+//! exact on the SIMT kernel), K = 0; operands are small
 //! integers, so every product and sum is exact in f32 in any order and the Rust engine (on the
 //! GPU and the simulator) must give the CPU's product bit for bit; cuBLAS agrees with both on
 //! the GPU. Bad shapes are refused in a sentence.
@@ -20,18 +21,40 @@ fn small<T: GemmElement>(n: usize, seed: u64) -> Vec<T> {
 }
 
 /// One product `C = alpha A B + beta C` of `m x n x k`, each matrix in its layout with its
-/// leading dimension padded by `pad`, on `engine`, against the CPU.
-#[allow(clippy::too_many_arguments)]
+/// leading dimension padded by `pad`, on `engine` (f32 on the tensor cores as TF32), against the
+/// CPU.
 fn check<T: GemmElement>(
     gpu: &Gpu,
     engine: Engine,
+    shape: (usize, usize, usize),
+    layouts: [Layout; 3],
+    pad: usize,
+    factors: (f32, f32),
+) -> TestResult {
+    check_math::<T>(
+        gpu,
+        Options {
+            engine,
+            f32_math: F32Math::Tf32,
+        },
+        shape,
+        layouts,
+        pad,
+        factors,
+    )
+}
+
+/// [`check`] with the f32 math of `options`.
+fn check_math<T: GemmElement>(
+    gpu: &Gpu,
+    options: Options,
     (m, n, k): (usize, usize, usize),
     layouts: [Layout; 3],
     pad: usize,
     (alpha, beta): (f32, f32),
 ) -> TestResult {
     let describe = format!(
-        "{} {m}x{n}x{k} {layouts:?} pad {pad} alpha {alpha} beta {beta} {engine:?}",
+        "{} {m}x{n}x{k} {layouts:?} pad {pad} alpha {alpha} beta {beta} {options:?}",
         std::any::type_name::<T>()
     );
     let dims = |(rows, cols): (usize, usize), layout: Layout| match layout {
@@ -57,10 +80,6 @@ fn check<T: GemmElement>(
         Layout::ColMajor => MatrixMut::col_major(c_d.view_mut(), m, n),
     }
     .with_ld(ldc);
-    let options = Options {
-        engine,
-        f32_math: F32Math::Tf32,
-    };
     blas::gemm(
         gpu,
         options,
@@ -87,7 +106,7 @@ fn check<T: GemmElement>(
         beta,
         &mut want,
         (ldc, layouts[2]),
-        true,
+        options.f32_math == F32Math::Tf32,
     );
     if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
         return Err(format!("{describe}: C element {i} is {}, expected {}", got[i], want[i]));
@@ -134,6 +153,22 @@ fn gemm_f16_and_tf32(gpu: &Gpu) -> TestResult {
     Ok(())
 }
 
+/// Exact FP32 on the SIMT kernel: every layout of C, padded leading dimensions (the kernel's
+/// element-wise path) and whole aligned tiles (its 16-byte path), edges, alpha and beta.
+fn gemm_fp32_exact(gpu: &Gpu) -> TestResult {
+    use Layout::{ColMajor as C, RowMajor as R};
+    let exact = Options {
+        engine: Engine::Rust,
+        f32_math: F32Math::Fp32,
+    };
+    for layouts in [[R, R, R], [C, C, C], [R, C, R], [C, R, C]] {
+        check_math::<f32>(gpu, exact, (130, 260, 72), layouts, 3, (1.0, 0.0))?;
+    }
+    check_math::<f32>(gpu, exact, (256, 128, 16), [R, R, R], 0, (2.0, -1.0))?;
+    check_math::<f32>(gpu, exact, (1, 1, 1), [R, R, R], 0, (1.0, 0.0))?;
+    check_math::<f32>(gpu, exact, (129, 257, 65), [R, C, R], 0, (-0.5, 2.0))
+}
+
 /// cuBLAS gives the same products (on the GPU; the simulator refuses it in a sentence).
 fn gemm_cublas_agrees(gpu: &Gpu) -> TestResult {
     use Layout::{ColMajor as C, RowMajor as R};
@@ -160,15 +195,19 @@ fn gemm_cublas_agrees(gpu: &Gpu) -> TestResult {
     for layouts in [[R, C, R], [C, R, C], [R, R, C]] {
         check::<Bf16>(gpu, Engine::Cublas, (300, 200, 100), layouts, 2, (1.0, 0.0))?;
         check::<F16>(gpu, Engine::Cublas, (300, 200, 100), layouts, 0, (2.0, 1.0))?;
+        let exact = Options {
+            engine: Engine::Cublas,
+            f32_math: F32Math::Fp32,
+        };
+        check_math::<f32>(gpu, exact, (300, 200, 100), layouts, 1, (1.0, 0.5))?;
     }
     Ok(())
 }
 
-/// Shapes that do not agree, a matrix outside its view, a short leading dimension, and exact
-/// FP32 on the Rust engine: each an error in a sentence, C untouched.
+/// Shapes that do not agree, a matrix outside its view, a short leading dimension: each an
+/// error in a sentence, C untouched.
 fn gemm_refuses_bad_input(gpu: &Gpu) -> TestResult {
     let a_d = gpu.upload(&[Bf16::from_f32(1.0); 12]).map_err(fail)?;
-    let f_d = gpu.upload(&[1.0f32; 12]).map_err(fail)?;
     let mut c_d = gpu.upload(&[7.0f32; 12]).map_err(fail)?;
     let rust = Options {
         engine: Engine::Rust,
@@ -211,18 +250,6 @@ fn gemm_refuses_bad_input(gpu: &Gpu) -> TestResult {
                 MatrixMut::row_major(c_d.view_mut(), 3, 3),
             ),
         ),
-        (
-            "F32Math::Tf32",
-            blas::gemm(
-                gpu,
-                rust,
-                1.0,
-                Matrix::row_major(f_d.view(), 3, 4),
-                Matrix::row_major(f_d.view(), 4, 3),
-                0.0,
-                MatrixMut::row_major(c_d.view_mut(), 3, 3),
-            ),
-        ),
     ];
     for (word, result) in cases {
         ensure(result.as_ref().is_err_and(|e| e.to_string().contains(word)), || {
@@ -240,6 +267,7 @@ fn main() {
         ("gemm_bf16_every_layout", gemm_bf16_every_layout),
         ("gemm_edges_alpha_beta", gemm_edges_alpha_beta),
         ("gemm_f16_and_tf32", gemm_f16_and_tf32),
+        ("gemm_fp32_exact", gemm_fp32_exact),
         ("gemm_cublas_agrees", gemm_cublas_agrees),
         ("gemm_refuses_bad_input", gemm_refuses_bad_input),
     ];

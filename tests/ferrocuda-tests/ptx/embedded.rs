@@ -317,6 +317,9 @@ fn host_entries() -> Vec<(&'static str, &'static str, usize)> {
     entries.push(entry::<_, gemm::GemmPackArgs<'_, F16>>(gemm::GemmPack));
     entries.push(entry::<_, gemm::GemmPackArgs<'_, f32>>(gemm::GemmPack));
     entries.push(entry::<_, gemm::GemmScaleArgs>(gemm::GemmScale));
+    entries.push(entry::<_, ferrocuda::kernels::sgemm::SgemmArgs>(
+        ferrocuda::kernels::sgemm::Sgemm,
+    ));
     use book_kernels::ch6::{deriv as ch6_deriv, deriv_nonuniform as ch6_nonuniform};
     use ch6_deriv::DerivArgs;
     use ch6_nonuniform::DerivGlobalArgs;

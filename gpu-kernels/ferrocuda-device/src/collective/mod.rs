@@ -7,6 +7,7 @@
 //! hang on the GPU or a fault in the simulator, never an access outside a view or tile.
 pub mod block;
 pub mod grid;
+pub mod sgemm;
 pub mod thread;
 pub mod warp;
 

@@ -1,7 +1,8 @@
 //! The library GEMM (`ferrocuda::blas::gemm`, the Rust engine: the wgmma + TMA kernel and the
 //! packing copy) on both backends: small-integer operands, exact in every order (bit for bit),
 //! for each operand type and two layouts; and values in [-1, 1), within the bound of f32
-//! accumulation in another order (k * 2^-23 * sum |products| < 2e-4 here).
+//! accumulation in another order (k * 2^-23 * sum |products| < 2e-4 here). The exact FP32
+//! kernel (`sgemm`) bit for bit on both: its `fma.rn` are the simulator's.
 use super::Comparison;
 use ferrocuda::blas::{self, Engine, F32Math, GemmElement, Matrix, MatrixMut, Options};
 use ferrocuda::device::half::{Bf16, F16};
@@ -19,6 +20,18 @@ fn product<T: GemmElement>(
     values: &[f32],
     transposed_layouts: bool,
     tolerance: Tolerance,
+) -> Result<()> {
+    product_math::<T>(c, name, values, transposed_layouts, tolerance, F32Math::Tf32)
+}
+
+/// [`product`] with the f32 math `f32_math`.
+fn product_math<T: GemmElement>(
+    c: &mut Comparison,
+    name: &str,
+    values: &[f32],
+    transposed_layouts: bool,
+    tolerance: Tolerance,
+    f32_math: F32Math,
 ) -> Result<()> {
     let (m, n, k) = SHAPE;
     let a: Vec<T> = values[..m * k].iter().map(|&x| T::from_f32(x)).collect();
@@ -41,7 +54,7 @@ fn product<T: GemmElement>(
         };
         let options = Options {
             engine: Engine::Rust,
-            f32_math: F32Math::Tf32,
+            f32_math,
         };
         blas::gemm(gpu, options, 1.0, a_m, b_m, 0.0, c_m)?;
         gpu.download(&c_d)
@@ -80,6 +93,9 @@ pub(super) fn rows(c: &mut Comparison) -> Result<()> {
             Tolerance::EXACT,
         )?;
     }
+    // The SIMT kernel's fmas round as the simulator's: bit for bit on any values.
+    product_math::<f32>(c, "sgemm_rn_uniform", &uniform, false, Tolerance::EXACT, F32Math::Fp32)?;
+    product_math::<f32>(c, "sgemm_cn_integers", &integers, true, Tolerance::EXACT, F32Math::Fp32)?;
     let bound = Tolerance { abs: 2e-4, rel: 1e-5 };
     product::<Bf16>(c, "gemm_bf16_rn_uniform", &uniform, false, bound)?;
     product::<f32>(c, "gemm_tf32_rn_uniform", &uniform, false, bound)

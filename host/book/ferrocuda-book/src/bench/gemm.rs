@@ -1,5 +1,6 @@
 //! The library GEMM (`ferrocuda::blas::gemm`) against cuBLAS (`cublasGemmEx`) in the same run:
-//! BF16, FP16 and TF32 operands with f32 accumulation at 4096^3 and 8192^3, `A` row-major and
+//! BF16, FP16 and TF32 operands with f32 accumulation, and exact FP32 (the SIMT kernel against
+//! cuBLAS's `CUBLAS_COMPUTE_32F`), at 4096^3 and 8192^3, `A` row-major and
 //! `B` column-major (both K-major: neither engine copies an operand), `C` row-major, through the
 //! same call with `Engine::Rust` and `Engine::Cublas`. Each sample times a batch of products
 //! back to back (events around the batch), so the host's per-call work overlaps the GPU's. The
@@ -33,15 +34,11 @@ fn values<T: GemmElement>(n: usize, seed: u64) -> Vec<T> {
 fn time_engine<T: GemmElement>(
     gpu: &Gpu,
     settings: &Settings,
-    engine: Engine,
+    options: Options,
     n: usize,
     (a_d, b_d): (&ferrocuda::DeviceBuffer<T>, &ferrocuda::DeviceBuffer<T>),
 ) -> Result<(f64, Vec<f32>)> {
     let mut c_d = gpu.zeros::<f32>(n * n)?;
-    let options = Options {
-        engine,
-        f32_math: F32Math::Tf32,
-    };
     let product = |c_d: &mut ferrocuda::DeviceBuffer<f32>| {
         blas::gemm(
             gpu,
@@ -58,13 +55,14 @@ fn time_engine<T: GemmElement>(
     Ok((stats.median_ms / BATCH as f64, gpu.download(&c_d)?))
 }
 
-/// One row: the Rust engine and cuBLAS on `n^3` of `T`.
-fn row<T: GemmElement>(gpu: &Gpu, settings: &Settings, name: &str, n: usize) -> Result<()> {
+/// One row: the Rust engine and cuBLAS on `n^3` of `T`, f32 in `f32_math`.
+fn row<T: GemmElement>(gpu: &Gpu, settings: &Settings, name: &str, n: usize, f32_math: F32Math) -> Result<()> {
     let a_d = gpu.upload(&values::<T>(n * n, 1))?;
     let b_d = gpu.upload(&values::<T>(n * n, 2))?;
     let tflops = |ms: f64| 2.0 * (n as f64).powi(3) / (ms * 1e-3) / 1e12;
-    let (rust_ms, rust_c) = time_engine(gpu, settings, Engine::Rust, n, (&a_d, &b_d))?;
-    match time_engine(gpu, settings, Engine::Cublas, n, (&a_d, &b_d)) {
+    let engine = |engine| Options { engine, f32_math };
+    let (rust_ms, rust_c) = time_engine(gpu, settings, engine(Engine::Rust), n, (&a_d, &b_d))?;
+    match time_engine(gpu, settings, engine(Engine::Cublas), n, (&a_d, &b_d)) {
         Ok((cublas_ms, cublas_c)) => {
             let largest = cublas_c.iter().fold(0f32, |m, x| m.max(x.abs()));
             let diff = rust_c
@@ -102,9 +100,10 @@ pub fn run(gpu: &Gpu, settings: &Settings) -> Result<()> {
         "GEMM (f32 accumulate)", "m=n=k", "Rust ms", "TFLOP/s", "cuBLAS ms", "TFLOP/s", "/cuBLAS", "max diff/|C|"
     );
     for n in SIZES {
-        row::<Bf16>(gpu, settings, "BF16 wgmma+TMA", n)?;
-        row::<F16>(gpu, settings, "FP16 wgmma+TMA", n)?;
-        row::<f32>(gpu, settings, "TF32 wgmma+TMA", n)?;
+        row::<Bf16>(gpu, settings, "BF16 wgmma+TMA", n, F32Math::Tf32)?;
+        row::<F16>(gpu, settings, "FP16 wgmma+TMA", n, F32Math::Tf32)?;
+        row::<f32>(gpu, settings, "TF32 wgmma+TMA", n, F32Math::Tf32)?;
+        row::<f32>(gpu, settings, "FP32 SIMT (exact)", n, F32Math::Fp32)?;
     }
     println!(
         "(median of {} samples of {BATCH} products each; the same blas::gemm call on both engines; cuBLAS's TF32 rounds its inputs, the Rust kernel truncates them)",

@@ -36,7 +36,8 @@ impl MBarrier {
         unsafe { arch::mbarrier_arrive(self.word) }
     }
 
-    /// Announces `bytes` more bytes of bulk copies this phase, and arrives.
+    /// Announces `bytes` more bytes of bulk copies this phase, and arrives. On the GPU in a module
+    /// built for sm_90a (PTX ISA 8.0, as the bulk copies are); elsewhere it traps.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn arrive_expect_tx(&self, bytes: u32) {

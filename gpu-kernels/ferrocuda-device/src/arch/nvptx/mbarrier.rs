@@ -1,7 +1,8 @@
 //! `mbarrier` (PTX ISA §9.7.13.15) on a barrier word in shared memory, by its shared-window
 //! address. `init` and `arrive` in their sm_80 form (`.shared`, PTX ISA 7.0: an sm_80 module's
-//! PTX is older than 7.8, which `.shared::cta` needs); `expect_tx` and `try_wait` are sm_90's, in
-//! a module for an older architecture they trap.
+//! PTX is older than 7.8, which `.shared::cta` needs); `try_wait` is sm_90's (PTX 7.8), in a
+//! module for an older architecture it traps; `expect_tx` needs PTX ISA 8.0, which only the
+//! sm_90a modules are (an sm_90 module is 7.8: ptxas refused it there), elsewhere it traps.
 use core::arch::asm;
 
 /// `mbarrier.init.shared.b64`.
@@ -33,13 +34,13 @@ pub unsafe fn mbarrier_arrive(word: *mut u64) {
     };
 }
 
-/// `mbarrier.arrive.expect_tx.shared::cta.b64` (sm_90).
+/// `mbarrier.arrive.expect_tx.shared::cta.b64` (PTX ISA 8.0: sm_90a modules).
 ///
 /// # Safety
 /// As [`mbarrier_init`].
 #[inline(always)]
 pub unsafe fn mbarrier_arrive_expect_tx(word: *mut u64, bytes: u32) {
-    #[cfg(target_feature = "sm_90")]
+    #[cfg(target_feature = "sm_90a")]
     {
         let window = super::shared_window_address(word.cast());
         // SAFETY: forwarded to the caller.
@@ -50,7 +51,7 @@ pub unsafe fn mbarrier_arrive_expect_tx(word: *mut u64, bytes: u32) {
             )
         };
     }
-    #[cfg(not(target_feature = "sm_90"))]
+    #[cfg(not(target_feature = "sm_90a"))]
     {
         let _ = (word, bytes);
         super::trap()

@@ -101,29 +101,25 @@ pub enum Layout {
     ColMajor,
 }
 
-/// A read-only `rows x cols` matrix in device memory: a view, its layout and leading dimension.
+/// A `rows x cols` matrix in device memory: a view `V` (read-only [`Matrix`], writable
+/// [`MatrixMut`]), its layout and leading dimension.
 #[derive(Clone, Copy, Debug)]
-pub struct Matrix<'a, T> {
-    data: Slice<'a, T>,
+pub struct MatrixView<V> {
+    data: V,
     rows: usize,
     cols: usize,
     ld: usize,
     layout: Layout,
 }
 
-/// A writable `rows x cols` matrix of f32 in device memory.
-#[derive(Debug)]
-pub struct MatrixMut<'a> {
-    data: SliceMut<'a, f32>,
-    rows: usize,
-    cols: usize,
-    ld: usize,
-    layout: Layout,
-}
+/// A read-only matrix of `T`, an operand.
+pub type Matrix<'a, T> = MatrixView<Slice<'a, T>>;
+/// A writable matrix of f32, the product.
+pub type MatrixMut<'a> = MatrixView<SliceMut<'a, f32>>;
 
-impl<'a, T> Matrix<'a, T> {
+impl<V> MatrixView<V> {
     /// Row-major, rows `cols` apart.
-    pub fn row_major(data: Slice<'a, T>, rows: usize, cols: usize) -> Self {
+    pub fn row_major(data: V, rows: usize, cols: usize) -> Self {
         Self {
             data,
             rows,
@@ -133,7 +129,7 @@ impl<'a, T> Matrix<'a, T> {
         }
     }
     /// Column-major, columns `rows` apart.
-    pub fn col_major(data: Slice<'a, T>, rows: usize, cols: usize) -> Self {
+    pub fn col_major(data: V, rows: usize, cols: usize) -> Self {
         Self {
             data,
             rows,
@@ -146,6 +142,13 @@ impl<'a, T> Matrix<'a, T> {
     pub fn with_ld(self, ld: usize) -> Self {
         Self { ld, ..self }
     }
+    /// (rows, columns).
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+}
+
+impl<T> Matrix<'_, T> {
     /// The transpose: the same memory read the other way.
     pub fn t(self) -> Self {
         let layout = match self.layout {
@@ -159,47 +162,12 @@ impl<'a, T> Matrix<'a, T> {
             ..self
         }
     }
-    /// (rows, columns).
-    pub fn shape(&self) -> (usize, usize) {
-        (self.rows, self.cols)
-    }
     /// Elements from one row, and from one column, to the next.
     fn strides(&self) -> (usize, usize) {
         match self.layout {
             Layout::RowMajor => (self.ld, 1),
             Layout::ColMajor => (1, self.ld),
         }
-    }
-}
-
-impl<'a> MatrixMut<'a> {
-    /// Row-major, rows `cols` apart.
-    pub fn row_major(data: SliceMut<'a, f32>, rows: usize, cols: usize) -> Self {
-        Self {
-            data,
-            rows,
-            cols,
-            ld: cols,
-            layout: Layout::RowMajor,
-        }
-    }
-    /// Column-major, columns `rows` apart.
-    pub fn col_major(data: SliceMut<'a, f32>, rows: usize, cols: usize) -> Self {
-        Self {
-            data,
-            rows,
-            cols,
-            ld: rows,
-            layout: Layout::ColMajor,
-        }
-    }
-    /// The same matrix with rows (row-major) or columns (column-major) `ld` elements apart.
-    pub fn with_ld(self, ld: usize) -> Self {
-        Self { ld, ..self }
-    }
-    /// (rows, columns).
-    pub fn shape(&self) -> (usize, usize) {
-        (self.rows, self.cols)
     }
 }
 
@@ -270,8 +238,8 @@ pub fn gemm<T: GemmElement>(
     Ok(engine)
 }
 
-/// An operand the kernel reads: `rows x k`, K-major, rows `ld` apart.
-struct KMajor<'a, T> {
+/// An operand as a kernel reads it: row-major (contiguous rows), rows `ld` apart.
+struct Rows<'a, T> {
     data: Slice<'a, T>,
     ld: usize,
 }
@@ -279,36 +247,36 @@ struct KMajor<'a, T> {
 /// `matrix` (`rows x cols`) row-major, as a kernel reads it: itself when its rows are
 /// contiguous (and, with `aligned_rows`, start at 16-byte-aligned addresses, as the copy engine
 /// needs), otherwise a copy into `scratch` (rows padded to 16 bytes).
-fn k_major<'s, T: GemmElement>(
+fn contiguous_rows<'s, T: GemmElement>(
     gpu: &Gpu,
     kernels: &LoadedKernels<'_>,
     matrix: Matrix<'s, T>,
     scratch: &'s mut Option<DeviceBuffer<T>>,
     aligned_rows: bool,
-) -> Result<KMajor<'s, T>> {
-    let (rows, k) = matrix.shape();
+) -> Result<Rows<'s, T>> {
+    let (rows, cols) = matrix.shape();
     let (row_stride, col_stride) = matrix.strides();
     let per_16 = 16 / size_of::<T>();
     let aligned = row_stride.is_multiple_of(per_16) && (matrix.data.as_ptr() as usize).is_multiple_of(16);
     if col_stride == 1 && (aligned || !aligned_rows) {
-        return Ok(KMajor {
+        return Ok(Rows {
             data: matrix.data,
             ld: row_stride,
         });
     }
-    let ld = k.next_multiple_of(per_16);
+    let ld = cols.next_multiple_of(per_16);
     let buffer = scratch.insert(gpu.zeros::<T>(rows * ld)?);
     let args = GemmPackArgs {
         src: matrix.data,
         dst: buffer.view_mut(),
         rows: rows as u32,
-        cols: k as u32,
+        cols: cols as u32,
         row_stride: row_stride as u32,
         col_stride: col_stride as u32,
         dst_ld: ld as u32,
     };
-    T::pack(kernels, LaunchShape::cover_1d((rows * k).min(1 << 22), 256)?, args)?;
-    Ok(KMajor {
+    T::pack(kernels, LaunchShape::cover_1d((rows * cols).min(1 << 22), 256)?, args)?;
+    Ok(Rows {
         data: buffer.view(),
         ld,
     })
@@ -353,26 +321,29 @@ fn rust_gemm<T: GemmElement>(
         beta,
     };
     let (mut left_scratch, mut right_scratch) = (None, None);
-    let left = k_major(gpu, &kernels, left, &mut left_scratch, !exact)?;
+    let left = contiguous_rows(gpu, &kernels, left, &mut left_scratch, !exact)?;
     if exact {
-        let right = k_major(gpu, &kernels, right, &mut right_scratch, false)?;
+        let right = contiguous_rows(gpu, &kernels, right, &mut right_scratch, false)?;
         return T::multiply_exact(&kernels, (left.data, left.ld), (right.data, right.ld), c.data, dims);
     }
-    let right = k_major(gpu, &kernels, right.t(), &mut right_scratch, true)?;
-    // One block per SM at most (the kernel is persistent; the simulator's SMs are its host
-    // threads, so there too a block takes several tiles).
-    let tiles = m2.div_ceil(GEMM_BLOCK_M) * n2.div_ceil(GEMM_BLOCK_N);
-    let blocks = tiles.min(gpu.properties().multiprocessor_count.max(1) as usize) as u32;
-    let shape = LaunchShape::new((blocks, 1, 1), (GEMM_THREADS, 1, 1));
+    let right = contiguous_rows(gpu, &kernels, right.t(), &mut right_scratch, true)?;
     T::multiply(
         gpu,
         &kernels,
-        shape,
         (left.data, left.ld),
         (right.data, right.ld),
         c.data,
         dims,
     )
+}
+
+/// The launch shape of the Rust engine's tensor-core kernel for an `m x n` product of `T`: one
+/// block per SM at most (the kernel is persistent; the simulator's SMs are its host threads, so
+/// there too a block takes several tiles), 384 threads, the ring's shared memory.
+pub fn tensor_core_shape<T: GemmElement>(gpu: &Gpu, m: usize, n: usize) -> LaunchShape {
+    let tiles = m.div_ceil(GEMM_BLOCK_M) * n.div_ceil(GEMM_BLOCK_N);
+    let blocks = tiles.min(gpu.properties().multiprocessor_count.max(1) as usize) as u32;
+    LaunchShape::new((blocks, 1, 1), (GEMM_THREADS, 1, 1)).with_shared_bytes(T::tensor_core_shared_bytes() as u32)
 }
 
 /// The sizes and factors of one launch.
@@ -396,12 +367,14 @@ pub trait GemmElement: TensorElement + sealed::Sealed {
     fn to_f64(self) -> f64;
     /// `x` rounded to this type (to nearest, ties to even).
     fn from_f32(x: f32) -> Self;
+    /// Bytes of shared memory the tensor-core kernel's ring takes.
+    #[doc(hidden)]
+    fn tensor_core_shared_bytes() -> usize;
     /// Launches the tensor-core kernel on K-major operands.
     #[doc(hidden)]
     fn multiply(
         gpu: &Gpu,
         kernels: &LoadedKernels<'_>,
-        shape: LaunchShape,
         left: (Slice<'_, Self>, usize),
         right: (Slice<'_, Self>, usize),
         c: SliceMut<'_, f32>,
@@ -438,10 +411,12 @@ macro_rules! gemm_element {
             fn from_f32(x: f32) -> Self {
                 ($from_f32)(x)
             }
+            fn tensor_core_shared_bytes() -> usize {
+                $shared::bytes()
+            }
             fn multiply(
                 gpu: &Gpu,
                 kernels: &LoadedKernels<'_>,
-                shape: LaunchShape,
                 (left, left_ld): (Slice<'_, Self>, usize),
                 (right, right_ld): (Slice<'_, Self>, usize),
                 c: SliceMut<'_, f32>,
@@ -460,7 +435,7 @@ macro_rules! gemm_element {
                     alpha: dims.alpha,
                     beta: dims.beta,
                 };
-                kernels.launch($kernel, shape.with_shared_bytes($shared::bytes() as u32), args)
+                kernels.launch($kernel, tensor_core_shape::<Self>(gpu, dims.m, dims.n), args)
             }
             fn multiply_exact(
                 kernels: &LoadedKernels<'_>,

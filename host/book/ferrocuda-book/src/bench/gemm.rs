@@ -6,6 +6,7 @@
 //! back to back (events around the batch), so the host's per-call work overlaps the GPU's. The
 //! two results are compared: the largest difference relative to the largest |C|.
 use super::Settings;
+use crate::examples::course::matmul_inputs::random_matrix;
 use ferrocuda::KernelView;
 use ferrocuda::blas::{self, Engine, F32Math, GemmElement, Matrix, MatrixMut, Options};
 use ferrocuda::device::half::{Bf16, F16};
@@ -17,17 +18,9 @@ pub const SIZES: [usize; 2] = [4096, 8192];
 /// Products per timed sample.
 const BATCH: usize = 4;
 
-/// Values in [-1, 1) from `seed`, as `T`.
-fn values<T: GemmElement>(n: usize, seed: u64) -> Vec<T> {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            T::from_f32((state >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-        })
-        .collect()
+/// The SGEMM bench's uniform inputs in [-1, 1) (`random_matrix`), rounded to `T`.
+fn values<T: GemmElement>(n: usize, seed: u64) -> Result<Vec<T>> {
+    Ok(random_matrix(n, seed)?.into_iter().map(T::from_f32).collect())
 }
 
 /// Median ms of one product on `engine`, and its result.
@@ -57,8 +50,8 @@ fn time_engine<T: GemmElement>(
 
 /// One row: the Rust engine and cuBLAS on `n^3` of `T`, f32 in `f32_math`.
 fn row<T: GemmElement>(gpu: &Gpu, settings: &Settings, name: &str, n: usize, f32_math: F32Math) -> Result<()> {
-    let a_d = gpu.upload(&values::<T>(n * n, 1))?;
-    let b_d = gpu.upload(&values::<T>(n * n, 2))?;
+    let a_d = gpu.upload(&values::<T>(n * n, 1)?)?;
+    let b_d = gpu.upload(&values::<T>(n * n, 2)?)?;
     let tflops = |ms: f64| 2.0 * (n as f64).powi(3) / (ms * 1e-3) / 1e12;
     let engine = |engine| Options { engine, f32_math };
     let (rust_ms, rust_c) = time_engine(gpu, settings, engine(Engine::Rust), n, (&a_d, &b_d))?;

@@ -20,12 +20,12 @@ use book_kernels::course::matmul_tensor::{
 use book_kernels::course::matmul_tensor_pipelined::{
     MatmulBf16MmaPipelined, MatmulTf32MmaPipelined, PIPELINED_SHARED_BYTES,
 };
-use ferrocuda::blas::{self, Engine, F32Math, Matrix, MatrixMut, Options};
+use ferrocuda::SliceMut;
+use ferrocuda::blas::{self, Engine, F32Math, GemmElement, Matrix, MatrixMut, Options};
 use ferrocuda::device::half::Bf16;
 use ferrocuda::device::mma::{bf16_pair, from_bf16, to_bf16, to_tf32};
 use ferrocuda::footprint::{try_vec, try_with_capacity};
 use ferrocuda::gpu::{Cublas, DeviceBuffer, Error, Gpu, KernelView, LaunchShape, Result, TensorInputs};
-use ferrocuda::kernels::gemm::{GEMM_BLOCK_M, GEMM_BLOCK_N, GEMM_THREADS, GemmBf16Shared, GemmTf32Shared};
 use ferrocuda::measure::time_reps;
 
 /// A tensor-core precision: how inputs are rounded and stored.
@@ -96,18 +96,21 @@ impl TensorKernel {
     }
 }
 
-/// The padded operands `A` and `B^T` on the device: BF16 pairs, or f32 already rounded to TF32.
+/// The padded operands `A` and `B^T` on the device: BF16 pairs (and the same values as `Bf16`
+/// elements, for the library GEMM), or f32 already rounded to TF32.
 pub enum OperandWords {
-    Bf16(DeviceBuffer<u32>, DeviceBuffer<u32>),
+    Bf16(
+        DeviceBuffer<u32>,
+        DeviceBuffer<u32>,
+        DeviceBuffer<Bf16>,
+        DeviceBuffer<Bf16>,
+    ),
     Tf32(DeviceBuffer<f32>, DeviceBuffer<f32>),
 }
 
 /// The padded operands and product on the device.
 pub struct TensorOperands {
     pub operands: OperandWords,
-    /// The BF16 operands as `Bf16` elements, for the library GEMM (`None` in TF32, whose f32
-    /// operands it takes as they are).
-    pub bf16: Option<(DeviceBuffer<Bf16>, DeviceBuffer<Bf16>)>,
     /// `(m, n, k)` padded to whole tiles.
     pub padded: Dims,
     pub c_d: DeviceBuffer<f32>,
@@ -136,13 +139,6 @@ impl TensorOperands {
         };
         let a_rows = padded_rows(mp, &|r, c| if r < m { a[r * k + c] } else { 0.0 })?;
         let bt_rows = padded_rows(np, &|j, c| if j < n { b[c * n + j] } else { 0.0 })?;
-        let bf16 = match precision {
-            TensorPrecision::Bf16 => {
-                let elements = |rows: &[f32]| rows.iter().map(|&x| Bf16::from_f32(x)).collect::<Vec<_>>();
-                Some((gpu.upload(&elements(&a_rows))?, gpu.upload(&elements(&bt_rows))?))
-            }
-            TensorPrecision::Tf32 => None,
-        };
         let operands = match precision {
             TensorPrecision::Bf16 => {
                 let pairs = |rows: &[f32]| -> Vec<u32> {
@@ -150,13 +146,18 @@ impl TensorOperands {
                         .map(|p| bf16_pair(to_bf16(p[0]), to_bf16(p[1])))
                         .collect()
                 };
-                OperandWords::Bf16(gpu.upload(&pairs(&a_rows))?, gpu.upload(&pairs(&bt_rows))?)
+                let elements = |rows: &[f32]| rows.iter().map(|&x| Bf16::from_f32(x)).collect::<Vec<_>>();
+                OperandWords::Bf16(
+                    gpu.upload(&pairs(&a_rows))?,
+                    gpu.upload(&pairs(&bt_rows))?,
+                    gpu.upload(&elements(&a_rows))?,
+                    gpu.upload(&elements(&bt_rows))?,
+                )
             }
             TensorPrecision::Tf32 => OperandWords::Tf32(gpu.upload(&a_rows)?, gpu.upload(&bt_rows)?),
         };
         Ok(Self {
             operands,
-            bf16,
             padded,
             c_d: gpu.zeros(mp * np)?,
         })
@@ -180,7 +181,7 @@ impl TensorOperands {
         let kernels = crate::kernels(gpu)?;
         let c = self.c_d.view_mut();
         match &self.operands {
-            OperandWords::Bf16(a, bt) => {
+            OperandWords::Bf16(a, bt, ..) => {
                 let args = Bf16MatmulArgs {
                     a: a.view(),
                     bt: bt.view(),
@@ -214,54 +215,28 @@ impl TensorOperands {
     /// Runs the library GEMM (`blas::gemm`, its own kernels) on the same padded operands: `A`
     /// row-major, `B` as the transpose of the row-major `B^T`, both K-major.
     pub fn library_gemm(&mut self, gpu: &Gpu) -> Result<()> {
-        let (m, n, k) = self.padded;
-        let options = Options {
-            engine: Engine::Rust,
-            f32_math: F32Math::Tf32,
-        };
-        let c = MatrixMut::row_major(self.c_d.view_mut(), m, n);
-        match (&self.operands, &self.bf16) {
-            (_, Some((a, bt))) => blas::gemm(
-                gpu,
-                options,
-                1.0,
-                Matrix::row_major(a.view(), m, k),
-                Matrix::row_major(bt.view(), n, k).t(),
-                0.0,
-                c,
-            ),
-            (OperandWords::Tf32(a, bt), None) => blas::gemm(
-                gpu,
-                options,
-                1.0,
-                Matrix::row_major(a.view(), m, k),
-                Matrix::row_major(bt.view(), n, k).t(),
-                0.0,
-                c,
-            ),
-            (OperandWords::Bf16(..), None) => {
-                Err(Error::InvalidArgument("BF16 operands without their elements".into()))
-            }
+        let c = self.c_d.view_mut();
+        match &self.operands {
+            OperandWords::Bf16(.., a, bt) => library_product(gpu, self.padded, a, bt, c),
+            OperandWords::Tf32(a, bt) => library_product(gpu, self.padded, a, bt, c),
         }
-        .map(|_| ())
     }
 
-    /// The library GEMM's launch shape: one block per SM at most, as `blas::gemm` launches it.
-    fn library_shape(&self, gpu: &Gpu, precision: TensorPrecision) -> LaunchShape {
+    /// The library GEMM's launch shape, as `blas::gemm` launches it.
+    fn library_shape(&self, gpu: &Gpu) -> LaunchShape {
         let (mp, np, _) = self.padded;
-        let tiles = mp.div_ceil(GEMM_BLOCK_M) * np.div_ceil(GEMM_BLOCK_N);
-        let blocks = tiles.min(gpu.properties().multiprocessor_count as usize) as u32;
-        let shared = match precision {
-            TensorPrecision::Bf16 => GemmBf16Shared::bytes(),
-            TensorPrecision::Tf32 => GemmTf32Shared::bytes(),
-        };
-        LaunchShape::new((blocks, 1, 1), (GEMM_THREADS, 1, 1)).with_shared_bytes(shared as u32)
+        match &self.operands {
+            OperandWords::Bf16(..) => blas::tensor_core_shape::<Bf16>(gpu, mp, np),
+            OperandWords::Tf32(..) => blas::tensor_core_shape::<f32>(gpu, mp, np),
+        }
     }
 
     /// Runs cuBLAS's GEMM in the same precision on the same padded operands.
     pub fn cublas(&mut self, cublas: &mut Cublas) -> Result<()> {
         match &self.operands {
-            OperandWords::Bf16(a, bt) => cublas.gemm_tensor_nt(TensorInputs::Bf16, self.padded, a, bt, &mut self.c_d),
+            OperandWords::Bf16(a, bt, ..) => {
+                cublas.gemm_tensor_nt(TensorInputs::Bf16, self.padded, a, bt, &mut self.c_d)
+            }
             OperandWords::Tf32(a, bt) => cublas.gemm_tensor_nt(TensorInputs::Tf32, self.padded, a, bt, &mut self.c_d),
         }
     }
@@ -276,6 +251,26 @@ impl TensorOperands {
         }
         Ok(c)
     }
+}
+
+/// `C = A B` through `blas::gemm` on this library's kernels (f32 as TF32), `A` (`m x k`) and
+/// `B^T` (`n x k`) row-major.
+fn library_product<T: GemmElement>(
+    gpu: &Gpu,
+    (m, n, k): Dims,
+    a: &DeviceBuffer<T>,
+    bt: &DeviceBuffer<T>,
+    c: SliceMut<'_, f32>,
+) -> Result<()> {
+    let options = Options {
+        engine: Engine::Rust,
+        f32_math: F32Math::Tf32,
+    };
+    let (a, b) = (
+        Matrix::row_major(a.view(), m, k),
+        Matrix::row_major(bt.view(), n, k).t(),
+    );
+    blas::gemm(gpu, options, 1.0, a, b, 0.0, MatrixMut::row_major(c, m, n)).map(|_| ())
 }
 
 /// The tensor-core run: the kernel and cuBLAS, each checked, timed over `reps`.
@@ -320,7 +315,7 @@ pub fn run(gpu: &Gpu, dims: Dims, precision: TensorPrecision, reps: usize) -> Re
         checks.push(check);
         // Before cuBLAS's row, which the table keeps last.
         let at = rows.iter().position(|row| row.1.is_none()).unwrap_or(rows.len());
-        rows.insert(at, (name, Some(ops.library_shape(gpu, precision)), stats.median_ms));
+        rows.insert(at, (name, Some(ops.library_shape(gpu)), stats.median_ms));
     } else {
         println!(
             "(blas::gemm's wgmma kernel runs on compute capability 9.0: not measured on {})",
